@@ -1,0 +1,50 @@
+// snack/backend.hpp: choosing the backend at run time, and reading what it declined.
+//
+// Backends: "reference" (SuiteSparse:GraphBLAS, complete on the CPU, the oracle), "kokkos" (the project's
+// portable kernels) and "cuda" (the project's GPU kernels), as far as they were built. The choice is
+// process-wide, or per thread through BackendScope; the environment variable SNACK_BACKEND sets the
+// initial choice. When the chosen backend declines a call (a user-defined type on the GPU, say), the call
+// runs on "reference" and the fallback is counted per operation, readable here: nothing falls back
+// silently.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace snk {
+
+// Names of the backends compiled into this library, "reference" first.
+std::vector<std::string> available_backends();
+// The backend that new calls use on this thread. Initially $SNACK_BACKEND, else the best available
+// (cuda if a GPU is present, else kokkos, else reference).
+std::string current_backend();
+// Chooses the process-wide backend; InvalidValue (with the list of available ones) if unknown.
+void set_backend(const std::string& name);
+
+// Uses `name` on this thread for the lifetime of the object.
+class BackendScope {
+ public:
+  explicit BackendScope(const std::string& name);
+  ~BackendScope();
+  BackendScope(const BackendScope&) = delete;
+  BackendScope& operator=(const BackendScope&) = delete;
+
+ private:
+  std::string previous_;
+  bool had_previous_;
+};
+
+// Calls that the named backend declined and that ran on reference instead, per operation name
+// ("mxm", "ewise_add", ...). Counts are process-wide.
+std::map<std::string, std::uint64_t> fallback_counts(const std::string& backend);
+std::uint64_t fallback_total(const std::string& backend);
+void reset_fallback_counts();
+
+// Determinism: when on, backends use only kernels whose results are bitwise identical run to run
+// (no floating-point atomics, fixed reduction orders). Default off; $SNACK_DETERMINISTIC=1 turns it on.
+void set_deterministic(bool on);
+bool deterministic();
+
+}  // namespace snk

@@ -1,0 +1,111 @@
+// snack/operations.hpp: the GraphBLAS operations of the C++ API.
+//
+// Each operation computes C<M, replace> = C (.) T, where T is the operation's result (a product, an
+// element-wise combination, ...), M an optional mask, (.) an optional accumulator, following the C API
+// spec 2.0 exactly. The front-end (src/ops/) checks every argument first (nothing is modified on error),
+// casts inputs to the operator's domains, handles transposition requested by the descriptor, asks the
+// current backend for T (a backend that declines sends the call to `reference`, and the fallback is
+// counted), then applies mask, accumulator and replace once, in the core (src/mask/). Outputs may alias
+// inputs. `mask` and `accum` may be null. Index lists: a null pointer means "all" (GrB_ALL) with the count
+// giving the length.
+#pragma once
+
+#include "snack/algebra.hpp"
+#include "snack/containers.hpp"
+
+namespace snk {
+
+struct Descriptor {
+  bool replace = false;           // GrB_OUTP = GrB_REPLACE
+  bool mask_complement = false;   // GrB_MASK has GrB_COMP
+  bool mask_structure = false;    // GrB_MASK has GrB_STRUCTURE
+  bool transpose_first = false;   // GrB_INP0 = GrB_TRAN
+  bool transpose_second = false;  // GrB_INP1 = GrB_TRAN
+};
+
+// ---- multiplication -----------------------------------------------------------------------------------
+void mxm(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Semiring& s, const Matrix& A,
+         const Matrix& B, const Descriptor& d = {});
+void mxv(Vector& w, const Vector* mask, const BinaryOp* accum, const Semiring& s, const Matrix& A,
+         const Vector& u, const Descriptor& d = {});
+void vxm(Vector& w, const Vector* mask, const BinaryOp* accum, const Semiring& s, const Vector& u,
+         const Matrix& A, const Descriptor& d = {});
+
+// ---- element-wise (the monoid and semiring forms of the spec use monoid->op / semiring->add->op for
+// eWiseAdd and semiring->multiply for eWiseMult; the C API shim resolves them) ------------------------------
+void ewise_add(Matrix& C, const Matrix* mask, const BinaryOp* accum, const BinaryOp& op, const Matrix& A,
+               const Matrix& B, const Descriptor& d = {});
+void ewise_add(Vector& w, const Vector* mask, const BinaryOp* accum, const BinaryOp& op, const Vector& u,
+               const Vector& v, const Descriptor& d = {});
+void ewise_mult(Matrix& C, const Matrix* mask, const BinaryOp* accum, const BinaryOp& op, const Matrix& A,
+                const Matrix& B, const Descriptor& d = {});
+void ewise_mult(Vector& w, const Vector* mask, const BinaryOp* accum, const BinaryOp& op, const Vector& u,
+                const Vector& v, const Descriptor& d = {});
+
+// ---- apply and select -----------------------------------------------------------------------------------
+void apply(Matrix& C, const Matrix* mask, const BinaryOp* accum, const UnaryOp& op, const Matrix& A,
+           const Descriptor& d = {});
+void apply(Vector& w, const Vector* mask, const BinaryOp* accum, const UnaryOp& op, const Vector& u,
+           const Descriptor& d = {});
+// z = op(x, A(i,j)) (bind_first) or op(A(i,j), y); the scalar must have a value (else EmptyObject).
+void apply_bind_first(Matrix& C, const Matrix* mask, const BinaryOp* accum, const BinaryOp& op,
+                      const Scalar& x, const Matrix& A, const Descriptor& d = {});
+void apply_bind_second(Matrix& C, const Matrix* mask, const BinaryOp* accum, const BinaryOp& op,
+                       const Matrix& A, const Scalar& y, const Descriptor& d = {});
+void apply_bind_first(Vector& w, const Vector* mask, const BinaryOp* accum, const BinaryOp& op,
+                      const Scalar& x, const Vector& u, const Descriptor& d = {});
+void apply_bind_second(Vector& w, const Vector* mask, const BinaryOp* accum, const BinaryOp& op,
+                       const Vector& u, const Scalar& y, const Descriptor& d = {});
+void apply(Matrix& C, const Matrix* mask, const BinaryOp* accum, const IndexUnaryOp& op, const Matrix& A,
+           const Scalar& thunk, const Descriptor& d = {});
+void apply(Vector& w, const Vector* mask, const BinaryOp* accum, const IndexUnaryOp& op, const Vector& u,
+           const Scalar& thunk, const Descriptor& d = {});
+void select(Matrix& C, const Matrix* mask, const BinaryOp* accum, const IndexUnaryOp& op, const Matrix& A,
+            const Scalar& thunk, const Descriptor& d = {});
+void select(Vector& w, const Vector* mask, const BinaryOp* accum, const IndexUnaryOp& op, const Vector& u,
+            const Scalar& thunk, const Descriptor& d = {});
+
+// ---- reduce ---------------------------------------------------------------------------------------------
+// w(i) = reduction of row i of A (of column i with transpose_first).
+void reduce(Vector& w, const Vector* mask, const BinaryOp* accum, const Monoid& monoid, const Matrix& A,
+            const Descriptor& d = {});
+// op must be the operator of a builtin monoid (spec 2.0 reduce with a BinaryOp); else DomainMismatch.
+void reduce(Vector& w, const Vector* mask, const BinaryOp* accum, const BinaryOp& op, const Matrix& A,
+            const Descriptor& d = {});
+// s = s (.) reduction of all entries. An empty A gives the monoid's identity.
+void reduce(Scalar& s, const BinaryOp* accum, const Monoid& monoid, const Matrix& A, const Descriptor& d = {});
+void reduce(Scalar& s, const BinaryOp* accum, const Monoid& monoid, const Vector& u, const Descriptor& d = {});
+
+// ---- transpose, extract, assign, kronecker --------------------------------------------------------------
+void transpose(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, const Descriptor& d = {});
+// C = A(I, J)
+void extract(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, const Index* I, Index ni,
+             const Index* J, Index nj, const Descriptor& d = {});
+// w = u(I)
+void extract(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector& u, const Index* I, Index ni,
+             const Descriptor& d = {});
+// w = A(I, j) (GrB_Col_extract; with transpose_first: A(j, I)^T)
+void extract_column(Vector& w, const Vector* mask, const BinaryOp* accum, const Matrix& A, const Index* I,
+                    Index ni, Index j, const Descriptor& d = {});
+// C<M>(I, J) = C(I, J) (.) A   (GrB_Matrix_assign; M has the size of C)
+void assign(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, const Index* I, Index ni,
+            const Index* J, Index nj, const Descriptor& d = {});
+void assign(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector& u, const Index* I, Index ni,
+            const Descriptor& d = {});
+// C<M>(I, J) = C(I, J) (.) s for every position of the region (GrB_Matrix_assign_TYPE / _Scalar);
+// an empty Scalar deletes the entries of the region (spec 2.0 GrB_Scalar semantics).
+void assign_scalar(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Scalar& s, const Index* I,
+                   Index ni, const Index* J, Index nj, const Descriptor& d = {});
+void assign_scalar(Vector& w, const Vector* mask, const BinaryOp* accum, const Scalar& s, const Index* I,
+                   Index ni, const Descriptor& d = {});
+// C<m'>(i, J) = C(i, J) (.) u'   (GrB_Row_assign: mask is a vector of size ncols(C))
+void assign_row(Matrix& C, const Vector* mask, const BinaryOp* accum, const Vector& u, Index i, const Index* J,
+                Index nj, const Descriptor& d = {});
+// C<m>(I, j) = C(I, j) (.) u     (GrB_Col_assign: mask is a vector of size nrows(C))
+void assign_column(Matrix& C, const Vector* mask, const BinaryOp* accum, const Vector& u, const Index* I,
+                   Index ni, Index j, const Descriptor& d = {});
+// C = kron(A, B) with op (the spec's GrB_kronecker with a BinaryOp; monoid/semiring forms resolve to it)
+void kronecker(Matrix& C, const Matrix* mask, const BinaryOp* accum, const BinaryOp& op, const Matrix& A,
+               const Matrix& B, const Descriptor& d = {});
+
+}  // namespace snk

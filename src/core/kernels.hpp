@@ -1,0 +1,120 @@
+// src/core/kernels.hpp: the kernel interface every backend implements (reference, kokkos, cuda).
+//
+// One virtual function per operation; each computes the operation's result T and nothing else: mask,
+// accumulator and replace are applied afterwards by the core (src/mask/), once for all backends. The core
+// has already checked every argument and cast every input to the operator's domains, so a kernel sees:
+//   - inputs whose Type is exactly the operator's input type (A->type() == op.xtype, ...), except where
+//     noted; for a user-defined type the objects are the same Type pointer;
+//   - an output T that is empty, with its type and dimensions set by the core; the kernel fills it
+//     (typically by building a CsrStorage and calling T.adopt(...), or by attaching a device copy);
+//   - transposition only where a parameter says so; a kernel that cannot handle a transposed input
+//     returns Declined and the core retries with a transposed copy made by transpose(), then, if that is
+//     declined too, runs the call on reference (counted as a fallback).
+// A kernel returns KernelStatus::Declined, without touching T, for anything it does not handle (a UDT, an
+// operator it has no functor for); the dispatcher then runs reference's kernel and counts a fallback.
+// Kernels may throw snk::Error(Info::OutOfMemory / Panic ...) for real failures.
+//
+// Vectors are 1 x n matrices (is_vector() set). Index-unary operators see a vector entry at position k
+// as (i = k, j = 0), as the spec defines for GrB_Vector; kernels must swap the coordinates when
+// A.is_vector().
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "snack/algebra.hpp"
+#include "snack/containers.hpp"
+
+namespace snk::core {
+
+enum class KernelStatus { Done, Declined };
+
+// A mask given to a kernel as a hint: the kernel MAY compute only the entries of T where the mask can be
+// true (structure of M, or its complement), since the core applies the mask afterwards anyway; it may
+// also ignore it. `M` has T's dimensions and any type; when `structural` is false a stored entry counts
+// only if its value is nonzero.
+struct MaskHint {
+  const Matrix* M = nullptr;
+  bool structural = false;
+  bool complement = false;
+};
+
+// An index list: all == true means 0 .. n-1 (GrB_ALL); otherwise list[0 .. n-1] (may repeat).
+struct IndexList {
+  const Index* list = nullptr;
+  Index n = 0;
+  bool all = true;
+  Index operator[](Index k) const { return all ? k : list[k]; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // T = A' (+).(x) B' where A' = ta ? A^T : A, B' = tb ? B^T : B, with the semiring s, and the multiply
+  // applied as f(a, b) = flip ? s.multiply(b, a) : s.multiply(a, b) (flip lets the core compute
+  // w = A u as u^T A^T with vectors stored as rows). Types: A is s.multiply->xtype (ytype if flip), B is
+  // s.multiply->ytype (xtype if flip), T is s.add->type(). T has no entry where no product term exists.
+  virtual KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
+                           const Matrix& B, bool tb, bool flip) = 0;
+
+  // Union: T(i,j) = op(A(i,j), B(i,j)) where both exist; A(i,j) or B(i,j) where only one does, cast to
+  // op.ztype. A is op.xtype, B is op.ytype (same dimensions).
+  virtual KernelStatus ewise_add(Matrix& T, const MaskHint& mask, const BinaryOp& op, const Matrix& A,
+                                 const Matrix& B) = 0;
+  // Intersection: T(i,j) = op(A(i,j), B(i,j)) where both exist.
+  virtual KernelStatus ewise_mult(Matrix& T, const MaskHint& mask, const BinaryOp& op, const Matrix& A,
+                                  const Matrix& B) = 0;
+  // T(i,j) = op(A(i,j)); A is op.xtype.
+  virtual KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A) = 0;
+  // T(i,j) = bind_first ? op(s, A(i,j)) : op(A(i,j), s); s has a value and is of the bound input's type.
+  virtual KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& s, bool bind_first,
+                                   const Matrix& A) = 0;
+  // T(i,j) = op(A(i,j), i, j, thunk); A is op.xtype (any type when op.positional()), thunk is op.ytype.
+  virtual KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) = 0;
+  // T keeps A(i,j) (same type as A) where op(A(i,j), i, j, thunk) cast to bool is true.
+  virtual KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) = 0;
+  // T (a 1 x nrows(A) vector) holds the monoid reduction of each non-empty row of A. A is m.type().
+  virtual KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A) = 0;
+  // s = monoid reduction of all entries of A (identity when A is empty). A and s are m.type().
+  virtual KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A) = 0;
+  // T = A^T (same type).
+  virtual KernelStatus transpose(Matrix& T, const Matrix& A) = 0;
+  // T = A(I, J) (same type), T is |I| x |J|.
+  virtual KernelStatus extract(Matrix& T, const Matrix& A, const IndexList& I, const IndexList& J) = 0;
+  // Z = C with the region (I, J) replaced: Z(I,J) = accum ? C(I,J) (+) A : A, where (+) is the union of
+  // eWiseAdd (C entries of the region that A lacks are kept with accum and deleted without it). A is
+  // |I| x |J|, of C's type when accum is null, else of accum->ytype; C is C's type and accum->xtype ==
+  // C's type and accum->ztype == C's type (the core casts otherwise). With duplicate indices in I or J the
+  // last one wins. Z has C's type and dimensions.
+  virtual KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
+                              const IndexList& I, const IndexList& J) = 0;
+  // T = kron(A, B) with op; A is op.xtype, B is op.ytype.
+  virtual KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) = 0;
+};
+
+// The backends compiled in (created once, owned by the registry in src/core/dispatch.cpp).
+Backend& reference_backend();
+Backend& backend_by_name(const std::string& name);   // throws Error(InvalidValue) if unknown
+Backend& current_backend_object();                   // this thread's current backend
+
+// Runs `call(backend)` on the current backend; if it declines, on reference, counting a fallback under
+// `op_name`. Reference never declines (it throws if SuiteSparse fails).
+template <class Call>
+void dispatch(const char* op_name, Call&& call);
+
+void count_fallback(const std::string& backend, const char* op_name);
+
+template <class Call>
+void dispatch(const char* op_name, Call&& call) {
+  Backend& b = current_backend_object();
+  if (call(b) == KernelStatus::Done) return;
+  if (&b != &reference_backend()) {
+    count_fallback(b.name(), op_name);
+    if (call(reference_backend()) == KernelStatus::Done) return;
+  }
+  throw Error(Info::NotImplemented, std::string("no backend implements ") + op_name + " for these arguments");
+}
+
+}  // namespace snk::core
