@@ -21,7 +21,7 @@ log() { printf '[setup] %s\n' "$*"; }
 # ---- Debian packages -------------------------------------------------------------------------------
 PKGS=(build-essential cmake ninja-build pkg-config libgraphblas-dev libgtest-dev libgmock-dev
       libbenchmark-dev libopenmpi-dev openmpi-bin zlib1g-dev python3-matplotlib python3-numpy
-      clang libclang-rt-14-dev npm dpkg-dev xz-utils)
+      clang libclang-rt-14-dev dpkg-dev xz-utils)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -32,6 +32,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   log "Debian packages present"
+fi
+if ! command -v npm >/dev/null 2>&1; then   # the machine's own Node.js usually brings npm
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm
 fi
 
 # ---- Kokkos with a parallel host backend -------------------------------------------------------------
