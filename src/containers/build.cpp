@@ -1,0 +1,160 @@
+// src/containers/build.cpp: Matrix::build and Vector::build (the spec's GrB_Matrix_build/GrB_Vector_build).
+//
+// One implementation serves both (a vector's tuples all lie in row 0). Steps, all before the matrix is
+// touched: check the arguments, check every index, sort the tuples stably by (i, j) (sort_tuples), then
+// walk the sorted order once to find duplicates (an error without a dup operator; combined in input order
+// with it) and once more to write the CSR form directly, which the matrix adopts. Values are cast to the
+// matrix type; with the same type they are copied with a fixed-size loop. With a dup operator a run of
+// duplicates v1, v2, v3 becomes dup(dup(v1, v2), v3): each value is cast to dup's input types, each partial
+// result from dup's output type to its first input type, and the final result to the matrix type.
+#include <cstring>
+#include <string>
+
+#include "containers/csr_form.hpp"
+#include "snack/containers.hpp"
+
+namespace snk {
+
+namespace {
+
+// Copies n values of `size` bytes: dst[e] = src[perm[e]].
+void gather_values(unsigned char* dst, const unsigned char* src, const Index* perm, Index n, std::size_t size) {
+  switch (size) {
+    case 1:
+      for (Index e = 0; e < n; ++e) dst[e] = src[perm[e]];
+      return;
+    case 2:
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + 2 * e, src + 2 * perm[e], 2);
+      return;
+    case 4:
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + 4 * e, src + 4 * perm[e], 4);
+      return;
+    case 8:
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + 8 * e, src + 8 * perm[e], 8);
+      return;
+    default:
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + size * e, src + size * perm[e], size);
+  }
+}
+
+// vec: a vector (I is null, every tuple lies in row 0; J holds the vector indices).
+void build_tuples(Matrix& m, bool vec, const Index* I, const Index* J, const void* values, const Type* vtype,
+                  Index n, const BinaryOp* dup) {
+  const char* who = vec ? "Vector::build" : "Matrix::build";
+  const Type* type = m.type();
+  SNK_CHECK(vtype != nullptr, Info::NullPointer, std::string(who) + ": the values' type is null");
+  if (n > 0) {
+    SNK_CHECK(J != nullptr, Info::NullPointer, std::string(who) + (vec ? ": I is null" : ": J is null"));
+    SNK_CHECK(values != nullptr, Info::NullPointer, std::string(who) + ": values is null");
+  }
+  SNK_CHECK(castable(type, vtype), Info::DomainMismatch,
+            std::string(who) + ": values of type " + vtype->name + " cannot be cast to the type " + type->name);
+  if (dup != nullptr) {
+    SNK_CHECK(dup->fn != nullptr, Info::UninitializedObject, std::string(who) + ": the dup operator has no function");
+    SNK_CHECK(castable(dup->xtype, vtype) && castable(dup->ytype, vtype) && castable(dup->xtype, dup->ztype) &&
+                  castable(type, dup->ztype),
+              Info::DomainMismatch,
+              std::string(who) + ": the dup operator " + dup->name + " does not fit values of type " + vtype->name +
+                  " and a result of type " + type->name);
+  }
+  SNK_CHECK(m.nvals() == 0, Info::OutputNotEmpty,
+            std::string(who) + ": the output already has " + std::to_string(m.nvals()) + " entries");
+  const Index nrows = m.nrows(), ncols = m.ncols();
+  for (Index k = 0; k < n; ++k) {
+    if (!vec && I[k] >= nrows) {
+      throw Error(Info::IndexOutOfBounds, std::string(who) + ": row index I[" + std::to_string(k) + "] = " +
+                                              std::to_string(I[k]) + " is out of range (nrows = " +
+                                              std::to_string(nrows) + ")");
+    }
+    if (J[k] >= ncols) {
+      throw Error(Info::IndexOutOfBounds,
+                  std::string(who) + (vec ? ": index I[" : ": column index J[") + std::to_string(k) + "] = " +
+                      std::to_string(J[k]) + " is out of range (" + (vec ? "size = " : "ncols = ") +
+                      std::to_string(ncols) + ")");
+    }
+  }
+
+  std::vector<Index> perm;
+  core::sort_tuples(vec ? nullptr : I, ~Index(0), J, n, nrows, perm);
+  auto row = [&](Index k) { return vec ? Index(0) : I[k]; };
+
+  // Duplicates, and the number of distinct entries.
+  Index nunique = 0;
+  for (Index r = 0; r < n; ++r) {
+    const Index k = perm[r];
+    if (r > 0) {
+      const Index q = perm[r - 1];
+      if (row(q) == row(k) && J[q] == J[k]) {
+        if (dup == nullptr) {
+          throw Error(Info::InvalidValue,
+                      std::string(who) + ": duplicate entry " +
+                          (vec ? "(" + std::to_string(J[k]) + ")"
+                               : "(" + std::to_string(I[k]) + "," + std::to_string(J[k]) + ")") +
+                          " and no dup operator given");
+        }
+        continue;
+      }
+    }
+    ++nunique;
+  }
+
+  // The CSR form, written directly.
+  const std::size_t es = type->size;
+  CsrStorage s;
+  s.j.resize(nunique);
+  s.x.resize(nunique * es);
+  const auto* src = static_cast<const unsigned char*>(values);
+  const std::size_t vs = vtype->size;
+  if (nunique == n) {
+    for (Index e = 0; e < n; ++e) s.j[e] = J[perm[e]];
+    if (type == vtype) {
+      gather_values(s.x.data(), src, perm.data(), n, es);
+    } else {
+      const CastFunction cast = cast_function(type, vtype);
+      for (Index e = 0; e < n; ++e) cast(&s.x[e * es], src + perm[e] * vs);
+    }
+    core::set_row_pointers(s, nrows, n, [&](Index e) { return row(perm[e]); });
+  } else {
+    const core::ValueCopier to_type(type, vtype), to_x(dup->xtype, vtype), to_y(dup->ytype, vtype),
+        z_to_x(dup->xtype, dup->ztype), z_to_type(type, dup->ztype);
+    std::vector<unsigned char> xbuf(dup->xtype->size), ybuf(dup->ytype->size), zbuf(dup->ztype->size);
+    std::vector<Index> rows(nunique);
+    Index e = 0;
+    for (Index r = 0; r < n;) {
+      const Index k = perm[r];
+      Index r_end = r + 1;
+      while (r_end < n && row(perm[r_end]) == row(k) && J[perm[r_end]] == J[k]) ++r_end;
+      rows[e] = row(k);
+      s.j[e] = J[k];
+      if (r_end == r + 1) {
+        to_type(&s.x[e * es], src + k * vs);
+      } else {
+        to_x(xbuf.data(), src + k * vs);
+        for (Index q = r + 1; q < r_end; ++q) {
+          to_y(ybuf.data(), src + perm[q] * vs);
+          dup->fn(zbuf.data(), xbuf.data(), ybuf.data());
+          if (q + 1 < r_end) z_to_x(xbuf.data(), zbuf.data());
+        }
+        z_to_type(&s.x[e * es], zbuf.data());
+      }
+      ++e;
+      r = r_end;
+    }
+    core::set_row_pointers(s, nrows, nunique, [&](Index t) { return rows[t]; });
+  }
+  m.adopt(std::move(s));
+}
+
+}  // namespace
+
+void Matrix::build(const Index* I, const Index* J, const void* values, const Type* vtype, Index n,
+                   const BinaryOp* dup) {
+  SNK_CHECK(n == 0 || I != nullptr, Info::NullPointer, "Matrix::build: I is null");
+  build_tuples(*this, false, I, J, values, vtype, n, dup);
+}
+
+void Vector::build(const Index* I, const void* values, const Type* vtype, Index n, const BinaryOp* dup) {
+  build_tuples(m_, true, nullptr, I, values, vtype, n, dup);
+}
+
+}  // namespace snk
