@@ -69,12 +69,20 @@ void select(Vector& w, const Vector* mask, const BinaryOp* accum, const IndexUna
 // w(i) = reduction of row i of A (of column i with transpose_first).
 void reduce(Vector& w, const Vector* mask, const BinaryOp* accum, const Monoid& monoid, const Matrix& A,
             const Descriptor& d = {});
-// op must be the operator of a builtin monoid (spec 2.0 reduce with a BinaryOp); else DomainMismatch.
+// Spec 2.0 reduce with a BinaryOp: op's three domains must be equal (else DomainMismatch). The operator of a
+// builtin monoid runs as that monoid; any other operator (FIRST, a user-defined one) is folded left to right
+// in storage order (the spec leaves non-associative operators undefined; SuiteSparse 7.4 rejects them).
 void reduce(Vector& w, const Vector* mask, const BinaryOp* accum, const BinaryOp& op, const Matrix& A,
             const Descriptor& d = {});
-// s = s (.) reduction of all entries. An empty A gives the monoid's identity.
+// s = s (.) reduction of all entries. An A without entries clears s (no accum) or leaves it unchanged (with
+// accum), as spec 2.0 defines for a GrB_Scalar output and SuiteSparse 7.4 does; the C API's non-opaque
+// <type> val form, which gets the monoid's identity then, is built on this by the C shim.
 void reduce(Scalar& s, const BinaryOp* accum, const Monoid& monoid, const Matrix& A, const Descriptor& d = {});
 void reduce(Scalar& s, const BinaryOp* accum, const Monoid& monoid, const Vector& u, const Descriptor& d = {});
+// The same with a binary operator (spec 2.0 GrB_Matrix_reduce_BinaryOp_Scalar): op's three domains must be
+// equal (else DomainMismatch); any such operator is accepted (see reduce to vector).
+void reduce(Scalar& s, const BinaryOp* accum, const BinaryOp& op, const Matrix& A, const Descriptor& d = {});
+void reduce(Scalar& s, const BinaryOp* accum, const BinaryOp& op, const Vector& u, const Descriptor& d = {});
 
 // ---- transpose, extract, assign, kronecker --------------------------------------------------------------
 void transpose(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, const Descriptor& d = {});

@@ -1,0 +1,202 @@
+// src/core/dispatch.cpp: the backend registry and the run-time choice of backend (include/snack/backend.hpp,
+// and the registry functions declared at the end of src/core/kernels.hpp).
+//
+// Each backend compiled in is created lazily, once, on first use (function-local statics, so creation is
+// thread-safe): "reference" always; "kokkos" when the library is built with SNACK_WITH_KOKKOS; "cuda" when
+// built with SNACK_WITH_CUDA_BACKEND and snk::cuda::device_available() says a GPU is usable. The
+// process-wide choice starts from $SNACK_BACKEND (an unknown or unavailable name prints one message on
+// stderr and the default is used), else the best available backend (cuda, then kokkos, then reference);
+// set_backend() changes it and BackendScope overrides it for one thread (a thread_local pointer, so the
+// hot path, current_backend_object(), is one load). Fallback counts (calls a backend declined and that ran
+// on reference) are kept per (backend, operation) under a mutex: they are rare by design, so a lock costs
+// nothing measurable. The determinism flag starts from $SNACK_DETERMINISTIC=1.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/internal.hpp"
+#include "snack/backend.hpp"
+#include "snack/error.hpp"
+
+namespace snk {
+namespace core {
+namespace {
+
+Backend* kokkos_backend_or_null() {
+#if defined(SNACK_WITH_KOKKOS)
+  static std::unique_ptr<Backend> backend = snk::kokkos::make_backend();
+  return backend.get();
+#else
+  return nullptr;
+#endif
+}
+
+bool cuda_available() {
+#if defined(SNACK_WITH_CUDA_BACKEND)
+  static const bool available = snk::cuda::device_available();
+  return available;
+#else
+  return false;
+#endif
+}
+
+Backend* cuda_backend_or_null() {
+#if defined(SNACK_WITH_CUDA_BACKEND)
+  if (!cuda_available()) return nullptr;
+  static std::unique_ptr<Backend> backend = snk::cuda::make_backend();
+  return backend.get();
+#else
+  return nullptr;
+#endif
+}
+
+bool kokkos_compiled() {
+#if defined(SNACK_WITH_KOKKOS)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Names of the backends that can be used in this process, "reference" first.
+std::vector<std::string> usable_names() {
+  std::vector<std::string> names{"reference"};
+  if (kokkos_compiled()) names.push_back("kokkos");
+  if (cuda_available()) names.push_back("cuda");
+  return names;
+}
+
+bool is_usable(const std::string& name) {
+  for (const auto& n : usable_names())
+    if (n == name) return true;
+  return false;
+}
+
+std::string joined_names() {
+  std::string out;
+  for (const auto& n : usable_names()) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The process-wide choice, set once from the environment on first use.
+std::atomic<Backend*>& process_choice() {
+  static std::atomic<Backend*> choice{nullptr};
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string best = cuda_available() ? "cuda" : kokkos_compiled() ? "kokkos" : "reference";
+    std::string chosen = best;
+    if (const char* env = std::getenv("SNACK_BACKEND"); env != nullptr && *env != '\0') {
+      if (is_usable(env)) {
+        chosen = env;
+      } else {
+        std::fprintf(stderr,
+                     "snack: SNACK_BACKEND=%s is not an available backend (available: %s); using %s\n", env,
+                     joined_names().c_str(), best.c_str());
+      }
+    }
+    choice.store(&backend_by_name(chosen));
+  });
+  return choice;
+}
+
+thread_local Backend* thread_override = nullptr;
+
+struct FallbackTable {
+  std::mutex mutex;
+  std::map<std::string, std::map<std::string, std::uint64_t>> counts;  // backend -> op -> count
+};
+FallbackTable& fallback_table() {
+  static FallbackTable table;
+  return table;
+}
+
+std::atomic<bool>& deterministic_flag() {
+  static std::atomic<bool> flag{false};
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* env = std::getenv("SNACK_DETERMINISTIC");
+    flag.store(env != nullptr && std::string(env) == "1");
+  });
+  return flag;
+}
+
+}  // namespace
+
+Backend& reference_backend() {
+  static std::unique_ptr<Backend> backend = snk::reference::make_backend();
+  return *backend;
+}
+
+Backend& backend_by_name(const std::string& name) {
+  Backend* b = nullptr;
+  if (name == "reference") b = &reference_backend();
+  else if (name == "kokkos") b = kokkos_backend_or_null();
+  else if (name == "cuda") b = cuda_backend_or_null();
+  if (b == nullptr)
+    throw Error(Info::InvalidValue,
+                "unknown or unavailable backend \"" + name + "\" (available: " + joined_names() + ")");
+  return *b;
+}
+
+Backend& current_backend_object() {
+  if (thread_override != nullptr) return *thread_override;
+  return *process_choice().load(std::memory_order_acquire);
+}
+
+void count_fallback(const std::string& backend, const char* op_name) {
+  FallbackTable& t = fallback_table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  ++t.counts[backend][op_name];
+}
+
+}  // namespace core
+
+std::vector<std::string> available_backends() { return core::usable_names(); }
+
+std::string current_backend() { return core::current_backend_object().name(); }
+
+void set_backend(const std::string& name) {
+  core::Backend& b = core::backend_by_name(name);  // throws InvalidValue with the list when unknown
+  core::process_choice().store(&b, std::memory_order_release);
+}
+
+BackendScope::BackendScope(const std::string& name) : previous_(), had_previous_(false) {
+  core::Backend& b = core::backend_by_name(name);  // validate before changing anything
+  had_previous_ = core::thread_override != nullptr;
+  if (had_previous_) previous_ = core::thread_override->name();
+  core::thread_override = &b;
+}
+
+BackendScope::~BackendScope() {
+  // The previous name was valid when it was set, and backends are never destroyed before exit.
+  core::thread_override = had_previous_ ? &core::backend_by_name(previous_) : nullptr;
+}
+
+std::map<std::string, std::uint64_t> fallback_counts(const std::string& backend) {
+  core::FallbackTable& t = core::fallback_table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.counts.find(backend);
+  return it == t.counts.end() ? std::map<std::string, std::uint64_t>{} : it->second;
+}
+
+std::uint64_t fallback_total(const std::string& backend) {
+  std::uint64_t total = 0;
+  for (const auto& [op, n] : fallback_counts(backend)) total += n;
+  return total;
+}
+
+void reset_fallback_counts() {
+  core::FallbackTable& t = core::fallback_table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.counts.clear();
+}
+
+void set_deterministic(bool on) { core::deterministic_flag().store(on); }
+
+bool deterministic() { return core::deterministic_flag().load(); }
+
+}  // namespace snk
