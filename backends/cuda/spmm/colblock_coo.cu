@@ -1,0 +1,118 @@
+// spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8 and 32), of
+// SNACK-COO, and of the small helper kernels the dispatcher uses (strided copies of dense operands,
+// value gathers for the transposed pattern, COO row expansion).
+#include "spmm/csr_colblock.cuh"
+#include "spmm/plan_impl.hpp"
+#include "spmm/snack_coo.cuh"
+
+namespace snk::cuda {
+
+namespace {
+
+template <class VT, int BT>
+cudaError_t launch_cb(const ColBlockParams& p, cudaStream_t s) {
+  const std::size_t smem = std::size_t(2) * p.block_cols * BT * sizeof(VT) +
+                           std::size_t(p.rows_per_cta) * BT * sizeof(float);
+  cudaError_t e = cudaFuncSetAttribute(colblock_kernel<VT, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(smem));
+  if (e != cudaSuccess) return e;
+  dim3 grid(static_cast<unsigned>((p.rows + p.rows_per_cta - 1) / p.rows_per_cta),
+            static_cast<unsigned>((p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta),
+            static_cast<unsigned>((p.batch + BT - 1) / BT));
+  colblock_kernel<VT, BT><<<grid, 512, smem, s>>>(p);
+  return cudaGetLastError();
+}
+
+template <class VT>
+cudaError_t launch_cb_type(int bt, const ColBlockParams& p, cudaStream_t s) {
+  return bt == 8 ? launch_cb<VT, 8>(p, s) : launch_cb<VT, 32>(p, s);
+}
+
+template <class E>
+__global__ void strided_copy_kernel(E* dst, std::int64_t d_row, std::int64_t d_col, const E* src,
+                                    std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c) {
+  // Threads walk the destination's contiguous dimension when it has one.
+  const std::int64_t n = r * c;
+  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t i, j;
+    if (d_col == 1) { i = t / c; j = t % c; } else { j = t / r; i = t % r; }
+    dst[i * d_row + j * d_col] = src[i * s_row + j * s_col];
+  }
+}
+
+template <class E>
+__global__ void gather_kernel(E* dst, const E* src, const int* perm, std::int64_t n) {
+  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
+       t += std::int64_t(gridDim.x) * blockDim.x)
+    dst[t] = src[perm[t]];
+}
+
+__global__ void expand_rows_kernel(int* row, const int* row_ptr, int rows) {
+  const int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (r >= rows) return;
+  for (int j = row_ptr[r] + (threadIdx.x & 31); j < row_ptr[r + 1]; j += 32) row[j] = r;
+}
+
+unsigned blocks_for(std::int64_t n) {
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 65535)));
+}
+
+}  // namespace
+
+cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, cudaStream_t s) {
+  switch (vt) {
+    case ValueType::FP32: return launch_cb_type<float>(bt, p, s);
+    case ValueType::FP16: return launch_cb_type<__half>(bt, p, s);
+    case ValueType::BF16: return launch_cb_type<__nv_bfloat16>(bt, p, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s) {
+  if (p.nnz == 0) return cudaSuccess;
+  dim3 grid(static_cast<unsigned>((p.nnz + 255) / 256), static_cast<unsigned>(batch));
+  snack_coo_kernel<<<grid, 256, 0, s>>>(p);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
+                                std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c,
+                                int elem_size, cudaStream_t s) {
+  if (r * c == 0) return cudaSuccess;
+  const unsigned g = blocks_for(r * c);
+  switch (elem_size) {
+    case 1: strided_copy_kernel<<<g, 256, 0, s>>>(static_cast<std::uint8_t*>(dst), d_row, d_col,
+                                                  static_cast<const std::uint8_t*>(src), s_row, s_col, r, c); break;
+    case 2: strided_copy_kernel<<<g, 256, 0, s>>>(static_cast<std::uint16_t*>(dst), d_row, d_col,
+                                                  static_cast<const std::uint16_t*>(src), s_row, s_col, r, c); break;
+    case 4: strided_copy_kernel<<<g, 256, 0, s>>>(static_cast<std::uint32_t*>(dst), d_row, d_col,
+                                                  static_cast<const std::uint32_t*>(src), s_row, s_col, r, c); break;
+    case 8: strided_copy_kernel<<<g, 256, 0, s>>>(static_cast<std::uint64_t*>(dst), d_row, d_col,
+                                                  static_cast<const std::uint64_t*>(src), s_row, s_col, r, c); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int64_t n, int elem_size,
+                          cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  const unsigned g = blocks_for(n);
+  switch (elem_size) {
+    case 1: gather_kernel<<<g, 256, 0, s>>>(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src), perm, n); break;
+    case 2: gather_kernel<<<g, 256, 0, s>>>(static_cast<std::uint16_t*>(dst), static_cast<const std::uint16_t*>(src), perm, n); break;
+    case 4: gather_kernel<<<g, 256, 0, s>>>(static_cast<std::uint32_t*>(dst), static_cast<const std::uint32_t*>(src), perm, n); break;
+    case 8: gather_kernel<<<g, 256, 0, s>>>(static_cast<std::uint64_t*>(dst), static_cast<const std::uint64_t*>(src), perm, n); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_expand_rows(int* row, const int* row_ptr, int rows, cudaStream_t s) {
+  if (rows == 0) return cudaSuccess;
+  expand_rows_kernel<<<static_cast<unsigned>((rows + 7) / 8), 256, 0, s>>>(row, row_ptr, rows);
+  return cudaGetLastError();
+}
+
+}  // namespace snk::cuda

@@ -1,0 +1,130 @@
+// spmm/csr_rowseg.cuh: the row-segment SpMM kernel (deterministic; any semiring; batch 1 is SpMV).
+//
+// The plan cuts every row of W into segments of at most L non-zeros (and at 65536-column boundaries, so a
+// 16-bit column offset plus a per-segment base addresses X). A group of G lanes (G = 8 or 32, by the
+// average row length) owns one segment at a time: each lane streams chunks of four consecutive non-zeros
+// (one 16-byte load of fp32 values, one 8-byte load of four 16-bit columns), gathers the rows of X they
+// select (BT values of the batch per row, 4 at a time, through L1) and keeps BT accumulators in
+// registers (the batch register tile; grid.y walks the batch in tiles of BT). The group then reduces its
+// lanes with shuffles in a fixed order and writes the row of Y, or, for a row cut into several segments,
+// a partial row that the fix-up kernel folds in segment order. No atomics anywhere, so the result is
+// bitwise identical run to run and any monoid works. Long rows being cut into bounded segments is what
+// balances skewed patterns (one row holding most of the non-zeros runs on many groups).
+#pragma once
+
+#include <cstdint>
+
+#include "spmm/loads.cuh"
+#include "spmm/semiring.cuh"
+
+namespace snk::cuda {
+
+struct RowSegParams {
+  const int4* items = nullptr;          // {row, begin, end, slot}; slot < 0: the segment is the whole row
+  std::int64_t n_items = 0;
+  const int* item_colbase = nullptr;    // per-item column base (only when cols > 65536)
+  const std::uint16_t* col16 = nullptr; // packed columns (col & 0xffff), padded by 8 entries
+  const void* values = nullptr;         // nnz values of W
+  std::int64_t nnz = 0;
+  const void* x = nullptr;              // X'(k, b) = x[k * ldx + b]
+  std::int64_t ldx = 0;
+  void* y = nullptr;                    // Y'(m, b) = y[m * ys_row + b * ys_col]
+  std::int64_t ys_row = 0, ys_col = 1;
+  void* partial = nullptr;              // acc_t[n_slots][batch]
+  int batch = 1;
+};
+
+template <class SR, class VT, int BT, int G>
+__global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
+  using A = typename SR::acc_t;
+  static_assert(BT == 1 || BT % 4 == 0, "batch tile is 1 or a multiple of 4");
+  constexpr int kGroupsPerWarp = 32 / G;
+  const int lane = threadIdx.x & (G - 1);
+  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::int64_t n_warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+  const int group_in_warp = (threadIdx.x & 31) / G;
+  const int b0 = blockIdx.y * BT;
+  const VT* vals = static_cast<const VT*>(p.values);
+  const VT* x = static_cast<const VT*>(p.x) + b0;
+
+  for (std::int64_t first = warp * kGroupsPerWarp; first < p.n_items; first += n_warps * kGroupsPerWarp) {
+    const std::int64_t it = first + group_in_warp;
+    const bool valid = it < p.n_items;
+    int4 item = valid ? p.items[it] : make_int4(0, 0, 0, -1);
+    const int colbase = (valid && p.item_colbase) ? p.item_colbase[it] : 0;
+
+    A acc[BT];
+#pragma unroll
+    for (int b = 0; b < BT; ++b) acc[b] = sr.identity();
+
+    const int begin = item.y, end = item.z;
+    const int q_end = (end + 3) >> 2;
+    int q = (begin >> 2) + lane;
+    Four<VT> w;
+    Four<std::uint16_t> c;
+    if (q < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w, c);
+    while (q < q_end) {
+      const int qn = q + G;
+      Four<VT> wn;
+      Four<std::uint16_t> cn;
+      if (qn < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(qn) * 4, wn, cn);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int idx = q * 4 + i;
+        if (idx >= begin && idx < end) {
+          const A wi = to_acc<A>(w.v[i]);
+          const VT* xr = x + static_cast<std::int64_t>(colbase + c.v[i]) * p.ldx;
+          if constexpr (BT == 1) {
+            acc[0] = sr.muladd(acc[0], wi, to_acc<A>(load_one_cached(xr)));
+          } else {
+#pragma unroll
+            for (int j = 0; j < BT / 4; ++j) {
+              const Four<VT> xv = load_four_cached(xr + 4 * j);
+#pragma unroll
+              for (int t = 0; t < 4; ++t) acc[4 * j + t] = sr.muladd(acc[4 * j + t], wi, to_acc<A>(xv.v[t]));
+            }
+          }
+        }
+      }
+      w = wn;
+      c = cn;
+      q = qn;
+    }
+
+    // Fixed-order butterfly over the group's lanes: every lane ends with the same totals.
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) {
+#pragma unroll
+      for (int b = 0; b < BT; ++b) acc[b] = sr.add(acc[b], shfl_xor_any(acc[b], off, G));
+    }
+    if (valid) {
+#pragma unroll
+      for (int b = 0; b < BT; ++b) {
+        if (b % G == lane && b0 + b < p.batch) {
+          if (item.w < 0) {
+            static_cast<VT*>(p.y)[item.x * p.ys_row + (b0 + b) * p.ys_col] = from_acc<VT>(acc[b]);
+          } else {
+            static_cast<A*>(p.partial)[static_cast<std::int64_t>(item.w) * p.batch + b0 + b] = acc[b];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Folds the partial rows of split rows in segment order: split = {row, first slot, slot count, -}.
+template <class SR, class VT>
+__global__ void rowseg_fixup_kernel(const int4* splits, int n_splits, const void* partial, int batch,
+                                    void* y, std::int64_t ys_row, std::int64_t ys_col, SR sr) {
+  using A = typename SR::acc_t;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= static_cast<std::int64_t>(n_splits) * batch) return;
+  const int s = static_cast<int>(i / batch), b = static_cast<int>(i % batch);
+  const int4 sp = splits[s];
+  const A* part = static_cast<const A*>(partial);
+  A acc = sr.identity();
+  for (int t = 0; t < sp.z; ++t) acc = sr.add(acc, part[static_cast<std::int64_t>(sp.y + t) * batch + b]);
+  static_cast<VT*>(y)[sp.x * ys_row + b * ys_col] = from_acc<VT>(acc);
+}
+
+}  // namespace snk::cuda

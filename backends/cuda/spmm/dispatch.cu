@@ -1,0 +1,294 @@
+// spmm/dispatch.cu: the dispatcher: argument checks, orientation and layout mapping, kernel choice,
+// workspaces, launches.
+//
+// Every call is reduced to Y' = A X' with A = W or W^T (the plan's cached transposed pattern), X' K' x batch
+// and Y' M' x batch addressed through (row, column) strides: Y = X W^T is Y^T = W X^T, so it only swaps
+// strides (and the multiply's operand order). The row-segment and column-block kernels read X' as rows
+// of 4 aligned values; when X' is not laid out so (column-major X' with batch > 1, an odd leading
+// dimension, a misaligned pointer) it is first copied into a row-major workspace (K' x batch values, far
+// less than the matrix). Y' is written through its strides directly.
+//
+// The kernel rule (see bench/results/spmm-h200.md for the measurements behind it):
+//   - semirings other than plus_times, and value types other than fp32/fp16/bf16: RowSegment (generic);
+//   - plus_times, batch 1: RowSegment with a batch tile of 1 (the SpMV path), 32 lanes per segment when
+//     rows average >= 48 non-zeros, else 8;
+//   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
+//   - plus_times, batch >= 5, column-block offsets available and the average row segment inside one
+//     column block long enough (>= 16 non-zeros): ColumnBlock (tile 8 up to batch 8, else 32);
+//     otherwise RowSegment with a tile of 8 or 32;
+//   - SnackCoo only when asked for (it is the baseline).
+#include <cstring>
+#include <sstream>
+
+#include "spmm/csr_colblock.cuh"
+#include "spmm/csr_rowseg.cuh"
+#include "spmm/plan_impl.hpp"
+#include "spmm/snack_coo.cuh"
+
+namespace snk::cuda {
+
+std::size_t value_size(ValueType t) {
+  switch (t) {
+    case ValueType::Bool: return 1;
+    case ValueType::Int32: case ValueType::UInt32: case ValueType::FP32: return 4;
+    case ValueType::Int64: case ValueType::UInt64: case ValueType::FP64: return 8;
+    case ValueType::FP16: case ValueType::BF16: return 2;
+  }
+  return 4;
+}
+
+const char* value_type_name(ValueType t) {
+  static const char* n[] = {"bool", "int32", "int64", "uint32", "uint64", "fp32", "fp64", "fp16", "bf16"};
+  return n[static_cast<int>(t)];
+}
+const char* add_op_name(AddOp op) {
+  static const char* n[] = {"plus", "times", "min", "max", "any", "lor", "land", "lxor", "lxnor"};
+  return n[static_cast<int>(op)];
+}
+const char* mul_op_name(MulOp op) {
+  static const char* n[] = {"times", "plus", "minus", "rminus", "div", "rdiv", "first", "second", "min", "max",
+                            "pair", "lor", "land", "lxor", "eq", "ne", "gt", "lt", "ge", "le"};
+  return n[static_cast<int>(op)];
+}
+const char* kernel_name(Kernel k) {
+  static const char* n[] = {"auto", "snack_coo", "row_segment", "column_block"};
+  return n[static_cast<int>(k)];
+}
+const char* status_name(Status s) {
+  static const char* n[] = {"success", "invalid_argument", "unsupported", "cuda_error"};
+  return n[static_cast<int>(s)];
+}
+
+std::string Choice::describe() const {
+  std::ostringstream o;
+  o << kernel_name(kernel);
+  if (kernel == Kernel::RowSegment) o << "(bt=" << batch_tile << ",g=" << group_lanes << ")";
+  if (kernel == Kernel::ColumnBlock)
+    o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
+      << column_block.rows_per_cta << ",splits=" << column_block.splits << ")";
+  return o.str();
+}
+
+namespace {
+
+bool fast_type(ValueType t) { return t == ValueType::FP32 || t == ValueType::FP16 || t == ValueType::BF16; }
+
+const Plan::Impl& operand(const Plan& plan, Orientation o) {
+  return (o == Orientation::WtX && plan.impl().transposed) ? plan.impl().transposed->impl() : plan.impl();
+}
+
+int round_up(int v, int m) { return (v + m - 1) / m * m; }
+
+ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args) {
+  ColumnBlockConfig c = args.column_block;
+  const int vs = static_cast<int>(value_size(args.type));
+  if (c.batch_tile != 8 && c.batch_tile != 32) c.batch_tile = args.batch <= 8 ? 8 : 32;
+  if (c.block_cols <= 0) c.block_cols = (c.batch_tile == 8 ? 2048 : 512) * (vs == 2 ? 2 : 1);
+  // A power of two, at least the plan's fine granularity, at most 65536 (the 16-bit column window).
+  int bc = a.fine_cols;
+  while (bc < c.block_cols && bc < 65536) bc *= 2;
+  c.block_cols = bc;
+  if (c.rows_per_cta <= 0) {
+    const int per_sm = (a.rows + a.sm_count - 1) / std::max(1, a.sm_count);
+    c.rows_per_cta = std::min(256, std::max(32, per_sm));
+  }
+  if (c.splits <= 0 || args.deterministic || args.type != ValueType::FP32) c.splits = 1;
+  return c;
+}
+
+}  // namespace
+
+Choice choose(const Plan& plan, const SpmmArgs& args) {
+  const Plan::Impl& a = operand(plan, args.orientation);
+  Choice ch;
+  const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
+  Kernel k = args.kernel;
+  if (k == Kernel::Auto) {
+    if (!plus_times || args.batch <= 4) {
+      k = Kernel::RowSegment;
+    } else {
+      const int ncb_cols = resolve_column_block(a, args).block_cols;
+      const double seg = a.avg_row_nnz * std::min(1.0, double(ncb_cols) / std::max(1, a.cols));
+      const bool skewed = a.max_row_nnz > 8 * a.avg_row_nnz + 64;
+      k = (a.segoff.size() && seg >= 16 && !skewed) ? Kernel::ColumnBlock : Kernel::RowSegment;
+    }
+  }
+  ch.kernel = k;
+  if (k == Kernel::RowSegment) {
+    if (!plus_times) {
+      ch.batch_tile = args.batch == 1 ? 1 : 4;
+      ch.group_lanes = 32;
+    } else {
+      ch.batch_tile = args.batch == 1 ? 1 : args.batch <= 4 ? 4 : args.batch <= 8 ? 8 : 32;
+      ch.group_lanes = a.avg_row_nnz >= 48 ? 32 : 8;
+    }
+  } else if (k == Kernel::ColumnBlock) {
+    ch.column_block = resolve_column_block(a, args);
+    ch.batch_tile = ch.column_block.batch_tile;
+  } else if (k == Kernel::SnackCoo) {
+    ch.batch_tile = 1;
+  }
+  return ch;
+}
+
+Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
+  auto fail = [&](Status s, const std::string& why) {
+    if (message) *message = why;
+    return s;
+  };
+  auto cuda_fail = [&](cudaError_t e, const char* what) {
+    return fail(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
+  };
+  Plan::Impl& w = plan.impl();
+  if (args.orientation == Orientation::WtX && !w.transposed)
+    return fail(Status::InvalidArgument, "W^T X needs a plan built with PlanOptions::transposed");
+  Plan::Impl& a = args.orientation == Orientation::WtX ? w.transposed->impl() : w;
+  const std::int64_t batch = args.batch;
+  if (batch < 1 || batch > 65535) return fail(Status::InvalidArgument, "batch must be in 1..65535");
+  if (!args.x.data || !args.y.data) return fail(Status::InvalidArgument, "null X or Y");
+  if (a.nnz > 0 && !args.values) return fail(Status::InvalidArgument, "null values");
+  const std::int64_t kx = a.cols, my = a.rows;   // X' is kx x batch, Y' is my x batch
+  const bool xwt = args.orientation == Orientation::XWt;
+  // The user's shapes: X is kx x batch (or batch x kx for XWt), Y likewise.
+  auto strides = [&](const Dense& d, std::int64_t inner, std::int64_t& s_row, std::int64_t& s_col) -> bool {
+    const std::int64_t ur = xwt ? batch : inner, uc = xwt ? inner : batch;   // user rows, cols
+    if (d.layout == Layout::RowMajor) {
+      if (d.ld < std::max<std::int64_t>(1, uc)) return false;
+      s_row = xwt ? 1 : d.ld;
+      s_col = xwt ? d.ld : 1;
+    } else {
+      if (d.ld < std::max<std::int64_t>(1, ur)) return false;
+      s_row = xwt ? d.ld : 1;
+      s_col = xwt ? 1 : d.ld;
+    }
+    return true;
+  };
+  std::int64_t xs_row, xs_col, ys_row, ys_col;
+  if (!strides(args.x, kx, xs_row, xs_col)) return fail(Status::InvalidArgument, "X leading dimension too small");
+  if (!strides(args.y, my, ys_row, ys_col)) return fail(Status::InvalidArgument, "Y leading dimension too small");
+
+  const Choice ch = choose(plan, args);
+  const std::size_t vs = value_size(args.type);
+  const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
+  if (!plus_times && !args.semiring.is_plus_times() && (args.type == ValueType::FP16 || args.type == ValueType::BF16))
+    return fail(Status::Unsupported, "fp16/bf16 values run plus_times only");
+  cudaStream_t s = args.stream;
+  cudaError_t e;
+
+  // Values of A: W's, or W's gathered into W^T's order.
+  const void* values = args.values;
+  if (args.orientation == Orientation::WtX && a.nnz > 0) {
+    if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
+    if ((e = launch_gather(w.ws_values.get(), args.values, w.perm.get(), a.nnz, static_cast<int>(vs), s)) != cudaSuccess)
+      return cuda_fail(e, "gather values");
+    values = w.ws_values.get();
+  } else if (a.nnz > 0 && reinterpret_cast<std::uintptr_t>(values) % (4 * vs) != 0) {
+    if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
+    if ((e = cudaMemcpyAsync(w.ws_values.get(), values, a.nnz * vs, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
+      return cuda_fail(e, "align values");
+    values = w.ws_values.get();
+  }
+
+  auto zero_y = [&]() -> cudaError_t {
+    if (ys_col == 1) return cudaMemset2DAsync(args.y.data, ys_row * vs, 0, batch * vs, my, s);
+    return cudaMemset2DAsync(args.y.data, ys_col * vs, 0, my * vs, batch, s);
+  };
+
+  if (ch.kernel == Kernel::SnackCoo) {
+    if (!a.has_coo) return fail(Status::InvalidArgument, "SNACK-COO needs a plan built with PlanOptions::coo");
+    if (args.type != ValueType::FP32 || !args.semiring.is_plus_times())
+      return fail(Status::Unsupported, "SNACK-COO runs fp32 plus_times only");
+    if (my * batch > 0 && (e = zero_y()) != cudaSuccess) return cuda_fail(e, "zero Y");
+    SnackCooParams p;
+    p.row = a.coo_row.get();
+    p.col = a.coo_col.get();
+    p.values = static_cast<const float*>(values);
+    p.nnz = a.nnz;
+    p.x = static_cast<const float*>(args.x.data);
+    p.xs_row = xs_row;
+    p.xs_col = xs_col;
+    p.y = static_cast<float*>(args.y.data);
+    p.ys_row = ys_row;
+    p.ys_col = ys_col;
+    if ((e = launch_snack_coo(p, static_cast<int>(batch), s)) != cudaSuccess) return cuda_fail(e, "snack_coo");
+    return Status::Success;
+  }
+  if (my == 0) return Status::Success;
+
+  // X' as rows of aligned values (batch > 1), else repacked.
+  const void* x = args.x.data;
+  std::int64_t ldx = xs_row;
+  const int align_vals = ch.kernel == Kernel::ColumnBlock ? static_cast<int>(16 / vs) : 4;
+  if (batch > 1 || ch.kernel == Kernel::ColumnBlock) {
+    const bool ok = xs_col == 1 && xs_row % align_vals == 0 &&
+                    reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0;
+    if (!ok && kx > 0) {
+      const std::int64_t ld = round_up(static_cast<int>(batch), 8);
+      if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
+      if ((e = launch_strided_copy(w.ws_x.get(), ld, 1, x, xs_row, xs_col, kx, batch, static_cast<int>(vs), s)) !=
+          cudaSuccess)
+        return cuda_fail(e, "repack X");
+      x = w.ws_x.get();
+      ldx = ld;
+    }
+  }
+
+  if (ch.kernel == Kernel::ColumnBlock) {
+    if (!plus_times) return fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");
+    if (!a.segoff.size()) return fail(Status::Unsupported, "this plan has no column-block offsets (too large)");
+    const ColumnBlockConfig& c = ch.column_block;
+    ColBlockParams p;
+    p.col16 = a.col16.get();
+    p.values = values;
+    p.nnz = a.nnz;
+    p.segoff = a.segoff.get();
+    p.n_fine = a.n_fine;
+    p.ratio = c.block_cols / a.fine_cols;
+    p.rows = a.rows;
+    p.cols = a.cols;
+    p.x = x;
+    p.ldx = ldx;
+    p.y = args.y.data;
+    p.ys_row = ys_row;
+    p.ys_col = ys_col;
+    p.batch = static_cast<int>(batch);
+    p.block_cols = c.block_cols;
+    p.n_blocks = std::max(1, (a.n_fine + p.ratio - 1) / p.ratio);
+    p.rows_per_cta = c.rows_per_cta;
+    p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
+    p.atomic = c.splits > 1 && p.blocks_per_cta < p.n_blocks;
+    if (p.atomic && (e = zero_y()) != cudaSuccess) return cuda_fail(e, "zero Y");
+    const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * vs + std::size_t(p.rows_per_cta) * c.batch_tile * 4;
+    if (smem > 227 * 1024) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
+    if ((e = launch_colblock(args.type, c.batch_tile, p, s)) != cudaSuccess) return cuda_fail(e, "column_block");
+    return Status::Success;
+  }
+
+  // Row segments.
+  RowSegParams p;
+  p.items = a.items.get();
+  p.n_items = a.n_items;
+  p.item_colbase = a.item_colbase.size() ? a.item_colbase.get() : nullptr;
+  p.col16 = a.col16.get();
+  p.values = values;
+  p.nnz = a.nnz;
+  p.x = x;
+  p.ldx = ldx;
+  p.y = args.y.data;
+  p.ys_row = ys_row;
+  p.ys_col = ys_col;
+  p.batch = static_cast<int>(batch);
+  if (a.n_slots > 0) {
+    if ((e = w.ws_partial.reserve(std::size_t(a.n_slots) * batch * 8 + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
+    p.partial = w.ws_partial.get();
+  }
+  if (plus_times) {
+    e = launch_rowseg_plus_times(args.type, ch.batch_tile, ch.group_lanes, p, a.sm_count, a.splits.get(), a.n_splits, s);
+  } else {
+    e = launch_rowseg_generic(args.type, args.semiring, xwt, ch.batch_tile, p, a.sm_count, a.splits.get(), a.n_splits, s);
+  }
+  if (e != cudaSuccess) return cuda_fail(e, "row_segment");
+  return Status::Success;
+}
+
+}  // namespace snk::cuda

@@ -1,0 +1,160 @@
+// spmm/dispatch.hpp: the public host API of the GPU sparse x dense product (SpMM) kernel family.
+//
+// Usable from plain C++ (the only CUDA type is cudaStream_t). A caller describes the sparsity pattern of
+// W (CSR, 32-bit indices, on the device) once and gets a Plan: the plan preprocesses the pattern
+// (16-bit packed column indices, bounded row segments for skewed rows, column-block offsets, optionally
+// the transposed pattern and the COO row array) so that the per-step call does no pattern work. Each
+// call then gives the values of W (device, in the CSR order of the pattern), the dense operand X and the
+// output Y, and computes one of
+//     Y = W X        (W M x K, X K x batch, Y M x batch)
+//     Y = X W^T      (X batch x K, Y batch x M; the DNN forward pass with activations as rows)
+//     Y = W^T X      (X M x batch, Y K x batch; the input gradient, through the cached transposed
+//                     pattern: no transpose of W is materialized per call, only its values are gathered)
+// over a semiring (plus_times is the fast path; every builtin GraphBLAS semiring of the types below runs
+// through the generic row-segment kernel with the operators chosen at run time). Output rows with no
+// stored entry in W receive the additive identity; the caller, who owns the pattern, decides whether
+// that is an entry. The dispatcher picks a kernel from (batch, rows, nnz per row, skew); a caller can
+// force one (tests and the benchmark do). The rule and the numbers behind it: bench/results/spmm-h200.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace snk::cuda {
+
+// Value types of W, X and Y (all three share one type; FP16/BF16 accumulate in fp32).
+enum class ValueType : std::uint8_t { Bool, Int32, Int64, UInt32, UInt64, FP32, FP64, FP16, BF16 };
+std::size_t value_size(ValueType t);
+const char* value_type_name(ValueType t);
+
+// The additive monoid (Any picks one of the terms: the first in the kernel's order).
+enum class AddOp : std::uint8_t { Plus, Times, Min, Max, Any, LOr, LAnd, LXor, LXnor };
+// The multiply f(w, x) (w from W, x from X; for Y = X W^T it is f(x, w), as GraphBLAS's mxm(X, W^T)).
+// Comparisons give 1 or 0 in the value type (GraphBLAS's IS* operators; for Bool they are EQ, NE, ...).
+enum class MulOp : std::uint8_t {
+  Times, Plus, Minus, RMinus, Div, RDiv, First, Second, Min, Max, Pair,
+  LOr, LAnd, LXor, Eq, Ne, Gt, Lt, Ge, Le
+};
+struct SemiringId {
+  AddOp add = AddOp::Plus;
+  MulOp mul = MulOp::Times;
+  bool is_plus_times() const { return add == AddOp::Plus && mul == MulOp::Times; }
+};
+const char* add_op_name(AddOp op);
+const char* mul_op_name(MulOp op);
+
+enum class Orientation : std::uint8_t { WX, XWt, WtX };
+enum class Layout : std::uint8_t { RowMajor, ColMajor };
+
+// The kernels (see each header for what it does and when it wins).
+enum class Kernel : std::uint8_t {
+  Auto,          // the dispatcher's choice
+  SnackCoo,      // snack_coo.cuh: published SNACK-COO (COO, one non-zero per thread, atomics); fp32 plus_times
+  RowSegment,    // csr_rowseg.cuh: bounded row segments, G lanes per segment, batch tile in registers;
+                 // deterministic (no atomics); any semiring and type; batch 1 = the SpMV path
+  ColumnBlock,   // csr_colblock.cuh: X column blocks staged in shared memory, segments of rows per block;
+                 // deterministic unless split over column blocks (then atomics); plus_times fp32/fp16/bf16
+};
+const char* kernel_name(Kernel k);
+
+enum class Status : std::uint8_t { Success, InvalidArgument, Unsupported, CudaError };
+const char* status_name(Status s);
+
+// The pattern of W: CSR with 32-bit indices in device memory, column indices sorted within each row
+// and unique. The plan copies what it needs; these arrays may be freed after Plan::create.
+struct CsrPattern {
+  std::int32_t rows = 0;
+  std::int32_t cols = 0;
+  std::int64_t nnz = 0;
+  const std::int32_t* row_ptr = nullptr;   // rows + 1 entries
+  const std::int32_t* col_idx = nullptr;   // nnz entries
+};
+
+struct PlanOptions {
+  bool transposed = false;   // also build the transposed pattern (needed for Orientation::WtX)
+  bool coo = false;          // also build the COO row/column arrays (needed for Kernel::SnackCoo)
+};
+
+// A dense operand: element (i, j) of an r x c matrix is data[i * ld + j] (RowMajor, ld >= c) or
+// data[i + j * ld] (ColMajor, ld >= r).
+struct Dense {
+  void* data = nullptr;
+  std::int64_t ld = 0;
+  Layout layout = Layout::RowMajor;
+};
+
+// Column-block configuration for Kernel::ColumnBlock (0 = the dispatcher's choice for each field).
+struct ColumnBlockConfig {
+  int batch_tile = 0;      // 8 or 32 values of the batch per pass
+  int block_cols = 0;      // columns of X staged per block (a power of two >= 256)
+  int rows_per_cta = 0;    // rows owned by one thread block
+  int splits = 0;          // column-block ranges per row range (>1: partial sums added with atomics)
+};
+
+struct SpmmArgs {
+  Orientation orientation = Orientation::WX;
+  SemiringId semiring{};
+  ValueType type = ValueType::FP32;
+  const void* values = nullptr;   // nnz values of W in the pattern's CSR order
+  Dense x{};
+  Dense y{};
+  std::int32_t batch = 1;
+  bool deterministic = false;     // bitwise identical results run to run (no atomics)
+  Kernel kernel = Kernel::Auto;
+  ColumnBlockConfig column_block{};
+  cudaStream_t stream = nullptr;
+};
+
+// What the dispatcher would run for a call (for tests, the benchmark and logs).
+struct Choice {
+  Kernel kernel = Kernel::RowSegment;
+  int batch_tile = 1;
+  int group_lanes = 32;             // RowSegment: lanes per segment
+  ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
+  std::string describe() const;
+};
+
+class Plan {
+ public:
+  // Preprocesses the pattern (synchronizes `stream`; the pattern's index arrays are read once).
+  static std::unique_ptr<Plan> create(const CsrPattern& pattern, const PlanOptions& options = {},
+                                      cudaStream_t stream = nullptr);
+  ~Plan();
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  std::int32_t rows() const;
+  std::int32_t cols() const;
+  std::int64_t nnz() const;
+  std::int32_t max_row_nnz() const;
+  bool has_transposed() const;
+  bool has_coo() const;
+  // Device bytes the plan holds (pattern structures and workspace).
+  std::size_t device_bytes() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  Plan();
+  static std::unique_ptr<Plan> from_host(std::int32_t rows, std::int32_t cols,
+                                         const std::vector<std::int32_t>& row_ptr,
+                                         const std::vector<std::int32_t>& col_idx, const PlanOptions& options,
+                                         cudaStream_t stream);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The dispatcher's choice for a call (no work is done).
+Choice choose(const Plan& plan, const SpmmArgs& args);
+
+// Y = op(W) (+).(x) X on args.stream. Asynchronous; returns InvalidArgument / Unsupported without
+// launching anything, CudaError when a launch failed. `message`, when given, receives the reason.
+Status spmm(Plan& plan, const SpmmArgs& args, std::string* message = nullptr);
+
+}  // namespace snk::cuda

@@ -1,0 +1,193 @@
+// spmm/plan.cu: building a Plan from a CSR pattern (once per pattern, on the host).
+//
+// The pattern comes back to the host once; there it is checked (row pointers monotone, columns in range
+// and strictly increasing within a row) and turned into the structures the kernels stream: 16-bit packed
+// columns (col & 0xffff; rows are cut at 65536-column boundaries so a per-segment base restores the
+// column), bounded row segments of at most L non-zeros with L = max(1024, 8 x the average row length)
+// (rows cut into several segments get partial-row slots and a fix-up entry), column-block segment
+// offsets at a fine granularity (256 columns, or more so that a row has at most 256 fine blocks; coarser
+// column blocks take every ratio-th offset), and on request the COO arrays for SNACK-COO and the
+// transposed pattern (CSR of W^T plus the permutation of W's values into it).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "spmm/plan_impl.hpp"
+
+namespace snk::cuda {
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("snk::cuda::Plan: ") + what + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace
+
+Plan::Plan() : impl_(std::make_unique<Impl>()) {}
+Plan::~Plan() = default;
+
+std::int32_t Plan::rows() const { return impl_->rows; }
+std::int32_t Plan::cols() const { return impl_->cols; }
+std::int64_t Plan::nnz() const { return impl_->nnz; }
+std::int32_t Plan::max_row_nnz() const { return impl_->max_row_nnz; }
+bool Plan::has_transposed() const { return impl_->transposed != nullptr; }
+bool Plan::has_coo() const { return impl_->has_coo; }
+std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
+
+std::size_t Plan::Impl::device_bytes() const {
+  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + segoff.bytes() +
+                  coo_row.bytes() + coo_col.bytes() + perm.bytes() + ws_partial.bytes() + ws_x.bytes() +
+                  ws_values.bytes();
+  if (transposed) b += transposed->device_bytes();
+  return b;
+}
+
+std::unique_ptr<Plan> Plan::create(const CsrPattern& pat, const PlanOptions& options, cudaStream_t stream) {
+  if (pat.rows < 0 || pat.cols < 0 || pat.nnz < 0 || pat.nnz > 0x7ffffff0LL)
+    throw std::invalid_argument("snk::cuda::Plan: dimensions out of range (32-bit indices)");
+  if (!pat.row_ptr || (pat.nnz > 0 && !pat.col_idx))
+    throw std::invalid_argument("snk::cuda::Plan: null pattern array");
+  std::vector<std::int32_t> row_ptr(std::size_t(pat.rows) + 1), col(static_cast<std::size_t>(pat.nnz));
+  check(cudaMemcpyAsync(row_ptr.data(), pat.row_ptr, row_ptr.size() * 4, cudaMemcpyDeviceToHost, stream), "copy row_ptr");
+  if (pat.nnz)
+    check(cudaMemcpyAsync(col.data(), pat.col_idx, col.size() * 4, cudaMemcpyDeviceToHost, stream), "copy col_idx");
+  check(cudaStreamSynchronize(stream), "synchronize");
+  if (row_ptr.back() != pat.nnz) throw std::invalid_argument("snk::cuda::Plan: row_ptr[rows] != nnz");
+  return from_host(pat.rows, pat.cols, row_ptr, col, options, stream);
+}
+
+std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& rp,
+                                      const std::vector<std::int32_t>& col, const PlanOptions& options,
+                                      cudaStream_t stream) {
+  std::unique_ptr<Plan> plan(new Plan());
+  Impl& im = *plan->impl_;
+  im.rows = rows;
+  im.cols = cols;
+  im.nnz = static_cast<std::int64_t>(col.size());
+  int dev = 0;
+  check(cudaGetDevice(&dev), "get device");
+  check(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, dev), "device attribute");
+
+  // Checks.
+  if (rp[0] != 0) throw std::invalid_argument("snk::cuda::Plan: row_ptr[0] != 0");
+  for (std::int32_t r = 0; r < rows; ++r) {
+    if (rp[r + 1] < rp[r]) throw std::invalid_argument("snk::cuda::Plan: row_ptr not monotone");
+    for (std::int32_t j = rp[r]; j < rp[r + 1]; ++j) {
+      if (col[j] < 0 || col[j] >= cols) throw std::invalid_argument("snk::cuda::Plan: column out of range");
+      if (j > rp[r] && col[j] <= col[j - 1])
+        throw std::invalid_argument("snk::cuda::Plan: columns not strictly increasing within a row");
+    }
+    im.max_row_nnz = std::max(im.max_row_nnz, rp[r + 1] - rp[r]);
+  }
+  im.avg_row_nnz = rows ? double(im.nnz) / rows : 0.0;
+
+  // Packed columns.
+  {
+    std::vector<std::uint16_t> c16(col.size());
+    for (std::size_t j = 0; j < col.size(); ++j) c16[j] = static_cast<std::uint16_t>(col[j] & 0xffff);
+    check(im.col16.upload(c16, c16.size() + 8, stream), "upload col16");
+    check(cudaStreamSynchronize(stream), "synchronize");
+  }
+
+  // Bounded row segments.
+  {
+    const std::int64_t limit = std::max<std::int64_t>(1024, 8 * static_cast<std::int64_t>(std::ceil(im.avg_row_nnz)));
+    const bool wide = cols > 65536;
+    std::vector<int4> items, splits;
+    std::vector<int> colbase;
+    items.reserve(rows);
+    std::vector<std::array<int, 3>> pieces;
+    int slot = 0;
+    for (std::int32_t r = 0; r < rows; ++r) {
+      pieces.clear();
+      int j = rp[r];
+      const int e = rp[r + 1];
+      while (j < e) {
+        int stop = e;
+        const int base = wide ? (col[j] & ~0xffff) : 0;
+        if (wide) {
+          stop = j;
+          while (stop < e && (col[stop] & ~0xffff) == base) ++stop;
+        }
+        for (int a = j; a < stop; a = static_cast<int>(std::min<std::int64_t>(stop, a + limit)))
+          pieces.push_back({a, static_cast<int>(std::min<std::int64_t>(stop, a + limit)), base});
+        j = stop;
+      }
+      if (pieces.size() <= 1) {
+        items.push_back(make_int4(r, rp[r], e, -1));
+        colbase.push_back(pieces.empty() ? 0 : pieces[0][2]);
+      } else {
+        splits.push_back(make_int4(r, slot, static_cast<int>(pieces.size()), 0));
+        for (auto& pc : pieces) {
+          items.push_back(make_int4(r, pc[0], pc[1], slot++));
+          colbase.push_back(pc[2]);
+        }
+      }
+    }
+    im.n_items = static_cast<std::int64_t>(items.size());
+    im.n_splits = static_cast<int>(splits.size());
+    im.n_slots = slot;
+    check(im.items.upload(items, 0, stream), "upload items");
+    if (!splits.empty()) check(im.splits.upload(splits, 0, stream), "upload splits");
+    if (wide) check(im.item_colbase.upload(colbase, 0, stream), "upload colbase");
+    check(cudaStreamSynchronize(stream), "synchronize");
+  }
+
+  // Column-block segment offsets.
+  {
+    int fine = 256;
+    while ((static_cast<std::int64_t>(cols) + fine - 1) / fine > 256) fine *= 2;
+    const int nf = static_cast<int>((static_cast<std::int64_t>(cols) + fine - 1) / fine);
+    im.fine_cols = fine;
+    im.n_fine = nf;
+    if (static_cast<std::int64_t>(rows) * (nf + 1) <= (std::int64_t(1) << 26)) {
+      std::vector<int> seg(static_cast<std::size_t>(rows) * (nf + 1));
+      for (std::int32_t r = 0; r < rows; ++r) {
+        int j = rp[r];
+        int* s = seg.data() + static_cast<std::size_t>(r) * (nf + 1);
+        for (int f = 0; f < nf; ++f) {
+          const std::int64_t c0 = static_cast<std::int64_t>(f) * fine;
+          while (j < rp[r + 1] && col[j] < c0) ++j;
+          s[f] = j;
+        }
+        s[nf] = rp[r + 1];
+      }
+      check(im.segoff.upload(seg, 0, stream), "upload segment offsets");
+      check(cudaStreamSynchronize(stream), "synchronize");
+    }
+  }
+
+  if (options.coo) {
+    std::vector<int> rows_of(col.size());
+    for (std::int32_t r = 0; r < rows; ++r)
+      for (int j = rp[r]; j < rp[r + 1]; ++j) rows_of[j] = r;
+    check(im.coo_row.upload(rows_of, 0, stream), "upload coo rows");
+    check(im.coo_col.upload(col, 0, stream), "upload coo cols");
+    check(cudaStreamSynchronize(stream), "synchronize");
+    im.has_coo = true;
+  }
+
+  if (options.transposed) {
+    std::vector<std::int32_t> cp(std::size_t(cols) + 1, 0), rt(col.size()), perm(col.size());
+    for (std::size_t j = 0; j < col.size(); ++j) ++cp[col[j] + 1];
+    for (std::int32_t c = 0; c < cols; ++c) cp[c + 1] += cp[c];
+    std::vector<std::int32_t> next(cp.begin(), cp.end() - 1);
+    for (std::int32_t r = 0; r < rows; ++r)
+      for (int j = rp[r]; j < rp[r + 1]; ++j) {
+        const int pos = next[col[j]]++;
+        rt[pos] = r;
+        perm[pos] = j;
+      }
+    PlanOptions sub;
+    sub.coo = options.coo;
+    im.transposed = from_host(cols, rows, cp, rt, sub, stream);
+    check(im.perm.upload(perm, 0, stream), "upload permutation");
+    check(cudaStreamSynchronize(stream), "synchronize");
+  }
+  return plan;
+}
+
+}  // namespace snk::cuda

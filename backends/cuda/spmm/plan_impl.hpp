@@ -1,0 +1,116 @@
+// spmm/plan_impl.hpp: what a Plan holds (private to the spmm sources), and the kernel launchers.
+//
+// The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row
+// segments ("items") and the split-row table for the fix-up, the column-block segment offsets, and
+// optionally the COO arrays (SNACK-COO) and the transposed pattern with its value permutation. It also
+// owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one stream
+// at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
+// the instantiations compile in parallel.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <vector_types.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "spmm/dispatch.hpp"
+
+namespace snk::cuda {
+
+struct RowSegParams;
+struct ColBlockParams;
+struct SnackCooParams;
+
+// A device array that frees itself.
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  ~DeviceArray() { reset(); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  void reset() {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    n_ = 0;
+  }
+  // Grows to at least n elements (contents lost on growth). Returns the CUDA error, if any.
+  cudaError_t reserve(std::size_t n) {
+    if (n <= n_ && ptr_) return cudaSuccess;
+    reset();
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&ptr_), (n ? n : 1) * sizeof(T));
+    if (e == cudaSuccess) n_ = n;
+    else ptr_ = nullptr;
+    return e;
+  }
+  cudaError_t upload(const std::vector<T>& h, std::size_t padded = 0, cudaStream_t s = nullptr) {
+    cudaError_t e = reserve(std::max(h.size(), padded));
+    if (e != cudaSuccess) return e;
+    if (padded > h.size()) {
+      e = cudaMemsetAsync(ptr_, 0, padded * sizeof(T), s);
+      if (e != cudaSuccess) return e;
+    }
+    if (h.empty()) return cudaSuccess;
+    return cudaMemcpyAsync(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s);
+  }
+  T* get() const { return ptr_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+struct Plan::Impl {
+  std::int32_t rows = 0, cols = 0;
+  std::int64_t nnz = 0;
+  std::int32_t max_row_nnz = 0;
+  double avg_row_nnz = 0;
+  int sm_count = 132;
+
+  DeviceArray<std::uint16_t> col16;   // nnz + 8 (padding for chunk loads)
+  DeviceArray<int4> items;            // {row, begin, end, slot}
+  std::int64_t n_items = 0;
+  DeviceArray<int> item_colbase;      // only when cols > 65536
+  DeviceArray<int4> splits;           // {row, first slot, count, 0}
+  int n_splits = 0;
+  int n_slots = 0;
+
+  DeviceArray<int> segoff;            // [rows][n_fine + 1]; empty when too large
+  int fine_cols = 256;
+  int n_fine = 0;
+
+  DeviceArray<int> coo_row, coo_col;  // SNACK-COO
+  bool has_coo = false;
+
+  std::unique_ptr<Plan> transposed;   // pattern of W^T
+  DeviceArray<int> perm;              // value of W^T's j-th non-zero = values[perm[j]]
+
+  // Workspaces.
+  DeviceArray<unsigned char> ws_partial, ws_x, ws_values;
+
+  std::size_t device_bytes() const;
+};
+
+// Launchers (each returns the launch's error).
+cudaError_t launch_rowseg_plus_times(ValueType vt, int bt, int g, const RowSegParams& p, int sm_count,
+                                     const int4* splits, int n_splits, cudaStream_t s);
+cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
+                                  int sm_count, const int4* splits, int n_splits, cudaStream_t s);
+cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, cudaStream_t s);
+cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s);
+// Helpers: dst(i, j) = src(i, j) for an r x c matrix of elem_size-byte values with general strides.
+cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
+                                std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c,
+                                int elem_size, cudaStream_t s);
+// dst[j] = src[perm[j]].
+cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int64_t n, int elem_size,
+                          cudaStream_t s);
+// COO rows from CSR row pointers.
+cudaError_t launch_expand_rows(int* row, const int* row_ptr, int rows, cudaStream_t s);
+
+}  // namespace snk::cuda

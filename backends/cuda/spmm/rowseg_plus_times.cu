@@ -1,0 +1,50 @@
+// spmm/rowseg_plus_times.cu: instantiations and launcher of the row-segment kernel for plus_times over
+// fp32 / fp16 / bf16 values (fp32 accumulation): batch tiles 1, 4, 8, 32 and group widths 8, 32.
+#include "spmm/csr_rowseg.cuh"
+#include "spmm/plan_impl.hpp"
+
+namespace snk::cuda {
+
+namespace {
+
+template <class VT, int BT, int G>
+cudaError_t launch_one(const RowSegParams& p, int sm_count, const int4* splits, int n_splits, cudaStream_t s) {
+  constexpr int kThreads = 256;
+  const std::int64_t groups_per_block = kThreads / G;
+  std::int64_t blocks = (p.n_items + groups_per_block - 1) / groups_per_block;
+  blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sm_count) * 32));
+  dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
+  rowseg_kernel<PlusTimes, VT, BT, G><<<grid, kThreads, 0, s>>>(p, PlusTimes{});
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess || n_splits == 0) return e;
+  const std::int64_t n = std::int64_t(n_splits) * p.batch;
+  rowseg_fixup_kernel<PlusTimes, VT><<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(
+      splits, n_splits, p.partial, p.batch, p.y, p.ys_row, p.ys_col, PlusTimes{});
+  return cudaGetLastError();
+}
+
+template <class VT>
+cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4* sp, int ns, cudaStream_t s) {
+  const bool wide = g >= 32;
+  switch (bt) {
+    case 1: return wide ? launch_one<VT, 1, 32>(p, sm, sp, ns, s) : launch_one<VT, 1, 8>(p, sm, sp, ns, s);
+    case 4: return wide ? launch_one<VT, 4, 32>(p, sm, sp, ns, s) : launch_one<VT, 4, 8>(p, sm, sp, ns, s);
+    case 8: return wide ? launch_one<VT, 8, 32>(p, sm, sp, ns, s) : launch_one<VT, 8, 8>(p, sm, sp, ns, s);
+    case 32: return wide ? launch_one<VT, 32, 32>(p, sm, sp, ns, s) : launch_one<VT, 32, 8>(p, sm, sp, ns, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_rowseg_plus_times(ValueType vt, int bt, int g, const RowSegParams& p, int sm_count,
+                                     const int4* splits, int n_splits, cudaStream_t s) {
+  switch (vt) {
+    case ValueType::FP32: return launch_type<float>(bt, g, p, sm_count, splits, n_splits, s);
+    case ValueType::FP16: return launch_type<__half>(bt, g, p, sm_count, splits, n_splits, s);
+    case ValueType::BF16: return launch_type<__nv_bfloat16>(bt, g, p, sm_count, splits, n_splits, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace snk::cuda
