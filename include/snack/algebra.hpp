@@ -10,8 +10,8 @@
 // Domains: an operator's inputs and output each have a Type. For the comparison operators (EQ ... LE) the
 // output is BOOL and the inputs are the named type; for the logical operators LOR/LAND/LXOR/LXNOR everything
 // is BOOL. Positional index-unary operators (ROWINDEX ... ROWGT) ignore the value of x; their xtype is
-// nullptr ("any type"), their thunk type is INT64 (ROWINDEX/COLINDEX/DIAGINDEX come in INT32 and INT64
-// output variants).
+// nullptr ("any type"), their thunk type is INT64, except ROWINDEX/COLINDEX/DIAGINDEX, which come in INT32
+// and INT64 variants whose thunk has the output's type (as in SuiteSparse).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,7 @@ enum class BinaryOpcode : std::uint8_t {
 };
 
 enum class IndexUnaryOpcode : std::uint8_t {
-  RowIndex, ColIndex, DiagIndex,   // z = i + y, j + y, j - i + y (z INT32 or INT64)
+  RowIndex, ColIndex, DiagIndex,   // z = i + y, j + y, j - (i + y) (z INT32 or INT64; SuiteSparse's DIAGINDEX)
   Tril, Triu, Diag, Offdiag,       // z = j <= i + y, j >= i + y, j == i + y, j != i + y
   ColLe, ColGt, RowLe, RowGt,      // z = j <= y, j > y, i <= y, i > y
   ValueEq, ValueNe, ValueLt, ValueLe, ValueGt, ValueGe,   // z = x OP y

@@ -60,7 +60,9 @@ bool castable(const Type* to, const Type* from);
 
 // One value / n contiguous values cast from `from` to `to`. Both must be castable (checked by callers).
 using CastFunction = void (*)(void* dst, const void* src);
-CastFunction cast_function(const Type* to, const Type* from);  // nullptr if not castable; memcpy if same
+// cast_function: nullptr if not castable, and for a UDT (whose copy needs its size: use cast_array, which
+// copies when to == from); a plain copy for the same builtin type.
+CastFunction cast_function(const Type* to, const Type* from);
 void cast_array(const Type* to, void* dst, const Type* from, const void* src, std::size_t n);
 
 // Calls f.template operator()<T>() with T the C++ type of a builtin code (Bool -> bool, ...).
