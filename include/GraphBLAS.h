@@ -1,0 +1,645 @@
+/* GraphBLAS.h: snack's C API, the GraphBLAS C API specification 2.0, written from the specification.
+ *
+ * Every object, method, operation, predefined type/operator/monoid/semiring/descriptor and GrB_Info code
+ * of the specification 2.0 is declared here, with the C11 _Generic polymorphic names (GrB_assign,
+ * GrB_apply, GrB_reduce, ...), plus snack's extensions under the SNK_ prefix (backend choice, fallback
+ * counters, determinism, a MatrixMarket reader). User code writes the standard names (GrB_mxm, ...); each
+ * declaration carries an asm label that makes the linker use a prefixed symbol (snk_GrB_mxm, ...), so this
+ * library and SuiteSparse:GraphBLAS (or any other GraphBLAS) can live in one process without their
+ * symbols colliding. Compiles as C11 and as C++ (the functions have C linkage; the _Generic names are C
+ * only). Functions are grouped by object as in the specification; the typed families (the 11 builtin
+ * types and UDT) are declared through SNK_FOR_EACH_TYPE, whose expansion gives e.g.
+ * GrB_Matrix_setElement_FP64(GrB_Matrix C, double x, GrB_Index i, GrB_Index j).
+ *
+ * Inside snack's own source tree, <GraphBLAS.h> must also reach SuiteSparse's header (the reference
+ * backend and the tests that compare against SuiteSparse include it): there, a translation unit that does
+ * not define SNACK_C_API gets the next GraphBLAS.h on the include path (SuiteSparse's) instead of this
+ * one. The installed copy of this file defines SNACK_C_API itself, so installed users always get snack's
+ * API. */
+#if !defined(SNACK_C_API) && !defined(SNACK_C_API_INSTALLED)
+#include_next <GraphBLAS.h>
+#else
+
+#ifndef SNACK_GRAPHBLAS_H
+#define SNACK_GRAPHBLAS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The symbol every declaration below links to: "snk_" + the standard name. */
+#define SNK_SYMBOL(name) __asm__("snk_" #name)
+
+/* ==== versions ========================================================================================= */
+#define GRB_VERSION 2
+#define GRB_SUBVERSION 0
+#define SNK_VERSION_MAJOR 0
+#define SNK_VERSION_MINOR 1
+#define SNK_VERSION_PATCH 0
+
+/* ==== basic types and constants ======================================================================== */
+typedef uint64_t GrB_Index;
+#define GrB_INDEX_MAX ((GrB_Index)(1ULL << 60) - 1)
+#define GrB_NULL NULL
+#define GrB_INVALID_HANDLE NULL
+
+typedef enum {
+  GrB_SUCCESS = 0,
+  GrB_NO_VALUE = 1,
+  GrB_UNINITIALIZED_OBJECT = -1,
+  GrB_NULL_POINTER = -2,
+  GrB_INVALID_VALUE = -3,
+  GrB_INVALID_INDEX = -4,
+  GrB_DOMAIN_MISMATCH = -5,
+  GrB_DIMENSION_MISMATCH = -6,
+  GrB_OUTPUT_NOT_EMPTY = -7,
+  GrB_NOT_IMPLEMENTED = -8,
+  GrB_PANIC = -101,
+  GrB_OUT_OF_MEMORY = -102,
+  GrB_INSUFFICIENT_SPACE = -103,
+  GrB_INVALID_OBJECT = -104,
+  GrB_INDEX_OUT_OF_BOUNDS = -105,
+  GrB_EMPTY_OBJECT = -106
+} GrB_Info;
+
+typedef enum { GrB_NONBLOCKING = 0, GrB_BLOCKING = 1 } GrB_Mode;
+typedef enum { GrB_COMPLETE = 0, GrB_MATERIALIZE = 1 } GrB_WaitMode;
+typedef enum { GrB_OUTP = 0, GrB_MASK = 1, GrB_INP0 = 2, GrB_INP1 = 3 } GrB_Desc_Field;
+typedef enum {
+  GrB_DEFAULT = 0,
+  GrB_REPLACE = 1,
+  GrB_COMP = 2,
+  GrB_TRAN = 3,
+  GrB_STRUCTURE = 4,
+  GrB_COMP_STRUCTURE = 6
+} GrB_Desc_Value;
+typedef enum { GrB_CSR_FORMAT = 0, GrB_CSC_FORMAT = 1, GrB_COO_FORMAT = 2 } GrB_Format;
+
+/* Opaque objects. */
+typedef struct SNK_Type_opaque *GrB_Type;
+typedef struct SNK_UnaryOp_opaque *GrB_UnaryOp;
+typedef struct SNK_BinaryOp_opaque *GrB_BinaryOp;
+typedef struct SNK_IndexUnaryOp_opaque *GrB_IndexUnaryOp;
+typedef struct SNK_Monoid_opaque *GrB_Monoid;
+typedef struct SNK_Semiring_opaque *GrB_Semiring;
+typedef struct SNK_Scalar_opaque *GrB_Scalar;
+typedef struct SNK_Vector_opaque *GrB_Vector;
+typedef struct SNK_Matrix_opaque *GrB_Matrix;
+typedef struct SNK_Descriptor_opaque *GrB_Descriptor;
+
+/* User function signatures (spec 2.0 writes them out in full; these names are for convenience, and the
+ * GxB_ spellings keep code written for other implementations compiling). */
+typedef void (*SNK_unary_function)(void *z, const void *x);
+typedef void (*SNK_binary_function)(void *z, const void *x, const void *y);
+typedef void (*SNK_index_unary_function)(void *z, const void *x, GrB_Index i, GrB_Index j, const void *y);
+typedef SNK_unary_function GxB_unary_function;
+typedef SNK_binary_function GxB_binary_function;
+typedef SNK_index_unary_function GxB_index_unary_function;
+
+/* GrB_ALL: pass as an index list to mean every index 0 .. n-1. */
+extern const GrB_Index *const GrB_ALL SNK_SYMBOL(GrB_ALL);
+
+/* The typed families: X(suffix, value type, input array type, output pointer type). */
+#define SNK_FOR_EACH_BUILTIN_TYPE(X)                       \
+  X(BOOL, bool, const bool *, bool *)                      \
+  X(INT8, int8_t, const int8_t *, int8_t *)                \
+  X(UINT8, uint8_t, const uint8_t *, uint8_t *)            \
+  X(INT16, int16_t, const int16_t *, int16_t *)            \
+  X(UINT16, uint16_t, const uint16_t *, uint16_t *)        \
+  X(INT32, int32_t, const int32_t *, int32_t *)            \
+  X(UINT32, uint32_t, const uint32_t *, uint32_t *)        \
+  X(INT64, int64_t, const int64_t *, int64_t *)            \
+  X(UINT64, uint64_t, const uint64_t *, uint64_t *)        \
+  X(FP32, float, const float *, float *)                   \
+  X(FP64, double, const double *, double *)
+#define SNK_FOR_EACH_TYPE(X) SNK_FOR_EACH_BUILTIN_TYPE(X) X(UDT, const void *, const void *, void *)
+
+/* ==== context ========================================================================================== */
+GrB_Info GrB_init(GrB_Mode mode) SNK_SYMBOL(GrB_init);
+GrB_Info GrB_finalize(void) SNK_SYMBOL(GrB_finalize);
+GrB_Info GrB_getVersion(unsigned int *version, unsigned int *subversion) SNK_SYMBOL(GrB_getVersion);
+
+/* ==== per-object wait, error, free (polymorphic GrB_wait / GrB_error / GrB_free below) ================= */
+#define SNK_DECLARE_OBJECT_METHODS(Object)                                                              \
+  GrB_Info GrB_##Object##_wait(GrB_##Object obj, GrB_WaitMode mode) SNK_SYMBOL(GrB_##Object##_wait);     \
+  GrB_Info GrB_##Object##_error(const char **error, const GrB_##Object obj)                            \
+      SNK_SYMBOL(GrB_##Object##_error);                                                                \
+  GrB_Info GrB_##Object##_free(GrB_##Object *obj) SNK_SYMBOL(GrB_##Object##_free);
+SNK_DECLARE_OBJECT_METHODS(Type)
+SNK_DECLARE_OBJECT_METHODS(UnaryOp)
+SNK_DECLARE_OBJECT_METHODS(BinaryOp)
+SNK_DECLARE_OBJECT_METHODS(IndexUnaryOp)
+SNK_DECLARE_OBJECT_METHODS(Monoid)
+SNK_DECLARE_OBJECT_METHODS(Semiring)
+SNK_DECLARE_OBJECT_METHODS(Scalar)
+SNK_DECLARE_OBJECT_METHODS(Vector)
+SNK_DECLARE_OBJECT_METHODS(Matrix)
+SNK_DECLARE_OBJECT_METHODS(Descriptor)
+
+/* ==== algebra: types, operators, monoids, semirings ==================================================== */
+GrB_Info GrB_Type_new(GrB_Type *type, size_t sizeof_ctype) SNK_SYMBOL(GrB_Type_new);
+GrB_Info GrB_UnaryOp_new(GrB_UnaryOp *op, SNK_unary_function fn, GrB_Type d_out, GrB_Type d_in)
+    SNK_SYMBOL(GrB_UnaryOp_new);
+GrB_Info GrB_BinaryOp_new(GrB_BinaryOp *op, SNK_binary_function fn, GrB_Type d_out, GrB_Type d_in1,
+                          GrB_Type d_in2) SNK_SYMBOL(GrB_BinaryOp_new);
+GrB_Info GrB_IndexUnaryOp_new(GrB_IndexUnaryOp *op, SNK_index_unary_function fn, GrB_Type d_out,
+                              GrB_Type d_in1, GrB_Type d_in2) SNK_SYMBOL(GrB_IndexUnaryOp_new);
+#define SNK_DECLARE_MONOID_NEW(T, value, in, out) \
+  GrB_Info GrB_Monoid_new_##T(GrB_Monoid *monoid, GrB_BinaryOp op, value identity) SNK_SYMBOL(GrB_Monoid_new_##T);
+SNK_FOR_EACH_TYPE(SNK_DECLARE_MONOID_NEW)
+GrB_Info GrB_Semiring_new(GrB_Semiring *semiring, GrB_Monoid add_monoid, GrB_BinaryOp multiply)
+    SNK_SYMBOL(GrB_Semiring_new);
+
+/* ==== GrB_Scalar ======================================================================================= */
+GrB_Info GrB_Scalar_new(GrB_Scalar *s, GrB_Type type) SNK_SYMBOL(GrB_Scalar_new);
+GrB_Info GrB_Scalar_dup(GrB_Scalar *s, const GrB_Scalar t) SNK_SYMBOL(GrB_Scalar_dup);
+GrB_Info GrB_Scalar_clear(GrB_Scalar s) SNK_SYMBOL(GrB_Scalar_clear);
+GrB_Info GrB_Scalar_nvals(GrB_Index *nvals, const GrB_Scalar s) SNK_SYMBOL(GrB_Scalar_nvals);
+#define SNK_DECLARE_SCALAR_TYPED(T, value, in, out)                                                      \
+  GrB_Info GrB_Scalar_setElement_##T(GrB_Scalar s, value x) SNK_SYMBOL(GrB_Scalar_setElement_##T);       \
+  GrB_Info GrB_Scalar_extractElement_##T(out x, const GrB_Scalar s) SNK_SYMBOL(GrB_Scalar_extractElement_##T);
+SNK_FOR_EACH_TYPE(SNK_DECLARE_SCALAR_TYPED)
+
+/* ==== GrB_Vector ======================================================================================= */
+GrB_Info GrB_Vector_new(GrB_Vector *v, GrB_Type type, GrB_Index n) SNK_SYMBOL(GrB_Vector_new);
+GrB_Info GrB_Vector_dup(GrB_Vector *w, const GrB_Vector u) SNK_SYMBOL(GrB_Vector_dup);
+GrB_Info GrB_Vector_clear(GrB_Vector v) SNK_SYMBOL(GrB_Vector_clear);
+GrB_Info GrB_Vector_size(GrB_Index *n, const GrB_Vector v) SNK_SYMBOL(GrB_Vector_size);
+GrB_Info GrB_Vector_nvals(GrB_Index *nvals, const GrB_Vector v) SNK_SYMBOL(GrB_Vector_nvals);
+GrB_Info GrB_Vector_resize(GrB_Vector w, GrB_Index n) SNK_SYMBOL(GrB_Vector_resize);
+GrB_Info GrB_Vector_removeElement(GrB_Vector v, GrB_Index i) SNK_SYMBOL(GrB_Vector_removeElement);
+GrB_Info GrB_Vector_setElement_Scalar(GrB_Vector w, GrB_Scalar x, GrB_Index i)
+    SNK_SYMBOL(GrB_Vector_setElement_Scalar);
+GrB_Info GrB_Vector_extractElement_Scalar(GrB_Scalar x, const GrB_Vector v, GrB_Index i)
+    SNK_SYMBOL(GrB_Vector_extractElement_Scalar);
+#define SNK_DECLARE_VECTOR_TYPED(T, value, in, out)                                                      \
+  GrB_Info GrB_Vector_build_##T(GrB_Vector w, const GrB_Index *I, in X, GrB_Index nvals,                \
+                                const GrB_BinaryOp dup) SNK_SYMBOL(GrB_Vector_build_##T);              \
+  GrB_Info GrB_Vector_setElement_##T(GrB_Vector w, value x, GrB_Index i)                               \
+      SNK_SYMBOL(GrB_Vector_setElement_##T);                                                           \
+  GrB_Info GrB_Vector_extractElement_##T(out x, const GrB_Vector v, GrB_Index i)                       \
+      SNK_SYMBOL(GrB_Vector_extractElement_##T);                                                       \
+  GrB_Info GrB_Vector_extractTuples_##T(GrB_Index *I, out X, GrB_Index *nvals, const GrB_Vector v)     \
+      SNK_SYMBOL(GrB_Vector_extractTuples_##T);
+SNK_FOR_EACH_TYPE(SNK_DECLARE_VECTOR_TYPED)
+
+/* ==== GrB_Matrix ======================================================================================= */
+GrB_Info GrB_Matrix_new(GrB_Matrix *A, GrB_Type type, GrB_Index nrows, GrB_Index ncols)
+    SNK_SYMBOL(GrB_Matrix_new);
+GrB_Info GrB_Matrix_dup(GrB_Matrix *C, const GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_dup);
+GrB_Info GrB_Matrix_clear(GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_clear);
+GrB_Info GrB_Matrix_nrows(GrB_Index *nrows, const GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_nrows);
+GrB_Info GrB_Matrix_ncols(GrB_Index *ncols, const GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_ncols);
+GrB_Info GrB_Matrix_nvals(GrB_Index *nvals, const GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_nvals);
+GrB_Info GrB_Matrix_resize(GrB_Matrix C, GrB_Index nrows, GrB_Index ncols) SNK_SYMBOL(GrB_Matrix_resize);
+GrB_Info GrB_Matrix_removeElement(GrB_Matrix C, GrB_Index i, GrB_Index j) SNK_SYMBOL(GrB_Matrix_removeElement);
+GrB_Info GrB_Matrix_setElement_Scalar(GrB_Matrix C, GrB_Scalar x, GrB_Index i, GrB_Index j)
+    SNK_SYMBOL(GrB_Matrix_setElement_Scalar);
+GrB_Info GrB_Matrix_extractElement_Scalar(GrB_Scalar x, const GrB_Matrix A, GrB_Index i, GrB_Index j)
+    SNK_SYMBOL(GrB_Matrix_extractElement_Scalar);
+/* C = a square matrix with v on diagonal k (k > 0 above the main diagonal). */
+GrB_Info GrB_Matrix_diag(GrB_Matrix *C, const GrB_Vector v, int64_t k) SNK_SYMBOL(GrB_Matrix_diag);
+#define SNK_DECLARE_MATRIX_TYPED(T, value, in, out)                                                      \
+  GrB_Info GrB_Matrix_build_##T(GrB_Matrix C, const GrB_Index *I, const GrB_Index *J, in X,             \
+                                GrB_Index nvals, const GrB_BinaryOp dup) SNK_SYMBOL(GrB_Matrix_build_##T); \
+  GrB_Info GrB_Matrix_setElement_##T(GrB_Matrix C, value x, GrB_Index i, GrB_Index j)                  \
+      SNK_SYMBOL(GrB_Matrix_setElement_##T);                                                           \
+  GrB_Info GrB_Matrix_extractElement_##T(out x, const GrB_Matrix A, GrB_Index i, GrB_Index j)          \
+      SNK_SYMBOL(GrB_Matrix_extractElement_##T);                                                       \
+  GrB_Info GrB_Matrix_extractTuples_##T(GrB_Index *I, GrB_Index *J, out X, GrB_Index *nvals,           \
+                                        const GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_extractTuples_##T);  \
+  GrB_Info GrB_Matrix_import_##T(GrB_Matrix *A, GrB_Type type, GrB_Index nrows, GrB_Index ncols,       \
+                                 const GrB_Index *indptr, const GrB_Index *indices, in values,         \
+                                 GrB_Index indptr_len, GrB_Index indices_len, GrB_Index values_len,    \
+                                 GrB_Format format) SNK_SYMBOL(GrB_Matrix_import_##T);                 \
+  GrB_Info GrB_Matrix_export_##T(GrB_Index *indptr, GrB_Index *indices, out values,                    \
+                                 GrB_Index *indptr_len, GrB_Index *indices_len, GrB_Index *values_len, \
+                                 GrB_Format format, GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_export_##T);
+SNK_FOR_EACH_TYPE(SNK_DECLARE_MATRIX_TYPED)
+GrB_Info GrB_Matrix_exportSize(GrB_Index *indptr_len, GrB_Index *indices_len, GrB_Index *values_len,
+                               GrB_Format format, GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_exportSize);
+GrB_Info GrB_Matrix_exportHint(GrB_Format *format, GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_exportHint);
+/* Serialization: snack's own versioned, checksummed format. A corrupt or truncated blob gives
+ * GrB_INVALID_OBJECT. serializeSize gives the exact size serialize needs. */
+GrB_Info GrB_Matrix_serializeSize(GrB_Index *blob_size, GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_serializeSize);
+GrB_Info GrB_Matrix_serialize(void *blob, GrB_Index *blob_size, GrB_Matrix A) SNK_SYMBOL(GrB_Matrix_serialize);
+GrB_Info GrB_Matrix_deserialize(GrB_Matrix *A, GrB_Type type, const void *blob, GrB_Index blob_size)
+    SNK_SYMBOL(GrB_Matrix_deserialize);
+
+/* ==== GrB_Descriptor =================================================================================== */
+GrB_Info GrB_Descriptor_new(GrB_Descriptor *desc) SNK_SYMBOL(GrB_Descriptor_new);
+GrB_Info GrB_Descriptor_set(GrB_Descriptor desc, GrB_Desc_Field field, GrB_Desc_Value value)
+    SNK_SYMBOL(GrB_Descriptor_set);
+
+/* ==== operations ======================================================================================= */
+GrB_Info GrB_mxm(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, const GrB_Semiring op,
+                 const GrB_Matrix A, const GrB_Matrix B, const GrB_Descriptor desc) SNK_SYMBOL(GrB_mxm);
+GrB_Info GrB_vxm(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_Semiring op,
+                 const GrB_Vector u, const GrB_Matrix A, const GrB_Descriptor desc) SNK_SYMBOL(GrB_vxm);
+GrB_Info GrB_mxv(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_Semiring op,
+                 const GrB_Matrix A, const GrB_Vector u, const GrB_Descriptor desc) SNK_SYMBOL(GrB_mxv);
+
+#define SNK_DECLARE_EWISE(Kind, Op)                                                                      \
+  GrB_Info GrB_Vector_##Kind##_##Op(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum,       \
+                                    const GrB_##Op op, const GrB_Vector u, const GrB_Vector v,           \
+                                    const GrB_Descriptor desc) SNK_SYMBOL(GrB_Vector_##Kind##_##Op);     \
+  GrB_Info GrB_Matrix_##Kind##_##Op(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum,       \
+                                    const GrB_##Op op, const GrB_Matrix A, const GrB_Matrix B,           \
+                                    const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_##Kind##_##Op);
+SNK_DECLARE_EWISE(eWiseAdd, Semiring)
+SNK_DECLARE_EWISE(eWiseAdd, Monoid)
+SNK_DECLARE_EWISE(eWiseAdd, BinaryOp)
+SNK_DECLARE_EWISE(eWiseMult, Semiring)
+SNK_DECLARE_EWISE(eWiseMult, Monoid)
+SNK_DECLARE_EWISE(eWiseMult, BinaryOp)
+
+GrB_Info GrB_Vector_extract(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_Vector u,
+                            const GrB_Index *I, GrB_Index ni, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Vector_extract);
+GrB_Info GrB_Matrix_extract(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, const GrB_Matrix A,
+                            const GrB_Index *I, GrB_Index ni, const GrB_Index *J, GrB_Index nj,
+                            const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_extract);
+GrB_Info GrB_Col_extract(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_Matrix A,
+                         const GrB_Index *I, GrB_Index ni, GrB_Index j, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Col_extract);
+
+GrB_Info GrB_Vector_assign(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_Vector u,
+                           const GrB_Index *I, GrB_Index ni, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Vector_assign);
+GrB_Info GrB_Matrix_assign(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, const GrB_Matrix A,
+                           const GrB_Index *I, GrB_Index ni, const GrB_Index *J, GrB_Index nj,
+                           const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_assign);
+GrB_Info GrB_Col_assign(GrB_Matrix C, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_Vector u,
+                        const GrB_Index *I, GrB_Index ni, GrB_Index j, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Col_assign);
+GrB_Info GrB_Row_assign(GrB_Matrix C, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_Vector u,
+                        GrB_Index i, const GrB_Index *J, GrB_Index nj, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Row_assign);
+GrB_Info GrB_Vector_assign_Scalar(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, GrB_Scalar x,
+                                  const GrB_Index *I, GrB_Index ni, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Vector_assign_Scalar);
+GrB_Info GrB_Matrix_assign_Scalar(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, GrB_Scalar x,
+                                  const GrB_Index *I, GrB_Index ni, const GrB_Index *J, GrB_Index nj,
+                                  const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_assign_Scalar);
+
+GrB_Info GrB_Vector_apply(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, const GrB_UnaryOp op,
+                          const GrB_Vector u, const GrB_Descriptor desc) SNK_SYMBOL(GrB_Vector_apply);
+GrB_Info GrB_Matrix_apply(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, const GrB_UnaryOp op,
+                          const GrB_Matrix A, const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_apply);
+#define SNK_DECLARE_SCALAR_ARG_OPS(T, Scalar_t)                                                          \
+  GrB_Info GrB_Vector_assign_##T(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum,          \
+                                 Scalar_t x, const GrB_Index *I, GrB_Index ni, const GrB_Descriptor desc) \
+      SNK_SYMBOL(GrB_Vector_assign_##T);                                                                 \
+  GrB_Info GrB_Matrix_assign_##T(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum,          \
+                                 Scalar_t x, const GrB_Index *I, GrB_Index ni, const GrB_Index *J,       \
+                                 GrB_Index nj, const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_assign_##T); \
+  GrB_Info GrB_Vector_apply_BinaryOp1st_##T(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, \
+                                            const GrB_BinaryOp op, Scalar_t x, const GrB_Vector u,       \
+                                            const GrB_Descriptor desc)                                   \
+      SNK_SYMBOL(GrB_Vector_apply_BinaryOp1st_##T);                                                      \
+  GrB_Info GrB_Vector_apply_BinaryOp2nd_##T(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum, \
+                                            const GrB_BinaryOp op, const GrB_Vector u, Scalar_t y,       \
+                                            const GrB_Descriptor desc)                                   \
+      SNK_SYMBOL(GrB_Vector_apply_BinaryOp2nd_##T);                                                      \
+  GrB_Info GrB_Matrix_apply_BinaryOp1st_##T(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, \
+                                            const GrB_BinaryOp op, Scalar_t x, const GrB_Matrix A,       \
+                                            const GrB_Descriptor desc)                                   \
+      SNK_SYMBOL(GrB_Matrix_apply_BinaryOp1st_##T);                                                      \
+  GrB_Info GrB_Matrix_apply_BinaryOp2nd_##T(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, \
+                                            const GrB_BinaryOp op, const GrB_Matrix A, Scalar_t y,       \
+                                            const GrB_Descriptor desc)                                   \
+      SNK_SYMBOL(GrB_Matrix_apply_BinaryOp2nd_##T);                                                      \
+  GrB_Info GrB_Vector_apply_IndexOp_##T(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum,    \
+                                        const GrB_IndexUnaryOp op, const GrB_Vector u, Scalar_t y,        \
+                                        const GrB_Descriptor desc) SNK_SYMBOL(GrB_Vector_apply_IndexOp_##T); \
+  GrB_Info GrB_Matrix_apply_IndexOp_##T(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum,    \
+                                        const GrB_IndexUnaryOp op, const GrB_Matrix A, Scalar_t y,        \
+                                        const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_apply_IndexOp_##T); \
+  GrB_Info GrB_Vector_select_##T(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum,           \
+                                 const GrB_IndexUnaryOp op, const GrB_Vector u, Scalar_t y,               \
+                                 const GrB_Descriptor desc) SNK_SYMBOL(GrB_Vector_select_##T);            \
+  GrB_Info GrB_Matrix_select_##T(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum,           \
+                                 const GrB_IndexUnaryOp op, const GrB_Matrix A, Scalar_t y,               \
+                                 const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_select_##T);
+#define SNK_DECLARE_SCALAR_ARG_OPS_T(T, value, in, out) SNK_DECLARE_SCALAR_ARG_OPS(T, value)
+SNK_FOR_EACH_TYPE(SNK_DECLARE_SCALAR_ARG_OPS_T)
+SNK_DECLARE_SCALAR_ARG_OPS(Scalar, const GrB_Scalar)
+
+GrB_Info GrB_Matrix_reduce_Monoid(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum,
+                                  const GrB_Monoid monoid, const GrB_Matrix A, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Matrix_reduce_Monoid);
+GrB_Info GrB_Matrix_reduce_BinaryOp(GrB_Vector w, const GrB_Vector mask, const GrB_BinaryOp accum,
+                                    const GrB_BinaryOp op, const GrB_Matrix A, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Matrix_reduce_BinaryOp);
+#define SNK_DECLARE_REDUCE_TYPED(T, value, in, out)                                                      \
+  GrB_Info GrB_Vector_reduce_##T(out c, const GrB_BinaryOp accum, const GrB_Monoid monoid,               \
+                                 const GrB_Vector u, const GrB_Descriptor desc) SNK_SYMBOL(GrB_Vector_reduce_##T); \
+  GrB_Info GrB_Matrix_reduce_##T(out c, const GrB_BinaryOp accum, const GrB_Monoid monoid,               \
+                                 const GrB_Matrix A, const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_reduce_##T);
+SNK_FOR_EACH_TYPE(SNK_DECLARE_REDUCE_TYPED)
+GrB_Info GrB_Vector_reduce_Monoid_Scalar(GrB_Scalar s, const GrB_BinaryOp accum, const GrB_Monoid monoid,
+                                         const GrB_Vector u, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Vector_reduce_Monoid_Scalar);
+GrB_Info GrB_Vector_reduce_BinaryOp_Scalar(GrB_Scalar s, const GrB_BinaryOp accum, const GrB_BinaryOp op,
+                                           const GrB_Vector u, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Vector_reduce_BinaryOp_Scalar);
+GrB_Info GrB_Matrix_reduce_Monoid_Scalar(GrB_Scalar s, const GrB_BinaryOp accum, const GrB_Monoid monoid,
+                                         const GrB_Matrix A, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Matrix_reduce_Monoid_Scalar);
+GrB_Info GrB_Matrix_reduce_BinaryOp_Scalar(GrB_Scalar s, const GrB_BinaryOp accum, const GrB_BinaryOp op,
+                                           const GrB_Matrix A, const GrB_Descriptor desc)
+    SNK_SYMBOL(GrB_Matrix_reduce_BinaryOp_Scalar);
+
+GrB_Info GrB_transpose(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum, const GrB_Matrix A,
+                       const GrB_Descriptor desc) SNK_SYMBOL(GrB_transpose);
+GrB_Info GrB_Matrix_kronecker_BinaryOp(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum,
+                                       const GrB_BinaryOp op, const GrB_Matrix A, const GrB_Matrix B,
+                                       const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_kronecker_BinaryOp);
+GrB_Info GrB_Matrix_kronecker_Monoid(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum,
+                                     const GrB_Monoid op, const GrB_Matrix A, const GrB_Matrix B,
+                                     const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_kronecker_Monoid);
+GrB_Info GrB_Matrix_kronecker_Semiring(GrB_Matrix C, const GrB_Matrix Mask, const GrB_BinaryOp accum,
+                                       const GrB_Semiring op, const GrB_Matrix A, const GrB_Matrix B,
+                                       const GrB_Descriptor desc) SNK_SYMBOL(GrB_Matrix_kronecker_Semiring);
+
+/* ==== predefined objects =============================================================================== */
+#define SNK_PREDEFINED(Kind, name) extern Kind name SNK_SYMBOL(name);
+
+/* Types. */
+#define SNK_DECLARE_BUILTIN_TYPE(T, value, in, out) SNK_PREDEFINED(GrB_Type, GrB_##T)
+SNK_FOR_EACH_BUILTIN_TYPE(SNK_DECLARE_BUILTIN_TYPE)
+
+/* Unary operators: IDENTITY, AINV, MINV, ABS on all 11 types; BNOT on the 8 integer types; LNOT on BOOL. */
+#define SNK_DECLARE_UNARY_ALL(T, value, in, out)   \
+  SNK_PREDEFINED(GrB_UnaryOp, GrB_IDENTITY_##T)    \
+  SNK_PREDEFINED(GrB_UnaryOp, GrB_AINV_##T)        \
+  SNK_PREDEFINED(GrB_UnaryOp, GrB_MINV_##T)        \
+  SNK_PREDEFINED(GrB_UnaryOp, GrB_ABS_##T)
+SNK_FOR_EACH_BUILTIN_TYPE(SNK_DECLARE_UNARY_ALL)
+SNK_PREDEFINED(GrB_UnaryOp, GrB_LNOT)
+
+/* The 8 integer types (bitwise operators and the integer-only families). */
+#define SNK_FOR_EACH_INTEGER_TYPE(X) X(INT8) X(UINT8) X(INT16) X(UINT16) X(INT32) X(UINT32) X(INT64) X(UINT64)
+/* The 10 numeric types (monoids and semirings other than the boolean ones). */
+#define SNK_FOR_EACH_NUMERIC_TYPE(X) SNK_FOR_EACH_INTEGER_TYPE(X) X(FP32) X(FP64)
+
+#define SNK_DECLARE_UNARY_INT(T) SNK_PREDEFINED(GrB_UnaryOp, GrB_BNOT_##T)
+SNK_FOR_EACH_INTEGER_TYPE(SNK_DECLARE_UNARY_INT)
+
+/* Binary operators on all 11 types. */
+#define SNK_DECLARE_BINARY_ALL(T, value, in, out)                                                        \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_FIRST_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_SECOND_##T)               \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_ONEB_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_MIN_##T)                   \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_MAX_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_PLUS_##T)                   \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_MINUS_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_TIMES_##T)                \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_DIV_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_EQ_##T)                     \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_NE_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_GT_##T)                      \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_LT_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_GE_##T)                      \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_LE_##T)
+SNK_FOR_EACH_BUILTIN_TYPE(SNK_DECLARE_BINARY_ALL)
+/* Logical operators (BOOL). */
+SNK_PREDEFINED(GrB_BinaryOp, GrB_LOR)
+SNK_PREDEFINED(GrB_BinaryOp, GrB_LAND)
+SNK_PREDEFINED(GrB_BinaryOp, GrB_LXOR)
+SNK_PREDEFINED(GrB_BinaryOp, GrB_LXNOR)
+/* Bitwise operators (integer types). */
+#define SNK_DECLARE_BINARY_INT(T)                                                                        \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_BOR_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_BAND_##T)                   \
+  SNK_PREDEFINED(GrB_BinaryOp, GrB_BXOR_##T) SNK_PREDEFINED(GrB_BinaryOp, GrB_BXNOR_##T)
+SNK_FOR_EACH_INTEGER_TYPE(SNK_DECLARE_BINARY_INT)
+
+/* Index-unary operators. */
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_ROWINDEX_INT32)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_ROWINDEX_INT64)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_COLINDEX_INT32)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_COLINDEX_INT64)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_DIAGINDEX_INT32)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_DIAGINDEX_INT64)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_TRIL)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_TRIU)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_DIAG)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_OFFDIAG)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_COLLE)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_COLGT)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_ROWLE)
+SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_ROWGT)
+#define SNK_DECLARE_INDEXOP_VALUE(T, value, in, out)                                                     \
+  SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_VALUEEQ_##T) SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_VALUENE_##T)    \
+  SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_VALUELT_##T) SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_VALUELE_##T)    \
+  SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_VALUEGT_##T) SNK_PREDEFINED(GrB_IndexUnaryOp, GrB_VALUEGE_##T)
+SNK_FOR_EACH_BUILTIN_TYPE(SNK_DECLARE_INDEXOP_VALUE)
+
+/* Monoids. */
+#define SNK_DECLARE_MONOID_NUMERIC(T)                                                                    \
+  SNK_PREDEFINED(GrB_Monoid, GrB_PLUS_MONOID_##T) SNK_PREDEFINED(GrB_Monoid, GrB_TIMES_MONOID_##T)       \
+  SNK_PREDEFINED(GrB_Monoid, GrB_MIN_MONOID_##T) SNK_PREDEFINED(GrB_Monoid, GrB_MAX_MONOID_##T)
+SNK_FOR_EACH_NUMERIC_TYPE(SNK_DECLARE_MONOID_NUMERIC)
+SNK_PREDEFINED(GrB_Monoid, GrB_LOR_MONOID_BOOL)
+SNK_PREDEFINED(GrB_Monoid, GrB_LAND_MONOID_BOOL)
+SNK_PREDEFINED(GrB_Monoid, GrB_LXOR_MONOID_BOOL)
+SNK_PREDEFINED(GrB_Monoid, GrB_LXNOR_MONOID_BOOL)
+
+/* Semirings. */
+#define SNK_DECLARE_SEMIRING_NUMERIC(T)                                                                  \
+  SNK_PREDEFINED(GrB_Semiring, GrB_PLUS_TIMES_SEMIRING_##T)                                              \
+  SNK_PREDEFINED(GrB_Semiring, GrB_PLUS_MIN_SEMIRING_##T)                                                \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MIN_PLUS_SEMIRING_##T)                                                \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MIN_TIMES_SEMIRING_##T)                                               \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MIN_FIRST_SEMIRING_##T)                                               \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MIN_SECOND_SEMIRING_##T)                                              \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MIN_MAX_SEMIRING_##T)                                                 \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MAX_PLUS_SEMIRING_##T)                                                \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MAX_TIMES_SEMIRING_##T)                                               \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MAX_FIRST_SEMIRING_##T)                                               \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MAX_SECOND_SEMIRING_##T)                                              \
+  SNK_PREDEFINED(GrB_Semiring, GrB_MAX_MIN_SEMIRING_##T)
+SNK_FOR_EACH_NUMERIC_TYPE(SNK_DECLARE_SEMIRING_NUMERIC)
+SNK_PREDEFINED(GrB_Semiring, GrB_LOR_LAND_SEMIRING_BOOL)
+SNK_PREDEFINED(GrB_Semiring, GrB_LAND_LOR_SEMIRING_BOOL)
+SNK_PREDEFINED(GrB_Semiring, GrB_LXOR_LAND_SEMIRING_BOOL)
+SNK_PREDEFINED(GrB_Semiring, GrB_LXNOR_LOR_SEMIRING_BOOL)
+
+/* Descriptors: R = replace, S = structural mask, C = complemented mask, T0/T1 = transpose input 0/1. */
+#define SNK_DECLARE_DESC_T(prefix)                                                                       \
+  SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_##prefix##T1) SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_##prefix##T0) \
+  SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_##prefix##T0T1)
+SNK_DECLARE_DESC_T()
+SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_C)  SNK_DECLARE_DESC_T(C)
+SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_S)  SNK_DECLARE_DESC_T(S)
+SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_SC) SNK_DECLARE_DESC_T(SC)
+SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_R)  SNK_DECLARE_DESC_T(R)
+SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RC) SNK_DECLARE_DESC_T(RC)
+SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RS) SNK_DECLARE_DESC_T(RS)
+SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RSC) SNK_DECLARE_DESC_T(RSC)
+
+/* ==== snack extensions (SNK_) ========================================================================== */
+/* Backend for the calls that follow ("reference", "kokkos", "cuda", as built); the environment variable
+ * SNACK_BACKEND sets the initial choice. Unknown name: GrB_INVALID_VALUE. */
+GrB_Info SNK_Backend_set(const char *name) SNK_SYMBOL(SNK_Backend_set);
+/* The current backend's name into out (GrB_INSUFFICIENT_SPACE if it does not fit with its terminator). */
+GrB_Info SNK_Backend_get(char *out, size_t out_size) SNK_SYMBOL(SNK_Backend_get);
+/* The backends compiled in, comma-separated. */
+GrB_Info SNK_Backend_list(char *out, size_t out_size) SNK_SYMBOL(SNK_Backend_list);
+/* Calls of operation `op` ("mxm", "ewise_add", ...) that `backend` declined and that ran on reference. */
+GrB_Info SNK_Fallback_count(const char *backend, const char *op, uint64_t *count) SNK_SYMBOL(SNK_Fallback_count);
+GrB_Info SNK_Fallback_total(const char *backend, uint64_t *count) SNK_SYMBOL(SNK_Fallback_total);
+GrB_Info SNK_Fallback_reset(void) SNK_SYMBOL(SNK_Fallback_reset);
+/* Bitwise-reproducible results run to run (no floating-point atomics); $SNACK_DETERMINISTIC=1 also. */
+GrB_Info SNK_Deterministic_set(bool on) SNK_SYMBOL(SNK_Deterministic_set);
+GrB_Info SNK_Deterministic_get(bool *on) SNK_SYMBOL(SNK_Deterministic_get);
+/* Reads a MatrixMarket "matrix coordinate" text (real, integer or pattern; general, symmetric or
+ * skew-symmetric) of `size` bytes into a new matrix of `type` (pattern entries become 1). Malformed text:
+ * GrB_INVALID_VALUE with the line number in GrB_error's message... and nothing created. */
+GrB_Info SNK_Matrix_read_mtx(GrB_Matrix *A, GrB_Type type, const char *text, size_t size)
+    SNK_SYMBOL(SNK_Matrix_read_mtx);
+/* The message of the last failing call on this thread (whatever its objects), or "". */
+GrB_Info SNK_last_error(const char **message) SNK_SYMBOL(SNK_last_error);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+/* ==== C11 polymorphic names ============================================================================ */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+
+/* Value x of a builtin type, a UDT pointer, or (where the family has one) a GrB_Scalar. */
+#define SNK_GENERIC_VALUE(x, prefix)                                                                     \
+  _Generic((x), bool: prefix##_BOOL, int8_t: prefix##_INT8, uint8_t: prefix##_UINT8,                     \
+           int16_t: prefix##_INT16, uint16_t: prefix##_UINT16, int32_t: prefix##_INT32,                  \
+           uint32_t: prefix##_UINT32, int64_t: prefix##_INT64, uint64_t: prefix##_UINT64,                \
+           float: prefix##_FP32, double: prefix##_FP64, default: prefix##_UDT)
+#define SNK_GENERIC_VALUE_OR_SCALAR(x, prefix)                                                           \
+  _Generic((x), bool: prefix##_BOOL, int8_t: prefix##_INT8, uint8_t: prefix##_UINT8,                     \
+           int16_t: prefix##_INT16, uint16_t: prefix##_UINT16, int32_t: prefix##_INT32,                  \
+           uint32_t: prefix##_UINT32, int64_t: prefix##_INT64, uint64_t: prefix##_UINT64,                \
+           float: prefix##_FP32, double: prefix##_FP64, GrB_Scalar: prefix##_Scalar, default: prefix##_UDT)
+/* Pointer to values of a builtin type (const or not); any other pointer is a UDT array. */
+#define SNK_GENERIC_POINTER(p, prefix)                                                                   \
+  _Generic((p), bool *: prefix##_BOOL, const bool *: prefix##_BOOL, int8_t *: prefix##_INT8,             \
+           const int8_t *: prefix##_INT8, uint8_t *: prefix##_UINT8, const uint8_t *: prefix##_UINT8,    \
+           int16_t *: prefix##_INT16, const int16_t *: prefix##_INT16, uint16_t *: prefix##_UINT16,      \
+           const uint16_t *: prefix##_UINT16, int32_t *: prefix##_INT32, const int32_t *: prefix##_INT32, \
+           uint32_t *: prefix##_UINT32, const uint32_t *: prefix##_UINT32, int64_t *: prefix##_INT64,    \
+           const int64_t *: prefix##_INT64, uint64_t *: prefix##_UINT64, const uint64_t *: prefix##_UINT64, \
+           float *: prefix##_FP32, const float *: prefix##_FP32, double *: prefix##_FP64,                \
+           const double *: prefix##_FP64, default: prefix##_UDT)
+#define SNK_GENERIC_POINTER_OR_SCALAR(p, prefix)                                                         \
+  _Generic((p), GrB_Scalar: prefix##_Scalar, default: SNK_GENERIC_POINTER(p, prefix))
+#define SNK_FIRST_ARG(a, ...) a
+#define SNK_SECOND_ARG(a, b, ...) b
+
+#define GrB_Scalar_setElement(s, x) SNK_GENERIC_VALUE(x, GrB_Scalar_setElement)(s, x)
+#define GrB_Scalar_extractElement(x, s) SNK_GENERIC_POINTER(x, GrB_Scalar_extractElement)(x, s)
+#define GrB_Vector_build(w, I, X, n, dup) SNK_GENERIC_POINTER(X, GrB_Vector_build)(w, I, X, n, dup)
+#define GrB_Vector_setElement(w, x, i) SNK_GENERIC_VALUE_OR_SCALAR(x, GrB_Vector_setElement)(w, x, i)
+#define GrB_Vector_extractElement(x, v, i) SNK_GENERIC_POINTER_OR_SCALAR(x, GrB_Vector_extractElement)(x, v, i)
+#define GrB_Vector_extractTuples(I, X, n, v) SNK_GENERIC_POINTER(X, GrB_Vector_extractTuples)(I, X, n, v)
+#define GrB_Matrix_build(C, I, J, X, n, dup) SNK_GENERIC_POINTER(X, GrB_Matrix_build)(C, I, J, X, n, dup)
+#define GrB_Matrix_setElement(C, x, i, j) SNK_GENERIC_VALUE_OR_SCALAR(x, GrB_Matrix_setElement)(C, x, i, j)
+#define GrB_Matrix_extractElement(x, A, i, j)                                                            \
+  SNK_GENERIC_POINTER_OR_SCALAR(x, GrB_Matrix_extractElement)(x, A, i, j)
+#define GrB_Matrix_extractTuples(I, J, X, n, A) SNK_GENERIC_POINTER(X, GrB_Matrix_extractTuples)(I, J, X, n, A)
+#define GrB_Matrix_import(A, type, nr, nc, Ap, Ai, Ax, ...)                                              \
+  SNK_GENERIC_POINTER(Ax, GrB_Matrix_import)(A, type, nr, nc, Ap, Ai, Ax, __VA_ARGS__)
+#define GrB_Matrix_export(Ap, Ai, Ax, ...) SNK_GENERIC_POINTER(Ax, GrB_Matrix_export)(Ap, Ai, Ax, __VA_ARGS__)
+#define GrB_Monoid_new(monoid, op, identity) SNK_GENERIC_VALUE(identity, GrB_Monoid_new)(monoid, op, identity)
+
+#define GrB_free(object)                                                                                 \
+  _Generic((object), GrB_Type *: GrB_Type_free, GrB_UnaryOp *: GrB_UnaryOp_free,                         \
+           GrB_BinaryOp *: GrB_BinaryOp_free, GrB_IndexUnaryOp *: GrB_IndexUnaryOp_free,                 \
+           GrB_Monoid *: GrB_Monoid_free, GrB_Semiring *: GrB_Semiring_free, GrB_Scalar *: GrB_Scalar_free, \
+           GrB_Vector *: GrB_Vector_free, GrB_Matrix *: GrB_Matrix_free,                                 \
+           GrB_Descriptor *: GrB_Descriptor_free)(object)
+#define SNK_GENERIC_OBJECT(object, method)                                                               \
+  _Generic((object), GrB_Type: GrB_Type_##method, GrB_UnaryOp: GrB_UnaryOp_##method,                     \
+           GrB_BinaryOp: GrB_BinaryOp_##method, GrB_IndexUnaryOp: GrB_IndexUnaryOp_##method,             \
+           GrB_Monoid: GrB_Monoid_##method, GrB_Semiring: GrB_Semiring_##method,                         \
+           GrB_Scalar: GrB_Scalar_##method, GrB_Vector: GrB_Vector_##method,                             \
+           GrB_Matrix: GrB_Matrix_##method, GrB_Descriptor: GrB_Descriptor_##method)
+#define GrB_wait(object, mode) SNK_GENERIC_OBJECT(object, wait)(object, mode)
+#define GrB_error(error, object) SNK_GENERIC_OBJECT(object, error)(error, object)
+
+#define GrB_eWiseAdd(C, Mask, accum, op, A, B, desc)                                                     \
+  _Generic((C),                                                                                          \
+      GrB_Matrix: _Generic((op), GrB_Semiring: GrB_Matrix_eWiseAdd_Semiring, GrB_Monoid: GrB_Matrix_eWiseAdd_Monoid, \
+                           GrB_BinaryOp: GrB_Matrix_eWiseAdd_BinaryOp),                                  \
+      GrB_Vector: _Generic((op), GrB_Semiring: GrB_Vector_eWiseAdd_Semiring, GrB_Monoid: GrB_Vector_eWiseAdd_Monoid, \
+                           GrB_BinaryOp: GrB_Vector_eWiseAdd_BinaryOp))(C, Mask, accum, op, A, B, desc)
+#define GrB_eWiseMult(C, Mask, accum, op, A, B, desc)                                                    \
+  _Generic((C),                                                                                          \
+      GrB_Matrix: _Generic((op), GrB_Semiring: GrB_Matrix_eWiseMult_Semiring, GrB_Monoid: GrB_Matrix_eWiseMult_Monoid, \
+                           GrB_BinaryOp: GrB_Matrix_eWiseMult_BinaryOp),                                 \
+      GrB_Vector: _Generic((op), GrB_Semiring: GrB_Vector_eWiseMult_Semiring, GrB_Monoid: GrB_Vector_eWiseMult_Monoid, \
+                           GrB_BinaryOp: GrB_Vector_eWiseMult_BinaryOp))(C, Mask, accum, op, A, B, desc)
+#define GrB_kronecker(C, Mask, accum, op, A, B, desc)                                                    \
+  _Generic((op), GrB_Semiring: GrB_Matrix_kronecker_Semiring, GrB_Monoid: GrB_Matrix_kronecker_Monoid,   \
+           GrB_BinaryOp: GrB_Matrix_kronecker_BinaryOp)(C, Mask, accum, op, A, B, desc)
+
+/* GrB_extract(C, M, accum, A, I, ni, J, nj, desc) / (w, m, accum, u, I, ni, desc) / (w, m, accum, A, I, ni, j, desc) */
+#define GrB_extract(C, Mask, accum, A, ...)                                                              \
+  _Generic((C), GrB_Matrix: GrB_Matrix_extract,                                                          \
+           GrB_Vector: _Generic((A), GrB_Vector: GrB_Vector_extract, default: GrB_Col_extract))(      \
+      C, Mask, accum, A, __VA_ARGS__)
+
+/* GrB_assign: on the output, the input (container or scalar), and for a vector into a matrix, whether the
+ * fifth argument is a row index (GrB_Row_assign) or an index list (GrB_Col_assign). */
+#define SNK_ROW_OR_COL_ASSIGN(first)                                                                     \
+  _Generic((first), GrB_Index *: GrB_Col_assign, const GrB_Index *: GrB_Col_assign, default: GrB_Row_assign)
+#define GrB_assign(C, Mask, accum, u, ...)                                                               \
+  _Generic((C),                                                                                          \
+      GrB_Vector: _Generic((u), GrB_Vector: GrB_Vector_assign,                                           \
+                           default: SNK_GENERIC_VALUE_OR_SCALAR(u, GrB_Vector_assign)),                  \
+      GrB_Matrix: _Generic((u), GrB_Matrix: GrB_Matrix_assign,                                           \
+                           GrB_Vector: SNK_ROW_OR_COL_ASSIGN(SNK_FIRST_ARG(__VA_ARGS__, 0)),             \
+                           default: SNK_GENERIC_VALUE_OR_SCALAR(u, GrB_Matrix_assign)))(                 \
+      C, Mask, accum, u, __VA_ARGS__)
+
+/* GrB_apply(C, M, accum, op, A, desc) with a UnaryOp; (C, M, accum, op, x, A, desc) / (C, M, accum, op, A,
+ * y, desc) with a BinaryOp bound to a scalar; (C, M, accum, op, A, y, desc) with an IndexUnaryOp. */
+#define SNK_APPLY_BINARY(C, x, y, Kind)                                                                  \
+  _Generic((x), GrB_##Kind: SNK_GENERIC_VALUE_OR_SCALAR(y, GrB_##Kind##_apply_BinaryOp2nd),              \
+           default: SNK_GENERIC_VALUE_OR_SCALAR(x, GrB_##Kind##_apply_BinaryOp1st))
+#define GrB_apply(C, Mask, accum, op, ...)                                                               \
+  _Generic((C),                                                                                          \
+      GrB_Matrix: _Generic((op), GrB_UnaryOp: GrB_Matrix_apply,                                          \
+                           GrB_BinaryOp: SNK_APPLY_BINARY(C, SNK_FIRST_ARG(__VA_ARGS__, 0),              \
+                                                          SNK_SECOND_ARG(__VA_ARGS__, 0, 0), Matrix),    \
+                           GrB_IndexUnaryOp: SNK_GENERIC_VALUE_OR_SCALAR(SNK_SECOND_ARG(__VA_ARGS__, 0, 0), \
+                                                                         GrB_Matrix_apply_IndexOp)),     \
+      GrB_Vector: _Generic((op), GrB_UnaryOp: GrB_Vector_apply,                                          \
+                           GrB_BinaryOp: SNK_APPLY_BINARY(C, SNK_FIRST_ARG(__VA_ARGS__, 0),              \
+                                                          SNK_SECOND_ARG(__VA_ARGS__, 0, 0), Vector),    \
+                           GrB_IndexUnaryOp: SNK_GENERIC_VALUE_OR_SCALAR(SNK_SECOND_ARG(__VA_ARGS__, 0, 0), \
+                                                                         GrB_Vector_apply_IndexOp)))(    \
+      C, Mask, accum, op, __VA_ARGS__)
+
+#define GrB_select(C, Mask, accum, op, A, y, desc)                                                       \
+  _Generic((C), GrB_Matrix: SNK_GENERIC_VALUE_OR_SCALAR(y, GrB_Matrix_select),                           \
+           GrB_Vector: SNK_GENERIC_VALUE_OR_SCALAR(y, GrB_Vector_select))(C, Mask, accum, op, A, y, desc)
+
+/* GrB_reduce(w, mask, accum, op, A, desc) to a vector; (s, accum, op, A, desc) to a GrB_Scalar; (&c, accum,
+ * monoid, A, desc) to a C value. */
+#define SNK_REDUCE_TO_VALUE(c, A)                                                                        \
+  _Generic((A), GrB_Matrix: SNK_GENERIC_POINTER(c, GrB_Matrix_reduce),                                   \
+           default: SNK_GENERIC_POINTER(c, GrB_Vector_reduce))
+#define SNK_REDUCE_TO_SCALAR(op, A)                                                                      \
+  _Generic((A),                                                                                          \
+      GrB_Matrix: _Generic((op), GrB_Monoid: GrB_Matrix_reduce_Monoid_Scalar,                            \
+                           default: GrB_Matrix_reduce_BinaryOp_Scalar),                             \
+      default: _Generic((op), GrB_Monoid: GrB_Vector_reduce_Monoid_Scalar,                               \
+                        default: GrB_Vector_reduce_BinaryOp_Scalar))
+#define GrB_reduce(c, accum, op, A, ...)                                                                 \
+  _Generic((c),                                                                                          \
+      GrB_Vector: _Generic((A), GrB_Monoid: GrB_Matrix_reduce_Monoid, GrB_BinaryOp: GrB_Matrix_reduce_BinaryOp, \
+                           default: GrB_Matrix_reduce_Monoid),                                           \
+      GrB_Scalar: SNK_REDUCE_TO_SCALAR(op, A),                                                           \
+      default: SNK_REDUCE_TO_VALUE(c, A))(c, accum, op, A, __VA_ARGS__)
+
+#endif /* C11 */
+
+#endif /* SNACK_GRAPHBLAS_H */
+#endif /* SNACK_C_API */
