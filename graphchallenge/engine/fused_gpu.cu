@@ -1,0 +1,425 @@
+// graphchallenge/engine/fused_gpu.cu: the fused GPU engine for the SpDNN GraphChallenge (see
+// fused_gpu.hpp for the algorithm and the data layout).
+//
+// Layout reminders: Y is dense, row-major, rows x N fp32, two buffers (layer l reads Y[l % 2] and writes
+// Y[(l + 1) % 2]). W of each layer is column-ELL: idx[e * N + j] / val[e * N + j] is the e-th input neuron
+// of output neuron j (e < width), zero weight for padding; idx is uint16 when N <= 65536, else int32.
+// live[l % 2][0 .. count[l]) are the rows alive entering layer l.
+#include "engine/fused_gpu.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace snk::gc {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("fused GPU engine: ") + what + ": " + cudaGetErrorString(e));
+}
+
+constexpr float kClamp = 32.0f;
+constexpr int kThreads = 256;
+
+// Zero the dense Y, then scatter the CSR inputs and list the rows that have any input.
+__global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col,
+                               const float* __restrict__ val, int64_t rows, int64_t n, float* __restrict__ y,
+                               int32_t* __restrict__ live, int32_t* __restrict__ live_count) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int64_t b = row_ptr[r], e = row_ptr[r + 1];
+    for (int64_t p = b + threadIdx.x; p < e; p += blockDim.x) y[r * n + col[p]] = val[p];
+    if (threadIdx.x == 0 && e > b) live[atomicAdd(live_count, 1)] = static_cast<int32_t>(r);
+  }
+}
+
+// R consecutive floats of the staged tile (tile[k * R + r], r = 0 .. R-1) into registers, with the widest
+// shared-memory loads R allows.
+template <int R>
+__device__ __forceinline__ void load_tile_row(const float* __restrict__ tile, int k, float (&v)[R]) {
+  if constexpr (R % 4 == 0) {
+    const float4* p = reinterpret_cast<const float4*>(tile + static_cast<int64_t>(k) * R);
+#pragma unroll
+    for (int q = 0; q < R / 4; ++q) {
+      const float4 f = p[q];
+      v[4 * q] = f.x; v[4 * q + 1] = f.y; v[4 * q + 2] = f.z; v[4 * q + 3] = f.w;
+    }
+  } else if constexpr (R == 2) {
+    const float2 f = reinterpret_cast<const float2*>(tile)[k];
+    v[0] = f.x; v[1] = f.y;
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) v[r] = tile[static_cast<int64_t>(k) * R + r];
+  }
+}
+
+// One layer for all live rows. A work item is (group of R live rows, chunk of output columns): R rows share
+// every W read, and when few rows are alive (late layers) each group is split into column chunks to keep
+// the GPU busy. The group's rows are staged in shared memory transposed (tile[k * R + r]) so that one
+// thread fetches the R values it needs for input neuron k with R/4 vector loads. A row is appended to the
+// next live list once, by the first chunk that finds a non-zero in it (stamp[row] records the last layer
+// that appended it, so no reset is needed between layers).
+// Staging layouts of the R live rows in shared memory.
+constexpr int kGlobal = 0;      // no staging: gather from global memory (rows too long for shared memory)
+constexpr int kRowMajor = 1;    // tile[r * n + k]: plain copy in, one scalar load per (r, k)
+constexpr int kTransposed = 2;  // tile[k * R + r]: one vector load brings all R values of input neuron k
+
+template <class IdxT, int R, int kLayout>
+__global__ void __launch_bounds__(kThreads) layer_kernel(
+    const IdxT* __restrict__ idx, const float* __restrict__ w, int width, int n, int max_chunks, float bias,
+    int layer, const float* __restrict__ y_in, float* __restrict__ y_out, const int32_t* __restrict__ live_in,
+    const int32_t* __restrict__ count_in, int32_t* __restrict__ live_out, int32_t* __restrict__ count_out,
+    int32_t* __restrict__ stamp) {
+  extern __shared__ float tile[];  // R x n floats unless kLayout == kGlobal
+  const int count = *count_in;
+  const int groups = (count + R - 1) / R;
+  const int chunks = groups >= 2 * static_cast<int>(gridDim.x) ? 1 : max_chunks;
+  const int chunk_cols = n / chunks;
+  for (int g = blockIdx.x; g < groups * chunks; g += gridDim.x) {
+    const int group = g / chunks, chunk = g % chunks;
+    int rows[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) rows[r] = (group * R + r < count) ? live_in[group * R + r] : -1;
+    if constexpr (kLayout == kTransposed) {
+      __syncthreads();  // the previous item is done reading the tile
+      // Each thread stages whole tile rows k: R coalesced global reads, then contiguous vector stores.
+      for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        float v[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[r] = rows[r] >= 0 ? y_in[static_cast<int64_t>(rows[r]) * n + k] : 0.0f;
+        if constexpr (R % 4 == 0) {
+          float4* d = reinterpret_cast<float4*>(tile + static_cast<int64_t>(k) * R);
+#pragma unroll
+          for (int q = 0; q < R / 4; ++q) d[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+        } else {
+#pragma unroll
+          for (int r = 0; r < R; ++r) tile[static_cast<int64_t>(k) * R + r] = v[r];
+        }
+      }
+      __syncthreads();
+    } else if constexpr (kLayout == kRowMajor) {
+      __syncthreads();
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (rows[r] < 0) continue;
+        const float4* s4 = reinterpret_cast<const float4*>(y_in + static_cast<int64_t>(rows[r]) * n);
+        float4* d4 = reinterpret_cast<float4*>(tile + static_cast<int64_t>(r) * n);
+        for (int q = threadIdx.x; q < n / 4; q += blockDim.x) d4[q] = s4[q];
+      }
+      __syncthreads();
+    }
+    bool any[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) any[r] = false;
+    const int j_end = (chunk + 1) * chunk_cols;
+    for (int j = chunk * chunk_cols + threadIdx.x; j < j_end; j += blockDim.x) {
+      float acc[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+#pragma unroll 4
+      for (int e = 0; e < width; ++e) {
+        const int k = static_cast<int>(idx[static_cast<int64_t>(e) * n + j]);
+        const float wv = w[static_cast<int64_t>(e) * n + j];
+        float v[R];
+        if constexpr (kLayout == kTransposed) {
+          load_tile_row<R>(tile, k, v);
+        } else if constexpr (kLayout == kRowMajor) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) v[r] = tile[static_cast<int64_t>(r) * n + k];
+        } else {
+#pragma unroll
+          for (int r = 0; r < R; ++r) v[r] = rows[r] >= 0 ? y_in[static_cast<int64_t>(rows[r]) * n + k] : 0.0f;
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[r] = fmaf(v[r], wv, acc[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (rows[r] < 0) continue;
+        const float v = fminf(fmaxf(acc[r] + bias, 0.0f), kClamp);
+        y_out[static_cast<int64_t>(rows[r]) * n + j] = v;
+        any[r] = any[r] || (v > 0.0f);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int alive = __syncthreads_or(any[r] ? 1 : 0);
+      if (alive && threadIdx.x == 0 && rows[r] >= 0 && atomicExch(&stamp[rows[r]], layer + 1) != layer + 1)
+        live_out[atomicAdd(count_out, 1)] = rows[r];
+    }
+  }
+}
+
+struct Layer {
+  void* idx = nullptr;
+  float* val = nullptr;
+  int width = 0;
+};
+
+template <class T>
+T* device_alloc(size_t count, const char* what) {
+  void* p = nullptr;
+  check(cudaMalloc(&p, std::max<size_t>(count, 1) * sizeof(T)), what);
+  return static_cast<T*>(p);
+}
+
+}  // namespace
+
+struct FusedGpuEngine::State {
+  int device = 0;
+  int n = 0;
+  float bias = 0;
+  bool small_index = true;  // uint16 neuron ids
+  bool use_graph = true;
+  std::vector<Layer> layers;
+  cudaStream_t stream = nullptr;
+  // per-inference buffers (reallocated when the input shape grows)
+  int64_t cap_rows = 0, cap_nnz = 0;
+  float* y[2] = {nullptr, nullptr};
+  int32_t* live[2] = {nullptr, nullptr};
+  int32_t* counts = nullptr;  // layers + 1
+  int32_t* stamp = nullptr;   // per input row: last layer that listed it alive
+  int64_t* in_ptr = nullptr;
+  int32_t* in_col = nullptr;
+  float* in_val = nullptr;
+  cudaGraphExec_t graph = nullptr;
+  int64_t graph_rows = -1, graph_nnz = -1;
+  int grid = 0;
+  int rows_per_group = 1;
+  int layout = kRowMajor;
+  bool profile = false;
+  std::vector<cudaEvent_t> events;  // profile: one before each layer and one after the last
+
+  std::vector<void*> registered;  // host memory pinned by pin_host_inputs
+
+  ~State() {
+    cudaSetDevice(device);
+    for (void* p : registered) cudaHostUnregister(p);
+    for (cudaEvent_t e : events) cudaEventDestroy(e);
+    if (graph) cudaGraphExecDestroy(graph);
+    for (auto& l : layers) { cudaFree(l.idx); cudaFree(l.val); }
+    free_buffers();
+    if (stream) cudaStreamDestroy(stream);
+  }
+  void free_buffers() {
+    for (int b = 0; b < 2; ++b) { cudaFree(y[b]); cudaFree(live[b]); y[b] = nullptr; live[b] = nullptr; }
+    cudaFree(counts); cudaFree(stamp); cudaFree(in_ptr); cudaFree(in_col); cudaFree(in_val);
+    counts = nullptr; stamp = nullptr; in_ptr = nullptr; in_col = nullptr; in_val = nullptr;
+  }
+
+  template <class IdxT, int R, int kLayout>
+  void launch_layers(int64_t rows, int64_t nnz) {
+    auto kernel = layer_kernel<IdxT, R, kLayout>;
+    const size_t smem = kLayout != kGlobal ? static_cast<size_t>(R) * n * sizeof(float) : 0;
+    if (smem > 48 * 1024) check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "smem attribute");
+    int per_sm = 0, sms = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "occupancy");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+    grid = std::max(1, per_sm) * sms;
+    int chunks = std::max(1, std::min(4, n / kThreads));
+    if (chunks == 3) chunks = 2;  // chunks must divide n (a multiple of 4)
+    const int64_t items = (rows + R - 1) / R * chunks;
+    grid = static_cast<int>(std::min<int64_t>(grid, std::max<int64_t>(items, 1)));
+    cudaMemsetAsync(stamp, 0, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(int32_t), stream);
+    cudaMemsetAsync(counts, 0, (layers.size() + 1) * sizeof(int32_t), stream);
+    cudaMemsetAsync(y[0], 0, static_cast<size_t>(rows) * n * sizeof(float), stream);
+    scatter_inputs<<<static_cast<int>(std::min<int64_t>(std::max<int64_t>(rows, 1), 65535)), 128, 0, stream>>>(
+        in_ptr, in_col, in_val, rows, n, y[0], live[0], counts);
+    (void)nnz;
+    for (size_t l = 0; l < layers.size(); ++l) {
+      if (profile) cudaEventRecord(events[l], stream);
+      const int b = static_cast<int>(l % 2);
+      kernel<<<grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(layers[l].idx), layers[l].val,
+                                               layers[l].width, n, chunks, bias, static_cast<int>(l), y[b],
+                                               y[1 - b], live[b], counts + l, live[1 - b], counts + l + 1, stamp);
+    }
+    if (profile) cudaEventRecord(events[layers.size()], stream);
+  }
+
+  void enqueue(int64_t rows, int64_t nnz) {
+    if (small_index) dispatch<uint16_t>(rows, nnz); else dispatch<int32_t>(rows, nnz);
+  }
+  template <class IdxT, int R>
+  void dispatch_layout(int64_t rows, int64_t nnz) {
+    if (layout == kTransposed) launch_layers<IdxT, R, kTransposed>(rows, nnz);
+    else if (layout == kRowMajor) launch_layers<IdxT, R, kRowMajor>(rows, nnz);
+    else launch_layers<IdxT, R, kGlobal>(rows, nnz);
+  }
+  template <class IdxT>
+  void dispatch(int64_t rows, int64_t nnz) {
+    switch (rows_per_group) {
+      case 1: dispatch_layout<IdxT, 1>(rows, nnz); break;
+      case 2: dispatch_layout<IdxT, 2>(rows, nnz); break;
+      case 4: dispatch_layout<IdxT, 4>(rows, nnz); break;
+      case 8: dispatch_layout<IdxT, 8>(rows, nnz); break;
+      default: dispatch_layout<IdxT, 16>(rows, nnz); break;
+    }
+  }
+  // Rows per group: as many as keep the staged tile at 32 to 64 KB (more rows share each W read, fewer
+  // blocks fit on a multiprocessor); past 16384 neurons rows are gathered from global memory.
+  void choose_shape(int requested_rows, int requested_layout) {
+    rows_per_group = n <= 1024 ? 8 : n <= 2048 ? 8 : n <= 4096 ? 4 : n <= 8192 ? 2 : n <= 16384 ? 1 : 2;
+    layout = n <= 16384 ? kRowMajor : kGlobal;
+    if (requested_rows > 0) rows_per_group = requested_rows;
+    if (requested_layout >= 0) layout = requested_layout;
+    const size_t smem = static_cast<size_t>(rows_per_group) * n * sizeof(float);
+    if (layout != kGlobal && smem > 200 * 1024) layout = kGlobal;
+  }
+};
+
+bool fused_gpu_available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+FusedGpuEngine::FusedGpuEngine(const Network& network, const FusedGpuOptions& options)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.device = options.device;
+  s.use_graph = options.use_cuda_graph && !options.profile_layers;
+  s.profile = options.profile_layers;
+  s.n = static_cast<int>(network.neurons);
+  s.bias = network.bias;
+  s.small_index = network.neurons <= 65536;
+  if (network.neurons <= 0 || network.neurons % 4 != 0)
+    throw std::runtime_error("fused GPU engine: the number of neurons must be a positive multiple of 4");
+  check(cudaSetDevice(s.device), "cudaSetDevice");
+  check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream");
+  s.choose_shape(options.rows_per_group, options.layout);
+  if (s.profile) {
+    s.events.resize(network.layers.size() + 1);
+    for (cudaEvent_t& e : s.events) check(cudaEventCreate(&e), "event");
+  }
+  const int n = s.n;
+  for (const CsrMatrix& w : network.layers) {
+    if (w.nrows != n || w.ncols != n) throw std::runtime_error("fused GPU engine: every layer must be neurons x neurons");
+    // Column counts -> ELL width; fill column-major with rows in increasing order (fixed summation order).
+    std::vector<int> colcount(n, 0);
+    for (int32_t c : w.col) ++colcount[c];
+    const int width = n ? *std::max_element(colcount.begin(), colcount.end()) : 0;
+    std::vector<int32_t> idx(static_cast<size_t>(width) * n, 0);
+    std::vector<float> val(static_cast<size_t>(width) * n, 0.0f);
+    std::fill(colcount.begin(), colcount.end(), 0);
+    for (int64_t r = 0; r < w.nrows; ++r)
+      for (int64_t p = w.row_ptr[r]; p < w.row_ptr[r + 1]; ++p) {
+        const int c = w.col[p];
+        const size_t slot = static_cast<size_t>(colcount[c]++) * n + c;
+        idx[slot] = static_cast<int32_t>(r);
+        val[slot] = w.val[p];
+      }
+    Layer layer;
+    layer.width = width;
+    if (s.small_index) {
+      std::vector<uint16_t> small(idx.begin(), idx.end());
+      layer.idx = device_alloc<uint16_t>(small.size(), "weights");
+      check(cudaMemcpy(layer.idx, small.data(), small.size() * sizeof(uint16_t), cudaMemcpyHostToDevice), "upload weights");
+    } else {
+      layer.idx = device_alloc<int32_t>(idx.size(), "weights");
+      check(cudaMemcpy(layer.idx, idx.data(), idx.size() * sizeof(int32_t), cudaMemcpyHostToDevice), "upload weights");
+    }
+    layer.val = device_alloc<float>(val.size(), "weights");
+    check(cudaMemcpy(layer.val, val.data(), val.size() * sizeof(float), cudaMemcpyHostToDevice), "upload weights");
+    s.layers.push_back(layer);
+  }
+}
+
+FusedGpuEngine::~FusedGpuEngine() = default;
+
+void FusedGpuEngine::pin_host_inputs(const CsrMatrix& inputs) {
+  State& s = *state_;
+  check(cudaSetDevice(s.device), "cudaSetDevice");
+  auto pin = [&](const void* p, size_t bytes) {
+    if (bytes == 0) return;
+    void* q = const_cast<void*>(p);
+    check(cudaHostRegister(q, bytes, cudaHostRegisterDefault), "cudaHostRegister");
+    s.registered.push_back(q);
+  };
+  pin(inputs.row_ptr.data(), inputs.row_ptr.size() * sizeof(int64_t));
+  pin(inputs.col.data(), inputs.col.size() * sizeof(int32_t));
+  pin(inputs.val.data(), inputs.val.size() * sizeof(float));
+}
+
+std::string FusedGpuEngine::device_name() const {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, state_->device) != cudaSuccess) return "unknown GPU";
+  return prop.name;
+}
+
+std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimings* timings) {
+  State& s = *state_;
+  if (inputs.ncols != s.n) throw std::runtime_error("fused GPU engine: inputs must have as many columns as neurons");
+  if (inputs.nrows > INT32_MAX) throw std::runtime_error("fused GPU engine: at most 2^31 - 1 input rows");
+  check(cudaSetDevice(s.device), "cudaSetDevice");
+  const int64_t rows = inputs.nrows, nnz = inputs.nnz();
+  if (rows > s.cap_rows || nnz > s.cap_nnz) {
+    if (s.graph) { cudaGraphExecDestroy(s.graph); s.graph = nullptr; }
+    s.free_buffers();
+    s.cap_rows = rows;
+    s.cap_nnz = nnz;
+    for (int b = 0; b < 2; ++b) {
+      s.y[b] = device_alloc<float>(static_cast<size_t>(rows) * s.n, "activations");
+      s.live[b] = device_alloc<int32_t>(rows, "live rows");
+    }
+    s.counts = device_alloc<int32_t>(s.layers.size() + 1, "counts");
+    s.stamp = device_alloc<int32_t>(rows, "row stamps");
+    s.in_ptr = device_alloc<int64_t>(rows + 1, "inputs");
+    s.in_col = device_alloc<int32_t>(nnz, "inputs");
+    s.in_val = device_alloc<float>(nnz, "inputs");
+  }
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  check(cudaMemcpyAsync(s.in_ptr, inputs.row_ptr.data(), (rows + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, s.stream), "upload inputs");
+  check(cudaMemcpyAsync(s.in_col, inputs.col.data(), nnz * sizeof(int32_t), cudaMemcpyHostToDevice, s.stream), "upload inputs");
+  check(cudaMemcpyAsync(s.in_val, inputs.val.data(), nnz * sizeof(float), cudaMemcpyHostToDevice, s.stream), "upload inputs");
+  check(cudaStreamSynchronize(s.stream), "upload inputs");
+  const auto t1 = clock::now();
+  if (s.use_graph) {
+    if (!s.graph || s.graph_rows != rows || s.graph_nnz != nnz) {
+      if (s.graph) { cudaGraphExecDestroy(s.graph); s.graph = nullptr; }
+      cudaGraph_t g;
+      check(cudaStreamBeginCapture(s.stream, cudaStreamCaptureModeThreadLocal), "graph capture");
+      s.enqueue(rows, nnz);
+      check(cudaStreamEndCapture(s.stream, &g), "graph capture");
+      check(cudaGraphInstantiate(&s.graph, g, 0), "graph instantiate");
+      cudaGraphDestroy(g);
+      s.graph_rows = rows;
+      s.graph_nnz = nnz;
+    }
+    check(cudaGraphLaunch(s.graph, s.stream), "graph launch");
+  } else {
+    s.enqueue(rows, nnz);
+  }
+  check(cudaGetLastError(), "layer kernels");
+  check(cudaStreamSynchronize(s.stream), "layer kernels");
+  const auto t2 = clock::now();
+  const size_t nl = s.layers.size();
+  std::vector<int32_t> counts(nl + 1, 0);
+  check(cudaMemcpy(counts.data(), s.counts, counts.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "download");
+  const int32_t final_count = counts[nl];
+  std::vector<int32_t> live(final_count);
+  check(cudaMemcpy(live.data(), s.live[nl % 2], final_count * sizeof(int32_t), cudaMemcpyDeviceToHost), "download");
+  std::vector<int64_t> categories(live.begin(), live.end());
+  std::sort(categories.begin(), categories.end());
+  const auto t3 = clock::now();
+  if (timings) {
+    auto sec = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+    timings->upload_inputs_s = sec(t0, t1);
+    timings->layers_s = sec(t1, t2);
+    timings->download_s = sec(t2, t3);
+    timings->total_s = sec(t0, t3);
+    timings->live_rows_per_layer.assign(counts.begin() + 1, counts.end());
+    timings->layer_ms.clear();
+    if (s.profile)
+      for (size_t l = 0; l < nl; ++l) {
+        float ms = 0;
+        cudaEventElapsedTime(&ms, s.events[l], s.events[l + 1]);
+        timings->layer_ms.push_back(ms);
+      }
+  }
+  return categories;
+}
+
+}  // namespace snk::gc

@@ -1,0 +1,291 @@
+// graphchallenge/runner/snack_spdnn.cpp: `snack-spdnn`, the SpDNN GraphChallenge runner (the README's
+// main job).
+//
+// Runs one challenge configuration (neurons x layers) on a chosen engine and backend, checks the
+// categories exactly against the truth, and prints the inference time and the official rate
+// (inputs x total edges / inference seconds; reading and generating data is excluded), with progress on
+// stderr and an optional JSON record. Data: `generated` (the default; the project makes it on any machine:
+// a RadiX-Net network from a seed and 60,000 inputs from the real MNIST digits; the truth comes from the
+// reference backend and is cached) or `official` (the challenge's files; the 1024-neuron weights and the
+// 1200-image subset repeated --repeat times, whose truth is the official one shifted by 1200 per copy).
+// Engines: `graphblas` (four standard GraphBLAS calls per layer, any backend) and `fused` (the fused GPU
+// engine); `auto` picks fused where a GPU is present, else graphblas on the best CPU backend.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "engine/graphblas_engine.hpp"
+#include "io/cache.hpp"
+#include "io/generator.hpp"
+#include "io/readers.hpp"
+#ifdef SNACK_WITH_FUSED_GPU
+#include "engine/fused_gpu.hpp"
+#endif
+
+namespace {
+
+using snk::gc::CsrMatrix;
+using snk::gc::Network;
+
+struct Config {
+  int64_t neurons = 1024;
+  int64_t layers = 120;
+  std::string data = "generated";
+  std::string official_dir;
+  int64_t repeat = 50;
+  int64_t inputs = 60000;
+  uint64_t seed = 2019;
+  std::string engine = "auto";
+  std::string backend;
+  std::string json;
+  std::string cache_dir;
+  int runs = 1;
+};
+
+void usage() {
+  std::printf(
+      "usage: snack-spdnn [options]\n"
+      "  --neurons N        1024 | 4096 | 16384 | 65536 (default 1024)\n"
+      "  --layers L         120 | 480 | 1920 (default 120)\n"
+      "  --data KIND        generated (default) | official\n"
+      "  --official-dir D   folder of the official files (default ../shared/data/graphchallenge if present)\n"
+      "  --repeat K         official data: copies of the 1200-image subset (default 50 = 60,000 inputs)\n"
+      "  --inputs N         generated data: number of inputs (default 60000)\n"
+      "  --seed S           generated data: network seed (default 2019)\n"
+      "  --engine E         auto (default) | graphblas | fused\n"
+      "  --backend B        graphblas engine: reference | kokkos | cuda (default: the library's best)\n"
+      "  --runs R           timed runs; the best is reported (default 1)\n"
+      "  --cache-dir D      where generated truth and data caches go (default ~/.cache/snack/spdnn)\n"
+      "  --json PATH        also write the result as JSON\n");
+}
+
+Config parse(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error("missing value after " + a);
+      return argv[++i];
+    };
+    if (a == "--neurons") c.neurons = std::stoll(next());
+    else if (a == "--layers") c.layers = std::stoll(next());
+    else if (a == "--data") c.data = next();
+    else if (a == "--official-dir") c.official_dir = next();
+    else if (a == "--repeat") c.repeat = std::stoll(next());
+    else if (a == "--inputs") c.inputs = std::stoll(next());
+    else if (a == "--seed") c.seed = std::stoull(next());
+    else if (a == "--engine") c.engine = next();
+    else if (a == "--backend") c.backend = next();
+    else if (a == "--runs") c.runs = std::stoi(next());
+    else if (a == "--cache-dir") c.cache_dir = next();
+    else if (a == "--json") c.json = next();
+    else if (a == "-h" || a == "--help") { usage(); std::exit(0); }
+    else throw std::runtime_error("unknown option " + a + " (see --help)");
+  }
+  if (c.data != "generated" && c.data != "official") throw std::runtime_error("--data must be generated or official");
+  if (c.engine != "auto" && c.engine != "graphblas" && c.engine != "fused")
+    throw std::runtime_error("--engine must be auto, graphblas or fused");
+  if (c.repeat < 1 || c.inputs < 1 || c.runs < 1 || c.layers < 1) throw std::runtime_error("counts must be positive");
+  if (c.cache_dir.empty()) {
+    const char* home = std::getenv("HOME");
+    const char* deps = std::getenv("SNACK_DEPS");
+    c.cache_dir = std::string(deps ? deps : (std::string(home ? home : ".") + "/.cache/snack")) + "/spdnn";
+  }
+  return c;
+}
+
+bool exists(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0;
+}
+
+void make_dirs(const std::string& path) {
+  std::string cur;
+  std::stringstream ss(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/') cur = "/";
+  while (std::getline(ss, part, '/')) {
+    if (part.empty()) continue;
+    cur += part + "/";
+    mkdir(cur.c_str(), 0755);
+  }
+}
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// `copies` copies of `a` stacked vertically.
+CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies) {
+  CsrMatrix r;
+  r.nrows = a.nrows * copies;
+  r.ncols = a.ncols;
+  r.row_ptr.assign(1, 0);
+  r.row_ptr.reserve(r.nrows + 1);
+  r.col.reserve(a.col.size() * copies);
+  r.val.reserve(a.val.size() * copies);
+  for (int64_t c = 0; c < copies; ++c) {
+    const int64_t base = r.row_ptr.back();
+    for (int64_t i = 1; i <= a.nrows; ++i) r.row_ptr.push_back(base + a.row_ptr[i]);
+    r.col.insert(r.col.end(), a.col.begin(), a.col.end());
+    r.val.insert(r.val.end(), a.val.begin(), a.val.end());
+  }
+  return r;
+}
+
+std::string join(const std::vector<int64_t>& v, size_t max_items) {
+  std::string s;
+  for (size_t i = 0; i < v.size() && i < max_items; ++i) s += (i ? " " : "") + std::to_string(v[i] + 1);
+  if (v.size() > max_items) s += " ...";
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config cfg;
+  try {
+    cfg = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "snack-spdnn: %s\n", e.what());
+    return 2;
+  }
+  try {
+    const double t_load0 = now();
+    Network net;
+    CsrMatrix inputs;
+    std::vector<int64_t> truth;
+    std::string truth_source;
+    make_dirs(cfg.cache_dir);
+    if (cfg.data == "official") {
+      if (cfg.official_dir.empty()) cfg.official_dir = "../shared/data/graphchallenge";
+      if (cfg.neurons != 1024 || cfg.layers != 120)
+        throw std::runtime_error("official data is available here for 1024 neurons x 120 layers only");
+      snk::gc::OfficialSources src;
+      src.weights_dir = cfg.official_dir + "/neuron1024";
+      src.neurons = 1024;
+      src.layers = 120;
+      src.inputs = cfg.official_dir + "/sparse-images-1024_subset.mtx";
+      src.truth = cfg.official_dir + "/neuron1024-l120-categories_subset.mtx";
+      std::fprintf(stderr, "[spdnn] reading the official 1024 x 120 data from %s\n", cfg.official_dir.c_str());
+      auto loaded = snk::gc::load_official(src, cfg.cache_dir + "/official-1024-120.bin");
+      net = std::move(loaded.data.network);
+      inputs = repeat_rows(loaded.data.inputs, cfg.repeat);
+      for (int64_t c = 0; c < cfg.repeat; ++c)
+        for (int64_t id : loaded.data.categories) truth.push_back(id + c * loaded.data.inputs.nrows);
+      truth_source = "official";
+    } else {
+      std::fprintf(stderr, "[spdnn] generating a %lld x %lld RadiX-Net network (seed %llu) and %lld MNIST inputs\n",
+                   (long long)cfg.neurons, (long long)cfg.layers, (unsigned long long)cfg.seed, (long long)cfg.inputs);
+      net = snk::gc::generate_network(cfg.neurons, cfg.layers, cfg.seed);
+      snk::gc::InputOptions io;
+      io.count = cfg.inputs;
+      inputs = snk::gc::generate_inputs(snk::gc::load_mnist_digits(snk::gc::default_mnist_dir()), cfg.neurons, io);
+      const std::string truth_path = cfg.cache_dir + "/truth-n" + std::to_string(cfg.neurons) + "-l" +
+                                     std::to_string(cfg.layers) + "-s" + std::to_string(cfg.seed) + "-i" +
+                                     std::to_string(cfg.inputs) + ".tsv";
+      bool have = false;
+      if (exists(truth_path)) {
+        try {
+          truth = snk::gc::read_categories(truth_path, cfg.inputs);
+          have = true;
+          truth_source = "reference backend (cached " + truth_path + ")";
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "[spdnn] truth cache unusable (%s); recomputing\n", e.what());
+        }
+      }
+      if (!have) {
+        std::fprintf(stderr, "[spdnn] computing the truth on the reference backend (SuiteSparse:GraphBLAS)...\n");
+        snk::gc::GraphBlasOptions ro;
+        ro.backend = "reference";
+        ro.progress = [](int64_t l, int64_t L) {
+          if (l % 20 == 0 || l == L) std::fprintf(stderr, "[spdnn]   truth: layer %lld / %lld\n", (long long)l, (long long)L);
+        };
+        snk::gc::GraphBlasTimings rt;
+        truth = snk::gc::graphblas_infer(net, inputs, ro, &rt);
+        snk::gc::write_categories(truth_path, truth);
+        truth_source = "reference backend (computed in " + std::to_string(rt.infer_s) + " s)";
+      }
+    }
+    const double t_load1 = now();
+    const int64_t edges = net.total_nnz();
+    std::fprintf(stderr, "[spdnn] data ready in %.1f s: %lld inputs, %lld edges in %zu layers, %zu truth categories\n",
+                 t_load1 - t_load0, (long long)inputs.nrows, (long long)edges, net.layers.size(), truth.size());
+
+    std::string engine = cfg.engine;
+#ifdef SNACK_WITH_FUSED_GPU
+    if (engine == "auto") engine = snk::gc::fused_gpu_available() ? "fused" : "graphblas";
+#else
+    if (engine == "auto") engine = "graphblas";
+    if (engine == "fused") throw std::runtime_error("this build has no CUDA: the fused GPU engine is not available");
+#endif
+    std::string backend_name = engine == "fused" ? "cuda (fused engine)" : (cfg.backend.empty() ? "default" : cfg.backend);
+    std::string device = "CPU";
+    double best = 1e300;
+    std::vector<int64_t> categories;
+    std::vector<int64_t> live;
+    for (int run = 0; run < cfg.runs; ++run) {
+      double seconds = 0;
+      if (engine == "graphblas") {
+        snk::gc::GraphBlasOptions go;
+        go.backend = cfg.backend;
+        go.progress = [&](int64_t l, int64_t L) {
+          if (l % 20 == 0 || l == L) std::fprintf(stderr, "[spdnn]   run %d: layer %lld / %lld\n", run + 1, (long long)l, (long long)L);
+        };
+        snk::gc::GraphBlasTimings gt;
+        categories = snk::gc::graphblas_infer(net, inputs, go, &gt);
+        seconds = gt.infer_s;
+      } else {
+#ifdef SNACK_WITH_FUSED_GPU
+        static std::unique_ptr<snk::gc::FusedGpuEngine> fused;
+        if (!fused) {
+          fused = std::make_unique<snk::gc::FusedGpuEngine>(net);
+          device = fused->device_name();
+          categories = fused->infer(inputs);  // warm-up (graph capture, first-touch)
+        }
+        snk::gc::FusedGpuTimings ft;
+        categories = fused->infer(inputs, &ft);
+        seconds = ft.total_s;
+        live = ft.live_rows_per_layer;
+#endif
+      }
+      best = std::min(best, seconds);
+      std::fprintf(stderr, "[spdnn] run %d: %.6f s\n", run + 1, seconds);
+    }
+    const bool pass = categories == truth;
+    const double rate = static_cast<double>(inputs.nrows) * static_cast<double>(edges) / best;
+    std::printf("snack-spdnn  %lld neurons x %lld layers, %lld inputs, data %s\n", (long long)cfg.neurons,
+                (long long)cfg.layers, (long long)inputs.nrows, cfg.data.c_str());
+    std::printf("  engine %s, backend %s, device %s\n", engine.c_str(), backend_name.c_str(), device.c_str());
+    std::printf("  inference time %.6f s, rate %.4f TeraEdges/s\n", best, rate / 1e12);
+    std::printf("  categories %zu (truth %zu from %s): %s\n", categories.size(), truth.size(), truth_source.c_str(),
+                join(categories, 8).c_str());
+    std::printf("%s\n", pass ? "PASS" : "FAIL");
+    if (!pass) {
+      std::printf("  expected: %s\n", join(truth, 8).c_str());
+    }
+    if (!cfg.json.empty()) {
+      std::ofstream j(cfg.json);
+      j << "{\n  \"neurons\": " << cfg.neurons << ",\n  \"layers\": " << cfg.layers << ",\n  \"inputs\": "
+        << inputs.nrows << ",\n  \"edges\": " << edges << ",\n  \"data\": \"" << cfg.data << "\",\n  \"engine\": \""
+        << engine << "\",\n  \"backend\": \"" << backend_name << "\",\n  \"device\": \"" << device
+        << "\",\n  \"seconds\": " << best << ",\n  \"teraedges_per_s\": " << rate / 1e12 << ",\n  \"categories\": "
+        << categories.size() << ",\n  \"pass\": " << (pass ? "true" : "false") << ",\n  \"live_rows_per_layer\": [";
+      for (size_t i = 0; i < live.size(); ++i) j << (i ? ", " : "") << live[i];
+      j << "]\n}\n";
+    }
+    return pass ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "snack-spdnn: %s\n", e.what());
+    return 2;
+  }
+}
