@@ -17,23 +17,24 @@ namespace snk {
 
 namespace {
 
-// Copies n values of `size` bytes: dst[e] = src[perm[e]].
-void gather_values(unsigned char* dst, const unsigned char* src, const Index* perm, Index n, std::size_t size) {
+// Copies n values of `size` bytes: dst[e] = src[t[e].pos].
+void gather_values(unsigned char* dst, const unsigned char* src, const core::SortedTuple* t, Index n,
+                   std::size_t size) {
   switch (size) {
     case 1:
-      for (Index e = 0; e < n; ++e) dst[e] = src[perm[e]];
+      for (Index e = 0; e < n; ++e) dst[e] = src[t[e].pos];
       return;
     case 2:
-      for (Index e = 0; e < n; ++e) std::memcpy(dst + 2 * e, src + 2 * perm[e], 2);
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + 2 * e, src + 2 * t[e].pos, 2);
       return;
     case 4:
-      for (Index e = 0; e < n; ++e) std::memcpy(dst + 4 * e, src + 4 * perm[e], 4);
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + 4 * e, src + 4 * t[e].pos, 4);
       return;
     case 8:
-      for (Index e = 0; e < n; ++e) std::memcpy(dst + 8 * e, src + 8 * perm[e], 8);
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + 8 * e, src + 8 * t[e].pos, 8);
       return;
     default:
-      for (Index e = 0; e < n; ++e) std::memcpy(dst + size * e, src + size * perm[e], size);
+      for (Index e = 0; e < n; ++e) std::memcpy(dst + size * e, src + size * t[e].pos, size);
   }
 }
 
@@ -74,28 +75,22 @@ void build_tuples(Matrix& m, bool vec, const Index* I, const Index* J, const voi
     }
   }
 
-  std::vector<Index> perm;
-  core::sort_tuples(vec ? nullptr : I, ~Index(0), J, n, nrows, perm);
-  auto row = [&](Index k) { return vec ? Index(0) : I[k]; };
+  const std::unique_ptr<core::SortedTuple[]> sorted = core::sort_tuples(vec ? nullptr : I, ~Index(0), J, n, nrows);
+  core::SortedTuple* t = sorted.get();
+  auto same = [&](Index a, Index b) { return t[a].row == t[b].row && t[a].col == t[b].col; };
 
   // Duplicates, and the number of distinct entries.
-  Index nunique = 0;
-  for (Index r = 0; r < n; ++r) {
-    const Index k = perm[r];
-    if (r > 0) {
-      const Index q = perm[r - 1];
-      if (row(q) == row(k) && J[q] == J[k]) {
-        if (dup == nullptr) {
-          throw Error(Info::InvalidValue,
-                      std::string(who) + ": duplicate entry " +
-                          (vec ? "(" + std::to_string(J[k]) + ")"
-                               : "(" + std::to_string(I[k]) + "," + std::to_string(J[k]) + ")") +
-                          " and no dup operator given");
-        }
-        continue;
-      }
+  Index nunique = n == 0 ? 0 : 1;
+  for (Index r = 1; r < n; ++r) {
+    if (!same(r - 1, r)) {
+      ++nunique;
+    } else if (dup == nullptr) {
+      throw Error(Info::InvalidValue,
+                  std::string(who) + ": duplicate entry " +
+                      (vec ? "(" + std::to_string(t[r].col) + ")"
+                           : "(" + std::to_string(t[r].row) + "," + std::to_string(t[r].col) + ")") +
+                      " and no dup operator given");
     }
-    ++nunique;
   }
 
   // The CSR form, written directly.
@@ -106,42 +101,39 @@ void build_tuples(Matrix& m, bool vec, const Index* I, const Index* J, const voi
   const auto* src = static_cast<const unsigned char*>(values);
   const std::size_t vs = vtype->size;
   if (nunique == n) {
-    for (Index e = 0; e < n; ++e) s.j[e] = J[perm[e]];
+    for (Index e = 0; e < n; ++e) s.j[e] = t[e].col;
     if (type == vtype) {
-      gather_values(s.x.data(), src, perm.data(), n, es);
+      gather_values(s.x.data(), src, t, n, es);
     } else {
       const CastFunction cast = cast_function(type, vtype);
-      for (Index e = 0; e < n; ++e) cast(&s.x[e * es], src + perm[e] * vs);
+      for (Index e = 0; e < n; ++e) cast(&s.x[e * es], src + t[e].pos * vs);
     }
-    core::set_row_pointers(s, nrows, n, [&](Index e) { return row(perm[e]); });
   } else {
     const core::ValueCopier to_type(type, vtype), to_x(dup->xtype, vtype), to_y(dup->ytype, vtype),
         z_to_x(dup->xtype, dup->ztype), z_to_type(type, dup->ztype);
     std::vector<unsigned char> xbuf(dup->xtype->size), ybuf(dup->ytype->size), zbuf(dup->ztype->size);
-    std::vector<Index> rows(nunique);
     Index e = 0;
     for (Index r = 0; r < n;) {
-      const Index k = perm[r];
       Index r_end = r + 1;
-      while (r_end < n && row(perm[r_end]) == row(k) && J[perm[r_end]] == J[k]) ++r_end;
-      rows[e] = row(k);
-      s.j[e] = J[k];
+      while (r_end < n && same(r, r_end)) ++r_end;
       if (r_end == r + 1) {
-        to_type(&s.x[e * es], src + k * vs);
+        to_type(&s.x[e * es], src + t[r].pos * vs);
       } else {
-        to_x(xbuf.data(), src + k * vs);
+        to_x(xbuf.data(), src + t[r].pos * vs);
         for (Index q = r + 1; q < r_end; ++q) {
-          to_y(ybuf.data(), src + perm[q] * vs);
+          to_y(ybuf.data(), src + t[q].pos * vs);
           dup->fn(zbuf.data(), xbuf.data(), ybuf.data());
           if (q + 1 < r_end) z_to_x(xbuf.data(), zbuf.data());
         }
         z_to_type(&s.x[e * es], zbuf.data());
       }
+      s.j[e] = t[r].col;
+      t[e].row = t[r].row;   // compacts the rows of the distinct entries to the front (e <= r)
       ++e;
       r = r_end;
     }
-    core::set_row_pointers(s, nrows, nunique, [&](Index t) { return rows[t]; });
   }
+  core::set_row_pointers(s, nrows, nunique, [&](Index e) { return t[e].row; });
   m.adopt(std::move(s));
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "snack/containers.hpp"
@@ -94,10 +95,17 @@ void normalize_csr(CsrStorage& s, Index nrows);
 // h/p/x and the ends of p; O(1)). Throws InvalidValue naming `who` otherwise.
 void check_csr_shape(const CsrStorage& s, Index nrows, std::size_t elem_size, const char* who);
 
-// A stable order of the tuples (row(k), J[k]), k < n, by row then column: perm[r] is the tuple at rank r;
-// equal (row, column) pairs keep their input order. row(k) = I ? (I[k] & row_mask) : 0. Rows must be
-// < nrows. Cost: O(n) when already sorted, else counting/radix sort by row then a sort within each row.
-void sort_tuples(const Index* I, Index row_mask, const Index* J, Index n, Index nrows, std::vector<Index>& perm);
+// One tuple of a sort: its row, its column and its position in the input.
+struct SortedTuple {
+  Index row, col, pos;
+};
+
+// The tuples (row(k), J[k], k), k < n, in a stable order by row then column (equal (row, column) pairs keep
+// their input order, so pos increases within them); row(k) = I ? (I[k] & row_mask) : 0, and rows must be
+// < nrows. The tuples are moved as records (not through an index permutation) so that every pass is
+// sequential or a scatter to few streams. Cost: O(n) when already sorted, else LSD radix passes over the
+// row index (11-bit digits: 2 passes for 10^6 rows) and a sort of each row's run by column.
+std::unique_ptr<SortedTuple[]> sort_tuples(const Index* I, Index row_mask, const Index* J, Index n, Index nrows);
 
 // Copies one value of type `from` into one of type `to`: memcpy when they are the same type (any type,
 // user-defined included), the builtin cast otherwise. Both must be castable.

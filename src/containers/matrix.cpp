@@ -144,19 +144,15 @@ void Matrix::assemble_pending() const {
 
   const Index np = static_cast<Index>(pending_i_.size());
   const std::size_t es = type_->size;
-  std::vector<Index> perm;
-  core::sort_tuples(pending_i_.data(), ~kRemoveBit, pending_j_.data(), np, nrows_, perm);
+  const std::unique_ptr<core::SortedTuple[]> t =
+      core::sort_tuples(pending_i_.data(), ~kRemoveBit, pending_j_.data(), np, nrows_);
   auto prow = [&](Index q) { return pending_i_[q] & ~kRemoveBit; };
   // The winning tuple of each (i, j): the last of its run (the sort is stable).
   std::vector<Index> winners;
   winners.reserve(np);
   for (Index r = 0; r < np; ++r) {
-    const Index q = perm[r];
-    if (r + 1 < np) {
-      const Index q2 = perm[r + 1];
-      if (prow(q2) == prow(q) && pending_j_[q2] == pending_j_[q]) continue;
-    }
-    winners.push_back(q);
+    if (r + 1 < np && t[r + 1].row == t[r].row && t[r + 1].col == t[r].col) continue;
+    winners.push_back(t[r].pos);
   }
 
   const CsrStorage& s = csr_;
