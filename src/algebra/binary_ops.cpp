@@ -100,19 +100,20 @@ struct BinaryTable {
   std::vector<const BinaryOp*> all;
   std::array<std::array<const BinaryOp*, kBuiltinTypeCount>, kBinaryOpcodeCount> at{};
 
+  void put(BinaryOpcode op, const Type* t, BinaryFunction fn) {
+    const Type* z = is_comparison(op) ? &types::Bool : t;
+    std::string name = std::string("GrB_") + binary_name(op);
+    if (!is_logical(op)) name += "_" + t->name;
+    owned.push_back(std::make_unique<BinaryOp>(BinaryOp{op, z, t, t, fn, name}));
+    at[static_cast<int>(op)][algebra::type_index(t->code)] = owned.back().get();
+    all.push_back(owned.back().get());
+  }
+
   template <BinaryOpcode Op>
   void add() {
     algebra::for_each_builtin_type([&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (binary_defined<Op, T>()) {
-        const Type* t = type_of<T>();
-        const Type* z = is_comparison(Op) ? &types::Bool : t;
-        std::string name = std::string("GrB_") + binary_name(Op);
-        if (!is_logical(Op)) name += "_" + t->name;
-        owned.push_back(std::make_unique<BinaryOp>(BinaryOp{Op, z, t, t, &binary_fn<Op, T>, name}));
-        at[static_cast<int>(Op)][algebra::type_index(t->code)] = owned.back().get();
-        all.push_back(owned.back().get());
-      }
+      if constexpr (binary_defined<Op, T>()) put(Op, type_of<T>(), &binary_fn<Op, T>);
     });
   }
 

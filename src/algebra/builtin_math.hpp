@@ -14,6 +14,10 @@
 //   - BOOL arithmetic is renamed: PLUS = MAX = LOR, TIMES = MIN = LAND, MINUS = LXOR, DIV = FIRST,
 //     AINV = ABS = IDENTITY, MINV = true;
 //   - positional index-unary operators compute in int64: DIAGINDEX is j - (i + y).
+// SuiteSparse evaluates a commutative operator (MIN, MAX, PLUS, TIMES, ...) as op(x, y) or op(y, x)
+// depending on its code path (eWiseAdd, apply with a bound first operand, ...). The two differ only in the
+// sign of a zero from float MIN/MAX and in which of two NaNs comes back, so tests comparing a backend with
+// the reference should treat -0 == +0 and any NaN == any NaN for those operators.
 #pragma once
 
 #include <cmath>

@@ -58,19 +58,20 @@ struct UnaryTable {
   std::vector<const UnaryOp*> all;
   std::array<std::array<const UnaryOp*, kBuiltinTypeCount>, kUnaryOpcodeCount> at{};
 
+  void put(UnaryOpcode op, const Type* t, UnaryFunction fn) {
+    // LNOT exists only on BOOL and carries no type suffix (GrB_LNOT).
+    std::string name = std::string("GrB_") + unary_name(op);
+    if (op != UnaryOpcode::LNot) name += "_" + t->name;
+    owned.push_back(std::make_unique<UnaryOp>(UnaryOp{op, t, t, fn, name}));
+    at[static_cast<int>(op)][algebra::type_index(t->code)] = owned.back().get();
+    all.push_back(owned.back().get());
+  }
+
   template <UnaryOpcode Op>
   void add() {
     algebra::for_each_builtin_type([&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (unary_defined<Op, T>()) {
-        const Type* t = type_of<T>();
-        // LNOT exists only on BOOL and carries no type suffix (GrB_LNOT).
-        std::string name = std::string("GrB_") + unary_name(Op);
-        if (Op != UnaryOpcode::LNot) name += "_" + t->name;
-        owned.push_back(std::make_unique<UnaryOp>(UnaryOp{Op, t, t, &unary_fn<Op, T>, name}));
-        at[static_cast<int>(Op)][algebra::type_index(t->code)] = owned.back().get();
-        all.push_back(owned.back().get());
-      }
+      if constexpr (unary_defined<Op, T>()) put(Op, type_of<T>(), &unary_fn<Op, T>);
     });
   }
 
