@@ -1,5 +1,5 @@
 // tests/core/test_ops_smoke.cpp: end-to-end smoke tests of every operation front-end (src/ops/) and of the
-// dispatcher's user-facing controls (include/snack/backend.hpp), on the reference backend.
+// dispatcher's user-facing controls (include/snack/backend.hpp).
 //
 // Each case is small and hand-checked: a few calls per operation with the descriptor's transposes, masks
 // (valued, structural, complemented), accumulators and replace; outputs that alias inputs (C = C*C,
@@ -7,12 +7,16 @@
 // The settled semantics documented in the front-ends have a case each (eWiseAdd's one-sided cast, select
 // keeping A's values, reduce to an empty GrB_Scalar, a binary operator without a monoid, assign of an
 // empty scalar, row/column assign leaving other rows/columns alone, C<M> = s on a 10^6 x 10^6 mask).
-// The cross-backend comparison on random inputs lives in other suites.
+// Every case runs on each backend compiled in; the cross-backend comparison on random inputs lives in other
+// suites.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -75,22 +79,30 @@ void expect_error(Info info, F&& f) {
   }
 }
 
-class OpsSmoke : public ::testing::Test {
+// Every case runs on each backend compiled in (the expectations are hand-checked, so they hold for all).
+class OpsSmoke : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override { set_backend("reference"); }
+  void SetUp() override { scope_ = std::make_unique<BackendScope>(GetParam()); }
+  void TearDown() override {
+    scope_.reset();
+    if (GetParam() != "reference")
+      std::printf("[ info     ] fallbacks of %s so far: %llu\n", GetParam().c_str(),
+                  static_cast<unsigned long long>(fallback_total(GetParam())));
+  }
+  std::unique_ptr<BackendScope> scope_;
   // A = [1 2 0; 0 3 4] (2 x 3), B = [1 0; 0 1; 1 1] (3 x 2)
   Matrix A = mat(2, 3, {{{0, 0}, 1}, {{0, 1}, 2}, {{1, 1}, 3}, {{1, 2}, 4}});
   Matrix B = mat(3, 2, {{{0, 0}, 1}, {{1, 1}, 1}, {{2, 0}, 1}, {{2, 1}, 1}});
 };
 
 // ---- multiplication ------------------------------------------------------------------------------------
-TEST_F(OpsSmoke, MxmPlain) {
+TEST_P(OpsSmoke, MxmPlain) {
   Matrix C(FP64, 2, 2);
   mxm(C, nullptr, nullptr, plus_times(), A, B);
   EXPECT_EQ(read(C), (Entries{{{0, 0}, 1}, {{0, 1}, 2}, {{1, 0}, 4}, {{1, 1}, 7}}));
 }
 
-TEST_F(OpsSmoke, MxmTransposes) {
+TEST_P(OpsSmoke, MxmTransposes) {
   // (B^T)(A^T) = (A B)^T
   Matrix C(FP64, 2, 2);
   Descriptor d;
@@ -105,7 +117,7 @@ TEST_F(OpsSmoke, MxmTransposes) {
   EXPECT_EQ(read(D), (Entries{{{0, 0}, 5}, {{0, 1}, 6}, {{1, 0}, 6}, {{1, 1}, 25}}));
 }
 
-TEST_F(OpsSmoke, MxmMaskAccumReplace) {
+TEST_P(OpsSmoke, MxmMaskAccumReplace) {
   // C = [10 . ; . 20], M = [1 0; 0 1] valued (M(0,1) = 0 stored), accum plus, replace.
   Matrix C = mat(2, 2, {{{0, 0}, 10}, {{1, 1}, 20}, {{1, 0}, 5}});
   Matrix M = mat(2, 2, {{{0, 0}, 1}, {{0, 1}, 0}, {{1, 1}, 1}}, &types::Bool);
@@ -123,7 +135,7 @@ TEST_F(OpsSmoke, MxmMaskAccumReplace) {
   EXPECT_EQ(read(C2), (Entries{{{0, 0}, 10}, {{1, 0}, 4}}));
 }
 
-TEST_F(OpsSmoke, MxmAliased) {
+TEST_P(OpsSmoke, MxmAliased) {
   // C = C * C and C<C> = C * C
   Matrix C = mat(2, 2, {{{0, 0}, 1}, {{0, 1}, 2}, {{1, 1}, 3}});
   mxm(C, nullptr, nullptr, plus_times(), C, C);
@@ -132,7 +144,7 @@ TEST_F(OpsSmoke, MxmAliased) {
   EXPECT_EQ(read(C), (Entries{{{0, 0}, 1}, {{0, 1}, 80}, {{1, 1}, 81}}));
 }
 
-TEST_F(OpsSmoke, MxvVxm) {
+TEST_P(OpsSmoke, MxvVxm) {
   Vector u = vec(3, {{0, 1}, {1, 1}, {2, 2}});
   Vector w(FP64, 2);
   mxv(w, nullptr, nullptr, plus_times(), A, u);  // [1+2, 3+8]
@@ -162,7 +174,7 @@ TEST_F(OpsSmoke, MxvVxm) {
   EXPECT_EQ(read(w3), (std::map<Index, double>{{0, 1}, {1, 4}}));
 }
 
-TEST_F(OpsSmoke, MxvAliased) {
+TEST_P(OpsSmoke, MxvAliased) {
   // w = A w with a square A
   Matrix S = mat(2, 2, {{{0, 0}, 2}, {{0, 1}, 1}, {{1, 1}, 3}});
   Vector w = vec(2, {{0, 1}, {1, 1}});
@@ -171,7 +183,7 @@ TEST_F(OpsSmoke, MxvAliased) {
 }
 
 // ---- element-wise --------------------------------------------------------------------------------------
-TEST_F(OpsSmoke, Ewise) {
+TEST_P(OpsSmoke, Ewise) {
   Matrix X = mat(2, 2, {{{0, 0}, 1}, {{0, 1}, 2}});
   Matrix Y = mat(2, 2, {{{0, 1}, 10}, {{1, 1}, 20}});
   Matrix C(FP64, 2, 2);
@@ -192,7 +204,7 @@ TEST_F(OpsSmoke, Ewise) {
   EXPECT_EQ(read(u), (std::map<Index, double>{{0, 2}, {2, 10}}));
 }
 
-TEST_F(OpsSmoke, EwiseAddCastsOneSidedEntriesStraightToTheOutputType) {
+TEST_P(OpsSmoke, EwiseAddCastsOneSidedEntriesStraightToTheOutputType) {
   // EQ_INT32 on FP64 inputs: an entry only in A (0.5) goes to T as (bool) 0.5 = true, not (bool)(int) 0.5.
   Matrix X = mat(1, 2, {{{0, 0}, 0.5}, {{0, 1}, 2.0}});
   Matrix Y = mat(1, 2, {{{0, 1}, 2.7}});
@@ -202,7 +214,7 @@ TEST_F(OpsSmoke, EwiseAddCastsOneSidedEntriesStraightToTheOutputType) {
 }
 
 // ---- apply and select ----------------------------------------------------------------------------------
-TEST_F(OpsSmoke, Apply) {
+TEST_P(OpsSmoke, Apply) {
   Matrix C(FP64, 3, 2);
   Descriptor t0;
   t0.transpose_first = true;
@@ -237,7 +249,7 @@ TEST_F(OpsSmoke, Apply) {
   EXPECT_EQ(read(D), before);
 }
 
-TEST_F(OpsSmoke, Select) {
+TEST_P(OpsSmoke, Select) {
   Matrix S = mat(3, 3, {{{0, 0}, 1}, {{0, 2}, 2}, {{1, 0}, 3}, {{2, 1}, 1.5}, {{2, 2}, 5}});
   Matrix C(FP64, 3, 3);
   select(C, nullptr, nullptr, *builtin_index_unary_op(IndexUnaryOpcode::Tril, TypeCode::Int64), S,
@@ -258,7 +270,7 @@ TEST_F(OpsSmoke, Select) {
 }
 
 // ---- reduce --------------------------------------------------------------------------------------------
-TEST_F(OpsSmoke, ReduceToVector) {
+TEST_P(OpsSmoke, ReduceToVector) {
   Vector w(FP64, 2);
   reduce(w, nullptr, nullptr, plus_monoid(), A);
   EXPECT_EQ(read(w), (std::map<Index, double>{{0, 3}, {1, 7}}));
@@ -282,7 +294,7 @@ TEST_F(OpsSmoke, ReduceToVector) {
   EXPECT_EQ(read(w), (std::map<Index, double>{{0, 1}, {1, 10}}));
 }
 
-TEST_F(OpsSmoke, ReduceToScalar) {
+TEST_P(OpsSmoke, ReduceToScalar) {
   Scalar s(FP64);
   reduce(s, nullptr, plus_monoid(), A);
   double v = 0;
@@ -310,7 +322,7 @@ TEST_F(OpsSmoke, ReduceToScalar) {
 }
 
 // ---- transpose, extract, kronecker -----------------------------------------------------------------------
-TEST_F(OpsSmoke, Transpose) {
+TEST_P(OpsSmoke, Transpose) {
   Matrix C(FP64, 3, 2);
   transpose(C, nullptr, nullptr, A);
   EXPECT_EQ(read(C), (Entries{{{0, 0}, 1}, {{1, 0}, 2}, {{1, 1}, 3}, {{2, 1}, 4}}));
@@ -327,7 +339,7 @@ TEST_F(OpsSmoke, Transpose) {
   EXPECT_EQ(read(D), read(A));
 }
 
-TEST_F(OpsSmoke, Extract) {
+TEST_P(OpsSmoke, Extract) {
   Index I[] = {1, 0, 1};
   Index J[] = {2, 1};
   Matrix C(FP64, 3, 2);
@@ -365,7 +377,7 @@ TEST_F(OpsSmoke, Extract) {
   EXPECT_EQ(read(C), before);
 }
 
-TEST_F(OpsSmoke, Kronecker) {
+TEST_P(OpsSmoke, Kronecker) {
   Matrix X = mat(1, 2, {{{0, 0}, 1}, {{0, 1}, 2}});
   Matrix Y = mat(2, 1, {{{0, 0}, 3}, {{1, 0}, 4}});
   Matrix C(FP64, 2, 2);
@@ -381,7 +393,7 @@ TEST_F(OpsSmoke, Kronecker) {
 }
 
 // ---- assign --------------------------------------------------------------------------------------------
-TEST_F(OpsSmoke, AssignMatrixAndVector) {
+TEST_P(OpsSmoke, AssignMatrixAndVector) {
   Matrix C = mat(3, 3, {{{0, 0}, 1}, {{1, 1}, 2}, {{2, 2}, 3}});
   Matrix R = mat(2, 2, {{{0, 0}, 10}, {{1, 0}, 20}});
   Index I[] = {2, 0};
@@ -418,7 +430,7 @@ TEST_F(OpsSmoke, AssignMatrixAndVector) {
   EXPECT_EQ(read(C), before);
 }
 
-TEST_F(OpsSmoke, AssignScalar) {
+TEST_P(OpsSmoke, AssignScalar) {
   Matrix C = mat(3, 3, {{{0, 0}, 1}, {{1, 1}, 2}, {{2, 2}, 3}});
   Index I[] = {0, 1};
   assign_scalar(C, nullptr, nullptr, scalar(7), I, 2, nullptr, 3);
@@ -445,7 +457,7 @@ TEST_F(OpsSmoke, AssignScalar) {
   EXPECT_EQ(read(w), (std::map<Index, double>{{0, 5}, {1, 4}, {2, 1}}));
 }
 
-TEST_F(OpsSmoke, AssignScalarOnHypersparseMaskIsCheap) {
+TEST_P(OpsSmoke, AssignScalarOnHypersparseMaskIsCheap) {
   const Index n = 1000000;
   Matrix M(&types::Bool, n, n);
   Matrix C(FP64, n, n);
@@ -466,7 +478,7 @@ TEST_F(OpsSmoke, AssignScalarOnHypersparseMaskIsCheap) {
   EXPECT_EQ(read(C).size(), 101u);
 }
 
-TEST_F(OpsSmoke, AssignRowAndColumn) {
+TEST_P(OpsSmoke, AssignRowAndColumn) {
   Matrix C = mat(3, 3, {{{0, 0}, 1}, {{1, 0}, 2}, {{1, 2}, 3}, {{2, 1}, 4}});
   Vector u = vec(2, {{0, 9}});
   Index J[] = {2, 0};
@@ -499,7 +511,7 @@ TEST_F(OpsSmoke, AssignRowAndColumn) {
 }
 
 // ---- argument errors -----------------------------------------------------------------------------------
-TEST_F(OpsSmoke, ArgumentErrorsLeaveTheOutputUnchanged) {
+TEST_P(OpsSmoke, ArgumentErrorsLeaveTheOutputUnchanged) {
   Matrix C = mat(2, 2, {{{0, 0}, 42}});
   Entries before = read(C);
   // inner dimension
@@ -525,6 +537,9 @@ TEST_F(OpsSmoke, ArgumentErrorsLeaveTheOutputUnchanged) {
   EXPECT_EQ(read(C), before);
   delete udt;
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, OpsSmoke, ::testing::ValuesIn(available_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // ---- the backend controls ------------------------------------------------------------------------------
 TEST(Backend, Controls) {
