@@ -18,8 +18,8 @@ namespace {
 using core::Backend;
 using core::Operand;
 
-// Checks shared by every apply/select form; returns the input prepared (transposed) but not yet cast.
-Operand prepare(const char* op, Matrix& C, const Matrix* mask, const BinaryOp* accum, const Type* t_type,
+// Checks shared by every apply/select form (after the operator's own domain checks).
+void check_args(const char* op, Matrix& C, const Matrix* mask, const BinaryOp* accum, const Type* t_type,
                 const Matrix& A, bool ta, const Descriptor& d, bool vector) {
   core::check_output_domains(op, C.type(), accum, t_type);
   core::check_mask(op, mask, C.nrows(), C.ncols(), d);
@@ -31,6 +31,10 @@ Operand prepare(const char* op, Matrix& C, const Matrix* mask, const BinaryOp* a
                                              " but A is " + core::dims_string(ar, ac) +
                                              " (after the descriptor's transpose)");
   }
+}
+
+// The input as the kernel sees it (transposed when the descriptor asks), not yet cast.
+Operand input(const Matrix& A, bool ta) {
   Operand a(A);
   if (ta) a.transpose();
   return a;
@@ -59,7 +63,9 @@ void apply_unary(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Una
                  bool ta, const Descriptor& d, bool vector) {
   const char* name = "apply";
   core::check_castable(op.xtype, A.type(), std::string(name) + ": the input to the operator's input");
-  Operand a = prepare(name, C, mask, accum, op.ztype, A, ta, d, vector);
+  check_args(name, C, mask, accum, op.ztype, A, ta, d, vector);
+  if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
+  Operand a = input(A, ta);
   a.cast_to(op.xtype);
   core::Result T(op.ztype, C.nrows(), C.ncols(), C.is_vector());
   Matrix& t = T.get();
@@ -77,8 +83,10 @@ void apply_bound(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Bin
                                            (bind_first ? "first" : "second") + " input");
   core::check_castable(a_in, A.type(), o + ": the input to the operator's " +
                                            (bind_first ? "second" : "first") + " input");
-  Operand a = prepare(name, C, mask, accum, op.ztype, A, ta, d, vector);
+  check_args(name, C, mask, accum, op.ztype, A, ta, d, vector);
   check_scalar_value(name, s, "bound");
+  if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
+  Operand a = input(A, ta);
   BoundScalar bound = scalar_as(s, s_in);
   a.cast_to(a_in);
   core::Result T(op.ztype, C.nrows(), C.ncols(), C.is_vector());
@@ -98,8 +106,10 @@ void apply_index(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Ind
                  const Scalar& thunk, bool ta, const Descriptor& d, bool vector) {
   const char* name = "apply";
   check_index_op_domains(name, op, A, thunk);
-  Operand a = prepare(name, C, mask, accum, op.ztype, A, ta, d, vector);
+  check_args(name, C, mask, accum, op.ztype, A, ta, d, vector);
   check_scalar_value(name, thunk, "thunk");
+  if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
+  Operand a = input(A, ta);
   BoundScalar y = scalar_as(thunk, op.ytype);
   if (!op.positional() && op.xtype != nullptr) a.cast_to(op.xtype);
   core::Result T(op.ztype, C.nrows(), C.ncols(), C.is_vector());
@@ -113,8 +123,10 @@ void select_entries(Matrix& C, const Matrix* mask, const BinaryOp* accum, const 
   const char* name = "select";
   check_index_op_domains(name, op, A, thunk);
   core::check_castable(&types::Bool, op.ztype, "select: the operator's output to bool");
-  Operand a = prepare(name, C, mask, accum, A.type(), A, ta, d, vector);
+  check_args(name, C, mask, accum, A.type(), A, ta, d, vector);
   check_scalar_value(name, thunk, "thunk");
+  if (core::finish_if_all_masked_out(C, mask, accum, A.type(), d)) return;
+  Operand a = input(A, ta);
   BoundScalar y = scalar_as(thunk, op.ytype);
   core::Result T(A.type(), C.nrows(), C.ncols(), C.is_vector());
   Matrix& t = T.get();

@@ -67,7 +67,7 @@ void check_indices(const char* op, const Matrix& C, const IndexList& I, const In
 Matrix constant_region(const Scalar& s, Index ni, Index nj, const Matrix* mask, const Descriptor& d,
                        const Matrix& C, bool region_is_all) {
   Matrix A(s.type(), ni, nj);
-  if (!s.has_value() || ni == 0 || nj == 0) return A;
+  if (!s.has_value() || ni == 0 || nj == 0 || core::all_masked_out(mask, d)) return A;
   const std::size_t sz = s.type()->size;
   try {
     if (mask != nullptr && !d.mask_complement && region_is_all && ni == C.nrows() && nj == C.ncols()) {

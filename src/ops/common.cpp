@@ -117,6 +117,7 @@ Matrix Operand::take() {
 
 void assign_region(Matrix& C, const Matrix* mask, const BinaryOp* accum, Operand A, const IndexList& I,
                    const IndexList& J, const Descriptor& d) {
+  if (finish_if_all_masked_out(C, mask, nullptr, C.type(), d)) return;
   Result Z(C.type(), C.nrows(), C.ncols(), C.is_vector());
   Matrix& z = Z.get();
   if (accum == nullptr) {

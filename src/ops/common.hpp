@@ -84,9 +84,22 @@ class Operand {
 // A^T computed through the dispatcher (same type as A).
 Matrix transposed(const Matrix& A);
 
+// True when the mask is "none, complemented": every position is masked out, so T need not be computed (the
+// final step still runs: it clears C under GrB_REPLACE).
+inline bool all_masked_out(const Matrix* mask, const Descriptor& d) { return mask == nullptr && d.mask_complement; }
+
 // The final step with the descriptor's mask flags and replace.
 inline void finish(Matrix& C, const Matrix* mask, const BinaryOp* accum, Matrix&& T, const Descriptor& d) {
   apply_mask_accum(C, mask, d.mask_structure, d.mask_complement, accum, std::move(T), d.replace);
+}
+
+// When every position is masked out, runs the final step with an empty T (of t_type) and returns true;
+// front-ends call it after their checks and return at once when it does.
+inline bool finish_if_all_masked_out(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Type* t_type,
+                                     const Descriptor& d) {
+  if (!all_masked_out(mask, d)) return false;
+  finish(C, mask, accum, Matrix(t_type, C.nrows(), C.ncols()), d);
+  return true;
 }
 
 // The assign step shared by every assign variant: Z = C with the region (I, J) taken from A (|I| x |J|,

@@ -44,6 +44,7 @@ void ewise(Kind kind, Matrix& C, const Matrix* mask, const BinaryOp* accum, cons
                     " (after the descriptor's transposes); all three must be equal");
   }
 
+  if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
   Operand a(A), b(B);
   if (ta) a.transpose();
   if (tb) b.transpose();

@@ -41,6 +41,7 @@ void extract(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix&
   const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
   core::check_index_list(op, il, t ? A.ncols() : A.nrows(), t ? "row (of A transposed)" : "row");
   core::check_index_list(op, jl, t ? A.nrows() : A.ncols(), t ? "column (of A transposed)" : "column");
+  if (core::finish_if_all_masked_out(C, mask, accum, A.type(), d)) return;
   if (!t) {
     Matrix T(A.type(), ni, nj);
     extract_into(T, A, il, jl);
@@ -61,6 +62,7 @@ void extract(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector&
   core::check_dim(op, ni, "the number of indices", w.size(), "size(w)");
   const IndexList il = core::index_list(I, ni);
   core::check_index_list(op, il, u.size(), "vector");
+  if (core::finish_if_all_masked_out(w.as_matrix(), m, accum, u.type(), d)) return;
   core::Result T(u.type(), 1, ni, true);
   const Index zero = 0;
   extract_into(T.get(), u.as_matrix(), single(&zero), il);
@@ -82,6 +84,7 @@ void extract_column(Vector& w, const Vector* mask, const BinaryOp* accum, const 
                                         (t ? " (of A transposed)" : ""));
   const IndexList il = core::index_list(I, ni);
   core::check_index_list(op, il, nrows, t ? "row (of A transposed)" : "row");
+  if (core::finish_if_all_masked_out(w.as_matrix(), m, accum, A.type(), d)) return;
   if (t) {
     // A^T(I, j) = A(j, I): a 1 x |I| row, already the vector's shape.
     core::Result T(A.type(), 1, ni, true);

@@ -43,6 +43,7 @@ void check_semiring_domains(const char* op, const Semiring& s, const Type* a_typ
 // The common body once arguments are checked: T (of the shape of C) = kernel, then the mask step.
 void multiply(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Semiring& s, Operand A, bool ta,
               Operand B, bool tb, bool flip, const Descriptor& d) {
+  if (core::finish_if_all_masked_out(C, mask, accum, s.add->type(), d)) return;
   A.cast_to(flip ? s.multiply->ytype : s.multiply->xtype);
   B.cast_to(flip ? s.multiply->xtype : s.multiply->ytype);
   core::Result T(s.add->type(), C.nrows(), C.ncols(), C.is_vector());

@@ -97,6 +97,7 @@ void reduce_to_vector(const char* name, Vector& w, const Vector* mask, const Bin
   core::check_mask(name, m, 1, w.size(), d);
   core::check_dim(name, w.size(), "size(w)", d.transpose_first ? A.ncols() : A.nrows(),
                   d.transpose_first ? "ncols(A) (reducing columns: GrB_INP0 is GrB_TRAN)" : "nrows(A)");
+  if (core::finish_if_all_masked_out(w.as_matrix(), m, accum, type, d)) return;
   Operand a(A);
   if (d.transpose_first) a.transpose();
   a.cast_to(type);

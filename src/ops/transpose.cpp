@@ -22,6 +22,7 @@ void transpose(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matri
                                              " but the result is " + core::dims_string(tr, tc) + " (A is " +
                                              core::dims_string(A.nrows(), A.ncols()) +
                                              (d.transpose_first ? ", transposed twice by GrB_INP0)" : ")"));
+  if (core::finish_if_all_masked_out(C, mask, accum, A.type(), d)) return;
   if (d.transpose_first) {
     core::finish(C, mask, accum, Matrix(A), d);
     return;
@@ -49,6 +50,7 @@ void kronecker(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Binar
                 o + ": C is " + core::dims_string(C.nrows(), C.ncols()) + " but kron(A, B) of A " +
                     core::dims_string(ar, ac) + " and B " + core::dims_string(br, bc) +
                     " (after the descriptor's transposes) has the products of their dimensions");
+  if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
   Operand a(A), b(B);
   if (d.transpose_first) a.transpose();
   if (d.transpose_second) b.transpose();

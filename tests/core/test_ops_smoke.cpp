@@ -142,6 +142,11 @@ TEST_P(OpsSmoke, MxmAliased) {
   EXPECT_EQ(read(C), (Entries{{{0, 0}, 1}, {{0, 1}, 8}, {{1, 1}, 9}}));
   mxm(C, &C, nullptr, plus_times(), C, C);
   EXPECT_EQ(read(C), (Entries{{{0, 0}, 1}, {{0, 1}, 80}, {{1, 1}, 81}}));
+  // C<!NULL> = ...: nothing is written
+  Descriptor comp;
+  comp.mask_complement = true;
+  mxm(C, nullptr, nullptr, plus_times(), C, C, comp);
+  EXPECT_EQ(read(C), (Entries{{{0, 0}, 1}, {{0, 1}, 80}, {{1, 1}, 81}}));
 }
 
 TEST_P(OpsSmoke, MxvVxm) {
@@ -476,6 +481,14 @@ TEST_P(OpsSmoke, AssignScalarOnHypersparseMaskIsCheap) {
   // without a mask the dense region is refused with OutOfMemory, C unchanged
   expect_error(Info::OutOfMemory, [&] { assign_scalar(C, nullptr, nullptr, scalar(3), nullptr, n, nullptr, n); });
   EXPECT_EQ(read(C).size(), 101u);
+  // no mask, complemented: every position is masked out, so nothing is built; replace clears C
+  Descriptor comp;
+  comp.mask_complement = true;
+  assign_scalar(C, nullptr, nullptr, scalar(3), nullptr, n, nullptr, n, comp);
+  EXPECT_EQ(read(C).size(), 101u);
+  comp.replace = true;
+  assign_scalar(C, nullptr, nullptr, scalar(3), nullptr, n, nullptr, n, comp);
+  EXPECT_EQ(C.nvals(), 0u);
 }
 
 TEST_P(OpsSmoke, AssignRowAndColumn) {
