@@ -7,8 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build-gpu}
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if ! git diff --quiet HEAD -- 2>/dev/null; then COMMIT="${COMMIT}+dirty"; fi
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSNACK_ENABLE_CUDA=ON -DSNACK_ENABLE_KOKKOS=OFF \
-  -DSNACK_GIT_COMMIT_OVERRIDE="$COMMIT" "$@" >/dev/null
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSNACK_ENABLE_CUDA=ON -DSNACK_ENABLE_KOKKOS=OFF "$@" >/dev/null
 cmake --build "$BUILD" --target snack_gpu -j "${JOBS:-2}"
 echo "build-gpu: built target snack_gpu in $BUILD (commit $COMMIT)"

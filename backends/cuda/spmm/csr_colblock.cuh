@@ -97,37 +97,50 @@ __global__ void __launch_bounds__(512) colblock_kernel(ColBlockParams p) {
       const int s = so[f0], e = so[f1];
       float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
       const int q_end = (e + 3) >> 2;
+      // Software pipeline over consecutive chunks: kDepth chunks per step, the next step loading while
+      // this one is used.
+      constexpr int kDepth = 4;
       int q = s >> 2;
-      Four<VT> w;
-      Four<std::uint16_t> cc;
-      if (q < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w, cc);
-      while (q < q_end) {
-        const int qn = q + 1;
-        Four<VT> wn;
-        Four<std::uint16_t> cn;
-        if (qn < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(qn) * 4, wn, cn);
+      Four<VT> w[kDepth];
+      Four<std::uint16_t> cc[kDepth];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int idx = q * 4 + i;
-          if (idx >= s && idx < e) {
-            const float wi = to_acc<float>(w.v[i]);
-            const unsigned kl = (static_cast<unsigned>(cc.v[i]) - cbase) & 0xffffu;
-            Four<VT> xv;
-            if constexpr (sizeof(VT) == 4) {
-              const float4 f = *reinterpret_cast<const float4*>(tile + kl * BT);
-              memcpy(&xv, &f, 16);
-            } else {
-              const uint2 h = *reinterpret_cast<const uint2*>(tile + kl * BT);
-              memcpy(&xv, &h, 8);
+      for (int u = 0; u < kDepth; ++u)
+        if (q + u < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q + u) * 4, w[u], cc[u]);
+      while (q < q_end) {
+        const int qn = q + kDepth;
+        Four<VT> wn[kDepth];
+        Four<std::uint16_t> cn[kDepth];
+#pragma unroll
+        for (int u = 0; u < kDepth; ++u)
+          if (qn + u < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(qn + u) * 4, wn[u], cn[u]);
+#pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const int idx = (q + u) * 4 + i;
+            if (idx >= s && idx < e) {
+              const float wi = to_acc<float>(w[u].v[i]);
+              const unsigned kl = (static_cast<unsigned>(cc[u].v[i]) - cbase) & 0xffffu;
+              Four<VT> xv;
+              if constexpr (sizeof(VT) == 4) {
+                const float4 f = *reinterpret_cast<const float4*>(tile + kl * BT);
+                memcpy(&xv, &f, 16);
+              } else {
+                const uint2 h = *reinterpret_cast<const uint2*>(tile + kl * BT);
+                memcpy(&xv, &h, 8);
+              }
+              a0 = fmaf(wi, to_acc<float>(xv.v[0]), a0);
+              a1 = fmaf(wi, to_acc<float>(xv.v[1]), a1);
+              a2 = fmaf(wi, to_acc<float>(xv.v[2]), a2);
+              a3 = fmaf(wi, to_acc<float>(xv.v[3]), a3);
             }
-            a0 = fmaf(wi, to_acc<float>(xv.v[0]), a0);
-            a1 = fmaf(wi, to_acc<float>(xv.v[1]), a1);
-            a2 = fmaf(wi, to_acc<float>(xv.v[2]), a2);
-            a3 = fmaf(wi, to_acc<float>(xv.v[3]), a3);
           }
         }
-        w = wn;
-        cc = cn;
+#pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+          w[u] = wn[u];
+          cc[u] = cn[u];
+        }
         q = qn;
       }
       float4* dst = reinterpret_cast<float4*>(acc_s + rl * BT + l4 * 4);

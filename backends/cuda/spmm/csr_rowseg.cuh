@@ -59,35 +59,49 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
 
     const int begin = item.y, end = item.z;
     const int q_end = (end + 3) >> 2;
+    // Software pipeline: the chunks of the next step load while this step's are used (kDepth chunks
+    // per lane per step, so up to 2 x kDepth chunk loads in flight per lane).
+    constexpr int kDepth = 2;
     int q = (begin >> 2) + lane;
-    Four<VT> w;
-    Four<std::uint16_t> c;
-    if (q < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w, c);
+    Four<VT> w[kDepth];
+    Four<std::uint16_t> c[kDepth];
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u)
+      if (q + u * G < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q + u * G) * 4, w[u], c[u]);
     while (q < q_end) {
-      const int qn = q + G;
-      Four<VT> wn;
-      Four<std::uint16_t> cn;
-      if (qn < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(qn) * 4, wn, cn);
+      const int qn = q + kDepth * G;
+      Four<VT> wn[kDepth];
+      Four<std::uint16_t> cn[kDepth];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int idx = q * 4 + i;
-        if (idx >= begin && idx < end) {
-          const A wi = to_acc<A>(w.v[i]);
-          const VT* xr = x + static_cast<std::int64_t>(colbase + c.v[i]) * p.ldx;
-          if constexpr (BT == 1) {
-            acc[0] = sr.muladd(acc[0], wi, to_acc<A>(load_one_cached(xr)));
-          } else {
+      for (int u = 0; u < kDepth; ++u)
+        if (qn + u * G < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(qn + u * G) * 4, wn[u], cn[u]);
 #pragma unroll
-            for (int j = 0; j < BT / 4; ++j) {
-              const Four<VT> xv = load_four_cached(xr + 4 * j);
+      for (int u = 0; u < kDepth; ++u) {
 #pragma unroll
-              for (int t = 0; t < 4; ++t) acc[4 * j + t] = sr.muladd(acc[4 * j + t], wi, to_acc<A>(xv.v[t]));
+        for (int i = 0; i < 4; ++i) {
+          const int idx = (q + u * G) * 4 + i;
+          if (idx >= begin && idx < end) {
+            const A wi = to_acc<A>(w[u].v[i]);
+            const VT* xr = x + static_cast<std::int64_t>(colbase + c[u].v[i]) * p.ldx;
+            if constexpr (BT == 1) {
+              acc[0] = sr.muladd(acc[0], wi, to_acc<A>(load_one_cached(xr)));
+            } else {
+#pragma unroll
+              for (int j = 0; j < BT / 4; ++j) {
+                if (BT > 4 && b0 + 4 * j >= p.batch) break;   // past the batch: X's row may end here
+                const Four<VT> xv = load_four_cached(xr + 4 * j);
+#pragma unroll
+                for (int t = 0; t < 4; ++t) acc[4 * j + t] = sr.muladd(acc[4 * j + t], wi, to_acc<A>(xv.v[t]));
+              }
             }
           }
         }
       }
-      w = wn;
-      c = cn;
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        w[u] = wn[u];
+        c[u] = cn[u];
+      }
       q = qn;
     }
 

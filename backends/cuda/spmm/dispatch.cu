@@ -42,7 +42,7 @@ const char* value_type_name(ValueType t) {
   return n[static_cast<int>(t)];
 }
 const char* add_op_name(AddOp op) {
-  static const char* n[] = {"plus", "times", "min", "max", "any", "lor", "land", "lxor", "lxnor"};
+  static const char* n[] = {"plus", "times", "min", "max", "lor", "land", "lxor", "lxnor"};
   return n[static_cast<int>(op)];
 }
 const char* mul_op_name(MulOp op) {
@@ -89,8 +89,9 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   while (bc < c.block_cols && bc < 65536) bc *= 2;
   c.block_cols = bc;
   if (c.rows_per_cta <= 0) {
+    // At least one row per lane group (512 threads, BT/4 lanes per group), about one block per SM.
     const int per_sm = (a.rows + a.sm_count - 1) / std::max(1, a.sm_count);
-    c.rows_per_cta = std::min(256, std::max(32, per_sm));
+    c.rows_per_cta = std::min(512, std::max(512 / (c.batch_tile / 4), per_sm));
   }
   if (c.splits <= 0 || args.deterministic || args.type != ValueType::FP32) c.splits = 1;
   return c;

@@ -32,8 +32,9 @@ enum class ValueType : std::uint8_t { Bool, Int32, Int64, UInt32, UInt64, FP32, 
 std::size_t value_size(ValueType t);
 const char* value_type_name(ValueType t);
 
-// The additive monoid (Any picks one of the terms: the first in the kernel's order).
-enum class AddOp : std::uint8_t { Plus, Times, Min, Max, Any, LOr, LAnd, LXor, LXnor };
+// The additive monoid. (GraphBLAS's ANY monoid is not offered: every term is as good, so a caller maps it
+// to Min or Max, which are valid ANY results.)
+enum class AddOp : std::uint8_t { Plus, Times, Min, Max, LOr, LAnd, LXor, LXnor };
 // The multiply f(w, x) (w from W, x from X; for Y = X W^T it is f(x, w), as GraphBLAS's mxm(X, W^T)).
 // Comparisons give 1 or 0 in the value type (GraphBLAS's IS* operators; for Bool they are EQ, NE, ...).
 enum class MulOp : std::uint8_t {

@@ -57,7 +57,7 @@ struct RuntimeSemiring {
       case AddOp::Max: return min_value();
       case AddOp::LAnd: return T(1);
       case AddOp::LXnor: return T(1);
-      default: return T(0);   // Plus, Any, LOr, LXor
+      default: return T(0);   // Plus, LOr, LXor
     }
   }
   __device__ __forceinline__ T add(T a, T b) const {
@@ -66,7 +66,6 @@ struct RuntimeSemiring {
       case AddOp::Times: return T(a * b);
       case AddOp::Min: return min2(a, b);
       case AddOp::Max: return max2(a, b);
-      case AddOp::Any: return a;
       case AddOp::LOr: return T(truth(a) || truth(b));
       case AddOp::LAnd: return T(truth(a) && truth(b));
       case AddOp::LXor: return T(truth(a) != truth(b));

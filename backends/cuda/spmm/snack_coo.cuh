@@ -23,7 +23,8 @@ struct SnackCooParams {
   std::int64_t ys_row = 0, ys_col = 1;
 };
 
-__global__ void __launch_bounds__(256) snack_coo_kernel(SnackCooParams p) {
+// static: the header is included by more than one translation unit.
+static __global__ void __launch_bounds__(256) snack_coo_kernel(SnackCooParams p) {
   const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t b = blockIdx.y;
   if (j >= p.nnz) return;

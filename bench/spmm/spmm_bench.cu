@@ -1,0 +1,696 @@
+// bench/spmm/spmm_bench.cu: the SpMM benchmark: the project's kernels against cuSPARSE, dense cuBLAS and
+// Dense+Mask, side by side in one run, on one GPU.
+//
+// W is M x K (M = K) with a uniform random pattern (each entry present with probability 1 - sparsity,
+// drawn by a hash of (row, column), so every process regenerates the same matrix), values uniform in
+// [-1, 1); X is K x batch, Y = W X, fp32. Methods:
+//   snack_coo       the published SNACK-COO (X and Y batch-major, as published)
+//   row_segment     csr_rowseg.cuh, forced;   column_block  csr_colblock.cuh, forced (deterministic)
+//   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
+//   cusparse        every cusparseSpMM algorithm (CSR and COO) in both dense orders, plus cusparseSpMV
+//                   at batch 1; run in a child process per matrix, so an algorithm that fails with a
+//                   sticky error (CSR_ALG1 has raised an illegal address at 16384 / 95% / 128) loses
+//                   nothing else: the parent restarts the child without it; the best is reported
+//   cublas          dense SGEMM, CUBLAS_PEDANTIC_MATH (true fp32, no TF32)
+//   dense_mask      each call: Wm = W .* mask (fp32 mask), then the same SGEMM
+// Timing: warm-up, then `reps` runs each between CUDA events with L2 flushed (a 256 MB memset outside
+// the events) before each; the median is reported. Every method's output is checked against cuBLAS's
+// (relative error). Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y,
+// against the device-to-device copy bandwidth measured in the same run (bytes read + written).
+// The project's kernels move 6 bytes per non-zero (16-bit columns), so their "effective" bandwidth on
+// this count can exceed the copy bandwidth; the table says so. Output: a markdown table on stdout and in
+// <out>/spmm-h200.md, every measurement in <out>/spmm.csv (for plot.py).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "spmm/dispatch.hpp"
+
+#ifndef SNACK_GIT_COMMIT
+#define SNACK_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+using snk::cuda::ColumnBlockConfig;
+using snk::cuda::Kernel;
+using snk::cuda::Layout;
+
+#define CK(x)                                                                                   \
+  do {                                                                                          \
+    cudaError_t e_ = (x);                                                                       \
+    if (e_ != cudaSuccess) {                                                                    \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x); \
+      std::exit(2);                                                                             \
+    }                                                                                           \
+  } while (0)
+
+// ---- deterministic generation on the device -------------------------------------------------------------------
+__host__ __device__ inline unsigned hash3(unsigned seed, unsigned a, unsigned b) {
+  unsigned h = seed * 0x9E3779B1u ^ (a * 0x85EBCA77u) ^ (b * 0xC2B2AE3Du + 0x27d4eb2fu);
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  h *= 0x297A2D39u;
+  h ^= h >> 15;
+  return h;
+}
+__device__ inline float unit(unsigned h) { return (h >> 8) * (2.0f / 16777216.0f) - 1.0f; }
+
+__global__ void count_kernel(int rows, int cols, unsigned seed, unsigned threshold, int* counts) {
+  const int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x & 31;
+  if (r >= rows) return;
+  int n = 0;
+  for (int c0 = 0; c0 < cols; c0 += 32) {
+    const int c = c0 + lane;
+    n += __popc(__ballot_sync(0xffffffffu, c < cols && hash3(seed, r, c) < threshold));
+  }
+  if (lane == 0) counts[r] = n;
+}
+__global__ void fill_kernel(int rows, int cols, unsigned seed, unsigned threshold, const int* row_ptr, int* col,
+                            float* val, int* coo_row) {
+  const int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x & 31;
+  if (r >= rows) return;
+  int pos = row_ptr[r];
+  for (int c0 = 0; c0 < cols; c0 += 32) {
+    const int c = c0 + lane;
+    const bool on = c < cols && hash3(seed, r, c) < threshold;
+    const unsigned m = __ballot_sync(0xffffffffu, on);
+    if (on) {
+      const int p = pos + __popc(m & ((1u << lane) - 1));
+      col[p] = c;
+      val[p] = unit(hash3(seed ^ 0x5bd1e995u, r, c));
+      coo_row[p] = r;
+    }
+    pos += __popc(m);
+  }
+}
+__global__ void scatter_dense_kernel(int rows, int cols, const int* row_ptr, const int* col, const float* val,
+                                     float* dense, float* mask) {
+  const int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x & 31;
+  if (r >= rows) return;
+  for (int j = row_ptr[r] + lane; j < row_ptr[r + 1]; j += 32) {
+    dense[std::size_t(r) * cols + col[j]] = val[j];
+    mask[std::size_t(r) * cols + col[j]] = 1.0f;
+  }
+}
+__global__ void fill_x_kernel(int k_rows, int batch, unsigned seed, float* x_row_major, float* x_batch_major) {
+  const std::size_t n = std::size_t(k_rows) * batch;
+  for (std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += std::size_t(gridDim.x) * blockDim.x) {
+    const int k = static_cast<int>(t / batch), b = static_cast<int>(t % batch);
+    const float v = unit(hash3(seed, k, b));
+    x_row_major[t] = v;
+    if (x_batch_major) x_batch_major[std::size_t(b) * k_rows + k] = v;
+  }
+}
+__global__ void mask_multiply_kernel(float4* out, const float4* w, const float4* mask, std::size_t n4) {
+  for (std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n4; t += std::size_t(gridDim.x) * blockDim.x) {
+    const float4 a = w[t], m = mask[t];
+    out[t] = make_float4(a.x * m.x, a.y * m.y, a.z * m.z, a.w * m.w);
+  }
+}
+
+struct Matrix {
+  int rows = 0, cols = 0;
+  std::int64_t nnz = 0;
+  int *row_ptr = nullptr, *col = nullptr, *coo_row = nullptr;
+  float* val = nullptr;
+  ~Matrix() {
+    cudaFree(row_ptr);
+    cudaFree(col);
+    cudaFree(coo_row);
+    cudaFree(val);
+  }
+};
+
+unsigned pattern_seed(int m, double sparsity) { return 1234567u + unsigned(m) * 31u + unsigned(sparsity * 1000); }
+
+void generate(Matrix& a, int m, double sparsity) {
+  a.rows = a.cols = m;
+  const unsigned seed = pattern_seed(m, sparsity);
+  const unsigned threshold = static_cast<unsigned>((1.0 - sparsity) * 4294967296.0);
+  int* counts;
+  CK(cudaMalloc(&counts, sizeof(int) * m));
+  count_kernel<<<(m + 7) / 8, 256>>>(m, m, seed, threshold, counts);
+  CK(cudaGetLastError());
+  std::vector<int> h(m), rp(m + 1, 0);
+  CK(cudaMemcpy(h.data(), counts, sizeof(int) * m, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < m; ++i) rp[i + 1] = rp[i] + h[i];
+  a.nnz = rp[m];
+  CK(cudaMalloc(&a.row_ptr, sizeof(int) * (m + 1)));
+  CK(cudaMalloc(&a.col, sizeof(int) * std::max<std::int64_t>(1, a.nnz)));
+  CK(cudaMalloc(&a.coo_row, sizeof(int) * std::max<std::int64_t>(1, a.nnz)));
+  CK(cudaMalloc(&a.val, sizeof(float) * std::max<std::int64_t>(1, a.nnz)));
+  CK(cudaMemcpy(a.row_ptr, rp.data(), sizeof(int) * (m + 1), cudaMemcpyHostToDevice));
+  fill_kernel<<<(m + 7) / 8, 256>>>(m, m, seed, threshold, a.row_ptr, a.col, a.val, a.coo_row);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  cudaFree(counts);
+}
+
+// ---- timing ----------------------------------------------------------------------------------------------------------
+struct Timer {
+  cudaEvent_t a, b;
+  void* flush = nullptr;
+  std::size_t flush_bytes = 256u << 20;
+  int warmup = 3, reps = 20;
+  Timer() {
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    CK(cudaMalloc(&flush, flush_bytes));
+  }
+  // Median ms of fn(); returns < 0 if fn reported failure or an error occurred.
+  double median(const std::function<bool()>& fn) {
+    for (int i = 0; i < warmup; ++i)
+      if (!fn()) return -1;
+    if (cudaDeviceSynchronize() != cudaSuccess) return -1;
+    std::vector<float> t;
+    for (int i = 0; i < reps; ++i) {
+      cudaMemsetAsync(flush, i & 0xff, flush_bytes);
+      cudaEventRecord(a);
+      if (!fn()) return -1;
+      cudaEventRecord(b);
+      if (cudaEventSynchronize(b) != cudaSuccess) return -1;
+      float ms = 0;
+      cudaEventElapsedTime(&ms, a, b);
+      t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+};
+
+double rel_error(const std::vector<float>& got, const std::vector<float>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double d = double(got[i]) - ref[i];
+    if (std::isnan(got[i])) return INFINITY;
+    num += d * d;
+    den += double(ref[i]) * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+std::vector<float> fetch(const float* d, std::size_t n) {
+  std::vector<float> h(n);
+  CK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return h;
+}
+// Batch-major (M x batch column-major) to row-major.
+std::vector<float> from_batch_major(const std::vector<float>& v, int m, int batch) {
+  std::vector<float> out(v.size());
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < m; ++i) out[std::size_t(i) * batch + b] = v[std::size_t(b) * m + i];
+  return out;
+}
+
+// ---- cuSPARSE (child process) ------------------------------------------------------------------------------------------
+struct SparseAlg {
+  const char* name;
+  bool spmv;
+  bool coo;
+  int alg;
+};
+// CSR_ALG1 last: it is the one seen to fail with a sticky error.
+const SparseAlg kSparseAlgs[] = {
+    {"SPMM_ALG_DEFAULT", false, false, CUSPARSE_SPMM_ALG_DEFAULT},
+    {"SPMM_CSR_ALG2", false, false, CUSPARSE_SPMM_CSR_ALG2},
+    {"SPMM_CSR_ALG3", false, false, CUSPARSE_SPMM_CSR_ALG3},
+    {"SPMM_COO_ALG1", false, true, CUSPARSE_SPMM_COO_ALG1},
+    {"SPMM_COO_ALG2", false, true, CUSPARSE_SPMM_COO_ALG2},
+    {"SPMM_COO_ALG3", false, true, CUSPARSE_SPMM_COO_ALG3},
+    {"SPMM_COO_ALG4", false, true, CUSPARSE_SPMM_COO_ALG4},
+    {"SPMV_CSR_ALG1", true, false, CUSPARSE_SPMV_CSR_ALG1},
+    {"SPMV_CSR_ALG2", true, false, CUSPARSE_SPMV_CSR_ALG2},
+    {"SPMV_COO_ALG1", true, true, CUSPARSE_SPMV_COO_ALG1},
+    {"SPMV_COO_ALG2", true, true, CUSPARSE_SPMV_COO_ALG2},
+    {"SPMM_CSR_ALG1", false, false, CUSPARSE_SPMM_CSR_ALG1},
+};
+
+int cusparse_child(int m, double sparsity, const std::vector<int>& batches, const std::set<std::string>& skip, int reps) {
+  Matrix a;
+  generate(a, m, sparsity);
+  Timer timer;
+  timer.reps = reps;
+  cusparseHandle_t h;
+  if (cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) return 3;
+  auto plan = snk::cuda::Plan::create({a.rows, a.cols, a.nnz, a.row_ptr, a.col});
+  for (int batch : batches) {
+    float *x, *xb, *y, *yref;
+    CK(cudaMalloc(&x, sizeof(float) * std::size_t(m) * batch));
+    CK(cudaMalloc(&xb, sizeof(float) * std::size_t(m) * batch));
+    CK(cudaMalloc(&y, sizeof(float) * std::size_t(m) * batch));
+    CK(cudaMalloc(&yref, sizeof(float) * std::size_t(m) * batch));
+    fill_x_kernel<<<1024, 256>>>(m, batch, 777u + batch, x, xb);
+    snk::cuda::SpmmArgs sa;
+    sa.values = a.val;
+    sa.x = {x, batch, Layout::RowMajor};
+    sa.y = {yref, batch, Layout::RowMajor};
+    sa.batch = batch;
+    sa.kernel = Kernel::RowSegment;
+    if (snk::cuda::spmm(*plan, sa) != snk::cuda::Status::Success) return 3;
+    CK(cudaDeviceSynchronize());
+    const std::vector<float> ref = fetch(yref, std::size_t(m) * batch);
+    for (const SparseAlg& alg : kSparseAlgs) {
+      if (alg.spmv && batch != 1) continue;
+      for (int order = 0; order < (alg.spmv ? 1 : 2); ++order) {   // 0: column-major dense, 1: row-major
+        const std::string key = std::to_string(batch) + ":" + alg.name + ":" + std::to_string(order);
+        if (skip.count(key)) continue;
+        std::printf("START %s\n", key.c_str());
+        std::fflush(stdout);
+        cusparseSpMatDescr_t A = nullptr;
+        cusparseStatus_t st =
+            alg.coo ? cusparseCreateCoo(&A, m, m, a.nnz, a.coo_row, a.col, a.val, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F)
+                    : cusparseCreateCsr(&A, m, m, a.nnz, a.row_ptr, a.col, a.val, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+        const float one = 1.0f, zero = 0.0f;
+        void* buf = nullptr;
+        std::size_t bytes = 0;
+        double ms = -1;
+        std::string why;
+        const bool row_major = order == 1;
+        if (alg.spmv) {
+          cusparseDnVecDescr_t vx, vy;
+          cusparseCreateDnVec(&vx, m, x, CUDA_R_32F);
+          cusparseCreateDnVec(&vy, m, y, CUDA_R_32F);
+          const auto salg = static_cast<cusparseSpMVAlg_t>(alg.alg);
+          st = cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_32F, salg, &bytes);
+          if (st == CUSPARSE_STATUS_SUCCESS && cudaMalloc(&buf, bytes + 16) == cudaSuccess) {
+            st = cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_32F, salg, buf);
+            if (st == CUSPARSE_STATUS_SUCCESS)
+              ms = timer.median([&] {
+                return cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_32F, salg, buf) ==
+                       CUSPARSE_STATUS_SUCCESS;
+              });
+          }
+          cusparseDestroyDnVec(vx);
+          cusparseDestroyDnVec(vy);
+        } else {
+          cusparseDnMatDescr_t B, C;
+          cusparseCreateDnMat(&B, m, batch, row_major ? batch : m, row_major ? x : xb, CUDA_R_32F,
+                              row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL);
+          cusparseCreateDnMat(&C, m, batch, row_major ? batch : m, y, CUDA_R_32F,
+                              row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL);
+          const auto malg = static_cast<cusparseSpMMAlg_t>(alg.alg);
+          const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+          if (st == CUSPARSE_STATUS_SUCCESS)
+            st = cusparseSpMM_bufferSize(h, op, op, &one, A, B, &zero, C, CUDA_R_32F, malg, &bytes);
+          if (st == CUSPARSE_STATUS_SUCCESS && cudaMalloc(&buf, bytes + 16) == cudaSuccess) {
+            st = cusparseSpMM_preprocess(h, op, op, &one, A, B, &zero, C, CUDA_R_32F, malg, buf);
+            if (st == CUSPARSE_STATUS_SUCCESS)
+              ms = timer.median([&] {
+                return cusparseSpMM(h, op, op, &one, A, B, &zero, C, CUDA_R_32F, malg, buf) == CUSPARSE_STATUS_SUCCESS;
+              });
+          }
+          cusparseDestroyDnMat(B);
+          cusparseDestroyDnMat(C);
+        }
+        if (st != CUSPARSE_STATUS_SUCCESS) why = cusparseGetErrorString(st);
+        const cudaError_t ce = cudaDeviceSynchronize();
+        if (ce != cudaSuccess) {
+          std::printf("FAIL %s cuda:%s\n", key.c_str(), cudaGetErrorString(ce));
+          std::fflush(stdout);
+          std::_Exit(4);   // the context is gone: the parent restarts without this one
+        }
+        if (A) cusparseDestroySpMat(A);
+        cudaFree(buf);
+        if (ms < 0) {
+          std::printf("FAIL %s %s\n", key.c_str(), why.empty() ? "error" : why.c_str());
+        } else {
+          std::vector<float> got = fetch(y, std::size_t(m) * batch);
+          if (!row_major && !alg.spmv) got = from_batch_major(got, m, batch);
+          std::printf("RESULT %s %.6f %.3e\n", key.c_str(), ms, rel_error(got, ref));
+        }
+        std::fflush(stdout);
+      }
+    }
+    cudaFree(x);
+    cudaFree(xb);
+    cudaFree(y);
+    cudaFree(yref);
+  }
+  cusparseDestroy(h);
+  return 0;
+}
+
+struct SparseResult {
+  double ms = -1, err = 0;
+  std::string alg;
+  std::vector<std::string> failures;
+};
+
+// Runs the child until every algorithm has a result or a failure; returns the per-batch best.
+std::map<int, SparseResult> run_cusparse(const std::string& self, int m, double sparsity, const std::vector<int>& batches,
+                                         int reps, FILE* csv, std::string& log) {
+  std::map<int, SparseResult> best;
+  std::set<std::string> done;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::ostringstream cmd;
+    cmd << self << " --cusparse-child " << m << " " << sparsity << " --reps " << reps << " --batches ";
+    for (std::size_t i = 0; i < batches.size(); ++i) cmd << (i ? "," : "") << batches[i];
+    if (!done.empty()) {
+      cmd << " --skip ";
+      bool first = true;
+      for (auto& k : done) { cmd << (first ? "" : ",") << k; first = false; }
+    }
+    cmd << " 2>&1";
+    FILE* p = popen(cmd.str().c_str(), "r");
+    if (!p) break;
+    char line[4096];
+    std::string started;
+    while (std::fgets(line, sizeof line, p)) {
+      char key[512], rest[1024];
+      double ms, err;
+      if (std::sscanf(line, "START %511s", key) == 1) {
+        started = key;
+      } else if (std::sscanf(line, "RESULT %511s %lf %lf", key, &ms, &err) == 3) {
+        done.insert(key);
+        started.clear();
+        std::string k(key);
+        const int b = std::atoi(k.substr(0, k.find(':')).c_str());
+        const std::string name = k.substr(k.find(':') + 1);
+        std::fprintf(csv, "%d,%.2f,%d,cusparse:%s,%.6f,%.3e\n", m, sparsity, b, name.c_str(), ms, err);
+        if (err < 1e-4 && (best[b].ms < 0 || ms < best[b].ms)) {
+          best[b].ms = ms;
+          best[b].err = err;
+          best[b].alg = name;
+        }
+      } else if (std::sscanf(line, "FAIL %511s %1023[^\n]", key, rest) >= 1) {
+        done.insert(key);
+        started.clear();
+        std::string k(key);
+        const int b = std::atoi(k.substr(0, k.find(':')).c_str());
+        best[b].failures.push_back(k.substr(k.find(':') + 1) + " (" + rest + ")");
+        log += "cusparse " + std::to_string(m) + "/" + std::to_string(sparsity) + " " + k + ": " + rest + "\n";
+      }
+    }
+    const int rc = pclose(p);
+    if (rc == 0) break;
+    if (!started.empty()) {   // died inside an algorithm without a FAIL line (a crash)
+      done.insert(started);
+      const int b = std::atoi(started.substr(0, started.find(':')).c_str());
+      best[b].failures.push_back(started.substr(started.find(':') + 1) + " (crashed)");
+      log += "cusparse " + std::to_string(m) + " " + started + ": child crashed\n";
+    }
+  }
+  return best;
+}
+
+std::vector<int> parse_ints(const std::string& s) {
+  std::vector<int> v;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ',')) v.push_back(std::atoi(t.c_str()));
+  return v;
+}
+std::vector<double> parse_doubles(const std::string& s) {
+  std::vector<double> v;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ',')) v.push_back(std::atof(t.c_str()));
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes{4096, 16384}, batches{1, 8, 32, 128};
+  std::vector<double> sparsities{0.90, 0.95, 0.99};
+  std::string out_dir = ".", commit = SNACK_GIT_COMMIT;
+  int reps = 20;
+  bool sweep = false, child = false;
+  int child_m = 0;
+  double child_s = 0;
+  std::set<std::string> skip;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--sizes") sizes = parse_ints(next());
+    else if (a == "--batches") batches = parse_ints(next());
+    else if (a == "--sparsities") sparsities = parse_doubles(next());
+    else if (a == "--out") out_dir = next();
+    else if (a == "--commit") commit = next();
+    else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--sweep") sweep = true;
+    else if (a == "--skip") { std::stringstream ss(next()); std::string t; while (std::getline(ss, t, ',')) skip.insert(t); }
+    else if (a == "--cusparse-child") { child = true; child_m = std::atoi(next().c_str()); child_s = std::atof(next().c_str()); }
+    else { std::fprintf(stderr, "unknown argument %s\n", a.c_str()); return 1; }
+  }
+  if (child) return cusparse_child(child_m, child_s, batches, skip, reps);
+
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return 1;
+  self[n] = 0;
+
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  Timer timer;
+  timer.reps = reps;
+
+  // Copy bandwidth (bytes read + written).
+  double copy_gbs;
+  {
+    const std::size_t bytes = std::size_t(1) << 30;
+    void *s, *d;
+    CK(cudaMalloc(&s, bytes));
+    CK(cudaMalloc(&d, bytes));
+    CK(cudaMemset(s, 1, bytes));
+    const double ms = timer.median([&] { return cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess; });
+    copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+    cudaFree(s);
+    cudaFree(d);
+  }
+
+  const std::string csv_path = out_dir + "/spmm.csv";
+  FILE* csv = std::fopen(csv_path.c_str(), "w");
+  if (!csv) { std::fprintf(stderr, "cannot write %s\n", csv_path.c_str()); return 1; }
+  std::fprintf(csv, "m,sparsity,batch,method,ms,rel_err\n");
+  std::fprintf(csv, "0,0,0,copy_gbs,%.1f,0\n", copy_gbs);
+
+  cublasHandle_t cublas;
+  if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) return 1;
+  cublasSetMathMode(cublas, CUBLAS_PEDANTIC_MATH);
+
+  struct Row {
+    int m, batch;
+    double sparsity, min_bytes;
+    std::map<std::string, double> ms, err;
+    std::string dispatched, cusparse_alg, cusparse_fail, best_cb;
+  };
+  std::vector<Row> rows;
+  std::string log;
+
+  for (int m : sizes)
+    for (double sp : sparsities) {
+      Matrix a;
+      generate(a, m, sp);
+      snk::cuda::PlanOptions po;
+      po.coo = true;
+      auto t0 = std::chrono::steady_clock::now();
+      auto plan = snk::cuda::Plan::create({a.rows, a.cols, a.nnz, a.row_ptr, a.col}, po);
+      const double plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "[%d %.2f] nnz %lld, plan %.2f s\n", m, sp, (long long)a.nnz, plan_s);
+      float *wd, *mask, *wm;
+      const std::size_t mm = std::size_t(m) * m;
+      CK(cudaMalloc(&wd, mm * 4));
+      CK(cudaMalloc(&mask, mm * 4));
+      CK(cudaMalloc(&wm, mm * 4));
+      CK(cudaMemset(wd, 0, mm * 4));
+      CK(cudaMemset(mask, 0, mm * 4));
+      scatter_dense_kernel<<<(m + 7) / 8, 256>>>(m, m, a.row_ptr, a.col, a.val, wd, mask);
+      CK(cudaGetLastError());
+      auto sparse = run_cusparse(self, m, sp, batches, reps, csv, log);
+      for (int batch : batches) {
+        Row row;
+        row.m = m;
+        row.batch = batch;
+        row.sparsity = sp;
+        row.min_bytes = double(a.nnz) * 8 + double(m + 1) * 4 + 2.0 * m * batch * 4;
+        float *x, *xb, *y, *yref;
+        const std::size_t nb = std::size_t(m) * batch;
+        CK(cudaMalloc(&x, nb * 4));
+        CK(cudaMalloc(&xb, nb * 4));
+        CK(cudaMalloc(&y, nb * 4));
+        CK(cudaMalloc(&yref, nb * 4));
+        fill_x_kernel<<<1024, 256>>>(m, batch, 777u + batch, x, xb);
+        CK(cudaGetLastError());
+        const float one = 1.0f, zero = 0.0f;
+        auto gemm = [&](const float* w, float* out) {
+          return cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, batch, m, m, &one, x, batch, w, m, &zero, out, batch) ==
+                 CUBLAS_STATUS_SUCCESS;
+        };
+        gemm(wd, yref);
+        CK(cudaDeviceSynchronize());
+        const std::vector<float> ref = fetch(yref, nb);
+        auto record = [&](const std::string& name, double ms, bool batch_major_out = false) {
+          double err = INFINITY;
+          if (ms >= 0) {
+            std::vector<float> got = fetch(y, nb);
+            if (batch_major_out) got = from_batch_major(got, m, batch);
+            err = rel_error(got, ref);
+          }
+          row.ms[name] = ms;
+          row.err[name] = err;
+          std::fprintf(csv, "%d,%.2f,%d,%s,%.6f,%.3e\n", m, sp, batch, name.c_str(), ms, err);
+          std::fflush(csv);
+          return err;
+        };
+        const int n4 = static_cast<int>(std::min<std::size_t>(65535, (mm / 4 + 255) / 256));
+        record("cublas", timer.median([&] { return gemm(wd, y); }));
+        record("dense_mask", timer.median([&] {
+                 mask_multiply_kernel<<<n4, 256>>>(reinterpret_cast<float4*>(wm), reinterpret_cast<const float4*>(wd),
+                                                   reinterpret_cast<const float4*>(mask), mm / 4);
+                 return gemm(wm, y);
+               }));
+        auto ours = [&](Kernel k, const ColumnBlockConfig& cb, bool batch_major, bool det) {
+          snk::cuda::SpmmArgs s;
+          s.values = a.val;
+          s.x = batch_major ? snk::cuda::Dense{xb, m, Layout::ColMajor} : snk::cuda::Dense{x, batch, Layout::RowMajor};
+          s.y = batch_major ? snk::cuda::Dense{y, m, Layout::ColMajor} : snk::cuda::Dense{y, batch, Layout::RowMajor};
+          s.batch = batch;
+          s.kernel = k;
+          s.column_block = cb;
+          s.deterministic = det;
+          return s;
+        };
+        auto time_ours = [&](const snk::cuda::SpmmArgs& s) {
+          CK(cudaMemset(y, 0xff, nb * 4));
+          return timer.median([&] { return snk::cuda::spmm(*plan, s) == snk::cuda::Status::Success; });
+        };
+        record("snack_coo", time_ours(ours(Kernel::SnackCoo, {}, true, false)), true);
+        record("row_segment", time_ours(ours(Kernel::RowSegment, {}, false, true)));
+        record("column_block", time_ours(ours(Kernel::ColumnBlock, {}, false, true)));
+        {
+          auto s = ours(Kernel::Auto, {}, false, false);
+          row.dispatched = snk::cuda::choose(*plan, s).describe();
+          record("dispatched", time_ours(s));
+        }
+        if (sweep && batch > 1) {
+          double best = -1;
+          for (int bt : {8, 32})
+            for (int cols : {256, 512, 1024, 2048, 4096})
+              for (int rpc : {32, 64, 128, 256})
+                for (int splits : {1, 4, 16}) {
+                  if (bt == 32 && batch <= 4) continue;
+                  ColumnBlockConfig c{bt, cols, rpc, splits};
+                  const std::size_t smem = std::size_t(2) * cols * bt * 4 + std::size_t(rpc) * bt * 4;
+                  if (smem > 200 * 1024) continue;
+                  const double ms = time_ours(ours(Kernel::ColumnBlock, c, false, splits == 1));
+                  char name[96];
+                  std::snprintf(name, sizeof name, "cb_bt%d_c%d_r%d_s%d", bt, cols, rpc, splits);
+                  const double err = record(name, ms);
+                  if (ms > 0 && err < 1e-4 && (best < 0 || ms < best)) {
+                    best = ms;
+                    row.best_cb = name;
+                  }
+                }
+        }
+        const SparseResult& sr = sparse[batch];
+        row.ms["cusparse"] = sr.ms;
+        row.err["cusparse"] = sr.err;
+        row.cusparse_alg = sr.alg;
+        for (auto& f : sr.failures) row.cusparse_fail += (row.cusparse_fail.empty() ? "" : "; ") + f;
+        rows.push_back(row);
+        std::fprintf(stderr, "[%d %.2f b%d] disp %.4f (%s) cb %.4f rs %.4f coo %.4f | cusparse %.4f (%s) cublas %.4f dm %.4f %s\n", m,
+                     sp, batch, row.ms["dispatched"], row.dispatched.c_str(), row.ms["column_block"], row.ms["row_segment"],
+                     row.ms["snack_coo"], row.ms["cusparse"], row.cusparse_alg.c_str(), row.ms["cublas"], row.ms["dense_mask"],
+                     row.best_cb.c_str());
+        cudaFree(x);
+        cudaFree(xb);
+        cudaFree(y);
+        cudaFree(yref);
+      }
+      cudaFree(wd);
+      cudaFree(mask);
+      cudaFree(wm);
+    }
+  std::fclose(csv);
+
+  // Markdown.
+  std::ostringstream md;
+  md << "# SpMM on " << prop.name << ": snack kernels vs cuSPARSE, cuBLAS and Dense+Mask\n\n";
+  md << "Date " << date << ", commit `" << commit << "`, CUDA runtime " << CUDART_VERSION << ", " << prop.multiProcessorCount
+     << " SMs. Device-to-device copy bandwidth measured in this run: **" << static_cast<int>(copy_gbs) << " GB/s**.\n\n";
+  md << "Y = W X, fp32, W M x M with a uniform random pattern, X M x batch. Times are medians of " << reps
+     << " CUDA-event timings after warm-up, L2 flushed before each. `disp` = the dispatcher's choice "
+        "(Kernel::Auto); `eff BW` = (nnz x 8 + (M+1) x 4 + X + Y bytes) / time of `disp`, as a % of the copy "
+        "bandwidth (the snack kernels move 6 bytes per non-zero, so this can pass 100%). Ratios are the other "
+        "method's time over `disp` (> 1: disp is faster). Every output was checked against cuBLAS (max relative "
+        "error in the last column).\n\n";
+  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | disp ms (kernel) | eff BW | best cuSPARSE ms (alg) | "
+        "cuBLAS ms | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  auto f = [](double v) {
+    char b[32];
+    if (v < 0) return std::string("failed");
+    std::snprintf(b, sizeof b, v < 0.1 ? "%.4f" : "%.3f", v);
+    return std::string(b);
+  };
+  auto r2 = [](double a, double b) {
+    char s[32];
+    if (a <= 0 || b <= 0) return std::string("-");
+    std::snprintf(s, sizeof s, "%.2fx", a / b);
+    return std::string(s);
+  };
+  for (auto& r : rows) {
+    const double d = r.ms["dispatched"];
+    double maxerr = 0;
+    for (auto& [k, v] : r.err)
+      if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "dispatched" || k == "dense_mask" || k == "cusparse")
+        if (r.ms[k] >= 0) maxerr = std::max(maxerr, v);
+    char bw[32];
+    std::snprintf(bw, sizeof bw, "%.0f%%", d > 0 ? 100.0 * (r.min_bytes / (d * 1e-3) / 1e9) / copy_gbs : 0.0);
+    md << "| " << r.m << " | " << static_cast<int>(std::lround(r.sparsity * 100)) << "% | " << r.batch << " | " << f(r.ms["snack_coo"])
+       << " | " << f(r.ms["row_segment"]) << " | " << f(r.ms["column_block"]) << " | " << f(d) << " (" << r.dispatched << ") | "
+       << bw << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | " << f(r.ms["cublas"]) << " | "
+       << f(r.ms["dense_mask"]) << " | " << r2(r.ms["snack_coo"], d) << " | " << r2(r.ms["cusparse"], d) << " | "
+       << r2(r.ms["cublas"], d) << " | " << r2(r.ms["dense_mask"], d) << " | ";
+    char e[32];
+    std::snprintf(e, sizeof e, "%.1e", maxerr);
+    md << e << " |\n";
+  }
+  bool any_fail = false;
+  for (auto& r : rows)
+    if (!r.cusparse_fail.empty()) {
+      if (!any_fail) md << "\ncuSPARSE algorithms that failed (guarded; not counted in the best):\n\n";
+      any_fail = true;
+      md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ": " << r.cusparse_fail << "\n";
+    }
+  if (sweep) {
+    md << "\nBest column_block configuration per point (sweep):\n\n";
+    for (auto& r : rows)
+      if (!r.best_cb.empty())
+        md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ": " << r.best_cb
+           << " " << f(r.ms[r.best_cb]) << " ms\n";
+  }
+  const std::string text = md.str();
+  std::fputs(text.c_str(), stdout);
+  if (!log.empty()) std::fprintf(stderr, "%s", log.c_str());
+  FILE* mdf = std::fopen((out_dir + "/spmm-h200.md").c_str(), "w");
+  if (mdf) {
+    std::fputs(text.c_str(), mdf);
+    std::fclose(mdf);
+  }
+  cublasDestroy(cublas);
+  return 0;
+}

@@ -1,0 +1,541 @@
+// tests/gpu/spmm_test.cu: GPU tests of the SpMM kernel family (backends/cuda/spmm) against a host
+// reference.
+//
+// Every case draws a fresh random pattern, values and X on the host, computes the reference on the host
+// (float64 for plus_times; for the other semirings the same operations in the value type: exact for
+// integers, with wrap-around, and bool; for floating point the order of terms differs from the kernel's, so
+// the relative error is compared), poisons Y (all bytes 0xff: NaN for floating point) before each
+// kernel run, and compares: ||out - ref|| / ||ref|| < 1e-5 for fp32, 1e-2 for fp16/bf16, 1e-12 for fp64,
+// exact for integers and bool; NaN never passes. For integer types, where any poison value could be a
+// valid result, each run is repeated with a second poison (0x5a bytes) and both must agree bit for bit.
+// Size classes: nnz = 0, a small dense-ish block, a medium matrix, one row holding most non-zeros
+// (cut into segments: exercises the fix-up), more than 65536 columns (16-bit column windows), batch 1,
+// and batches that are not multiples of the tiles. Deterministic kernels run twice and must be bitwise
+// equal. Without a GPU every test skips with the reason.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "spmm/dispatch.hpp"
+
+namespace snk::cuda {
+namespace {
+
+bool have_gpu(std::string* why) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    *why = std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    return false;
+  }
+  return true;
+}
+
+#define SKIP_WITHOUT_GPU()                      \
+  do {                                          \
+    std::string why_;                           \
+    if (!have_gpu(&why_)) GTEST_SKIP() << why_; \
+  } while (0)
+
+#define CUDA_OK(x) ASSERT_EQ(cudaSuccess, (x)) << #x
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  explicit DeviceBuffer(std::size_t n) : bytes(n) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p, n ? n : 1)); }
+  ~DeviceBuffer() { cudaFree(p); }
+  template <class T> void put(const std::vector<T>& h) {
+    ASSERT_EQ(cudaSuccess, cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+};
+
+// ---- random patterns ----------------------------------------------------------------------------------
+struct Pattern {
+  int rows = 0, cols = 0;
+  std::vector<int> row_ptr, col;
+};
+
+// Each row draws its columns independently with probability `density`; row `heavy` (if >= 0) gets
+// `heavy_nnz` columns.
+Pattern random_pattern(std::mt19937& rng, int rows, int cols, double density, int heavy = -1, int heavy_nnz = 0) {
+  Pattern p;
+  p.rows = rows;
+  p.cols = cols;
+  p.row_ptr.push_back(0);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int r = 0; r < rows; ++r) {
+    if (r == heavy) {
+      std::vector<int> all(cols);
+      for (int c = 0; c < cols; ++c) all[c] = c;
+      std::shuffle(all.begin(), all.end(), rng);
+      all.resize(std::min(cols, heavy_nnz));
+      std::sort(all.begin(), all.end());
+      p.col.insert(p.col.end(), all.begin(), all.end());
+    } else if (density > 0) {
+      // Geometric skips: O(nnz) even for very wide rows.
+      std::geometric_distribution<int> skip(density);
+      for (long c = skip(rng); c < cols; c += 1 + skip(rng)) p.col.push_back(static_cast<int>(c));
+    }
+    p.row_ptr.push_back(static_cast<int>(p.col.size()));
+  }
+  return p;
+}
+
+// ---- values ---------------------------------------------------------------------------------------------
+template <class T> struct Host;   // host storage type and conversion to double
+template <> struct Host<float> { using S = float; static double d(S v) { return v; } static S make(double v) { return float(v); } };
+template <> struct Host<double> { using S = double; static double d(S v) { return v; } static S make(double v) { return v; } };
+template <> struct Host<__half> { using S = __half; static double d(S v) { return __half2float(v); } static S make(double v) { return __float2half(float(v)); } };
+template <> struct Host<__nv_bfloat16> { using S = __nv_bfloat16; static double d(S v) { return __bfloat162float(v); } static S make(double v) { return __float2bfloat16(float(v)); } };
+
+template <class T> ValueType vtype();
+template <> ValueType vtype<float>() { return ValueType::FP32; }
+template <> ValueType vtype<double>() { return ValueType::FP64; }
+template <> ValueType vtype<__half>() { return ValueType::FP16; }
+template <> ValueType vtype<__nv_bfloat16>() { return ValueType::BF16; }
+template <> ValueType vtype<bool>() { return ValueType::Bool; }
+template <> ValueType vtype<std::int32_t>() { return ValueType::Int32; }
+template <> ValueType vtype<std::int64_t>() { return ValueType::Int64; }
+template <> ValueType vtype<std::uint32_t>() { return ValueType::UInt32; }
+template <> ValueType vtype<std::uint64_t>() { return ValueType::UInt64; }
+
+// A dense user matrix r x c in a layout, with a padded leading dimension.
+struct DenseShape {
+  std::int64_t r, c, ld;
+  Layout layout;
+  std::int64_t at(std::int64_t i, std::int64_t j) const { return layout == Layout::RowMajor ? i * ld + j : i + j * ld; }
+  std::int64_t size() const { return layout == Layout::RowMajor ? r * ld : c * ld; }
+};
+DenseShape shape_of(std::int64_t r, std::int64_t c, Layout l, int pad) {
+  return {r, c, (l == Layout::RowMajor ? c : r) + pad, l};
+}
+
+struct Case {
+  Orientation orientation = Orientation::WX;
+  Layout layout = Layout::RowMajor;
+  int batch = 1;
+  int pad = 0;
+  Kernel kernel = Kernel::Auto;
+  ColumnBlockConfig cb{};
+  bool deterministic = false;
+};
+
+std::string describe(const Case& c) {
+  static const char* o[] = {"WX", "XWt", "WtX"};
+  return std::string(o[int(c.orientation)]) + (c.layout == Layout::RowMajor ? " row-major" : " col-major") +
+         " batch=" + std::to_string(c.batch) + " pad=" + std::to_string(c.pad) + " kernel=" + kernel_name(c.kernel) +
+         " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile);
+}
+
+// Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
+template <class T>
+void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, double tol, Plan& plan,
+                      std::vector<unsigned char>* out_bytes = nullptr, const std::vector<typename Host<T>::S>* fixed_w = nullptr,
+                      const std::vector<typename Host<T>::S>* fixed_x = nullptr) {
+  using S = typename Host<T>::S;
+  SCOPED_TRACE(describe(cs));
+  const std::int64_t nnz = pat.col.size();
+  const bool t = cs.orientation == Orientation::WtX;
+  const std::int64_t kin = t ? pat.rows : pat.cols, mout = t ? pat.cols : pat.rows;
+  const bool xwt = cs.orientation == Orientation::XWt;
+  DenseShape xs = xwt ? shape_of(cs.batch, kin, cs.layout, cs.pad) : shape_of(kin, cs.batch, cs.layout, cs.pad);
+  DenseShape ys = xwt ? shape_of(cs.batch, mout, cs.layout, cs.pad) : shape_of(mout, cs.batch, cs.layout, cs.pad);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<S> w(nnz), x(xs.size());
+  if (fixed_w) w = *fixed_w; else for (auto& v : w) v = Host<T>::make(u(rng));
+  if (fixed_x) x = *fixed_x; else for (auto& v : x) v = Host<T>::make(u(rng));
+  // Reference: Y'(m, b) = sum over the pattern.
+  std::vector<double> ref(mout * cs.batch, 0.0);
+  auto xat = [&](std::int64_t k, std::int64_t b) { return Host<T>::d(x[xwt ? xs.at(b, k) : xs.at(k, b)]); };
+  for (int r = 0; r < pat.rows; ++r)
+    for (int j = pat.row_ptr[r]; j < pat.row_ptr[r + 1]; ++j) {
+      const int c = pat.col[j];
+      const std::int64_t m = t ? c : r, k = t ? r : c;
+      const double wv = Host<T>::d(w[j]);
+      for (int b = 0; b < cs.batch; ++b) ref[m * cs.batch + b] += wv * xat(k, b);
+    }
+  DeviceBuffer dw(nnz * sizeof(S) + 16), dx(xs.size() * sizeof(S)), dy(ys.size() * sizeof(S));
+  dw.put(w);
+  dx.put(x);
+  CUDA_OK(cudaMemset(dy.p, 0xff, dy.bytes));   // poison: NaN in every floating-point format
+  SpmmArgs a;
+  a.orientation = cs.orientation;
+  a.type = vtype<T>();
+  a.values = dw.p;
+  a.x = {dx.p, xs.ld, cs.layout};
+  a.y = {dy.p, ys.ld, cs.layout};
+  a.batch = cs.batch;
+  a.kernel = cs.kernel;
+  a.column_block = cs.cb;
+  a.deterministic = cs.deterministic;
+  std::string msg;
+  ASSERT_EQ(Status::Success, spmm(plan, a, &msg)) << msg;
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<S> y(ys.size());
+  CUDA_OK(cudaMemcpy(y.data(), dy.p, dy.bytes, cudaMemcpyDeviceToHost));
+  double num = 0, den = 0;
+  std::int64_t nans = 0;
+  for (std::int64_t m = 0; m < mout; ++m)
+    for (int b = 0; b < cs.batch; ++b) {
+      const double got = Host<T>::d(y[xwt ? ys.at(b, m) : ys.at(m, b)]);
+      if (std::isnan(got)) ++nans;
+      const double d = got - ref[m * cs.batch + b];
+      num += d * d;
+      den += ref[m * cs.batch + b] * ref[m * cs.batch + b];
+    }
+  ASSERT_EQ(0, nans) << "unwritten or NaN outputs";
+  if (den == 0) {
+    EXPECT_EQ(0.0, num) << "expected an all-zero result";
+  } else {
+    const double rel = std::sqrt(num / den);
+    EXPECT_LT(rel, tol) << "relative error " << rel;
+  }
+  if (out_bytes) {
+    out_bytes->resize(y.size() * sizeof(S));
+    std::memcpy(out_bytes->data(), y.data(), out_bytes->size());
+  }
+}
+
+std::unique_ptr<Plan> make_plan(const Pattern& p, bool coo = true) {
+  DeviceBuffer rp(p.row_ptr.size() * 4), ci(p.col.size() * 4 + 4);
+  rp.put(p.row_ptr);
+  if (!p.col.empty()) ci.put(p.col);
+  CsrPattern cp;
+  cp.rows = p.rows;
+  cp.cols = p.cols;
+  cp.nnz = static_cast<std::int64_t>(p.col.size());
+  cp.row_ptr = static_cast<const int*>(rp.p);
+  cp.col_idx = static_cast<const int*>(ci.p);
+  PlanOptions o;
+  o.transposed = true;
+  o.coo = coo;
+  return Plan::create(cp, o);
+}
+
+struct Shape {
+  const char* name;
+  int rows, cols;
+  double density;
+  int heavy = -1, heavy_nnz = 0;
+};
+const Shape kShapes[] = {
+    {"empty", 50, 40, 0.0},
+    {"small", 64, 80, 0.2},
+    {"medium", 1000, 1200, 0.05},
+    {"one_heavy_row", 300, 5000, 0.001, 7, 4500},
+    {"wide", 40, 70000, 0.002},
+};
+
+std::mt19937& rng() {
+  static std::mt19937 g(std::random_device{}());
+  return g;
+}
+
+// ---- plus_times, every kernel, every orientation and layout ------------------------------------------------
+TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& sh : kShapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    auto plan = make_plan(p);
+    for (int batch : {1, 3, 8, 13, 32, 37}) {
+      for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
+        for (Layout l : {Layout::RowMajor, Layout::ColMajor})
+          for (Kernel k : {Kernel::Auto, Kernel::SnackCoo, Kernel::RowSegment, Kernel::ColumnBlock}) {
+            Case c;
+            c.orientation = o;
+            c.layout = l;
+            c.batch = batch;
+            c.kernel = k;
+            c.pad = batch % 2;
+            check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+            if (k == Kernel::ColumnBlock) {
+              c.cb.splits = 3;                    // atomic partial sums over column ranges
+              c.cb.batch_tile = batch > 8 ? 8 : 32;   // the other tile than the default
+              c.cb.block_cols = 256;
+              c.cb.rows_per_cta = 40;
+              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+            }
+          }
+    }
+  }
+}
+
+template <class T>
+void half_types(double tol) {
+  for (const Shape& sh : kShapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    auto plan = make_plan(p, false);
+    for (int batch : {1, 5, 8, 32, 37})
+      for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
+        for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock}) {
+          Case c;
+          c.orientation = o;
+          c.batch = batch;
+          c.kernel = k;
+          check_plus_times<T>(p, c, rng(), tol, *plan);
+        }
+  }
+}
+TEST(SpmmPlusTimes, Fp16ValuesFp32Accumulation) { SKIP_WITHOUT_GPU(); half_types<__half>(1e-2); }
+TEST(SpmmPlusTimes, Bf16ValuesFp32Accumulation) { SKIP_WITHOUT_GPU(); half_types<__nv_bfloat16>(1e-2); }
+
+// ---- determinism -----------------------------------------------------------------------------------------------
+TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& sh : {kShapes[2], kShapes[3]}) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    auto plan = make_plan(p, false);
+    for (int batch : {1, 8, 37})
+      for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock}) {
+        Case c;
+        c.batch = batch;
+        c.kernel = k;
+        c.deterministic = true;
+        std::uniform_real_distribution<double> u(-1, 1);
+        std::vector<float> w(p.col.size()), x(std::size_t(p.cols) * batch);
+        for (auto& v : w) v = float(u(rng()));
+        for (auto& v : x) v = float(u(rng()));
+        std::vector<unsigned char> first, second;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
+        EXPECT_TRUE(first == second) << "two runs differ: " << describe(c);
+      }
+  }
+}
+
+// ---- semirings ---------------------------------------------------------------------------------------------------
+template <class T>
+T ref_add(AddOp op, T a, T b) {
+  auto tr = [](T v) { return v != T(0); };
+  switch (op) {
+    case AddOp::Plus: if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b)); else return T(a + b);
+    case AddOp::Times: if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b)); else return T(a * b);
+    case AddOp::Min: if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b); else return b < a ? b : a;
+    case AddOp::Max: if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b); else return a < b ? b : a;
+    case AddOp::LOr: return T(tr(a) || tr(b));
+    case AddOp::LAnd: return T(tr(a) && tr(b));
+    case AddOp::LXor: return T(tr(a) != tr(b));
+    case AddOp::LXnor: return T(tr(a) == tr(b));
+  }
+  return a;
+}
+template <class T>
+T ref_identity(AddOp op) {
+  switch (op) {
+    case AddOp::Times: case AddOp::LAnd: case AddOp::LXnor: return T(1);
+    case AddOp::Min: if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity(); else return std::numeric_limits<T>::max();
+    case AddOp::Max: if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity(); else return std::numeric_limits<T>::lowest();
+    default: return T(0);
+  }
+}
+template <class T, class = void> struct UnsignedOf { using type = T; };
+template <class T>
+struct UnsignedOf<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
+  using type = std::make_unsigned_t<T>;
+};
+
+template <class T>
+T ref_mul(MulOp op, T a, T b) {
+  auto tr = [](T v) { return v != T(0); };
+  using U = typename UnsignedOf<T>::type;
+  switch (op) {
+    case MulOp::Times: if constexpr (std::is_same_v<T, bool>) return a && b; else return T(U(a) * U(b));
+    case MulOp::Plus: if constexpr (std::is_same_v<T, bool>) return a || b; else return T(U(a) + U(b));
+    case MulOp::Minus: if constexpr (std::is_same_v<T, bool>) return a != b; else return T(U(a) - U(b));
+    case MulOp::RMinus: if constexpr (std::is_same_v<T, bool>) return a != b; else return T(U(b) - U(a));
+    case MulOp::Div: case MulOp::RDiv: {
+      const T n = op == MulOp::Div ? a : b, d = op == MulOp::Div ? b : a;
+      if constexpr (std::is_floating_point_v<T>) return n / d;
+      else if constexpr (std::is_same_v<T, bool>) return n;
+      else {
+        if (d == 0) return n == 0 ? T(0) : (n > 0 ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest());
+        if constexpr (std::is_signed_v<T>) if (d == T(-1)) return T(U(0) - U(n));
+        return T(n / d);
+      }
+    }
+    case MulOp::First: return a;
+    case MulOp::Second: return b;
+    case MulOp::Min: return ref_add(AddOp::Min, a, b);
+    case MulOp::Max: return ref_add(AddOp::Max, a, b);
+    case MulOp::Pair: return T(1);
+    case MulOp::LOr: return T(tr(a) || tr(b));
+    case MulOp::LAnd: return T(tr(a) && tr(b));
+    case MulOp::LXor: return T(tr(a) != tr(b));
+    case MulOp::Eq: return T(a == b);
+    case MulOp::Ne: return T(a != b);
+    case MulOp::Gt: return T(a > b);
+    case MulOp::Lt: return T(a < b);
+    case MulOp::Ge: return T(a >= b);
+    case MulOp::Le: return T(a <= b);
+  }
+  return a;
+}
+
+template <class T>
+T random_value(std::mt19937& g) {
+  if constexpr (std::is_same_v<T, bool>) return std::uniform_int_distribution<int>(0, 1)(g) == 1;
+  else if constexpr (std::is_floating_point_v<T>) {
+    const double m = std::uniform_real_distribution<double>(0.5, 1.5)(g);
+    return T(std::uniform_int_distribution<int>(0, 1)(g) ? m : -m);
+  } else if constexpr (std::is_signed_v<T>) return T(std::uniform_int_distribution<int>(-9, 9)(g));
+  else return T(std::uniform_int_distribution<int>(0, 9)(g));
+}
+
+template <class T>
+void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o, int batch, Kernel kernel) {
+  SCOPED_TRACE(std::string(add_op_name(sr.add)) + "_" + mul_op_name(sr.mul) + " " + value_type_name(vtype<T>()) +
+               " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " + kernel_name(kernel));
+  using S = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;   // host storage (vector<bool> is packed)
+  const std::int64_t nnz = pat.col.size();
+  const bool xwt = o == Orientation::XWt;
+  std::vector<S> w(nnz), x(std::size_t(pat.cols) * batch);
+  for (auto& v : w) v = S(random_value<T>(rng()));
+  for (auto& v : x) v = S(random_value<T>(rng()));
+  // X is cols x batch row-major (WX) or batch x cols row-major (XWt).
+  auto xat = [&](int k, int b) { return T(x[xwt ? std::size_t(b) * pat.cols + k : std::size_t(k) * batch + b]); };
+  std::vector<T> ref(std::size_t(pat.rows) * batch);
+  std::vector<double> refd(ref.size());
+  for (int r = 0; r < pat.rows; ++r)
+    for (int b = 0; b < batch; ++b) {
+      T acc = ref_identity<T>(sr.add);
+      for (int j = pat.row_ptr[r]; j < pat.row_ptr[r + 1]; ++j) {
+        const T wv = T(w[j]), xv = xat(pat.col[j], b);
+        acc = ref_add<T>(sr.add, acc, xwt ? ref_mul<T>(sr.mul, xv, wv) : ref_mul<T>(sr.mul, wv, xv));
+      }
+      ref[std::size_t(r) * batch + b] = acc;
+    }
+  DeviceBuffer dw(nnz * sizeof(S) + 64), dx(x.size() * sizeof(S)), dy(ref.size() * sizeof(S));
+  dw.put(w);
+  dx.put(x);
+  SpmmArgs a;
+  a.orientation = o;
+  a.semiring = sr;
+  a.type = vtype<T>();
+  a.values = dw.p;
+  a.x = {dx.p, xwt ? pat.cols : batch, Layout::RowMajor};
+  a.y = {dy.p, xwt ? pat.rows : batch, Layout::RowMajor};
+  a.batch = batch;
+  a.kernel = kernel;
+  std::vector<S> y1(ref.size()), y2(ref.size());
+  for (int poison : {0xff, 0x5a}) {
+    CUDA_OK(cudaMemset(dy.p, poison, dy.bytes));
+    std::string msg;
+    ASSERT_EQ(Status::Success, spmm(plan, a, &msg)) << msg;
+    CUDA_OK(cudaDeviceSynchronize());
+    CUDA_OK(cudaMemcpy((poison == 0xff ? y1 : y2).data(), dy.p, dy.bytes, cudaMemcpyDeviceToHost));
+  }
+  ASSERT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(S))) << "unwritten outputs";
+  auto yat = [&](int r, int b) { return T(y1[xwt ? std::size_t(b) * pat.rows + r : std::size_t(r) * batch + b]); };
+  if constexpr (std::is_floating_point_v<T>) {
+    double num = 0, den = 0;
+    for (int r = 0; r < pat.rows; ++r)
+      for (int b = 0; b < batch; ++b) {
+        const double got = yat(r, b), want = ref[std::size_t(r) * batch + b];
+        if (std::isinf(want) || std::isinf(got)) {   // identities of min/max on empty rows
+          ASSERT_EQ(want, got) << "row " << r;
+          continue;
+        }
+        ASSERT_FALSE(std::isnan(got)) << "row " << r;
+        num += (got - want) * (got - want);
+        den += want * want;
+      }
+    if (den > 0) EXPECT_LT(std::sqrt(num / den), (std::is_same_v<T, float> ? 1e-5 : 1e-12));
+    else EXPECT_EQ(0.0, num);
+  } else {
+    std::int64_t bad = 0;
+    for (int r = 0; r < pat.rows; ++r)
+      for (int b = 0; b < batch; ++b) bad += yat(r, b) != ref[std::size_t(r) * batch + b];
+    EXPECT_EQ(0, bad) << "wrong outputs";
+  }
+}
+
+const std::pair<AddOp, MulOp> kNumericSemirings[] = {
+    {AddOp::Plus, MulOp::Times}, {AddOp::Plus, MulOp::Min},   {AddOp::Min, MulOp::Plus},   {AddOp::Min, MulOp::Times},
+    {AddOp::Min, MulOp::First},  {AddOp::Min, MulOp::Second}, {AddOp::Min, MulOp::Max},    {AddOp::Max, MulOp::Plus},
+    {AddOp::Max, MulOp::Times},  {AddOp::Max, MulOp::First},  {AddOp::Max, MulOp::Second}, {AddOp::Max, MulOp::Min},
+    {AddOp::Plus, MulOp::First}, {AddOp::Plus, MulOp::Second}, {AddOp::Plus, MulOp::Pair}, {AddOp::Min, MulOp::Minus},
+    {AddOp::Plus, MulOp::Div},   {AddOp::Max, MulOp::RDiv},   {AddOp::Plus, MulOp::Eq},    {AddOp::Times, MulOp::Plus},
+    {AddOp::Plus, MulOp::Lt},    {AddOp::Max, MulOp::RMinus},
+};
+const std::pair<AddOp, MulOp> kBoolSemirings[] = {
+    {AddOp::LOr, MulOp::LAnd}, {AddOp::LAnd, MulOp::LOr}, {AddOp::LXor, MulOp::LAnd}, {AddOp::LXnor, MulOp::LOr},
+    {AddOp::LOr, MulOp::First}, {AddOp::LAnd, MulOp::Second}, {AddOp::LOr, MulOp::Eq}, {AddOp::LXor, MulOp::Pair},
+};
+
+template <class T>
+void numeric_semirings() {
+  Pattern p = random_pattern(rng(), 70, 90, 0.15);
+  Pattern heavy = random_pattern(rng(), 40, 3000, 0.002, 3, 2500);
+  auto plan = make_plan(p, false);
+  auto plan_heavy = make_plan(heavy, false);
+  for (auto [add, mul] : kNumericSemirings)
+    for (int batch : {1, 6})
+      for (Orientation o : {Orientation::WX, Orientation::XWt}) {
+        check_semiring<T>(p, *plan, {add, mul}, o, batch, Kernel::RowSegment);
+        if (batch == 1) check_semiring<T>(heavy, *plan_heavy, {add, mul}, o, batch, Kernel::Auto);
+      }
+}
+TEST(SpmmSemiring, Fp32) { SKIP_WITHOUT_GPU(); numeric_semirings<float>(); }
+TEST(SpmmSemiring, Fp64) { SKIP_WITHOUT_GPU(); numeric_semirings<double>(); }
+TEST(SpmmSemiring, Int32) { SKIP_WITHOUT_GPU(); numeric_semirings<std::int32_t>(); }
+TEST(SpmmSemiring, Int64) { SKIP_WITHOUT_GPU(); numeric_semirings<std::int64_t>(); }
+TEST(SpmmSemiring, UInt32) { SKIP_WITHOUT_GPU(); numeric_semirings<std::uint32_t>(); }
+TEST(SpmmSemiring, UInt64) { SKIP_WITHOUT_GPU(); numeric_semirings<std::uint64_t>(); }
+TEST(SpmmSemiring, Bool) {
+  SKIP_WITHOUT_GPU();
+  Pattern p = random_pattern(rng(), 70, 90, 0.15);
+  auto plan = make_plan(p, false);
+  for (auto [add, mul] : kBoolSemirings)
+    for (int batch : {1, 6})
+      for (Orientation o : {Orientation::WX, Orientation::XWt}) check_semiring<bool>(p, *plan, {add, mul}, o, batch, Kernel::Auto);
+}
+
+// ---- argument checks ---------------------------------------------------------------------------------------------
+TEST(SpmmArguments, RejectedWithoutLaunching) {
+  SKIP_WITHOUT_GPU();
+  Pattern p = random_pattern(rng(), 10, 12, 0.3);
+  DeviceBuffer rp(p.row_ptr.size() * 4), ci(p.col.size() * 4 + 4);
+  rp.put(p.row_ptr);
+  ci.put(p.col);
+  CsrPattern cp{p.rows, p.cols, std::int64_t(p.col.size()), static_cast<const int*>(rp.p), static_cast<const int*>(ci.p)};
+  auto plan = Plan::create(cp);
+  DeviceBuffer d(4096);
+  SpmmArgs a;
+  a.values = d.p;
+  a.x = {d.p, 1, Layout::RowMajor};
+  a.y = {d.p, 1, Layout::RowMajor};
+  a.orientation = Orientation::WtX;   // no transposed pattern in this plan
+  EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a));
+  a.orientation = Orientation::WX;
+  a.kernel = Kernel::SnackCoo;        // no COO arrays
+  EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a));
+  a.kernel = Kernel::Auto;
+  a.batch = 4;
+  a.x.ld = 2;                         // ld < batch
+  EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a));
+  // An unsorted pattern is refused when the plan is built.
+  std::vector<int> bad_col = p.col;
+  if (p.row_ptr[1] - p.row_ptr[0] >= 2) {
+    std::swap(bad_col[0], bad_col[1]);
+    ci.put(bad_col);
+    EXPECT_THROW(Plan::create(cp), std::invalid_argument);
+  }
+}
+
+}  // namespace
+}  // namespace snk::cuda
