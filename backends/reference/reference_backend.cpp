@@ -60,8 +60,13 @@ MaskArgument import_mask(const MaskHint& hint, bool transposed) {
   return m;
 }
 
-// An index list as SuiteSparse takes it (GrB_ALL for "all").
-const GrB_Index* list_of(const IndexList& L) { return L.all ? GrB_ALL : L.list; }
+// An index list as SuiteSparse takes it: GrB_ALL for "all"; an empty list may come as a null pointer,
+// which SuiteSparse refuses, so it gets a valid (unread) address.
+const GrB_Index* list_of(const IndexList& L) {
+  static const GrB_Index unread = 0;
+  if (L.all) return GrB_ALL;
+  return L.list != nullptr ? L.list : &unread;
+}
 
 // The last occurrence of each index of a list with duplicates: `positions` (where in the list, in
 // increasing order of the index) and `targets` (the index itself, increasing). Empty `positions` with

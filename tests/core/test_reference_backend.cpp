@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -660,6 +661,76 @@ TEST_F(ReferenceBackendTest, UserDefinedTypeAndOperators) {
     ev.e[ij] = pair_of(p.sum, static_cast<int64_t>(ij.second) + 10);
   }
   expect_same(ev, R.as_matrix(), "udt vector index op");
+}
+
+// An index-unary operator with a non-boolean result selects where the result cast to bool is true.
+void keep_odd_columns(void* z, const void*, Index, Index j, const void*) {
+  int32_t r = static_cast<int32_t>(j % 2);
+  std::memcpy(z, &r, sizeof r);
+}
+
+TEST_F(ReferenceBackendTest, SelectWithIntegerValuedUserOperator) {
+  const Type* t = &snk::types::FP64;
+  auto op = snk::new_index_unary_op(keep_odd_columns, &snk::types::Int32, t, &snk::types::Int64);
+  Sparse a = random_sparse(t, 6, 9, 0.6, rng);
+  Matrix A = make(a), T(t, 6, 9);
+  Scalar thunk(&snk::types::Int64);
+  int64_t zero = 0;
+  thunk.set(&zero, &snk::types::Int64);
+  backend->select(T, *op, A, thunk);
+  Sparse e{t, 6, 9, {}};
+  for (auto& [ij, v] : a.e)
+    if (ij.second % 2) e.e[ij] = v;
+  expect_same(e, T, "select with INT32-valued operator");
+}
+
+TEST_F(ReferenceBackendTest, EmptyDimensions) {
+  const Type* t = &snk::types::Int16;
+  const snk::Semiring* s = snk::builtin_semiring(BinaryOpcode::Max, BinaryOpcode::Plus, TypeCode::Int16);
+  Matrix A(t, 3, 0), B(t, 0, 4), T(t, 3, 4);
+  backend->mxm(T, MaskHint{}, *s, A, false, B, false, false);
+  EXPECT_EQ(T.nvals(), 0u);
+  Matrix U(t, 3, 4);
+  backend->mxm(U, MaskHint{}, *s, A, false, B, false, true);
+  EXPECT_EQ(U.nvals(), 0u);
+  snk::Vector w(t, 0);
+  backend->reduce_rows(w.as_matrix(), *s->add, Matrix(t, 0, 5));
+  EXPECT_EQ(w.nvals(), 0u);
+  Sparse a = random_sparse(t, 4, 4, 0.8, rng);
+  Matrix X(t, 0, 4);
+  backend->extract(X, make(a), IndexList{nullptr, 0, false}, IndexList{nullptr, 4, true});
+  EXPECT_EQ(X.nvals(), 0u);
+}
+
+TEST_F(ReferenceBackendTest, ConcurrentCallsFromSeveralThreads) {
+  const Type* t = &snk::types::Int64;
+  const snk::Semiring* s = snk::builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::Int64);
+  std::vector<Sparse> as, bs;
+  for (int k = 0; k < 4; ++k) {
+    as.push_back(random_sparse(t, 30, 20, 0.3, rng));
+    bs.push_back(random_sparse(t, 20, 25, 0.3, rng));
+  }
+  std::vector<int> ok(4, 0);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      // Each thread makes its own user operator (same function): the caches are shared.
+      auto mul = snk::new_binary_op(snk::builtin_binary_op(BinaryOpcode::Times, TypeCode::Int64)->fn, t, t, t,
+                                    "times_again");
+      auto ring = snk::new_semiring(s->add, mul.get());
+      Matrix A = make(as[k]), B = make(bs[k]);
+      int good = 1;
+      for (int rep = 0; rep < 20; ++rep) {
+        Matrix T(t, 30, 25);
+        backend->mxm(T, MaskHint{}, rep % 2 ? *ring : *s, A, false, B, false, rep % 3 == 0);
+        Sparse got = read(T), want = oracle_mxm(*s, as[k], false, bs[k], false, false);
+        if (got.e != want.e) good = 0;
+      }
+      ok[k] = good;
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(ok[k], 1) << "thread " << k;
 }
 
 }  // namespace
