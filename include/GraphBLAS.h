@@ -561,7 +561,7 @@ GrB_Info SNK_last_error(const char **message) SNK_SYMBOL(SNK_last_error);
            GrB_Scalar: GrB_Scalar_##method, GrB_Vector: GrB_Vector_##method,                             \
            GrB_Matrix: GrB_Matrix_##method, GrB_Descriptor: GrB_Descriptor_##method)
 #define GrB_wait(object, mode) SNK_GENERIC_OBJECT(object, wait)(object, mode)
-#define GrB_error(error, object) SNK_GENERIC_OBJECT(object, error)(error, object)
+#define GrB_error(message, object) SNK_GENERIC_OBJECT(object, error)(message, object)
 
 #define GrB_eWiseAdd(C, Mask, accum, op, A, B, desc)                                                     \
   _Generic((C),                                                                                          \
