@@ -122,6 +122,13 @@ void apply_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compleme
                   " and the result type " + T.type()->name);
   }
 
+  // T is normally a fresh result; should a caller hand over C itself or the mask as T, take a copy first
+  // so that consuming T cannot empty them.
+  if (&T == &C || &T == M) {
+    Matrix copy(T);
+    apply_mask_accum(C, M, structural, complement, accum, std::move(copy), replace);
+    return;
+  }
   Matrix t(std::move(T));
 
   // No mask, complemented: the mask is false everywhere.

@@ -234,7 +234,7 @@ TEST(ContainersBuild, LargeBuildIsFast) {
   A.build(I.data(), J.data(), X.data(), &types::FP64, n, &kPlus);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("build of %llu random tuples: %.3f s\n", static_cast<unsigned long long>(n), s);
-  EXPECT_LT(s, 5.0);
+  EXPECT_LT(s, 30.0);   // catches a quadratic slip, not a slow machine (or a sanitizer build)
   expect_canonical(A);
   double total = 0;
   for (double x : X) total += x;

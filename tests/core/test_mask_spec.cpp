@@ -270,6 +270,18 @@ TEST(MaskSpecCasts, VectorStaysVectorAndErrorsLeaveCUnchanged) {
   EXPECT_EQ(as_grid(w.as_matrix()), strings({".", "1", "5"}));
 }
 
+TEST_F(MaskSpec, AliasedArguments) {
+  // C<C> = C (.) C with MINUS, valued mask C = [1 2; . 4] (all true where stored): every entry becomes
+  // x - x = 0, and nothing is added.
+  Matrix Cc(C);
+  snk::core::apply_mask_accum(Cc, &Cc, false, false, &kMinusInt32, std::move(Cc), false);
+  EXPECT_EQ(as_grid(Cc), strings({"0", "0", ".", "0"}));
+  // T handed over as the mask too: C<T> = T, structural: C becomes T where T is stored, keeps (0,1) = 2.
+  Matrix Cd(C), Td(T);
+  snk::core::apply_mask_accum(Cd, &Td, true, false, nullptr, std::move(Td), false);
+  EXPECT_EQ(as_grid(Cd), strings({"10", "2", "30", "40"}));
+}
+
 // ---- the brute-force oracle --------------------------------------------------------------------------
 
 using Cell = std::optional<std::vector<unsigned char>>;   // a position: no entry, or a value's bytes
