@@ -13,6 +13,10 @@
 //     host copy and then drops the device copy (the device copy is released, not just flagged, so that no
 //     backend can ever read stale device data; a backend uploads again when it needs the data).
 //   - Cached derived forms are dropped by every change of content.
+// Threads: const methods may finish pending work, download the device copy or fill a cache, so they are not
+// safe to call concurrently on an unfinished matrix; on a finished one (after wait() or any host read)
+// csr(), row_range(), nvals(), extract_element() and extract_tuples() only read and may run in parallel
+// (coo_rows() and bitmap() fill their caches on first use: call them once before a parallel region).
 // A moved-from Matrix is left 0 x 0 and empty (its storage arrays empty), fit only to be assigned to or
 // destroyed.
 #include <algorithm>
