@@ -12,9 +12,18 @@
 // nothing beyond the copy; the kernels use this for flipped products and for vectors seen as columns.
 #pragma once
 
+// SuiteSparse's header, by the full path CMake found (snack's own include/GraphBLAS.h, the library's C API,
+// is on the include path too and must not be the one used here).
 extern "C" {
+#ifdef SNACK_SUITESPARSE_HEADER
+#include SNACK_SUITESPARSE_HEADER
+#else
 #include <GraphBLAS.h>
+#endif
 }
+#if !defined(GxB_IMPLEMENTATION) || defined(SNACK_GRAPHBLAS_H)
+#error "the reference backend must be compiled against SuiteSparse:GraphBLAS's GraphBLAS.h"
+#endif
 
 #include <memory>
 #include <type_traits>
