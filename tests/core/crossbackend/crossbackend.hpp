@@ -1,0 +1,211 @@
+// tests/core/crossbackend/crossbackend.hpp: the shared fixture of the cross-backend suite.
+//
+// Every test source of this folder (one per operation) is compiled once per backend with
+// SNACK_TEST_BACKEND="<backend>" (see CMakeLists.txt here). A case builds random inputs, runs the same call
+// on the backend under test and on "reference" (SuiteSparse:GraphBLAS, the oracle), each on its own deep
+// copy of the output (the call may read the output too: aliasing cases pass it as an input as well), and
+// compares the outputs: integers and bool exactly, floating values with the rule of same_values() below.
+// This header holds what every source needs for that: the random generators (matrices, vectors, masks and
+// scalars of any builtin type with a chosen shape, density, hypersparsity and value range), the mask /
+// accumulator / descriptor vocabulary, the comparison, and cross_check(), which runs one case on both
+// backends, checks that the backend under test (kokkos) counted no fallback on the operations it must
+// implement, and counts the case. Random inputs are fresh on every run: the base seed comes from
+// $SNACK_XB_SEED when set, else from the clock; it is printed with every failure, so that
+// `SNACK_XB_SEED=<seed> <test binary> --gtest_filter=<test>` repeats a failing case exactly.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "snack/snack.hpp"
+
+#ifndef SNACK_TEST_BACKEND
+#error "compile with SNACK_TEST_BACKEND=\"<backend name>\" (tests/core/crossbackend/CMakeLists.txt does)"
+#endif
+
+namespace xb {
+
+using snk::Index;
+using snk::Matrix;
+using snk::Scalar;
+using snk::Type;
+using snk::TypeCode;
+using snk::Vector;
+
+// ---- the backend under test ------------------------------------------------------------------------------
+// The backend this executable was compiled for (SNACK_TEST_BACKEND).
+const std::string& backend_under_test();
+// True when that backend can be used in this process (compiled into the library; for cuda, a GPU present).
+bool backend_usable();
+// "reference, kokkos" (for messages).
+std::string available_backends_text();
+
+// ---- random inputs ---------------------------------------------------------------------------------------
+using Rng = std::mt19937_64;
+
+// The base seed of this run ($SNACK_XB_SEED, else the clock), and a generator for the running test, seeded
+// from the base seed and the test's full name (so one test can be repeated on its own).
+std::uint64_t base_seed();
+Rng test_rng();
+
+// How values are drawn. Integers: uniform in [lo, hi] (lo is raised to 0 for unsigned types), which keeps
+// every sum and product of the small matrices here far from the range of the type (no signed overflow,
+// which is undefined behaviour in C and C++, so backends may legitimately differ on it). Floating types:
+// multiples of 1/4 in [lo, hi], so that sums and products of a few terms are exact in FP32 and FP64 and
+// summation order rarely matters; with probability `special` a value is instead NaN, +Inf, -Inf or -0.
+// Bool: true with probability 1/2.
+struct ValueRange {
+  double lo = -3;
+  double hi = 3;
+  double special = 0;
+};
+// Values in {-1, 0, 1} (or {0, 1}): for long products (TIMES monoids) that must not overflow.
+inline ValueRange unit_values() { return ValueRange{-1, 1, 0}; }
+// The default range with IEEE special values mixed in (floating types only; a no-op for the others).
+inline ValueRange with_specials(double p = 0.05) { return ValueRange{-3, 3, p}; }
+
+// One value of `code` drawn from `r`, as a double (exactly representable in the type).
+double draw_value(TypeCode code, const ValueRange& r, Rng& rng);
+
+// A random matrix: each position present with probability `density` (1 = every position, a full matrix),
+// values from `r`. Dimensions may be 0.
+Matrix random_matrix(const Type* type, Index nrows, Index ncols, double density, Rng& rng,
+                     const ValueRange& r = {});
+// A matrix of any dimensions (up to 2^60) with exactly `nvals` entries at distinct random positions: the
+// hypersparse case (e.g. 10^6 x 10^6 with 100 entries).
+Matrix sparse_matrix_with(const Type* type, Index nrows, Index ncols, Index nvals, Rng& rng,
+                          const ValueRange& r = {});
+// `count` distinct indices in [0, n), increasing.
+std::vector<Index> random_indices(Index n, Index count, Rng& rng);
+// `nvals` distinct entries whose rows are taken from `rows` and columns from `cols` (for hypersparse
+// operands that share indices, so that their products and intersections are not empty).
+Matrix sparse_matrix_on(const Type* type, Index nrows, Index ncols, const std::vector<Index>& rows,
+                        const std::vector<Index>& cols, Index nvals, Rng& rng, const ValueRange& r = {});
+Vector random_vector(const Type* type, Index n, double density, Rng& rng, const ValueRange& r = {});
+Vector sparse_vector_with(const Type* type, Index n, Index nvals, Rng& rng, const ValueRange& r = {});
+// A mask: entries present with probability `density`, of which about half hold an explicit false (0)
+// value, so that valued and structural masks differ. `type` defaults to BOOL.
+Matrix random_mask(Index nrows, Index ncols, double density, Rng& rng, const Type* type = &snk::types::Bool);
+Vector random_mask_vector(Index n, double density, Rng& rng, const Type* type = &snk::types::Bool);
+// A scalar of `type` holding one value drawn from `r`.
+Scalar random_scalar(const Type* type, Rng& rng, const ValueRange& r = {});
+Scalar scalar_of(const Type* type, double value);
+
+// ---- the call vocabulary -------------------------------------------------------------------------------
+enum class MaskKind { None, Valued, Structural, ValuedComplement, StructuralComplement };
+const std::vector<MaskKind>& all_mask_kinds();
+std::string name_of(MaskKind k);
+// The descriptor flags of a mask kind, added to `d`.
+snk::Descriptor with_mask(snk::Descriptor d, MaskKind k);
+
+// Accumulators used by the cases: none, PLUS (commutative) and MINUS (not commutative, so an accumulator
+// applied as accum(T, C) instead of accum(C, T) shows). For BOOL, MINUS is SuiteSparse's/our MINUS_BOOL.
+enum class AccumKind { None, Plus, Minus };
+const std::vector<AccumKind>& all_accum_kinds();
+std::string name_of(AccumKind k);
+const snk::BinaryOp* accum_of(AccumKind k, TypeCode code);
+
+// "none/valued/... + accum + replace + transposes" for case labels.
+std::string describe(MaskKind m, AccumKind a, bool replace);
+std::string dims(const Matrix& A);
+
+// ---- comparison -----------------------------------------------------------------------------------------
+// Floating values are equal when both are NaN (any payload), when they compare equal (so -0 == +0: for
+// commutative operators SuiteSparse may compute op(y, x), which can change the sign of a zero), or when
+// |a - b| <= tol * max(|a|, |b|, scale) with tol = 1e-5 for FP32 and 1e-12 for FP64: summation order may
+// differ between backends, and `scale` (the magnitude of the summed terms, 1 by default) keeps the test
+// meaningful when a sum cancels to near zero. Every other type must match exactly.
+::testing::AssertionResult same_matrix(const Matrix& expected, const Matrix& got, double scale = 1);
+::testing::AssertionResult same_vector(const Vector& expected, const Vector& got, double scale = 1);
+::testing::AssertionResult same_scalar(const Scalar& expected, const Scalar& got, double scale = 1);
+inline ::testing::AssertionResult same(const Matrix& e, const Matrix& g, double s) { return same_matrix(e, g, s); }
+inline ::testing::AssertionResult same(const Vector& e, const Vector& g, double s) { return same_vector(e, g, s); }
+inline ::testing::AssertionResult same(const Scalar& e, const Scalar& g, double s) { return same_scalar(e, g, s); }
+
+// ---- running a case on both backends -------------------------------------------------------------------
+// What a call did: returned, or threw snk::Error (code and message), or threw something else.
+struct Outcome {
+  bool threw = false;
+  snk::Info info = snk::Info::Success;
+  std::string message;
+};
+// Runs `call` with `backend` as this thread's backend and records how it ended.
+Outcome run_on(const std::string& backend, const std::function<void()>& call);
+
+// The operations whose kokkos kernels must exist for every builtin type and operator (issue 2, item 5):
+// a case on kokkos must not increase their fallback counts.
+const std::vector<std::string>& operations_without_fallback();
+// Fallback counts of the backend under test now, for those operations.
+std::vector<std::uint64_t> fallback_snapshot();
+// Adds a failure for every operation whose count grew between two snapshots.
+void expect_no_new_fallbacks(const std::vector<std::uint64_t>& before, const std::string& label);
+
+// The number of cross-backend cases run so far in this process (printed at exit by the suite's main:
+// "cross-backend cases: N").
+void count_case();
+long cases_run();
+
+struct CaseOptions {
+  double scale = 1;               // magnitude of the summed terms (see same_matrix)
+  bool builtin_only = true;       // only builtin types and operators: no fallback allowed on kokkos
+};
+
+// One cross-backend case: `call(out)` runs on a deep copy of `initial` on reference and on another deep
+// copy on the backend under test; both must succeed and give the same output, or both must throw the same
+// snk::Info and leave their output as it was. `label` names the case in failure messages.
+template <class Out, class Call>
+void cross_check(const std::string& label, const Out& initial, Call&& call, const CaseOptions& options = {}) {
+  SCOPED_TRACE(label + " [backend " + backend_under_test() + ", SNACK_XB_SEED=" + std::to_string(base_seed()) + "]");
+  count_case();
+  Out expected = initial;
+  const Outcome e = run_on("reference", [&] { call(expected); });
+  Out got = initial;
+  const std::vector<std::uint64_t> before = fallback_snapshot();
+  const Outcome g = run_on(backend_under_test(), [&] { call(got); });
+  if (options.builtin_only) expect_no_new_fallbacks(before, label);
+  if (e.threw || g.threw) {
+    EXPECT_EQ(e.threw, g.threw) << "reference: " << (e.threw ? e.message : std::string("returned")) << "; "
+                                << backend_under_test() << ": " << (g.threw ? g.message : std::string("returned"));
+    if (e.threw && g.threw) {
+      EXPECT_EQ(static_cast<int>(e.info), static_cast<int>(g.info)) << e.message << " / " << g.message;
+      EXPECT_TRUE(same(initial, got, options.scale)) << "an output changed by a failing call";
+    }
+    return;
+  }
+  EXPECT_TRUE(same(expected, got, options.scale));
+}
+
+// ---- fixtures -------------------------------------------------------------------------------------------
+// Skips (with the reason printed) when the backend under test is not usable in this process.
+class CrossBackend : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  Rng rng_ = Rng(0);
+};
+
+// The 11 builtin types, for TYPED_TEST_SUITE.
+using AllTypes = ::testing::Types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                                  std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
+// Names the instances of a typed suite by the spec's type names (BOOL, INT8, ..., FP64).
+struct TypeNames {
+  template <class T>
+  static std::string GetName(int) {
+    return snk::type_of<T>()->name;
+  }
+};
+
+template <class T>
+class TypedCrossBackend : public CrossBackend {
+ protected:
+  const Type* type() const { return snk::type_of<T>(); }
+  TypeCode code() const { return type()->code; }
+  bool is_float() const { return code() == TypeCode::FP32 || code() == TypeCode::FP64; }
+};
+
+}  // namespace xb
