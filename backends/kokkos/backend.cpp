@@ -1,0 +1,89 @@
+// backends/kokkos/backend.cpp: the kokkos backend object (snk::kokkos::make_backend) and the lazy start of
+// Kokkos.
+//
+// The backend implements mxm (and through it mxv / vxm), eWiseAdd, eWiseMult, apply (unary, bound binary,
+// index-unary), select, reduce (rows and scalar) and transpose with its own Kokkos kernels for every
+// builtin type and every predefined operator, monoid and semiring; it declines user-defined types and
+// operators, and extract, assign and kronecker, which the dispatcher then runs on reference (counted as
+// fallbacks). Kokkos is initialized on the first backend creation unless the application already did it,
+// and finalized at exit in that case. All kernels are deterministic (no floating-point atomics; every
+// value is reduced by one thread in a fixed order), so snk::deterministic() needs no separate path.
+#include <cstdlib>
+#include <mutex>
+
+#include "entry_points.hpp"
+#include "parallel.hpp"
+
+namespace snk::kokkos {
+
+void ensure_initialized() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!Kokkos::is_initialized()) {
+      Kokkos::initialize();
+      std::atexit([] {
+        if (Kokkos::is_initialized()) Kokkos::finalize();
+      });
+    }
+  });
+}
+
+namespace {
+
+class KokkosBackend final : public core::Backend {
+ public:
+  std::string name() const override { return "kokkos"; }
+
+  KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
+                   bool tb, bool flip) override {
+    return kokkos::mxm(T, mask, s, A, ta, B, tb, flip);
+  }
+  // The element-wise kernels ignore the mask hint (the core applies the mask).
+  KernelStatus ewise_add(Matrix& T, const MaskHint&, const BinaryOp& op, const Matrix& A,
+                         const Matrix& B) override {
+    return kokkos::ewise_add(T, op, A, B);
+  }
+  KernelStatus ewise_mult(Matrix& T, const MaskHint&, const BinaryOp& op, const Matrix& A,
+                          const Matrix& B) override {
+    return kokkos::ewise_mult(T, op, A, B);
+  }
+  KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A) override {
+    return kokkos::apply_unary(T, op, A);
+  }
+  KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& s, bool bind_first,
+                           const Matrix& A) override {
+    return kokkos::apply_bound(T, op, s, bind_first, A);
+  }
+  KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) override {
+    return kokkos::apply_index(T, op, A, thunk);
+  }
+  KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) override {
+    return kokkos::select(T, op, A, thunk);
+  }
+  KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A) override {
+    return kokkos::reduce_rows(T, m, A);
+  }
+  KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A) override {
+    return kokkos::reduce_scalar(s, m, A);
+  }
+  KernelStatus transpose(Matrix& T, const Matrix& A) override { return kokkos::transpose(T, A); }
+  KernelStatus extract(Matrix&, const Matrix&, const core::IndexList&, const core::IndexList&) override {
+    return KernelStatus::Declined;
+  }
+  KernelStatus assign(Matrix&, const Matrix&, const BinaryOp*, const Matrix&, const core::IndexList&,
+                      const core::IndexList&) override {
+    return KernelStatus::Declined;
+  }
+  KernelStatus kronecker(Matrix&, const BinaryOp&, const Matrix&, const Matrix&) override {
+    return KernelStatus::Declined;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<core::Backend> make_backend() {
+  ensure_initialized();
+  return std::make_unique<KokkosBackend>();
+}
+
+}  // namespace snk::kokkos

@@ -1,0 +1,313 @@
+// backends/kokkos/functors.hpp: the builtin operators as inlined compile-time functions, and the
+// run-time -> compile-time dispatch that turns an operator object into template arguments once per call.
+//
+// The value semantics come from src/algebra/builtin_math.hpp, the single definition of what each builtin
+// operator and typecast computes (bit for bit as SuiteSparse:GraphBLAS, which the reference backend runs),
+// so this backend and the algebra's function pointers cannot drift apart. The dispatchers below check
+// that an operator object really is the builtin (opcode, type) they instantiate for (a user-defined
+// operator, or a builtin opcode on unexpected domains, is declined) and then call a generic lambda with
+// tags carrying the opcode and the C++ value type.
+//
+// Instantiation policy (what is templated, and on what): semiring kernels on (add opcode, multiply
+// opcode, type) for the 124 predefined semirings only; element-wise, apply and select value passes on
+// (opcode, type) of the predefined operators; reductions on (monoid opcode, type). Structural work that
+// does not depend on values is compiled once (parallel.cpp and the type-free passes of each kernel file).
+#pragma once
+
+#include <Kokkos_Macros.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "algebra/builtin_math.hpp"
+#include "snack/algebra.hpp"
+#include "snack/types.hpp"
+
+namespace snk::kokkos {
+
+template <class T> struct TypeTag { using type = T; };
+template <auto V> struct ValueTag { static constexpr auto value = V; };
+
+// Calls f(TypeTag<T>{}) for the C++ type of a builtin code and returns its result (a bool); false for a
+// UDT.
+template <class F>
+bool with_type(TypeCode code, F&& f) {
+  switch (code) {
+    case TypeCode::Bool: return f(TypeTag<bool>{});
+    case TypeCode::Int8: return f(TypeTag<std::int8_t>{});
+    case TypeCode::Int16: return f(TypeTag<std::int16_t>{});
+    case TypeCode::Int32: return f(TypeTag<std::int32_t>{});
+    case TypeCode::Int64: return f(TypeTag<std::int64_t>{});
+    case TypeCode::UInt8: return f(TypeTag<std::uint8_t>{});
+    case TypeCode::UInt16: return f(TypeTag<std::uint16_t>{});
+    case TypeCode::UInt32: return f(TypeTag<std::uint32_t>{});
+    case TypeCode::UInt64: return f(TypeTag<std::uint64_t>{});
+    case TypeCode::FP32: return f(TypeTag<float>{});
+    case TypeCode::FP64: return f(TypeTag<double>{});
+    default: return false;
+  }
+}
+
+inline bool is_builtin(const Type* t) { return t != nullptr && t->builtin(); }
+
+// ---- unary operators ---------------------------------------------------------------------------------------
+template <UnaryOpcode Op, class T>
+constexpr bool unary_defined() {
+  if constexpr (Op == UnaryOpcode::LNot) return math::is_bool_v<T>;
+  else if constexpr (Op == UnaryOpcode::BNot) return math::is_int_v<T>;
+  else return Op != UnaryOpcode::User;
+}
+
+template <UnaryOpcode Op, class T>
+KOKKOS_INLINE_FUNCTION T unary_apply(T x) {
+  if constexpr (Op == UnaryOpcode::Identity) return x;
+  else if constexpr (Op == UnaryOpcode::AInv) return math::ainv(x);
+  else if constexpr (Op == UnaryOpcode::MInv) return math::minv(x);
+  else if constexpr (Op == UnaryOpcode::LNot) return !x;
+  else if constexpr (Op == UnaryOpcode::Abs) return math::abs(x);
+  else return math::bnot(x);
+}
+
+// f(ValueTag<Op>{}, TypeTag<T>{}) for a builtin unary operator on T (z and x both T).
+template <class F, std::size_t... K>
+bool with_unary_impl(UnaryOpcode op, TypeCode t, F& f, std::index_sequence<K...>) {
+  bool done = false;
+  auto one = [&](auto optag) {
+    constexpr UnaryOpcode Op = decltype(optag)::value;
+    return with_type(t, [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      if constexpr (unary_defined<Op, T>()) {
+        f(optag, tt);
+        return true;
+      } else {
+        return false;
+      }
+    });
+  };
+  ((static_cast<int>(op) == int(K) ? (done = one(ValueTag<static_cast<UnaryOpcode>(K)>{})) : false), ...);
+  return done;
+}
+
+template <class F>
+bool with_unary_op(const UnaryOp& op, F&& f) {
+  if (op.opcode == UnaryOpcode::User || !is_builtin(op.xtype) || op.ztype != op.xtype) return false;
+  return with_unary_impl(op.opcode, op.xtype->code, f,
+                         std::make_index_sequence<static_cast<std::size_t>(UnaryOpcode::User)>());
+}
+
+// ---- binary operators --------------------------------------------------------------------------------------
+constexpr bool is_comparison(BinaryOpcode op) { return op >= BinaryOpcode::Eq && op <= BinaryOpcode::Le; }
+constexpr bool is_logical(BinaryOpcode op) { return op >= BinaryOpcode::LOr && op <= BinaryOpcode::LXnor; }
+constexpr bool is_bitwise(BinaryOpcode op) { return op >= BinaryOpcode::BOr && op <= BinaryOpcode::BXnor; }
+
+template <BinaryOpcode Op, class T>
+constexpr bool binary_defined() {
+  if constexpr (Op == BinaryOpcode::User) return false;
+  else if constexpr (is_logical(Op)) return math::is_bool_v<T>;
+  else if constexpr (is_bitwise(Op)) return math::is_int_v<T>;
+  else return true;
+}
+
+template <BinaryOpcode Op, class T>
+KOKKOS_INLINE_FUNCTION auto binary_apply(T x, T y) {
+  using B = BinaryOpcode;
+  if constexpr (Op == B::First) { (void)y; return x; }
+  else if constexpr (Op == B::Second) { (void)x; return y; }
+  else if constexpr (Op == B::Oneb) { (void)x; (void)y; return T(1); }
+  else if constexpr (Op == B::Min) return math::min(x, y);
+  else if constexpr (Op == B::Max) return math::max(x, y);
+  else if constexpr (Op == B::Plus) return math::plus(x, y);
+  else if constexpr (Op == B::Minus) return math::minus(x, y);
+  else if constexpr (Op == B::Times) return math::times(x, y);
+  else if constexpr (Op == B::Div) return math::div(x, y);
+  else if constexpr (Op == B::Eq) return bool(x == y);
+  else if constexpr (Op == B::Ne) return bool(x != y);
+  else if constexpr (Op == B::Gt) return bool(x > y);
+  else if constexpr (Op == B::Lt) return bool(x < y);
+  else if constexpr (Op == B::Ge) return bool(x >= y);
+  else if constexpr (Op == B::Le) return bool(x <= y);
+  else if constexpr (Op == B::LOr) return bool(x || y);
+  else if constexpr (Op == B::LAnd) return bool(x && y);
+  else if constexpr (Op == B::LXor) return bool(x != y);
+  else if constexpr (Op == B::LXnor) return bool(x == y);
+  else if constexpr (Op == B::BOr) return math::bor(x, y);
+  else if constexpr (Op == B::BAnd) return math::band(x, y);
+  else if constexpr (Op == B::BXor) return math::bxor(x, y);
+  else return math::bxnor(x, y);
+}
+
+template <BinaryOpcode Op, class T>
+using binary_result_t = decltype(binary_apply<Op, T>(T(), T()));
+
+template <class F, std::size_t... K>
+bool with_binary_impl(BinaryOpcode op, TypeCode t, F& f, std::index_sequence<K...>) {
+  bool done = false;
+  auto one = [&](auto optag) {
+    constexpr BinaryOpcode Op = decltype(optag)::value;
+    return with_type(t, [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      if constexpr (binary_defined<Op, T>()) {
+        f(optag, tt);
+        return true;
+      } else {
+        return false;
+      }
+    });
+  };
+  ((static_cast<int>(op) == int(K) ? (done = one(ValueTag<static_cast<BinaryOpcode>(K)>{})) : false), ...);
+  return done;
+}
+
+// f(ValueTag<Op>{}, TypeTag<T>{}) for a builtin binary operator with x and y of type T and z of type
+// binary_result_t<Op, T> (bool for comparisons).
+template <class F>
+bool with_binary_op(const BinaryOp& op, F&& f) {
+  if (op.opcode == BinaryOpcode::User || !is_builtin(op.xtype) || op.ytype != op.xtype) return false;
+  const Type* expected_z = is_comparison(op.opcode) ? &types::Bool : op.xtype;
+  if (op.ztype != expected_z) return false;
+  return with_binary_impl(op.opcode, op.xtype->code, f,
+                          std::make_index_sequence<static_cast<std::size_t>(BinaryOpcode::User)>());
+}
+
+// ---- monoids -----------------------------------------------------------------------------------------------
+// The opcodes this backend reduces with: PLUS, TIMES, MIN, MAX (on every type; on BOOL they are LOR,
+// LAND, LAND, LOR) and LOR, LAND, LXOR, LXNOR (EQ) on BOOL.
+template <BinaryOpcode Op, class T>
+constexpr bool monoid_instantiated() {
+  using B = BinaryOpcode;
+  if constexpr (Op == B::Plus || Op == B::Times || Op == B::Min || Op == B::Max) return true;
+  else if constexpr (Op == B::LOr || Op == B::LAnd || Op == B::LXor || Op == B::LXnor) return math::is_bool_v<T>;
+  else return false;
+}
+
+// f(ValueTag<Op>{}, TypeTag<T>{}) for a monoid whose operator is a builtin operator on T.
+template <class F>
+bool with_monoid(const Monoid& m, F&& f) {
+  const BinaryOp& op = *m.op;
+  if (op.opcode == BinaryOpcode::User || !is_builtin(op.xtype) || op.ytype != op.xtype || op.ztype != op.xtype)
+    return false;
+  BinaryOpcode code = op.opcode;
+  if (code == BinaryOpcode::Eq && op.xtype->code == TypeCode::Bool) code = BinaryOpcode::LXnor;
+  using B = BinaryOpcode;
+  auto one = [&](auto optag) {
+    constexpr B Op = decltype(optag)::value;
+    return with_type(op.xtype->code, [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      if constexpr (monoid_instantiated<Op, T>()) {
+        f(optag, tt);
+        return true;
+      } else {
+        return false;
+      }
+    });
+  };
+  switch (code) {
+    case B::Plus: return one(ValueTag<B::Plus>{});
+    case B::Times: return one(ValueTag<B::Times>{});
+    case B::Min: return one(ValueTag<B::Min>{});
+    case B::Max: return one(ValueTag<B::Max>{});
+    case B::LOr: return one(ValueTag<B::LOr>{});
+    case B::LAnd: return one(ValueTag<B::LAnd>{});
+    case B::LXor: return one(ValueTag<B::LXor>{});
+    case B::LXnor: return one(ValueTag<B::LXnor>{});
+    default: return false;
+  }
+}
+
+// ---- semirings ---------------------------------------------------------------------------------------------
+// The (add, multiply, type) triples with a compiled kernel: the 12 numeric semirings of the spec on the
+// 10 numeric types and the 4 boolean ones (124 in all). FIRST and SECOND both appear for MIN and MAX, so
+// swapping the multiply's operands (mxm's `flip`) stays inside the set.
+template <BinaryOpcode Add, BinaryOpcode Mul, class T>
+constexpr bool semiring_instantiated() {
+  using B = BinaryOpcode;
+  if constexpr (math::is_bool_v<T>) {
+    return (Add == B::LOr && Mul == B::LAnd) || (Add == B::LAnd && Mul == B::LOr) ||
+           (Add == B::LXor && Mul == B::LAnd) || (Add == B::LXnor && Mul == B::LOr);
+  } else {
+    return (Add == B::Plus && (Mul == B::Times || Mul == B::Min)) ||
+           ((Add == B::Min || Add == B::Max) &&
+            (Mul == B::Plus || Mul == B::Times || Mul == B::First || Mul == B::Second)) ||
+           (Add == B::Min && Mul == B::Max) || (Add == B::Max && Mul == B::Min);
+  }
+}
+
+// Swapping the operands of a multiply: FIRST <-> SECOND; the other multiplies of the set commute.
+constexpr BinaryOpcode flipped(BinaryOpcode op) {
+  return op == BinaryOpcode::First ? BinaryOpcode::Second
+         : op == BinaryOpcode::Second ? BinaryOpcode::First : op;
+}
+
+// A semiring as a compile-time functor: add (the monoid) and mul (with operands (a from A, b from B)).
+template <BinaryOpcode AddOp, BinaryOpcode MulOp, class T>
+struct SemiringFn {
+  using value_type = T;
+  static constexpr BinaryOpcode add_op = AddOp;
+  static constexpr BinaryOpcode mul_op = MulOp;
+  KOKKOS_INLINE_FUNCTION static T add(T x, T y) { return binary_apply<AddOp, T>(x, y); }
+  KOKKOS_INLINE_FUNCTION static T mul(T a, T b) { return binary_apply<MulOp, T>(a, b); }
+};
+
+// Calls f(SemiringFn<Add, Mul, T>{}) for a semiring whose operators are builtin and whose compiled set
+// contains (add, multiply as seen with `flip`, type). All domains must be T.
+template <class F>
+bool with_semiring(const Semiring& s, bool flip, F&& f) {
+  const BinaryOp& add = *s.add->op;
+  const BinaryOp& mul = *s.multiply;
+  if (add.opcode == BinaryOpcode::User || mul.opcode == BinaryOpcode::User) return false;
+  const Type* t = add.ztype;
+  if (!is_builtin(t) || add.xtype != t || add.ytype != t || mul.ztype != t || mul.xtype != t || mul.ytype != t)
+    return false;
+  BinaryOpcode a = add.opcode;
+  if (a == BinaryOpcode::Eq && t->code == TypeCode::Bool) a = BinaryOpcode::LXnor;
+  const BinaryOpcode m = flip ? flipped(mul.opcode) : mul.opcode;
+  using B = BinaryOpcode;
+  auto with_mul = [&](auto addtag) {
+    constexpr B Add = decltype(addtag)::value;
+    auto one = [&](auto multag) {
+      constexpr B Mul = decltype(multag)::value;
+      return with_type(t->code, [&](auto tt) {
+        using T = typename decltype(tt)::type;
+        if constexpr (semiring_instantiated<Add, Mul, T>()) {
+          f(SemiringFn<Add, Mul, T>{});
+          return true;
+        } else {
+          return false;
+        }
+      });
+    };
+    switch (m) {
+      case B::Times: return one(ValueTag<B::Times>{});
+      case B::Min: return one(ValueTag<B::Min>{});
+      case B::Max: return one(ValueTag<B::Max>{});
+      case B::Plus: return one(ValueTag<B::Plus>{});
+      case B::First: return one(ValueTag<B::First>{});
+      case B::Second: return one(ValueTag<B::Second>{});
+      case B::LAnd: return one(ValueTag<B::LAnd>{});
+      case B::LOr: return one(ValueTag<B::LOr>{});
+      default: return false;
+    }
+  };
+  switch (a) {
+    case B::Plus: return with_mul(ValueTag<B::Plus>{});
+    case B::Min: return with_mul(ValueTag<B::Min>{});
+    case B::Max: return with_mul(ValueTag<B::Max>{});
+    case B::LOr: return with_mul(ValueTag<B::LOr>{});
+    case B::LAnd: return with_mul(ValueTag<B::LAnd>{});
+    case B::LXor: return with_mul(ValueTag<B::LXor>{});
+    case B::LXnor: return with_mul(ValueTag<B::LXnor>{});
+    default: return false;
+  }
+}
+
+// Reads one value of type T from an unaligned byte pointer (scalars, identities).
+template <class T>
+T load_value(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+}  // namespace snk::kokkos

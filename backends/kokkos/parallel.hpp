@@ -1,0 +1,170 @@
+// backends/kokkos/parallel.hpp: the Kokkos execution space of the kokkos backend and the type-independent
+// building blocks every kernel of this folder shares.
+//
+// Kernels run on Kokkos' default host execution space (OpenMP here) with RangePolicy loops whose bodies
+// capture plain pointers into the containers' host storage (the Matrix keeps std::vector storage, so no
+// copies and no managed Views are needed). CsrRef is a read-only, trivially copyable view of a matrix's
+// (hyper)sparse CSR form that a lambda can capture by value; it finds a row in O(1), or O(log) when the
+// matrix is hypersparse. The helpers declared here (scans, load-balanced chunking, output assembly) do not
+// depend on the value type, so they are compiled once in parallel.cpp instead of once per kernel
+// instantiation. Every kernel is deterministic: each output entry is produced by one thread in a fixed
+// order, and no floating-point atomics are used anywhere, so results are bitwise identical run to run
+// whatever snk::deterministic() says.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "snack/containers.hpp"
+
+namespace snk::kokkos {
+
+using Exec = Kokkos::DefaultHostExecutionSpace;
+using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+using DynamicRange = Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>;
+
+// A heap array of n values (value-initialized), for scratch and results of any value type (unlike
+// std::vector, also for bool with one byte per value and a data() pointer).
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::size_t n) : data_(n ? new T[n]() : nullptr), size_(n) {}
+  Buffer(std::size_t n, T fill) : Buffer(n) { std::fill(data_.get(), data_.get() + n, fill); }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  T* begin() { return data_.get(); }
+  T* end() { return data_.get() + size_; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+};
+
+// Sentinel for "no index".
+constexpr Index kNoIndex = ~Index(0);
+
+// A read-only view of a matrix's CSR form (captured by value in kernels).
+struct CsrRef {
+  const Index* h = nullptr;   // hyper only: row of each slot
+  const Index* p = nullptr;   // nslots + 1 row pointers
+  const Index* j = nullptr;   // column of each entry
+  const unsigned char* x = nullptr;  // values, packed
+  Index nslots = 0, nrows = 0, ncols = 0, nvals = 0;
+  bool hyper = false;
+
+  KOKKOS_INLINE_FUNCTION Index row_of(Index s) const { return hyper ? h[s] : s; }
+  // The entry range [b, e) of row i (empty when the row has no entries).
+  KOKKOS_INLINE_FUNCTION void row_range(Index i, Index& b, Index& e) const {
+    if (!hyper) {
+      if (i < nslots) { b = p[i]; e = p[i + 1]; } else { b = e = 0; }
+      return;
+    }
+    Index lo = 0, hi = nslots;
+    while (lo < hi) {
+      const Index mid = lo + (hi - lo) / 2;
+      if (h[mid] < i) lo = mid + 1; else hi = mid;
+    }
+    if (lo < nslots && h[lo] == i) { b = p[lo]; e = p[lo + 1]; } else { b = e = 0; }
+  }
+  KOKKOS_INLINE_FUNCTION Index row_length(Index i) const {
+    Index b, e;
+    row_range(i, b, e);
+    return e - b;
+  }
+  template <class T> KOKKOS_INLINE_FUNCTION const T* values() const { return reinterpret_cast<const T*>(x); }
+  // True when every position holds an entry (plain CSR with nrows * ncols entries).
+  bool full() const { return !hyper && nrows > 0 && ncols > 0 && nvals / ncols == nrows && nvals % ncols == 0; }
+};
+
+CsrRef csr_ref(const Matrix& A);
+
+// Number of threads of the execution space.
+int concurrency();
+
+// p[0] = 0, p[k + 1] = counts[0] + ... + counts[k] for k < n (p has n + 1 entries). Returns p[n].
+Index exclusive_scan(const Index* counts, Index* p, Index n);
+
+// Splits [0, n) into at most `max_chunks` contiguous chunks of about equal total work, where
+// work_prefix[k] (n + 1 entries, non-decreasing) is the work before item k. Returns the chunk boundaries
+// (first 0, last n).
+std::vector<Index> balanced_chunks(const Index* work_prefix, Index n, Index max_chunks);
+// Equal-size chunks of at least `grain` items.
+std::vector<Index> uniform_chunks(Index n, Index grain);
+
+// An output CSR laid out slot by slot from per-slot counts: `slot_rows` (hyper only) gives the row of each
+// slot. begin() allocates j and x; finish() drops empty slots of a hyper output and hands the storage to T.
+struct OutputCsr {
+  CsrStorage s;
+  // counts: nslots entries. value_size: bytes per value.
+  void begin(bool hyper, const Index* slot_rows, const Index* counts, Index nslots, std::size_t value_size);
+  Index* j() { return s.j.data(); }
+  unsigned char* x() { return s.x.data(); }
+  const Index* p() const { return s.p.data(); }
+  void finish(Matrix& T);
+};
+
+// ---- the one parallel dispatch of the templated kernels ------------------------------------------------------
+// A templated kernel body is a plain function of a chunk of items [begin, end) and the index of the thread
+// running it (0 <= thread < concurrency(), for per-thread scratch). parallel_chunks runs such a body over
+// every chunk k = [bounds[k], bounds[k + 1]) with one Kokkos::parallel_for over the chunks (dynamic
+// schedule) on the host execution space. Because the body is called through a pointer, the hundreds of
+// (opcode, type) instantiations of the backend share this single Kokkos dispatch instead of each
+// instantiating Kokkos' parallel machinery: that keeps the build fast and the library small; the inner
+// loops stay fully inlined inside each body.
+using ChunkBody = void (*)(const void* context, Index begin, Index end, int thread);
+void parallel_chunks(const char* label, const std::vector<Index>& bounds, ChunkBody body, const void* context);
+
+// for_chunks(label, bounds, f): f(begin, end, thread) for every chunk, in parallel.
+template <class F>
+void for_chunks(const char* label, const std::vector<Index>& bounds, const F& f) {
+  parallel_chunks(label, bounds,
+                  [](const void* context, Index begin, Index end, int thread) {
+                    (*static_cast<const F*>(context))(begin, end, thread);
+                  },
+                  &f);
+}
+
+// for_items(label, n, f): f(k) for k in [0, n), in parallel over chunks of at least `grain` items.
+template <class F>
+void for_items(const char* label, Index n, const F& f, Index grain = 2048) {
+  for_chunks(label, uniform_chunks(n, grain), [&](Index begin, Index end, int) {
+    for (Index k = begin; k < end; ++k) f(k);
+  });
+}
+
+// The slot holding entry e of A (the last slot whose first entry is <= e).
+Index slot_of_entry(const CsrRef& A, Index e);
+
+// for_entries(label, A, f): f(e, row) for every entry e of A, in parallel over chunks of entries of about
+// equal size (so a single long row, a vector, is split too).
+template <class F>
+void for_entries(const char* label, const CsrRef& A, const F& f) {
+  for_chunks(label, uniform_chunks(A.nvals, 4096), [&](Index e, Index e1, int) {
+    if (e == e1) return;
+    Index s = slot_of_entry(A, e), row_end = A.p[s + 1];
+    for (; e < e1; ++e) {
+      while (e >= row_end) row_end = A.p[++s + 1];
+      f(e, A.row_of(s));
+    }
+  });
+}
+
+// The entries of `pattern` where keep[e] is set, with values (value_size bytes each, indexed by entry of
+// pattern) copied from `values`, laid out as T with pattern's rows (scan over entries, in parallel).
+void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep, const unsigned char* values,
+                     std::size_t value_size);
+
+// A copy of A's pattern (h, p, j) with room for values of value_size bytes.
+CsrStorage copy_pattern(const Matrix& A, std::size_t value_size);
+
+// A fixed number of per-thread scratch arrays (one per concurrent thread), claimed with a
+// Kokkos::Experimental::UniqueToken inside a parallel loop.
+using ThreadToken = Kokkos::Experimental::UniqueToken<Exec>;
+
+}  // namespace snk::kokkos
