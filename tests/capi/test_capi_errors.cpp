@@ -416,8 +416,9 @@ TEST_F(CapiErrors, Matrix) {
     EXPECT_EQ(im, nullptr);                                                                             \
     GrB_Index np = 5, ni = 4, nx = 4, small = 1;                                                        \
     GrB_Index P5[5];                                                                                    \
-    EXPECT_API_ERROR(GrB_DOMAIN_MISMATCH, e, GrB_Matrix_export_##T(P5, I4, X, &np, &ni, &nx, GrB_CSR_FORMAT, \
-                                                                   std::strcmp(#T, "FP64") == 0 ? U : e)); \
+    GrB_Matrix wrong = std::strcmp(#T, "FP64") == 0 ? U : e; /* a matrix whose type is not T */        \
+    EXPECT_API_ERROR(GrB_DOMAIN_MISMATCH, wrong,                                                        \
+                     GrB_Matrix_export_##T(P5, I4, X, &np, &ni, &nx, GrB_CSR_FORMAT, wrong));           \
     EXPECT_API_ERROR(GrB_NULL_POINTER, e, GrB_Matrix_export_##T(P5, I4, X, nullptr, &ni, &nx, GrB_CSR_FORMAT, e)); \
     EXPECT_API_ERROR(GrB_UNINITIALIZED_OBJECT, nullptr,                                                 \
                      GrB_Matrix_export_##T(P5, I4, X, &np, &ni, &nx, GrB_CSR_FORMAT, badM));            \
@@ -707,8 +708,8 @@ TEST_F(CapiErrors, Extensions) {
   const char bad[] = "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n";
   EXPECT_API_ERROR(GrB_INVALID_VALUE, nullptr, SNK_Matrix_read_mtx(&M, GrB_FP64, bad, sizeof bad - 1));
   EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_Matrix_read_mtx(&M, GrB_FP64, nullptr, 4));
-  EXPECT_API_ERROR(GrB_DOMAIN_MISMATCH, nullptr,
-                   SNK_Matrix_read_mtx(&M, udt, "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n", 56));
+  const char good[] = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n";
+  EXPECT_API_ERROR(GrB_DOMAIN_MISMATCH, nullptr, SNK_Matrix_read_mtx(&M, udt, good, sizeof good - 1));
   EXPECT_EQ(M, nullptr);
 }
 
