@@ -111,6 +111,11 @@ BlobMatrix parse_blob(const unsigned char* blob, std::size_t size, std::uint64_t
   if (m.type_size == 0 || m.type_size > (std::uint64_t(1) << 20)) corrupt("bad type size");
   if (m.nrows > max_dimension || m.ncols > max_dimension) corrupt("dimension out of range");
   if (name_len > 4096) corrupt("type name too long");
+  // The format is canonical (one blob per matrix): builtin types have their own size and no name.
+  static const std::uint64_t kBuiltinSizes[11] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  if (m.type_code < 11 && (m.type_size != kBuiltinSizes[m.type_code] || name_len != 0)) {
+    corrupt("builtin type with a wrong size or a name");
+  }
   // The total size must match the counts: checked before any array is read, with overflow checks.
   std::uint64_t need = add(kBlobHeaderSize, name_len);
   need = add(need, mul(8, nh));
@@ -134,7 +139,8 @@ BlobMatrix parse_blob(const unsigned char* blob, std::size_t size, std::uint64_t
   m.p.resize(nh + 1);
   for (std::uint64_t k = 0; k <= nh; ++k, q += 8) {
     m.p[k] = get_u64(q);
-    if ((k == 0 && m.p[k] != 0) || (k > 0 && m.p[k] < m.p[k - 1]) || m.p[k] > nvals) corrupt("bad row offsets");
+    // Offsets start at 0 and increase strictly: every listed row has at least one entry.
+    if ((k == 0 && m.p[k] != 0) || (k > 0 && m.p[k] <= m.p[k - 1]) || m.p[k] > nvals) corrupt("bad row offsets");
   }
   if (m.p[nh] != nvals) corrupt("row offsets do not end at nvals");
   m.j.resize(nvals);

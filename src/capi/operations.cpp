@@ -585,7 +585,13 @@ void reduce_to_value(void* c, const snk::Type* ctype, GrB_BinaryOp accum, GrB_Mo
   snk::Scalar s(ctype);
   if (acc != nullptr) s.set(c, ctype);
   snk::reduce(s, acc, *mon, in, d);
-  if (!s.get(c, ctype)) throw Error(Info::Panic, "reduce produced no value");
+  if (!s.get(c, ctype)) {
+    // Only without an accumulator and with an empty input: a C value always receives one, the monoid's
+    // identity (the GrB_Scalar variants leave the scalar empty instead, as the spec says).
+    snk::Scalar identity(mon->type());
+    identity.set(mon->identity.data(), mon->type());
+    identity.get(c, ctype);
+  }
 }
 
 }  // namespace
