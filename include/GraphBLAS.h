@@ -641,5 +641,26 @@ GrB_Info SNK_last_error(const char **message) SNK_SYMBOL(SNK_last_error);
 
 #endif /* C11 */
 
+#ifdef __cplusplus
+/* C++: the polymorphic object methods as overloads (the typed families keep their explicit names). */
+#define SNK_CXX_OBJECT_METHODS(Object)                                                                   \
+  inline GrB_Info GrB_free(GrB_##Object *object) { return GrB_##Object##_free(object); }                 \
+  inline GrB_Info GrB_wait(GrB_##Object object, GrB_WaitMode mode) { return GrB_##Object##_wait(object, mode); } \
+  inline GrB_Info GrB_error(const char **message, const GrB_##Object object) {                           \
+    return GrB_##Object##_error(message, object);                                                        \
+  }
+SNK_CXX_OBJECT_METHODS(Type)
+SNK_CXX_OBJECT_METHODS(UnaryOp)
+SNK_CXX_OBJECT_METHODS(BinaryOp)
+SNK_CXX_OBJECT_METHODS(IndexUnaryOp)
+SNK_CXX_OBJECT_METHODS(Monoid)
+SNK_CXX_OBJECT_METHODS(Semiring)
+SNK_CXX_OBJECT_METHODS(Scalar)
+SNK_CXX_OBJECT_METHODS(Vector)
+SNK_CXX_OBJECT_METHODS(Matrix)
+SNK_CXX_OBJECT_METHODS(Descriptor)
+#undef SNK_CXX_OBJECT_METHODS
+#endif
+
 #endif /* SNACK_GRAPHBLAS_H */
 #endif /* SNACK_C_API */
