@@ -10,7 +10,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -76,8 +79,11 @@ __global__ void __launch_bounds__(kThreads) layer_kernel(
   extern __shared__ float tile[];  // R x n floats unless kLayout == kGlobal
   const int count = *count_in;
   const int groups = (count + R - 1) / R;
-  const int chunks = groups >= 2 * static_cast<int>(gridDim.x) ? 1 : max_chunks;
-  const int chunk_cols = n / chunks;
+  // Staged rows: split into column chunks only when there are too few groups to fill the GPU. Rows read
+  // from global memory: always split, so that the blocks running at one time share a few rows, which then
+  // stay in L2 while they are gathered from.
+  const int chunks = (kLayout != kGlobal && groups >= 2 * static_cast<int>(gridDim.x)) ? 1 : max_chunks;
+  const int chunk_cols = (n + chunks - 1) / chunks;
   for (int g = blockIdx.x; g < groups * chunks; g += gridDim.x) {
     const int group = g / chunks, chunk = g % chunks;
     int rows[R];
@@ -114,7 +120,7 @@ __global__ void __launch_bounds__(kThreads) layer_kernel(
     bool any[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) any[r] = false;
-    const int j_end = (chunk + 1) * chunk_cols;
+    const int j_end = min(n, (chunk + 1) * chunk_cols);
     for (int j = chunk * chunk_cols + threadIdx.x; j < j_end; j += blockDim.x) {
       float acc[R];
 #pragma unroll
@@ -219,8 +225,7 @@ struct FusedGpuEngine::State {
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "occupancy");
     check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
     grid = std::max(1, per_sm) * sms;
-    int chunks = std::max(1, std::min(4, n / kThreads));
-    if (chunks == 3) chunks = 2;  // chunks must divide n (a multiple of 4)
+    const int chunks = kLayout == kGlobal ? std::max(1, n / 1024) : std::max(1, std::min(4, n / kThreads));
     const int64_t items = (rows + R - 1) / R * chunks;
     grid = static_cast<int>(std::min<int64_t>(grid, std::max<int64_t>(items, 1)));
     cudaMemsetAsync(stamp, 0, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(int32_t), stream);
@@ -279,54 +284,86 @@ bool fused_gpu_available() {
 }
 
 FusedGpuEngine::FusedGpuEngine(const Network& network, const FusedGpuOptions& options)
+    : FusedGpuEngine(network.neurons, network.bias, static_cast<int64_t>(network.layers.size()),
+                     [&network](int64_t l) { return network.layers[l]; }, options) {}
+
+FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
+                               const std::function<CsrMatrix(int64_t)>& layer_source,
+                               const FusedGpuOptions& options)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.device = options.device;
   s.use_graph = options.use_cuda_graph && !options.profile_layers;
   s.profile = options.profile_layers;
-  s.n = static_cast<int>(network.neurons);
-  s.bias = network.bias;
-  s.small_index = network.neurons <= 65536;
-  if (network.neurons <= 0 || network.neurons % 4 != 0)
+  if (neurons <= 0 || neurons % 4 != 0 || neurons > INT32_MAX)
     throw std::runtime_error("fused GPU engine: the number of neurons must be a positive multiple of 4");
+  s.n = static_cast<int>(neurons);
+  s.bias = bias;
+  s.small_index = neurons <= 65536;
   check(cudaSetDevice(s.device), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream");
   s.choose_shape(options.rows_per_group, options.layout);
   if (s.profile) {
-    s.events.resize(network.layers.size() + 1);
+    s.events.resize(layers + 1);
     for (cudaEvent_t& e : s.events) check(cudaEventCreate(&e), "event");
   }
+  s.layers.resize(layers);
+  // Layers are made (by the source), converted to column-ELL and uploaded by a pool of host threads, so a
+  // generated network of billions of entries never sits in host memory whole.
   const int n = s.n;
-  for (const CsrMatrix& w : network.layers) {
-    if (w.nrows != n || w.ncols != n) throw std::runtime_error("fused GPU engine: every layer must be neurons x neurons");
-    // Column counts -> ELL width; fill column-major with rows in increasing order (fixed summation order).
-    std::vector<int> colcount(n, 0);
-    for (int32_t c : w.col) ++colcount[c];
-    const int width = n ? *std::max_element(colcount.begin(), colcount.end()) : 0;
-    std::vector<int32_t> idx(static_cast<size_t>(width) * n, 0);
-    std::vector<float> val(static_cast<size_t>(width) * n, 0.0f);
-    std::fill(colcount.begin(), colcount.end(), 0);
-    for (int64_t r = 0; r < w.nrows; ++r)
-      for (int64_t p = w.row_ptr[r]; p < w.row_ptr[r + 1]; ++p) {
-        const int c = w.col[p];
-        const size_t slot = static_cast<size_t>(colcount[c]++) * n + c;
-        idx[slot] = static_cast<int32_t>(r);
-        val[slot] = w.val[p];
+  std::atomic<int64_t> next{0};
+  std::mutex failure_lock;
+  std::string failure;
+  auto worker = [&]() {
+    try {
+      check(cudaSetDevice(s.device), "cudaSetDevice");
+      for (int64_t l = next++; l < layers; l = next++) {
+        {
+          std::lock_guard<std::mutex> g(failure_lock);
+          if (!failure.empty()) return;
+        }
+        const CsrMatrix w = layer_source(l);
+        if (w.nrows != n || w.ncols != n)
+          throw std::runtime_error("fused GPU engine: layer " + std::to_string(l + 1) + " is not neurons x neurons");
+        // Column counts -> ELL width; fill column-major with rows in increasing order (fixed summation order).
+        std::vector<int> colcount(n, 0);
+        for (int32_t c : w.col) ++colcount[c];
+        const int width = *std::max_element(colcount.begin(), colcount.end());
+        std::vector<int32_t> idx(static_cast<size_t>(width) * n, 0);
+        std::vector<float> val(static_cast<size_t>(width) * n, 0.0f);
+        std::fill(colcount.begin(), colcount.end(), 0);
+        for (int64_t r = 0; r < w.nrows; ++r)
+          for (int64_t p = w.row_ptr[r]; p < w.row_ptr[r + 1]; ++p) {
+            const int c = w.col[p];
+            const size_t slot = static_cast<size_t>(colcount[c]++) * n + c;
+            idx[slot] = static_cast<int32_t>(r);
+            val[slot] = w.val[p];
+          }
+        Layer& layer = s.layers[l];
+        layer.width = width;
+        if (s.small_index) {
+          std::vector<uint16_t> small(idx.begin(), idx.end());
+          layer.idx = device_alloc<uint16_t>(small.size(), "weights");
+          check(cudaMemcpy(layer.idx, small.data(), small.size() * sizeof(uint16_t), cudaMemcpyHostToDevice), "upload weights");
+        } else {
+          layer.idx = device_alloc<int32_t>(idx.size(), "weights");
+          check(cudaMemcpy(layer.idx, idx.data(), idx.size() * sizeof(int32_t), cudaMemcpyHostToDevice), "upload weights");
+        }
+        layer.val = device_alloc<float>(val.size(), "weights");
+        check(cudaMemcpy(layer.val, val.data(), val.size() * sizeof(float), cudaMemcpyHostToDevice), "upload weights");
       }
-    Layer layer;
-    layer.width = width;
-    if (s.small_index) {
-      std::vector<uint16_t> small(idx.begin(), idx.end());
-      layer.idx = device_alloc<uint16_t>(small.size(), "weights");
-      check(cudaMemcpy(layer.idx, small.data(), small.size() * sizeof(uint16_t), cudaMemcpyHostToDevice), "upload weights");
-    } else {
-      layer.idx = device_alloc<int32_t>(idx.size(), "weights");
-      check(cudaMemcpy(layer.idx, idx.data(), idx.size() * sizeof(int32_t), cudaMemcpyHostToDevice), "upload weights");
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> g(failure_lock);
+      if (failure.empty()) failure = e.what();
     }
-    layer.val = device_alloc<float>(val.size(), "weights");
-    check(cudaMemcpy(layer.val, val.data(), val.size() * sizeof(float), cudaMemcpyHostToDevice), "upload weights");
-    s.layers.push_back(layer);
-  }
+  };
+  const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(
+      layers, std::max(1u, std::thread::hardware_concurrency()))));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (!failure.empty()) throw std::runtime_error(failure);
 }
 
 FusedGpuEngine::~FusedGpuEngine() = default;

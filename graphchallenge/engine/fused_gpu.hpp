@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,11 @@ class FusedGpuEngine {
   // Uploads the network to the GPU (not part of the inference time). Throws std::runtime_error with the
   // CUDA error text on failure (no GPU, out of memory).
   FusedGpuEngine(const Network& network, const FusedGpuOptions& options = {});
+  // The same from a layer source: layer_source(l) returns W_{l+1} (neurons x neurons); it is called from
+  // several host threads at once (one per core), so that a generated network is made, converted and
+  // uploaded layer by layer in parallel and never held in host memory whole.
+  FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
+                 const std::function<CsrMatrix(int64_t)>& layer_source, const FusedGpuOptions& options = {});
   ~FusedGpuEngine();
   FusedGpuEngine(const FusedGpuEngine&) = delete;
   FusedGpuEngine& operator=(const FusedGpuEngine&) = delete;
