@@ -6,6 +6,7 @@
 // [-1, 1); X is K x batch, Y = W X, fp32. Methods:
 //   snack_coo       the published SNACK-COO (X and Y batch-major, as published)
 //   row_segment     csr_rowseg.cuh, forced;   column_block  csr_colblock.cuh, forced (deterministic)
+//   row_batch_lanes csr_rowseg.cuh's batch-lane variant, forced (and with a 32-wide tile past batch 32)
 //   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
 //   cusparse        every cusparseSpMM algorithm (CSR and COO) in both dense orders, plus cusparseSpMV
 //                   at batch 1; run in a child process per matrix, so an algorithm that fails with a
@@ -580,6 +581,12 @@ int main(int argc, char** argv) {
         record("snack_coo", time_ours(ours(Kernel::SnackCoo, {}, true, false)), true);
         record("row_segment", time_ours(ours(Kernel::RowSegment, {}, false, true)));
         record("column_block", time_ours(ours(Kernel::ColumnBlock, {}, false, true)));
+        record("row_batch_lanes", time_ours(ours(Kernel::RowSegmentBatchLanes, {}, false, true)));
+        if (batch > 32) {
+          auto s = ours(Kernel::RowSegmentBatchLanes, {}, false, true);
+          s.batch_tile = 32;
+          record("row_batch_lanes_bt32", time_ours(s));
+        }
         {
           auto s = ours(Kernel::Auto, {}, false, false);
           row.dispatched = snk::cuda::choose(*plan, s).describe();
@@ -587,6 +594,8 @@ int main(int argc, char** argv) {
         }
         if (sweep && batch > 1) {
           double best = -1;
+          const int saved_reps = timer.reps;
+          timer.reps = std::max(5, reps / 2);   // the sweep only ranks configurations
           for (int bt : {8, 32})
             for (int cols : {256, 512, 1024, 2048, 4096})
               for (int rpc : {32, 64, 128, 256})
@@ -604,6 +613,7 @@ int main(int argc, char** argv) {
                     row.best_cb = name;
                   }
                 }
+          timer.reps = saved_reps;
         }
         const SparseResult& sr = sparse[batch];
         row.ms["cusparse"] = sr.ms;
@@ -637,9 +647,9 @@ int main(int argc, char** argv) {
         "bandwidth (the snack kernels move 6 bytes per non-zero, so this can pass 100%). Ratios are the other "
         "method's time over `disp` (> 1: disp is faster). Every output was checked against cuBLAS (max relative "
         "error in the last column).\n\n";
-  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | disp ms (kernel) | eff BW | best cuSPARSE ms (alg) | "
+  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | disp ms (kernel) | eff BW | best cuSPARSE ms (alg) | "
         "cuBLAS ms | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   auto f = [](double v) {
     char b[32];
     if (v < 0) return std::string("failed");
@@ -656,12 +666,14 @@ int main(int argc, char** argv) {
     const double d = r.ms["dispatched"];
     double maxerr = 0;
     for (auto& [k, v] : r.err)
-      if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "dispatched" || k == "dense_mask" || k == "cusparse")
+      if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "row_batch_lanes" || k == "dispatched" ||
+          k == "dense_mask" || k == "cusparse")
         if (r.ms[k] >= 0) maxerr = std::max(maxerr, v);
     char bw[32];
     std::snprintf(bw, sizeof bw, "%.0f%%", d > 0 ? 100.0 * (r.min_bytes / (d * 1e-3) / 1e9) / copy_gbs : 0.0);
     md << "| " << r.m << " | " << static_cast<int>(std::lround(r.sparsity * 100)) << "% | " << r.batch << " | " << f(r.ms["snack_coo"])
-       << " | " << f(r.ms["row_segment"]) << " | " << f(r.ms["column_block"]) << " | " << f(d) << " (" << r.dispatched << ") | "
+       << " | " << f(r.ms["row_segment"]) << " | " << f(r.ms["column_block"]) << " | " << f(r.ms["row_batch_lanes"]) << " | "
+       << f(d) << " (" << r.dispatched << ") | "
        << bw << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | " << f(r.ms["cublas"]) << " | "
        << f(r.ms["dense_mask"]) << " | " << r2(r.ms["snack_coo"], d) << " | " << r2(r.ms["cusparse"], d) << " | "
        << r2(r.ms["cublas"], d) << " | " << r2(r.ms["dense_mask"], d) << " | ";

@@ -129,13 +129,15 @@ struct Case {
   Kernel kernel = Kernel::Auto;
   ColumnBlockConfig cb{};
   bool deterministic = false;
+  int batch_tile = 0;
 };
 
 std::string describe(const Case& c) {
   static const char* o[] = {"WX", "XWt", "WtX"};
   return std::string(o[int(c.orientation)]) + (c.layout == Layout::RowMajor ? " row-major" : " col-major") +
          " batch=" + std::to_string(c.batch) + " pad=" + std::to_string(c.pad) + " kernel=" + kernel_name(c.kernel) +
-         " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile);
+         " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
+         " tile=" + std::to_string(c.batch_tile);
 }
 
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
@@ -178,6 +180,7 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.batch = cs.batch;
   a.kernel = cs.kernel;
   a.column_block = cs.cb;
+  a.batch_tile = cs.batch_tile;
   a.deterministic = cs.deterministic;
   std::string msg;
   ASSERT_EQ(Status::Success, spmm(plan, a, &msg)) << msg;
@@ -253,7 +256,8 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
     for (int batch : {1, 3, 8, 13, 32, 37}) {
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
         for (Layout l : {Layout::RowMajor, Layout::ColMajor})
-          for (Kernel k : {Kernel::Auto, Kernel::SnackCoo, Kernel::RowSegment, Kernel::ColumnBlock}) {
+          for (Kernel k : {Kernel::Auto, Kernel::SnackCoo, Kernel::RowSegment, Kernel::ColumnBlock,
+                           Kernel::RowSegmentBatchLanes}) {
             Case c;
             c.orientation = o;
             c.layout = l;
@@ -261,6 +265,10 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
             c.kernel = k;
             c.pad = batch % 2;
             check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+            if (k == Kernel::RowSegmentBatchLanes) {
+              c.batch_tile = 128;                 // the widest tile, also on small batches
+              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+            }
             if (k == Kernel::ColumnBlock) {
               c.cb.splits = 3;                    // atomic partial sums over column ranges
               c.cb.batch_tile = batch > 8 ? 8 : 32;   // the other tile than the default
@@ -281,7 +289,7 @@ void half_types(double tol) {
     auto plan = make_plan(p, false);
     for (int batch : {1, 5, 8, 32, 37})
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
-        for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock}) {
+        for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes}) {
           Case c;
           c.orientation = o;
           c.batch = batch;
@@ -301,7 +309,7 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
     Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
     auto plan = make_plan(p, false);
     for (int batch : {1, 8, 37})
-      for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock}) {
+      for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes}) {
         Case c;
         c.batch = batch;
         c.kernel = k;

@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
     const int q_end = (end + 3) >> 2;
     // Software pipeline: the chunks of the next step load while this step's are used (kDepth chunks
     // per lane per step, so up to 2 x kDepth chunk loads in flight per lane).
-    constexpr int kDepth = 2;
+    constexpr int kDepth = BT == 1 ? 4 : 2;
     int q = (begin >> 2) + lane;
     Four<VT> w[kDepth];
     Four<std::uint16_t> c[kDepth];
@@ -121,6 +121,85 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
             static_cast<A*>(p.partial)[static_cast<std::int64_t>(item.w) * p.batch + b0 + b] = acc[b];
           }
         }
+      }
+    }
+  }
+}
+
+// The same row segments with the warp's lanes laid across the batch instead (plus_times, BT = 8, 32 or
+// 128): BT/4 consecutive lanes read one row of X as BT contiguous values (whole 32-byte sectors, one
+// coalesced access), and the 32 / (BT/4) lane slots of the warp take different non-zeros of the
+// segment. Each lane keeps 4 accumulators, so registers stay few and occupancy high; the slots are folded
+// with shuffles in a fixed order at the end of the segment (deterministic, like rowseg_kernel).
+template <class VT, int BT>
+__global__ void __launch_bounds__(256) rowseg_batch_kernel(RowSegParams p) {
+  static_assert(BT == 8 || BT == 32 || BT == 128, "batch tile 8, 32 or 128");
+  constexpr int kLanesPerRow = BT / 4, kSlots = 32 / kLanesPerRow;
+  constexpr int kDepth = kSlots >= 4 ? 2 : 4;
+  const int lane = threadIdx.x & 31, slot = lane / kLanesPerRow, lb = lane % kLanesPerRow;
+  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::int64_t n_warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+  const int b0 = blockIdx.y * BT + 4 * lb;
+  const bool in_batch = b0 < p.batch;
+  const VT* vals = static_cast<const VT*>(p.values);
+  const VT* x = static_cast<const VT*>(p.x) + b0;
+
+  for (std::int64_t it = warp; it < p.n_items; it += n_warps) {
+    const int4 item = p.items[it];
+    const int colbase = p.item_colbase ? p.item_colbase[it] : 0;
+    float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
+    const int begin = item.y, end = item.z, q_end = (end + 3) >> 2;
+    int q = (begin >> 2) + slot;
+    Four<VT> w[kDepth];
+    Four<std::uint16_t> c[kDepth];
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u)
+      if (q + u * kSlots < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q + u * kSlots) * 4, w[u], c[u]);
+    while (q < q_end) {
+      const int qn = q + kDepth * kSlots;
+      Four<VT> wn[kDepth];
+      Four<std::uint16_t> cn[kDepth];
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u)
+        if (qn + u * kSlots < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(qn + u * kSlots) * 4, wn[u], cn[u]);
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int idx = (q + u * kSlots) * 4 + i;
+          if (idx >= begin && idx < end && in_batch) {
+            const float wi = to_acc<float>(w[u].v[i]);
+            const Four<VT> xv = load_four_cached(x + static_cast<std::int64_t>(colbase + c[u].v[i]) * p.ldx);
+            a0 = fmaf(wi, to_acc<float>(xv.v[0]), a0);
+            a1 = fmaf(wi, to_acc<float>(xv.v[1]), a1);
+            a2 = fmaf(wi, to_acc<float>(xv.v[2]), a2);
+            a3 = fmaf(wi, to_acc<float>(xv.v[3]), a3);
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        w[u] = wn[u];
+        c[u] = cn[u];
+      }
+      q = qn;
+    }
+#pragma unroll
+    for (int off = kLanesPerRow; off < 32; off <<= 1) {
+      a0 += __shfl_xor_sync(0xffffffffu, a0, off);
+      a1 += __shfl_xor_sync(0xffffffffu, a1, off);
+      a2 += __shfl_xor_sync(0xffffffffu, a2, off);
+      a3 += __shfl_xor_sync(0xffffffffu, a3, off);
+    }
+    if (slot == 0) {
+      const float a[4] = {a0, a1, a2, a3};
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        if (b0 + t >= p.batch) break;
+        if (item.w < 0)
+          static_cast<VT*>(p.y)[item.x * p.ys_row + (b0 + t) * p.ys_col] = from_acc<VT>(a[t]);
+        else
+          static_cast<float*>(p.partial)[static_cast<std::int64_t>(item.w) * p.batch + b0 + t] = a[t];
       }
     }
   }

@@ -13,9 +13,9 @@
 //   - plus_times, batch 1: RowSegment with a batch tile of 1 (the SpMV path), 32 lanes per segment when
 //     rows average >= 48 non-zeros, else 8;
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
-//   - plus_times, batch >= 5, column-block offsets available and the average row segment inside one
-//     column block long enough (>= 16 non-zeros): ColumnBlock (tile 8 up to batch 8, else 32);
-//     otherwise RowSegment with a tile of 8 or 32;
+//   - plus_times, batch >= 5: RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32 (<= 32) or 128;
+//   - ColumnBlock only when asked for: measured slower than the row-segment kernels on this GPU (its
+//     lane groups wait on their own chunk loads; see bench/results/spmm-h200.md);
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
@@ -51,7 +51,7 @@ const char* mul_op_name(MulOp op) {
   return n[static_cast<int>(op)];
 }
 const char* kernel_name(Kernel k) {
-  static const char* n[] = {"auto", "snack_coo", "row_segment", "column_block"};
+  static const char* n[] = {"auto", "snack_coo", "row_segment", "column_block", "row_segment_batch_lanes"};
   return n[static_cast<int>(k)];
 }
 const char* status_name(Status s) {
@@ -63,6 +63,7 @@ std::string Choice::describe() const {
   std::ostringstream o;
   o << kernel_name(kernel);
   if (kernel == Kernel::RowSegment) o << "(bt=" << batch_tile << ",g=" << group_lanes << ")";
+  if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
   if (kernel == Kernel::ColumnBlock)
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits << ")";
@@ -104,17 +105,14 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   Choice ch;
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
   Kernel k = args.kernel;
-  if (k == Kernel::Auto) {
-    if (!plus_times || args.batch <= 4) {
-      k = Kernel::RowSegment;
-    } else {
-      const int ncb_cols = resolve_column_block(a, args).block_cols;
-      const double seg = a.avg_row_nnz * std::min(1.0, double(ncb_cols) / std::max(1, a.cols));
-      const bool skewed = a.max_row_nnz > 8 * a.avg_row_nnz + 64;
-      k = (a.segoff.size() && seg >= 16 && !skewed) ? Kernel::ColumnBlock : Kernel::RowSegment;
-    }
-  }
+  if (k == Kernel::Auto) k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
+  if (k == Kernel::RowSegmentBatchLanes && !plus_times) k = Kernel::RowSegment;
   ch.kernel = k;
+  if (k == Kernel::RowSegmentBatchLanes) {
+    ch.batch_tile = (args.batch_tile == 8 || args.batch_tile == 32 || args.batch_tile == 128) ? args.batch_tile
+                    : args.batch <= 8 ? 8 : args.batch <= 32 ? 32 : 128;
+    ch.group_lanes = 32;
+  }
   if (k == Kernel::RowSegment) {
     if (!plus_times) {
       ch.batch_tile = args.batch == 1 ? 1 : 4;
@@ -220,7 +218,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const void* x = args.x.data;
   std::int64_t ldx = xs_row;
   const int align_vals = ch.kernel == Kernel::ColumnBlock ? static_cast<int>(16 / vs) : 4;
-  if (batch > 1 || ch.kernel == Kernel::ColumnBlock) {
+  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || ch.kernel == Kernel::RowSegmentBatchLanes) {
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0;
     if (!ok && kx > 0) {
@@ -283,7 +281,9 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     if ((e = w.ws_partial.reserve(std::size_t(a.n_slots) * batch * 8 + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
     p.partial = w.ws_partial.get();
   }
-  if (plus_times) {
+  if (ch.kernel == Kernel::RowSegmentBatchLanes) {
+    e = launch_rowseg_batch_lanes(args.type, ch.batch_tile, p, a.sm_count, a.splits.get(), a.n_splits, s);
+  } else if (plus_times) {
     e = launch_rowseg_plus_times(args.type, ch.batch_tile, ch.group_lanes, p, a.sm_count, a.splits.get(), a.n_splits, s);
   } else {
     e = launch_rowseg_generic(args.type, args.semiring, xwt, ch.batch_tile, p, a.sm_count, a.splits.get(), a.n_splits, s);

@@ -60,6 +60,8 @@ enum class Kernel : std::uint8_t {
                  // deterministic (no atomics); any semiring and type; batch 1 = the SpMV path
   ColumnBlock,   // csr_colblock.cuh: X column blocks staged in shared memory, segments of rows per block;
                  // deterministic unless split over column blocks (then atomics); plus_times fp32/fp16/bf16
+  RowSegmentBatchLanes,  // csr_rowseg.cuh: the row segments with lanes across the batch (coalesced rows
+                         // of X); deterministic; plus_times fp32/fp16/bf16; the batch >= 5 path
 };
 const char* kernel_name(Kernel k);
 
@@ -107,6 +109,7 @@ struct SpmmArgs {
   std::int32_t batch = 1;
   bool deterministic = false;     // bitwise identical results run to run (no atomics)
   Kernel kernel = Kernel::Auto;
+  int batch_tile = 0;             // RowSegmentBatchLanes: 8, 32 or 128 (0 = the dispatcher's choice)
   ColumnBlockConfig column_block{};
   cudaStream_t stream = nullptr;
 };

@@ -99,6 +99,8 @@ struct Plan::Impl {
 // Launchers (each returns the launch's error).
 cudaError_t launch_rowseg_plus_times(ValueType vt, int bt, int g, const RowSegParams& p, int sm_count,
                                      const int4* splits, int n_splits, cudaStream_t s);
+cudaError_t launch_rowseg_batch_lanes(ValueType vt, int bt, const RowSegParams& p, int sm_count,
+                                      const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, cudaStream_t s);

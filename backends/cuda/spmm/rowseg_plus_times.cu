@@ -1,5 +1,6 @@
 // spmm/rowseg_plus_times.cu: instantiations and launcher of the row-segment kernel for plus_times over
-// fp32 / fp16 / bf16 values (fp32 accumulation): batch tiles 1, 4, 8, 32 and group widths 8, 32.
+// fp32 / fp16 / bf16 values (fp32 accumulation): batch tiles 1, 4, 8, 32 and group widths 8, 32; and
+// of its batch-lane variant (batch tiles 8, 32, 128).
 #include "spmm/csr_rowseg.cuh"
 #include "spmm/plan_impl.hpp"
 
@@ -35,7 +36,42 @@ cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4
   }
 }
 
+template <class VT, int BT>
+cudaError_t launch_batch(const RowSegParams& p, int sm_count, const int4* splits, int n_splits, cudaStream_t s) {
+  constexpr int kThreads = 256;
+  std::int64_t blocks = (p.n_items + 7) / 8;
+  blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sm_count) * 32));
+  dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
+  rowseg_batch_kernel<VT, BT><<<grid, kThreads, 0, s>>>(p);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess || n_splits == 0) return e;
+  const std::int64_t n = std::int64_t(n_splits) * p.batch;
+  rowseg_fixup_kernel<PlusTimes, VT><<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(
+      splits, n_splits, p.partial, p.batch, p.y, p.ys_row, p.ys_col, PlusTimes{});
+  return cudaGetLastError();
+}
+
+template <class VT>
+cudaError_t launch_batch_type(int bt, const RowSegParams& p, int sm, const int4* sp, int ns, cudaStream_t s) {
+  switch (bt) {
+    case 8: return launch_batch<VT, 8>(p, sm, sp, ns, s);
+    case 32: return launch_batch<VT, 32>(p, sm, sp, ns, s);
+    case 128: return launch_batch<VT, 128>(p, sm, sp, ns, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_rowseg_batch_lanes(ValueType vt, int bt, const RowSegParams& p, int sm_count,
+                                      const int4* splits, int n_splits, cudaStream_t s) {
+  switch (vt) {
+    case ValueType::FP32: return launch_batch_type<float>(bt, p, sm_count, splits, n_splits, s);
+    case ValueType::FP16: return launch_batch_type<__half>(bt, p, sm_count, splits, n_splits, s);
+    case ValueType::BF16: return launch_batch_type<__nv_bfloat16>(bt, p, sm_count, splits, n_splits, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
 
 cudaError_t launch_rowseg_plus_times(ValueType vt, int bt, int g, const RowSegParams& p, int sm_count,
                                      const int4* splits, int n_splits, cudaStream_t s) {
