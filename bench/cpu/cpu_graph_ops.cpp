@@ -68,6 +68,7 @@ struct Options {
   double max_seconds = 60.0;        // skip a row predicted to take longer per run
   double max_product_gb = 8.0;      // skip an A*A whose result would exceed this
   bool direct = true;               // also time SuiteSparse directly
+  double direct_max_seconds = 15;   // ... except on rows predicted to take longer than this per run
   bool stats_only = false;          // print the graphs' sizes (and nnz(A*A) where cheap), time nothing
   std::uint64_t seed = 20260;
   std::string csv_path, markdown_path;
@@ -78,7 +79,8 @@ struct Options {
   std::fprintf(stderr,
                "usage: bench-cpu-graph-ops [--scales 16-20 | 16,18] [--ops mxv,mxm,mxm_masked,ewise_add]\n"
                "         [--runs MIN_RUNS] [--max-runs N] [--target-seconds S] [--max-seconds S]\n"
-               "         [--max-product-gb GB] [--backends kokkos,reference] [--no-direct] [--seed N] [--stats-only]\n"
+               "         [--max-product-gb GB] [--backends kokkos,reference] [--no-direct] [--direct-max-seconds S]\n"
+               "         [--seed N] [--stats-only]\n"
                "         [--csv PATH] [--markdown PATH]\n");
   std::exit(why ? 2 : 0);
 }
@@ -133,6 +135,7 @@ Options parse(int argc, char** argv) {
       o.backend_b = b[1];
     } else if (a == "--no-direct") o.direct = false;
     else if (a == "--stats-only") o.stats_only = true;
+    else if (a == "--direct-max-seconds") o.direct_max_seconds = std::stod(value());
     else if (a == "--seed") o.seed = std::stoull(value());
     else if (a == "--csv") o.csv_path = value();
     else if (a == "--markdown") o.markdown_path = value();
@@ -514,8 +517,16 @@ Row run_row(const std::string& op, const Graph& g, const Matrix& A, const Vector
     }
   }
   auto h = history.last.find(op);
+  bool time_direct = direct.has_value();
   if (h != history.last.end() && h->second.first > 0) {
     double predicted_s = h->second.second * (work_of(op, g) / h->second.first) / 1e3;
+    if (time_direct && predicted_s > o.direct_max_seconds) {
+      time_direct = false;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "SuiteSparse direct not timed (one run predicted to take %.0f s > %.0f s)",
+                    predicted_s, o.direct_max_seconds);
+      row.note = buf;
+    }
     if (predicted_s > o.max_seconds) {
       char buf[200];
       std::snprintf(buf, sizeof buf, "skipped: one run predicted to take %.0f s (> %.0f s) from scale %d", predicted_s,
@@ -545,14 +556,14 @@ Row run_row(const std::string& op, const Graph& g, const Matrix& A, const Vector
   row.verified = same_result(out_a.matrix(), out_b.matrix(), 1e-12, why, row.max_rel_diff);
   row.nnz_result = out_b.matrix().nvals();
   if (!row.verified) {
-    row.note = "RESULTS DIFFER (" + o.backend_a + " vs " + o.backend_b + "): " + why;
+    row.note = "RESULTS DIFFER (" + o.backend_a + " vs " + o.backend_b + "): " + why + (row.note.empty() ? "" : "; " + row.note);
     std::printf("  %s: %s\n", op.c_str(), row.note.c_str());
   }
   const double sum_b = value_sum(out_b.matrix());
   ca.release();
   cb.release();
   std::vector<Contender*> cs{&ca, &cb};
-  if (direct) {
+  if (time_direct) {
     cd.warmup_ms = time_once(cd);
     const double sum_d = direct->result_sum();
     if (direct->result_nvals() != row.nnz_result ||
@@ -568,10 +579,10 @@ Row run_row(const std::string& op, const Graph& g, const Matrix& A, const Vector
   measure(cs, o);
   row.ms_a = ca.median();
   row.ms_b = cb.median();
-  if (direct) row.ms_direct = cd.median();
+  if (time_direct) row.ms_direct = cd.median();
   row.runs = static_cast<int>(ca.ms.size());
   double slowest = std::max(row.ms_a, row.ms_b);
-  if (direct) slowest = std::max(slowest, row.ms_direct);
+  if (time_direct) slowest = std::max(slowest, row.ms_direct);
   history.last[op] = {work_of(op, g), slowest};
   return row;
 }
