@@ -2,7 +2,10 @@
 //
 // Every type on empty, 0 x n, 1 x 1, rectangular, full and hypersparse (10^6 x 10^6 and 10^6 x 3) inputs;
 // the mask x accumulator x replace product; the descriptor's transpose of the input (which makes the call a
-// copy, C = A); and C = C' with the output aliasing the input.
+// copy, C = A); and C = C' with the output aliasing the input. It also holds the check of the fixture's
+// comparison rule (CrossBackendFixture.ComparisonRule).
+#include <cmath>
+
 #include "crossbackend.hpp"
 
 namespace xb {
@@ -83,6 +86,35 @@ TEST_F(TransposeFixed, AliasedOutputs) {
       transpose(C, &C, nullptr, C, d);
     });
   }
+}
+
+// The comparison rule of the fixture itself (so that an agreeing suite means agreeing outputs): it must see a
+// changed value, a missing or extra entry, a type change; and accept NaN == NaN, -0 == +0 and FP rounding.
+TEST(CrossBackendFixture, ComparisonRule) {
+  Rng rng(7);
+  Matrix A = random_matrix(&types::Int32, 6, 6, 0.5, rng);
+  Matrix B = A;
+  EXPECT_TRUE(same_matrix(A, B));
+  const Index n = A.nvals();
+  std::vector<Index> I(n), J(n);
+  A.extract_tuples(I.data(), J.data(), nullptr, &types::Int32);
+  const std::int32_t big = 1000;
+  B.set_element(I[0], J[0], &big, &types::Int32);
+  EXPECT_FALSE(same_matrix(A, B));
+  B = A;
+  B.remove_element(I[n - 1], J[n - 1]);
+  EXPECT_FALSE(same_matrix(A, B));
+  EXPECT_FALSE(same_matrix(B, A));
+  Matrix F(&types::FP64, 1, 3), G(&types::FP64, 1, 3);
+  const double f[] = {std::nan(""), -0.0, 1.0}, g[] = {-std::nan("1"), 0.0, 1.0 + 1e-14};
+  const Index rows[] = {0, 0, 0}, cols[] = {0, 1, 2};
+  F.build(rows, cols, f, &types::FP64, 3, nullptr);
+  G.build(rows, cols, g, &types::FP64, 3, nullptr);
+  EXPECT_TRUE(same_matrix(F, G));
+  const double h = 1.0 + 1e-9;
+  G.set_element(0, 2, &h, &types::FP64);
+  EXPECT_FALSE(same_matrix(F, G));
+  EXPECT_FALSE(same_matrix(F, Matrix(&types::FP32, 1, 3)));
 }
 
 }  // namespace
