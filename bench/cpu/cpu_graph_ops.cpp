@@ -491,7 +491,8 @@ Row run_row(const std::string& op, const Graph& g, const Matrix& A, const Vector
     }
     const double symbolic_cap = 2e10;
     Index nnz = static_cast<Index>(estimate);
-    if (estimate * 16 / 1e9 <= 2 * o.max_product_gb && g.flops_aa <= symbolic_cap) {
+    const bool clearly_too_big = history.aa_compression > 0 && estimate * 16 / 1e9 > 2 * o.max_product_gb;
+    if (g.flops_aa <= symbolic_cap && !clearly_too_big) {
       auto t0 = Clock::now();
       nnz = symbolic_nnz_aa(A);
       how = "=";
