@@ -14,6 +14,8 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <type_traits>
+#include <unordered_map>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -70,6 +72,69 @@ constexpr int kGlobal = 0;      // no staging: gather from global memory (rows t
 constexpr int kRowMajor = 1;    // tile[r * n + k]: plain copy in, one scalar load per (r, k)
 constexpr int kTransposed = 2;  // tile[k * R + r]: one vector load brings all R values of input neuron k
 
+
+// Stages the R live rows of a work item in shared memory in the given layout (nothing for kGlobal).
+template <int R, int kLayout>
+__device__ __forceinline__ void stage_rows(float* __restrict__ tile, const float* __restrict__ y_in,
+                                           const int (&rows)[R], int n) {
+  if constexpr (kLayout == kTransposed) {
+    __syncthreads();  // the previous item is done reading the tile
+    // Each thread stages whole tile rows k: R coalesced global reads, then contiguous vector stores.
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+      float v[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[r] = rows[r] >= 0 ? y_in[static_cast<int64_t>(rows[r]) * n + k] : 0.0f;
+      if constexpr (R % 4 == 0) {
+        float4* d = reinterpret_cast<float4*>(tile + static_cast<int64_t>(k) * R);
+#pragma unroll
+        for (int q = 0; q < R / 4; ++q) d[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+      } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r) tile[static_cast<int64_t>(k) * R + r] = v[r];
+      }
+    }
+    __syncthreads();
+  } else if constexpr (kLayout == kRowMajor) {
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (rows[r] < 0) continue;
+      const float4* s4 = reinterpret_cast<const float4*>(y_in + static_cast<int64_t>(rows[r]) * n);
+      float4* d4 = reinterpret_cast<float4*>(tile + static_cast<int64_t>(r) * n);
+      for (int q = threadIdx.x; q < n / 4; q += blockDim.x) d4[q] = s4[q];
+    }
+    __syncthreads();
+  }
+}
+
+// The R values of input neuron k for the item's rows.
+template <int R, int kLayout>
+__device__ __forceinline__ void gather_rows(const float* __restrict__ tile, const float* __restrict__ y_in,
+                                            const int (&rows)[R], int n, int k, float (&v)[R]) {
+  if constexpr (kLayout == kTransposed) {
+    load_tile_row<R>(tile, k, v);
+  } else if constexpr (kLayout == kRowMajor) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) v[r] = tile[static_cast<int64_t>(r) * n + k];
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) v[r] = rows[r] >= 0 ? y_in[static_cast<int64_t>(rows[r]) * n + k] : 0.0f;
+  }
+}
+
+// Appends the item's rows that still have a non-zero to the next live list, once per row and layer.
+template <int R>
+__device__ __forceinline__ void mark_live(const bool (&any)[R], const int (&rows)[R], int layer,
+                                          int32_t* __restrict__ live_out, int32_t* __restrict__ count_out,
+                                          int32_t* __restrict__ stamp) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int alive = __syncthreads_or(any[r] ? 1 : 0);
+    if (alive && threadIdx.x == 0 && rows[r] >= 0 && atomicExch(&stamp[rows[r]], layer + 1) != layer + 1)
+      live_out[atomicAdd(count_out, 1)] = rows[r];
+  }
+}
+
 template <class IdxT, int R, int kLayout>
 __global__ void __launch_bounds__(kThreads) layer_kernel(
     const IdxT* __restrict__ idx, const float* __restrict__ w, int width, int n, int max_chunks, float bias,
@@ -89,34 +154,7 @@ __global__ void __launch_bounds__(kThreads) layer_kernel(
     int rows[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) rows[r] = (group * R + r < count) ? live_in[group * R + r] : -1;
-    if constexpr (kLayout == kTransposed) {
-      __syncthreads();  // the previous item is done reading the tile
-      // Each thread stages whole tile rows k: R coalesced global reads, then contiguous vector stores.
-      for (int k = threadIdx.x; k < n; k += blockDim.x) {
-        float v[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r) v[r] = rows[r] >= 0 ? y_in[static_cast<int64_t>(rows[r]) * n + k] : 0.0f;
-        if constexpr (R % 4 == 0) {
-          float4* d = reinterpret_cast<float4*>(tile + static_cast<int64_t>(k) * R);
-#pragma unroll
-          for (int q = 0; q < R / 4; ++q) d[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-        } else {
-#pragma unroll
-          for (int r = 0; r < R; ++r) tile[static_cast<int64_t>(k) * R + r] = v[r];
-        }
-      }
-      __syncthreads();
-    } else if constexpr (kLayout == kRowMajor) {
-      __syncthreads();
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        if (rows[r] < 0) continue;
-        const float4* s4 = reinterpret_cast<const float4*>(y_in + static_cast<int64_t>(rows[r]) * n);
-        float4* d4 = reinterpret_cast<float4*>(tile + static_cast<int64_t>(r) * n);
-        for (int q = threadIdx.x; q < n / 4; q += blockDim.x) d4[q] = s4[q];
-      }
-      __syncthreads();
-    }
+    stage_rows<R, kLayout>(tile, y_in, rows, n);
     bool any[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) any[r] = false;
@@ -130,15 +168,7 @@ __global__ void __launch_bounds__(kThreads) layer_kernel(
         const int k = static_cast<int>(idx[static_cast<int64_t>(e) * n + j]);
         const float wv = w[static_cast<int64_t>(e) * n + j];
         float v[R];
-        if constexpr (kLayout == kTransposed) {
-          load_tile_row<R>(tile, k, v);
-        } else if constexpr (kLayout == kRowMajor) {
-#pragma unroll
-          for (int r = 0; r < R; ++r) v[r] = tile[static_cast<int64_t>(r) * n + k];
-        } else {
-#pragma unroll
-          for (int r = 0; r < R; ++r) v[r] = rows[r] >= 0 ? y_in[static_cast<int64_t>(rows[r]) * n + k] : 0.0f;
-        }
+        gather_rows<R, kLayout>(tile, y_in, rows, n, k, v);
 #pragma unroll
         for (int r = 0; r < R; ++r) acc[r] = fmaf(v[r], wv, acc[r]);
       }
@@ -150,19 +180,89 @@ __global__ void __launch_bounds__(kThreads) layer_kernel(
         any[r] = any[r] || (v > 0.0f);
       }
     }
+    mark_live<R>(any, rows, layer, live_out, count_out, stamp);
+  }
+}
+
+
+// Column bundles: output neurons whose input neurons are the same list (the RadiX-Net layers are a radix
+// pattern Kronecker a 16 x 16 block of ones, so every output shares its 32 inputs with 15 others; found by
+// comparing the lists, not assumed). A bundle holds up to kBundle such columns; four threads share it, each
+// producing kBundle / 4 columns for the R rows, so one shared-memory load of the R values of input k feeds
+// 4 * R multiply-adds instead of R, and one index load serves all the bundle's columns. Layouts:
+// bidx[e * nb + b] is the e-th input of bundle b; bval[(e * nb + b) * kBundle + c] its weight for the
+// bundle's column c; bcol[b * kBundle + c] that column's output neuron (-1 for padding, weight 0).
+constexpr int kBundle = 16;
+constexpr int kColsPerThread = 4;
+constexpr int kThreadsPerBundle = kBundle / kColsPerThread;
+
+template <class IdxT, int R, int kLayout>
+__global__ void __launch_bounds__(kThreads) bundle_kernel(
+    const IdxT* __restrict__ bidx, const float* __restrict__ bval, const int32_t* __restrict__ bcol, int nb,
+    int width, int n, int max_chunks, float bias, int layer, const float* __restrict__ y_in,
+    float* __restrict__ y_out, const int32_t* __restrict__ live_in, const int32_t* __restrict__ count_in,
+    int32_t* __restrict__ live_out, int32_t* __restrict__ count_out, int32_t* __restrict__ stamp) {
+  extern __shared__ float tile[];
+  const int count = *count_in;
+  const int groups = (count + R - 1) / R;
+  const int chunks = (kLayout != kGlobal && groups >= 2 * static_cast<int>(gridDim.x)) ? 1 : max_chunks;
+  const int chunk_bundles = (nb + chunks - 1) / chunks;
+  for (int g = blockIdx.x; g < groups * chunks; g += gridDim.x) {
+    const int group = g / chunks, chunk = g % chunks;
+    int rows[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int alive = __syncthreads_or(any[r] ? 1 : 0);
-      if (alive && threadIdx.x == 0 && rows[r] >= 0 && atomicExch(&stamp[rows[r]], layer + 1) != layer + 1)
-        live_out[atomicAdd(count_out, 1)] = rows[r];
+    for (int r = 0; r < R; ++r) rows[r] = (group * R + r < count) ? live_in[group * R + r] : -1;
+    stage_rows<R, kLayout>(tile, y_in, rows, n);
+    bool any[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) any[r] = false;
+    const int b_begin = chunk * chunk_bundles, b_end = min(nb, b_begin + chunk_bundles);
+    for (int t = b_begin * kThreadsPerBundle + threadIdx.x; t < b_end * kThreadsPerBundle; t += blockDim.x) {
+      const int b = t / kThreadsPerBundle, quarter = t % kThreadsPerBundle;
+      float acc[kColsPerThread][R];
+#pragma unroll
+      for (int c = 0; c < kColsPerThread; ++c)
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[c][r] = 0.0f;
+#pragma unroll 4
+      for (int e = 0; e < width; ++e) {
+        const int k = static_cast<int>(bidx[static_cast<int64_t>(e) * nb + b]);
+        const float4 wv = *reinterpret_cast<const float4*>(
+            bval + (static_cast<int64_t>(e) * nb + b) * kBundle + quarter * kColsPerThread);
+        float v[R];
+        gather_rows<R, kLayout>(tile, y_in, rows, n, k, v);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          acc[0][r] = fmaf(v[r], wv.x, acc[0][r]);
+          acc[1][r] = fmaf(v[r], wv.y, acc[1][r]);
+          acc[2][r] = fmaf(v[r], wv.z, acc[2][r]);
+          acc[3][r] = fmaf(v[r], wv.w, acc[3][r]);
+        }
+      }
+      const int4 cols = *reinterpret_cast<const int4*>(bcol + static_cast<int64_t>(b) * kBundle + quarter * kColsPerThread);
+      const int col[kColsPerThread] = {cols.x, cols.y, cols.z, cols.w};
+#pragma unroll
+      for (int c = 0; c < kColsPerThread; ++c) {
+        if (col[c] < 0) continue;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          if (rows[r] < 0) continue;
+          const float v = fminf(fmaxf(acc[c][r] + bias, 0.0f), kClamp);
+          y_out[static_cast<int64_t>(rows[r]) * n + col[c]] = v;
+          any[r] = any[r] || (v > 0.0f);
+        }
+      }
     }
+    mark_live<R>(any, rows, layer, live_out, count_out, stamp);
   }
 }
 
 struct Layer {
-  void* idx = nullptr;
-  float* val = nullptr;
+  void* idx = nullptr;   // ELL: neuron ids; bundled: bidx
+  float* val = nullptr;  // ELL: weights; bundled: bval
+  int32_t* bcol = nullptr;  // bundled only: output neuron of each bundle column
   int width = 0;
+  int bundles = 0;       // 0: ELL layout; > 0: number of column bundles
 };
 
 template <class T>
@@ -206,7 +306,7 @@ struct FusedGpuEngine::State {
     for (void* p : registered) cudaHostUnregister(p);
     for (cudaEvent_t e : events) cudaEventDestroy(e);
     if (graph) cudaGraphExecDestroy(graph);
-    for (auto& l : layers) { cudaFree(l.idx); cudaFree(l.val); }
+    for (auto& l : layers) { cudaFree(l.idx); cudaFree(l.val); cudaFree(l.bcol); }
     free_buffers();
     if (stream) cudaStreamDestroy(stream);
   }
@@ -216,18 +316,26 @@ struct FusedGpuEngine::State {
     counts = nullptr; stamp = nullptr; in_ptr = nullptr; in_col = nullptr; in_val = nullptr;
   }
 
-  template <class IdxT, int R, int kLayout>
-  void launch_layers(int64_t rows, int64_t nnz) {
-    auto kernel = layer_kernel<IdxT, R, kLayout>;
-    const size_t smem = kLayout != kGlobal ? static_cast<size_t>(R) * n * sizeof(float) : 0;
+  // Grid for a kernel: as many blocks as fit on the GPU at once, no more than there are work items.
+  template <class Kernel>
+  int grid_for(Kernel kernel, size_t smem, int64_t items) {
     if (smem > 48 * 1024) check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "smem attribute");
     int per_sm = 0, sms = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "occupancy");
     check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
-    grid = std::max(1, per_sm) * sms;
+    return static_cast<int>(std::min<int64_t>(int64_t(std::max(1, per_sm)) * sms, std::max<int64_t>(items, 1)));
+  }
+
+  template <class IdxT, int R, int kLayout>
+  void launch_layers(int64_t rows, int64_t nnz) {
+    auto ell = layer_kernel<IdxT, R, kLayout>;
+    auto bundled = bundle_kernel<IdxT, R, kLayout>;
+    const size_t smem = kLayout != kGlobal ? static_cast<size_t>(R) * n * sizeof(float) : 0;
     const int chunks = kLayout == kGlobal ? std::max(1, n / 1024) : std::max(1, std::min(4, n / kThreads));
     const int64_t items = (rows + R - 1) / R * chunks;
-    grid = static_cast<int>(std::min<int64_t>(grid, std::max<int64_t>(items, 1)));
+    const int ell_grid = grid_for(ell, smem, items);
+    const int bundle_grid = grid_for(bundled, smem, items);
+    grid = ell_grid;
     cudaMemsetAsync(stamp, 0, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(int32_t), stream);
     cudaMemsetAsync(counts, 0, (layers.size() + 1) * sizeof(int32_t), stream);
     cudaMemsetAsync(y[0], 0, static_cast<size_t>(rows) * n * sizeof(float), stream);
@@ -237,9 +345,15 @@ struct FusedGpuEngine::State {
     for (size_t l = 0; l < layers.size(); ++l) {
       if (profile) cudaEventRecord(events[l], stream);
       const int b = static_cast<int>(l % 2);
-      kernel<<<grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(layers[l].idx), layers[l].val,
-                                               layers[l].width, n, chunks, bias, static_cast<int>(l), y[b],
-                                               y[1 - b], live[b], counts + l, live[1 - b], counts + l + 1, stamp);
+      const Layer& L = layers[l];
+      if (L.bundles > 0)
+        bundled<<<bundle_grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(L.idx), L.val, L.bcol, L.bundles,
+                                                         L.width, n, chunks, bias, static_cast<int>(l), y[b], y[1 - b],
+                                                         live[b], counts + l, live[1 - b], counts + l + 1, stamp);
+      else
+        ell<<<ell_grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(L.idx), L.val, L.width, n, chunks, bias,
+                                                  static_cast<int>(l), y[b], y[1 - b], live[b], counts + l,
+                                                  live[1 - b], counts + l + 1, stamp);
     }
     if (profile) cudaEventRecord(events[layers.size()], stream);
   }
@@ -325,32 +439,100 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
         const CsrMatrix w = layer_source(l);
         if (w.nrows != n || w.ncols != n)
           throw std::runtime_error("fused GPU engine: layer " + std::to_string(l + 1) + " is not neurons x neurons");
-        // Column counts -> ELL width; fill column-major with rows in increasing order (fixed summation order).
-        std::vector<int> colcount(n, 0);
-        for (int32_t c : w.col) ++colcount[c];
-        const int width = *std::max_element(colcount.begin(), colcount.end());
-        std::vector<int32_t> idx(static_cast<size_t>(width) * n, 0);
-        std::vector<float> val(static_cast<size_t>(width) * n, 0.0f);
-        std::fill(colcount.begin(), colcount.end(), 0);
-        for (int64_t r = 0; r < w.nrows; ++r)
-          for (int64_t p = w.row_ptr[r]; p < w.row_ptr[r + 1]; ++p) {
-            const int c = w.col[p];
-            const size_t slot = static_cast<size_t>(colcount[c]++) * n + c;
-            idx[slot] = static_cast<int32_t>(r);
-            val[slot] = w.val[p];
+        // Columns as sorted lists of (input neuron, weight): the fixed summation order of every output.
+        std::vector<int64_t> cptr(n + 1, 0);
+        for (int32_t c : w.col) ++cptr[c + 1];
+        for (int c = 0; c < n; ++c) cptr[c + 1] += cptr[c];
+        std::vector<int32_t> crow(w.col.size());
+        std::vector<float> cval(w.col.size());
+        {
+          std::vector<int64_t> fill(cptr.begin(), cptr.end() - 1);
+          for (int64_t r = 0; r < w.nrows; ++r)
+            for (int64_t p = w.row_ptr[r]; p < w.row_ptr[r + 1]; ++p) {
+              const int64_t slot = fill[w.col[p]]++;
+              crow[slot] = static_cast<int32_t>(r);
+              cval[slot] = w.val[p];
+            }
+        }
+        int width = 0;
+        for (int c = 0; c < n; ++c) width = std::max<int>(width, static_cast<int>(cptr[c + 1] - cptr[c]));
+        // Bundles: columns with identical input lists, up to kBundle per bundle.
+        std::unordered_map<uint64_t, std::vector<int32_t>> by_pattern;
+        for (int c = 0; c < n; ++c) {
+          uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(cptr[c + 1] - cptr[c]);
+          for (int64_t p = cptr[c]; p < cptr[c + 1]; ++p) h = (h ^ static_cast<uint64_t>(crow[p])) * 1099511628211ull;
+          by_pattern[h].push_back(c);
+        }
+        std::vector<std::vector<int32_t>> bundles;
+        for (auto& [h, cols] : by_pattern) {
+          // Split a hash class into runs of truly identical lists (a hash collision must not merge columns).
+          std::vector<int32_t> rest = cols;
+          while (!rest.empty()) {
+            const int32_t lead = rest.front();
+            std::vector<int32_t> same, other;
+            for (int32_t c : rest) {
+              const bool eq = cptr[c + 1] - cptr[c] == cptr[lead + 1] - cptr[lead] &&
+                              std::equal(crow.begin() + cptr[c], crow.begin() + cptr[c + 1], crow.begin() + cptr[lead]);
+              (eq ? same : other).push_back(c);
+            }
+            for (size_t i = 0; i < same.size(); i += kBundle)
+              bundles.emplace_back(same.begin() + i, same.begin() + std::min(same.size(), i + kBundle));
+            rest.swap(other);
           }
+        }
+        std::sort(bundles.begin(), bundles.end());  // deterministic order (by first column)
         Layer& layer = s.layers[l];
         layer.width = width;
-        if (s.small_index) {
-          std::vector<uint16_t> small(idx.begin(), idx.end());
-          layer.idx = device_alloc<uint16_t>(small.size(), "weights");
-          check(cudaMemcpy(layer.idx, small.data(), small.size() * sizeof(uint16_t), cudaMemcpyHostToDevice), "upload weights");
+        const bool bundle = options.bundle_columns && static_cast<int64_t>(bundles.size()) * 2 <= n;  // pays when bundles average >= 2 columns
+        auto upload = [&](auto const& host, auto*& dev, const char* what) {
+          using T = typename std::decay_t<decltype(host)>::value_type;
+          T* p = device_alloc<T>(host.size(), what);
+          check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
+          dev = p;
+        };
+        auto upload_index = [&](const std::vector<int32_t>& ids) {
+          if (s.small_index) {
+            std::vector<uint16_t> small(ids.begin(), ids.end());
+            uint16_t* p = nullptr;
+            upload(small, p, "weights");
+            layer.idx = p;
+          } else {
+            int32_t* p = nullptr;
+            upload(ids, p, "weights");
+            layer.idx = p;
+          }
+        };
+        if (bundle) {
+          const int nb = static_cast<int>(bundles.size());
+          std::vector<int32_t> bidx(static_cast<size_t>(width) * nb, 0);
+          std::vector<float> bval(static_cast<size_t>(width) * nb * kBundle, 0.0f);
+          std::vector<int32_t> bcol(static_cast<size_t>(nb) * kBundle, -1);
+          for (int b = 0; b < nb; ++b) {
+            const auto& cols = bundles[b];
+            const int64_t len = cptr[cols[0] + 1] - cptr[cols[0]];
+            for (int64_t e = 0; e < len; ++e) bidx[static_cast<size_t>(e) * nb + b] = crow[cptr[cols[0]] + e];
+            for (size_t c = 0; c < cols.size(); ++c) {
+              bcol[static_cast<size_t>(b) * kBundle + c] = cols[c];
+              for (int64_t e = 0; e < len; ++e)
+                bval[(static_cast<size_t>(e) * nb + b) * kBundle + c] = cval[cptr[cols[c]] + e];
+            }
+          }
+          layer.bundles = nb;
+          upload_index(bidx);
+          upload(bval, layer.val, "weights");
+          upload(bcol, layer.bcol, "weights");
         } else {
-          layer.idx = device_alloc<int32_t>(idx.size(), "weights");
-          check(cudaMemcpy(layer.idx, idx.data(), idx.size() * sizeof(int32_t), cudaMemcpyHostToDevice), "upload weights");
+          std::vector<int32_t> idx(static_cast<size_t>(width) * n, 0);
+          std::vector<float> val(static_cast<size_t>(width) * n, 0.0f);
+          for (int c = 0; c < n; ++c)
+            for (int64_t p = cptr[c]; p < cptr[c + 1]; ++p) {
+              const size_t slot = static_cast<size_t>(p - cptr[c]) * n + c;
+              idx[slot] = crow[p];
+              val[slot] = cval[p];
+            }
+          upload_index(idx);
+          upload(val, layer.val, "weights");
         }
-        layer.val = device_alloc<float>(val.size(), "weights");
-        check(cudaMemcpy(layer.val, val.data(), val.size() * sizeof(float), cudaMemcpyHostToDevice), "upload weights");
       }
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> g(failure_lock);

@@ -87,14 +87,17 @@ TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
   std::string why;
   if (!load_official_subset(d, why)) GTEST_SKIP() << "official data unavailable: " << why;
   ASSERT_EQ(d.categories.size(), 19u);
+  for (bool bundles : {true, false})
   for (int rows : {1, 2, 4, 8, 16})
     for (int layout : {0, 1, 2}) {
       FusedGpuOptions o;
       o.rows_per_group = rows;
       o.layout = layout;
+      o.bundle_columns = bundles;
       FusedGpuEngine engine(d.network, o);
       FusedGpuTimings t;
-      EXPECT_EQ(engine.infer(d.inputs, &t), d.categories) << "rows per group " << rows << ", layout " << layout;
+      EXPECT_EQ(engine.infer(d.inputs, &t), d.categories)
+          << "rows per group " << rows << ", layout " << layout << ", bundles " << bundles;
       ASSERT_EQ(t.live_rows_per_layer.size(), 120u);
       EXPECT_EQ(t.live_rows_per_layer.back(), 19);
       // A second run on the same engine (graph replay) gives the same answer.
@@ -121,6 +124,10 @@ TEST(FusedGpuEngine, GeneratedNetworksMatchTheHostReference) {
     const auto want = reference_infer(net, in);
     FusedGpuEngine engine(net);
     EXPECT_EQ(engine.infer(in), want) << c.neurons << " x " << c.layers;
+    FusedGpuOptions ell_only;
+    ell_only.bundle_columns = false;
+    FusedGpuEngine ell_engine(net, ell_only);
+    EXPECT_EQ(ell_engine.infer(in), want) << c.neurons << " x " << c.layers << " (column-ELL only)";
     EXPECT_FALSE(want.empty());
     EXPECT_LT(static_cast<int64_t>(want.size()), c.rows);
   }
