@@ -45,7 +45,7 @@ EwisePlan plan_ewise(const CsrRef& A, const CsrRef& B, bool is_union) {
     plan.slot_b.resize(plan.nslots);
     Index* SA = plan.slot_a.data();
     Index* SB = plan.slot_b.data();
-    Kokkos::parallel_for("snack::kokkos::ewise_slots", Range(0, std::int64_t(plan.nslots)), [=](std::int64_t s) {
+    host_parallel_for("snack::kokkos::ewise_slots", plan.nslots, [=](std::int64_t s) {
       SA[s] = s;
       SB[s] = s;
     });
@@ -77,7 +77,7 @@ EwisePlan plan_ewise(const CsrRef& A, const CsrRef& B, bool is_union) {
   Index* W = work.data();
   const Index* SA = plan.slot_a.data();
   const Index* SB = plan.slot_b.data();
-  Kokkos::parallel_for("snack::kokkos::ewise_count", Range(0, std::int64_t(plan.nslots)), [=](std::int64_t k) {
+  host_parallel_for("snack::kokkos::ewise_count", plan.nslots, [=](std::int64_t k) {
     Index pa = 0, ea = 0, pb = 0, eb = 0;
     if (SA[k] != kNoIndex) { pa = A.p[SA[k]]; ea = A.p[SA[k] + 1]; }
     if (SB[k] != kNoIndex) { pb = B.p[SB[k]]; eb = B.p[SB[k] + 1]; }

@@ -30,7 +30,7 @@ constexpr Index kPullRowsLimit = 8;
 std::vector<Index> row_work_prefix(const CsrRef& A, const CsrRef& B) {
   std::vector<Index> work(A.nslots), prefix(A.nslots + 1);
   Index* W = work.data();
-  Kokkos::parallel_for("snack::kokkos::mxm_row_flops", Range(0, std::int64_t(A.nslots)), [=](std::int64_t s) {
+  host_parallel_for("snack::kokkos::mxm_row_flops", A.nslots, [=](std::int64_t s) {
     Index f = 1;
     for (Index e = A.p[s]; e < A.p[s + 1]; ++e) f += B.row_length(A.j[e]);
     W[s] = f;
@@ -100,7 +100,7 @@ void symbolic_counts(MxmCall& c) {
 std::vector<Index> mask_row_chunks(const CsrRef& M, const CsrRef& A) {
   std::vector<Index> work(M.nslots), prefix(M.nslots + 1);
   Index* W = work.data();
-  Kokkos::parallel_for("snack::kokkos::mask_row_work", Range(0, std::int64_t(M.nslots)), [=](std::int64_t s) {
+  host_parallel_for("snack::kokkos::mask_row_work", M.nslots, [=](std::int64_t s) {
     W[s] = 1 + (M.p[s + 1] - M.p[s]) + A.row_length(M.row_of(s));
   });
   Kokkos::fence();
@@ -122,7 +122,7 @@ void compact_pull_rows(Matrix& T, const CsrRef& A, const CsrRef& B, const std::v
   Index* O = ones.data();
   for (Index r = 0; r < A.nslots; ++r) {
     const std::uint8_t* F = flags[r];
-    Kokkos::parallel_for("snack::kokkos::pull_flags", Range(0, std::int64_t(nb)), [=](std::int64_t s) { O[s] = F[s]; });
+    host_parallel_for("snack::kokkos::pull_flags", nb, [=](std::int64_t s) { O[s] = F[s]; });
     Kokkos::fence();
     pos[r].resize(nb + 1);
     counts[r] = exclusive_scan(O, pos[r].data(), nb);
@@ -135,7 +135,7 @@ void compact_pull_rows(Matrix& T, const CsrRef& A, const CsrRef& B, const std::v
     const Index* P = pos[r].data();
     Index* Tj = out.j() + out.p()[r];
     unsigned char* Tx = out.x() + out.p()[r] * value_size;
-    Kokkos::parallel_for("snack::kokkos::pull_compact", Range(0, std::int64_t(nb)), [=](std::int64_t s) {
+    host_parallel_for("snack::kokkos::pull_compact", nb, [=](std::int64_t s) {
       if (!F[s]) return;
       Tj[P[s]] = B.row_of(s);
       std::memcpy(Tx + P[s] * value_size, V + s * value_size, value_size);

@@ -28,7 +28,7 @@ int concurrency() { return Exec().concurrency(); }
 Index exclusive_scan(const Index* counts, Index* p, Index n) {
   p[0] = 0;
   if (n == 0) return 0;
-  if (n < 4096) {
+  if (n < kSerialWork) {
     for (Index k = 0; k < n; ++k) p[k + 1] = p[k] + counts[k];
     return p[n];
   }
@@ -44,8 +44,8 @@ Index exclusive_scan(const Index* counts, Index* p, Index n) {
 std::vector<Index> balanced_chunks(const Index* work_prefix, Index n, Index max_chunks) {
   std::vector<Index> bounds{0};
   if (n == 0) return {0, 0};
-  max_chunks = std::max<Index>(1, std::min(max_chunks, n));
   const Index total = work_prefix[n] - work_prefix[0];
+  max_chunks = std::max<Index>(1, std::min({max_chunks, n, total / kSerialWork + 1}));
   for (Index c = 1; c < max_chunks; ++c) {
     const Index target = work_prefix[0] + total / max_chunks * c + (total % max_chunks) * c / max_chunks;
     // first item whose prefix reaches the target
@@ -98,7 +98,9 @@ void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep,
   std::vector<Index> pos(n + 1);
   Index* P = pos.data();
   P[0] = 0;
-  if (n > 0) {
+  if (n > 0 && n < kSerialWork) {
+    for (Index e = 0; e < n; ++e) P[e + 1] = P[e] + keep[e];
+  } else if (n > 0) {
     Kokkos::parallel_scan("snack::kokkos::compact_scan", Range(0, std::int64_t(n)),
                           [=](std::int64_t e, Index& partial, bool final) {
                             partial += keep[e];
@@ -116,7 +118,7 @@ void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep,
   s.x.resize(nnz * value_size);
   Index* Tj = s.j.data();
   unsigned char* Tx = s.x.data();
-  Kokkos::parallel_for("snack::kokkos::compact_fill", Range(0, std::int64_t(n)), [=](std::int64_t e) {
+  host_parallel_for("snack::kokkos::compact_fill", n, [=](std::int64_t e) {
     if (!keep[e]) return;
     Tj[P[e]] = pattern.j[e];
     switch (value_size) {
@@ -127,7 +129,6 @@ void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep,
       default: std::memcpy(Tx + P[e] * value_size, values + e * value_size, value_size);
     }
   });
-  Kokkos::fence();
   OutputCsr out;
   out.s = std::move(s);
   out.finish(T);

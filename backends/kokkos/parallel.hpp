@@ -84,6 +84,22 @@ struct CsrRef {
 
 CsrRef csr_ref(const Matrix& A);
 
+// Loops with less work than this run on the calling thread: a parallel region costs more than it saves
+// there (and much more when the machine is oversubscribed and a worker thread is descheduled).
+constexpr Index kSerialWork = 8192;
+
+// A type-independent parallel loop f(k), k in [0, n) (Kokkos::parallel_for over a RangePolicy, or a plain
+// loop below kSerialWork items).
+template <class F>
+void host_parallel_for(const char* label, Index n, const F& f) {
+  if (n < kSerialWork) {
+    for (Index k = 0; k < n; ++k) f(std::int64_t(k));
+    return;
+  }
+  Kokkos::parallel_for(label, Range(0, std::int64_t(n)), f);
+  Kokkos::fence();
+}
+
 // Number of threads of the execution space.
 int concurrency();
 

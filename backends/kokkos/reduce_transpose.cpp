@@ -31,6 +31,17 @@ KOKKOS_INLINE_FUNCTION void copy_bytes(unsigned char* dst, const unsigned char* 
   }
 }
 
+// f(b) for each of a few blocks of rows, one thread each.
+template <class F>
+void parallel_blocks(const char* label, std::int64_t nblocks, const F& f) {
+  if (nblocks == 1) {
+    f(0);
+    return;
+  }
+  Kokkos::parallel_for(label, Range(0, nblocks), f);
+  Kokkos::fence();
+}
+
 void transpose_by_counts(Matrix& T, const CsrRef& A, std::size_t vsize) {
   const Index ncols = A.ncols;
   // blocks of A's slots with about equal entry counts
@@ -41,7 +52,7 @@ void transpose_by_counts(Matrix& T, const CsrRef& A, std::size_t vsize) {
   const Index* B = blocks.data();
   std::vector<Index> offsets(std::size_t(nblocks) * ncols, 0);
   Index* O = offsets.data();
-  Kokkos::parallel_for("snack::kokkos::transpose_count", Range(0, nblocks), [=](std::int64_t b) {
+  parallel_blocks("snack::kokkos::transpose_count", nblocks, [=](std::int64_t b) {
     Index* count = O + std::size_t(b) * ncols;
     for (Index e = A.p[B[b]]; e < A.p[B[b + 1]]; ++e) ++count[A.j[e]];
   });
@@ -51,7 +62,7 @@ void transpose_by_counts(Matrix& T, const CsrRef& A, std::size_t vsize) {
   s.p.resize(ncols + 1);
   std::vector<Index> colcount(ncols);
   Index* CC = colcount.data();
-  Kokkos::parallel_for("snack::kokkos::transpose_colcount", Range(0, std::int64_t(ncols)), [=](std::int64_t j) {
+  host_parallel_for("snack::kokkos::transpose_colcount", ncols, [=](std::int64_t j) {
     Index n = 0;
     for (std::int64_t b = 0; b < nblocks; ++b) n += O[std::size_t(b) * ncols + j];
     CC[j] = n;
@@ -59,7 +70,7 @@ void transpose_by_counts(Matrix& T, const CsrRef& A, std::size_t vsize) {
   Kokkos::fence();
   const Index nnz = exclusive_scan(colcount.data(), s.p.data(), ncols);
   const Index* P = s.p.data();
-  Kokkos::parallel_for("snack::kokkos::transpose_offsets", Range(0, std::int64_t(ncols)), [=](std::int64_t j) {
+  host_parallel_for("snack::kokkos::transpose_offsets", ncols, [=](std::int64_t j) {
     Index at = P[j];
     for (std::int64_t b = 0; b < nblocks; ++b) {
       const Index n = O[std::size_t(b) * ncols + j];
@@ -72,7 +83,7 @@ void transpose_by_counts(Matrix& T, const CsrRef& A, std::size_t vsize) {
   s.x.resize(nnz * vsize);
   Index* Tj = s.j.data();
   unsigned char* Tx = s.x.data();
-  Kokkos::parallel_for("snack::kokkos::transpose_scatter", Range(0, nblocks), [=](std::int64_t b) {
+  parallel_blocks("snack::kokkos::transpose_scatter", nblocks, [=](std::int64_t b) {
     Index* next = O + std::size_t(b) * ncols;
     for (Index slot = B[b]; slot < B[b + 1]; ++slot) {
       const Index i = A.row_of(slot);
