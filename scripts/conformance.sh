@@ -14,6 +14,8 @@ bin="$(cd "${1:?usage: $0 EXAMPLES_BUILD_DIR [backend ...]}" && pwd)"
 shift
 backends=("$@")
 [ ${#backends[@]} -gt 0 ] || backends=("")
+# Kokkos' OpenMP start-up prints a warning on standard output unless OMP_PROC_BIND is set.
+export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 pass=0
