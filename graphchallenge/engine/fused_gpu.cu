@@ -331,10 +331,16 @@ struct FusedGpuEngine::State {
     auto ell = layer_kernel<IdxT, R, kLayout>;
     auto bundled = bundle_kernel<IdxT, R, kLayout>;
     const size_t smem = kLayout != kGlobal ? static_cast<size_t>(R) * n * sizeof(float) : 0;
+    // Column chunks per row group (used when few groups are alive, and always for global gathers): each
+    // chunk should still give every thread of a block work.
     const int chunks = kLayout == kGlobal ? std::max(1, n / 1024) : std::max(1, std::min(4, n / kThreads));
-    const int64_t items = (rows + R - 1) / R * chunks;
-    const int ell_grid = grid_for(ell, smem, items);
-    const int bundle_grid = grid_for(bundled, smem, items);
+    int max_bundles = 0;
+    for (const Layer& L : layers) max_bundles = std::max(max_bundles, L.bundles);
+    const int bundle_threads = max_bundles * kThreadsPerBundle;
+    const int bundle_chunks = kLayout == kGlobal ? std::max(1, bundle_threads / 1024)
+                                                 : std::max(1, std::min(4, bundle_threads / kThreads));
+    const int ell_grid = grid_for(ell, smem, (rows + R - 1) / R * chunks);
+    const int bundle_grid = grid_for(bundled, smem, (rows + R - 1) / R * bundle_chunks);
     grid = ell_grid;
     cudaMemsetAsync(stamp, 0, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(int32_t), stream);
     cudaMemsetAsync(counts, 0, (layers.size() + 1) * sizeof(int32_t), stream);
@@ -348,7 +354,7 @@ struct FusedGpuEngine::State {
       const Layer& L = layers[l];
       if (L.bundles > 0)
         bundled<<<bundle_grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(L.idx), L.val, L.bcol, L.bundles,
-                                                         L.width, n, chunks, bias, static_cast<int>(l), y[b], y[1 - b],
+                                                         L.width, n, bundle_chunks, bias, static_cast<int>(l), y[b], y[1 - b],
                                                          live[b], counts + l, live[1 - b], counts + l + 1, stamp);
       else
         ell<<<ell_grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(L.idx), L.val, L.width, n, chunks, bias,
