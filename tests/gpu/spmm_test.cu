@@ -128,6 +128,7 @@ struct Case {
   int pad = 0;
   Kernel kernel = Kernel::Auto;
   ColumnBlockConfig cb{};
+  RowTileConfig rt{};
   bool deterministic = false;
   int batch_tile = 0;
 };
@@ -137,7 +138,8 @@ std::string describe(const Case& c) {
   return std::string(o[int(c.orientation)]) + (c.layout == Layout::RowMajor ? " row-major" : " col-major") +
          " batch=" + std::to_string(c.batch) + " pad=" + std::to_string(c.pad) + " kernel=" + kernel_name(c.kernel) +
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
-         " tile=" + std::to_string(c.batch_tile);
+         " tile=" + std::to_string(c.batch_tile) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
+         std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")";
 }
 
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
@@ -180,6 +182,7 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.batch = cs.batch;
   a.kernel = cs.kernel;
   a.column_block = cs.cb;
+  a.row_tile = cs.rt;
   a.batch_tile = cs.batch_tile;
   a.deterministic = cs.deterministic;
   std::string msg;
@@ -257,7 +260,7 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
         for (Layout l : {Layout::RowMajor, Layout::ColMajor})
           for (Kernel k : {Kernel::Auto, Kernel::SnackCoo, Kernel::RowSegment, Kernel::ColumnBlock,
-                           Kernel::RowSegmentBatchLanes}) {
+                           Kernel::RowSegmentBatchLanes, Kernel::RowTile}) {
             Case c;
             c.orientation = o;
             c.layout = l;
@@ -267,6 +270,10 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
             check_plus_times<float>(p, c, rng(), 1e-5, *plan);
             if (k == Kernel::RowSegmentBatchLanes) {
               c.batch_tile = 128;                 // the widest tile, also on small batches
+              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+            }
+            if (k == Kernel::RowTile) {
+              c.rt = {batch > 32 ? 32 : 128, 64, 3};   // several batch passes or a wide tile; 3 ranges
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
             }
             if (k == Kernel::ColumnBlock) {
@@ -308,8 +315,9 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
     SCOPED_TRACE(sh.name);
     Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
     auto plan = make_plan(p, false);
-    for (int batch : {1, 8, 37})
-      for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes}) {
+    for (int batch : {1, 8, 37, 130})
+      for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes,
+                       Kernel::RowTile}) {
         Case c;
         c.batch = batch;
         c.kernel = k;
@@ -323,6 +331,45 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
         check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
         EXPECT_TRUE(first == second) << "two runs differ: " << describe(c);
       }
+  }
+}
+
+// ---- the row-tile kernel: many row tiles, split column ranges, batch tiles that do not divide the batch ------
+TEST(SpmmRowTile, TilesSplitsAndBatchTails) {
+  SKIP_WITHOUT_GPU();
+  const Shape shapes[] = {
+      kShapes[0],                                   // nnz = 0
+      {"tall", 1500, 2100, 0.06},                   // several row tiles (64 to 256 rows each)
+      {"skewed", 700, 3000, 0.01, 350, 2900},       // one row holds most non-zeros (forced past the guard)
+      kShapes[4],                                   // more than 65536 columns (16-bit offsets wrap)
+  };
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    auto plan = make_plan(p, false);
+    for (int batch : {2, 17, 64, 100, 133}) {
+      const RowTileConfig configs[] = {{}, {32, 64, 5}, {64, 128, 1}, {128, 64, 2}, {32, 512, 0}};
+      for (const RowTileConfig& rt : configs) {
+        Case c;
+        c.batch = batch;
+        c.kernel = Kernel::RowTile;
+        c.rt = rt;
+        c.pad = batch % 3;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      }
+      {
+        SpmmArgs a;
+        a.batch = batch;
+        const Kernel auto_kernel = choose(*plan, a).kernel;
+        EXPECT_NE(Kernel::RowTile, auto_kernel);   // measured slower: Auto does not take it
+      }
+      Case t;   // W^T X through the transposed pattern, column-major operands (repacked X)
+      t.orientation = Orientation::WtX;
+      t.layout = Layout::ColMajor;
+      t.batch = batch;
+      t.kernel = Kernel::RowTile;
+      check_plus_times<float>(p, t, rng(), 1e-5, *plan);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8 and 32), of
+// the row-tile kernel (fp32, batch tiles 32, 64 and 128, with its in-order fold of split ranges), of
 // SNACK-COO, and of the small helper kernels the dispatcher uses (strided copies of dense operands,
 // value gathers for the transposed pattern, COO row expansion).
 #include "spmm/csr_colblock.cuh"
+#include "spmm/csr_rowtile.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/snack_coo.cuh"
 
@@ -26,6 +28,24 @@ cudaError_t launch_cb(const ColBlockParams& p, cudaStream_t s) {
 template <class VT>
 cudaError_t launch_cb_type(int bt, const ColBlockParams& p, cudaStream_t s) {
   return bt == 8 ? launch_cb<VT, 8>(p, s) : launch_cb<VT, 32>(p, s);
+}
+
+constexpr int kRowTileThreads = 256;
+constexpr int kRowTileRowsPerSlot = 8;
+
+template <int BT>
+cudaError_t launch_rt(const RowTileParams& p, int row_tiles, cudaStream_t s) {
+  const std::size_t smem = std::size_t(2) * p.block_cols * BT * sizeof(float);
+  cudaError_t e = cudaFuncSetAttribute(rowtile_kernel<BT, kRowTileRowsPerSlot>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (e != cudaSuccess) return e;
+  dim3 grid(static_cast<unsigned>(row_tiles), static_cast<unsigned>(p.splits),
+            static_cast<unsigned>((p.batch + BT - 1) / BT));
+  rowtile_kernel<BT, kRowTileRowsPerSlot><<<grid, kRowTileThreads, smem, s>>>(p);
+  if ((e = cudaGetLastError()) != cudaSuccess || p.splits <= 1) return e;
+  const std::int64_t n = std::int64_t(p.rows) * p.batch;
+  rowtile_fold_kernel<float><<<static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 65535)), 256, 0, s>>>(p);
+  return cudaGetLastError();
 }
 
 template <class E>
@@ -65,6 +85,17 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, cudaS
     case ValueType::FP32: return launch_cb_type<float>(bt, p, s);
     case ValueType::FP16: return launch_cb_type<__half>(bt, p, s);
     case ValueType::BF16: return launch_cb_type<__nv_bfloat16>(bt, p, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+int rowtile_rows_per_cta(int bt) { return kRowTileThreads / (bt / 4) * kRowTileRowsPerSlot; }
+
+cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s) {
+  switch (bt) {
+    case 32: return launch_rt<32>(p, row_tiles, s);
+    case 64: return launch_rt<64>(p, row_tiles, s);
+    case 128: return launch_rt<128>(p, row_tiles, s);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -14,6 +14,9 @@
 //     rows average >= 48 non-zeros, else 8;
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
 //   - plus_times, batch >= 5: RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32 (<= 32) or 128;
+//   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
+//     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
+//     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
 //   - ColumnBlock only when asked for: measured slower than the row-segment kernels on this GPU (its
 //     lane groups wait on their own chunk loads; see bench/results/spmm-h200.md);
 //   - SnackCoo only when asked for (it is the baseline).
@@ -22,6 +25,7 @@
 
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowseg.cuh"
+#include "spmm/csr_rowtile.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/snack_coo.cuh"
 
@@ -51,7 +55,7 @@ const char* mul_op_name(MulOp op) {
   return n[static_cast<int>(op)];
 }
 const char* kernel_name(Kernel k) {
-  static const char* n[] = {"auto", "snack_coo", "row_segment", "column_block", "row_segment_batch_lanes"};
+  static const char* n[] = {"auto", "snack_coo", "row_segment", "column_block", "row_segment_batch_lanes", "row_tile"};
   return n[static_cast<int>(k)];
 }
 const char* status_name(Status s) {
@@ -67,6 +71,8 @@ std::string Choice::describe() const {
   if (kernel == Kernel::ColumnBlock)
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits << ")";
+  if (kernel == Kernel::RowTile)
+    o << "(bt=" << row_tile.batch_tile << ",cols=" << row_tile.block_cols << ",splits=" << row_tile.splits << ")";
   return o.str();
 }
 
@@ -98,6 +104,34 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   return c;
 }
 
+RowTileConfig resolve_row_tile(const Plan::Impl& a, const SpmmArgs& args) {
+  RowTileConfig c = args.row_tile;
+  if (c.batch_tile != 32 && c.batch_tile != 64 && c.batch_tile != 128)
+    c.batch_tile = args.batch <= 32 ? 32 : args.batch <= 64 ? 64 : 128;
+  if (c.block_cols <= 0) c.block_cols = 8192 / c.batch_tile;   // 2 x 32 KB of X per thread block
+  int bc = a.tile_fine_cols;
+  while (bc < c.block_cols && bc < 65536) bc *= 2;
+  c.block_cols = bc;
+  const int ratio = c.block_cols / a.tile_fine_cols;
+  const int n_blocks = std::max(1, (a.tile_n_fine + ratio - 1) / ratio);
+  if (c.splits <= 0) {
+    // About four thread blocks per SM (two are resident at a time).
+    const std::int64_t tiles = (a.rows + rowtile_rows_per_cta(c.batch_tile) - 1) / rowtile_rows_per_cta(c.batch_tile);
+    const std::int64_t bz = (args.batch + c.batch_tile - 1) / c.batch_tile;
+    const double want = 4.0 * a.sm_count / std::max<std::int64_t>(1, tiles * bz);
+    c.splits = static_cast<int>(std::lround(want));
+  }
+  c.splits = std::max(1, std::min(c.splits, n_blocks));
+  const int per = (n_blocks + c.splits - 1) / c.splits;
+  c.splits = (n_blocks + per - 1) / per;
+  return c;
+}
+
+// Off: the row-tile kernel lost to the batch-lane kernel everywhere it was measured (see the rule above).
+constexpr bool kAutoRowTile = false;
+
+bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
+
 }  // namespace
 
 Choice choose(const Plan& plan, const SpmmArgs& args) {
@@ -105,7 +139,14 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   Choice ch;
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
   Kernel k = args.kernel;
-  if (k == Kernel::Auto) k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
+  if (k == Kernel::Auto) {
+    k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
+    if (kAutoRowTile && plus_times && args.type == ValueType::FP32 && args.batch >= 17 && a.tile_bounds.size() &&
+        !skewed(a))
+      k = Kernel::RowTile;
+  }
+  if (k == Kernel::RowTile && !(plus_times && args.type == ValueType::FP32 && a.tile_bounds.size()))
+    k = Kernel::RowSegmentBatchLanes;
   if (k == Kernel::RowSegmentBatchLanes && !plus_times) k = Kernel::RowSegment;
   ch.kernel = k;
   if (k == Kernel::RowSegmentBatchLanes) {
@@ -124,6 +165,9 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   } else if (k == Kernel::ColumnBlock) {
     ch.column_block = resolve_column_block(a, args);
     ch.batch_tile = ch.column_block.batch_tile;
+  } else if (k == Kernel::RowTile) {
+    ch.row_tile = resolve_row_tile(a, args);
+    ch.batch_tile = ch.row_tile.batch_tile;
   } else if (k == Kernel::SnackCoo) {
     ch.batch_tile = 1;
   }
@@ -218,7 +262,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const void* x = args.x.data;
   std::int64_t ldx = xs_row;
   const int align_vals = ch.kernel == Kernel::ColumnBlock ? static_cast<int>(16 / vs) : 4;
-  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || ch.kernel == Kernel::RowSegmentBatchLanes) {
+  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || ch.kernel == Kernel::RowSegmentBatchLanes ||
+      ch.kernel == Kernel::RowTile) {
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0;
     if (!ok && kx > 0) {
@@ -260,6 +305,43 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * vs + std::size_t(p.rows_per_cta) * c.batch_tile * 4;
     if (smem > 227 * 1024) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
     if ((e = launch_colblock(args.type, c.batch_tile, p, s)) != cudaSuccess) return cuda_fail(e, "column_block");
+    return Status::Success;
+  }
+
+  if (ch.kernel == Kernel::RowTile) {
+    if (!args.semiring.is_plus_times() || args.type != ValueType::FP32)
+      return fail(Status::Unsupported, "the row-tile kernel runs plus_times fp32");
+    if (!a.tile_bounds.size()) return fail(Status::Unsupported, "this plan has no row-tile offsets (too large)");
+    const RowTileConfig& c = ch.row_tile;
+    RowTileParams p;
+    p.col16 = a.col16.get();
+    p.values = static_cast<const float*>(values);
+    p.nnz = a.nnz;
+    p.bounds = a.tile_bounds.get();
+    p.n_fine = a.tile_n_fine;
+    p.ratio = c.block_cols / a.tile_fine_cols;
+    p.rows = a.rows;
+    p.cols = a.cols;
+    p.x = static_cast<const float*>(x);
+    p.ldx = ldx;
+    p.y = static_cast<float*>(args.y.data);
+    p.ys_row = ys_row;
+    p.ys_col = ys_col;
+    p.batch = static_cast<int>(batch);
+    p.block_cols = c.block_cols;
+    p.n_blocks = std::max(1, (a.tile_n_fine + p.ratio - 1) / p.ratio);
+    p.blocks_per_split = (p.n_blocks + c.splits - 1) / c.splits;
+    p.splits = c.splits;
+    const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * 4;
+    if (smem > 200 * 1024) return fail(Status::InvalidArgument, "row-tile configuration exceeds shared memory");
+    if (p.splits > 1) {
+      p.partial_ld = (batch + c.batch_tile - 1) / c.batch_tile * c.batch_tile;
+      const std::size_t bytes = std::size_t(p.splits) * a.rows * p.partial_ld * 4;
+      if ((e = w.ws_partial.reserve(bytes + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
+      p.partial = reinterpret_cast<float*>(w.ws_partial.get());
+    }
+    const int tiles = (a.rows + rowtile_rows_per_cta(c.batch_tile) - 1) / rowtile_rows_per_cta(c.batch_tile);
+    if ((e = launch_rowtile(c.batch_tile, p, tiles, s)) != cudaSuccess) return cuda_fail(e, "row_tile");
     return Status::Success;
   }
 

@@ -62,6 +62,9 @@ enum class Kernel : std::uint8_t {
                  // deterministic unless split over column blocks (then atomics); plus_times fp32/fp16/bf16
   RowSegmentBatchLanes,  // csr_rowseg.cuh: the row segments with lanes across the batch (coalesced rows
                          // of X); deterministic; plus_times fp32/fp16/bf16; the batch >= 5 path
+  RowTile,       // csr_rowtile.cuh: a tile of rows per thread block, X column blocks staged once per tile in
+                 // shared memory, accumulators in registers; deterministic; plus_times fp32; only when
+                 // asked for (measured slower than RowSegmentBatchLanes)
 };
 const char* kernel_name(Kernel k);
 
@@ -99,6 +102,13 @@ struct ColumnBlockConfig {
   int splits = 0;          // column-block ranges per row range (>1: partial sums added with atomics)
 };
 
+// Row-tile configuration for Kernel::RowTile (0 = the dispatcher's choice for each field).
+struct RowTileConfig {
+  int batch_tile = 0;      // 32, 64 or 128 values of the batch per pass
+  int block_cols = 0;      // columns of X staged per block (a power of two, >= the plan's 64-column grain)
+  int splits = 0;          // column-block ranges per row tile (>1: partial tiles folded in order)
+};
+
 struct SpmmArgs {
   Orientation orientation = Orientation::WX;
   SemiringId semiring{};
@@ -111,6 +121,7 @@ struct SpmmArgs {
   Kernel kernel = Kernel::Auto;
   int batch_tile = 0;             // RowSegmentBatchLanes: 8, 32 or 128 (0 = the dispatcher's choice)
   ColumnBlockConfig column_block{};
+  RowTileConfig row_tile{};
   cudaStream_t stream = nullptr;
 };
 
@@ -120,6 +131,7 @@ struct Choice {
   int batch_tile = 1;
   int group_lanes = 32;             // RowSegment: lanes per segment
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
+  RowTileConfig row_tile{};         // RowTile: the resolved configuration
   std::string describe() const;
 };
 

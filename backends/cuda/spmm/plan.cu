@@ -6,7 +6,8 @@
 // column), bounded row segments of at most L non-zeros with L = max(1024, 8 x the average row length)
 // (rows cut into several segments get partial-row slots and a fix-up entry), column-block segment
 // offsets at a fine granularity (256 columns, or more so that a row has at most 256 fine blocks; coarser
-// column blocks take every ratio-th offset), and on request the COO arrays for SNACK-COO and the
+// column blocks take every ratio-th offset), the same offsets at 64 columns laid out boundary-major for
+// the row-tile kernel, and on request the COO arrays for SNACK-COO and the
 // transposed pattern (CSR of W^T plus the permutation of W's values into it).
 #include <algorithm>
 #include <array>
@@ -38,7 +39,7 @@ bool Plan::has_coo() const { return impl_->has_coo; }
 std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
 
 std::size_t Plan::Impl::device_bytes() const {
-  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + segoff.bytes() +
+  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + segoff.bytes() + tile_bounds.bytes() +
                   coo_row.bytes() + coo_col.bytes() + perm.bytes() + ws_partial.bytes() + ws_x.bytes() +
                   ws_values.bytes();
   if (transposed) b += transposed->device_bytes();
@@ -156,6 +157,32 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
         s[nf] = rp[r + 1];
       }
       check(im.segoff.upload(seg, 0, stream), "upload segment offsets");
+      check(cudaStreamSynchronize(stream), "synchronize");
+    }
+  }
+
+  // Row-tile offsets, laid out [column boundary][row] so that consecutive rows read consecutive words:
+  // bounds[f][r] = first non-zero of row r at column >= f * tile_fine_cols (64, or coarser so the table
+  // stays under 2^26 entries).
+  {
+    int fine = 64;
+    auto n_of = [&](int f) { return static_cast<int>((static_cast<std::int64_t>(cols) + f - 1) / f); };
+    while (fine < 65536 && (static_cast<std::int64_t>(n_of(fine)) + 1) * rows > (std::int64_t(1) << 26)) fine *= 2;
+    const int nf = n_of(fine);
+    if ((static_cast<std::int64_t>(nf) + 1) * rows <= (std::int64_t(1) << 26)) {
+      im.tile_fine_cols = fine;
+      im.tile_n_fine = nf;
+      std::vector<int> bounds((static_cast<std::size_t>(nf) + 1) * rows);
+      for (std::int32_t r = 0; r < rows; ++r) {
+        int j = rp[r];
+        for (int f = 0; f < nf; ++f) {
+          const std::int64_t c0 = static_cast<std::int64_t>(f) * fine;
+          while (j < rp[r + 1] && col[j] < c0) ++j;
+          bounds[static_cast<std::size_t>(f) * rows + r] = j;
+        }
+        bounds[static_cast<std::size_t>(nf) * rows + r] = rp[r + 1];
+      }
+      check(im.tile_bounds.upload(bounds, 0, stream), "upload row-tile offsets");
       check(cudaStreamSynchronize(stream), "synchronize");
     }
   }

@@ -1,7 +1,8 @@
 // spmm/plan_impl.hpp: what a Plan holds (private to the spmm sources), and the kernel launchers.
 //
 // The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row
-// segments ("items") and the split-row table for the fix-up, the column-block segment offsets, and
+// segments ("items") and the split-row table for the fix-up, the column-block segment offsets, the
+// row-tile kernel's [column boundary][row] offset table, and
 // optionally the COO arrays (SNACK-COO) and the transposed pattern with its value permutation. It also
 // owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one stream
 // at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
@@ -23,6 +24,7 @@ namespace snk::cuda {
 struct RowSegParams;
 struct ColBlockParams;
 struct SnackCooParams;
+struct RowTileParams;
 
 // A device array that frees itself.
 template <class T>
@@ -84,6 +86,10 @@ struct Plan::Impl {
   int fine_cols = 256;
   int n_fine = 0;
 
+  DeviceArray<int> tile_bounds;       // [n_tile_fine + 1][rows] (row-tile kernel); empty when too large
+  int tile_fine_cols = 64;
+  int tile_n_fine = 0;
+
   DeviceArray<int> coo_row, coo_col;  // SNACK-COO
   bool has_coo = false;
 
@@ -104,6 +110,9 @@ cudaError_t launch_rowseg_batch_lanes(ValueType vt, int bt, const RowSegParams& 
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, cudaStream_t s);
+// The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
+cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);
+int rowtile_rows_per_cta(int bt);   // rows one thread block of the row-tile kernel owns
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s);
 // Helpers: dst(i, j) = src(i, j) for an r x c matrix of elem_size-byte values with general strides.
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
