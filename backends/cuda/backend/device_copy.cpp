@@ -1,0 +1,120 @@
+// backends/cuda/backend/device_copy.cpp: DeviceBuffer, the CUDA error policy of the backend, and
+// MatrixOnDevice (the backend's copy of a Matrix: values and the compacted SpMM plan; see
+// device_copy.hpp for the caching contract).
+#include "device_copy.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "snack/error.hpp"
+
+namespace snk::cuda {
+
+void throw_on_cuda_error(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  (void)cudaGetLastError();   // the error is reported here; do not let it resurface in an unrelated call
+  const std::string message = std::string("cuda backend: ") + what + ": " + cudaGetErrorString(e);
+  throw Error(e == cudaErrorMemoryAllocation ? Info::OutOfMemory : Info::Panic, message);
+}
+
+// ---- DeviceBuffer ---------------------------------------------------------------------------------------
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) {
+  if (bytes == 0) return;
+  throw_on_cuda_error(cudaMalloc(&data_, bytes), "device allocation");
+  bytes_ = bytes;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  // At process exit the runtime may already be unloaded (statics destroyed after it): nothing to report.
+  if (data_ != nullptr) (void)cudaFree(data_);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) (void)cudaFree(data_);
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::upload(const void* host, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  if (bytes > bytes_) throw Error(Info::Panic, "cuda backend: upload larger than its device buffer");
+  throw_on_cuda_error(cudaMemcpyAsync(data_, host, bytes, cudaMemcpyHostToDevice, stream), "upload");
+}
+
+// ---- MatrixOnDevice -------------------------------------------------------------------------------------
+
+MatrixOnDevice& MatrixOnDevice::of(const Matrix& m, cudaStream_t stream) {
+  int device = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), "current device");
+  if (auto* mine = dynamic_cast<MatrixOnDevice*>(m.device_copy()); mine != nullptr && mine->device_ == device)
+    return *mine;
+
+  const CsrStorage& host = m.csr();   // finished and host-valid (downloads another backend's copy if needed)
+  DeviceBuffer values(host.x.size());
+  values.upload(host.x.data(), host.x.size(), stream);
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a matrix");
+  std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values)));
+  MatrixOnDevice& attached = *copy;
+  // Filling the device-copy cache leaves the matrix's content as it was (host form valid, no pending work).
+  const_cast<Matrix&>(m).attach_device_copy(std::move(copy), /*host_is_stale=*/false);
+  return attached;
+}
+
+const CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) {
+  if (pattern_tried_) return pattern_.get();
+  const CsrStorage& host = m.csr();
+  constexpr Index kInt32Max = static_cast<Index>(std::numeric_limits<std::int32_t>::max());
+  constexpr Index kPlanMaxEntries = 0x7ffffff0;   // Plan::create's bound on nnz
+  if (m.ncols() > kInt32Max || host.nvals() > kPlanMaxEntries) {
+    pattern_tried_ = true;
+    return nullptr;
+  }
+
+  auto compacted = std::make_unique<CompactedPattern>();
+  std::vector<std::int32_t> row_ptr{0};
+  std::vector<std::int32_t> col(host.j.size());
+  for (Index k = 0; k < host.nslots(); ++k) {
+    if (host.p[k + 1] == host.p[k]) continue;
+    compacted->rows.push_back(host.hyper ? host.h[k] : k);
+    row_ptr.push_back(static_cast<std::int32_t>(host.p[k + 1]));
+  }
+  for (std::size_t e = 0; e < col.size(); ++e) col[e] = static_cast<std::int32_t>(host.j[e]);
+
+  DeviceBuffer d_row_ptr(row_ptr.size() * sizeof(std::int32_t)), d_col(col.size() * sizeof(std::int32_t));
+  d_row_ptr.upload(row_ptr.data(), d_row_ptr.bytes(), stream);
+  d_col.upload(col.data(), d_col.bytes(), stream);
+  CsrPattern p;
+  p.rows = static_cast<std::int32_t>(compacted->rows.size());
+  p.cols = static_cast<std::int32_t>(m.ncols());
+  p.nnz = static_cast<std::int64_t>(col.size());
+  p.row_ptr = static_cast<const std::int32_t*>(d_row_ptr.get());
+  p.col_idx = static_cast<const std::int32_t*>(d_col.get());
+  try {
+    compacted->plan = Plan::create(p, PlanOptions{}, stream);   // synchronizes the stream
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(Info::Panic, std::string("cuda backend: building the SpMM plan failed: ") + e.what());
+  }
+  pattern_tried_ = true;
+  pattern_ = std::move(compacted);
+  return pattern_.get();
+}
+
+void MatrixOnDevice::download(CsrStorage&) {
+  throw Error(Info::Panic,
+              "cuda backend: a device copy was asked to download, but this backend attaches copies only beside "
+              "a valid host form");
+}
+
+}  // namespace snk::cuda

@@ -1,0 +1,85 @@
+// backends/cuda/backend/device_copy.hpp: device memory of the cuda backend and its copy of a Matrix.
+//
+// DeviceBuffer owns one cudaMalloc block. MatrixOnDevice is the backend's snk::DeviceCopy: attached to a
+// Matrix the first time a GPU kernel reads it, it holds the matrix's values in device memory, in the order
+// of the host CSR form (for a matrix with every entry present that is the dense row-major array), and, on
+// first use as the sparse operand of a product, the SpMM library's Plan of its pattern. The container
+// releases the copy whenever the matrix changes (containers.hpp: every write drops the device copy), so a
+// copy that is present is current: the Plan and the uploaded values are reused across calls for as long as
+// the matrix is unchanged, which is what makes a loop of products with one sparse matrix (a layer's
+// weights) upload it once. The backend attaches copies only beside a valid host form (host_is_stale =
+// false), so download() is never needed; it throws Panic if that invariant is ever broken.
+//
+// The Plan is built on the matrix's non-empty rows only ("compacted"): row r of the plan is row
+// rows[r] of the matrix. A product's result has entries exactly in those rows, so the compacted output is
+// already the result's CSR value array, and a hypersparse matrix of any height (up to 2^60 rows) runs as
+// long as its non-empty rows, columns and entries fit the library's 32-bit indices.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "snack/containers.hpp"
+#include "spmm/dispatch.hpp"
+
+namespace snk::cuda {
+
+// Throws snk::Error for a failed CUDA call: OutOfMemory for an allocation failure, Panic otherwise; `what`
+// names the step. Clears CUDA's sticky last error first so that the next call starts clean.
+void throw_on_cuda_error(cudaError_t e, const char* what);
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);   // throws Error(OutOfMemory) when the device is full
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+  // Copies `bytes` bytes from host memory to the start of the buffer on `stream` (asynchronous).
+  void upload(const void* host, std::size_t bytes, cudaStream_t stream);
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// The sparse operand of an SpMM: the Plan of the compacted pattern and the matrix row of each plan row.
+struct CompactedPattern {
+  std::unique_ptr<Plan> plan;
+  std::vector<Index> rows;   // increasing; rows.size() == plan->rows()
+};
+
+class MatrixOnDevice final : public DeviceCopy {
+ public:
+  // The copy attached to m, made (values uploaded on `stream`, completed before return) and attached when
+  // m has none, has another backend's, or has one on another device. m is logically unchanged (only its
+  // cache of a device copy is filled), hence the const reference. Not thread-safe: the caller serializes.
+  static MatrixOnDevice& of(const Matrix& m, cudaStream_t stream);
+
+  const void* values() const { return values_.get(); }
+  int device() const { return device_; }
+  // The compacted pattern of `m` (the matrix this copy is attached to), built on first use. Returns null
+  // when the pattern does not fit 32-bit indices (more than 2^31 - 1 columns or about 2^31 entries).
+  const CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
+
+  void download(CsrStorage& host) override;
+  const char* backend() const override { return "cuda"; }
+
+ private:
+  MatrixOnDevice(int device, DeviceBuffer values) : device_(device), values_(std::move(values)) {}
+
+  int device_;
+  DeviceBuffer values_;
+  bool pattern_tried_ = false;
+  std::unique_ptr<CompactedPattern> pattern_;
+};
+
+}  // namespace snk::cuda

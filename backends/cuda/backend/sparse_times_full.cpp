@@ -1,0 +1,116 @@
+// backends/cuda/backend/sparse_times_full.cpp: mxm on the GPU for A sparse and B with every entry present,
+// over any semiring and type the SpMM library runs (semiring_map.hpp), PLUS_TIMES on FP32 through its
+// fastest kernels (the library's dispatcher picks them from the shape).
+//
+// Semantics (core::Backend::mxm): T(i,j) exists only where some k has A(i,k) and B'(k,j); with B' full that
+// is every j of every row i that holds an entry of A, so T has the pattern (non-empty rows of A) x (all N
+// columns) and T(i,j) = (+)_{k in row i} f(A(i,k), B'(k,j)). The SpMM runs on A's compacted pattern (only
+// its non-empty rows, device_copy.hpp), so its dense output, row-major with N columns, is T's CSR value
+// array as it stands; T is adopted in hypersparse form (row list = A's non-empty rows) and the container
+// turns it into plain CSR when its size rule says so.
+//
+// Data movement: A's values and Plan, and B's values, live in the MatrixOnDevice attached to each and are
+// reused while the matrix is unchanged; B's host CSR form of a full matrix is already its dense row-major
+// array, so it is uploaded as is (tb: read as column-major, the transpose costs nothing). Per call only T
+// is allocated on the device and downloaded. N above the library's batch limit (65535) runs in column
+// chunks. The mask hint is ignored (the core applies the mask).
+//
+// Declined: ta (the core retries with a transposed copy), a B with missing entries, types and semirings
+// the library has no kernels for, and a pattern whose columns or entries exceed 32-bit indices.
+#include "sparse_times_full.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "device_copy.hpp"
+#include "semiring_map.hpp"
+#include "snack/backend.hpp"
+
+namespace snk::cuda {
+namespace {
+
+using core::KernelStatus;
+
+// Columns of B' per SpMM call: within the library's batch limit (65535) and a multiple of 4, so that each
+// chunk's first column keeps the row alignment the vector loads want.
+constexpr Index kColumnsPerCall = 32768;
+
+bool has_every_entry(const Matrix& B) {
+  const Index n = B.nvals();
+  if (B.nrows() == 0 || B.ncols() == 0) return n == 0;
+  return n % B.nrows() == 0 && n / B.nrows() == B.ncols();
+}
+
+}  // namespace
+
+KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
+                                   bool tb, bool flip, cudaStream_t stream) {
+  if (ta) return KernelStatus::Declined;
+  const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, flip);
+  if (!semiring) return KernelStatus::Declined;
+  const Type* type = s.add->type();
+  if (A.type() != type || B.type() != type || T.type() != type) return KernelStatus::Declined;
+  if (!has_every_entry(B)) return KernelStatus::Declined;
+  const Index K = tb ? B.ncols() : B.nrows();
+  const Index N = tb ? B.nrows() : B.ncols();
+  if (A.ncols() != K || T.nrows() != A.nrows() || T.ncols() != N) return KernelStatus::Declined;
+  if (A.nvals() == 0 || N == 0) return KernelStatus::Done;   // no product term: T stays empty
+
+  MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
+  const CompactedPattern* pattern = a.pattern(A, stream);
+  if (pattern == nullptr) return KernelStatus::Declined;
+  MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
+
+  const std::size_t value_bytes = type->size;
+  const Index rows = pattern->rows.size();
+  if (N > std::numeric_limits<std::size_t>::max() / value_bytes / rows)
+    throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(rows) +
+                                       " rows x " + std::to_string(N) + " columns)");
+  const std::size_t t_bytes = static_cast<std::size_t>(rows * N * value_bytes);
+  DeviceBuffer t_values(t_bytes);
+
+  SpmmArgs args;
+  args.orientation = Orientation::WX;
+  args.semiring = semiring->id;
+  args.type = semiring->type;
+  args.values = a.values();
+  args.deterministic = snk::deterministic();
+  args.stream = stream;
+  args.x.layout = tb ? Layout::ColMajor : Layout::RowMajor;
+  args.x.ld = static_cast<std::int64_t>(tb ? K : N);
+  args.y.layout = Layout::RowMajor;
+  args.y.ld = static_cast<std::int64_t>(N);
+  auto* b_values = static_cast<unsigned char*>(const_cast<void*>(b.values()));
+  auto* y_values = static_cast<unsigned char*>(t_values.get());
+  for (Index c0 = 0; c0 < N; c0 += kColumnsPerCall) {
+    args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, N - c0));
+    // Column c0 of B': B'(0, c0) is B(0, c0) (row-major, ld N) or B(c0, 0) (tb: column-major, ld K).
+    args.x.data = b_values + (tb ? c0 * K : c0) * value_bytes;
+    args.y.data = y_values + c0 * value_bytes;
+    std::string why;
+    const Status st = spmm(*pattern->plan, args, &why);
+    if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
+    if (st != Status::Success)
+      throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
+  }
+
+  CsrStorage out;
+  out.hyper = true;
+  out.h = pattern->rows;
+  out.p.resize(rows + 1);
+  for (Index r = 0; r <= rows; ++r) out.p[r] = r * N;
+  out.j.resize(rows * N);
+  for (Index r = 0; r < rows; ++r)
+    for (Index c = 0; c < N; ++c) out.j[r * N + c] = c;
+  out.x.resize(t_bytes);
+  throw_on_cuda_error(cudaMemcpyAsync(out.x.data(), t_values.get(), t_bytes, cudaMemcpyDeviceToHost, stream),
+                      "download of the mxm result");
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
+  T.adopt(std::move(out));
+  return KernelStatus::Done;
+}
+
+}  // namespace snk::cuda

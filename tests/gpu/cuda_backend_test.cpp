@@ -1,0 +1,412 @@
+// tests/gpu/cuda_backend_test.cpp: the cuda backend through the snack C++ API, against reference.
+//
+// Every case runs the same GraphBLAS call under snk::BackendScope("cuda") and under "reference"
+// (SuiteSparse) and compares the results: patterns exactly, values exactly for integers and BOOL and to a
+// relative 1e-5 (FP32) / 1e-12 (FP64) for floating point (inputs are multiples of 1/4, so most sums are
+// exact anyway). Covered: mxm with a random sparse A (with empty rows) and a full B for every predefined
+// semiring on FP32, FP64, INT32, INT64 and BOOL at batch 1, 7 and 64; a larger FP32 PLUS_TIMES product at
+// the batch sizes of each SpMM kernel path; a hypersparse A of 2^40 rows; B and A transposed by the
+// descriptor; mxv and vxm with a full matrix (the operand flip); semirings built from predefined parts
+// (mirrored MINUS and DIV); mask and accumulator; more than 65535 columns (several SpMM calls); empty
+// inputs; the device-copy cache following changes of A; determinism. These must not fall back
+// (fallback_counts("cuda")["mxm"] unchanged). Sparse B, INT8 and user-defined operators must fall back,
+// counted. Everything skips with the reason printed where the cuda backend is not usable (no GPU, no
+// driver).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/internal.hpp"
+#include "snack/snack.hpp"
+
+namespace {
+
+using snk::Index;
+using snk::Matrix;
+using snk::Semiring;
+using snk::Type;
+using snk::TypeCode;
+using snk::Vector;
+using Op = snk::BinaryOpcode;
+
+bool cuda_usable() {
+  for (const std::string& b : snk::available_backends())
+    if (b == "cuda") return true;
+  return false;
+}
+
+#define REQUIRE_CUDA()                                                                                  \
+  do {                                                                                                  \
+    if (!cuda_usable())                                                                                 \
+      GTEST_SKIP() << (snk::cuda::device_available()                                                    \
+                           ? "the library was built without the cuda backend"                           \
+                           : "no usable CUDA device (no GPU or no driver): the cuda backend is off");   \
+  } while (0)
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 g(20240601);
+  return g;
+}
+
+// Values: multiples of 1/4 in [-3, 3] for floating point, integers in [-3, 3], 0/1 for BOOL.
+double draw(TypeCode code) {
+  std::uniform_int_distribution<int> d(-12, 12);
+  if (code == TypeCode::Bool) return d(rng()) > 0 ? 1.0 : 0.0;
+  double v = d(rng()) / 4.0;
+  if (code != TypeCode::FP32 && code != TypeCode::FP64) v = std::round(v);
+  return v;
+}
+
+// A random nrows x ncols matrix with about density * nrows * ncols entries; one row in four is left
+// empty (as is every row when the draw puts nothing there).
+Matrix sparse_with_empty_rows(const Type* type, Index nrows, Index ncols, double density) {
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::bernoulli_distribution on(density);
+  for (Index i = 0; i < nrows; ++i) {
+    if (i % 4 == 3) continue;
+    for (Index j = 0; j < ncols; ++j)
+      if (on(rng())) {
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(draw(type->code));
+      }
+  }
+  Matrix A(type, nrows, ncols);
+  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return A;
+}
+
+Matrix full(const Type* type, Index nrows, Index ncols) {
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  for (Index i = 0; i < nrows; ++i)
+    for (Index j = 0; j < ncols; ++j) {
+      I.push_back(i);
+      J.push_back(j);
+      X.push_back(draw(type->code));
+    }
+  Matrix A(type, nrows, ncols);
+  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return A;
+}
+
+Vector full_vector(const Type* type, Index n) {
+  Vector v(type, n);
+  std::vector<Index> I;
+  std::vector<double> X;
+  for (Index i = 0; i < n; ++i) {
+    I.push_back(i);
+    X.push_back(draw(type->code));
+  }
+  v.build(I.data(), X.data(), &snk::types::FP64, n, nullptr);
+  return v;
+}
+
+Vector sparse_vector(const Type* type, Index n, double density) {
+  Vector v(type, n);
+  std::vector<Index> I;
+  std::vector<double> X;
+  std::bernoulli_distribution on(density);
+  for (Index i = 0; i < n; ++i)
+    if (on(rng())) {
+      I.push_back(i);
+      X.push_back(draw(type->code));
+    }
+  v.build(I.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return v;
+}
+
+std::uint64_t mxm_fallbacks() {
+  const auto counts = snk::fallback_counts("cuda");
+  const auto it = counts.find("mxm");
+  return it == counts.end() ? 0 : it->second;
+}
+
+bool close(double a, double b, TypeCode code) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (a == b) return true;
+  if (code != TypeCode::FP32 && code != TypeCode::FP64) return false;
+  const double tol = code == TypeCode::FP32 ? 1e-5 : 1e-12;
+  return std::fabs(a - b) <= tol * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+}
+
+// Same dimensions, same pattern, values close; `what` names the case in failure messages.
+void expect_same(const Matrix& got, const Matrix& want, const std::string& what) {
+  ASSERT_EQ(got.nrows(), want.nrows()) << what;
+  ASSERT_EQ(got.ncols(), want.ncols()) << what;
+  ASSERT_EQ(got.nvals(), want.nvals()) << what;
+  const Index n = got.nvals();
+  std::vector<Index> gi(n), gj(n), wi(n), wj(n);
+  std::vector<double> gx(n), wx(n);
+  got.extract_tuples(gi.data(), gj.data(), gx.data(), &snk::types::FP64);
+  want.extract_tuples(wi.data(), wj.data(), wx.data(), &snk::types::FP64);
+  int reported = 0;
+  for (Index k = 0; k < n && reported < 5; ++k) {
+    if (gi[k] != wi[k] || gj[k] != wj[k]) {
+      ADD_FAILURE() << what << ": pattern differs at entry " << k << ": (" << gi[k] << "," << gj[k]
+                    << ") vs reference (" << wi[k] << "," << wj[k] << ")";
+      return;
+    }
+    if (!close(gx[k], wx[k], want.type()->code)) {
+      ADD_FAILURE() << what << ": value at (" << gi[k] << "," << gj[k] << ") is " << gx[k] << ", reference "
+                    << wx[k];
+      ++reported;
+    }
+  }
+}
+
+// C = A (+).(x) B (optionally masked / accumulated into a copy of C0) on `backend`.
+Matrix mxm_on(const std::string& backend, const Semiring& s, const Matrix& A, const Matrix& B,
+              const snk::Descriptor& d = {}, const Matrix* mask = nullptr, const snk::BinaryOp* accum = nullptr,
+              const Matrix* C0 = nullptr) {
+  snk::BackendScope scope(backend);
+  Matrix C = C0 != nullptr ? *C0 : Matrix(s.add->type(), d.transpose_first ? A.ncols() : A.nrows(),
+                                          d.transpose_second ? B.nrows() : B.ncols());
+  snk::mxm(C, mask, accum, s, A, B, d);
+  C.wait();
+  return C;
+}
+
+// mxm on cuda and on reference, compared; the cuda call must not fall back.
+void check_mxm(const Semiring& s, const Matrix& A, const Matrix& B, const std::string& what,
+               const snk::Descriptor& d = {}) {
+  const std::uint64_t before = mxm_fallbacks();
+  const Matrix got = mxm_on("cuda", s, A, B, d);
+  EXPECT_EQ(mxm_fallbacks(), before) << what << ": the cuda backend declined";
+  const Matrix want = mxm_on("reference", s, A, B, d);
+  expect_same(got, want, what);
+}
+
+std::string describe(const Semiring& s, Index batch) { return s.name + " batch " + std::to_string(batch); }
+
+TEST(CudaBackend, EveryPredefinedSemiringWithFullB) {
+  REQUIRE_CUDA();
+  int cases = 0;
+  for (TypeCode code : {TypeCode::FP32, TypeCode::FP64, TypeCode::Int32, TypeCode::Int64, TypeCode::Bool}) {
+    const Type* type = snk::builtin_type(code);
+    // One A per type, reused by every semiring and batch: also exercises the cached plan.
+    const Matrix A = sparse_with_empty_rows(type, 97, 61, 0.15);
+    for (Index batch : {1, 7, 64}) {
+      const Matrix B = full(type, 61, batch);
+      for (const Semiring* s : snk::all_builtin_semirings()) {
+        if (s->add->type() != type) continue;
+        check_mxm(*s, A, B, describe(*s, batch));
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 3 * (4 * 12 + 4));
+  std::printf("cuda backend: %d semiring x type x batch cases compared with reference\n", cases);
+}
+
+TEST(CudaBackend, LargerPlusTimesFp32AtEveryKernelPath) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  const Matrix A = sparse_with_empty_rows(&snk::types::FP32, 3000, 2000, 0.02);
+  for (Index batch : {1, 3, 7, 32, 64, 200}) check_mxm(s, A, full(&snk::types::FP32, 2000, batch), describe(s, batch));
+}
+
+TEST(CudaBackend, OtherTypesTheLibraryRuns) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::UInt32, TypeCode::UInt64}) {
+    const Type* type = snk::builtin_type(code);
+    const Matrix A = sparse_with_empty_rows(type, 50, 40, 0.2);
+    const Matrix B = full(type, 40, 9);
+    for (const Semiring* s : snk::all_builtin_semirings())
+      if (s->add->type() == type) check_mxm(*s, A, B, describe(*s, 9));
+  }
+}
+
+TEST(CudaBackend, HypersparseA) {
+  REQUIRE_CUDA();
+  const Index rows = Index(1) << 40;
+  Matrix A(&snk::types::FP64, rows, 50);
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::uniform_int_distribution<Index> pick_row(0, rows - 1), pick_col(0, 49);
+  std::set<std::pair<Index, Index>> at;
+  while (at.size() < 40) at.insert({pick_row(rng()), pick_col(rng())});
+  for (const auto& e : at) {
+    I.push_back(e.first);
+    J.push_back(e.second);
+    X.push_back(draw(TypeCode::FP64));
+  }
+  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  const Matrix B = full(&snk::types::FP64, 50, 7);
+  check_mxm(*snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP64), A, B, "hypersparse PLUS_TIMES");
+  check_mxm(*snk::builtin_semiring(Op::Min, Op::Plus, TypeCode::FP64), A, B, "hypersparse MIN_PLUS");
+}
+
+TEST(CudaBackend, TransposedOperands) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Max, Op::First, TypeCode::Int32);
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  snk::Descriptor tb;
+  tb.transpose_second = true;
+  // B' = B^T with B full: read in place as a column-major operand.
+  check_mxm(s, sparse_with_empty_rows(&snk::types::Int32, 80, 30, 0.2), full(&snk::types::Int32, 11, 30),
+            "MAX_FIRST, B transposed", tb);
+  check_mxm(pt, sparse_with_empty_rows(&snk::types::FP32, 80, 30, 0.2), full(&snk::types::FP32, 64, 30),
+            "PLUS_TIMES, B transposed", tb);
+  // A' = A^T: the kernel declines it, the core transposes A (a counted "transpose" fallback) and the mxm
+  // itself still runs on cuda.
+  snk::Descriptor ta;
+  ta.transpose_first = true;
+  check_mxm(pt, sparse_with_empty_rows(&snk::types::FP32, 30, 80, 0.2), full(&snk::types::FP32, 30, 7),
+            "PLUS_TIMES, A transposed", ta);
+}
+
+TEST(CudaBackend, MxvAndVxmWithAFullMatrix) {
+  REQUIRE_CUDA();
+  const std::uint64_t before = mxm_fallbacks();
+  // mxv(w, M, u) with M full and u sparse: the kernel sees A = u, B = M transposed, operands flipped.
+  std::vector<std::unique_ptr<Semiring>> built;
+  std::vector<const Semiring*> semirings = {snk::builtin_semiring(Op::Min, Op::First, TypeCode::FP64),
+                                            snk::builtin_semiring(Op::Max, Op::Second, TypeCode::Int32),
+                                            snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32),
+                                            snk::builtin_semiring(Op::LOr, Op::LAnd, TypeCode::Bool)};
+  for (TypeCode code : {TypeCode::FP64, TypeCode::Int32}) {
+    // Predefined monoid and multiplier, put together by the user: the asymmetric ones must be mirrored.
+    for (Op mul : {Op::Minus, Op::Div, Op::First, Op::Second}) {
+      built.push_back(snk::new_semiring(snk::builtin_monoid(Op::Plus, code), snk::builtin_binary_op(mul, code)));
+      semirings.push_back(built.back().get());
+    }
+  }
+  for (const Semiring* s : semirings) {
+    const Type* type = s->add->type();
+    const Matrix M = full(type, 40, 60);
+    const Vector u = sparse_vector(type, 60, 0.3);
+    const Vector x = sparse_vector(type, 40, 0.3);
+    Vector w_cuda(type, 40), w_ref(type, 40), v_cuda(type, 60), v_ref(type, 60);
+    {
+      snk::BackendScope scope("cuda");
+      snk::mxv(w_cuda, nullptr, nullptr, *s, M, u);
+      snk::vxm(v_cuda, nullptr, nullptr, *s, x, M);
+    }
+    {
+      snk::BackendScope scope("reference");
+      snk::mxv(w_ref, nullptr, nullptr, *s, M, u);
+      snk::vxm(v_ref, nullptr, nullptr, *s, x, M);
+    }
+    expect_same(w_cuda.as_matrix(), w_ref.as_matrix(), "mxv " + s->name);
+    expect_same(v_cuda.as_matrix(), v_ref.as_matrix(), "vxm " + s->name);
+  }
+  EXPECT_EQ(mxm_fallbacks(), before);
+}
+
+TEST(CudaBackend, MaskAndAccumulator) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP64);
+  const Matrix A = sparse_with_empty_rows(&snk::types::FP64, 60, 40, 0.2);
+  const Matrix B = full(&snk::types::FP64, 40, 16);
+  const Matrix C0 = sparse_with_empty_rows(&snk::types::FP64, 60, 16, 0.3);
+  const Matrix M = sparse_with_empty_rows(&snk::types::Bool, 60, 16, 0.5);
+  const snk::BinaryOp* plus = snk::builtin_binary_op(Op::Plus, TypeCode::FP64);
+  for (bool structural : {false, true})
+    for (bool complement : {false, true}) {
+      snk::Descriptor d;
+      d.mask_structure = structural;
+      d.mask_complement = complement;
+      const std::uint64_t before = mxm_fallbacks();
+      const Matrix got = mxm_on("cuda", s, A, B, d, &M, plus, &C0);
+      EXPECT_EQ(mxm_fallbacks(), before);
+      const Matrix want = mxm_on("reference", s, A, B, d, &M, plus, &C0);
+      expect_same(got, want, std::string("masked, accumulated") + (structural ? ", structural" : "") +
+                                 (complement ? ", complemented" : ""));
+    }
+}
+
+TEST(CudaBackend, MoreColumnsThanOneSpmmCall) {
+  REQUIRE_CUDA();
+  const Matrix A = sparse_with_empty_rows(&snk::types::Int64, 20, 10, 0.4);
+  const Matrix B = full(&snk::types::Int64, 10, 70001);
+  check_mxm(*snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::Int64), A, B, "PLUS_TIMES, 70001 columns");
+}
+
+TEST(CudaBackend, EmptyInputs) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  check_mxm(s, Matrix(&snk::types::FP32, 30, 20), full(&snk::types::FP32, 20, 5), "A without entries");
+  check_mxm(s, sparse_with_empty_rows(&snk::types::FP32, 30, 20, 0.3), Matrix(&snk::types::FP32, 20, 0),
+            "B without columns");
+  check_mxm(s, Matrix(&snk::types::FP32, 30, 0), Matrix(&snk::types::FP32, 0, 4), "inner dimension 0");
+}
+
+TEST(CudaBackend, DeviceCopyFollowsChangesOfA) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  Matrix A = sparse_with_empty_rows(&snk::types::FP32, 64, 48, 0.2);
+  check_mxm(s, A, full(&snk::types::FP32, 48, 8), "first use of A");
+  ASSERT_NE(A.device_copy(), nullptr) << "the cuda backend keeps A on the device";
+  EXPECT_STREQ(A.device_copy()->backend(), "cuda");
+  EXPECT_TRUE(A.host_valid());
+  check_mxm(s, A, full(&snk::types::FP32, 48, 8), "A reused (cached plan), new B");
+  // A change drops the copy; the next product must see the new A (a new entry in an empty row, a changed
+  // value).
+  const float v = 2.5f;
+  A.set_element(3, 7, &v, &snk::types::FP32);
+  A.set_element(0, 0, &v, &snk::types::FP32);
+  EXPECT_EQ(A.device_copy(), nullptr);
+  check_mxm(s, A, full(&snk::types::FP32, 48, 8), "A changed");
+}
+
+TEST(CudaBackend, DeterministicRunsAreBitwiseEqual) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  const Matrix A = sparse_with_empty_rows(&snk::types::FP32, 2000, 1500, 0.05);
+  const Matrix B = full(&snk::types::FP32, 1500, 33);
+  snk::set_deterministic(true);
+  const Matrix first = mxm_on("cuda", s, A, B);
+  const Matrix second = mxm_on("cuda", s, A, B);
+  snk::set_deterministic(false);
+  ASSERT_EQ(first.nvals(), second.nvals());
+  const std::vector<unsigned char>& x1 = first.csr().x;
+  const std::vector<unsigned char>& x2 = second.csr().x;
+  ASSERT_EQ(x1.size(), x2.size());
+  EXPECT_EQ(std::memcmp(x1.data(), x2.data(), x1.size()), 0);
+}
+
+TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {
+  REQUIRE_CUDA();
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  const Matrix A = sparse_with_empty_rows(&snk::types::FP32, 40, 30, 0.2);
+
+  // Sparse B.
+  std::uint64_t before = mxm_fallbacks();
+  Matrix got = mxm_on("cuda", pt, A, sparse_with_empty_rows(&snk::types::FP32, 30, 9, 0.3));
+  EXPECT_EQ(mxm_fallbacks(), before + 1) << "a sparse B must fall back to reference";
+
+  // A type the SpMM library has no kernels for.
+  const Semiring& int8 = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::Int8);
+  before = mxm_fallbacks();
+  got = mxm_on("cuda", int8, sparse_with_empty_rows(&snk::types::Int8, 40, 30, 0.2), full(&snk::types::Int8, 30, 4));
+  EXPECT_EQ(mxm_fallbacks(), before + 1) << "INT8 must fall back to reference";
+
+  // A user-defined multiplier (same function as TIMES, but not the predefined object).
+  auto times = snk::new_binary_op(snk::builtin_binary_op(Op::Times, TypeCode::FP32)->fn, &snk::types::FP32,
+                                  &snk::types::FP32, &snk::types::FP32, "my_times");
+  auto user = snk::new_semiring(snk::builtin_monoid(Op::Plus, TypeCode::FP32), times.get());
+  const Matrix B = full(&snk::types::FP32, 30, 4);
+  before = mxm_fallbacks();
+  got = mxm_on("cuda", *user, A, B);
+  EXPECT_EQ(mxm_fallbacks(), before + 1) << "a user-defined operator must fall back to reference";
+  expect_same(got, mxm_on("reference", pt, A, B), "user TIMES on reference");
+
+  // At the kernel interface: Declined, and T is left untouched.
+  Matrix T(&snk::types::FP32, 40, 9);
+  const Matrix sparse_B = sparse_with_empty_rows(&snk::types::FP32, 30, 9, 0.3);
+  EXPECT_EQ(snk::core::backend_by_name("cuda").mxm(T, {}, pt, A, false, sparse_B, false, false),
+            snk::core::KernelStatus::Declined);
+  EXPECT_EQ(T.nvals(), 0u);
+}
+
+}  // namespace
