@@ -17,8 +17,8 @@ namespace snk {
 
 // Names of the backends compiled into this library, "reference" first.
 std::vector<std::string> available_backends();
-// The backend that new calls use on this thread. Initially $SNACK_BACKEND, else the best available
-// (cuda if a GPU is present, else kokkos, else reference).
+// The backend that new calls use on this thread. Initially $SNACK_BACKEND, else the best complete one
+// (kokkos, else reference); "cuda" (partial so far: mxm with a dense operand) is used when named.
 std::string current_backend();
 // Chooses the process-wide backend; InvalidValue (with the list of available ones) if unknown.
 void set_backend(const std::string& name);
