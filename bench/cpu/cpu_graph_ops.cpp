@@ -463,6 +463,7 @@ void run_snack_op(const std::string& op, const std::string& backend, Output& out
 // Per-run time predicted from the previous scale (work ratio x slowest measured contender), or 0.
 struct History {
   std::map<std::string, std::pair<double, double>> last;   // op -> (work, slowest median ms)
+  std::map<std::string, int> last_scale;                     // op -> the scale of that measurement
   double aa_compression = 0;                                 // nnz(A*A) / flops(A*A) at the last exact count
 };
 
@@ -491,7 +492,7 @@ Row run_row(const std::string& op, const Graph& g, const Matrix& A, const Vector
     }
     const double symbolic_cap = 2e10;
     Index nnz = static_cast<Index>(estimate);
-    const bool clearly_too_big = history.aa_compression > 0 && estimate * 16 / 1e9 > 2 * o.max_product_gb;
+    const bool clearly_too_big = history.aa_compression > 0 && estimate * 16 / 1e9 > 1.25 * o.max_product_gb;
     if (g.flops_aa <= symbolic_cap && !clearly_too_big) {
       auto t0 = Clock::now();
       nnz = symbolic_nnz_aa(A);
@@ -531,7 +532,7 @@ Row run_row(const std::string& op, const Graph& g, const Matrix& A, const Vector
     if (predicted_s > o.max_seconds) {
       char buf[200];
       std::snprintf(buf, sizeof buf, "skipped: one run predicted to take %.0f s (> %.0f s) from scale %d", predicted_s,
-                    o.max_seconds, g.scale - 1);
+                    o.max_seconds, history.last_scale[op]);
       row.skipped = true;
       row.note = buf;
       return row;
@@ -585,6 +586,7 @@ Row run_row(const std::string& op, const Graph& g, const Matrix& A, const Vector
   double slowest = std::max(row.ms_a, row.ms_b);
   if (time_direct) slowest = std::max(slowest, row.ms_direct);
   history.last[op] = {work_of(op, g), slowest};
+  history.last_scale[op] = g.scale;
   return row;
 }
 

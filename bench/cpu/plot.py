@@ -52,12 +52,16 @@ def main(src, dst):
     scales_all = sorted({int(r[pos["scale"]]) for r in rows})
     for ax, op in zip(axes, ops):
         sel = sorted((r for r in rows if r[pos["op"]] == op), key=lambda r: int(r[pos["scale"]]))
+        values = []
         for col, label, color, fmt in series:
             pts = [(int(r[pos["scale"]]), number(r[col])) for r in sel]
             pts = [(s, v) for s, v in pts if not math.isnan(v) and v > 0]
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], fmt, color=color, label=label)
+                values += [p[1] for p in pts]
         ax.set_yscale("log")
+        if values:  # at least a factor 4 of range, so that one-scale panels are not blown up
+            ax.set_ylim(min(values) / 2, max(values) * 2)
         ax.set_title(TITLES[op], fontsize=10)
         ax.set_xlabel("R-MAT scale (n = 2^scale)")
         ax.set_ylabel("median ms")
