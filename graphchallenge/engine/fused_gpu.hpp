@@ -32,7 +32,9 @@ struct FusedGpuOptions {
   bool profile_layers = false;  // time each layer with events (no CUDA graph); fills FusedGpuTimings::layer_ms
   int rows_per_group = 0;       // live rows per work item: 1, 2, 4, 8 or 16 (0: chosen from the size)
   int layout = -1;              // staging of those rows: 0 global, 1 row-major, 2 transposed (-1: chosen)
-  bool bundle_columns = true;   // group output neurons with identical input lists (off: column-ELL only)
+  // Group output neurons with identical input lists into bundles: -1 where it pays (see fused_gpu.cu),
+  // 1 whenever bundles average two or more columns, 0 never (column-ELL only).
+  int bundle_columns = -1;
 };
 
 struct FusedGpuTimings {

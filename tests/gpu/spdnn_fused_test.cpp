@@ -87,7 +87,7 @@ TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
   std::string why;
   if (!load_official_subset(d, why)) GTEST_SKIP() << "official data unavailable: " << why;
   ASSERT_EQ(d.categories.size(), 19u);
-  for (bool bundles : {true, false})
+  for (int bundles : {1, 0})
   for (int rows : {1, 2, 4, 8, 16})
     for (int layout : {0, 1, 2}) {
       FusedGpuOptions o;
@@ -125,7 +125,7 @@ TEST(FusedGpuEngine, GeneratedNetworksMatchTheHostReference) {
     FusedGpuEngine engine(net);
     EXPECT_EQ(engine.infer(in), want) << c.neurons << " x " << c.layers;
     FusedGpuOptions ell_only;
-    ell_only.bundle_columns = false;
+    ell_only.bundle_columns = 0;
     FusedGpuEngine ell_engine(net, ell_only);
     EXPECT_EQ(ell_engine.infer(in), want) << c.neurons << " x " << c.layers << " (column-ELL only)";
     EXPECT_FALSE(want.empty());
