@@ -20,7 +20,14 @@ void ensure_initialized() {
   static std::once_flag once;
   std::call_once(once, [] {
     if (!Kokkos::is_initialized()) {
-      Kokkos::initialize();
+      // without the advice Kokkos prints to stderr about OMP_PROC_BIND (a library must not chatter)
+#if KOKKOS_VERSION >= 30700
+      Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
+#else
+      Kokkos::InitArguments arguments;
+      arguments.disable_warnings = true;
+      Kokkos::initialize(arguments);
+#endif
       std::atexit([] {
         if (Kokkos::is_initialized()) Kokkos::finalize();
       });

@@ -244,8 +244,10 @@ void mxm_pull_dot(MxmCall& c) {
     flags[r] = Buffer<std::uint8_t>(B.nslots);
     vals[r] = Buffer<T>(B.nslots);
     if (a0 == a1) continue;
+    // a full row of A is its own dense array (no scatter); otherwise scatter it into X
     const bool a_full = (a1 - a0) == width;
-    if (dense) {
+    const T* XA = a_full ? Ax + a0 : X;
+    if (dense && !a_full) {
       for_items("snack::kokkos::mxm_pull_scatter", a1 - a0, [=](Index k) {
         X[A.j[a0 + k]] = Ax[a0 + k];
         XS[A.j[a0 + k]] = 1;
@@ -262,8 +264,8 @@ void mxm_pull_dot(MxmCall& c) {
           found = b0 < b1 && sparse_dot<S>(A.j + a0, Ax + a0, a1 - a0, B.j + b0, Bx + b0, b1 - b0, acc);
         } else if (a_full) {
           if (b0 < b1) {
-            acc = S::mul(X[B.j[b0]], Bx[b0]);
-            for (Index q = b0 + 1; q < b1; ++q) acc = S::add(acc, S::mul(X[B.j[q]], Bx[q]));
+            acc = S::mul(XA[B.j[b0]], Bx[b0]);
+            for (Index q = b0 + 1; q < b1; ++q) acc = S::add(acc, S::mul(XA[B.j[q]], Bx[q]));
             found = true;
           }
         } else {
@@ -279,7 +281,7 @@ void mxm_pull_dot(MxmCall& c) {
         V[s] = acc;
       }
     });
-    if (dense) for_items("snack::kokkos::mxm_pull_clear", a1 - a0, [=](Index k) { XS[A.j[a0 + k]] = 0; });
+    if (dense && !a_full) for_items("snack::kokkos::mxm_pull_clear", a1 - a0, [=](Index k) { XS[A.j[a0 + k]] = 0; });
   }
   std::vector<const std::uint8_t*> flag_rows(A.nslots);
   std::vector<const unsigned char*> value_rows(A.nslots);
