@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -248,6 +249,19 @@ struct SemiringFn {
   static constexpr BinaryOpcode mul_op = MulOp;
   KOKKOS_INLINE_FUNCTION static T add(T x, T y) { return binary_apply<AddOp, T>(x, y); }
   KOKKOS_INLINE_FUNCTION static T mul(T a, T b) { return binary_apply<MulOp, T>(a, b); }
+  // The add monoid's terminal (absorbing) value, where a dot product may stop early: true for LOR, false
+  // for LAND, the lowest value for MIN and the highest for MAX (-inf / +inf on floats); PLUS, LXOR and
+  // LXNOR have none.
+  static constexpr bool has_terminal = AddOp == BinaryOpcode::LOr || AddOp == BinaryOpcode::LAnd ||
+                                       AddOp == BinaryOpcode::Min || AddOp == BinaryOpcode::Max;
+  KOKKOS_INLINE_FUNCTION static bool is_terminal(T x) {
+    using L = std::numeric_limits<T>;
+    if constexpr (AddOp == BinaryOpcode::LOr) return x;
+    else if constexpr (AddOp == BinaryOpcode::LAnd) return !x;
+    else if constexpr (AddOp == BinaryOpcode::Min) return x == (math::is_float_v<T> ? -L::infinity() : L::lowest());
+    else if constexpr (AddOp == BinaryOpcode::Max) return x == (math::is_float_v<T> ? L::infinity() : L::max());
+    else { (void)x; return false; }
+  }
 };
 
 // Calls f(SemiringFn<Add, Mul, T>{}) for a semiring whose operators are builtin and whose compiled set

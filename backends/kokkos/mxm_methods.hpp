@@ -156,33 +156,35 @@ void mxm_masked_gustavson(MxmCall& c) {
   compact_masked(*c.T, M, F, reinterpret_cast<const unsigned char*>(V), sizeof(T));
 }
 
-// The dot product of two sorted sparse rows; returns false when they share no column.
+// The dot product of two sorted sparse rows; returns false when they share no column. Stops at the add
+// monoid's terminal value (e.g. the first true of LOR_LAND).
 template <class S>
 KOKKOS_INLINE_FUNCTION bool sparse_dot(const Index* aj, const typename S::value_type* ax, Index na,
                                        const Index* bj, const typename S::value_type* bx, Index nb,
                                        typename S::value_type& out) {
   using T = typename S::value_type;
-  bool found = false;
+  bool found = false, done = false;
   T acc{};
   Index ia = 0, ib = 0;
   auto hit = [&](Index pa, Index pb) {
     const T t = S::mul(ax[pa], bx[pb]);
     acc = found ? S::add(acc, t) : t;
     found = true;
+    if constexpr (S::has_terminal) done = S::is_terminal(acc);
   };
   if (na * 32 < nb) {
     // A's row is much shorter: binary-search each of its columns in B's row
-    for (; ia < na && ib < nb; ++ia) {
+    for (; ia < na && ib < nb && !done; ++ia) {
       ib = Index(std::lower_bound(bj + ib, bj + nb, aj[ia]) - bj);
       if (ib < nb && bj[ib] == aj[ia]) hit(ia, ib++);
     }
   } else if (nb * 32 < na) {
-    for (; ia < na && ib < nb; ++ib) {
+    for (; ia < na && ib < nb && !done; ++ib) {
       ia = Index(std::lower_bound(aj + ia, aj + na, bj[ib]) - aj);
       if (ia < na && aj[ia] == bj[ib]) hit(ia++, ib);
     }
   } else {
-    while (ia < na && ib < nb) {
+    while (ia < na && ib < nb && !done) {
       const Index ja = aj[ia], jb = bj[ib];
       if (ja < jb) ++ia;
       else if (jb < ja) ++ib;
@@ -275,6 +277,9 @@ void mxm_pull_dot(MxmCall& c) {
             const T t = S::mul(X[j], Bx[q]);
             acc = found ? S::add(acc, t) : t;
             found = true;
+            if constexpr (S::has_terminal) {
+              if (S::is_terminal(acc)) break;
+            }
           }
         }
         F[s] = found;
