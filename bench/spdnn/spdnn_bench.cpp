@@ -23,6 +23,7 @@
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/reference.hpp"
+#include "io/rows.hpp"
 
 #ifndef SNACK_GIT_COMMIT
 #define SNACK_GIT_COMMIT "unknown"
@@ -42,30 +43,6 @@ Published published(int64_t n, int64_t l) {
   if (n == 1024 && l == 120) return {17.6, "2023 record, RTX A6000"};
   if (n == 65536 && l == 1920) return {350.6, "2023 record, RTX A6000"};
   return {0.0, "none found"};
-}
-
-CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies) {
-  CsrMatrix r;
-  r.nrows = a.nrows * copies;
-  r.ncols = a.ncols;
-  r.row_ptr.assign(1, 0);
-  for (int64_t c = 0; c < copies; ++c) {
-    const int64_t base = r.row_ptr.back();
-    for (int64_t i = 1; i <= a.nrows; ++i) r.row_ptr.push_back(base + a.row_ptr[i]);
-    r.col.insert(r.col.end(), a.col.begin(), a.col.end());
-    r.val.insert(r.val.end(), a.val.begin(), a.val.end());
-  }
-  return r;
-}
-
-CsrMatrix first_rows(const CsrMatrix& a, int64_t rows) {
-  CsrMatrix r;
-  r.nrows = std::min(rows, a.nrows);
-  r.ncols = a.ncols;
-  r.row_ptr.assign(a.row_ptr.begin(), a.row_ptr.begin() + r.nrows + 1);
-  r.col.assign(a.col.begin(), a.col.begin() + r.row_ptr.back());
-  r.val.assign(a.val.begin(), a.val.begin() + r.row_ptr.back());
-  return r;
 }
 
 Network generate_parallel(int64_t n, int64_t layers, uint64_t seed) {
@@ -133,7 +110,7 @@ int main(int argc, char** argv) {
         run_inputs = inputs;
         checked_rows = n <= 1024 ? 4000 : n <= 4096 ? 1000 : n <= 16384 ? 160 : 32;
         checked_rows = std::min(checked_rows, run_inputs.nrows);
-        truth = reference_infer(net, first_rows(run_inputs, checked_rows));
+        truth = reference_infer(net, row_block(run_inputs, 0, checked_rows));
         row.data = "generated";
         row.check = "float64 reference, first " + std::to_string(checked_rows);
       }

@@ -27,6 +27,7 @@
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/readers.hpp"
+#include "io/rows.hpp"
 #ifdef SNACK_WITH_FUSED_GPU
 #include "engine/fused_gpu.hpp"
 #endif
@@ -124,24 +125,6 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// `copies` copies of `a` stacked vertically.
-CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies) {
-  CsrMatrix r;
-  r.nrows = a.nrows * copies;
-  r.ncols = a.ncols;
-  r.row_ptr.assign(1, 0);
-  r.row_ptr.reserve(r.nrows + 1);
-  r.col.reserve(a.col.size() * copies);
-  r.val.reserve(a.val.size() * copies);
-  for (int64_t c = 0; c < copies; ++c) {
-    const int64_t base = r.row_ptr.back();
-    for (int64_t i = 1; i <= a.nrows; ++i) r.row_ptr.push_back(base + a.row_ptr[i]);
-    r.col.insert(r.col.end(), a.col.begin(), a.col.end());
-    r.val.insert(r.val.end(), a.val.begin(), a.val.end());
-  }
-  return r;
-}
-
 std::string join(const std::vector<int64_t>& v, size_t max_items) {
   std::string s;
   for (size_t i = 0; i < v.size() && i < max_items; ++i) s += (i ? " " : "") + std::to_string(v[i] + 1);
@@ -179,7 +162,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "[spdnn] reading the official 1024 x 120 data from %s\n", cfg.official_dir.c_str());
       auto loaded = snk::gc::load_official(src, cfg.cache_dir + "/official-1024-120.bin");
       net = std::move(loaded.data.network);
-      inputs = repeat_rows(loaded.data.inputs, cfg.repeat);
+      inputs = snk::gc::repeat_rows(loaded.data.inputs, cfg.repeat);
       for (int64_t c = 0; c < cfg.repeat; ++c)
         for (int64_t id : loaded.data.categories) truth.push_back(id + c * loaded.data.inputs.nrows);
       truth_source = "official";

@@ -23,42 +23,14 @@
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/reference.hpp"
+#include "io/rows.hpp"
 #ifdef SNACK_WITH_FUSED_GPU
 #include <cuda_runtime.h>
 
 #include "engine/fused_gpu.hpp"
 #endif
 
-namespace {
-
 using namespace snk::gc;
-
-CsrMatrix row_block(const CsrMatrix& a, int64_t r0, int64_t r1) {
-  CsrMatrix b;
-  b.nrows = r1 - r0;
-  b.ncols = a.ncols;
-  b.row_ptr.resize(b.nrows + 1);
-  for (int64_t i = 0; i <= b.nrows; ++i) b.row_ptr[i] = a.row_ptr[r0 + i] - a.row_ptr[r0];
-  b.col.assign(a.col.begin() + a.row_ptr[r0], a.col.begin() + a.row_ptr[r1]);
-  b.val.assign(a.val.begin() + a.row_ptr[r0], a.val.begin() + a.row_ptr[r1]);
-  return b;
-}
-
-CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies) {
-  CsrMatrix r;
-  r.nrows = a.nrows * copies;
-  r.ncols = a.ncols;
-  r.row_ptr.assign(1, 0);
-  for (int64_t c = 0; c < copies; ++c) {
-    const int64_t base = r.row_ptr.back();
-    for (int64_t i = 1; i <= a.nrows; ++i) r.row_ptr.push_back(base + a.row_ptr[i]);
-    r.col.insert(r.col.end(), a.col.begin(), a.col.end());
-    r.val.insert(r.val.end(), a.val.begin(), a.val.end());
-  }
-  return r;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

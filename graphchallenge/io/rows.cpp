@@ -1,0 +1,38 @@
+// graphchallenge/io/rows.cpp: row-wise helpers on CSR matrices (see rows.hpp).
+#include "io/rows.hpp"
+
+#include <stdexcept>
+
+namespace snk::gc {
+
+CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies) {
+  if (copies < 1) throw std::invalid_argument("repeat_rows: copies must be at least 1");
+  CsrMatrix r;
+  r.nrows = a.nrows * copies;
+  r.ncols = a.ncols;
+  r.row_ptr.assign(1, 0);
+  r.row_ptr.reserve(r.nrows + 1);
+  r.col.reserve(a.col.size() * copies);
+  r.val.reserve(a.val.size() * copies);
+  for (int64_t c = 0; c < copies; ++c) {
+    const int64_t base = r.row_ptr.back();
+    for (int64_t i = 1; i <= a.nrows; ++i) r.row_ptr.push_back(base + a.row_ptr[i]);
+    r.col.insert(r.col.end(), a.col.begin(), a.col.end());
+    r.val.insert(r.val.end(), a.val.begin(), a.val.end());
+  }
+  return r;
+}
+
+CsrMatrix row_block(const CsrMatrix& a, int64_t r0, int64_t r1) {
+  if (r0 < 0 || r1 < r0 || r1 > a.nrows) throw std::invalid_argument("row_block: rows out of range");
+  CsrMatrix b;
+  b.nrows = r1 - r0;
+  b.ncols = a.ncols;
+  b.row_ptr.resize(b.nrows + 1);
+  for (int64_t i = 0; i <= b.nrows; ++i) b.row_ptr[i] = a.row_ptr[r0 + i] - a.row_ptr[r0];
+  b.col.assign(a.col.begin() + a.row_ptr[r0], a.col.begin() + a.row_ptr[r1]);
+  b.val.assign(a.val.begin() + a.row_ptr[r0], a.val.begin() + a.row_ptr[r1]);
+  return b;
+}
+
+}  // namespace snk::gc

@@ -1,0 +1,18 @@
+// graphchallenge/io/rows.hpp: row-wise helpers on the challenge's CSR matrices that every runner needs:
+// stacking copies of an input set (the 1,200 official images repeated to 60,000), taking a block of rows (one
+// MPI rank's share) and the first rows (the sample checked against the float64 reference).
+#pragma once
+
+#include <cstdint>
+
+#include "io/types.hpp"
+
+namespace snk::gc {
+
+// `copies` copies of `a` stacked vertically (copies >= 1).
+CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies);
+
+// Rows [r0, r1) of `a` as a matrix of r1 - r0 rows (0 <= r0 <= r1 <= a.nrows).
+CsrMatrix row_block(const CsrMatrix& a, int64_t r0, int64_t r1);
+
+}  // namespace snk::gc
