@@ -89,7 +89,7 @@ double draw_value(TypeCode code, const ValueRange& r, Rng& rng) {
   if (code == TypeCode::Bool) return std::bernoulli_distribution(0.5)(rng) ? 1 : 0;
   if (is_float(code)) {
     if (r.special > 0 && std::bernoulli_distribution(r.special)(rng)) {
-      switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
+      switch (r.non_finite ? std::uniform_int_distribution<int>(0, 3)(rng) : 3) {
         case 0: return std::numeric_limits<double>::quiet_NaN();
         case 1: return std::numeric_limits<double>::infinity();
         case 2: return -std::numeric_limits<double>::infinity();

@@ -64,11 +64,24 @@ struct ValueRange {
   double lo = -3;
   double hi = 3;
   double special = 0;
+  bool non_finite = true;  // whether the special values include NaN and +-Inf (else only -0)
 };
 // Values in {-1, 0, 1} (or {0, 1}): for long products (TIMES monoids) that must not overflow.
 inline ValueRange unit_values() { return ValueRange{-1, 1, 0}; }
 // The default range with IEEE special values mixed in (floating types only; a no-op for the others).
 inline ValueRange with_specials(double p = 0.05) { return ValueRange{-3, 3, p}; }
+// The same with -0 as the only special value, for products whose add monoid is MIN or MAX. SuiteSparse 7.4
+// departs from the spec there: in some of its mxm / mxv / vxm methods it starts each output entry from the
+// monoid's identity, and since fmin(+Inf, NaN) = +Inf, an entry whose only product terms are NaN comes back
+// as +Inf (MIN) or -Inf (MAX) instead of NaN, depending on which method it picked (seen with
+// GrB_MIN_SECOND_SEMIRING_FP64 on 7x13 * 13x5 inputs; a 1x2 * 2x2 product gives NaN). Infinities are left
+// out too, since Inf * 0 and Inf + -Inf make NaN terms.
+inline ValueRange with_finite_specials(double p = 0.05) { return ValueRange{-3, 3, p, false}; }
+
+// Rows of the "large" size class: above the serial cut-off of the kokkos kernels (loops over fewer than
+// 8192 items or chunks of work run on the calling thread), so that the parallel paths (several chunks,
+// per-thread workspaces, parallel scans and compaction) run too.
+constexpr Index kLargeRows = 9000;
 
 // One value of `code` drawn from `r`, as a double (exactly representable in the type).
 double draw_value(TypeCode code, const ValueRange& r, Rng& rng);

@@ -180,5 +180,25 @@ TEST_F(EwiseFixed, TypecastInputs) {
   }
 }
 
+// The large size class (kLargeRows rows), so that the kokkos kernels run on several threads.
+TEST_F(EwiseFixed, LargeParallel) {
+  for (const BinaryOp* op : {builtin_binary_op(BinaryOpcode::Plus, TypeCode::FP64),
+                             builtin_binary_op(BinaryOpcode::Minus, TypeCode::Int32),
+                             builtin_binary_op(BinaryOpcode::Ge, TypeCode::UInt8),
+                             builtin_binary_op(BinaryOpcode::LXor, TypeCode::Bool)}) {
+    const Type* t = op->xtype;
+    Matrix A = random_matrix(t, kLargeRows, 40, 0.2, rng_, with_specials());
+    Matrix B = random_matrix(t, kLargeRows, 40, 0.2, rng_, with_specials());
+    Matrix M = random_mask(kLargeRows, 40, 0.3, rng_);
+    const std::string n = std::string(Ewise::name) + " " + op->name + " large";
+    cross_check(n, Matrix(op->ztype, kLargeRows, 40), [&](Matrix& C) { Ewise::matrix(C, nullptr, nullptr, *op, A, B, {}); });
+    cross_check(n + " C<M> += A.B", random_matrix(op->ztype, kLargeRows, 40, 0.1, rng_), [&](Matrix& C) {
+      Ewise::matrix(C, &M, builtin_binary_op(BinaryOpcode::Plus, op->ztype->code), *op, A, B, {});
+    });
+    Vector u = random_vector(t, 50000, 0.3, rng_), v = random_vector(t, 50000, 0.3, rng_);
+    cross_check(n + " vectors of 50000", Vector(op->ztype, 50000), [&](Vector& w) { Ewise::vector(w, nullptr, nullptr, *op, u, v, {}); });
+  }
+}
+
 }  // namespace
 }  // namespace xb

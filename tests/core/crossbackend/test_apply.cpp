@@ -194,5 +194,30 @@ TEST_F(ApplyFixed, Hypersparse) {
   }
 }
 
+// The large size class (kLargeRows rows), so that the kokkos kernels run on several threads.
+TEST_F(ApplyFixed, LargeParallel) {
+  for (TypeCode code : {TypeCode::FP32, TypeCode::Int64, TypeCode::Bool}) {
+    const Type* t = builtin_type(code);
+    Matrix A = random_matrix(t, kLargeRows, 40, 0.2, rng_, with_specials());
+    Vector u = random_vector(t, 50000, 0.3, rng_, with_specials());
+    const UnaryOp* unary = builtin_unary_op(code == TypeCode::Bool ? UnaryOpcode::LNot : UnaryOpcode::AInv, code);
+    const BinaryOp* binary = builtin_binary_op(code == TypeCode::Bool ? BinaryOpcode::LOr : BinaryOpcode::Minus, code);
+    const IndexUnaryOp* index = builtin_index_unary_op(IndexUnaryOpcode::DiagIndex, TypeCode::Int64);
+    const std::string n = t->name + " large ";
+    cross_check(n + unary->name, Matrix(t, kLargeRows, 40), [&](Matrix& C) { apply(C, nullptr, nullptr, *unary, A); });
+    cross_check(n + unary->name + " of A'", Matrix(t, 40, kLargeRows), [&](Matrix& C) {
+      Descriptor d;
+      d.transpose_first = true;
+      apply(C, nullptr, nullptr, *unary, A, d);
+    });
+    cross_check(n + binary->name + "(1, A)", Matrix(t, kLargeRows, 40),
+                [&](Matrix& C) { apply_bind_first(C, nullptr, nullptr, *binary, scalar_of(t, 1), A); });
+    cross_check(n + binary->name + "(u, 1)", Vector(t, 50000),
+                [&](Vector& w) { apply_bind_second(w, nullptr, nullptr, *binary, u, scalar_of(t, 1)); });
+    cross_check(n + index->name, Matrix(&types::Int64, kLargeRows, 40),
+                [&](Matrix& C) { apply(C, nullptr, nullptr, *index, A, scalar_of(&types::Int64, -3)); });
+  }
+}
+
 }  // namespace
 }  // namespace xb

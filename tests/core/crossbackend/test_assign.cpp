@@ -41,8 +41,8 @@ TYPED_TEST(Assign, EveryForm) {
   cross_check("C(I, J) = A", C0, [&](Matrix& C) { assign(C, nullptr, nullptr, A, I.data(), 5, J.data(), 6); });
   cross_check("C(sorted I, J) += A", C0, [&](Matrix& C) { assign(C, nullptr, plus, A, sortedI.data(), 5, J.data(), 6); });
   cross_check("C<M>(I, J) = A", C0, [&](Matrix& C) { assign(C, &M, nullptr, A, I.data(), 5, J.data(), 6); });
+  Matrix At = random_matrix(t, 6, 5, 0.5, this->rng_, values);
   cross_check("C<!M,struct,replace>(I, J) += A'", C0, [&](Matrix& C) {
-    Matrix At = random_matrix(t, 6, 5, 0.5, this->rng_, values);
     Descriptor d = with_mask({}, MaskKind::StructuralComplement);
     d.replace = true;
     d.transpose_first = true;

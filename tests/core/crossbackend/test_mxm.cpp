@@ -19,6 +19,15 @@ std::vector<const Semiring*> semirings_of(TypeCode code) {
   return out;
 }
 
+// Inputs with IEEE special values for a floating semiring: only -0 under a MIN or MAX monoid (see
+// with_finite_specials for the SuiteSparse departure this avoids).
+ValueRange special_values_for(const Semiring& s) {
+  const TypeCode c = s.multiply->xtype->code;
+  if (c != TypeCode::FP32 && c != TypeCode::FP64) return ValueRange{};
+  const BinaryOpcode add = s.add->op->opcode;
+  return add == BinaryOpcode::Min || add == BinaryOpcode::Max ? with_finite_specials(0.03) : with_specials(0.03);
+}
+
 const Semiring& semiring(BinaryOpcode add, BinaryOpcode mult, TypeCode code) {
   const Semiring* s = builtin_semiring(add, mult, code);
   if (s == nullptr) throw std::logic_error("no such predefined semiring");
@@ -49,9 +58,9 @@ TYPED_TEST_SUITE(Mxm, AllTypes, TypeNames);
 TYPED_TEST(Mxm, EverySemiringEveryShape) {
   const auto semirings = semirings_of(this->code());
   ASSERT_FALSE(semirings.empty());
-  const ValueRange values = this->is_float() ? with_specials(0.03) : ValueRange{};
   for (const Semiring* s : semirings) {
     const Type* ct = s->add->type();
+    const ValueRange values = special_values_for(*s);
     for (const ProductShape& sh : product_shapes()) {
       Matrix A = random_matrix(this->type(), sh.m, sh.k, sh.density, this->rng_, values);
       Matrix B = random_matrix(this->type(), sh.k, sh.n, sh.density, this->rng_, values);
@@ -216,6 +225,41 @@ TEST_F(MxmFixed, TypecastInputs) {
               [&](Matrix& C) { mxm(C, &M, builtin_binary_op(BinaryOpcode::Plus, TypeCode::Int32), s, A, B); });
   const Semiring& b = semiring(BinaryOpcode::LOr, BinaryOpcode::LAnd, TypeCode::Bool);
   cross_check("INT8 * FP32 on LOR_LAND_BOOL into INT32", C0, [&](Matrix& C) { mxm(C, nullptr, nullptr, b, A, B); });
+}
+
+// The large size class (kLargeRows rows): every method of the kokkos mxm (Gustavson with a dense and a
+// sorting workspace, masked Gustavson, masked dot products, pull dot products for a few rows, sparse x
+// full) with enough work to run on several threads.
+TEST_F(MxmFixed, LargeParallel) {
+  for (const Semiring* s : {&semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::FP64),
+                            &semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::FP32),
+                            &semiring(BinaryOpcode::Min, BinaryOpcode::Plus, TypeCode::Int32),
+                            &semiring(BinaryOpcode::LOr, BinaryOpcode::LAnd, TypeCode::Bool)}) {
+    const Type* t = s->multiply->xtype;
+    Matrix A = random_matrix(t, kLargeRows, 60, 0.02, rng_);
+    Matrix B = random_matrix(t, 60, 100, 0.1, rng_);
+    Matrix Bt = random_matrix(t, 100, 60, 0.1, rng_);
+    Matrix M = random_mask(kLargeRows, 100, 0.05, rng_);
+    Matrix X = random_matrix(t, 60, 8, 1.0, rng_);
+    Matrix Few = random_matrix(t, 6, 60, 0.5, rng_);
+    const Matrix C0(s->add->type(), kLargeRows, 100);
+    Descriptor tb;
+    tb.transpose_second = true;
+    cross_check(s->name + " large A*B", C0, [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, A, B); }, {100});
+    cross_check(s->name + " large C<M> = A*B", C0, [&](Matrix& C) { mxm(C, &M, nullptr, *s, A, B); }, {100});
+    cross_check(s->name + " large C<M,struct> = A*B'", C0,
+                [&](Matrix& C) { mxm(C, &M, nullptr, *s, A, Bt, with_mask(tb, MaskKind::Structural)); }, {100});
+    cross_check(s->name + " large C<!M> = A*B", C0,
+                [&](Matrix& C) { mxm(C, &M, nullptr, *s, A, B, with_mask({}, MaskKind::ValuedComplement)); }, {100});
+    cross_check(s->name + " large A*full", Matrix(s->add->type(), kLargeRows, 8),
+                [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, A, X); }, {100});
+    cross_check(s->name + " (6 rows)*A' (pull dot products)", Matrix(s->add->type(), 6, kLargeRows),
+                [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, Few, A, tb); }, {100});
+    // a wide output with little work per column (the sorting workspace): 10^6 columns
+    Matrix W = sparse_matrix_with(t, 60, 1000000, 500, rng_);
+    cross_check(s->name + " large A*(60 x 10^6)", Matrix(s->add->type(), kLargeRows, 1000000),
+                [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, A, W); }, {100});
+  }
 }
 
 }  // namespace

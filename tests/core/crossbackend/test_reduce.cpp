@@ -146,5 +146,23 @@ TEST_F(ReduceFixed, Hypersparse) {
   }
 }
 
+// The large size class (kLargeRows rows), so that the kokkos kernels run on several threads.
+TEST_F(ReduceFixed, LargeParallel) {
+  for (const Monoid* mon : {builtin_monoid(BinaryOpcode::Plus, TypeCode::FP64), builtin_monoid(BinaryOpcode::Plus, TypeCode::FP32),
+                            builtin_monoid(BinaryOpcode::Max, TypeCode::Int32), builtin_monoid(BinaryOpcode::Times, TypeCode::Int64),
+                            builtin_monoid(BinaryOpcode::LAnd, TypeCode::Bool)}) {
+    const Type* t = mon->type();
+    Matrix A = random_matrix(t, kLargeRows, 40, 0.2, rng_, values_for(*mon));
+    Vector u = random_vector(t, 50000, 0.3, rng_, values_for(*mon));
+    Descriptor cols;
+    cols.transpose_first = true;
+    // sums of up to 72000 terms of magnitude <= 3: the scale of the tolerance
+    cross_check(mon->name + " large rows", Vector(t, kLargeRows), [&](Vector& w) { reduce(w, nullptr, nullptr, *mon, A); }, {200});
+    cross_check(mon->name + " large columns", Vector(t, 40), [&](Vector& w) { reduce(w, nullptr, nullptr, *mon, A, cols); }, {6000});
+    cross_check(mon->name + " large to a scalar", Scalar(t), [&](Scalar& s) { reduce(s, nullptr, *mon, A); }, {220000});
+    cross_check(mon->name + " large vector to a scalar", Scalar(t), [&](Scalar& s) { reduce(s, nullptr, *mon, u); }, {50000});
+  }
+}
+
 }  // namespace
 }  // namespace xb

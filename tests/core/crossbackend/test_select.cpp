@@ -146,5 +146,27 @@ TEST_F(SelectFixed, Hypersparse) {
   }
 }
 
+// The large size class (kLargeRows rows), so that the kokkos kernels run on several threads.
+TEST_F(SelectFixed, LargeParallel) {
+  for (TypeCode code : {TypeCode::FP64, TypeCode::UInt16, TypeCode::Bool}) {
+    const Type* t = builtin_type(code);
+    Matrix A = random_matrix(t, kLargeRows, 40, 0.2, rng_, with_specials());
+    Vector u = random_vector(t, 50000, 0.3, rng_, with_specials());
+    for (IndexUnaryOpcode opc : {IndexUnaryOpcode::Tril, IndexUnaryOpcode::ColGt, IndexUnaryOpcode::RowLe}) {
+      const IndexUnaryOp* op = builtin_index_unary_op(opc, TypeCode::Int64);
+      cross_check(t->name + " large " + op->name, Matrix(t, kLargeRows, 40),
+                  [&](Matrix& C) { select(C, nullptr, nullptr, *op, A, scalar_of(&types::Int64, 20)); });
+    }
+    const IndexUnaryOp* gt = builtin_index_unary_op(IndexUnaryOpcode::ValueGt, code);
+    cross_check(t->name + " large VALUEGT 0", Matrix(t, kLargeRows, 40),
+                [&](Matrix& C) { select(C, nullptr, nullptr, *gt, A, scalar_of(t, 0)); });
+    cross_check(t->name + " large vector VALUEGT 0", Vector(t, 50000),
+                [&](Vector& w) { select(w, nullptr, nullptr, *gt, u, scalar_of(t, 0)); });
+    Matrix M = random_mask(kLargeRows, 40, 0.3, rng_);
+    cross_check(t->name + " large C<M> = A(VALUEGT 0)", Matrix(t, kLargeRows, 40),
+                [&](Matrix& C) { select(C, &M, nullptr, *gt, A, scalar_of(t, 0)); });
+  }
+}
+
 }  // namespace
 }  // namespace xb

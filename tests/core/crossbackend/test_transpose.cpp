@@ -88,6 +88,19 @@ TEST_F(TransposeFixed, AliasedOutputs) {
   }
 }
 
+// The large size class (kLargeRows rows), so that the kokkos kernels run on several threads.
+TEST_F(TransposeFixed, LargeParallel) {
+  for (const Type* t : {&types::FP64, &types::Int8, &types::Bool}) {
+    Matrix A = random_matrix(t, kLargeRows, 300, 0.01, rng_);
+    Matrix B = random_matrix(t, 300, kLargeRows, 0.01, rng_);
+    cross_check(t->name + " large A'", Matrix(t, 300, kLargeRows), [&](Matrix& C) { transpose(C, nullptr, nullptr, A); });
+    cross_check(t->name + " large B'", Matrix(t, kLargeRows, 300), [&](Matrix& C) { transpose(C, nullptr, nullptr, B); });
+    Matrix H = sparse_matrix_with(t, kLargeRows, 1000000, 20000, rng_);
+    cross_check(t->name + " large A' of " + dims(H), Matrix(t, 1000000, kLargeRows),
+                [&](Matrix& C) { transpose(C, nullptr, nullptr, H); });
+  }
+}
+
 // The comparison rule of the fixture itself (so that an agreeing suite means agreeing outputs): it must see a
 // changed value, a missing or extra entry, a type change; and accept NaN == NaN, -0 == +0 and FP rounding.
 TEST(CrossBackendFixture, ComparisonRule) {
