@@ -221,4 +221,27 @@ class TypedCrossBackend : public CrossBackend {
   bool is_float() const { return code() == TypeCode::FP32 || code() == TypeCode::FP64; }
 };
 
+// Semiring helpers shared by the product suites (mxm, mxv/vxm).
+inline std::vector<const snk::Semiring*> semirings_of(snk::TypeCode code) {
+  std::vector<const snk::Semiring*> out;
+  for (const snk::Semiring* s : snk::all_builtin_semirings())
+    if (s->multiply->xtype->code == code) out.push_back(s);
+  return out;
+}
+
+// Inputs with IEEE special values for a floating semiring: only -0 under a MIN or MAX monoid (see
+// with_finite_specials for the SuiteSparse departure this avoids).
+inline ValueRange special_values_for(const snk::Semiring& s) {
+  const snk::TypeCode c = s.multiply->xtype->code;
+  if (c != snk::TypeCode::FP32 && c != snk::TypeCode::FP64) return ValueRange{};
+  const snk::BinaryOpcode add = s.add->op->opcode;
+  return add == snk::BinaryOpcode::Min || add == snk::BinaryOpcode::Max ? with_finite_specials(0.03) : with_specials(0.03);
+}
+
+inline const snk::Semiring& semiring(snk::BinaryOpcode add, snk::BinaryOpcode mult, snk::TypeCode code) {
+  const snk::Semiring* s = snk::builtin_semiring(add, mult, code);
+  if (s == nullptr) throw std::logic_error("no such predefined semiring");
+  return *s;
+}
+
 }  // namespace xb

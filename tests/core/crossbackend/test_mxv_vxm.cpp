@@ -10,28 +10,6 @@ namespace {
 
 using namespace snk;
 
-std::vector<const Semiring*> semirings_of(TypeCode code) {
-  std::vector<const Semiring*> out;
-  for (const Semiring* s : all_builtin_semirings())
-    if (s->multiply->xtype->code == code) out.push_back(s);
-  return out;
-}
-
-// Inputs with IEEE special values for a floating semiring: only -0 under a MIN or MAX monoid (see
-// with_finite_specials for the SuiteSparse departure this avoids).
-ValueRange special_values_for(const Semiring& s) {
-  const TypeCode c = s.multiply->xtype->code;
-  if (c != TypeCode::FP32 && c != TypeCode::FP64) return ValueRange{};
-  const BinaryOpcode add = s.add->op->opcode;
-  return add == BinaryOpcode::Min || add == BinaryOpcode::Max ? with_finite_specials(0.03) : with_specials(0.03);
-}
-
-const Semiring& semiring(BinaryOpcode add, BinaryOpcode mult, TypeCode code) {
-  const Semiring* s = builtin_semiring(add, mult, code);
-  if (s == nullptr) throw std::logic_error("no such predefined semiring");
-  return *s;
-}
-
 struct MatrixShape {
   Index m, n;
   double density;
