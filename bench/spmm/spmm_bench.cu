@@ -644,15 +644,15 @@ int main(int argc, char** argv) {
           double best = -1;
           const int saved_reps = timer.reps;
           timer.reps = std::max(5, reps / 2);   // the sweep only ranks configurations
-          for (int bt : {8, 32})
-            for (int cols : {256, 512, 1024, 2048, 4096})
-              for (int rpc : {32, 64, 128, 256})
-                for (int splits : {1, 4, 16}) {
-                  if (bt == 32 && batch <= 4) continue;
+          const int bt = batch <= 8 ? 8 : batch <= 32 ? 32 : 128;
+          for (int cols : {8192 / bt, 16384 / bt, 32768 / bt, 65536 / bt})
+            for (int rpc : {128, 256, 512, 1024, 2048})
+              for (int splits : {0, 1, 2, 4, 8}) {
+                  if (cols < 256) continue;
                   ColumnBlockConfig c{bt, cols, rpc, splits};
                   const std::size_t smem = std::size_t(2) * cols * bt * 4 + std::size_t(rpc) * bt * 4;
                   if (smem > 200 * 1024) continue;
-                  const double ms = time_ours(ours(Kernel::ColumnBlock, c, false, splits == 1));
+                  const double ms = time_ours(ours(Kernel::ColumnBlock, c, false, true));
                   char name[96];
                   std::snprintf(name, sizeof name, "cb_bt%d_c%d_r%d_s%d", bt, cols, rpc, splits);
                   const double err = record(name, ms);

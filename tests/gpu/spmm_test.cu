@@ -277,11 +277,13 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
             }
             if (k == Kernel::ColumnBlock) {
-              c.cb.splits = 3;                    // atomic partial sums over column ranges
-              c.cb.batch_tile = batch > 8 ? 8 : 32;   // the other tile than the default
-              c.cb.block_cols = 256;
-              c.cb.rows_per_cta = 40;
-              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+              for (int bt : {8, 32, 128}) {       // every tile, also ones wider or narrower than the batch
+                c.cb.splits = 3;                  // partial tiles over column ranges, folded in order
+                c.cb.batch_tile = bt;
+                c.cb.block_cols = 64;
+                c.cb.rows_per_cta = 40;           // not a multiple of the 32 warps of a block
+                check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+              }
             }
           }
     }
@@ -330,6 +332,13 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
         check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
         check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
         EXPECT_TRUE(first == second) << "two runs differ: " << describe(c);
+        if (k == Kernel::ColumnBlock) {   // split column ranges: partial tiles folded in order
+          c.cb.splits = 4;
+          c.cb.block_cols = 64;
+          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
+          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
+          EXPECT_TRUE(first == second) << "two split runs differ: " << describe(c);
+        }
       }
   }
 }

@@ -1,4 +1,4 @@
-// spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8 and 32), of
+// spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of
 // the row-tile kernel (fp32, batch tiles 32, 64 and 128, with its in-order fold of split ranges), of
 // SNACK-COO, and of the small helper kernels the dispatcher uses (strided copies of dense operands,
 // value gathers for the transposed pattern, COO row expansion).
@@ -18,16 +18,24 @@ cudaError_t launch_cb(const ColBlockParams& p, cudaStream_t s) {
   cudaError_t e = cudaFuncSetAttribute(colblock_kernel<VT, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(smem));
   if (e != cudaSuccess) return e;
-  dim3 grid(static_cast<unsigned>((p.rows + p.rows_per_cta - 1) / p.rows_per_cta),
-            static_cast<unsigned>((p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta),
+  const int splits = (p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta;
+  dim3 grid(static_cast<unsigned>((p.rows + p.rows_per_cta - 1) / p.rows_per_cta), static_cast<unsigned>(splits),
             static_cast<unsigned>((p.batch + BT - 1) / BT));
-  colblock_kernel<VT, BT><<<grid, 512, smem, s>>>(p);
+  colblock_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
+  if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
+  const std::int64_t n = std::int64_t(p.rows) * p.batch;
+  colblock_fold_kernel<VT><<<static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 65535)), 256, 0, s>>>(p, splits);
   return cudaGetLastError();
 }
 
 template <class VT>
 cudaError_t launch_cb_type(int bt, const ColBlockParams& p, cudaStream_t s) {
-  return bt == 8 ? launch_cb<VT, 8>(p, s) : launch_cb<VT, 32>(p, s);
+  switch (bt) {
+    case 8: return launch_cb<VT, 8>(p, s);
+    case 32: return launch_cb<VT, 32>(p, s);
+    case 128: return launch_cb<VT, 128>(p, s);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 constexpr int kRowTileThreads = 256;

@@ -13,12 +13,12 @@
 //   - plus_times, batch 1: RowSegment with a batch tile of 1 (the SpMV path), 32 lanes per segment when
 //     rows average >= 48 non-zeros, else 8;
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
-//   - plus_times, batch >= 5: RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32 (<= 32) or 128;
+//   - plus_times, batch >= 5: ColumnBlock where column_block_wins() (batch 5-8 on tall matrices with rows
+//     of >= 100 non-zeros, batch 9-32 with rows of >= 200), else RowSegmentBatchLanes with a batch tile
+//     of 8 (batch <= 8), 32 (<= 32) or 128;
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
-//   - ColumnBlock only when asked for: measured slower than the row-segment kernels on this GPU (its
-//     lane groups wait on their own chunk loads; see bench/results/spmm-h200.md);
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
@@ -89,18 +89,40 @@ int round_up(int v, int m) { return (v + m - 1) / m * m; }
 ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args) {
   ColumnBlockConfig c = args.column_block;
   const int vs = static_cast<int>(value_size(args.type));
-  if (c.batch_tile != 8 && c.batch_tile != 32) c.batch_tile = args.batch <= 8 ? 8 : 32;
-  if (c.block_cols <= 0) c.block_cols = (c.batch_tile == 8 ? 2048 : 512) * (vs == 2 ? 2 : 1);
+  if (c.batch_tile != 8 && c.batch_tile != 32 && c.batch_tile != 128)
+    c.batch_tile = args.batch <= 8 ? 8 : args.batch <= 32 ? 32 : 128;
+  const int bt = c.batch_tile;
+  // Two stages of X take up to 128 KB (fp32), the row sums up to 64 KB.
+  if (c.block_cols <= 0) c.block_cols = 65536 / (bt * vs);
   // A power of two, at least the plan's fine granularity, at most 65536 (the 16-bit column window).
-  int bc = a.fine_cols;
+  int bc = a.tile_fine_cols;
   while (bc < c.block_cols && bc < 65536) bc *= 2;
   c.block_cols = bc;
+  const int ratio = c.block_cols / a.tile_fine_cols;
+  const int n_blocks = std::max(1, (a.tile_n_fine + ratio - 1) / ratio);
+  const std::int64_t bz = (args.batch + bt - 1) / bt;
+  const std::int64_t stage_bytes = std::int64_t(2) * c.block_cols * bt * vs;
+  const int rows_cap = static_cast<int>(std::max<std::int64_t>(32, (kColBlockSharedBytes - stage_bytes) / (bt * 4)));
   if (c.rows_per_cta <= 0) {
-    // At least one row per lane group (512 threads, BT/4 lanes per group), about one block per SM.
-    const int per_sm = (a.rows + a.sm_count - 1) / std::max(1, a.sm_count);
-    c.rows_per_cta = std::min(512, std::max(512 / (c.batch_tile / 4), per_sm));
+    // The most rows per block (X is staged once per row range) that still gives about one block per SM
+    // once the column blocks are split across blocks.
+    int r = 1;
+    while (r * 2 <= std::min(rows_cap, 2048)) r *= 2;
+    for (; r > 32; r /= 2) {
+      const std::int64_t ranges = (a.rows + r - 1) / r;
+      const std::int64_t splits = std::min<std::int64_t>(n_blocks, std::max<std::int64_t>(1, a.sm_count / (ranges * bz)));
+      if (ranges * splits * bz >= a.sm_count * 9 / 10) break;
+    }
+    c.rows_per_cta = r;
   }
-  if (c.splits <= 0 || args.deterministic || args.type != ValueType::FP32) c.splits = 1;
+  c.rows_per_cta = std::max(1, std::min(c.rows_per_cta, rows_cap));
+  if (c.splits <= 0) {
+    const std::int64_t ranges = (a.rows + c.rows_per_cta - 1) / c.rows_per_cta;
+    c.splits = static_cast<int>(std::max<std::int64_t>(1, a.sm_count / (ranges * bz)));
+  }
+  c.splits = std::max(1, std::min(c.splits, n_blocks));
+  const int per = (n_blocks + c.splits - 1) / c.splits;
+  c.splits = (n_blocks + per - 1) / per;
   return c;
 }
 
@@ -132,6 +154,16 @@ constexpr bool kAutoRowTile = false;
 
 bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
 
+// Where the column-block kernel beat the batch-lane kernel in bench/results/spmm-h200.md: batch 5-8 on
+// the tall matrices (16384 rows; with 4096 rows too few blocks fill the GPU), batch 9-32 where rows
+// average at least 200 non-zeros (shorter rows leave its lane groups idle). Not at batch 128 (slower
+// everywhere: the 512-byte rows of X leave room for only 64-column blocks).
+bool column_block_wins(const Plan::Impl& a, std::int64_t batch) {
+  if (!a.tile_bounds.size() || skewed(a)) return false;
+  if (batch <= 8) return a.rows >= 8192 && a.avg_row_nnz >= 100;
+  return batch <= 32 && a.avg_row_nnz >= 200;
+}
+
 }  // namespace
 
 Choice choose(const Plan& plan, const SpmmArgs& args) {
@@ -141,6 +173,7 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   Kernel k = args.kernel;
   if (k == Kernel::Auto) {
     k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
+    if (k == Kernel::RowSegmentBatchLanes && column_block_wins(a, args.batch)) k = Kernel::ColumnBlock;
     if (kAutoRowTile && plus_times && args.type == ValueType::FP32 && args.batch >= 17 && a.tile_bounds.size() &&
         !skewed(a))
       k = Kernel::RowTile;
@@ -279,15 +312,15 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
 
   if (ch.kernel == Kernel::ColumnBlock) {
     if (!plus_times) return fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");
-    if (!a.segoff.size()) return fail(Status::Unsupported, "this plan has no column-block offsets (too large)");
+    if (!a.tile_bounds.size()) return fail(Status::Unsupported, "this plan has no column-block offsets (too large)");
     const ColumnBlockConfig& c = ch.column_block;
     ColBlockParams p;
     p.col16 = a.col16.get();
     p.values = values;
     p.nnz = a.nnz;
-    p.segoff = a.segoff.get();
-    p.n_fine = a.n_fine;
-    p.ratio = c.block_cols / a.fine_cols;
+    p.bounds = a.tile_bounds.get();
+    p.n_fine = a.tile_n_fine;
+    p.ratio = c.block_cols / a.tile_fine_cols;
     p.rows = a.rows;
     p.cols = a.cols;
     p.x = x;
@@ -297,13 +330,17 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
     p.block_cols = c.block_cols;
-    p.n_blocks = std::max(1, (a.n_fine + p.ratio - 1) / p.ratio);
+    p.n_blocks = std::max(1, (a.tile_n_fine + p.ratio - 1) / p.ratio);
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
-    p.atomic = c.splits > 1 && p.blocks_per_cta < p.n_blocks;
-    if (p.atomic && (e = zero_y()) != cudaSuccess) return cuda_fail(e, "zero Y");
     const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * vs + std::size_t(p.rows_per_cta) * c.batch_tile * 4;
-    if (smem > 227 * 1024) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
+    if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
+    if (p.blocks_per_cta < p.n_blocks) {
+      p.partial_ld = (batch + c.batch_tile - 1) / c.batch_tile * c.batch_tile;
+      const std::size_t bytes = std::size_t(c.splits) * a.rows * p.partial_ld * 4;
+      if ((e = w.ws_partial.reserve(bytes + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
+      p.partial = reinterpret_cast<float*>(w.ws_partial.get());
+    }
     if ((e = launch_colblock(args.type, c.batch_tile, p, s)) != cudaSuccess) return cuda_fail(e, "column_block");
     return Status::Success;
   }

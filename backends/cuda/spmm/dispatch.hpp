@@ -58,8 +58,8 @@ enum class Kernel : std::uint8_t {
   SnackCoo,      // snack_coo.cuh: published SNACK-COO (COO, one non-zero per thread, atomics); fp32 plus_times
   RowSegment,    // csr_rowseg.cuh: bounded row segments, G lanes per segment, batch tile in registers;
                  // deterministic (no atomics); any semiring and type; batch 1 = the SpMV path
-  ColumnBlock,   // csr_colblock.cuh: X column blocks staged in shared memory, segments of rows per block;
-                 // deterministic unless split over column blocks (then atomics); plus_times fp32/fp16/bf16
+  ColumnBlock,   // csr_colblock.cuh: X column blocks staged in shared memory, row segments per block, the
+                 // sparse stream loaded cooperatively per warp; deterministic; plus_times fp32/fp16/bf16
   RowSegmentBatchLanes,  // csr_rowseg.cuh: the row segments with lanes across the batch (coalesced rows
                          // of X); deterministic; plus_times fp32/fp16/bf16; the batch >= 5 path
   RowTile,       // csr_rowtile.cuh: a tile of rows per thread block, X column blocks staged once per tile in
@@ -96,10 +96,10 @@ struct Dense {
 
 // Column-block configuration for Kernel::ColumnBlock (0 = the dispatcher's choice for each field).
 struct ColumnBlockConfig {
-  int batch_tile = 0;      // 8 or 32 values of the batch per pass
+  int batch_tile = 0;      // 8, 32 or 128 values of the batch per pass
   int block_cols = 0;      // columns of X staged per block (a power of two >= 256)
   int rows_per_cta = 0;    // rows owned by one thread block
-  int splits = 0;          // column-block ranges per row range (>1: partial sums added with atomics)
+  int splits = 0;          // column-block ranges per row range (>1: partial tiles folded in range order)
 };
 
 // Row-tile configuration for Kernel::RowTile (0 = the dispatcher's choice for each field).

@@ -4,11 +4,10 @@
 // and strictly increasing within a row) and turned into the structures the kernels stream: 16-bit packed
 // columns (col & 0xffff; rows are cut at 65536-column boundaries so a per-segment base restores the
 // column), bounded row segments of at most L non-zeros with L = max(1024, 8 x the average row length)
-// (rows cut into several segments get partial-row slots and a fix-up entry), column-block segment
-// offsets at a fine granularity (256 columns, or more so that a row has at most 256 fine blocks; coarser
-// column blocks take every ratio-th offset), the same offsets at 64 columns laid out boundary-major for
-// the row-tile kernel, and on request the COO arrays for SNACK-COO and the
-// transposed pattern (CSR of W^T plus the permutation of W's values into it).
+// (rows cut into several segments get partial-row slots and a fix-up entry), the offset where each row
+// crosses every 64-column boundary (coarser when the table would pass 2^26 entries), laid out
+// boundary-major, for the column-block and row-tile kernels (a column block of c columns takes every
+// (c/64)-th boundary), and on request the COO arrays for SNACK-COO and the transposed pattern (CSR of W^T plus the permutation of W's values into it).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -39,7 +38,7 @@ bool Plan::has_coo() const { return impl_->has_coo; }
 std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
 
 std::size_t Plan::Impl::device_bytes() const {
-  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + segoff.bytes() + tile_bounds.bytes() +
+  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + tile_bounds.bytes() +
                   coo_row.bytes() + coo_col.bytes() + perm.bytes() + ws_partial.bytes() + ws_x.bytes() +
                   ws_values.bytes();
   if (transposed) b += transposed->device_bytes();
@@ -137,31 +136,7 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
     check(cudaStreamSynchronize(stream), "synchronize");
   }
 
-  // Column-block segment offsets.
-  {
-    int fine = 256;
-    while ((static_cast<std::int64_t>(cols) + fine - 1) / fine > 256) fine *= 2;
-    const int nf = static_cast<int>((static_cast<std::int64_t>(cols) + fine - 1) / fine);
-    im.fine_cols = fine;
-    im.n_fine = nf;
-    if (static_cast<std::int64_t>(rows) * (nf + 1) <= (std::int64_t(1) << 26)) {
-      std::vector<int> seg(static_cast<std::size_t>(rows) * (nf + 1));
-      for (std::int32_t r = 0; r < rows; ++r) {
-        int j = rp[r];
-        int* s = seg.data() + static_cast<std::size_t>(r) * (nf + 1);
-        for (int f = 0; f < nf; ++f) {
-          const std::int64_t c0 = static_cast<std::int64_t>(f) * fine;
-          while (j < rp[r + 1] && col[j] < c0) ++j;
-          s[f] = j;
-        }
-        s[nf] = rp[r + 1];
-      }
-      check(im.segoff.upload(seg, 0, stream), "upload segment offsets");
-      check(cudaStreamSynchronize(stream), "synchronize");
-    }
-  }
-
-  // Row-tile offsets, laid out [column boundary][row] so that consecutive rows read consecutive words:
+  // Column-boundary offsets (column-block and row-tile kernels), laid out [column boundary][row] so that consecutive rows read consecutive words:
   // bounds[f][r] = first non-zero of row r at column >= f * tile_fine_cols (64, or coarser so the table
   // stays under 2^26 entries).
   {

@@ -1,9 +1,8 @@
 // spmm/plan_impl.hpp: what a Plan holds (private to the spmm sources), and the kernel launchers.
 //
 // The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row
-// segments ("items") and the split-row table for the fix-up, the column-block segment offsets, the
-// row-tile kernel's [column boundary][row] offset table, and
-// optionally the COO arrays (SNACK-COO) and the transposed pattern with its value permutation. It also
+// segments ("items") and the split-row table for the fix-up, the [column boundary][row] offset table of
+// the column-block and row-tile kernels, and optionally the COO arrays (SNACK-COO) and the transposed pattern with its value permutation. It also
 // owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one stream
 // at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
 // the instantiations compile in parallel.
@@ -82,11 +81,8 @@ struct Plan::Impl {
   int n_splits = 0;
   int n_slots = 0;
 
-  DeviceArray<int> segoff;            // [rows][n_fine + 1]; empty when too large
-  int fine_cols = 256;
-  int n_fine = 0;
-
-  DeviceArray<int> tile_bounds;       // [n_tile_fine + 1][rows] (row-tile kernel); empty when too large
+  DeviceArray<int> tile_bounds;       // [n_tile_fine + 1][rows] (column-block and row-tile kernels); empty
+                                      // when too large
   int tile_fine_cols = 64;
   int tile_n_fine = 0;
 
