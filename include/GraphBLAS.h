@@ -42,12 +42,20 @@ extern "C" {
 #define SNK_VERSION_PATCH 0
 
 /* ==== basic types and constants ======================================================================== */
+/* The enumerations are int-sized in C; C++ gets the same layout with a fixed underlying type, so that a
+ * value outside the enumerators (which a C caller can pass) is a valid value there too and the library can
+ * reject it with GrB_INVALID_VALUE instead of reading an out-of-range enum (undefined behaviour in C++). */
+#ifdef __cplusplus
+#define SNK_ENUM_INT : int
+#else
+#define SNK_ENUM_INT
+#endif
 typedef uint64_t GrB_Index;
 #define GrB_INDEX_MAX ((GrB_Index)(1ULL << 60) - 1)
 #define GrB_NULL NULL
 #define GrB_INVALID_HANDLE NULL
 
-typedef enum {
+typedef enum SNK_ENUM_INT {
   GrB_SUCCESS = 0,
   GrB_NO_VALUE = 1,
   GrB_UNINITIALIZED_OBJECT = -1,
@@ -66,10 +74,10 @@ typedef enum {
   GrB_EMPTY_OBJECT = -106
 } GrB_Info;
 
-typedef enum { GrB_NONBLOCKING = 0, GrB_BLOCKING = 1 } GrB_Mode;
-typedef enum { GrB_COMPLETE = 0, GrB_MATERIALIZE = 1 } GrB_WaitMode;
-typedef enum { GrB_OUTP = 0, GrB_MASK = 1, GrB_INP0 = 2, GrB_INP1 = 3 } GrB_Desc_Field;
-typedef enum {
+typedef enum SNK_ENUM_INT { GrB_NONBLOCKING = 0, GrB_BLOCKING = 1 } GrB_Mode;
+typedef enum SNK_ENUM_INT { GrB_COMPLETE = 0, GrB_MATERIALIZE = 1 } GrB_WaitMode;
+typedef enum SNK_ENUM_INT { GrB_OUTP = 0, GrB_MASK = 1, GrB_INP0 = 2, GrB_INP1 = 3 } GrB_Desc_Field;
+typedef enum SNK_ENUM_INT {
   GrB_DEFAULT = 0,
   GrB_REPLACE = 1,
   GrB_COMP = 2,
@@ -77,7 +85,7 @@ typedef enum {
   GrB_STRUCTURE = 4,
   GrB_COMP_STRUCTURE = 6
 } GrB_Desc_Value;
-typedef enum { GrB_CSR_FORMAT = 0, GrB_CSC_FORMAT = 1, GrB_COO_FORMAT = 2 } GrB_Format;
+typedef enum SNK_ENUM_INT { GrB_CSR_FORMAT = 0, GrB_CSC_FORMAT = 1, GrB_COO_FORMAT = 2 } GrB_Format;
 
 /* Opaque objects. */
 typedef struct SNK_Type_opaque *GrB_Type;

@@ -102,14 +102,28 @@ GrB_Monoid predefined_monoid(BinaryOpcode opcode, const Type* type) {
   }
 }
 
-std::mutex cache_mutex;
-std::map<std::size_t, GrB_Type> udt_types;
-std::map<std::tuple<Key, GrB_Type, GrB_Type>, GrB_UnaryOp> user_unary;
-std::map<std::tuple<Key, GrB_Type, GrB_Type, GrB_Type>, GrB_BinaryOp> user_binary;
-std::map<std::tuple<Key, GrB_Type, GrB_Type, GrB_Type>, GrB_IndexUnaryOp> user_index_unary;
-std::map<std::tuple<GrB_BinaryOp, std::vector<unsigned char>, bool, std::vector<unsigned char>>, GrB_Monoid>
-    monoids;
-std::map<std::pair<GrB_Monoid, GrB_BinaryOp>, GrB_Semiring> semirings;
+// The SuiteSparse objects made for snack's user-defined and non-predefined algebra, made once per
+// distinct object and kept for the life of the process. The caches are created on first use and never
+// destroyed: the objects may be used until exit, and static destructors may run after SuiteSparse is
+// finalized, so freeing them then is not safe. (Held from a static pointer they also stay reachable, so
+// LeakSanitizer does not report them; with destructible static maps it did, once the maps were gone.)
+struct Caches {
+  std::mutex mutex;
+  std::map<std::size_t, GrB_Type> udt_types;
+  std::map<std::tuple<Key, GrB_Type, GrB_Type>, GrB_UnaryOp> user_unary;
+  std::map<std::tuple<Key, GrB_Type, GrB_Type, GrB_Type>, GrB_BinaryOp> user_binary;
+  std::map<std::tuple<Key, GrB_Type, GrB_Type, GrB_Type>, GrB_IndexUnaryOp> user_index_unary;
+  std::map<std::tuple<GrB_BinaryOp, std::vector<unsigned char>, bool, std::vector<unsigned char>>, GrB_Monoid> monoids;
+  std::map<std::pair<GrB_Monoid, GrB_BinaryOp>, GrB_Semiring> semirings;
+};
+Caches* const caches = new Caches;
+std::mutex& cache_mutex = caches->mutex;
+auto& udt_types = caches->udt_types;
+auto& user_unary = caches->user_unary;
+auto& user_binary = caches->user_binary;
+auto& user_index_unary = caches->user_index_unary;
+auto& monoids = caches->monoids;
+auto& semirings = caches->semirings;
 
 GrB_UnaryOp wrap_unary(const UnaryOp& op) {
   GrB_Type z = grb_type(op.ztype), x = grb_type(op.xtype);

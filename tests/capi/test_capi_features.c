@@ -203,6 +203,7 @@ static void test_polymorphic_names(void) {
   OK(GrB_extract(w, NULL, NULL, A, GrB_ALL, 4, 0, GrB_DESC_T0)); /* row 0 */
   OK(GrB_Vector_extractElement(&x, w, 1));
   CHECK(x == 1);
+  GrB_free(&R); /* dup makes a new matrix; the INT64 one above would leak */
   OK(GrB_Matrix_dup(&R, A));
   OK(GrB_assign(R, NULL, NULL, S, rows, 2, cols, 2, NULL));
   OK(GrB_assign(R, NULL, NULL, 7.0, rows, 2, cols, 2, NULL));
