@@ -1,5 +1,7 @@
 // graphchallenge/engine/graphblas_engine.cpp: the SpDNN challenge as standard GraphBLAS C API calls (see
 // graphblas_engine.hpp). Only GrB_ functions of the spec are used, plus SNK_Backend_set to pick the backend.
+// Compiled a second time with SNACK_SUITESPARSE_DIRECT against SuiteSparse's own GraphBLAS.h and library
+// (snack-spdnn-suitesparse), the same calls give the CPU baseline that the kokkos backend is measured against.
 #include "engine/graphblas_engine.hpp"
 
 #include <algorithm>
@@ -7,7 +9,13 @@
 #include <stdexcept>
 #include <string>
 
+#ifdef SNACK_SUITESPARSE_DIRECT
+extern "C" {   // SuiteSparse's GraphBLAS.h (7.4) has no C++ linkage guards
+#include <GraphBLAS.h>
+}
+#else
 #include "GraphBLAS.h"
+#endif
 
 namespace snk::gc {
 namespace {
@@ -49,10 +57,17 @@ std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs
   using clock = std::chrono::steady_clock;
   GrB_Info init = GrB_init(GrB_NONBLOCKING);
   if (init != GrB_SUCCESS && init != GrB_INVALID_VALUE) check(init, "GrB_init");  // INVALID_VALUE: already initialized
+#ifdef SNACK_SUITESPARSE_DIRECT
+  // Built against SuiteSparse:GraphBLAS itself (snack-spdnn-suitesparse, the CPU baseline): no backends.
+  if (!options.backend.empty() && options.backend != "suitesparse")
+    throw std::runtime_error("GraphBLAS engine: this build runs SuiteSparse:GraphBLAS directly; no backend '" +
+                             options.backend + "'");
+#else
   if (!options.backend.empty()) {
     if (SNK_Backend_set(options.backend.c_str()) != GrB_SUCCESS)
       throw std::runtime_error("GraphBLAS engine: unknown backend '" + options.backend + "'");
   }
+#endif
   if (inputs.ncols != net.neurons) throw std::runtime_error("GraphBLAS engine: inputs must have one column per neuron");
 
   const auto t0 = clock::now();

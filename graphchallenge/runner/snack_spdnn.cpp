@@ -189,7 +189,9 @@ int main(int argc, char** argv) {
       if (!have) {
         std::fprintf(stderr, "[spdnn] computing the truth on the reference backend (SuiteSparse:GraphBLAS)...\n");
         snk::gc::GraphBlasOptions ro;
+#ifndef SNACK_SUITESPARSE_DIRECT
         ro.backend = "reference";
+#endif
         ro.progress = [](int64_t l, int64_t L) {
           if (l % 20 == 0 || l == L) std::fprintf(stderr, "[spdnn]   truth: layer %lld / %lld\n", (long long)l, (long long)L);
         };
@@ -211,7 +213,11 @@ int main(int argc, char** argv) {
     if (engine == "auto") engine = "graphblas";
     if (engine == "fused") throw std::runtime_error("this build has no CUDA: the fused GPU engine is not available");
 #endif
+#ifdef SNACK_SUITESPARSE_DIRECT
+    std::string backend_name = "SuiteSparse:GraphBLAS called directly (snack-spdnn-suitesparse)";
+#else
     std::string backend_name = engine == "fused" ? "cuda (fused engine)" : (cfg.backend.empty() ? "default" : cfg.backend);
+#endif
     std::string device = "CPU";
     double best = 1e300;
     std::vector<int64_t> categories;
