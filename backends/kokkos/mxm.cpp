@@ -8,7 +8,8 @@
 // transposed, masked Gustavson otherwise; a valued mask is used by structure only, which computes a
 // superset that the core's mask step trims); a transposed B with A of a few rows (mxv) uses dot products
 // against a dense copy of A's row; a transposed B otherwise is declined (the core transposes B); a full B
-// uses the sparse x dense path; everything else is Gustavson's two-phase SpGEMM.
+// uses the sparse x dense path; everything else is Gustavson's SpGEMM: two phases (count, then fill), or one
+// (fill per chunk, then place) when the output is small enough to hold twice.
 #include <algorithm>
 #include <cstring>
 
@@ -22,6 +23,8 @@ namespace {
 
 // Widest B for which each thread keeps dense arrays of B's width.
 constexpr Index kDenseWorkspaceLimit = Index(1) << 22;
+// Gustavson's SpGEMM skips its symbolic pass when the output is bounded by this many bytes.
+constexpr double kOnePassOutputBytes = 2.0 * (1 << 30);
 // A*B^T is computed by pull dot products when A has at most this many row slots.
 constexpr Index kPullRowsLimit = 8;
 
@@ -176,7 +179,10 @@ KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matri
     const Index flops = prefix.back() - c.A.nslots;
     c.chunks = balanced_chunks(prefix.data(), c.A.nslots, Index(16) * concurrency());
     c.dense_workspace = width <= kDenseWorkspaceLimit && width <= 8 * flops + 65536;
-    symbolic_counts(c);
+    // One pass (no symbolic pass) when the output, bounded by both the flops and rows x width, surely fits
+    // twice in memory (the one-pass method keeps a copy of it per chunk before placing it).
+    const double bound = std::min(double(flops), double(c.A.nslots) * double(width)) * double(sizeof(Index) + 8);
+    if (!c.dense_workspace || bound > kOnePassOutputBytes) symbolic_counts(c);
   }
   with_semiring(s, flip, [&](auto sr) { run_mxm<decltype(sr)>(c); });
   return KernelStatus::Done;

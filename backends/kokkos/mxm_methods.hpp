@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,9 +20,122 @@ struct ByColumn {
   bool operator()(const std::pair<Index, T>& x, const std::pair<Index, T>& y) const { return x.first < y.first; }
 };
 
+// Gustavson in one pass (when mxm.cpp skipped the symbolic pass: dense workspace, bounded output): each
+// chunk of A's slots writes its rows into its own growing buffers while counting them, then the output is
+// allocated from the counts and every chunk's rows are copied into place. Costs one extra copy of the
+// output instead of a second pass over all the products.
+template <class S>
+void mxm_gustavson_one_pass(MxmCall& c) {
+  using T = typename S::value_type;
+  using Stored = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;   // no vector<bool>
+  const CsrRef A = c.A, B = c.B;
+  const Index ncols = B.ncols;
+  const T* Ax = A.values<T>();
+  const T* Bx = B.values<T>();
+  const int nthreads = concurrency();
+  const std::vector<Index>& bounds = c.chunks;
+  const std::size_t nchunks = bounds.size() - 1;
+  std::vector<std::vector<Index>> chunk_j(nchunks);
+  std::vector<std::vector<Stored>> chunk_x(nchunks);
+  c.counts.assign(A.nslots, 0);
+  Index* counts = c.counts.data();
+  std::vector<Index> marks(std::size_t(nthreads) * ncols, kNoIndex);
+  Buffer<T> accs(std::size_t(nthreads) * ncols);
+  Index* mark_all = marks.data();
+  T* acc_all = accs.data();
+  auto* cj = chunk_j.data();
+  auto* cx = chunk_x.data();
+  const Index* bp = bounds.data();
+  auto chunk_of = [bp, nchunks](Index s0) {
+    return std::size_t(std::upper_bound(bp, bp + nchunks + 1, s0) - bp) - 1;
+  };
+  for_chunks("snack::kokkos::mxm_gustavson_one_pass", bounds, [=](Index s0, Index s1, int id) {
+    if (s0 == s1) return;
+    Index* mark = mark_all + std::size_t(id) * ncols;
+    T* acc = acc_all + std::size_t(id) * ncols;
+    std::vector<Index>& J = cj[chunk_of(s0)];
+    std::vector<Stored>& X = cx[chunk_of(s0)];
+    for (Index s = s0; s < s1; ++s) {
+      const std::size_t p0 = J.size();
+      Index products = 0;
+      for (Index e = A.p[s]; e < A.p[s + 1]; ++e) products += B.row_length(A.j[e]);
+      Index n = 0;
+      if (products * 2 >= ncols) {
+        // A row with at least half as many products as columns: most columns get an entry, so the
+        // inner loop does not branch on first touches (the new columns are read off the marks after).
+        for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
+          const T a = Ax[e];
+          Index b0, b1;
+          B.row_range(A.j[e], b0, b1);
+          for (Index q = b0; q < b1; ++q) {
+            const Index j = B.j[q];
+            const T t = S::mul(a, Bx[q]);
+            const bool seen = mark[j] == s;
+            acc[j] = seen ? S::add(acc[j], t) : t;
+            mark[j] = s;
+          }
+        }
+        for (Index j = 0; j < ncols; ++j)
+          if (mark[j] == s) J.push_back(j);
+        n = Index(J.size() - p0);
+        counts[s] = n;
+      } else {
+        for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
+          const T a = Ax[e];
+          Index b0, b1;
+          B.row_range(A.j[e], b0, b1);
+          for (Index q = b0; q < b1; ++q) {
+            const Index j = B.j[q];
+            const T t = S::mul(a, Bx[q]);
+            if (mark[j] != s) {
+              mark[j] = s;
+              acc[j] = t;
+              J.push_back(j);
+            } else {
+              acc[j] = S::add(acc[j], t);
+            }
+          }
+        }
+        n = Index(J.size() - p0);
+        counts[s] = n;
+      }
+      if (n == 0) continue;
+      if (products * 2 >= ncols) {
+        // already in column order
+      } else if (n * 8 > ncols) {
+        Index k = 0;
+        for (Index j = 0; j < ncols && k < n; ++j)
+          if (mark[j] == s) J[p0 + k++] = j;
+      } else {
+        std::sort(J.begin() + p0, J.end());
+      }
+      X.resize(J.size());
+      for (std::size_t k = p0; k < J.size(); ++k) X[k] = static_cast<Stored>(acc[J[k]]);
+    }
+  });
+  OutputCsr out;
+  out.begin(A.hyper, A.h, counts, A.nslots, sizeof(T));
+  Index* Tj = out.j();
+  unsigned char* Tx = out.x();
+  const Index* Tp = out.p();
+  for_chunks("snack::kokkos::mxm_gustavson_place", bounds, [=](Index s0, Index s1, int) {
+    if (s0 == s1) return;
+    const std::size_t k = chunk_of(s0);
+    const std::size_t n = cj[k].size();
+    if (n == 0) return;
+    std::memcpy(Tj + Tp[s0], cj[k].data(), n * sizeof(Index));
+    std::memcpy(Tx + Tp[s0] * sizeof(T), cx[k].data(), n * sizeof(T));
+  });
+  out.finish(*c.T);
+}
+
 template <class S>
 void mxm_gustavson(MxmCall& c) {
   using T = typename S::value_type;
+  if (c.dense_workspace && c.counts.empty()) {
+    mxm_gustavson_one_pass<S>(c);
+    return;
+  }
   const CsrRef A = c.A, B = c.B;
   const Index ncols = B.ncols;
   OutputCsr out;
