@@ -20,6 +20,38 @@ struct ByColumn {
   bool operator()(const std::pair<Index, T>& x, const std::pair<Index, T>& y) const { return x.first < y.first; }
 };
 
+// Adds the products of row s of A*B into a dense accumulator (mark[j] == s: column j has a value in
+// acc[j]) and calls first_touch(j) for each column the row reaches for the first time. kBranchFree: no
+// first-touch calls and a select instead of a branch (for rows that reach most columns: the caller reads
+// the new columns off the marks afterwards).
+template <class S, bool kBranchFree = false, class F>
+inline void accumulate_row(const CsrRef& A, const CsrRef& B, Index s, Index* mark, typename S::value_type* acc,
+                           const F& first_touch) {
+  using T = typename S::value_type;
+  const T* Ax = A.values<T>();
+  const T* Bx = B.values<T>();
+  for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
+    const T a = Ax[e];
+    Index b0, b1;
+    B.row_range(A.j[e], b0, b1);
+    for (Index q = b0; q < b1; ++q) {
+      const Index j = B.j[q];
+      const T t = S::mul(a, Bx[q]);
+      if constexpr (kBranchFree) {
+        const bool seen = mark[j] == s;
+        acc[j] = seen ? S::add(acc[j], t) : t;
+        mark[j] = s;
+      } else if (mark[j] != s) {
+        mark[j] = s;
+        acc[j] = t;
+        first_touch(j);
+      } else {
+        acc[j] = S::add(acc[j], t);
+      }
+    }
+  }
+}
+
 // Gustavson in one pass (when mxm.cpp skipped the symbolic pass: dense workspace, bounded output): each
 // chunk of A's slots writes its rows into its own growing buffers while counting them, then the output is
 // allocated from the counts and every chunk's rows are copied into place. Costs one extra copy of the
@@ -30,8 +62,6 @@ void mxm_gustavson_one_pass(MxmCall& c) {
   using Stored = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;   // no vector<bool>
   const CsrRef A = c.A, B = c.B;
   const Index ncols = B.ncols;
-  const T* Ax = A.values<T>();
-  const T* Bx = B.values<T>();
   const int nthreads = concurrency();
   const std::vector<Index>& bounds = c.chunks;
   const std::size_t nchunks = bounds.size() - 1;
@@ -63,39 +93,13 @@ void mxm_gustavson_one_pass(MxmCall& c) {
       if (products * 2 >= ncols) {
         // A row with at least half as many products as columns: most columns get an entry, so the
         // inner loop does not branch on first touches (the new columns are read off the marks after).
-        for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
-          const T a = Ax[e];
-          Index b0, b1;
-          B.row_range(A.j[e], b0, b1);
-          for (Index q = b0; q < b1; ++q) {
-            const Index j = B.j[q];
-            const T t = S::mul(a, Bx[q]);
-            const bool seen = mark[j] == s;
-            acc[j] = seen ? S::add(acc[j], t) : t;
-            mark[j] = s;
-          }
-        }
+        accumulate_row<S, true>(A, B, s, mark, acc, [](Index) {});
         for (Index j = 0; j < ncols; ++j)
           if (mark[j] == s) J.push_back(j);
         n = Index(J.size() - p0);
         counts[s] = n;
       } else {
-        for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
-          const T a = Ax[e];
-          Index b0, b1;
-          B.row_range(A.j[e], b0, b1);
-          for (Index q = b0; q < b1; ++q) {
-            const Index j = B.j[q];
-            const T t = S::mul(a, Bx[q]);
-            if (mark[j] != s) {
-              mark[j] = s;
-              acc[j] = t;
-              J.push_back(j);
-            } else {
-              acc[j] = S::add(acc[j], t);
-            }
-          }
-        }
+        accumulate_row<S>(A, B, s, mark, acc, [&J](Index j) { J.push_back(j); });
         n = Index(J.size() - p0);
         counts[s] = n;
       }
@@ -157,22 +161,7 @@ void mxm_gustavson(MxmCall& c) {
       for (Index s = s0; s < s1; ++s) {
         const Index p0 = Tp[s];
         Index n = 0;
-        for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
-          const T a = Ax[e];
-          Index b0, b1;
-          B.row_range(A.j[e], b0, b1);
-          for (Index q = b0; q < b1; ++q) {
-            const Index j = B.j[q];
-            const T t = S::mul(a, Bx[q]);
-            if (mark[j] != s) {
-              mark[j] = s;
-              acc[j] = t;
-              Tj[p0 + n++] = j;
-            } else {
-              acc[j] = S::add(acc[j], t);
-            }
-          }
-        }
+        accumulate_row<S>(A, B, s, mark, acc, [&](Index j) { Tj[p0 + n++] = j; });
         if (n == 0) continue;
         if (n * 8 > ncols) {
           // a wide row: read the marks in column order instead of sorting
