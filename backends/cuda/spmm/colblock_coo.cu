@@ -4,6 +4,7 @@
 // value gathers for the transposed pattern, COO row expansion).
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowtile.cuh"
+#include "spmm/column_ranges.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/snack_coo.cuh"
 
@@ -23,9 +24,7 @@ cudaError_t launch_cb(const ColBlockParams& p, cudaStream_t s) {
             static_cast<unsigned>((p.batch + BT - 1) / BT));
   colblock_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
-  const std::int64_t n = std::int64_t(p.rows) * p.batch;
-  colblock_fold_kernel<VT><<<static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 65535)), 256, 0, s>>>(p, splits);
-  return cudaGetLastError();
+  return launch_fold_column_ranges<VT>(p.partial, p.partial_ld, splits, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
 
 template <class VT>
@@ -51,9 +50,7 @@ cudaError_t launch_rt(const RowTileParams& p, int row_tiles, cudaStream_t s) {
             static_cast<unsigned>((p.batch + BT - 1) / BT));
   rowtile_kernel<BT, kRowTileRowsPerSlot><<<grid, kRowTileThreads, smem, s>>>(p);
   if ((e = cudaGetLastError()) != cudaSuccess || p.splits <= 1) return e;
-  const std::int64_t n = std::int64_t(p.rows) * p.batch;
-  rowtile_fold_kernel<float><<<static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 65535)), 256, 0, s>>>(p);
-  return cudaGetLastError();
+  return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.splits, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
 
 template <class E>

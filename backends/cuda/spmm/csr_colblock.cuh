@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   }
 
   // The block's rows: straight into Y, or, when the column blocks are split over several thread blocks,
-  // into this range's partial tile (folded in range order by colblock_fold_kernel).
+  // into this range's partial tile (folded in range order by fold_column_ranges_kernel, column_ranges.cuh).
   for (int t = threadIdx.x; t < nr * BT; t += blockDim.x) {
     const int rl = t / BT, b = t % BT;
     if (b0 + b >= p.batch) continue;
@@ -191,20 +191,6 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
                 static_cast<std::int64_t>(b0 + b) * p.ys_col;
       *dst = from_acc<VT>(acc_s[t]);
     }
-  }
-}
-
-// Y'(r, b) = sum over the column ranges, in range order, of the partial tiles.
-template <class VT>
-__global__ void colblock_fold_kernel(ColBlockParams p, int splits) {
-  const std::int64_t n = static_cast<std::int64_t>(p.rows) * p.batch;
-  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
-       t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t r = t / p.batch;
-    const int b = static_cast<int>(t % p.batch);
-    float s = 0.f;
-    for (int k = 0; k < splits; ++k) s += p.partial[(static_cast<std::int64_t>(k) * p.rows + r) * p.partial_ld + b];
-    static_cast<VT*>(p.y)[r * p.ys_row + b * p.ys_col] = from_acc<VT>(s);
   }
 }
 

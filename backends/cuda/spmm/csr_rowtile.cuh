@@ -158,19 +158,4 @@ __global__ void __launch_bounds__(256, 2) rowtile_kernel(RowTileParams p) {
   }
 }
 
-// Y'(r, b) = sum over the split ranges, in range order, of the partial tiles (a template only so that the
-// header can be included by several translation units).
-template <class Acc>
-__global__ void rowtile_fold_kernel(RowTileParams p) {
-  const std::int64_t n = static_cast<std::int64_t>(p.rows) * p.batch;
-  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
-       t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t r = t / p.batch;
-    const int b = static_cast<int>(t % p.batch);
-    Acc s = 0;
-    for (int k = 0; k < p.splits; ++k) s += p.partial[(static_cast<std::int64_t>(k) * p.rows + r) * p.partial_ld + b];
-    p.y[r * p.ys_row + b * p.ys_col] = s;
-  }
-}
-
 }  // namespace snk::cuda

@@ -310,6 +310,15 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     }
   }
 
+  // The partial tiles of split column ranges (column-block and row-tile kernels): [splits][rows][ld] floats,
+  // ld the batch rounded up to the batch tile; folded in range order (column_ranges.cuh).
+  auto range_partials = [&](int splits, int batch_tile, float*& partial, std::int64_t& ld) -> cudaError_t {
+    ld = (batch + batch_tile - 1) / batch_tile * batch_tile;
+    const cudaError_t r = w.ws_partial.reserve(std::size_t(splits) * a.rows * ld * 4 + 64);
+    partial = reinterpret_cast<float*>(w.ws_partial.get());
+    return r;
+  };
+
   if (ch.kernel == Kernel::ColumnBlock) {
     if (!plus_times) return fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");
     if (!a.tile_bounds.size()) return fail(Status::Unsupported, "this plan has no column-block offsets (too large)");
@@ -335,12 +344,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
     const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * vs + std::size_t(p.rows_per_cta) * c.batch_tile * 4;
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
-    if (p.blocks_per_cta < p.n_blocks) {
-      p.partial_ld = (batch + c.batch_tile - 1) / c.batch_tile * c.batch_tile;
-      const std::size_t bytes = std::size_t(c.splits) * a.rows * p.partial_ld * 4;
-      if ((e = w.ws_partial.reserve(bytes + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-      p.partial = reinterpret_cast<float*>(w.ws_partial.get());
-    }
+    if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
+      return cuda_fail(e, "workspace");
     if ((e = launch_colblock(args.type, c.batch_tile, p, s)) != cudaSuccess) return cuda_fail(e, "column_block");
     return Status::Success;
   }
@@ -371,12 +376,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.splits = c.splits;
     const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * 4;
     if (smem > 200 * 1024) return fail(Status::InvalidArgument, "row-tile configuration exceeds shared memory");
-    if (p.splits > 1) {
-      p.partial_ld = (batch + c.batch_tile - 1) / c.batch_tile * c.batch_tile;
-      const std::size_t bytes = std::size_t(p.splits) * a.rows * p.partial_ld * 4;
-      if ((e = w.ws_partial.reserve(bytes + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-      p.partial = reinterpret_cast<float*>(w.ws_partial.get());
-    }
+    if (p.splits > 1 && (e = range_partials(p.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
+      return cuda_fail(e, "workspace");
     const int tiles = (a.rows + rowtile_rows_per_cta(c.batch_tile) - 1) / rowtile_rows_per_cta(c.batch_tile);
     if ((e = launch_rowtile(c.batch_tile, p, tiles, s)) != cudaSuccess) return cuda_fail(e, "row_tile");
     return Status::Success;
