@@ -65,14 +65,14 @@ double draw(TypeCode code) {
   return v;
 }
 
-// A random nrows x ncols matrix with about density * nrows * ncols entries; one row in four is left
-// empty (as is every row when the draw puts nothing there).
-Matrix sparse_with_empty_rows(const Type* type, Index nrows, Index ncols, double density) {
+// A random nrows x ncols matrix with about density * nrows * ncols entries; with empty_rows, one row in
+// four is left empty (as is every row when the draw puts nothing there).
+Matrix random_matrix(const Type* type, Index nrows, Index ncols, double density, bool empty_rows) {
   std::vector<Index> I, J;
   std::vector<double> X;
   std::bernoulli_distribution on(density);
   for (Index i = 0; i < nrows; ++i) {
-    if (i % 4 == 3) continue;
+    if (empty_rows && i % 4 == 3) continue;
     for (Index j = 0; j < ncols; ++j)
       if (on(rng())) {
         I.push_back(i);
@@ -85,31 +85,11 @@ Matrix sparse_with_empty_rows(const Type* type, Index nrows, Index ncols, double
   return A;
 }
 
-Matrix full(const Type* type, Index nrows, Index ncols) {
-  std::vector<Index> I, J;
-  std::vector<double> X;
-  for (Index i = 0; i < nrows; ++i)
-    for (Index j = 0; j < ncols; ++j) {
-      I.push_back(i);
-      J.push_back(j);
-      X.push_back(draw(type->code));
-    }
-  Matrix A(type, nrows, ncols);
-  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
-  return A;
+Matrix sparse_with_empty_rows(const Type* type, Index nrows, Index ncols, double density) {
+  return random_matrix(type, nrows, ncols, density, true);
 }
 
-Vector full_vector(const Type* type, Index n) {
-  Vector v(type, n);
-  std::vector<Index> I;
-  std::vector<double> X;
-  for (Index i = 0; i < n; ++i) {
-    I.push_back(i);
-    X.push_back(draw(type->code));
-  }
-  v.build(I.data(), X.data(), &snk::types::FP64, n, nullptr);
-  return v;
-}
+Matrix full(const Type* type, Index nrows, Index ncols) { return random_matrix(type, nrows, ncols, 1.0, false); }
 
 Vector sparse_vector(const Type* type, Index n, double density) {
   Vector v(type, n);
