@@ -83,8 +83,9 @@ void mxm_gustavson_one_pass(MxmCall& c) {
     if (s0 == s1) return;
     Index* mark = mark_all + std::size_t(id) * ncols;
     T* acc = acc_all + std::size_t(id) * ncols;
-    std::vector<Index>& J = cj[chunk_of(s0)];
-    std::vector<Stored>& X = cx[chunk_of(s0)];
+    const std::size_t k = chunk_of(s0);
+    std::vector<Index>& J = cj[k];
+    std::vector<Stored>& X = cx[k];
     for (Index s = s0; s < s1; ++s) {
       const std::size_t p0 = J.size();
       Index products = 0;
@@ -107,14 +108,14 @@ void mxm_gustavson_one_pass(MxmCall& c) {
       if (products * 2 >= ncols) {
         // already in column order
       } else if (n * 8 > ncols) {
-        Index k = 0;
-        for (Index j = 0; j < ncols && k < n; ++j)
-          if (mark[j] == s) J[p0 + k++] = j;
+        Index m = 0;
+        for (Index j = 0; j < ncols && m < n; ++j)
+          if (mark[j] == s) J[p0 + m++] = j;
       } else {
         std::sort(J.begin() + p0, J.end());
       }
       X.resize(J.size());
-      for (std::size_t k = p0; k < J.size(); ++k) X[k] = static_cast<Stored>(acc[J[k]]);
+      for (std::size_t q = p0; q < J.size(); ++q) X[q] = static_cast<Stored>(acc[J[q]]);
     }
   });
   OutputCsr out;
