@@ -9,7 +9,8 @@
 // superset that the core's mask step trims); a transposed B with A of a few rows (mxv) uses dot products
 // against a dense copy of A's row; a transposed B otherwise is declined (the core transposes B); a full B
 // uses the sparse x dense path; everything else is Gustavson's SpGEMM: two phases (count, then fill), or one
-// (fill per chunk, then place) when the output is small enough to hold twice.
+// (fill per chunk, then place) when the output is small enough to hold twice; when A has several full rows,
+// B^T is built once and those rows are dot products with its rows.
 #include <algorithm>
 #include <cstring>
 
@@ -43,6 +44,52 @@ std::vector<Index> row_work_prefix(const CsrRef& A, const CsrRef& B) {
   return prefix;
 }
 
+// Gustavson computes full rows of A by dot products with B^T's rows when A has at least this many full
+// rows (building B^T costs about as much as multiplying a few full rows).
+constexpr Index kFullRowsForTranspose = 4;
+
+// c.BT = B^T restricted to B's non-empty columns, values copied bytewise (see MxmCall), when A has enough
+// full rows. A counting sort over B's entries in row order, so each row of BT lists k increasing.
+void transpose_for_full_rows(MxmCall& c, std::size_t value_size) {
+  const CsrRef A = c.A, B = c.B;
+  if (A.ncols == 0 || B.nvals == 0) return;
+  Index full = 0;
+  for (Index s = 0; s < A.nslots && full < kFullRowsForTranspose; ++s) full += A.p[s + 1] - A.p[s] == A.ncols;
+  if (full < kFullRowsForTranspose) return;
+  std::vector<Index> count(B.ncols + 1, 0);
+  for (Index q = 0; q < B.nvals; ++q) ++count[B.j[q] + 1];
+  CsrStorage& t = c.bt_storage;
+  t.hyper = true;
+  std::vector<Index> slot(B.ncols, kNoIndex);
+  t.p.push_back(0);
+  for (Index j = 0; j < B.ncols; ++j) {
+    if (count[j + 1] == 0) continue;
+    slot[j] = Index(t.h.size());
+    t.h.push_back(j);
+    t.p.push_back(t.p.back() + count[j + 1]);
+  }
+  t.j.resize(B.nvals);
+  t.x.resize(B.nvals * value_size);
+  std::vector<Index> next(t.p.begin(), t.p.end() - 1);
+  for (Index s = 0; s < B.nslots; ++s) {
+    const Index k = B.row_of(s);
+    for (Index q = B.p[s]; q < B.p[s + 1]; ++q) {
+      const Index d = next[slot[B.j[q]]]++;
+      t.j[d] = k;
+      std::memcpy(t.x.data() + d * value_size, B.x + q * value_size, value_size);
+    }
+  }
+  c.BT.hyper = true;
+  c.BT.h = t.h.data();
+  c.BT.p = t.p.data();
+  c.BT.j = t.j.data();
+  c.BT.x = t.x.data();
+  c.BT.nslots = Index(t.h.size());
+  c.BT.nrows = B.ncols;
+  c.BT.ncols = B.nrows;
+  c.BT.nvals = B.nvals;
+}
+
 // The symbolic pass: counts[s] = number of distinct columns of row s of A*B.
 void symbolic_counts(MxmCall& c) {
   const CsrRef A = c.A, B = c.B;
@@ -50,6 +97,7 @@ void symbolic_counts(MxmCall& c) {
   c.counts.assign(A.nslots, 0);
   Index* counts = c.counts.data();
   const Index* chunks = c.chunks.data();
+  const MxmCall* cp = &c;
   const std::int64_t nchunks = std::int64_t(c.chunks.size()) - 1;
   ThreadToken token;
   const int nthreads = token.size();
@@ -60,6 +108,10 @@ void symbolic_counts(MxmCall& c) {
       const int id = token.acquire();
       Index* mark = mark_all + std::size_t(id) * ncols;
       for (Index s = chunks[chunk]; s < chunks[chunk + 1]; ++s) {
+        if (cp->full_row(s)) {
+          counts[s] = cp->BT.nslots;
+          continue;
+        }
         Index n = 0;
         for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
           Index b0, b1;
@@ -83,6 +135,10 @@ void symbolic_counts(MxmCall& c) {
       const int id = token.acquire();
       auto& buf = buf_all[id];
       for (Index s = chunks[chunk]; s < chunks[chunk + 1]; ++s) {
+        if (cp->full_row(s)) {
+          counts[s] = cp->BT.nslots;
+          continue;
+        }
         buf.clear();
         for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
           Index b0, b1;
@@ -179,6 +235,7 @@ KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matri
     const Index flops = prefix.back() - c.A.nslots;
     c.chunks = balanced_chunks(prefix.data(), c.A.nslots, Index(16) * concurrency());
     c.dense_workspace = width <= kDenseWorkspaceLimit && width <= 8 * flops + 65536;
+    transpose_for_full_rows(c, B.type()->size);
     // One pass (no symbolic pass) when the output, bounded by both the flops and rows x width, surely fits
     // twice in memory (the one-pass method keeps a copy of it per chunk before placing it).
     const double bound = std::min(double(flops), double(c.A.nslots) * double(width)) * double(sizeof(Index) + 8);

@@ -38,6 +38,12 @@ struct MxmCall {
   // Gustavson: chunks of A's slots of about equal flops, and the symbolic counts per A slot.
   std::vector<Index> chunks;
   std::vector<Index> counts;
+  // Gustavson, when A has full rows: B^T holding only B's non-empty columns (BT.h: those columns,
+  // increasing; each row of BT lists B's rows k in increasing order with B(k, j)); BT.nslots == 0: none.
+  CsrRef BT;
+  CsrStorage bt_storage;
+  // Whether row s of A is full (every column 0 .. A.ncols - 1), so that BT's dot products compute it.
+  bool full_row(Index s) const { return BT.nslots > 0 && A.p[s + 1] - A.p[s] == A.ncols; }
 };
 
 // The type-independent parts (mxm.cpp).

@@ -52,6 +52,48 @@ inline void accumulate_row(const CsrRef& A, const CsrRef& B, Index s, Index* mar
   }
 }
 
+// Row s of A*B for a full row s of A (a[k] = A(s, k) for every k): one dot product of a with each row of
+// c.BT, out(c, j, value) for the c-th non-empty column j of B. Each sum adds its terms in increasing k,
+// the order accumulate_row adds them in, so both give bitwise the same values. Four columns at a time:
+// four independent chains of adds that the CPU overlaps (one chain waits on each add's latency).
+template <class S, class Out>
+inline void dot_full_row(const typename S::value_type* a, const CsrRef& BT, const Out& out) {
+  using T = typename S::value_type;
+  const T* bx = BT.values<T>();
+  const Index* bk = BT.j;
+  const Index* p = BT.p;
+  const Index n = BT.nslots;
+  Index c = 0;
+  for (; c + 4 <= n; c += 4) {
+    Index q0 = p[c], q1 = p[c + 1], q2 = p[c + 2], q3 = p[c + 3];
+    const Index e0 = p[c + 1], e1 = p[c + 2], e2 = p[c + 3], e3 = p[c + 4];
+    T s0 = S::mul(a[bk[q0]], bx[q0]), s1 = S::mul(a[bk[q1]], bx[q1]);
+    T s2 = S::mul(a[bk[q2]], bx[q2]), s3 = S::mul(a[bk[q3]], bx[q3]);
+    ++q0, ++q1, ++q2, ++q3;
+    const Index m = std::min(std::min(e0 - q0, e1 - q1), std::min(e2 - q2, e3 - q3));
+    for (Index t = 0; t < m; ++t) {
+      s0 = S::add(s0, S::mul(a[bk[q0 + t]], bx[q0 + t]));
+      s1 = S::add(s1, S::mul(a[bk[q1 + t]], bx[q1 + t]));
+      s2 = S::add(s2, S::mul(a[bk[q2 + t]], bx[q2 + t]));
+      s3 = S::add(s3, S::mul(a[bk[q3 + t]], bx[q3 + t]));
+    }
+    for (q0 += m; q0 < e0; ++q0) s0 = S::add(s0, S::mul(a[bk[q0]], bx[q0]));
+    for (q1 += m; q1 < e1; ++q1) s1 = S::add(s1, S::mul(a[bk[q1]], bx[q1]));
+    for (q2 += m; q2 < e2; ++q2) s2 = S::add(s2, S::mul(a[bk[q2]], bx[q2]));
+    for (q3 += m; q3 < e3; ++q3) s3 = S::add(s3, S::mul(a[bk[q3]], bx[q3]));
+    out(c, BT.h[c], s0);
+    out(c + 1, BT.h[c + 1], s1);
+    out(c + 2, BT.h[c + 2], s2);
+    out(c + 3, BT.h[c + 3], s3);
+  }
+  for (; c < n; ++c) {
+    Index q = p[c];
+    T v = S::mul(a[bk[q]], bx[q]);
+    for (++q; q < p[c + 1]; ++q) v = S::add(v, S::mul(a[bk[q]], bx[q]));
+    out(c, BT.h[c], v);
+  }
+}
+
 // Gustavson in one pass (when mxm.cpp skipped the symbolic pass: dense workspace, bounded output): each
 // chunk of A's slots writes its rows into its own growing buffers while counting them, then the output is
 // allocated from the counts and every chunk's rows are copied into place. Costs one extra copy of the
@@ -60,7 +102,9 @@ template <class S>
 void mxm_gustavson_one_pass(MxmCall& c) {
   using T = typename S::value_type;
   using Stored = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;   // no vector<bool>
-  const CsrRef A = c.A, B = c.B;
+  const CsrRef A = c.A, B = c.B, BT = c.BT;
+  const T* Ax = A.values<T>();
+  const MxmCall* call = &c;
   const Index ncols = B.ncols;
   const int nthreads = concurrency();
   const std::vector<Index>& bounds = c.chunks;
@@ -88,6 +132,19 @@ void mxm_gustavson_one_pass(MxmCall& c) {
     std::vector<Stored>& X = cx[k];
     for (Index s = s0; s < s1; ++s) {
       const std::size_t p0 = J.size();
+      if (call->full_row(s)) {
+        const Index n = BT.nslots;
+        J.resize(p0 + n);
+        X.resize(p0 + n);
+        Index* Jr = J.data() + p0;
+        Stored* Xr = X.data() + p0;
+        dot_full_row<S>(Ax + A.p[s], BT, [=](Index k, Index j, T v) {
+          Jr[k] = j;
+          Xr[k] = static_cast<Stored>(v);
+        });
+        counts[s] = n;
+        continue;
+      }
       Index products = 0;
       for (Index e = A.p[s]; e < A.p[s + 1]; ++e) products += B.row_length(A.j[e]);
       Index n = 0;
@@ -141,7 +198,8 @@ void mxm_gustavson(MxmCall& c) {
     mxm_gustavson_one_pass<S>(c);
     return;
   }
-  const CsrRef A = c.A, B = c.B;
+  const CsrRef A = c.A, B = c.B, BT = c.BT;
+  const MxmCall* call = &c;
   const Index ncols = B.ncols;
   OutputCsr out;
   out.begin(A.hyper, A.h, c.counts.data(), A.nslots, sizeof(T));
@@ -161,6 +219,13 @@ void mxm_gustavson(MxmCall& c) {
       T* acc = acc_all + std::size_t(id) * ncols;
       for (Index s = s0; s < s1; ++s) {
         const Index p0 = Tp[s];
+        if (call->full_row(s)) {
+          dot_full_row<S>(Ax + A.p[s], BT, [=](Index k, Index j, T v) {
+            Tj[p0 + k] = j;
+            Tx[p0 + k] = v;
+          });
+          continue;
+        }
         Index n = 0;
         accumulate_row<S>(A, B, s, mark, acc, [&](Index j) { Tj[p0 + n++] = j; });
         if (n == 0) continue;
@@ -181,6 +246,14 @@ void mxm_gustavson(MxmCall& c) {
     for_chunks("snack::kokkos::mxm_gustavson_sort", c.chunks, [=](Index s0, Index s1, int id) {
       auto& buf = buf_all[id];
       for (Index s = s0; s < s1; ++s) {
+        if (call->full_row(s)) {
+          const Index p0 = Tp[s];
+          dot_full_row<S>(Ax + A.p[s], BT, [=](Index k, Index j, T v) {
+            Tj[p0 + k] = j;
+            Tx[p0 + k] = v;
+          });
+          continue;
+        }
         buf.clear();
         for (Index e = A.p[s]; e < A.p[s + 1]; ++e) {
           const T a = Ax[e];

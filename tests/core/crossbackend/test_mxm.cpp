@@ -3,8 +3,8 @@
 // Every predefined semiring of every type on a set of shapes (empty, 0 x n, zero inner dimension, 1 x 1,
 // rectangular, full, and a masked accumulating product); the whole mask x accumulator x replace product on
 // a few semirings; the four transpose combinations of the descriptor; outputs aliasing inputs (C = A*C,
-// C = C*C, C<C> = A*B); hypersparse 10^6 x 10^6 operands; sparse x dense (the SpMM path); and inputs that
-// need typecasts. Each case is one cross_check() (crossbackend.hpp).
+// C = C*C, C<C> = A*B); hypersparse 10^6 x 10^6 operands; sparse x dense (the SpMM path); full rows times a
+// sparse matrix (dot products with B^T on kokkos); and inputs that need typecasts. Each case is one cross_check() (crossbackend.hpp).
 #include "crossbackend.hpp"
 
 namespace xb {
@@ -187,6 +187,56 @@ TEST_F(MxmFixed, SparseTimesDense) {
     Matrix Md = random_mask(64, 16, 1.0, rng_);
     cross_check(s->name + " C<full valued mask> = A * full", Matrix(t, 64, 16),
                 [&](Matrix& C) { mxm(C, &Md, nullptr, *s, A, X); }, {300});
+  }
+}
+
+// A with a full row for every fifth row and sparse rows between, times a sparse B with empty columns: the
+// kokkos backend computes the full rows as dot products with B^T's rows. Plain, hypersparse A, a wide B
+// (the sorting workspace and its symbolic pass), and an aliased C = C*B, on semirings of every kind of
+// monoid.
+// A copy of A with the given rows made full (every column holds a value drawn from `values`).
+Matrix with_full_rows(Matrix A, const std::vector<Index>& full_rows, Rng& rng, const ValueRange& values) {
+  const Type* t = A.type();
+  const Index ncols = A.ncols();
+  const TypeCode code = t->code;
+  for (Index i : full_rows)
+    for (Index j = 0; j < ncols; ++j) {
+      const Scalar v = scalar_of(t, draw_value(code, values, rng));
+      A.set_element(i, j, v.data(), t);
+    }
+  A.wait();
+  return A;
+}
+
+TEST_F(MxmFixed, FullRowsTimesSparse) {
+  for (const Semiring* s : {&semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::FP32),
+                            &semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::FP64),
+                            &semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::Int32),
+                            &semiring(BinaryOpcode::Min, BinaryOpcode::Plus, TypeCode::Int64),
+                            &semiring(BinaryOpcode::Max, BinaryOpcode::Times, TypeCode::FP64),
+                            &semiring(BinaryOpcode::Plus, BinaryOpcode::Min, TypeCode::UInt16),
+                            &semiring(BinaryOpcode::LOr, BinaryOpcode::LAnd, TypeCode::Bool)}) {
+    const Type* t = s->multiply->xtype;
+    const ValueRange values = s->add->op->opcode == BinaryOpcode::Plus && (t->code == TypeCode::FP32 || t->code == TypeCode::FP64)
+                                  ? with_specials(0.02)
+                                  : ValueRange{};
+    std::vector<Index> full;
+    for (Index i = 0; i < 400; i += 5) full.push_back(i);
+    // 100 columns at density 0.05 over 50 rows: about 8 columns of B are empty
+    const Matrix A = with_full_rows(random_matrix(t, 400, 50, 0.1, rng_, values), full, rng_, values);
+    const Matrix B = random_matrix(t, 50, 100, 0.05, rng_, values);
+    cross_check(s->name + " (400x50, every 5th row full) * sparse 50x100", Matrix(s->add->type(), 400, 100),
+                [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, A, B); }, {100});
+    const Matrix Sq = random_matrix(t, 50, 50, 0.1, rng_, values);
+    cross_check(s->name + " C = C*B with full rows in C", A,
+                [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, C, Sq); }, {100});
+    const Matrix H =
+        with_full_rows(sparse_matrix_with(t, 1000000, 50, 300, rng_, values), {7, 99999, 500000, 999999}, rng_, values);
+    cross_check(s->name + " hypersparse 10^6 x 50 with 4 full rows * sparse 50x100",
+                Matrix(s->add->type(), 1000000, 100), [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, H, B); }, {100});
+    const Matrix W = sparse_matrix_with(t, 50, 1000000, 300, rng_, values);
+    cross_check(s->name + " (400x50, every 5th row full) * (50 x 10^6)", Matrix(s->add->type(), 400, 1000000),
+                [&](Matrix& C) { mxm(C, nullptr, nullptr, *s, A, W); }, {100});
   }
 }
 
