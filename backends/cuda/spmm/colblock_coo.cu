@@ -12,17 +12,23 @@ namespace snk::cuda {
 
 namespace {
 
+// Batch tiles 32 and 128 run colblock_wide_kernel (row sums in registers: rows_per_cta must be
+// 32 x kColBlockRowsPerWarp), batch tile 8 colblock_kernel; colblock_shared_bytes says what each needs.
 template <class VT, int BT>
 cudaError_t launch_cb(const ColBlockParams& p, cudaStream_t s) {
-  const std::size_t smem = std::size_t(2) * p.block_cols * BT * sizeof(VT) +
-                           std::size_t(p.rows_per_cta) * BT * sizeof(float);
-  cudaError_t e = cudaFuncSetAttribute(colblock_kernel<VT, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(smem));
+  constexpr bool kWide = BT == 32 || BT == 128;
+  if (kWide && p.rows_per_cta != 32 * kColBlockRowsPerWarp) return cudaErrorInvalidValue;
+  const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, sizeof(VT));
+  const void* kernel;
+  if constexpr (kWide) kernel = reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT>);
+  else kernel = reinterpret_cast<const void*>(colblock_kernel<VT, BT>);
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   const int splits = (p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta;
   dim3 grid(static_cast<unsigned>((p.rows + p.rows_per_cta - 1) / p.rows_per_cta), static_cast<unsigned>(splits),
             static_cast<unsigned>((p.batch + BT - 1) / BT));
-  colblock_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
+  if constexpr (kWide) colblock_wide_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
+  else colblock_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<VT>(p.partial, p.partial_ld, splits, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }

@@ -1,18 +1,19 @@
-// spmm/csr_colblock.cuh: the column-block SpMM kernel (plus_times, fp32/fp16/bf16; deterministic).
+// spmm/csr_colblock.cuh: the column-block SpMM kernels (plus_times, fp32/fp16/bf16; deterministic).
 //
 // With a batch of 8 or more, a row-segment kernel gathers a whole row of X (BT values) from L2 for every
 // non-zero, and those gathers, not the stream of W, bound it. Here X is cut into blocks of block_cols
 // columns; a thread block owns rows_per_cta rows of W and a range of column blocks, stages each block of
 // X (block_cols x BT values of the batch tile) in shared memory with cp.async, double-buffered (the next
 // block loads while this one is used), and walks the segment of each of its rows that falls in the block
-// (offsets precomputed by the plan), so every gather of an X row is a shared-memory read. The stream of W
-// is loaded cooperatively: the lanes of a group load different chunks of its row and hand the non-zeros
-// around by shuffles, and a warp's groups work on different rows, so that many rows' loads are in flight
-// at once (a design where every lane of a group loaded the same chunks, one row per warp at a time, was
-// latency-bound: too few loads in flight per SM). Row sums
-// collect in shared memory (each row belongs to one warp per block: no atomics); at the end the block
-// writes its rows of Y, or, when several blocks share a row range over disjoint column ranges, a partial
-// tile that a fold kernel sums in range order. Either way the result is bitwise identical run to run.
+// (offsets precomputed by the plan), so every gather of an X row is a shared-memory read. At the end the
+// block writes its rows of Y, or, when several blocks share a row range over disjoint column ranges, a
+// partial tile that a fold kernel sums in range order; either way the result is bitwise identical run to
+// run. Two kernels, by batch tile:
+//   - colblock_kernel (batch tile 8): the lanes of a group load different chunks of its row and hand the
+//     non-zeros around by shuffles, a warp's 16 groups work on different rows (many rows' loads in flight
+//     at once), and row sums collect in shared memory (each row belongs to one group: no atomics);
+//   - colblock_wide_kernel (batch tiles 32 and 128): row sums in registers, each warp's rows' non-zeros
+//     staged as (value, offset) pairs in shared memory and read as broadcasts (see below).
 #pragma once
 
 #include <cstdint>
@@ -74,10 +75,10 @@ __device__ __forceinline__ void colblock_stage(const ColBlockParams& p, VT* tile
 // into the row's shared accumulator: every row belongs to one group, so no atomics and a fixed order.
 template <class VT, int BT>
 __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
-  static_assert(BT == 8 || BT == 32 || BT == 128, "batch tile 8, 32 or 128");
+  static_assert(BT == 8, "batch tile 8 (32 and 128: colblock_wide_kernel)");
   constexpr int L = BT / 4;                           // lanes that share one X row (four values each)
   constexpr int G = 32 / L;                           // groups (rows in progress) per warp
-  constexpr int U = BT == 8 ? 4 : BT == 32 ? 2 : 1;   // chunks per lane per round
+  constexpr int U = 4;                                // chunks per lane per round
   constexpr int kRound = 4 * L * U;                   // non-zeros of a row per round
   extern __shared__ uint4 colblock_smem[];
   VT* tiles = reinterpret_cast<VT*>(colblock_smem);
@@ -127,6 +128,10 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
         float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
         for (int rd = 0; rd < rounds; ++rd) {
           const int qb = q_first + rd * L * U;   // the group's first chunk of this round
+          // Chunks of this round that hold non-zeros of the group's row, the most over the warp's groups
+          // (warp-uniform): the hand-round below stops there, so a row with a few non-zeros in the
+          // block (batch 128: L*U = 32 chunks per round) costs a few rounds of shuffles, not L*U.
+          const int used = __reduce_max_sync(0xffffffffu, min(L * U, max(0, ((e + 3) >> 2) - qb)));
           Four<VT> w[U];
           Four<std::uint16_t> cc[U];
 #pragma unroll
@@ -138,6 +143,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
           for (int u = 0; u < U; ++u) {
 #pragma unroll
             for (int jj = 0; jj < L; ++jj) {
+              if (u * L + jj >= used) break;
               const int src = grp * L + jj;
               const int qj = qb + u * L + jj;
 #pragma unroll
@@ -190,6 +196,206 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
       VT* dst = static_cast<VT*>(p.y) + static_cast<std::int64_t>(r0 + rl) * p.ys_row +
                 static_cast<std::int64_t>(b0 + b) * p.ys_col;
       *dst = from_acc<VT>(acc_s[t]);
+    }
+  }
+}
+
+// Batch tiles 32 and 128 (colblock_wide_kernel): a warp owns kColBlockRowsPerWarp rows of the thread
+// block's 32 x kColBlockRowsPerWarp (row warp + 32 i) and keeps their sums in registers across all of its
+// column blocks: no shared row sums, no read-modify-write per block. Its lanes form G = 128 / BT groups of
+// BT / 4 lanes (four batch values per lane), each group working on one of the rows at a time (batch 128:
+// one group, the four rows in turn; batch 32: four groups, one row each). In each column block the warp's
+// rows' segments are taken as one concatenated run of non-zeros: the lanes load it at once (up to
+// kColBlockPairsPerLane non-zeros each, coalesced), turn each column into the byte offset of its row in
+// the staged tile, and leave the (value, offset) pairs in the warp's slice of shared memory; each group
+// then reads its row's pairs as broadcasts and its four values of each X row: two shared loads and four
+// FMAs per non-zero per lane. The run of the next column block is loaded into registers while this one
+// is computed (its segment bounds are fetched a block earlier still), so the sparse stream's latency
+// hides behind the shared-memory work. (colblock_kernel's hand-round by shuffles was issue-bound at batch
+// 128: 39 instructions per non-zero, measured.) Each row's sum runs in column order: results are bitwise
+// identical run to run.
+constexpr int kColBlockRowsPerWarp = 4;
+constexpr int kColBlockPairsPerLane = 4;   // a warp's run holds up to 128 non-zeros per column block at once
+
+// Dynamic shared memory of a column-block launch: the two X stages, then the row sums (colblock_kernel)
+// or each warp's (value, offset) pairs (colblock_wide_kernel, batch tiles 32 and 128).
+inline bool colblock_wide(int bt) { return bt == 32 || bt == 128; }
+inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_cta, std::size_t value_size) {
+  const std::size_t stages = std::size_t(2) * block_cols * bt * value_size;
+  return stages + (colblock_wide(bt) ? std::size_t(kColBlockThreads) * kColBlockPairsPerLane * 8
+                                     : std::size_t(rows_per_cta) * bt * 4);
+}
+
+// V consecutive values of a staged X row, as floats.
+template <class VT, int V>
+__device__ __forceinline__ void colblock_load_x(const VT* src, float (&x)[V]) {
+  if constexpr (V == 4) {
+    Four<VT> xv;
+    if constexpr (sizeof(VT) == 4) {
+      const float4 f = *reinterpret_cast<const float4*>(src);
+      memcpy(&xv, &f, 16);
+    } else {
+      const uint2 h = *reinterpret_cast<const uint2*>(src);
+      memcpy(&xv, &h, 8);
+    }
+#pragma unroll
+    for (int t = 0; t < 4; ++t) x[t] = to_acc<float>(xv.v[t]);
+  } else {
+#pragma unroll
+    for (int t = 0; t < V; ++t) x[t] = to_acc<float>(src[t]);
+  }
+}
+
+// The warp's run in one column block: row i's segment is the run's [o[i], o[i + 1]) (o[0] = 0), found in W
+// at d[i] + (position in the run).
+template <int R>
+struct ColBlockRun {
+  int d[R];
+  int o[R + 1];
+};
+
+template <class VT, int BT>
+__global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p) {
+  static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");
+  constexpr int R = kColBlockRowsPerWarp, K = kColBlockPairsPerLane, kCap = 32 * K;
+  constexpr int L = BT / 4, G = 32 / L, RG = R / G;   // lanes per row, rows at a time, rows per group
+  static_assert(R % G == 0, "the warp's rows split evenly over its groups");
+  constexpr unsigned kAll = 0xffffffffu;
+  extern __shared__ uint4 colblock_smem[];
+  VT* tiles = reinterpret_cast<VT*>(colblock_smem);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
+  const int grp = lane / L, l4 = lane % L;
+  int2* pairs = reinterpret_cast<int2*>(tiles + 2 * p.block_cols * BT) + warp * kCap;
+  const int r0 = blockIdx.x * p.rows_per_cta;
+  const int nr = min(p.rows_per_cta, p.rows - r0);
+  const int c_begin = blockIdx.y * p.blocks_per_cta;
+  const int c_end = min(p.n_blocks, c_begin + p.blocks_per_cta);
+  const int b0 = blockIdx.z * BT;
+  const VT* vals = static_cast<const VT*>(p.values);
+
+  // Lane i < R: the segment [S, E) of row warp + 32 i in column block c (empty past the range).
+  auto bounds_of = [&](int c, int& S, int& E) {
+    S = E = 0;
+    if (c < c_end && lane < R && warp + n_warps * lane < nr) {
+      const int r = r0 + warp + n_warps * lane;
+      const int f0 = c * p.ratio, f1 = min((c + 1) * p.ratio, p.n_fine);
+      S = p.bounds[static_cast<std::int64_t>(f0) * p.rows + r];
+      E = p.bounds[static_cast<std::int64_t>(f1) * p.rows + r];
+    }
+  };
+  auto run_of = [&](int S, int E) {
+    ColBlockRun<R> run;
+    run.o[0] = 0;
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const int si = __shfl_sync(kAll, S, i);
+      run.d[i] = si - run.o[i];
+      run.o[i + 1] = run.o[i] + (__shfl_sync(kAll, E, i) - si);
+    }
+    return run;
+  };
+  // Registers: non-zeros g0 + 32 u + lane of block c's run (value, byte offset of the X row in the tile).
+  float wr[K];
+  int kr[K];
+  auto load_run = [&](int c, const ColBlockRun<R>& run, int g0) {
+    const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
+#pragma unroll
+    for (int u = 0; u < K; ++u) {
+      const int g = g0 + 32 * u + lane;
+      if (g < run.o[R]) {
+        int d = run.d[0];
+#pragma unroll
+        for (int i = 1; i < R; ++i)
+          if (g >= run.o[i]) d = run.d[i];
+        const int q = d + g;
+        wr[u] = to_acc<float>(vals[q]);
+        kr[u] = static_cast<int>(((static_cast<unsigned>(p.col16[q]) - cbase) & 0xffffu) * (BT * sizeof(VT)));
+      }
+    }
+  };
+
+  float acc[RG][4];   // the group's rows r * G + grp
+#pragma unroll
+  for (int r = 0; r < RG; ++r) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.0f;
+
+  int S, E;
+  bounds_of(c_begin, S, E);
+  ColBlockRun<R> cur = run_of(S, E);
+  bounds_of(c_begin + 1, S, E);   // S, E: always the bounds of the block after the current one
+  if (c_begin < c_end) {
+    load_run(c_begin, cur, 0);
+    colblock_stage<VT, BT>(p, tiles, c_begin, b0);
+  }
+  cp_async_commit();
+
+  for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
+    if (c + 1 < c_end) {
+      colblock_stage<VT, BT>(p, tiles + ((it + 1) & 1) * p.block_cols * BT, c + 1, b0);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    ColBlockRun<R> next;   // block c + 1's run, made when its loads are issued
+    const char* tile = reinterpret_cast<const char*>(tiles + (it & 1) * p.block_cols * BT + l4 * 4);
+    const int total = cur.o[R];
+    for (int g0 = 0; g0 < total; g0 += kCap) {
+#pragma unroll
+      for (int u = 0; u < K; ++u)
+        if (g0 + 32 * u + lane < total) pairs[32 * u + lane] = make_int2(__float_as_int(wr[u]), kr[u]);
+      __syncwarp();
+      if (g0 + kCap < total) {
+        load_run(c, cur, g0 + kCap);   // a longer run: its next part
+      } else if (c + 1 < c_end) {      // the next block's run, loading while this one computes
+        next = run_of(S, E);
+        bounds_of(c + 2, S, E);
+        load_run(c + 1, next, 0);
+      }
+#pragma unroll
+      for (int r = 0; r < RG; ++r) {
+        int lo = cur.o[r * G], hi = cur.o[r * G + 1];   // this group's row in the run
+#pragma unroll
+        for (int gg = 1; gg < G; ++gg)
+          if (grp == gg) lo = cur.o[r * G + gg], hi = cur.o[r * G + gg + 1];
+        const int t1 = min(hi, g0 + kCap) - g0;
+#pragma unroll 4
+        for (int t = max(lo, g0) - g0; t < t1; ++t) {
+          const int2 q = pairs[t];
+          float x[4];
+          colblock_load_x<VT, 4>(reinterpret_cast<const VT*>(tile + q.y), x);
+          const float w = __int_as_float(q.x);
+#pragma unroll
+          for (int v = 0; v < 4; ++v) acc[r][v] = fmaf(w, x[v], acc[r][v]);
+        }
+      }
+      __syncwarp();
+    }
+    if (total == 0) {
+      next = run_of(S, E);
+      bounds_of(c + 2, S, E);
+      if (c + 1 < c_end) load_run(c + 1, next, 0);
+    }
+    cur = next;
+    __syncthreads();
+  }
+
+  // The group's rows: straight into Y, or into this column range's partial tile (see colblock_kernel).
+#pragma unroll
+  for (int r = 0; r < RG; ++r) {
+    const int rl = warp + n_warps * (r * G + grp);
+    if (rl >= nr) continue;
+#pragma unroll
+    for (int v = 0; v < 4; ++v) {
+      const int b = b0 + l4 * 4 + v;
+      if (b >= p.batch) continue;
+      if (p.partial) {
+        p.partial[(static_cast<std::int64_t>(blockIdx.y) * p.rows + r0 + rl) * p.partial_ld + b] = acc[r][v];
+      } else {
+        VT* dst = static_cast<VT*>(p.y) + static_cast<std::int64_t>(r0 + rl) * p.ys_row +
+                  static_cast<std::int64_t>(b) * p.ys_col;
+        *dst = from_acc<VT>(acc[r][v]);
+      }
     }
   }
 }

@@ -14,8 +14,8 @@
 //     rows average >= 48 non-zeros, else 8;
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
 //   - plus_times, batch >= 5: ColumnBlock where column_block_wins() (batch 5-8 on tall matrices with rows
-//     of >= 100 non-zeros, batch 9-32 with rows of >= 200), else RowSegmentBatchLanes with a batch tile
-//     of 8 (batch <= 8), 32 (<= 32) or 128;
+//     of >= 100 non-zeros, larger batches with rows of >= 200), else RowSegmentBatchLanes with a batch
+//     tile of 8 (batch <= 8), 32 (<= 32) or 128;
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
@@ -92,17 +92,27 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   if (c.batch_tile != 8 && c.batch_tile != 32 && c.batch_tile != 128)
     c.batch_tile = args.batch <= 8 ? 8 : args.batch <= 32 ? 32 : 128;
   const int bt = c.batch_tile;
-  // Two stages of X take up to 128 KB (fp32), the row sums up to 64 KB.
-  if (c.block_cols <= 0) c.block_cols = 65536 / (bt * vs);
-  // A power of two, at least the plan's fine granularity, at most 65536 (the 16-bit column window).
+  // Two stages of X take up to 128 KB (fp32), the row sums (batch tile 8) up to 64 KB. The wide kernel
+  // (batch tiles 32 and 128) takes the widest block that keeps its warps' runs at about 32 non-zeros per
+  // row (its four groups at batch 32 wait for the longest of their rows; the sweep in spmm-h200.md: 256
+  // columns at 16384 rows and 90%, 512 at 95%).
+  if (c.block_cols <= 0) {
+    c.block_cols = 65536 / (bt * vs);
+    if (colblock_wide(bt) && a.avg_row_nnz > 0)
+      c.block_cols = std::max(a.tile_fine_cols, std::min<int>(c.block_cols, static_cast<int>(32.0 * a.cols / a.avg_row_nnz)));
+  }
+  // A power of two, at least the plan's fine granularity, at most 65536 (the 16-bit column window); the
+  // wide kernel's automatic width rounds down (its cap is a limit), an explicit width rounds up.
   int bc = a.tile_fine_cols;
   while (bc < c.block_cols && bc < 65536) bc *= 2;
+  if (colblock_wide(bt) && args.column_block.block_cols <= 0 && bc > c.block_cols && bc > a.tile_fine_cols) bc /= 2;
   c.block_cols = bc;
   const int ratio = c.block_cols / a.tile_fine_cols;
   const int n_blocks = std::max(1, (a.tile_n_fine + ratio - 1) / ratio);
   const std::int64_t bz = (args.batch + bt - 1) / bt;
   const std::int64_t stage_bytes = std::int64_t(2) * c.block_cols * bt * vs;
   const int rows_cap = static_cast<int>(std::max<std::int64_t>(32, (kColBlockSharedBytes - stage_bytes) / (bt * 4)));
+  if (colblock_wide(bt)) c.rows_per_cta = 32 * kColBlockRowsPerWarp;   // colblock_wide_kernel: sums in registers
   if (c.rows_per_cta <= 0) {
     // The most rows per block (X is staged once per row range) that still gives about one block per SM
     // once the column blocks are split across blocks.
@@ -115,7 +125,7 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
     }
     c.rows_per_cta = r;
   }
-  c.rows_per_cta = std::max(1, std::min(c.rows_per_cta, rows_cap));
+  if (!colblock_wide(bt)) c.rows_per_cta = std::max(1, std::min(c.rows_per_cta, rows_cap));
   if (c.splits <= 0) {
     const std::int64_t ranges = (a.rows + c.rows_per_cta - 1) / c.rows_per_cta;
     c.splits = static_cast<int>(std::max<std::int64_t>(1, a.sm_count / (ranges * bz)));
@@ -154,14 +164,15 @@ constexpr bool kAutoRowTile = false;
 
 bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
 
-// Where the column-block kernel beat the batch-lane kernel in bench/results/spmm-h200.md: batch 5-8 on
-// the tall matrices (16384 rows; with 4096 rows too few blocks fill the GPU), batch 9-32 where rows
-// average at least 200 non-zeros (shorter rows leave its lane groups idle). Not at batch 128 (slower
-// everywhere: the 512-byte rows of X leave room for only 64-column blocks).
+// Where the column-block kernels beat the batch-lane kernel in bench/results/spmm-h200.md: batch 5-8 on
+// the tall matrices (16384 rows; with 4096 rows too few blocks fill the GPU), larger batches where rows
+// average at least 200 non-zeros (at batch 32: 0.029 / 0.020 ms against 0.046 / 0.028 at 4096 rows and
+// 90 / 95%, 0.31 / 0.17 against 0.44 / 0.24 at 16384; at batch 128: 0.84 / 0.55 ms against 1.61 / 0.83 at
+// 16384; with about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.063 against 0.096 ms).
 bool column_block_wins(const Plan::Impl& a, std::int64_t batch) {
   if (!a.tile_bounds.size() || skewed(a)) return false;
   if (batch <= 8) return a.rows >= 8192 && a.avg_row_nnz >= 100;
-  return batch <= 32 && a.avg_row_nnz >= 200;
+  return a.avg_row_nnz >= 200;
 }
 
 }  // namespace
@@ -342,7 +353,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.n_blocks = std::max(1, (a.tile_n_fine + p.ratio - 1) / p.ratio);
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
-    const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * vs + std::size_t(p.rows_per_cta) * c.batch_tile * 4;
+    const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, vs);
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
     if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
