@@ -61,6 +61,12 @@ class KokkosBackend final : public core::Backend {
                            const Matrix& A) override {
     return kokkos::apply_bound(T, op, s, bind_first, A);
   }
+  KernelStatus apply_unary_in_place(Matrix& A, const UnaryOp& op) override {
+    return kokkos::apply_unary(A, op, A);
+  }
+  KernelStatus apply_bound_in_place(Matrix& A, const BinaryOp& op, const Scalar& s, bool bind_first) override {
+    return kokkos::apply_bound(A, op, s, bind_first, A);
+  }
   KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) override {
     return kokkos::apply_index(T, op, A, thunk);
   }

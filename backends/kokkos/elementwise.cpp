@@ -8,7 +8,7 @@
 // it merges the two rows again, applying the operator where both have an entry and, for the union,
 // casting a one-sided entry to the operator's output type (comparisons give BOOL). Rows are split into
 // chunks of about equal entry counts. apply keeps A's pattern and maps values with the operator, in
-// parallel over entries.
+// parallel over entries, into a new result or, for C = op(C), into A's own values.
 #include <algorithm>
 
 #include "entry_points.hpp"
@@ -189,39 +189,55 @@ KernelStatus ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Ma
   return ewise(T, op, A, B, false);
 }
 
+// The values of apply's result: A's pattern with new values of `value_size` bytes each, or, when T is A
+// itself (an in-place apply), A's own storage. fill(Ax, Tx) maps the values; in place, Tx == Ax.
+template <class Fill>
+void apply_values(Matrix& T, const Matrix& A, std::size_t value_size, const Fill& fill) {
+  if (&T == &A) {
+    CsrStorage& s = T.csr_mutable();
+    fill(static_cast<const unsigned char*>(s.x.data()), s.x.data(), s.j.size());
+    return;
+  }
+  CsrStorage s = copy_pattern(A, value_size);
+  fill(A.csr().x.data(), s.x.data(), s.j.size());
+  T.adopt(std::move(s));
+}
+
 KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A) {
   return with_unary_op(op, [&](auto optag, auto ttag) {
            using X = typename decltype(ttag)::type;
            constexpr UnaryOpcode Op = decltype(optag)::value;
-           CsrStorage s = copy_pattern(A, sizeof(X));
-           const X* Ax = reinterpret_cast<const X*>(A.csr().x.data());
-           X* Tx = reinterpret_cast<X*>(s.x.data());
-           for_items("snack::kokkos::apply_unary", s.j.size(), [=](Index e) { Tx[e] = unary_apply<Op, X>(Ax[e]); });
-           T.adopt(std::move(s));
+           apply_values(T, A, sizeof(X), [](const unsigned char* ax, unsigned char* tx, Index n) {
+             const X* Ax = reinterpret_cast<const X*>(ax);
+             X* Tx = reinterpret_cast<X*>(tx);
+             for_items("snack::kokkos::apply_unary", n, [=](Index e) { Tx[e] = unary_apply<Op, X>(Ax[e]); });
+           });
          })
              ? KernelStatus::Done
              : KernelStatus::Declined;
 }
 
 KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& scalar, bool bind_first, const Matrix& A) {
-  return with_binary_op(op, [&](auto optag, auto ttag) {
-           using X = typename decltype(ttag)::type;
-           constexpr BinaryOpcode Op = decltype(optag)::value;
-           using Z = binary_result_t<Op, X>;
-           CsrStorage s = copy_pattern(A, sizeof(Z));
-           const X* Ax = reinterpret_cast<const X*>(A.csr().x.data());
-           Z* Tx = reinterpret_cast<Z*>(s.x.data());
-           const X bound = load_value<X>(scalar.data());
-           if (bind_first)
-             for_items("snack::kokkos::apply_bind_first", s.j.size(),
-                       [=](Index e) { Tx[e] = binary_apply<Op, X>(bound, Ax[e]); });
-           else
-             for_items("snack::kokkos::apply_bind_second", s.j.size(),
-                       [=](Index e) { Tx[e] = binary_apply<Op, X>(Ax[e], bound); });
-           T.adopt(std::move(s));
-         })
-             ? KernelStatus::Done
-             : KernelStatus::Declined;
+  bool done = false;
+  with_binary_op(op, [&](auto optag, auto ttag) {
+    using X = typename decltype(ttag)::type;
+    constexpr BinaryOpcode Op = decltype(optag)::value;
+    using Z = binary_result_t<Op, X>;
+    if constexpr (!std::is_same_v<Z, X>) {
+      if (&T == &A) return;   // in place needs the result in A's type
+    }
+    const X bound = load_value<X>(scalar.data());
+    apply_values(T, A, sizeof(Z), [=](const unsigned char* ax, unsigned char* tx, Index n) {
+      const X* Ax = reinterpret_cast<const X*>(ax);
+      Z* Tx = reinterpret_cast<Z*>(tx);
+      if (bind_first)
+        for_items("snack::kokkos::apply_bind_first", n, [=](Index e) { Tx[e] = binary_apply<Op, X>(bound, Ax[e]); });
+      else
+        for_items("snack::kokkos::apply_bind_second", n, [=](Index e) { Tx[e] = binary_apply<Op, X>(Ax[e], bound); });
+    });
+    done = true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
 }  // namespace snk::kokkos

@@ -15,6 +15,8 @@ KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matri
                  bool tb, bool flip);
 KernelStatus ewise_add(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
 KernelStatus ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
+// apply: T may be A itself (the in-place forms of core/kernels.hpp): A's values are then rewritten where
+// they are (declined when the operator's output type is not A's).
 KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A);
 KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& s, bool bind_first, const Matrix& A);
 KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);

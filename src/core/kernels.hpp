@@ -92,6 +92,23 @@ class Backend {
                               const IndexList& I, const IndexList& J) = 0;
   // T = kron(A, B) with op; A is op.xtype, B is op.ytype.
   virtual KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) = 0;
+
+  // In-place forms of apply, offered by the core for C = op(C) (the output is the input, with no mask,
+  // accumulator or transposition): A's values become the result, so no copy of its pattern and no new
+  // output is made.
+  // Offered only when no cast is needed: A is the operator's input type and the result's type is A's.
+  // Optional: the default declines and the core then runs the ordinary form (not counted as a fallback).
+  // A backend that does them must leave A valid, through A.csr_mutable() or its own device copy.
+  // A(i,j) = bind_first ? op(s, A(i,j)) : op(A(i,j), s); op.ztype is A's type.
+  virtual KernelStatus apply_bound_in_place(Matrix& A, const BinaryOp& op, const Scalar& s, bool bind_first) {
+    (void)A, (void)op, (void)s, (void)bind_first;
+    return KernelStatus::Declined;
+  }
+  // A(i,j) = op(A(i,j)); op.ztype is A's type.
+  virtual KernelStatus apply_unary_in_place(Matrix& A, const UnaryOp& op) {
+    (void)A, (void)op;
+    return KernelStatus::Declined;
+  }
 };
 
 // The backends compiled in (created once, owned by the registry in src/core/dispatch.cpp).

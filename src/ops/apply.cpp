@@ -10,6 +10,11 @@
 // A's values cast to its input type. When that cast is needed, the kernel selects on the cast copy and the
 // kept pattern is then filled with A's original values by an intersection with FIRST (only builtin types
 // can need a cast: a user-defined type casts only to itself).
+//
+// C = op(C) with a unary or bound binary operator (same object, no mask, accumulator, transposition or
+// cast) is offered first to the current backend's in-place form (core/kernels.hpp), which rewrites C's
+// values where they are, without a copy of the pattern or a new output; a backend without one (or one
+// that declines) runs the ordinary form.
 #include "ops/common.hpp"
 
 namespace snk {
@@ -31,6 +36,12 @@ void check_args(const char* op, Matrix& C, const Matrix* mask, const BinaryOp* a
                                              " but A is " + core::dims_string(ar, ac) +
                                              " (after the descriptor's transpose)");
   }
+}
+
+// Whether C = op(C) can be offered to the backend's in-place form: the output is the input itself, with no
+// mask, accumulator or transposition (then C is just replaced by the result; replace changes nothing).
+bool in_place(const Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, bool ta) {
+  return &C == &A && mask == nullptr && accum == nullptr && !ta;
 }
 
 // The input as the kernel sees it (transposed when the descriptor asks), not yet cast.
@@ -65,6 +76,9 @@ void apply_unary(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Una
   core::check_castable(op.xtype, A.type(), std::string(name) + ": the input to the operator's input");
   check_args(name, C, mask, accum, op.ztype, A, ta, d, vector);
   if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
+  if (in_place(C, mask, accum, A, ta) && A.type() == op.xtype && op.ztype == C.type() &&
+      core::current_backend_object().apply_unary_in_place(C, op) == core::KernelStatus::Done)
+    return;
   Operand a = input(A, ta);
   a.cast_to(op.xtype);
   core::Result T(op.ztype, C.nrows(), C.ncols(), C.is_vector());
@@ -86,8 +100,12 @@ void apply_bound(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Bin
   check_args(name, C, mask, accum, op.ztype, A, ta, d, vector);
   check_scalar_value(name, s, "bound");
   if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
-  Operand a = input(A, ta);
   BoundScalar bound = scalar_as(s, s_in);
+  if (in_place(C, mask, accum, A, ta) && A.type() == a_in && op.ztype == C.type() &&
+      core::current_backend_object().apply_bound_in_place(C, op, *bound.ptr, bind_first) ==
+          core::KernelStatus::Done)
+    return;
+  Operand a = input(A, ta);
   a.cast_to(a_in);
   core::Result T(op.ztype, C.nrows(), C.ncols(), C.is_vector());
   Matrix& t = T.get();

@@ -290,6 +290,46 @@ TEST(KokkosBackend, ApplyBoundEveryBinaryOp) {
     }
 }
 
+// The in-place forms (C = op(C)): the values change where they are (the same arrays, the same pattern)
+// and equal the ordinary kernel's result; an operator whose result type is not A's is declined.
+TEST(KokkosBackend, ApplyInPlace) {
+  REQUIRE_KOKKOS();
+  for (const snk::BinaryOp* op : snk::all_builtin_binary_ops())
+    for (const Shape& sh : kShapes) {
+      if (op->ztype != op->xtype) continue;
+      Matrix A = random_matrix(op->xtype, sh.m, sh.n, sh.nnz_a);
+      for (bool first : {true, false}) {
+        Scalar s(op->xtype);
+        const double v = draw(op->xtype->code);
+        s.set(&v, &snk::types::FP64);
+        Matrix T(op->ztype, sh.m, sh.n), C = A;
+        ASSERT_EQ(kokkos().apply_bound(T, *op, s, first, A), KernelStatus::Done) << op->name;
+        const Index* j_before = C.csr().j.data();
+        const unsigned char* x_before = C.csr().x.data();
+        ASSERT_EQ(kokkos().apply_bound_in_place(C, *op, s, first), KernelStatus::Done) << op->name;
+        EXPECT_EQ(C.csr().j.data(), j_before) << op->name;
+        EXPECT_EQ(C.csr().x.data(), x_before) << op->name;
+        EXPECT_TRUE(same(T, C)) << "in-place apply " << op->name << (first ? " bind first " : " bind second ") << sh.what;
+      }
+    }
+  for (const snk::UnaryOp* op : snk::all_builtin_unary_ops()) {
+    if (op->ztype != op->xtype) continue;
+    Matrix A = random_matrix(op->xtype, 40, 30, 300);
+    Matrix T(op->ztype, 40, 30), C = A;
+    ASSERT_EQ(kokkos().apply_unary(T, *op, A), KernelStatus::Done) << op->name;
+    ASSERT_EQ(kokkos().apply_unary_in_place(C, *op), KernelStatus::Done) << op->name;
+    EXPECT_TRUE(same(T, C)) << "in-place apply " << op->name;
+  }
+  const snk::BinaryOp* gt = snk::builtin_binary_op(snk::BinaryOpcode::Gt, TypeCode::FP32);
+  Matrix A = random_matrix(&snk::types::FP32, 10, 10, 30);
+  const Matrix before = A;
+  Scalar zero(&snk::types::FP32);
+  const float z = 0;
+  zero.set(&z, &snk::types::FP32);
+  EXPECT_EQ(kokkos().apply_bound_in_place(A, *gt, zero, false), KernelStatus::Declined);
+  EXPECT_TRUE(same(before, A));
+}
+
 TEST(KokkosBackend, ApplyEveryUnaryOp) {
   REQUIRE_KOKKOS();
   for (const snk::UnaryOp* op : snk::all_builtin_unary_ops())

@@ -5,7 +5,7 @@
 // on every input type) on empty, 1 x 1, rectangular, full, vector and hypersparse inputs, with IEEE special
 // values in floating inputs and bound scalars (including zero, for the integer division rules); the mask x
 // accumulator x replace product on one operator of each form; the descriptor's transpose; and outputs
-// aliasing the input.
+// aliasing the input (C = op(C) runs the backend's in-place form where it has one).
 #include "crossbackend.hpp"
 
 namespace xb {
@@ -48,6 +48,10 @@ TYPED_TEST(Apply, EveryUnaryOperator) {
     }
     Vector u = random_vector(this->type(), 17, 0.5, this->rng_, values);
     cross_check(op->name + " vector", Vector(op->ztype, 17), [&](Vector& w) { apply(w, nullptr, nullptr, *op, u); });
+    // C = op(C): in place on a backend that has the in-place form (when op keeps the type)
+    cross_check(op->name + " C = op(C)", random_matrix(this->type(), 9, 12, 0.4, this->rng_, values),
+                [&](Matrix& C) { apply(C, nullptr, nullptr, *op, C); });
+    cross_check(op->name + " w = op(w)", u, [&](Vector& w) { apply(w, nullptr, nullptr, *op, w); });
     Matrix A = random_matrix(this->type(), 5, 8, 0.5, this->rng_, values);
     Matrix M = random_mask(8, 5, 0.5, this->rng_);
     Descriptor d = with_mask({}, MaskKind::Valued);
@@ -76,6 +80,10 @@ TYPED_TEST(Apply, EveryBinaryOperatorBound) {
                   [&](Vector& w) { apply_bind_first(w, nullptr, nullptr, *op, s, u); });
       cross_check(n + " bound second, vector", Vector(op->ztype, 17),
                   [&](Vector& w) { apply_bind_second(w, nullptr, nullptr, *op, u, s); });
+      // C = op(s, C) and C = op(C, s): in place on a backend that has the in-place form
+      cross_check(n + " C = op(s, C)", A, [&](Matrix& C) { apply_bind_first(C, nullptr, nullptr, *op, s, C); });
+      cross_check(n + " C = op(C, s)", A, [&](Matrix& C) { apply_bind_second(C, nullptr, nullptr, *op, C, s); });
+      cross_check(n + " w = op(w, s)", u, [&](Vector& w) { apply_bind_second(w, nullptr, nullptr, *op, w, s); });
     }
     // a bound scalar of another type (cast to the operator's input), and the transposed input: for
     // bind-first the input is the operator's second one, so GrB_INP1 transposes it
