@@ -282,7 +282,15 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
                 c.cb.batch_tile = bt;
                 c.cb.block_cols = 64;
                 c.cb.rows_per_cta = 40;           // not a multiple of the 32 warps of a block
+                c.cb.pairs_per_lane = 0;
                 check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+                if (bt == 32) {                   // the wider per-lane staging, and runs longer than it
+                  c.cb.pairs_per_lane = 8;
+                  check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+                  c.cb.block_cols = 512;
+                  check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+                  c.cb.pairs_per_lane = 0;
+                }
               }
             }
           }

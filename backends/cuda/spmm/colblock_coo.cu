@@ -15,30 +15,43 @@ namespace {
 // Batch tiles 32 and 128 run colblock_wide_kernel (row sums in registers: rows_per_cta must be
 // 32 x kColBlockRowsPerWarp), batch tile 8 colblock_kernel; colblock_shared_bytes says what each needs.
 template <class VT, int BT>
-cudaError_t launch_cb(const ColBlockParams& p, cudaStream_t s) {
+cudaError_t launch_cb(const ColBlockParams& p, int pairs_per_lane, cudaStream_t s) {
   constexpr bool kWide = BT == 32 || BT == 128;
   if (kWide && p.rows_per_cta != 32 * kColBlockRowsPerWarp) return cudaErrorInvalidValue;
-  const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, sizeof(VT));
+  const int k = colblock_pairs_per_lane(BT, pairs_per_lane);
+  const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT));
   const void* kernel;
-  if constexpr (kWide) kernel = reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT>);
-  else kernel = reinterpret_cast<const void*>(colblock_kernel<VT, BT>);
+  if constexpr (BT == 32) {
+    kernel = k == 8 ? reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT, 8>)
+                    : reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT, 4>);
+  } else if constexpr (kWide) {
+    kernel = reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT, 4>);
+  } else {
+    kernel = reinterpret_cast<const void*>(colblock_kernel<VT, BT>);
+  }
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   const int splits = (p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta;
   dim3 grid(static_cast<unsigned>((p.rows + p.rows_per_cta - 1) / p.rows_per_cta), static_cast<unsigned>(splits),
             static_cast<unsigned>((p.batch + BT - 1) / BT));
-  if constexpr (kWide) colblock_wide_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
-  else colblock_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
+  if constexpr (BT == 32) {
+    if (k == 8) colblock_wide_kernel<VT, BT, 8><<<grid, kColBlockThreads, smem, s>>>(p);
+    else colblock_wide_kernel<VT, BT, 4><<<grid, kColBlockThreads, smem, s>>>(p);
+  } else if constexpr (kWide) {
+    colblock_wide_kernel<VT, BT, 4><<<grid, kColBlockThreads, smem, s>>>(p);
+  } else {
+    colblock_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
+  }
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<VT>(p.partial, p.partial_ld, splits, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
 
 template <class VT>
-cudaError_t launch_cb_type(int bt, const ColBlockParams& p, cudaStream_t s) {
+cudaError_t launch_cb_type(int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s) {
   switch (bt) {
-    case 8: return launch_cb<VT, 8>(p, s);
-    case 32: return launch_cb<VT, 32>(p, s);
-    case 128: return launch_cb<VT, 128>(p, s);
+    case 8: return launch_cb<VT, 8>(p, pairs_per_lane, s);
+    case 32: return launch_cb<VT, 32>(p, pairs_per_lane, s);
+    case 128: return launch_cb<VT, 128>(p, pairs_per_lane, s);
     default: return cudaErrorInvalidValue;
   }
 }
@@ -91,11 +104,11 @@ unsigned blocks_for(std::int64_t n) {
 
 }  // namespace
 
-cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, cudaStream_t s) {
+cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s) {
   switch (vt) {
-    case ValueType::FP32: return launch_cb_type<float>(bt, p, s);
-    case ValueType::FP16: return launch_cb_type<__half>(bt, p, s);
-    case ValueType::BF16: return launch_cb_type<__nv_bfloat16>(bt, p, s);
+    case ValueType::FP32: return launch_cb_type<float>(bt, p, pairs_per_lane, s);
+    case ValueType::FP16: return launch_cb_type<__half>(bt, p, pairs_per_lane, s);
+    case ValueType::BF16: return launch_cb_type<__nv_bfloat16>(bt, p, pairs_per_lane, s);
     default: return cudaErrorInvalidValue;
   }
 }

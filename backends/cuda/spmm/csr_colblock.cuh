@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 // BT / 4 lanes (four batch values per lane), each group working on one of the rows at a time (batch 128:
 // one group, the four rows in turn; batch 32: four groups, one row each). In each column block the warp's
 // rows' segments are taken as one concatenated run of non-zeros: the lanes load it at once (up to
-// kColBlockPairsPerLane non-zeros each, coalesced), turn each column into the byte offset of its row in
+// colblock_pairs_per_lane non-zeros each, coalesced), turn each column into the byte offset of its row in
 // the staged tile, and leave the (value, offset) pairs in the warp's slice of shared memory; each group
 // then reads its row's pairs as broadcasts and its four values of each X row: two shared loads and four
 // FMAs per non-zero per lane. The run of the next column block is loaded into registers while this one
@@ -215,14 +215,19 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 // 128: 39 instructions per non-zero, measured.) Each row's sum runs in column order: results are bitwise
 // identical run to run.
 constexpr int kColBlockRowsPerWarp = 4;
-constexpr int kColBlockPairsPerLane = 4;   // a warp's run holds up to 128 non-zeros per column block at once
+// Non-zeros each lane loads of a warp's run per column block (ColumnBlockConfig::pairs_per_lane; the run
+// holds up to 32 x that at once): 4, or 8 at batch tile 32 when a run would not fit in 128 (its four rows
+// run in parallel, and a run cut in parts leaves some of them idle; more costs registers and shared
+// memory, so 8 only where needed).
+inline int colblock_pairs_per_lane(int bt, int requested) { return bt == 32 && requested == 8 ? 8 : 4; }
 
 // Dynamic shared memory of a column-block launch: the two X stages, then the row sums (colblock_kernel)
 // or each warp's (value, offset) pairs (colblock_wide_kernel, batch tiles 32 and 128).
 inline bool colblock_wide(int bt) { return bt == 32 || bt == 128; }
-inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_cta, std::size_t value_size) {
+inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_cta, int pairs_per_lane,
+                                         std::size_t value_size) {
   const std::size_t stages = std::size_t(2) * block_cols * bt * value_size;
-  return stages + (colblock_wide(bt) ? std::size_t(kColBlockThreads) * kColBlockPairsPerLane * 8
+  return stages + (colblock_wide(bt) ? std::size_t(kColBlockThreads) * colblock_pairs_per_lane(bt, pairs_per_lane) * 8
                                      : std::size_t(rows_per_cta) * bt * 4);
 }
 
@@ -254,10 +259,11 @@ struct ColBlockRun {
   int o[R + 1];
 };
 
-template <class VT, int BT>
+template <class VT, int BT, int K>
 __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p) {
   static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");
-  constexpr int R = kColBlockRowsPerWarp, K = kColBlockPairsPerLane, kCap = 32 * K;
+  static_assert(K == 4 || K == 8, "4 or 8 non-zeros per lane");
+  constexpr int R = kColBlockRowsPerWarp, kCap = 32 * K;
   constexpr int L = BT / 4, G = 32 / L, RG = R / G;   // lanes per row, rows at a time, rows per group
   static_assert(R % G == 0, "the warp's rows split evenly over its groups");
   constexpr unsigned kAll = 0xffffffffu;

@@ -70,7 +70,9 @@ std::string Choice::describe() const {
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
   if (kernel == Kernel::ColumnBlock)
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
-      << column_block.rows_per_cta << ",splits=" << column_block.splits << ")";
+      << column_block.rows_per_cta << ",splits=" << column_block.splits;
+    if (column_block.pairs_per_lane) o << ",pairs=" << column_block.pairs_per_lane;
+    o << ")";
   if (kernel == Kernel::RowTile)
     o << "(bt=" << row_tile.batch_tile << ",cols=" << row_tile.block_cols << ",splits=" << row_tile.splits << ")";
   return o.str();
@@ -93,13 +95,14 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
     c.batch_tile = args.batch <= 8 ? 8 : args.batch <= 32 ? 32 : 128;
   const int bt = c.batch_tile;
   // Two stages of X take up to 128 KB (fp32), the row sums (batch tile 8) up to 64 KB. The wide kernel
-  // (batch tiles 32 and 128) takes the widest block that keeps its warps' runs at about 32 non-zeros per
-  // row (its four groups at batch 32 wait for the longest of their rows; the sweep in spmm-h200.md: 256
-  // columns at 16384 rows and 90%, 512 at 95%).
+  // (batch tiles 32 and 128) takes the widest block whose warps' runs (four rows) fit its pairs at once
+  // on average (its four groups at batch 32 wait for the longest of their rows).
   if (c.block_cols <= 0) {
     c.block_cols = 65536 / (bt * vs);
-    if (colblock_wide(bt) && a.avg_row_nnz > 0)
-      c.block_cols = std::max(a.tile_fine_cols, std::min<int>(c.block_cols, static_cast<int>(32.0 * a.cols / a.avg_row_nnz)));
+    if (colblock_wide(bt) && a.avg_row_nnz > 0) {
+      const double per_row = 32.0 * colblock_pairs_per_lane(bt, 8) / kColBlockRowsPerWarp;
+      c.block_cols = std::max(a.tile_fine_cols, std::min<int>(c.block_cols, static_cast<int>(per_row * a.cols / a.avg_row_nnz)));
+    }
   }
   // A power of two, at least the plan's fine granularity, at most 65536 (the 16-bit column window); the
   // wide kernel's automatic width rounds down (its cap is a limit), an explicit width rounds up.
@@ -107,6 +110,13 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   while (bc < c.block_cols && bc < 65536) bc *= 2;
   if (colblock_wide(bt) && args.column_block.block_cols <= 0 && bc > c.block_cols && bc > a.tile_fine_cols) bc /= 2;
   c.block_cols = bc;
+  if (colblock_wide(bt) && c.pairs_per_lane != 4 && c.pairs_per_lane != 8) {
+    // 8 per lane only where a warp's run (four rows) would not fit in 128 (measured: 0.270 against 0.313 ms
+    // at 16384/90%/32; where 128 fit, 8 was slower: 0.184 against 0.173 ms at 95%).
+    const double run = kColBlockRowsPerWarp * a.avg_row_nnz * c.block_cols / std::max<double>(1, a.cols);
+    c.pairs_per_lane = run > 112 ? 8 : 4;
+  }
+  c.pairs_per_lane = colblock_wide(bt) ? colblock_pairs_per_lane(bt, c.pairs_per_lane) : 0;
   const int ratio = c.block_cols / a.tile_fine_cols;
   const int n_blocks = std::max(1, (a.tile_n_fine + ratio - 1) / ratio);
   const std::int64_t bz = (args.batch + bt - 1) / bt;
@@ -353,11 +363,11 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.n_blocks = std::max(1, (a.tile_n_fine + p.ratio - 1) / p.ratio);
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
-    const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, vs);
+    const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs);
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
     if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
-    if ((e = launch_colblock(args.type, c.batch_tile, p, s)) != cudaSuccess) return cuda_fail(e, "column_block");
+    if ((e = launch_colblock(args.type, c.batch_tile, p, c.pairs_per_lane, s)) != cudaSuccess) return cuda_fail(e, "column_block");
     return Status::Success;
   }
 

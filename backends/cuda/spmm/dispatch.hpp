@@ -100,6 +100,7 @@ struct ColumnBlockConfig {
   int block_cols = 0;      // columns of X staged per block (a power of two >= 256)
   int rows_per_cta = 0;    // rows owned by one thread block
   int splits = 0;          // column-block ranges per row range (>1: partial tiles folded in range order)
+  int pairs_per_lane = 0;  // batch tiles 32 / 128: non-zeros each lane stages per block, 4 or 8 (8: batch 32 only)
 };
 
 // Row-tile configuration for Kernel::RowTile (0 = the dispatcher's choice for each field).

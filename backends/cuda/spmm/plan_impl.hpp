@@ -105,7 +105,7 @@ cudaError_t launch_rowseg_batch_lanes(ValueType vt, int bt, const RowSegParams& 
                                       const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
-cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, cudaStream_t s);
+cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s);
 // The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
 cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);
 int rowtile_rows_per_cta(int bt);   // rows one thread block of the row-tile kernel owns
