@@ -68,11 +68,12 @@ std::string Choice::describe() const {
   o << kernel_name(kernel);
   if (kernel == Kernel::RowSegment) o << "(bt=" << batch_tile << ",g=" << group_lanes << ")";
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
-  if (kernel == Kernel::ColumnBlock)
+  if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits;
     if (column_block.pairs_per_lane) o << ",pairs=" << column_block.pairs_per_lane;
     o << ")";
+  }
   if (kernel == Kernel::RowTile)
     o << "(bt=" << row_tile.batch_tile << ",cols=" << row_tile.block_cols << ",splits=" << row_tile.splits << ")";
   return o.str();
