@@ -147,22 +147,20 @@ void mxm_gustavson_one_pass(MxmCall& c) {
       }
       Index products = 0;
       for (Index e = A.p[s]; e < A.p[s + 1]; ++e) products += B.row_length(A.j[e]);
-      Index n = 0;
-      if (products * 2 >= ncols) {
-        // A row with at least half as many products as columns: most columns get an entry, so the
-        // inner loop does not branch on first touches (the new columns are read off the marks after).
+      // A row with at least half as many products as columns: most columns get an entry, so the inner
+      // loop does not branch on first touches, and the new columns are read off the marks in order after.
+      const bool wide = products * 2 >= ncols;
+      if (wide) {
         accumulate_row<S, true>(A, B, s, mark, acc, [](Index) {});
         for (Index j = 0; j < ncols; ++j)
           if (mark[j] == s) J.push_back(j);
-        n = Index(J.size() - p0);
-        counts[s] = n;
       } else {
         accumulate_row<S>(A, B, s, mark, acc, [&J](Index j) { J.push_back(j); });
-        n = Index(J.size() - p0);
-        counts[s] = n;
       }
+      const Index n = Index(J.size() - p0);
+      counts[s] = n;
       if (n == 0) continue;
-      if (products * 2 >= ncols) {
+      if (wide) {
         // already in column order
       } else if (n * 8 > ncols) {
         Index m = 0;
@@ -209,6 +207,14 @@ void mxm_gustavson(MxmCall& c) {
   const T* Ax = A.values<T>();
   const T* Bx = B.values<T>();
   const int nthreads = concurrency();
+  // Row s of T when s is a full row of A (both workspaces): dot products with BT, written in place.
+  auto full_row_into_place = [=](Index s) {
+    const Index p0 = Tp[s];
+    dot_full_row<S>(Ax + A.p[s], BT, [=](Index k, Index j, T v) {
+      Tj[p0 + k] = j;
+      Tx[p0 + k] = v;
+    });
+  };
   if (c.dense_workspace) {
     std::vector<Index> marks(std::size_t(nthreads) * ncols, kNoIndex);
     Buffer<T> accs(std::size_t(nthreads) * ncols);
@@ -218,14 +224,11 @@ void mxm_gustavson(MxmCall& c) {
       Index* mark = mark_all + std::size_t(id) * ncols;
       T* acc = acc_all + std::size_t(id) * ncols;
       for (Index s = s0; s < s1; ++s) {
-        const Index p0 = Tp[s];
         if (call->full_row(s)) {
-          dot_full_row<S>(Ax + A.p[s], BT, [=](Index k, Index j, T v) {
-            Tj[p0 + k] = j;
-            Tx[p0 + k] = v;
-          });
+          full_row_into_place(s);
           continue;
         }
+        const Index p0 = Tp[s];
         Index n = 0;
         accumulate_row<S>(A, B, s, mark, acc, [&](Index j) { Tj[p0 + n++] = j; });
         if (n == 0) continue;
@@ -247,11 +250,7 @@ void mxm_gustavson(MxmCall& c) {
       auto& buf = buf_all[id];
       for (Index s = s0; s < s1; ++s) {
         if (call->full_row(s)) {
-          const Index p0 = Tp[s];
-          dot_full_row<S>(Ax + A.p[s], BT, [=](Index k, Index j, T v) {
-            Tj[p0 + k] = j;
-            Tx[p0 + k] = v;
-          });
+          full_row_into_place(s);
           continue;
         }
         buf.clear();

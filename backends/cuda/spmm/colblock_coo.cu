@@ -20,28 +20,17 @@ cudaError_t launch_cb(const ColBlockParams& p, int pairs_per_lane, cudaStream_t 
   if (kWide && p.rows_per_cta != 32 * kColBlockRowsPerWarp) return cudaErrorInvalidValue;
   const int k = colblock_pairs_per_lane(BT, pairs_per_lane);
   const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT));
-  const void* kernel;
-  if constexpr (BT == 32) {
-    kernel = k == 8 ? reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT, 8>)
-                    : reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT, 4>);
-  } else if constexpr (kWide) {
-    kernel = reinterpret_cast<const void*>(colblock_wide_kernel<VT, BT, 4>);
-  } else {
-    kernel = reinterpret_cast<const void*>(colblock_kernel<VT, BT>);
-  }
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  void (*kernel)(ColBlockParams);
+  if constexpr (BT == 32) kernel = k == 8 ? colblock_wide_kernel<VT, BT, 8> : colblock_wide_kernel<VT, BT, 4>;
+  else if constexpr (kWide) kernel = colblock_wide_kernel<VT, BT, 4>;
+  else kernel = colblock_kernel<VT, BT>;
+  cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   const int splits = (p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta;
   dim3 grid(static_cast<unsigned>((p.rows + p.rows_per_cta - 1) / p.rows_per_cta), static_cast<unsigned>(splits),
             static_cast<unsigned>((p.batch + BT - 1) / BT));
-  if constexpr (BT == 32) {
-    if (k == 8) colblock_wide_kernel<VT, BT, 8><<<grid, kColBlockThreads, smem, s>>>(p);
-    else colblock_wide_kernel<VT, BT, 4><<<grid, kColBlockThreads, smem, s>>>(p);
-  } else if constexpr (kWide) {
-    colblock_wide_kernel<VT, BT, 4><<<grid, kColBlockThreads, smem, s>>>(p);
-  } else {
-    colblock_kernel<VT, BT><<<grid, kColBlockThreads, smem, s>>>(p);
-  }
+  kernel<<<grid, kColBlockThreads, smem, s>>>(p);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<VT>(p.partial, p.partial_ld, splits, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }

@@ -64,6 +64,56 @@ __device__ __forceinline__ void colblock_stage(const ColBlockParams& p, VT* tile
   }
 }
 
+// Starts column block c (the it-th of this thread block's range, in buffer it & 1): begins the copy of block
+// c + 1 into the other buffer, waits for block c's, and synchronizes the thread block. Each block's work ends
+// with __syncthreads, so the other buffer is free when the next call refills it.
+template <class VT, int BT>
+__device__ __forceinline__ void colblock_begin(const ColBlockParams& p, VT* tiles, int c, int it, int c_end, int b0) {
+  if (c + 1 < c_end) {
+    colblock_stage<VT, BT>(p, tiles + ((it + 1) & 1) * p.block_cols * BT, c + 1, b0);
+    cp_async_commit();
+    cp_async_wait<1>();
+  } else {
+    cp_async_wait<0>();
+  }
+  __syncthreads();
+}
+
+// Row r's segment [S, E) of W in column block c (the plan's offsets at fine-block granularity).
+__device__ __forceinline__ void colblock_segment(const ColBlockParams& p, int c, int r, int& S, int& E) {
+  const int f0 = c * p.ratio, f1 = min((c + 1) * p.ratio, p.n_fine);
+  S = p.bounds[static_cast<std::int64_t>(f0) * p.rows + r];
+  E = p.bounds[static_cast<std::int64_t>(f1) * p.rows + r];
+}
+
+// The four staged X values at src, as floats.
+template <class VT>
+__device__ __forceinline__ void colblock_load_x(const VT* src, float (&x)[4]) {
+  Four<VT> xv;
+  if constexpr (sizeof(VT) == 4) {
+    const float4 f = *reinterpret_cast<const float4*>(src);
+    memcpy(&xv, &f, 16);
+  } else {
+    const uint2 h = *reinterpret_cast<const uint2*>(src);
+    memcpy(&xv, &h, 8);
+  }
+#pragma unroll
+  for (int t = 0; t < 4; ++t) x[t] = to_acc<float>(xv.v[t]);
+}
+
+// Row r, batch column b of this thread block's result: straight into Y, or, when the column blocks are
+// split over several thread blocks, into this range's partial tile (folded in range order by
+// fold_column_ranges_kernel, column_ranges.cuh).
+template <class VT>
+__device__ __forceinline__ void colblock_store(const ColBlockParams& p, int r, int b, float v) {
+  if (p.partial) {
+    p.partial[(static_cast<std::int64_t>(blockIdx.y) * p.rows + r) * p.partial_ld + b] = v;
+  } else {
+    *(static_cast<VT*>(p.y) + static_cast<std::int64_t>(r) * p.ys_row + static_cast<std::int64_t>(b) * p.ys_col) =
+        from_acc<VT>(v);
+  }
+}
+
 // One thread block: 1024 threads (32 warps). A warp takes the rows rl = warp, warp + 32, ... of the block's
 // range, 32 at a time (a "window": lane i reads where row i's segment of this column block starts and
 // ends, so the offsets of 32 rows arrive in one round of loads). The warp's G = 32 / L groups of
@@ -99,26 +149,14 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   cp_async_commit();
 
   for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
-    if (c + 1 < c_end) {
-      colblock_stage<VT, BT>(p, tiles + ((it + 1) & 1) * p.block_cols * BT, c + 1, b0);
-      cp_async_commit();
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
+    colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
     const VT* tile = tiles + (it & 1) * p.block_cols * BT + l4 * 4;
     const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
-    const int f0 = c * p.ratio, f1 = min((c + 1) * p.ratio, p.n_fine);
 
     for (int w0 = 0; w0 < warp_rows; w0 += 32) {
       const int n_in = min(32, warp_rows - w0);
       int S = 0, E = 0;
-      if (lane < n_in) {
-        const int r = r0 + warp + n_warps * (w0 + lane);
-        S = p.bounds[static_cast<std::int64_t>(f0) * p.rows + r];
-        E = p.bounds[static_cast<std::int64_t>(f1) * p.rows + r];
-      }
+      if (lane < n_in) colblock_segment(p, c, r0 + warp + n_warps * (w0 + lane), S, E);
       for (int k0 = 0; k0 < n_in; k0 += G) {
         const int k = k0 + grp;   // this group's row in the window
         int s = __shfl_sync(0xffffffffu, S, k & 31), e = __shfl_sync(0xffffffffu, E, k & 31);
@@ -152,19 +190,12 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
                 const unsigned col = __shfl_sync(0xffffffffu, static_cast<unsigned>(cc[u].v[i]), src);
                 const int idx = 4 * qj + i;
                 if (idx >= s && idx < e) {
-                  const unsigned kl = (col - cbase) & 0xffffu;
-                  Four<VT> xv;
-                  if constexpr (sizeof(VT) == 4) {
-                    const float4 f = *reinterpret_cast<const float4*>(tile + kl * BT);
-                    memcpy(&xv, &f, 16);
-                  } else {
-                    const uint2 h = *reinterpret_cast<const uint2*>(tile + kl * BT);
-                    memcpy(&xv, &h, 8);
-                  }
-                  a0 = fmaf(wi, to_acc<float>(xv.v[0]), a0);
-                  a1 = fmaf(wi, to_acc<float>(xv.v[1]), a1);
-                  a2 = fmaf(wi, to_acc<float>(xv.v[2]), a2);
-                  a3 = fmaf(wi, to_acc<float>(xv.v[3]), a3);
+                  float x[4];
+                  colblock_load_x(tile + ((col - cbase) & 0xffffu) * BT, x);
+                  a0 = fmaf(wi, x[0], a0);
+                  a1 = fmaf(wi, x[1], a1);
+                  a2 = fmaf(wi, x[2], a2);
+                  a3 = fmaf(wi, x[3], a3);
                 }
               }
             }
@@ -185,19 +216,8 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
     __syncthreads();
   }
 
-  // The block's rows: straight into Y, or, when the column blocks are split over several thread blocks,
-  // into this range's partial tile (folded in range order by fold_column_ranges_kernel, column_ranges.cuh).
-  for (int t = threadIdx.x; t < nr * BT; t += blockDim.x) {
-    const int rl = t / BT, b = t % BT;
-    if (b0 + b >= p.batch) continue;
-    if (p.partial) {
-      p.partial[(static_cast<std::int64_t>(blockIdx.y) * p.rows + r0 + rl) * p.partial_ld + b0 + b] = acc_s[t];
-    } else {
-      VT* dst = static_cast<VT*>(p.y) + static_cast<std::int64_t>(r0 + rl) * p.ys_row +
-                static_cast<std::int64_t>(b0 + b) * p.ys_col;
-      *dst = from_acc<VT>(acc_s[t]);
-    }
-  }
+  for (int t = threadIdx.x; t < nr * BT; t += blockDim.x)
+    if (b0 + t % BT < p.batch) colblock_store<VT>(p, r0 + t / BT, b0 + t % BT, acc_s[t]);
 }
 
 // Batch tiles 32 and 128 (colblock_wide_kernel): a warp owns kColBlockRowsPerWarp rows of the thread
@@ -231,26 +251,6 @@ inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_ct
                                      : std::size_t(rows_per_cta) * bt * 4);
 }
 
-// V consecutive values of a staged X row, as floats.
-template <class VT, int V>
-__device__ __forceinline__ void colblock_load_x(const VT* src, float (&x)[V]) {
-  if constexpr (V == 4) {
-    Four<VT> xv;
-    if constexpr (sizeof(VT) == 4) {
-      const float4 f = *reinterpret_cast<const float4*>(src);
-      memcpy(&xv, &f, 16);
-    } else {
-      const uint2 h = *reinterpret_cast<const uint2*>(src);
-      memcpy(&xv, &h, 8);
-    }
-#pragma unroll
-    for (int t = 0; t < 4; ++t) x[t] = to_acc<float>(xv.v[t]);
-  } else {
-#pragma unroll
-    for (int t = 0; t < V; ++t) x[t] = to_acc<float>(src[t]);
-  }
-}
-
 // The warp's run in one column block: row i's segment is the run's [o[i], o[i + 1]) (o[0] = 0), found in W
 // at d[i] + (position in the run).
 template <int R>
@@ -282,12 +282,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
   // Lane i < R: the segment [S, E) of row warp + 32 i in column block c (empty past the range).
   auto bounds_of = [&](int c, int& S, int& E) {
     S = E = 0;
-    if (c < c_end && lane < R && warp + n_warps * lane < nr) {
-      const int r = r0 + warp + n_warps * lane;
-      const int f0 = c * p.ratio, f1 = min((c + 1) * p.ratio, p.n_fine);
-      S = p.bounds[static_cast<std::int64_t>(f0) * p.rows + r];
-      E = p.bounds[static_cast<std::int64_t>(f1) * p.rows + r];
-    }
+    if (c < c_end && lane < R && warp + n_warps * lane < nr) colblock_segment(p, c, r0 + warp + n_warps * lane, S, E);
   };
   auto run_of = [&](int S, int E) {
     ColBlockRun<R> run;
@@ -335,14 +330,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
   cp_async_commit();
 
   for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
-    if (c + 1 < c_end) {
-      colblock_stage<VT, BT>(p, tiles + ((it + 1) & 1) * p.block_cols * BT, c + 1, b0);
-      cp_async_commit();
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
+    colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
     ColBlockRun<R> next;   // block c + 1's run, made when its loads are issued
     const char* tile = reinterpret_cast<const char*>(tiles + (it & 1) * p.block_cols * BT + l4 * 4);
     const int total = cur.o[R];
@@ -369,7 +357,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
         for (int t = max(lo, g0) - g0; t < t1; ++t) {
           const int2 q = pairs[t];
           float x[4];
-          colblock_load_x<VT, 4>(reinterpret_cast<const VT*>(tile + q.y), x);
+          colblock_load_x(reinterpret_cast<const VT*>(tile + q.y), x);
           const float w = __int_as_float(q.x);
 #pragma unroll
           for (int v = 0; v < 4; ++v) acc[r][v] = fmaf(w, x[v], acc[r][v]);
@@ -386,23 +374,13 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
     __syncthreads();
   }
 
-  // The group's rows: straight into Y, or into this column range's partial tile (see colblock_kernel).
 #pragma unroll
   for (int r = 0; r < RG; ++r) {
     const int rl = warp + n_warps * (r * G + grp);
     if (rl >= nr) continue;
 #pragma unroll
-    for (int v = 0; v < 4; ++v) {
-      const int b = b0 + l4 * 4 + v;
-      if (b >= p.batch) continue;
-      if (p.partial) {
-        p.partial[(static_cast<std::int64_t>(blockIdx.y) * p.rows + r0 + rl) * p.partial_ld + b] = acc[r][v];
-      } else {
-        VT* dst = static_cast<VT*>(p.y) + static_cast<std::int64_t>(r0 + rl) * p.ys_row +
-                  static_cast<std::int64_t>(b) * p.ys_col;
-        *dst = from_acc<VT>(acc[r][v]);
-      }
-    }
+    for (int v = 0; v < 4; ++v)
+      if (b0 + l4 * 4 + v < p.batch) colblock_store<VT>(p, r0 + rl, b0 + l4 * 4 + v, acc[r][v]);
   }
 }
 
