@@ -7,9 +7,13 @@
 // in parallel; 60,000 inputs from the real MNIST digits). Their truth is the float64 host reference
 // (snk::gc::reference_infer) on the first S inputs (rows are independent, so this is an exact check of
 // those rows; S shrinks with the network's size to keep the reference within seconds), and the engine's
-// categories are compared on those rows. Timing: inference only (inputs in host memory, page-locked during
+// categories are compared on those rows; where a run without row deduplication takes at most a few
+// seconds, the engine also runs without it and must give the same categories on all inputs. Row
+// deduplication (identical live rows computed once) is on for the generated data and off for the repeated
+// official images (it would compute each of the 1,200 images once; --dedup on allows it). Timing: inference only (inputs in host memory, page-locked during
 // loading, to categories on the host), best of --runs after a warm-up. Prints a markdown table with the
-// device, the date and the commit, and writes a CSV for plot.py.
+// device, the date and the commit, and writes a CSV for plot.py. --profile 1 times every layer instead
+// (no CUDA graph) and prints the first 40.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -69,6 +73,8 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {1024, 4096, 16384, 65536}, depths = {120, 480, 1920};
   int runs = 3, warmup = 1;
   uint64_t seed = 2019;
+  std::string dedup_mode = "auto";
+  bool profile = false;  // --profile 1: time each layer (no CUDA graph) and print the first layers' times  // auto: on for generated data, off for the repeated official images
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--official-cache") official_cache = v;
@@ -76,6 +82,8 @@ int main(int argc, char** argv) {
     else if (a == "--markdown") md_path = v;
     else if (a == "--runs") runs = std::stoi(v);
     else if (a == "--warmup") warmup = std::stoi(v);
+    else if (a == "--dedup") dedup_mode = v;
+    else if (a == "--profile") profile = v == "1";
     else if (a == "--sizes") { sizes.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); sizes.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
     else if (a == "--depths") { depths.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); depths.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
@@ -84,13 +92,24 @@ int main(int argc, char** argv) {
   std::string device;
   MnistDigits digits;
   bool have_digits = false;
-  struct Row { int64_t n, l, inputs, edges; std::string data, check; double seconds, rate; Published pub; bool pass; int64_t categories; };
+  struct Row {
+    int64_t n, l, inputs, edges;
+    std::string data, check;
+    double seconds, rate;
+    double layer_seconds;  // the layers alone (inputs already on the GPU; categories not yet downloaded)
+    Published pub;
+    bool pass;
+    int64_t categories;
+    bool dedup;
+    int64_t row_layers;  // rows computed, summed over the layers
+    int64_t last_rows;   // rows the last layer computed
+  };
   std::vector<Row> rows;
   for (int64_t n : sizes) {
     CsrMatrix inputs;  // generated inputs are shared by the depths of one size
     for (int64_t l : depths) {
       const double t0 = now();
-      Row row{n, l, 0, 0, "", "", 0, 0, published(n, l), false, 0};
+      Row row{n, l, 0, 0, "", "", 0, 0, 1e300, published(n, l), false, 0, false, 0, 0};
       Network net;
       std::vector<int64_t> truth;
       int64_t checked_rows = 0;
@@ -117,7 +136,12 @@ int main(int argc, char** argv) {
       row.inputs = run_inputs.nrows;
       row.edges = net.total_nnz();
       const double t1 = now();
-      FusedGpuEngine engine(net);
+      const bool official = row.data == "official";
+      row.dedup = dedup_mode == "on" || (dedup_mode == "auto" && !official);
+      FusedGpuOptions options;
+      options.deduplicate_rows = row.dedup;
+      options.profile_layers = profile;
+      FusedGpuEngine engine(net, options);
       device = engine.device_name();
       engine.pin_host_inputs(run_inputs);
       net.layers.clear();
@@ -129,10 +153,36 @@ int main(int argc, char** argv) {
         FusedGpuTimings t;
         cats = engine.infer(run_inputs, &t);
         best = std::min(best, t.total_s);
+        row.layer_seconds = std::min(row.layer_seconds, t.layers_s);
+        row.row_layers = 0;
+        for (int64_t c : t.computed_rows_per_layer) row.row_layers += c;
+        row.last_rows = t.computed_rows_per_layer.empty() ? 0 : t.computed_rows_per_layer.back();
+        if (profile && r == runs - 1) {
+          double rest = 0;
+          for (size_t i = 0; i < t.layer_ms.size(); ++i) {
+            if (i < 40)
+              std::fprintf(stderr, "[bench-spdnn]   layer %zu: %.4f ms, computed rows %lld, after dedup %lld, live inputs %lld\n",
+                           i + 1, t.layer_ms[i], (long long)t.computed_rows_per_layer[i],
+                           (long long)t.distinct_rows_per_layer[i], (long long)t.live_rows_per_layer[i]);
+            else
+              rest += t.layer_ms[i];
+          }
+          std::fprintf(stderr, "[bench-spdnn]   layers 41-%zu: %.3f ms; upload %.3f ms, download %.3f ms\n",
+                       t.layer_ms.size(), rest, t.upload_inputs_s * 1e3, t.download_s * 1e3);
+        }
       }
       std::vector<int64_t> sample;
       for (int64_t c : cats) if (c < checked_rows) sample.push_back(c);
       row.pass = sample == truth;
+      // All inputs against the engine without deduplication, where that run is short.
+      if (row.dedup && n * l <= 16384 * 480) {
+        engine.set_deduplicate_rows(false);
+        const bool agree = engine.infer(run_inputs) == cats;
+        engine.set_deduplicate_rows(true);
+        row.pass = row.pass && agree;
+        row.check += std::string("; all ") + std::to_string(row.inputs) + (agree ? " agree" : " DISAGREE") +
+                     " without dedup";
+      }
       row.categories = static_cast<int64_t>(cats.size());
       row.seconds = best;
       row.rate = static_cast<double>(row.inputs) * static_cast<double>(row.edges) / best / 1e12;
@@ -140,8 +190,9 @@ int main(int argc, char** argv) {
                    (long long)n, (long long)l, best, row.rate, row.pass ? "PASS" : "FAIL", t1 - t0, now() - t1);
       rows.push_back(row);
       std::ofstream(csv_path + ".partial", std::ios::app)
-          << n << ',' << l << ',' << row.data << ',' << row.inputs << ',' << row.edges << ',' << row.seconds << ','
-          << row.rate << ',' << row.pub.teraedges << ',' << (row.pass ? 1 : 0) << '\n';
+          << n << ',' << l << ',' << row.data << ',' << row.inputs << ',' << row.edges << ',' << (row.dedup ? 1 : 0)
+          << ',' << row.row_layers << ',' << row.last_rows << ',' << row.seconds << ',' << row.rate << ','
+          << row.layer_seconds << ',' << row.pub.teraedges << ',' << (row.pass ? 1 : 0) << '\n';
     }
   }
   char date[64];
@@ -151,21 +202,25 @@ int main(int argc, char** argv) {
   md += "# SpDNN GraphChallenge on one GPU (fused engine)\n\n";
   md += "Device: " + device + ". Date: " + date + ". Commit: " + SNACK_GIT_COMMIT + ".\n";
   md += "Rate = inputs x edges / inference seconds (inputs in host memory to categories on the host; best of " +
-        std::to_string(runs) + " runs after a warm-up).\n\n";
-  md += "| neurons | layers | data | inputs | edges | time (s) | TeraEdges/s | best published | ratio | categories | checked against | result |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        std::to_string(runs) + " runs after a warm-up). \"Layers only\": the same runs without the upload of the "
+        "inputs and the download of the categories.\n\n";
+  md += "| neurons | layers | data | inputs | edges | dedup | row-layers computed | rows in last layer | time (s) | TeraEdges/s | layers only (s) | TeraEdges/s, layers only | best published | ratio | categories | checked against | result |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::ofstream csv(csv_path);
-  csv << "neurons,layers,data,inputs,edges,seconds,teraedges,published,pass\n";
+  csv << "neurons,layers,data,inputs,edges,dedup,row_layers,last_rows,seconds,teraedges,layer_seconds,published,pass\n";
   for (const Row& r : rows) {
     char line[512];
     const std::string pub = r.pub.teraedges > 0 ? std::to_string(r.pub.teraedges).substr(0, 6) + " (" + r.pub.source + ")" : "none found";
     const std::string ratio = r.pub.teraedges > 0 ? std::to_string(r.rate / r.pub.teraedges).substr(0, 5) + "x" : "-";
-    std::snprintf(line, sizeof line, "| %lld | %lld | %s | %lld | %lld | %.5f | %.2f | %s | %s | %lld | %s | %s |\n",
-                  (long long)r.n, (long long)r.l, r.data.c_str(), (long long)r.inputs, (long long)r.edges, r.seconds,
-                  r.rate, pub.c_str(), ratio.c_str(), (long long)r.categories, r.check.c_str(), r.pass ? "PASS" : "FAIL");
+    std::snprintf(line, sizeof line, "| %lld | %lld | %s | %lld | %lld | %s | %lld | %lld | %.5f | %.2f | %.5f | %.2f | %s | %s | %lld | %s | %s |\n",
+                  (long long)r.n, (long long)r.l, r.data.c_str(), (long long)r.inputs, (long long)r.edges,
+                  r.dedup ? "on" : "off", (long long)r.row_layers, (long long)r.last_rows, r.seconds, r.rate,
+                  r.layer_seconds, static_cast<double>(r.inputs) * static_cast<double>(r.edges) / r.layer_seconds / 1e12,
+                  pub.c_str(), ratio.c_str(), (long long)r.categories, r.check.c_str(), r.pass ? "PASS" : "FAIL");
     md += line;
-    csv << r.n << ',' << r.l << ',' << r.data << ',' << r.inputs << ',' << r.edges << ',' << r.seconds << ',' << r.rate
-        << ',' << r.pub.teraedges << ',' << (r.pass ? 1 : 0) << '\n';
+    csv << r.n << ',' << r.l << ',' << r.data << ',' << r.inputs << ',' << r.edges << ',' << (r.dedup ? 1 : 0) << ','
+        << r.row_layers << ',' << r.last_rows << ',' << r.seconds << ',' << r.rate << ',' << r.layer_seconds << ','
+        << r.pub.teraedges << ',' << (r.pass ? 1 : 0) << '\n';
   }
   std::printf("%s", md.c_str());
   std::ofstream(md_path) << md;

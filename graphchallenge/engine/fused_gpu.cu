@@ -30,14 +30,24 @@ void check(cudaError_t e, const char* what) {
 constexpr float kClamp = 32.0f;
 constexpr int kThreads = 256;
 
-// Zero the dense Y, then scatter the CSR inputs and list the rows that have any input.
+// Zero the dense Y, then scatter the CSR inputs and list the rows that have any input; every row starts
+// standing for itself (weight 1, no parent).
 __global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col,
                                const float* __restrict__ val, int64_t rows, int64_t n, float* __restrict__ y,
-                               int32_t* __restrict__ live, int32_t* __restrict__ live_count) {
+                               int32_t* __restrict__ live, int32_t* __restrict__ live_count,
+                               int32_t* __restrict__ inputs_alive, int32_t* __restrict__ weight,
+                               int32_t* __restrict__ parent) {
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const int64_t b = row_ptr[r], e = row_ptr[r + 1];
     for (int64_t p = b + threadIdx.x; p < e; p += blockDim.x) y[r * n + col[p]] = val[p];
-    if (threadIdx.x == 0 && e > b) live[atomicAdd(live_count, 1)] = static_cast<int32_t>(r);
+    if (threadIdx.x == 0) {
+      weight[r] = 1;
+      parent[r] = -1;
+      if (e > b) {
+        live[atomicAdd(live_count, 1)] = static_cast<int32_t>(r);
+        atomicAdd(inputs_alive, 1);
+      }
+    }
   }
 }
 
@@ -122,38 +132,62 @@ __device__ __forceinline__ void gather_rows(const float* __restrict__ tile, cons
   }
 }
 
+// The live-row lists one layer reads and writes, and the per-row bookkeeping: stamp[row] is the last layer
+// that listed the row alive (so a row split into column chunks is appended once, with no reset between
+// layers); weight[row] is how many inputs the row stands for (1, or more once identical rows were merged
+// into it, see dedup_merge); inputs_out counts the inputs alive after the layer (the sum of the weights).
+struct LiveLists {
+  const int32_t* live_in;
+  const int32_t* count_in;
+  int32_t* live_out;
+  int32_t* count_out;
+  int32_t* stamp;
+  const int32_t* weight;
+  int32_t* inputs_out;
+};
+
 // Appends the item's rows that still have a non-zero to the next live list, once per row and layer.
 template <int R>
-__device__ __forceinline__ void mark_live(const bool (&any)[R], const int (&rows)[R], int layer,
-                                          int32_t* __restrict__ live_out, int32_t* __restrict__ count_out,
-                                          int32_t* __restrict__ stamp) {
+__device__ __forceinline__ void mark_live(const bool (&any)[R], const int (&rows)[R], int layer, const LiveLists& ll) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int alive = __syncthreads_or(any[r] ? 1 : 0);
-    if (alive && threadIdx.x == 0 && rows[r] >= 0 && atomicExch(&stamp[rows[r]], layer + 1) != layer + 1)
-      live_out[atomicAdd(count_out, 1)] = rows[r];
+    if (alive && threadIdx.x == 0 && rows[r] >= 0 && atomicExch(&ll.stamp[rows[r]], layer + 1) != layer + 1) {
+      ll.live_out[atomicAdd(ll.count_out, 1)] = rows[r];
+      atomicAdd(ll.inputs_out, ll.weight[rows[r]]);
+    }
+  }
+}
+
+// Column chunks per row group. Staged rows: only as many as it takes to give every block of the grid two
+// work items (each chunk restages the rows, so no more), one when the groups alone do. Rows read from
+// global memory: always the most (a chunk of kThreads columns or bundle threads), so that the blocks
+// running at one time share a few rows, which then stay in L2 while they are gathered from, and so that a
+// single live row (the late layers of a deduplicated network) still spreads over the GPU.
+template <int kLayout>
+__device__ __forceinline__ int item_chunks(int groups, int max_chunks) {
+  if constexpr (kLayout == kGlobal) {
+    return max_chunks;
+  } else {
+    const int wanted = (2 * static_cast<int>(gridDim.x) + groups - 1) / max(groups, 1);
+    return max(1, min(max_chunks, wanted));
   }
 }
 
 template <class IdxT, int R, int kLayout>
 __global__ void __launch_bounds__(kThreads) layer_kernel(
     const IdxT* __restrict__ idx, const float* __restrict__ w, int width, int n, int max_chunks, float bias,
-    int layer, const float* __restrict__ y_in, float* __restrict__ y_out, const int32_t* __restrict__ live_in,
-    const int32_t* __restrict__ count_in, int32_t* __restrict__ live_out, int32_t* __restrict__ count_out,
-    int32_t* __restrict__ stamp) {
+    int layer, const float* __restrict__ y_in, float* __restrict__ y_out, const LiveLists ll) {
   extern __shared__ float tile[];  // R x n floats unless kLayout == kGlobal
-  const int count = *count_in;
+  const int count = *ll.count_in;
   const int groups = (count + R - 1) / R;
-  // Staged rows: split into column chunks only when there are too few groups to fill the GPU. Rows read
-  // from global memory: always split, so that the blocks running at one time share a few rows, which then
-  // stay in L2 while they are gathered from.
-  const int chunks = (kLayout != kGlobal && groups >= 2 * static_cast<int>(gridDim.x)) ? 1 : max_chunks;
+  const int chunks = item_chunks<kLayout>(groups, max_chunks);
   const int chunk_cols = (n + chunks - 1) / chunks;
   for (int g = blockIdx.x; g < groups * chunks; g += gridDim.x) {
     const int group = g / chunks, chunk = g % chunks;
     int rows[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) rows[r] = (group * R + r < count) ? live_in[group * R + r] : -1;
+    for (int r = 0; r < R; ++r) rows[r] = (group * R + r < count) ? ll.live_in[group * R + r] : -1;
     stage_rows<R, kLayout>(tile, y_in, rows, n);
     bool any[R];
 #pragma unroll
@@ -180,7 +214,7 @@ __global__ void __launch_bounds__(kThreads) layer_kernel(
         any[r] = any[r] || (v > 0.0f);
       }
     }
-    mark_live<R>(any, rows, layer, live_out, count_out, stamp);
+    mark_live<R>(any, rows, layer, ll);
   }
 }
 
@@ -200,18 +234,17 @@ template <class IdxT, int R, int kLayout>
 __global__ void __launch_bounds__(kThreads) bundle_kernel(
     const IdxT* __restrict__ bidx, const float* __restrict__ bval, const int32_t* __restrict__ bcol, int nb,
     int width, int n, int max_chunks, float bias, int layer, const float* __restrict__ y_in,
-    float* __restrict__ y_out, const int32_t* __restrict__ live_in, const int32_t* __restrict__ count_in,
-    int32_t* __restrict__ live_out, int32_t* __restrict__ count_out, int32_t* __restrict__ stamp) {
+    float* __restrict__ y_out, const LiveLists ll) {
   extern __shared__ float tile[];
-  const int count = *count_in;
+  const int count = *ll.count_in;
   const int groups = (count + R - 1) / R;
-  const int chunks = (kLayout != kGlobal && groups >= 2 * static_cast<int>(gridDim.x)) ? 1 : max_chunks;
+  const int chunks = item_chunks<kLayout>(groups, max_chunks);
   const int chunk_bundles = (nb + chunks - 1) / chunks;
   for (int g = blockIdx.x; g < groups * chunks; g += gridDim.x) {
     const int group = g / chunks, chunk = g % chunks;
     int rows[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) rows[r] = (group * R + r < count) ? live_in[group * R + r] : -1;
+    for (int r = 0; r < R; ++r) rows[r] = (group * R + r < count) ? ll.live_in[group * R + r] : -1;
     stage_rows<R, kLayout>(tile, y_in, rows, n);
     bool any[R];
 #pragma unroll
@@ -253,7 +286,106 @@ __global__ void __launch_bounds__(kThreads) bundle_kernel(
         }
       }
     }
-    mark_live<R>(any, rows, layer, live_out, count_out, stamp);
+    mark_live<R>(any, rows, layer, ll);
+  }
+}
+
+// Row deduplication. In the challenge networks the surviving rows converge: after a few dozen layers
+// many live rows are bitwise identical (in the generated networks all of them end at the all-32 row, a
+// fixed point of every later layer). Identical rows give identical outputs (every output is the same sum
+// in the same order), so each class of identical live rows needs computing only once. Every few layers
+// (see State::dedup_after) two kernels:
+//   dedup_hash: a 64-bit hash of each live row (a sum of a mix of (position, bit pattern) over its
+//     elements, so threads may add in any order) goes into an open-addressing table keyed by the hash;
+//     the slot keeps the smallest row id with that hash (the class's representative).
+//   dedup_merge: a row whose slot names another row is compared with it bit for bit; if equal, it leaves
+//     the live list, parent[row] = representative, and the representative's weight grows by the row's.
+//     A row that only collides on the hash stays live (nothing is merged on a hash alone).
+// Categories follow the parent links at the end: an input is a category when the row it was merged into
+// (transitively) is alive after the last layer.
+__device__ __forceinline__ uint64_t mix_element(uint32_t position, uint32_t bits) {
+  uint64_t x = (static_cast<uint64_t>(bits) << 32 | position) * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  return x ^ (x >> 32);
+}
+
+// Sum of v over the block (blockDim.x a multiple of 32, at most 1024); the result is valid in thread 0.
+__device__ __forceinline__ uint64_t block_sum(uint64_t v, uint64_t* scratch) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  uint64_t total = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) total += scratch[w];
+  return total;
+}
+
+__global__ void __launch_bounds__(kThreads) dedup_hash(const float* __restrict__ y, int n,
+                                                      const int32_t* __restrict__ live, const int32_t* __restrict__ count,
+                                                      unsigned long long* __restrict__ keys, int32_t* __restrict__ reps,
+                                                      int32_t* __restrict__ slot_of, uint32_t table_mask) {
+  __shared__ uint64_t scratch[kThreads / 32];
+  const int rows = *count;
+  if (rows < 2) return;  // nothing to merge
+  for (int i = blockIdx.x; i < rows; i += gridDim.x) {
+    const int row = live[i];
+    const uint4* p = reinterpret_cast<const uint4*>(y + static_cast<int64_t>(row) * n);
+    uint64_t h = 0;
+    for (int q = threadIdx.x; q < n / 4; q += blockDim.x) {
+      const uint4 b = p[q];
+      h += mix_element(4 * q, b.x) + mix_element(4 * q + 1, b.y) + mix_element(4 * q + 2, b.z) + mix_element(4 * q + 3, b.w);
+    }
+    h = block_sum(h, scratch);
+    if (threadIdx.x == 0) {
+      const unsigned long long key = h | 1ull;  // 0 marks an empty slot
+      uint32_t slot = static_cast<uint32_t>(key ^ (key >> 32)) & table_mask;
+      for (;;) {
+        const unsigned long long seen = atomicCAS(&keys[slot], 0ull, key);
+        if (seen == 0ull || seen == key) break;
+        slot = (slot + 1) & table_mask;
+      }
+      atomicMin(&reps[slot], row);
+      slot_of[row] = static_cast<int32_t>(slot);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) dedup_merge(const float* __restrict__ y, int n,
+                                                       const int32_t* __restrict__ live_in, const int32_t* __restrict__ count_in,
+                                                       const int32_t* __restrict__ reps, const int32_t* __restrict__ slot_of,
+                                                       int32_t* __restrict__ parent, int32_t* __restrict__ weight,
+                                                       int32_t* __restrict__ live_out, int32_t* __restrict__ count_out) {
+  const int rows = *count_in;
+  if (rows < 2) {  // nothing was hashed: pass the list through
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x) live_out[i] = live_in[i];
+    if (blockIdx.x == 0 && threadIdx.x == 0) *count_out = rows;
+    return;
+  }
+  for (int i = blockIdx.x; i < rows; i += gridDim.x) {
+    const int row = live_in[i];
+    const int rep = reps[slot_of[row]];
+    bool same = false;
+    if (rep != row) {
+      const uint4* a = reinterpret_cast<const uint4*>(y + static_cast<int64_t>(row) * n);
+      const uint4* b = reinterpret_cast<const uint4*>(y + static_cast<int64_t>(rep) * n);
+      int differ = 0;
+      for (int q = threadIdx.x; q < n / 4; q += blockDim.x) {
+        const uint4 u = a[q], v = b[q];
+        differ |= (u.x != v.x) | (u.y != v.y) | (u.z != v.z) | (u.w != v.w);
+      }
+      same = !__syncthreads_or(differ);
+    }
+    if (threadIdx.x == 0) {
+      if (same) {
+        parent[row] = rep;
+        atomicAdd(&weight[rep], weight[row]);
+      } else {
+        live_out[atomicAdd(count_out, 1)] = row;
+      }
+    }
   }
 }
 
@@ -286,8 +418,22 @@ struct FusedGpuEngine::State {
   int64_t cap_rows = 0, cap_nnz = 0;
   float* y[2] = {nullptr, nullptr};
   int32_t* live[2] = {nullptr, nullptr};
-  int32_t* counts = nullptr;  // layers + 1
+  // counts[l + 1]: rows the layer l computed that are still alive (counts[0]: rows with any input);
+  // counts[layers + 1 + l]: live rows left after the deduplication following layer l (when there was one);
+  // counts[2 * (layers + 1) + l]: inputs alive after layer l (each row counted with its weight).
+  int32_t* counts = nullptr;
   int32_t* stamp = nullptr;   // per input row: last layer that listed it alive
+  int32_t* weight = nullptr;  // per input row: the inputs it stands for
+  int32_t* parent = nullptr;  // per input row: the row it was merged into, -1 if none
+  int32_t* slot_of = nullptr; // per input row: its slot in the dedup table
+  unsigned long long* keys = nullptr;  // dedup table: row hashes (0: empty)
+  int32_t* reps = nullptr;             // dedup table: smallest row id with that hash
+  uint32_t table_size = 0;             // a power of two, at least twice the rows
+  bool dedup = true;
+  // Where the live list and its count are after the last layer (they move between the two lists when a
+  // deduplication compacts one into the other); set when the launches are enqueued.
+  int final_list = 0;
+  int32_t* final_count = nullptr;
   int64_t* in_ptr = nullptr;
   int32_t* in_col = nullptr;
   float* in_val = nullptr;
@@ -312,8 +458,15 @@ struct FusedGpuEngine::State {
   }
   void free_buffers() {
     for (int b = 0; b < 2; ++b) { cudaFree(y[b]); cudaFree(live[b]); y[b] = nullptr; live[b] = nullptr; }
-    cudaFree(counts); cudaFree(stamp); cudaFree(in_ptr); cudaFree(in_col); cudaFree(in_val);
-    counts = nullptr; stamp = nullptr; in_ptr = nullptr; in_col = nullptr; in_val = nullptr;
+    for (void* p : {static_cast<void*>(counts), static_cast<void*>(stamp), static_cast<void*>(weight),
+                    static_cast<void*>(parent), static_cast<void*>(slot_of), static_cast<void*>(keys),
+                    static_cast<void*>(reps), static_cast<void*>(in_ptr), static_cast<void*>(in_col),
+                    static_cast<void*>(in_val)})
+      cudaFree(p);
+    counts = stamp = weight = parent = slot_of = reps = in_col = nullptr;
+    keys = nullptr;
+    in_ptr = nullptr;
+    in_val = nullptr;
   }
 
   // Grid for a kernel: as many blocks as fit on the GPU at once, no more than there are work items.
@@ -331,37 +484,66 @@ struct FusedGpuEngine::State {
     auto ell = layer_kernel<IdxT, R, kLayout>;
     auto bundled = bundle_kernel<IdxT, R, kLayout>;
     const size_t smem = kLayout != kGlobal ? static_cast<size_t>(R) * n * sizeof(float) : 0;
-    // Column chunks per row group (used when few groups are alive, and always for global gathers): each
-    // chunk should still give every thread of a block work.
-    const int chunks = kLayout == kGlobal ? std::max(1, n / 1024) : std::max(1, std::min(4, n / kThreads));
+    // The most column chunks per row group (see item_chunks): each chunk still gives every thread of a
+    // block work.
+    const int chunks = std::max(1, n / kThreads);
     int max_bundles = 0;
     for (const Layer& L : layers) max_bundles = std::max(max_bundles, L.bundles);
     const int bundle_threads = max_bundles * kThreadsPerBundle;
-    const int bundle_chunks = kLayout == kGlobal ? std::max(1, bundle_threads / 1024)
-                                                 : std::max(1, std::min(4, bundle_threads / kThreads));
+    const int bundle_chunks = std::max(1, bundle_threads / kThreads);
     const int ell_grid = grid_for(ell, smem, (rows + R - 1) / R * chunks);
     const int bundle_grid = grid_for(bundled, smem, (rows + R - 1) / R * bundle_chunks);
     grid = ell_grid;
+    const size_t nl = layers.size();
     cudaMemsetAsync(stamp, 0, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(int32_t), stream);
-    cudaMemsetAsync(counts, 0, (layers.size() + 1) * sizeof(int32_t), stream);
+    cudaMemsetAsync(counts, 0, 3 * (nl + 1) * sizeof(int32_t), stream);
     cudaMemsetAsync(y[0], 0, static_cast<size_t>(rows) * n * sizeof(float), stream);
+    int32_t* const inputs_alive = counts + 2 * (nl + 1);
     scatter_inputs<<<static_cast<int>(std::min<int64_t>(std::max<int64_t>(rows, 1), 65535)), 128, 0, stream>>>(
-        in_ptr, in_col, in_val, rows, n, y[0], live[0], counts);
+        in_ptr, in_col, in_val, rows, n, y[0], live[0], counts, inputs_alive, weight, parent);
     (void)nnz;
-    for (size_t l = 0; l < layers.size(); ++l) {
+    const int dedup_grid = static_cast<int>(std::min<int64_t>(std::max<int64_t>(rows, 1), 8192));
+    int list = 0;                   // the live list the next layer reads
+    int32_t* list_count = counts;   // and its count
+    for (size_t l = 0; l < nl; ++l) {
       if (profile) cudaEventRecord(events[l], stream);
       const int b = static_cast<int>(l % 2);
       const Layer& L = layers[l];
+      const LiveLists ll{live[list], list_count, live[1 - list], counts + l + 1, stamp, weight, inputs_alive + l + 1};
       if (L.bundles > 0)
         bundled<<<bundle_grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(L.idx), L.val, L.bcol, L.bundles,
-                                                         L.width, n, bundle_chunks, bias, static_cast<int>(l), y[b], y[1 - b],
-                                                         live[b], counts + l, live[1 - b], counts + l + 1, stamp);
+                                                         L.width, n, bundle_chunks, bias, static_cast<int>(l), y[b],
+                                                         y[1 - b], ll);
       else
         ell<<<ell_grid, kThreads, smem, stream>>>(static_cast<const IdxT*>(L.idx), L.val, L.width, n, chunks, bias,
-                                                  static_cast<int>(l), y[b], y[1 - b], live[b], counts + l,
-                                                  live[1 - b], counts + l + 1, stamp);
+                                                  static_cast<int>(l), y[b], y[1 - b], ll);
+      list = 1 - list;
+      list_count = counts + l + 1;
+      if (dedup && l + 1 < nl && dedup_after(static_cast<int64_t>(l))) {
+        cudaMemsetAsync(keys, 0, table_size * sizeof(unsigned long long), stream);
+        cudaMemsetAsync(reps, 0x7f, table_size * sizeof(int32_t), stream);  // 0x7f7f7f7f: above any row id
+        dedup_hash<<<dedup_grid, kThreads, 0, stream>>>(y[1 - b], n, live[list], list_count, keys, reps, slot_of,
+                                                        table_size - 1);
+        int32_t* const merged_count = counts + nl + 1 + l;
+        dedup_merge<<<dedup_grid, kThreads, 0, stream>>>(y[1 - b], n, live[list], list_count, reps, slot_of, parent,
+                                                         weight, live[1 - list], merged_count);
+        list = 1 - list;
+        list_count = merged_count;
+      }
     }
-    if (profile) cudaEventRecord(events[layers.size()], stream);
+    final_list = list;
+    final_count = list_count;
+    if (profile) cudaEventRecord(events[nl], stream);
+  }
+
+  // Deduplicate after layer l (0-based)? After each of the first 16 layers, then every 2 layers up to depth
+  // 32, every 4 up to 64, ... every 64 from depth 512 on: rows that became identical wait at most 1/8 of
+  // the depth reached before they merge, and a 1920-layer network runs 77 deduplications.
+  static bool dedup_after(int64_t l) {
+    const int64_t depth = l + 1;
+    int64_t every = 1;
+    while (every < 64 && depth > 16 * every) every *= 2;
+    return depth % every == 0;
   }
 
   void enqueue(int64_t rows, int64_t nnz) {
@@ -415,6 +597,7 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
   s.device = options.device;
   s.use_graph = options.use_cuda_graph && !options.profile_layers;
   s.profile = options.profile_layers;
+  s.dedup = options.deduplicate_rows;
   if (neurons <= 0 || neurons % 4 != 0 || neurons > INT32_MAX)
     throw std::runtime_error("fused GPU engine: the number of neurons must be a positive multiple of 4");
   s.n = static_cast<int>(neurons);
@@ -576,6 +759,16 @@ void FusedGpuEngine::pin_host_inputs(const CsrMatrix& inputs) {
   pin(inputs.val.data(), inputs.val.size() * sizeof(float));
 }
 
+void FusedGpuEngine::set_deduplicate_rows(bool on) {
+  State& s = *state_;
+  if (s.dedup == on) return;
+  s.dedup = on;
+  if (s.graph) {  // the captured launches include (or omit) the deduplication steps
+    cudaGraphExecDestroy(s.graph);
+    s.graph = nullptr;
+  }
+}
+
 std::string FusedGpuEngine::device_name() const {
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, state_->device) != cudaSuccess) return "unknown GPU";
@@ -597,8 +790,15 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
       s.y[b] = device_alloc<float>(static_cast<size_t>(rows) * s.n, "activations");
       s.live[b] = device_alloc<int32_t>(rows, "live rows");
     }
-    s.counts = device_alloc<int32_t>(s.layers.size() + 1, "counts");
+    s.counts = device_alloc<int32_t>(3 * (s.layers.size() + 1), "counts");
     s.stamp = device_alloc<int32_t>(rows, "row stamps");
+    s.weight = device_alloc<int32_t>(rows, "row weights");
+    s.parent = device_alloc<int32_t>(rows, "row parents");
+    s.slot_of = device_alloc<int32_t>(rows, "dedup slots");
+    s.table_size = 1024;
+    while (s.table_size < 2 * static_cast<uint64_t>(rows)) s.table_size *= 2;
+    s.keys = device_alloc<unsigned long long>(s.table_size, "dedup table");
+    s.reps = device_alloc<int32_t>(s.table_size, "dedup table");
     s.in_ptr = device_alloc<int64_t>(rows + 1, "inputs");
     s.in_col = device_alloc<int32_t>(nnz, "inputs");
     s.in_val = device_alloc<float>(nnz, "inputs");
@@ -630,13 +830,27 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
   check(cudaStreamSynchronize(s.stream), "layer kernels");
   const auto t2 = clock::now();
   const size_t nl = s.layers.size();
-  std::vector<int32_t> counts(nl + 1, 0);
+  std::vector<int32_t> counts(3 * (nl + 1), 0);
   check(cudaMemcpy(counts.data(), s.counts, counts.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "download");
-  const int32_t final_count = counts[nl];
+  const int32_t final_count = counts[s.final_count - s.counts];
   std::vector<int32_t> live(final_count);
-  check(cudaMemcpy(live.data(), s.live[nl % 2], final_count * sizeof(int32_t), cudaMemcpyDeviceToHost), "download");
-  std::vector<int64_t> categories(live.begin(), live.end());
-  std::sort(categories.begin(), categories.end());
+  check(cudaMemcpy(live.data(), s.live[s.final_list], final_count * sizeof(int32_t), cudaMemcpyDeviceToHost), "download");
+  std::vector<int64_t> categories;
+  if (s.dedup) {
+    // An input is a category when the row it was merged into, followed to the end of the chain, is alive.
+    std::vector<int32_t> parent(rows);
+    check(cudaMemcpy(parent.data(), s.parent, rows * sizeof(int32_t), cudaMemcpyDeviceToHost), "download");
+    std::vector<char> alive(rows, 0);
+    for (int32_t r : live) alive[r] = 1;
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t root = r;
+      while (parent[root] >= 0) root = parent[root];
+      if (alive[root]) categories.push_back(r);
+    }
+  } else {
+    categories.assign(live.begin(), live.end());
+    std::sort(categories.begin(), categories.end());
+  }
   const auto t3 = clock::now();
   if (timings) {
     auto sec = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
@@ -644,7 +858,12 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
     timings->layers_s = sec(t1, t2);
     timings->download_s = sec(t2, t3);
     timings->total_s = sec(t0, t3);
-    timings->live_rows_per_layer.assign(counts.begin() + 1, counts.end());
+    timings->live_rows_per_layer.assign(counts.begin() + 2 * (nl + 1) + 1, counts.end());
+    timings->computed_rows_per_layer.assign(counts.begin() + 1, counts.begin() + nl + 1);
+    timings->distinct_rows_per_layer.clear();
+    for (size_t l = 0; l < nl; ++l)
+      timings->distinct_rows_per_layer.push_back(s.dedup && l + 1 < nl && State::dedup_after(static_cast<int64_t>(l))
+                                                     ? counts[nl + 1 + l] : -1);
     timings->layer_ms.clear();
     if (s.profile)
       for (size_t l = 0; l < nl; ++l) {

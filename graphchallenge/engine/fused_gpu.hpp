@@ -13,7 +13,10 @@
 // rows, every Y value from shared memory. Blocks are persistent (a grid the size of the GPU striding over
 // the live rows), so late layers with few live rows cost almost nothing; the live count never returns to
 // the host, and the whole layer sequence is replayed as one CUDA graph. Results are deterministic: each
-// output is a sum in a fixed order, no atomics touch values.
+// output is a sum in a fixed order, no atomics touch values. Between layers (often early, then every few
+// layers) live rows that have become bitwise identical are merged and computed once: in the challenge
+// networks the survivors converge to one saturated row within a few dozen layers, so the deep networks
+// cost little more than their first layers.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,10 @@ struct FusedGpuOptions {
   // Group output neurons with identical input lists into bundles: -1 where it pays (see fused_gpu.cu),
   // 1 whenever bundles average two or more columns, 0 never (column-ELL only).
   int bundle_columns = -1;
+  // Compute identical live rows once (see fused_gpu.cu: dedup_hash / dedup_merge). Exact: the categories do
+  // not change. Turn off to measure the engine on inputs that repeat (the official 1,200 images repeated
+  // 50 times would otherwise be computed 1,200 times, not 60,000).
+  bool deduplicate_rows = true;
 };
 
 struct FusedGpuTimings {
@@ -42,7 +49,9 @@ struct FusedGpuTimings {
   double layers_s = 0;          // all layers on the device
   double download_s = 0;        // live rows -> host categories
   double total_s = 0;           // inference time: sum of the three
-  std::vector<int64_t> live_rows_per_layer;  // rows still alive after each layer
+  std::vector<int64_t> live_rows_per_layer;      // inputs still alive after each layer
+  std::vector<int64_t> computed_rows_per_layer;  // rows each layer computed that are still alive after it
+  std::vector<int64_t> distinct_rows_per_layer;  // rows left after the deduplication after it (-1: none)
   std::vector<float> layer_ms;               // per layer, when profiling
 };
 
@@ -68,6 +77,9 @@ class FusedGpuEngine {
   // uploads them at full bus speed. They stay registered until the engine is destroyed; `inputs` must
   // outlive the engine and not be resized meanwhile.
   void pin_host_inputs(const CsrMatrix& inputs);
+
+  // Turns row deduplication on or off for later infer() calls (FusedGpuOptions::deduplicate_rows).
+  void set_deduplicate_rows(bool on);
 
   std::string device_name() const;
 

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(node, &local_rank);
 
   std::string data = "official", official_dir = "../shared/data/graphchallenge", official_cache, engine_name = "auto";
+  std::string dedup = "auto";  // fused engine: as snack-spdnn --dedup
   int64_t neurons = 1024, layers = 120, inputs_count = 60000, repeat = 50;
   uint64_t seed = 2019;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeat") repeat = std::stoll(v);
     else if (a == "--seed") seed = std::stoull(v);
     else if (a == "--engine") engine_name = v;
+    else if (a == "--dedup" && (v == "auto" || v == "on" || v == "off")) dedup = v;
     else {
       if (rank == 0) std::fprintf(stderr, "snack-spdnn-mpi: unknown option %s\n", a.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -104,6 +106,8 @@ int main(int argc, char** argv) {
       cudaGetDeviceCount(&devices);
       FusedGpuOptions o;
       o.device = devices > 0 ? local_rank % devices : 0;
+      // auto: on, except for repeated official images, whose copies it would compute once
+      o.deduplicate_rows = dedup == "on" || (dedup == "auto" && !(data == "official" && repeat > 1));
       fused = std::make_unique<FusedGpuEngine>(net, o);
       fused->pin_host_inputs(mine);
       device = fused->device_name() + " #" + std::to_string(o.device);

@@ -5,9 +5,12 @@
 // exactly the 19 official categories, for every row grouping and staging layout it has. On generated
 // networks of other sizes (4096 neurons; 20,000 neurons, which takes the global-memory path; irregular
 // column counts, which exercise the ELL padding) it must give exactly the categories of the float64 host
-// reference. Skips with a printed reason where no GPU is present.
+// reference. Row deduplication (on by default) must not change anything: inputs that repeat, and rows
+// that become identical, give the same categories and the same count of live inputs after every layer as
+// the engine without it. Skips with a printed reason where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -87,6 +90,7 @@ TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
   std::string why;
   if (!load_official_subset(d, why)) GTEST_SKIP() << "official data unavailable: " << why;
   ASSERT_EQ(d.categories.size(), 19u);
+  for (bool dedup : {true, false})
   for (int bundles : {1, 0})
   for (int rows : {1, 2, 4, 8, 16})
     for (int layout : {0, 1, 2}) {
@@ -94,10 +98,11 @@ TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
       o.rows_per_group = rows;
       o.layout = layout;
       o.bundle_columns = bundles;
+      o.deduplicate_rows = dedup;
       FusedGpuEngine engine(d.network, o);
       FusedGpuTimings t;
       EXPECT_EQ(engine.infer(d.inputs, &t), d.categories)
-          << "rows per group " << rows << ", layout " << layout << ", bundles " << bundles;
+          << "rows per group " << rows << ", layout " << layout << ", bundles " << bundles << ", dedup " << dedup;
       ASSERT_EQ(t.live_rows_per_layer.size(), 120u);
       EXPECT_EQ(t.live_rows_per_layer.back(), 19);
       // A second run on the same engine (graph replay) gives the same answer.
@@ -130,6 +135,59 @@ TEST(FusedGpuEngine, GeneratedNetworksMatchTheHostReference) {
     EXPECT_EQ(ell_engine.infer(in), want) << c.neurons << " x " << c.layers << " (column-ELL only)";
     EXPECT_FALSE(want.empty());
     EXPECT_LT(static_cast<int64_t>(want.size()), c.rows);
+  }
+}
+
+// Inputs in which every row appears 1 to 6 times, shuffled: the deduplicating engine must merge the copies
+// (it computes fewer rows than the engine without deduplication) and still give the reference's categories
+// and, after every layer, the same number of live inputs.
+TEST(FusedGpuEngine, DeduplicationIsExact) {
+  REQUIRE_GPU();
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  struct Case { int64_t neurons, layers, distinct; };
+  for (const Case c : {Case{1024, 64, 300}, Case{4096, 40, 120}, Case{20000, 5, 30}}) {
+    Network net;
+    if (c.neurons == 20000) {
+      net.neurons = c.neurons;
+      for (int64_t l = 0; l < c.layers; ++l) net.layers.push_back(random_layer(c.neurons, 24, rng));
+      net.bias = -0.1f;
+    } else {
+      net = generate_network(c.neurons, c.layers, seed);
+      net.bias = -0.2f;
+    }
+    const CsrMatrix unique = random_inputs(c.distinct, c.neurons, 0.4, seed + 11);
+    std::vector<int64_t> order;
+    std::uniform_int_distribution<int> copies(1, 6);
+    for (int64_t r = 0; r < c.distinct; ++r)
+      for (int k = copies(rng); k > 0; --k) order.push_back(r);
+    std::shuffle(order.begin(), order.end(), rng);
+    CsrMatrix in;
+    in.nrows = static_cast<int64_t>(order.size());
+    in.ncols = c.neurons;
+    in.row_ptr.push_back(0);
+    for (int64_t r : order) {
+      for (int64_t p = unique.row_ptr[r]; p < unique.row_ptr[r + 1]; ++p) {
+        in.col.push_back(unique.col[p]);
+        in.val.push_back(unique.val[p]);
+      }
+      in.row_ptr.push_back(static_cast<int64_t>(in.col.size()));
+    }
+    const auto want = reference_infer(net, in);
+    FusedGpuOptions off;
+    off.deduplicate_rows = false;
+    FusedGpuEngine plain(net, off), merging(net);
+    FusedGpuTimings tp, tm;
+    EXPECT_EQ(plain.infer(in, &tp), want) << c.neurons << " x " << c.layers << " without deduplication";
+    EXPECT_EQ(merging.infer(in, &tm), want) << c.neurons << " x " << c.layers << " with deduplication";
+    EXPECT_EQ(merging.infer(in), want) << "graph replay";
+    EXPECT_EQ(tm.live_rows_per_layer, tp.live_rows_per_layer);
+    ASSERT_EQ(tm.distinct_rows_per_layer.size(), static_cast<size_t>(c.layers));
+    EXPECT_LE(tm.distinct_rows_per_layer[0], c.distinct);  // the copies merged after the first layer
+    EXPECT_LT(tm.computed_rows_per_layer[1], tp.computed_rows_per_layer[1]);
+    EXPECT_FALSE(want.empty());
+    EXPECT_LT(static_cast<int64_t>(want.size()), in.nrows);
   }
 }
 
