@@ -148,14 +148,23 @@ int main(int argc, char** argv) {
       if (rank == 0) truth = all;  // consistent iff every block matched
       if (rank == 0 && all_ok != 1) truth.clear(), truth.push_back(-1);
     }
-    // Per-rank device names, for the record.
+    // Each rank's device ordinal (-1: CPU), so the record shows which GPU every rank ran on.
+    int ordinal = -1;
+#ifdef SNACK_WITH_FUSED_GPU
+    if (fused) cudaGetDevice(&ordinal);
+#endif
+    std::vector<int> ordinals(ranks);
+    MPI_Gather(&ordinal, 1, MPI_INT, ordinals.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       std::sort(all.begin(), all.end());
       const bool pass = all == truth;
       const double edges = static_cast<double>(net.total_nnz());
       std::printf("snack-spdnn-mpi  %lld neurons x %zu layers, %lld inputs, data %s, %d ranks\n",
                   (long long)net.neurons, net.layers.size(), (long long)n_in, data.c_str(), ranks);
-      std::printf("  engine %s, rank 0 device %s\n", engine.c_str(), device.c_str());
+      std::string where;
+      for (int r = 0; r < ranks; ++r)
+        where += (r ? ", " : "") + std::to_string(r) + ":" + (ordinals[r] < 0 ? std::string("CPU") : "GPU " + std::to_string(ordinals[r]));
+      std::printf("  engine %s, rank 0 device %s; rank:device %s\n", engine.c_str(), device.c_str(), where.c_str());
       std::printf("  inference time %.6f s, rate %.4f TeraEdges/s\n", seconds, n_in * edges / seconds / 1e12);
       std::printf("  categories %zu (truth %zu)\n%s\n", all.size(), truth.size(), pass ? "PASS" : "FAIL");
       status = pass ? 0 : 1;

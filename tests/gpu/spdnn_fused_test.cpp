@@ -99,6 +99,7 @@ TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
       o.layout = layout;
       o.bundle_columns = bundles;
       o.deduplicate_rows = dedup;
+      o.upload_batches = (rows + layout) % 3 == 0 ? 5 : 0;  // some shapes upload in 5 uneven batches
       FusedGpuEngine engine(d.network, o);
       FusedGpuTimings t;
       EXPECT_EQ(engine.infer(d.inputs, &t), d.categories)
@@ -166,7 +167,6 @@ TEST(FusedGpuEngine, DeduplicationIsExact) {
     CsrMatrix in;
     in.nrows = static_cast<int64_t>(order.size());
     in.ncols = c.neurons;
-    in.row_ptr.push_back(0);
     for (int64_t r : order) {
       for (int64_t p = unique.row_ptr[r]; p < unique.row_ptr[r + 1]; ++p) {
         in.col.push_back(unique.col[p]);
@@ -177,7 +177,9 @@ TEST(FusedGpuEngine, DeduplicationIsExact) {
     const auto want = reference_infer(net, in);
     FusedGpuOptions off;
     off.deduplicate_rows = false;
-    FusedGpuEngine plain(net, off), merging(net);
+    FusedGpuOptions batched;
+    batched.upload_batches = 3;
+    FusedGpuEngine plain(net, off), merging(net, batched);
     FusedGpuTimings tp, tm;
     EXPECT_EQ(plain.infer(in, &tp), want) << c.neurons << " x " << c.layers << " without deduplication";
     EXPECT_EQ(merging.infer(in, &tm), want) << c.neurons << " x " << c.layers << " with deduplication";
@@ -188,6 +190,26 @@ TEST(FusedGpuEngine, DeduplicationIsExact) {
     EXPECT_LT(tm.computed_rows_per_layer[1], tp.computed_rows_per_layer[1]);
     EXPECT_FALSE(want.empty());
     EXPECT_LT(static_cast<int64_t>(want.size()), in.nrows);
+  }
+}
+
+// A network without layers: the categories are the rows with any input, in one batch or several.
+TEST(FusedGpuEngine, NoLayersListsTheRowsWithInputs) {
+  REQUIRE_GPU();
+  Network net;
+  net.neurons = 64;
+  net.bias = -0.3f;
+  CsrMatrix in = random_inputs(50, 64, 0.05, 3);
+  std::vector<int64_t> want;
+  for (int64_t r = 0; r < in.nrows; ++r)
+    if (in.row_ptr[r + 1] > in.row_ptr[r]) want.push_back(r);
+  ASSERT_FALSE(want.empty());
+  ASSERT_LT(want.size(), 50u);
+  for (int batches : {0, 4}) {
+    FusedGpuOptions o;
+    o.upload_batches = batches;
+    FusedGpuEngine engine(net, o);
+    EXPECT_EQ(engine.infer(in), want) << batches << " upload batches";
   }
 }
 
