@@ -226,7 +226,8 @@ int main(int argc, char** argv) {
     std::string device = "CPU";
     double best = 1e300;
     std::vector<int64_t> categories;
-    std::vector<int64_t> live;
+    std::vector<int64_t> live;      // inputs alive after each layer
+    std::vector<int64_t> computed;  // fused engine: rows each layer computed (fewer with deduplication)
     bool dedup_used = false;  // fused engine: rows deduplicated
     for (int run = 0; run < cfg.runs; ++run) {
       double seconds = 0;
@@ -258,6 +259,7 @@ int main(int argc, char** argv) {
         categories = fused->infer(inputs, &ft);
         seconds = ft.total_s;
         live = ft.live_rows_per_layer;
+        computed = ft.computed_rows_per_layer;
 #endif
       }
       best = std::min(best, seconds);
@@ -273,6 +275,12 @@ int main(int argc, char** argv) {
     std::printf("  inference time %.6f s, rate %.4f TeraEdges/s\n", best, rate / 1e12);
     std::printf("  categories %zu (truth %zu from %s): %s\n", categories.size(), truth.size(), truth_source.c_str(),
                 join(categories, 8).c_str());
+    if (!computed.empty()) {
+      int64_t sum = 0;
+      for (int64_t c : computed) sum += c;
+      std::printf("  rows computed over all layers %lld, in the last layer %lld (inputs alive there: %lld)\n",
+                  (long long)sum, (long long)computed.back(), (long long)live.back());
+    }
     std::printf("%s\n", pass ? "PASS" : "FAIL");
     if (!pass) {
       std::printf("  expected: %s\n", join(truth, 8).c_str());
@@ -285,6 +293,8 @@ int main(int argc, char** argv) {
         << "\",\n  \"seconds\": " << best << ",\n  \"teraedges_per_s\": " << rate / 1e12 << ",\n  \"categories\": "
         << categories.size() << ",\n  \"pass\": " << (pass ? "true" : "false") << ",\n  \"live_rows_per_layer\": [";
       for (size_t i = 0; i < live.size(); ++i) j << (i ? ", " : "") << live[i];
+      j << "],\n  \"computed_rows_per_layer\": [";
+      for (size_t i = 0; i < computed.size(); ++i) j << (i ? ", " : "") << computed[i];
       j << "],\n  \"row_deduplication\": " << (dedup_used ? "true" : "false") << "\n}\n";
     }
     return pass ? 0 : 1;
