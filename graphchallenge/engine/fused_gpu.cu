@@ -7,6 +7,7 @@
 // live[l % 2][0 .. count[l]) are the rows alive entering layer l.
 #include "engine/fused_gpu.hpp"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -398,6 +399,158 @@ struct Layer {
   int bundles = 0;       // 0: ELL layout; > 0: number of column bundles
 };
 
+// The tail: once deduplication has left at most kTailRows live rows (in the generated networks, one), a
+// layer is a few thousand to a few million multiply-adds, and launching a grid per layer costs more than
+// the work. One cooperative kernel then runs all the remaining layers: its blocks split each layer's output
+// columns (ELL columns or bundles, as the layer kernels do, with the same summation order), and a grid-wide
+// barrier separates the layers. A row that comes out all zero is flagged dead by no block (flags[l % 3][r]
+// is set by any block that wrote a non-zero), and after the barrier every block drops it from its own copy
+// of the list, so the list needs no further synchronisation. Per layer, block 0 records the rows still
+// alive and the inputs they stand for, as the layer kernels do.
+constexpr int kTailRows = 8;
+
+template <class IdxT>
+__global__ void __launch_bounds__(kThreads) tail_kernel(
+    const Layer* __restrict__ layers, int first, int last, int n, float bias, float* __restrict__ y0,
+    float* __restrict__ y1, const int32_t* __restrict__ live_in, const int32_t* __restrict__ count_in,
+    int32_t* __restrict__ flags, const int32_t* __restrict__ weight, int32_t* __restrict__ rows_alive,
+    int32_t* __restrict__ inputs_alive, int32_t* __restrict__ live_out, int32_t* __restrict__ count_out,
+    int stage_floats) {
+  namespace cg = cooperative_groups;
+  cg::grid_group grid = cg::this_grid();
+  extern __shared__ float stage[];  // the live rows of the layer's input, when they fit in stage_floats
+  int rows[kTailRows];
+  int c = min(*count_in, kTailRows);
+  for (int r = 0; r < kTailRows; ++r) rows[r] = r < c ? live_in[r] : -1;
+  const int64_t thread = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int l = first; l < last && c > 0; ++l) {
+    const float* yi = (l % 2) ? y1 : y0;
+    float* yo = (l % 2) ? y0 : y1;
+    const Layer L = layers[l];
+    const IdxT* idx = static_cast<const IdxT*>(L.idx);
+    volatile int32_t* f = flags + (l % 3) * kTailRows;
+    if (blockIdx.x == 0 && threadIdx.x < kTailRows) flags[((l + 1) % 3) * kTailRows + threadIdx.x] = 0;
+    const bool staged = static_cast<int64_t>(c) * n <= stage_floats;
+    if (staged) {
+      for (int r = 0; r < c; ++r)
+        for (int k = threadIdx.x; k < n; k += blockDim.x) stage[r * n + k] = yi[static_cast<int64_t>(rows[r]) * n + k];
+      __syncthreads();
+    }
+    // Live row r of the layer's input (staged or in global memory).
+    const float* src[kTailRows];
+#pragma unroll
+    for (int r = 0; r < kTailRows; ++r)
+      src[r] = staged ? stage + r * n : yi + static_cast<int64_t>(rows[r < c ? r : 0]) * n;
+    bool any[kTailRows];
+#pragma unroll
+    for (int r = 0; r < kTailRows; ++r) any[r] = false;
+    // Weights come in runs of kRun entries, all loaded before any is used, so that a layer costs one memory
+    // latency per run rather than one per entry; the sums still add the entries in order.
+    constexpr int kRun = 16;
+    if (L.bundles > 0) {
+      const int nb = L.bundles;
+      for (int64_t t = thread; t < static_cast<int64_t>(nb) * kThreadsPerBundle; t += threads) {
+        const int b = static_cast<int>(t / kThreadsPerBundle), quarter = static_cast<int>(t % kThreadsPerBundle);
+        float acc[kTailRows][kColsPerThread];
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r)
+#pragma unroll
+          for (int q = 0; q < kColsPerThread; ++q) acc[r][q] = 0.0f;
+        for (int e0 = 0; e0 < L.width; e0 += kRun) {
+          int ks[kRun];
+          float4 ws[kRun];
+#pragma unroll
+          for (int u = 0; u < kRun; ++u) {
+            const int64_t at = static_cast<int64_t>(e0 + u) * nb + b;
+            const bool in = e0 + u < L.width;
+            ks[u] = in ? static_cast<int>(idx[at]) : 0;
+            ws[u] = in ? *reinterpret_cast<const float4*>(L.val + at * kBundle + quarter * kColsPerThread)
+                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          }
+#pragma unroll
+          for (int r = 0; r < kTailRows; ++r) {
+            if (r >= c) break;
+#pragma unroll
+            for (int u = 0; u < kRun; ++u) {
+              if (e0 + u >= L.width) break;
+              const float v = src[r][ks[u]];
+              acc[r][0] = fmaf(v, ws[u].x, acc[r][0]);
+              acc[r][1] = fmaf(v, ws[u].y, acc[r][1]);
+              acc[r][2] = fmaf(v, ws[u].z, acc[r][2]);
+              acc[r][3] = fmaf(v, ws[u].w, acc[r][3]);
+            }
+          }
+        }
+        const int4 cols = *reinterpret_cast<const int4*>(L.bcol + static_cast<int64_t>(b) * kBundle + quarter * kColsPerThread);
+        const int col[kColsPerThread] = {cols.x, cols.y, cols.z, cols.w};
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r) {
+          if (r >= c) break;
+          float* out = yo + static_cast<int64_t>(rows[r]) * n;
+#pragma unroll
+          for (int q = 0; q < kColsPerThread; ++q) {
+            if (col[q] < 0) continue;
+            const float v = fminf(fmaxf(acc[r][q] + bias, 0.0f), kClamp);
+            out[col[q]] = v;
+            any[r] = any[r] || v > 0.0f;
+          }
+        }
+      }
+    } else {
+      for (int64_t j = thread; j < n; j += threads) {
+        float acc[kTailRows];
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r) acc[r] = 0.0f;
+        for (int e0 = 0; e0 < L.width; e0 += kRun) {
+          int ks[kRun];
+          float ws[kRun];
+#pragma unroll
+          for (int u = 0; u < kRun; ++u) {
+            const int64_t at = static_cast<int64_t>(e0 + u) * n + j;
+            const bool in = e0 + u < L.width;
+            ks[u] = in ? static_cast<int>(idx[at]) : 0;
+            ws[u] = in ? L.val[at] : 0.0f;
+          }
+#pragma unroll
+          for (int r = 0; r < kTailRows; ++r) {
+            if (r >= c) break;
+#pragma unroll
+            for (int u = 0; u < kRun; ++u) {
+              if (e0 + u >= L.width) break;
+              acc[r] = fmaf(src[r][ks[u]], ws[u], acc[r]);
+            }
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r) {
+          if (r >= c) break;
+          const float v = fminf(fmaxf(acc[r] + bias, 0.0f), kClamp);
+          yo[static_cast<int64_t>(rows[r]) * n + j] = v;
+          any[r] = any[r] || v > 0.0f;
+        }
+      }
+    }
+    for (int r = 0; r < c; ++r)
+      if (__syncthreads_or(any[r] ? 1 : 0) && threadIdx.x == 0) f[r] = 1;
+    grid.sync();
+    int kept = 0;
+    for (int r = 0; r < c; ++r)
+      if (f[r]) rows[kept++] = rows[r];
+    c = kept;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      int32_t inputs = 0;
+      for (int r = 0; r < c; ++r) inputs += weight[rows[r]];
+      rows_alive[l] = c;
+      inputs_alive[l] = inputs;
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    for (int r = 0; r < c; ++r) live_out[r] = rows[r];
+    *count_out = c;
+  }
+}
+
 template <class T>
 T* device_alloc(size_t count, const char* what) {
   void* p = nullptr;
@@ -446,8 +599,15 @@ struct FusedGpuEngine::State {
   int64_t* in_ptr = nullptr;
   int32_t* in_col = nullptr;
   float* in_val = nullptr;
-  cudaGraphExec_t graph = nullptr;
-  int64_t graph_rows = -1, graph_nnz = -1;
+  int64_t graph_rows = -1, graph_nnz = -1;  // the shape the segment graphs were captured for
+  // Tail (see tail_kernel): the layers on the device, flags, and a page-locked word for the live count read
+  // back at each checkpoint; tail_from is the first layer the tail ran in the last inference (or the number
+  // of layers).
+  bool tail = true;
+  Layer* device_layers = nullptr;
+  int32_t* tail_flags = nullptr;
+  int32_t* host_count = nullptr;
+  size_t tail_from = 0;
   int grid = 0;
   int rows_per_group = 1;
   int layout = kRowMajor;
@@ -464,7 +624,10 @@ struct FusedGpuEngine::State {
     if (upload_start) cudaEventDestroy(upload_start);
     if (upload_done) cudaEventDestroy(upload_done);
     if (copy_stream) cudaStreamDestroy(copy_stream);
-    if (graph) cudaGraphExecDestroy(graph);
+    drop_graphs();
+    cudaFree(device_layers);
+    cudaFree(tail_flags);
+    if (host_count) cudaFreeHost(host_count);
     for (auto& l : layers) { cudaFree(l.idx); cudaFree(l.val); cudaFree(l.bcol); }
     free_buffers();
     if (stream) cudaStreamDestroy(stream);
@@ -524,13 +687,27 @@ struct FusedGpuEngine::State {
           static_cast<const IdxT*>(L.idx), L.val, L.width, n, g.chunks, bias, static_cast<int>(l), y[b], y[1 - b], ll);
   }
 
-  // The inference is enqueued in three parts (see infer): the prologue (clearing), then per upload batch
-  // the scatter of its rows and the first layer on them (so that the next batch's copy overlaps this
-  // batch's first layer), then the rest: every later layer and the deduplications, replayed as one graph.
-  enum class Part { kPrologue, kBatch, kRest };
+  // The inference is enqueued in parts (see infer): the prologue (clearing); per upload batch the scatter
+  // of its rows and the first layer on them (so that the next batch's copy overlaps this batch's first
+  // layer); then segments of the later layers with their deduplications, each replayed as a CUDA graph;
+  // and, when a checkpoint between segments finds few live rows left, the tail kernel for the rest.
+  enum class Part { kPrologue, kBatch, kSegment, kTail };
+  struct ListState {
+    int list = 1;              // the live list the next layer reads
+    int32_t* count = nullptr;  // and its count
+  };
+  ListState cursor;  // where the live list is between the parts being enqueued
+  std::vector<cudaGraphExec_t> graphs;  // one per segment, captured on first use
+  std::vector<ListState> graph_end;     // the cursor after each captured segment
+  void drop_graphs() {
+    for (cudaGraphExec_t g : graphs)
+      if (g) cudaGraphExecDestroy(g);
+    graphs.clear();
+    graph_end.clear();
+  }
 
   template <class IdxT, int R, int kLayout>
-  void launch(Part part, int64_t rows, int batch) {
+  void launch(Part part, int64_t rows, int64_t a, int64_t b_end) {
     const size_t nl = layers.size();
     int32_t* const inputs_alive = counts + 2 * (nl + 1);
     int32_t* const batch_counts = counts + 3 * (nl + 1);
@@ -539,9 +716,14 @@ struct FusedGpuEngine::State {
       cudaMemsetAsync(counts, 0, (3 * (nl + 1) + batch_bounds.size()) * sizeof(int32_t), stream);
       cudaMemsetAsync(y[0], 0, static_cast<size_t>(rows) * n * sizeof(float), stream);
       if (profile) cudaEventRecord(events[0], stream);
+      cursor = ListState{1, counts + 1};
+      // With no layers the categories are the rows with any input: one batch, listed from live[0].
+      final_live = live[0];
+      final_count = batch_counts;
       return;
     }
     if (part == Part::kBatch) {
+      const int batch = static_cast<int>(a);
       const int64_t r0 = batch_bounds[batch], r1 = batch_bounds[batch + 1];
       scatter_inputs<<<static_cast<int>(std::min<int64_t>(std::max<int64_t>(r1 - r0, 1), 65535)), 128, 0, stream>>>(
           in_ptr, in_col, in_val, r0, r1, n, y[0], live[0] + r0, batch_counts + batch, inputs_alive, weight, parent);
@@ -552,12 +734,49 @@ struct FusedGpuEngine::State {
       }
       return;
     }
+    if (part == Part::kTail) {
+      const int first = static_cast<int>(a);
+      auto kernel = tail_kernel<IdxT>;
+      int per_sm = 0, sms = 0;
+      // Stage the live rows in shared memory when they fit in 48 KB (1024-neuron rows: all 8; 4096: 3).
+      int stage_floats = std::min(kTailRows * n, 12 * 1024);
+      if (stage_floats < n) stage_floats = 0;
+      const size_t smem = static_cast<size_t>(stage_floats) * sizeof(float);
+      check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "occupancy");
+      check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+      // Enough threads for the widest layer's columns or bundle threads, at most one wave of the GPU.
+      const int64_t wanted = (static_cast<int64_t>(n) + kThreads - 1) / kThreads;
+      const int blocks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, int64_t(std::max(1, per_sm)) * sms)));
+      cudaMemsetAsync(tail_flags, 0, 3 * kTailRows * sizeof(int32_t), stream);
+      const Layer* dl = device_layers;
+      int last = static_cast<int>(nl);
+      float* y0 = y[0];
+      float* y1 = y[1];
+      const int32_t* live_in = live[cursor.list];
+      const int32_t* count_in = cursor.count;
+      int32_t* flags = tail_flags;
+      const int32_t* w = weight;
+      int32_t* rows_alive = counts + 1;
+      int32_t* alive_inputs = inputs_alive + 1;
+      int32_t* live_out = live[1 - cursor.list];
+      int32_t* count_out = counts + nl;
+      int nn = n;
+      float bb = bias;
+      void* args[] = {&dl, const_cast<int*>(&first), &last, &nn, &bb, &y0, &y1, &live_in, &count_in, &flags, &w,
+                      &rows_alive, &alive_inputs, &live_out, &count_out, &stage_floats};
+      check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), blocks, kThreads, args, smem, stream), "tail kernel");
+      final_live = live_out;
+      final_count = count_out;
+      return;
+    }
+    // A segment: layers [a, b_end) after the first, with the deduplications that follow them.
+    const size_t first = static_cast<size_t>(a), last = static_cast<size_t>(b_end);
     const Geometry g = geometry<IdxT, R, kLayout>(rows);
     grid = g.ell_grid;
     const int dedup_grid = static_cast<int>(std::min<int64_t>(std::max<int64_t>(rows, 1), 8192));
-    int list = 1;                       // the live list the next layer reads
-    int32_t* list_count = counts + 1;   // and its count (after the first layer)
-    for (size_t l = 0; l < nl; ++l) {
+    int list = cursor.list;
+    int32_t* list_count = cursor.count;
+    for (size_t l = first; l < last; ++l) {
       if (l > 0) {
         if (profile) cudaEventRecord(events[l], stream);
         launch_layer<IdxT, R, kLayout>(g, l, LiveLists{live[list], list_count, live[1 - list], counts + l + 1, stamp,
@@ -578,10 +797,24 @@ struct FusedGpuEngine::State {
         list_count = merged_count;
       }
     }
-    // With no layers the categories are the rows with any input: one batch, listed from live[0].
-    final_live = nl > 0 ? live[list] : live[0];
-    final_count = nl > 0 ? list_count : batch_counts;
-    if (profile) cudaEventRecord(events[nl], stream);
+    cursor = ListState{list, list_count};
+    if (nl > 0) {
+      final_live = live[list];
+      final_count = list_count;
+    }
+    if (profile && last == nl) cudaEventRecord(events[nl], stream);
+  }
+
+  // Segment ends: checkpoints after layers 32, 64, 128, ... where the live count is read back and the tail
+  // kernel may take over; only where at least 16 layers would remain, and none when profiling (which times
+  // every layer) or when the tail is turned off. The last end is the number of layers.
+  std::vector<size_t> segment_ends() const {
+    const size_t nl = layers.size();
+    std::vector<size_t> ends;
+    if (tail && !profile)
+      for (size_t c = 32; c + 16 <= nl; c *= 2) ends.push_back(c);
+    ends.push_back(nl);
+    return ends;
   }
 
   // Deduplicate after layer l (0-based)? After each of the first 16 layers, then every 2 layers up to depth
@@ -594,23 +827,23 @@ struct FusedGpuEngine::State {
     return depth % every == 0;
   }
 
-  void enqueue(Part part, int64_t rows, int batch = 0) {
-    if (small_index) dispatch<uint16_t>(part, rows, batch); else dispatch<int32_t>(part, rows, batch);
+  void enqueue(Part part, int64_t rows, int64_t a = 0, int64_t b = 0) {
+    if (small_index) dispatch<uint16_t>(part, rows, a, b); else dispatch<int32_t>(part, rows, a, b);
   }
   template <class IdxT, int R>
-  void dispatch_layout(Part part, int64_t rows, int batch) {
-    if (layout == kTransposed) launch<IdxT, R, kTransposed>(part, rows, batch);
-    else if (layout == kRowMajor) launch<IdxT, R, kRowMajor>(part, rows, batch);
-    else launch<IdxT, R, kGlobal>(part, rows, batch);
+  void dispatch_layout(Part part, int64_t rows, int64_t a, int64_t b) {
+    if (layout == kTransposed) launch<IdxT, R, kTransposed>(part, rows, a, b);
+    else if (layout == kRowMajor) launch<IdxT, R, kRowMajor>(part, rows, a, b);
+    else launch<IdxT, R, kGlobal>(part, rows, a, b);
   }
   template <class IdxT>
-  void dispatch(Part part, int64_t rows, int batch) {
+  void dispatch(Part part, int64_t rows, int64_t a, int64_t b) {
     switch (rows_per_group) {
-      case 1: dispatch_layout<IdxT, 1>(part, rows, batch); break;
-      case 2: dispatch_layout<IdxT, 2>(part, rows, batch); break;
-      case 4: dispatch_layout<IdxT, 4>(part, rows, batch); break;
-      case 8: dispatch_layout<IdxT, 8>(part, rows, batch); break;
-      default: dispatch_layout<IdxT, 16>(part, rows, batch); break;
+      case 1: dispatch_layout<IdxT, 1>(part, rows, a, b); break;
+      case 2: dispatch_layout<IdxT, 2>(part, rows, a, b); break;
+      case 4: dispatch_layout<IdxT, 4>(part, rows, a, b); break;
+      case 8: dispatch_layout<IdxT, 8>(part, rows, a, b); break;
+      default: dispatch_layout<IdxT, 16>(part, rows, a, b); break;
     }
   }
   // Rows per group and staging. Measured on an H200 with the official 1024 x 120 network (60,000 inputs;
@@ -646,6 +879,7 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
   s.use_graph = options.use_cuda_graph && !options.profile_layers;
   s.profile = options.profile_layers;
   s.dedup = options.deduplicate_rows;
+  s.tail = options.tail_kernel;
   if (neurons <= 0 || neurons % 4 != 0 || neurons > INT32_MAX)
     throw std::runtime_error("fused GPU engine: the number of neurons must be a positive multiple of 4");
   s.n = static_cast<int>(neurons);
@@ -793,6 +1027,11 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
   worker();
   for (auto& t : pool) t.join();
   if (!failure.empty()) throw std::runtime_error(failure);
+  s.device_layers = device_alloc<Layer>(s.layers.size(), "layers");
+  if (!s.layers.empty())
+    check(cudaMemcpy(s.device_layers, s.layers.data(), s.layers.size() * sizeof(Layer), cudaMemcpyHostToDevice), "layers");
+  s.tail_flags = device_alloc<int32_t>(3 * kTailRows, "tail flags");
+  check(cudaMallocHost(&s.host_count, sizeof(int32_t)), "page-locked count");
 }
 
 FusedGpuEngine::~FusedGpuEngine() = default;
@@ -817,10 +1056,7 @@ void FusedGpuEngine::set_deduplicate_rows(bool on) {
   State& s = *state_;
   if (s.dedup == on) return;
   s.dedup = on;
-  if (s.graph) {  // the captured launches include (or omit) the deduplication steps
-    cudaGraphExecDestroy(s.graph);
-    s.graph = nullptr;
-  }
+  s.drop_graphs();  // the captured launches include (or omit) the deduplication steps
 }
 
 std::string FusedGpuEngine::device_name() const {
@@ -836,7 +1072,7 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
   check(cudaSetDevice(s.device), "cudaSetDevice");
   const int64_t rows = inputs.nrows, nnz = inputs.nnz();
   if (rows > s.cap_rows || nnz > s.cap_nnz) {
-    if (s.graph) { cudaGraphExecDestroy(s.graph); s.graph = nullptr; }
+    s.drop_graphs();
     s.free_buffers();
     s.cap_rows = rows;
     s.cap_nnz = nnz;
@@ -895,21 +1131,48 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
     check(cudaStreamWaitEvent(s.stream, s.batch_copied[b], 0), "upload inputs");
     s.enqueue(State::Part::kBatch, rows, b);
   }
-  if (s.use_graph) {
-    if (!s.graph || s.graph_rows != rows || s.graph_nnz != nnz) {
-      if (s.graph) { cudaGraphExecDestroy(s.graph); s.graph = nullptr; }
-      cudaGraph_t g;
-      check(cudaStreamBeginCapture(s.stream, cudaStreamCaptureModeThreadLocal), "graph capture");
-      s.enqueue(State::Part::kRest, rows);
-      check(cudaStreamEndCapture(s.stream, &g), "graph capture");
-      check(cudaGraphInstantiate(&s.graph, g, 0), "graph instantiate");
-      cudaGraphDestroy(g);
-      s.graph_rows = rows;
-      s.graph_nnz = nnz;
+  // The later layers, segment by segment; at each checkpoint, if few rows are left, the tail kernel runs
+  // the rest.
+  const std::vector<size_t> ends = s.segment_ends();
+  if (s.use_graph && (s.graph_rows != rows || s.graph_nnz != nnz || s.graphs.size() != ends.size())) {
+    s.drop_graphs();
+    s.graphs.assign(ends.size(), nullptr);
+    s.graph_end.resize(ends.size());
+    s.graph_rows = rows;
+    s.graph_nnz = nnz;
+  }
+  s.tail_from = s.layers.size();
+  size_t first = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    if (s.use_graph) {
+      if (!s.graphs[i]) {
+        cudaGraph_t g;
+        check(cudaStreamBeginCapture(s.stream, cudaStreamCaptureModeThreadLocal), "graph capture");
+        s.enqueue(State::Part::kSegment, rows, static_cast<int64_t>(first), static_cast<int64_t>(ends[i]));
+        check(cudaStreamEndCapture(s.stream, &g), "graph capture");
+        check(cudaGraphInstantiate(&s.graphs[i], g, 0), "graph instantiate");
+        cudaGraphDestroy(g);
+        s.graph_end[i] = s.cursor;
+      }
+      check(cudaGraphLaunch(s.graphs[i], s.stream), "graph launch");
+      s.cursor = s.graph_end[i];
+      if (!s.layers.empty()) {
+        s.final_live = s.live[s.cursor.list];
+        s.final_count = s.cursor.count;
+      }
+    } else {
+      s.enqueue(State::Part::kSegment, rows, static_cast<int64_t>(first), static_cast<int64_t>(ends[i]));
     }
-    check(cudaGraphLaunch(s.graph, s.stream), "graph launch");
-  } else {
-    s.enqueue(State::Part::kRest, rows);
+    first = ends[i];
+    if (i + 1 < ends.size()) {
+      check(cudaMemcpyAsync(s.host_count, s.cursor.count, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
+      check(cudaStreamSynchronize(s.stream), "layer kernels");
+      if (*s.host_count <= kTailRows) {
+        s.enqueue(State::Part::kTail, rows, static_cast<int64_t>(first));
+        s.tail_from = first;
+        break;
+      }
+    }
   }
   check(cudaGetLastError(), "layer kernels");
   check(cudaStreamSynchronize(s.stream), "layer kernels");
@@ -950,12 +1213,13 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
     }
     timings->download_s = sec(t2, t3);
     timings->total_s = sec(t0, t3);
-    timings->live_rows_per_layer.assign(counts.begin() + 2 * (nl + 1) + 1, counts.end());
+    timings->live_rows_per_layer.assign(counts.begin() + 2 * (nl + 1) + 1, counts.begin() + 3 * (nl + 1));
     timings->computed_rows_per_layer.assign(counts.begin() + 1, counts.begin() + nl + 1);
     timings->distinct_rows_per_layer.clear();
+    timings->tail_from = s.tail_from < nl ? static_cast<int64_t>(s.tail_from) : -1;
     for (size_t l = 0; l < nl; ++l)
-      timings->distinct_rows_per_layer.push_back(s.dedup && l + 1 < nl && State::dedup_after(static_cast<int64_t>(l))
-                                                     ? counts[nl + 1 + l] : -1);
+      timings->distinct_rows_per_layer.push_back(
+          s.dedup && l + 1 < nl && l < s.tail_from && State::dedup_after(static_cast<int64_t>(l)) ? counts[nl + 1 + l] : -1);
     timings->layer_ms.clear();
     if (s.profile)
       for (size_t l = 0; l < nl; ++l) {

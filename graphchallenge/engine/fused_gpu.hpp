@@ -45,6 +45,10 @@ struct FusedGpuOptions {
   // Upload the inputs in this many batches, each batch's first layer overlapping the next batch's copy
   // (0: about 8 MB per batch, at most 8; 1: the whole upload first, then the layers; at most 64).
   int upload_batches = 0;
+  // At checkpoints (after layers 32, 64, 128, ...) read the live count back; when at most 8 rows are left,
+  // one cooperative kernel runs all the remaining layers instead of a launch per layer. Off: every layer
+  // is its own launch (as when profiling).
+  bool tail_kernel = true;
 };
 
 struct FusedGpuTimings {
@@ -56,6 +60,7 @@ struct FusedGpuTimings {
   std::vector<int64_t> live_rows_per_layer;      // inputs still alive after each layer
   std::vector<int64_t> computed_rows_per_layer;  // rows each layer computed that are still alive after it
   std::vector<int64_t> distinct_rows_per_layer;  // rows left after the deduplication after it (-1: none)
+  int64_t tail_from = -1;                        // first layer the tail kernel ran (-1: it did not run)
   std::vector<float> layer_ms;               // per layer, when profiling
 };
 

@@ -193,6 +193,44 @@ TEST(FusedGpuEngine, DeduplicationIsExact) {
   }
 }
 
+// Few live rows from the start: at the first checkpoint (after layer 32) the tail kernel takes over. It
+// must give the reference's categories and the same live inputs after every layer as the engine that
+// launches every layer, with bundled and column-ELL layers, and with rows that die inside the tail.
+TEST(FusedGpuEngine, TailKernelMatchesTheLayerKernels) {
+  REQUIRE_GPU();
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  struct Case { int64_t neurons, layers; int bundles; bool irregular; };
+  for (const Case c : {Case{1024, 160, 1, false}, Case{1024, 160, 0, false}, Case{4096, 100, -1, false},
+                       Case{2000, 70, 0, true}}) {
+    Network net;
+    if (c.irregular) {
+      std::mt19937_64 rng(seed);
+      net.neurons = c.neurons;
+      for (int64_t l = 0; l < c.layers; ++l) net.layers.push_back(random_layer(c.neurons, 24, rng));
+      net.bias = -0.1f;
+    } else {
+      net = generate_network(c.neurons, c.layers, seed);
+    }
+    const CsrMatrix in = random_inputs(6, c.neurons, 0.4, seed + 5);
+    const auto want = reference_infer(net, in);
+    FusedGpuOptions with_tail;
+    with_tail.bundle_columns = c.bundles;
+    FusedGpuOptions without = with_tail;
+    without.tail_kernel = false;
+    FusedGpuEngine tailed(net, with_tail), plain(net, without);
+    FusedGpuTimings tt, tp;
+    const std::string what = std::to_string(c.neurons) + " x " + std::to_string(c.layers) + ", bundles " +
+                             std::to_string(c.bundles);
+    EXPECT_EQ(tailed.infer(in, &tt), want) << what;
+    EXPECT_EQ(plain.infer(in, &tp), want) << what;
+    EXPECT_EQ(tailed.infer(in), want) << what << " (replay)";
+    EXPECT_EQ(tt.tail_from, 32) << what;
+    EXPECT_EQ(tp.tail_from, -1) << what;
+    EXPECT_EQ(tt.live_rows_per_layer, tp.live_rows_per_layer) << what;
+  }
+}
+
 // A network without layers: the categories are the rows with any input, in one batch or several.
 TEST(FusedGpuEngine, NoLayersListsTheRowsWithInputs) {
   REQUIRE_GPU();
