@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   bool profile = false;  // --profile 1: time each layer (no CUDA graph) and print the first layers' times
   std::string commit = SNACK_GIT_COMMIT;  // --commit: the commit the binary was built from, when configure saw an older one
   int64_t official_repeat = 50;  // copies of the 1,200 official images (50: 60,000 inputs)
+  int rows_per_group = 0, layout = -1;  // FusedGpuOptions (0 / -1: the engine's choice), for tuning runs
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--official-cache") official_cache = v;
@@ -88,6 +89,8 @@ int main(int argc, char** argv) {
     else if (a == "--profile") profile = v == "1";
     else if (a == "--commit") commit = v;
     else if (a == "--official-repeat") official_repeat = std::stoll(v);
+    else if (a == "--rows-per-group") rows_per_group = std::stoi(v);
+    else if (a == "--layout") layout = std::stoi(v);
     else if (a == "--sizes") { sizes.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); sizes.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
     else if (a == "--depths") { depths.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); depths.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
@@ -146,6 +149,8 @@ int main(int argc, char** argv) {
       FusedGpuOptions options;
       options.deduplicate_rows = row.dedup;
       options.profile_layers = profile;
+      options.rows_per_group = rows_per_group;
+      options.layout = layout;
       FusedGpuEngine engine(net, options);
       device = engine.device_name();
       engine.pin_host_inputs(run_inputs);
