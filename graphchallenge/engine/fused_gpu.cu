@@ -4,7 +4,9 @@
 // Layout reminders: Y is dense, row-major, rows x N fp32, two buffers (layer l reads Y[l % 2] and writes
 // Y[(l + 1) % 2]). W of each layer is column-ELL: idx[e * N + j] / val[e * N + j] is the e-th input neuron
 // of output neuron j (e < width), zero weight for padding; idx is uint16 when N <= 65536, else int32.
-// live[l % 2][0 .. count[l]) are the rows alive entering layer l.
+// The live-row list a layer reads is one of live[0] / live[1] and the layer writes the other; a
+// deduplication compacts it back into the first, so where the list is after each part of the work is
+// tracked on the host (State::cursor) when the launches are enqueued.
 #include "engine/fused_gpu.hpp"
 
 #include <cooperative_groups.h>
@@ -608,7 +610,6 @@ struct FusedGpuEngine::State {
   int32_t* tail_flags = nullptr;
   int32_t* host_count = nullptr;
   size_t tail_from = 0;
-  int grid = 0;
   int rows_per_group = 1;
   int layout = kRowMajor;
   bool profile = false;
@@ -772,7 +773,6 @@ struct FusedGpuEngine::State {
     // A segment: layers [a, b_end) after the first, with the deduplications that follow them.
     const size_t first = static_cast<size_t>(a), last = static_cast<size_t>(b_end);
     const Geometry g = geometry<IdxT, R, kLayout>(rows);
-    grid = g.ell_grid;
     const int dedup_grid = static_cast<int>(std::min<int64_t>(std::max<int64_t>(rows, 1), 8192));
     int list = cursor.list;
     int32_t* list_count = cursor.count;

@@ -16,7 +16,9 @@
 // output is a sum in a fixed order, no atomics touch values. Between layers (often early, then every few
 // layers) live rows that have become bitwise identical are merged and computed once: in the challenge
 // networks the survivors converge to one saturated row within a few dozen layers, so the deep networks
-// cost little more than their first layers.
+// cost little more than their first layers. The inputs go up in batches, each batch's first layer
+// overlapping the next batch's copy; and once at most a few rows are left (read back at checkpoints after
+// layers 32, 64, 128, ...), one cooperative kernel runs all the remaining layers.
 #pragma once
 
 #include <cstdint>
