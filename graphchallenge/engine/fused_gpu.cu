@@ -714,7 +714,7 @@ struct FusedGpuEngine::State {
     int32_t* const batch_counts = counts + 3 * (nl + 1);
     if (part == Part::kPrologue) {
       cudaMemsetAsync(stamp, 0, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(int32_t), stream);
-      cudaMemsetAsync(counts, 0, (3 * (nl + 1) + batch_bounds.size()) * sizeof(int32_t), stream);
+      cudaMemsetAsync(counts, 0, (3 * (nl + 1) + batch_bounds.size() - 1) * sizeof(int32_t), stream);  // + one per batch
       cudaMemsetAsync(y[0], 0, static_cast<size_t>(rows) * n * sizeof(float), stream);
       if (profile) cudaEventRecord(events[0], stream);
       cursor = ListState{1, counts + 1};
