@@ -1113,7 +1113,7 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
   const auto t0 = clock::now();
   // Inputs go up batch by batch on the copy stream; the compute stream clears the buffers meanwhile, then
   // scatters each batch and runs the first layer on it as soon as it has arrived, while the next batch is
-  // on its way. The rest of the layers follow as one CUDA graph.
+  // on its way. The later layers follow in segments (CUDA graphs), and possibly the tail kernel.
   check(cudaEventRecord(s.upload_start, s.copy_stream), "upload inputs");
   check(cudaMemcpyAsync(s.in_ptr, inputs.row_ptr.data(), (rows + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, s.copy_stream), "upload inputs");
   for (int b = 0; b < batches; ++b) {
