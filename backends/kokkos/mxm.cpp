@@ -48,46 +48,27 @@ std::vector<Index> row_work_prefix(const CsrRef& A, const CsrRef& B) {
 // rows (building B^T costs about as much as multiplying a few full rows).
 constexpr Index kFullRowsForTranspose = 4;
 
-// c.BT = B^T restricted to B's non-empty columns, values copied bytewise (see MxmCall), when A has enough
-// full rows. B's entries are ordered by column, keeping row order within a column (so each row of BT
-// lists k increasing): a counting sort when B is not much wider than its entry count, else a sort of
-// (column, position) pairs (a hypersparse B may have up to 2^60 columns).
+// c.BT = B^T restricted to B's non-empty columns (the project's transpose, then its empty rows dropped
+// into the hypersparse form), values copied bytewise (see MxmCall), when A has enough full rows. Each row
+// of BT lists B's rows k increasing, the order Gustavson adds the terms in.
 void transpose_for_full_rows(MxmCall& c, std::size_t value_size) {
   const CsrRef A = c.A, B = c.B;
   if (A.ncols == 0 || B.nvals == 0) return;
   Index full = 0;
   for (Index s = 0; s < A.nslots && full < kFullRowsForTranspose; ++s) full += A.p[s + 1] - A.p[s] == A.ncols;
   if (full < kFullRowsForTranspose) return;
-  std::vector<Index> order(B.nvals);   // B's entry positions in column order
-  if (B.ncols <= 8 * B.nvals + 65536) {
-    std::vector<Index> next(B.ncols + 1, 0);
-    for (Index q = 0; q < B.nvals; ++q) ++next[B.j[q] + 1];
-    for (Index j = 0; j < B.ncols; ++j) next[j + 1] += next[j];
-    for (Index q = 0; q < B.nvals; ++q) order[next[B.j[q]]++] = q;
-  } else {
-    for (Index q = 0; q < B.nvals; ++q) order[q] = q;
-    const Index* Bj = B.j;
-    std::sort(order.begin(), order.end(), [Bj](Index x, Index y) { return Bj[x] != Bj[y] ? Bj[x] < Bj[y] : x < y; });
-  }
-  // the row of each of B's entries
-  std::vector<Index> row(B.nvals);
-  for (Index s = 0; s < B.nslots; ++s)
-    for (Index q = B.p[s]; q < B.p[s + 1]; ++q) row[q] = B.row_of(s);
   CsrStorage& t = c.bt_storage;
-  t.hyper = true;
-  t.p.push_back(0);
-  t.j.resize(B.nvals);
-  t.x.resize(B.nvals * value_size);
-  for (Index d = 0; d < B.nvals; ++d) {
-    const Index q = order[d];
-    if (d == 0 || B.j[q] != B.j[order[d - 1]]) {
-      if (d > 0) t.p.push_back(d);
-      t.h.push_back(B.j[q]);
-    }
-    t.j[d] = row[q];
-    std::memcpy(t.x.data() + d * value_size, B.x + q * value_size, value_size);
+  t = transpose_storage(B, value_size);
+  if (!t.hyper) {
+    std::vector<Index> p{0};
+    for (Index r = 0; r < B.ncols; ++r)
+      if (t.p[r + 1] > t.p[r]) {
+        t.h.push_back(r);
+        p.push_back(t.p[r + 1]);
+      }
+    t.p.swap(p);
+    t.hyper = true;
   }
-  t.p.push_back(B.nvals);
   c.BT.hyper = true;
   c.BT.h = t.h.data();
   c.BT.p = t.p.data();

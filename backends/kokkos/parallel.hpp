@@ -179,6 +179,11 @@ void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep,
 // A copy of A's pattern (h, p, j) with room for values of value_size bytes.
 CsrStorage copy_pattern(const Matrix& A, std::size_t value_size);
 
+// A^T (values moved as bytes, value_size each), each row listing A's rows in increasing order
+// (reduce_transpose.cpp): plain CSR from per-block column counts, or, for an A far wider than its entry
+// count, hypersparse holding only A's non-empty columns.
+CsrStorage transpose_storage(const CsrRef& A, std::size_t value_size);
+
 // A fixed number of per-thread scratch arrays (one per concurrent thread), claimed with a
 // Kokkos::Experimental::UniqueToken inside a parallel loop.
 using ThreadToken = Kokkos::Experimental::UniqueToken<Exec>;

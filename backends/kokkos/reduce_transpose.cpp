@@ -42,7 +42,7 @@ void parallel_blocks(const char* label, std::int64_t nblocks, const F& f) {
   Kokkos::fence();
 }
 
-void transpose_by_counts(Matrix& T, const CsrRef& A, std::size_t vsize) {
+CsrStorage transpose_by_counts(const CsrRef& A, std::size_t vsize) {
   const Index ncols = A.ncols;
   // blocks of A's slots with about equal entry counts
   std::vector<Index> slot_prefix(A.nslots + 1);
@@ -95,10 +95,10 @@ void transpose_by_counts(Matrix& T, const CsrRef& A, std::size_t vsize) {
     }
   });
   Kokkos::fence();
-  T.adopt(std::move(s));
+  return s;
 }
 
-void transpose_by_sort(Matrix& T, const CsrRef& A, std::size_t vsize) {
+CsrStorage transpose_by_sort(const CsrRef& A, std::size_t vsize) {
   struct Item { Index j, i, e; };
   std::vector<Item> items(A.nvals);
   Item* I = items.data();
@@ -118,18 +118,19 @@ void transpose_by_sort(Matrix& T, const CsrRef& A, std::size_t vsize) {
     copy_bytes(s.x.data() + k * vsize, A.x + items[k].e * vsize, vsize);
   }
   if (!s.h.empty()) s.p.push_back(A.nvals);
-  T.adopt(std::move(s));
+  return s;
 }
 
 }  // namespace
 
+CsrStorage transpose_storage(const CsrRef& A, std::size_t value_size) {
+  if (A.ncols <= kHistogramColumnLimit && A.ncols <= 8 * A.nvals + 65536) return transpose_by_counts(A, value_size);
+  return transpose_by_sort(A, value_size);
+}
+
 KernelStatus transpose(Matrix& T, const Matrix& A) {
   if (!is_builtin(A.type())) return KernelStatus::Declined;
-  const CsrRef a = csr_ref(A);
-  if (A.ncols() <= kHistogramColumnLimit && A.ncols() <= 8 * a.nvals + 65536)
-    transpose_by_counts(T, a, A.type()->size);
-  else
-    transpose_by_sort(T, a, A.type()->size);
+  T.adopt(transpose_storage(csr_ref(A), A.type()->size));
   return KernelStatus::Done;
 }
 

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -95,6 +96,12 @@ int main(int argc, char** argv) {
     else if (a == "--depths") { depths.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); depths.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
+  try {
+    deduplicate_rows_for(dedup_mode, false);  // checks the mode before any work
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "bench-spdnn: --dedup: %s\n", e.what());
+    return 2;
+  }
   if (!fused_gpu_available()) { std::fprintf(stderr, "bench-spdnn: no CUDA device\n"); return 2; }
   std::string device;
   MnistDigits digits;
@@ -145,7 +152,7 @@ int main(int argc, char** argv) {
       row.edges = net.total_nnz();
       const double t1 = now();
       const bool official = row.data == "official";
-      row.dedup = dedup_mode == "on" || (dedup_mode == "auto" && !(official && official_repeat > 1));
+      row.dedup = deduplicate_rows_for(dedup_mode, official && official_repeat > 1);
       FusedGpuOptions options;
       options.deduplicate_rows = row.dedup;
       options.profile_layers = profile;

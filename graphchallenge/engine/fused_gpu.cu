@@ -31,6 +31,9 @@ void check(cudaError_t e, const char* what) {
 }
 
 constexpr float kClamp = 32.0f;
+
+// The layer's activation of one output: bias, ReLU, clamp at kClamp.
+__device__ __forceinline__ float activate(float sum, float bias) { return fminf(fmaxf(sum + bias, 0.0f), kClamp); }
 constexpr int kMaxUploadBatches = 64;
 constexpr int kThreads = 256;
 
@@ -213,7 +216,7 @@ __global__ void __launch_bounds__(kThreads) layer_kernel(
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         if (rows[r] < 0) continue;
-        const float v = fminf(fmaxf(acc[r] + bias, 0.0f), kClamp);
+        const float v = activate(acc[r], bias);
         y_out[static_cast<int64_t>(rows[r]) * n + j] = v;
         any[r] = any[r] || (v > 0.0f);
       }
@@ -284,7 +287,7 @@ __global__ void __launch_bounds__(kThreads) bundle_kernel(
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           if (rows[r] < 0) continue;
-          const float v = fminf(fmaxf(acc[c][r] + bias, 0.0f), kClamp);
+          const float v = activate(acc[c][r], bias);
           y_out[static_cast<int64_t>(rows[r]) * n + col[c]] = v;
           any[r] = any[r] || (v > 0.0f);
         }
@@ -411,6 +414,71 @@ struct Layer {
 // alive and the inputs they stand for, as the layer kernels do.
 constexpr int kTailRows = 8;
 
+// One thread's share of a tail layer: C output columns that read the same inputs idx[e * stride + slot]
+// (e < width) with weights val[(e * stride + slot) * vstride + voff + q] (q < C): a quarter of a bundle
+// (C = kColsPerThread) or one column-ELL column (C = 1). For each of the c live rows (src[r]: its input
+// row), acc[r][q] is the sum of the entries in order, as the layer kernels add them. Weights come in runs
+// of kRun entries, all loaded before any is used, so that a layer costs one memory latency per run rather
+// than one per entry.
+template <int C, class IdxT>
+__device__ __forceinline__ void tail_columns(const IdxT* __restrict__ idx, const float* __restrict__ val, int64_t stride,
+                                             int64_t slot, int vstride, int voff, int width,
+                                             const float* const (&src)[kTailRows], int c, float (&acc)[kTailRows][C]) {
+  constexpr int kRun = 16;
+#pragma unroll
+  for (int r = 0; r < kTailRows; ++r)
+#pragma unroll
+    for (int q = 0; q < C; ++q) acc[r][q] = 0.0f;
+  for (int e0 = 0; e0 < width; e0 += kRun) {
+    int ks[kRun];
+    float ws[kRun][C];
+#pragma unroll
+    for (int u = 0; u < kRun; ++u) {
+      const int64_t at = static_cast<int64_t>(e0 + u) * stride + slot;
+      const bool in = e0 + u < width;
+      ks[u] = in ? static_cast<int>(idx[at]) : 0;
+      if constexpr (C == 4) {
+        const float4 w4 = in ? *reinterpret_cast<const float4*>(val + at * vstride + voff) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        ws[u][0] = w4.x; ws[u][1] = w4.y; ws[u][2] = w4.z; ws[u][3] = w4.w;
+      } else {
+#pragma unroll
+        for (int q = 0; q < C; ++q) ws[u][q] = in ? val[at * vstride + voff + q] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kTailRows; ++r) {
+      if (r >= c) break;
+#pragma unroll
+      for (int u = 0; u < kRun; ++u) {
+        if (e0 + u >= width) break;
+        const float v = src[r][ks[u]];
+#pragma unroll
+        for (int q = 0; q < C; ++q) acc[r][q] = fmaf(v, ws[u][q], acc[r][q]);
+      }
+    }
+  }
+}
+
+// Writes the activated sums of tail_columns to the C output columns col[q] (skipping padding, col < 0) of
+// the c live rows, noting the rows that got a non-zero.
+template <int C>
+__device__ __forceinline__ void tail_store(const float (&acc)[kTailRows][C], const int (&col)[C],
+                                           const int (&rows)[kTailRows], int c, int n, float bias,
+                                           float* __restrict__ yo, bool (&any)[kTailRows]) {
+#pragma unroll
+  for (int r = 0; r < kTailRows; ++r) {
+    if (r >= c) break;
+    float* out = yo + static_cast<int64_t>(rows[r]) * n;
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      if (col[q] < 0) continue;
+      const float v = activate(acc[r][q], bias);
+      out[col[q]] = v;
+      any[r] = any[r] || v > 0.0f;
+    }
+  }
+}
+
 template <class IdxT>
 __global__ void __launch_bounds__(kThreads) tail_kernel(
     const Layer* __restrict__ layers, int first, int last, int n, float bias, float* __restrict__ y0,
@@ -447,90 +515,22 @@ __global__ void __launch_bounds__(kThreads) tail_kernel(
     bool any[kTailRows];
 #pragma unroll
     for (int r = 0; r < kTailRows; ++r) any[r] = false;
-    // Weights come in runs of kRun entries, all loaded before any is used, so that a layer costs one memory
-    // latency per run rather than one per entry; the sums still add the entries in order.
-    constexpr int kRun = 16;
     if (L.bundles > 0) {
       const int nb = L.bundles;
       for (int64_t t = thread; t < static_cast<int64_t>(nb) * kThreadsPerBundle; t += threads) {
         const int b = static_cast<int>(t / kThreadsPerBundle), quarter = static_cast<int>(t % kThreadsPerBundle);
         float acc[kTailRows][kColsPerThread];
-#pragma unroll
-        for (int r = 0; r < kTailRows; ++r)
-#pragma unroll
-          for (int q = 0; q < kColsPerThread; ++q) acc[r][q] = 0.0f;
-        for (int e0 = 0; e0 < L.width; e0 += kRun) {
-          int ks[kRun];
-          float4 ws[kRun];
-#pragma unroll
-          for (int u = 0; u < kRun; ++u) {
-            const int64_t at = static_cast<int64_t>(e0 + u) * nb + b;
-            const bool in = e0 + u < L.width;
-            ks[u] = in ? static_cast<int>(idx[at]) : 0;
-            ws[u] = in ? *reinterpret_cast<const float4*>(L.val + at * kBundle + quarter * kColsPerThread)
-                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-          }
-#pragma unroll
-          for (int r = 0; r < kTailRows; ++r) {
-            if (r >= c) break;
-#pragma unroll
-            for (int u = 0; u < kRun; ++u) {
-              if (e0 + u >= L.width) break;
-              const float v = src[r][ks[u]];
-              acc[r][0] = fmaf(v, ws[u].x, acc[r][0]);
-              acc[r][1] = fmaf(v, ws[u].y, acc[r][1]);
-              acc[r][2] = fmaf(v, ws[u].z, acc[r][2]);
-              acc[r][3] = fmaf(v, ws[u].w, acc[r][3]);
-            }
-          }
-        }
+        tail_columns<kColsPerThread>(idx, L.val, nb, b, kBundle, quarter * kColsPerThread, L.width, src, c, acc);
         const int4 cols = *reinterpret_cast<const int4*>(L.bcol + static_cast<int64_t>(b) * kBundle + quarter * kColsPerThread);
         const int col[kColsPerThread] = {cols.x, cols.y, cols.z, cols.w};
-#pragma unroll
-        for (int r = 0; r < kTailRows; ++r) {
-          if (r >= c) break;
-          float* out = yo + static_cast<int64_t>(rows[r]) * n;
-#pragma unroll
-          for (int q = 0; q < kColsPerThread; ++q) {
-            if (col[q] < 0) continue;
-            const float v = fminf(fmaxf(acc[r][q] + bias, 0.0f), kClamp);
-            out[col[q]] = v;
-            any[r] = any[r] || v > 0.0f;
-          }
-        }
+        tail_store<kColsPerThread>(acc, col, rows, c, n, bias, yo, any);
       }
     } else {
       for (int64_t j = thread; j < n; j += threads) {
-        float acc[kTailRows];
-#pragma unroll
-        for (int r = 0; r < kTailRows; ++r) acc[r] = 0.0f;
-        for (int e0 = 0; e0 < L.width; e0 += kRun) {
-          int ks[kRun];
-          float ws[kRun];
-#pragma unroll
-          for (int u = 0; u < kRun; ++u) {
-            const int64_t at = static_cast<int64_t>(e0 + u) * n + j;
-            const bool in = e0 + u < L.width;
-            ks[u] = in ? static_cast<int>(idx[at]) : 0;
-            ws[u] = in ? L.val[at] : 0.0f;
-          }
-#pragma unroll
-          for (int r = 0; r < kTailRows; ++r) {
-            if (r >= c) break;
-#pragma unroll
-            for (int u = 0; u < kRun; ++u) {
-              if (e0 + u >= L.width) break;
-              acc[r] = fmaf(src[r][ks[u]], ws[u], acc[r]);
-            }
-          }
-        }
-#pragma unroll
-        for (int r = 0; r < kTailRows; ++r) {
-          if (r >= c) break;
-          const float v = fminf(fmaxf(acc[r] + bias, 0.0f), kClamp);
-          yo[static_cast<int64_t>(rows[r]) * n + j] = v;
-          any[r] = any[r] || v > 0.0f;
-        }
+        float acc[kTailRows][1];
+        tail_columns<1>(idx, L.val, n, j, 1, 0, L.width, src, c, acc);
+        const int col[1] = {static_cast<int>(j)};
+        tail_store<1>(acc, col, rows, c, n, bias, yo, any);
       }
     }
     for (int r = 0; r < c; ++r)
@@ -564,6 +564,7 @@ T* device_alloc(size_t count, const char* what) {
 
 struct FusedGpuEngine::State {
   int device = 0;
+  int sms = 1;  // multiprocessors of the device
   int n = 0;
   float bias = 0;
   bool small_index = true;  // uint16 neuron ids
@@ -574,10 +575,14 @@ struct FusedGpuEngine::State {
   int64_t cap_rows = 0, cap_nnz = 0;
   float* y[2] = {nullptr, nullptr};
   int32_t* live[2] = {nullptr, nullptr};
-  // counts[l + 1]: rows the layer l computed that are still alive (counts[0]: rows with any input);
+  // counts[l + 1]: rows the layer l computed that are still alive (counts[0] is not used: the rows with
+  // any input are counted per upload batch, below);
   // counts[layers + 1 + l]: live rows left after the deduplication following layer l (when there was one);
   // counts[2 * (layers + 1) + l]: inputs alive after layer l (each row counted with its weight);
-  // counts[3 * (layers + 1) + b]: rows with any input in upload batch b.
+  // counts[3 * (layers + 1) + b]: rows with any input in upload batch b. The offsets of these parts:
+  size_t dedup_counts_at() const { return layers.size() + 1; }
+  size_t inputs_alive_at() const { return 2 * (layers.size() + 1); }
+  size_t batch_counts_at() const { return 3 * (layers.size() + 1); }
   int32_t* counts = nullptr;
   int32_t* stamp = nullptr;   // per input row: last layer that listed it alive
   int32_t* weight = nullptr;  // per input row: the inputs it stands for
@@ -650,9 +655,8 @@ struct FusedGpuEngine::State {
   template <class Kernel>
   int grid_for(Kernel kernel, size_t smem, int64_t items) {
     if (smem > 48 * 1024) check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "smem attribute");
-    int per_sm = 0, sms = 0;
+    int per_sm = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "occupancy");
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
     return static_cast<int>(std::min<int64_t>(int64_t(std::max(1, per_sm)) * sms, std::max<int64_t>(items, 1)));
   }
 
@@ -710,11 +714,11 @@ struct FusedGpuEngine::State {
   template <class IdxT, int R, int kLayout>
   void launch(Part part, int64_t rows, int64_t a, int64_t b_end) {
     const size_t nl = layers.size();
-    int32_t* const inputs_alive = counts + 2 * (nl + 1);
-    int32_t* const batch_counts = counts + 3 * (nl + 1);
+    int32_t* const inputs_alive = counts + inputs_alive_at();
+    int32_t* const batch_counts = counts + batch_counts_at();
     if (part == Part::kPrologue) {
       cudaMemsetAsync(stamp, 0, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(int32_t), stream);
-      cudaMemsetAsync(counts, 0, (3 * (nl + 1) + batch_bounds.size() - 1) * sizeof(int32_t), stream);  // + one per batch
+      cudaMemsetAsync(counts, 0, (batch_counts_at() + batch_bounds.size() - 1) * sizeof(int32_t), stream);
       cudaMemsetAsync(y[0], 0, static_cast<size_t>(rows) * n * sizeof(float), stream);
       if (profile) cudaEventRecord(events[0], stream);
       cursor = ListState{1, counts + 1};
@@ -738,16 +742,12 @@ struct FusedGpuEngine::State {
     if (part == Part::kTail) {
       const int first = static_cast<int>(a);
       auto kernel = tail_kernel<IdxT>;
-      int per_sm = 0, sms = 0;
       // Stage the live rows in shared memory when they fit in 48 KB (1024-neuron rows: all 8; 4096: 3).
       int stage_floats = std::min(kTailRows * n, 12 * 1024);
       if (stage_floats < n) stage_floats = 0;
       const size_t smem = static_cast<size_t>(stage_floats) * sizeof(float);
-      check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "occupancy");
-      check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
       // Enough threads for the widest layer's columns or bundle threads, at most one wave of the GPU.
-      const int64_t wanted = (static_cast<int64_t>(n) + kThreads - 1) / kThreads;
-      const int blocks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, int64_t(std::max(1, per_sm)) * sms)));
+      const int blocks = grid_for(kernel, smem, (static_cast<int64_t>(n) + kThreads - 1) / kThreads);
       cudaMemsetAsync(tail_flags, 0, 3 * kTailRows * sizeof(int32_t), stream);
       const Layer* dl = device_layers;
       int last = static_cast<int>(nl);
@@ -790,7 +790,7 @@ struct FusedGpuEngine::State {
         cudaMemsetAsync(reps, 0x7f, table_size * sizeof(int32_t), stream);  // 0x7f7f7f7f: above any row id
         dedup_hash<<<dedup_grid, kThreads, 0, stream>>>(y[1 - b], n, live[list], list_count, keys, reps, slot_of,
                                                         table_size - 1);
-        int32_t* const merged_count = counts + nl + 1 + l;
+        int32_t* const merged_count = counts + dedup_counts_at() + l;
         dedup_merge<<<dedup_grid, kThreads, 0, stream>>>(y[1 - b], n, live[list], list_count, reps, slot_of, parent,
                                                          weight, live[1 - list], merged_count);
         list = 1 - list;
@@ -864,6 +864,13 @@ struct FusedGpuEngine::State {
   }
 };
 
+bool deduplicate_rows_for(const std::string& mode, bool repeated_inputs) {
+  if (mode == "on") return true;
+  if (mode == "off") return false;
+  if (mode == "auto") return !repeated_inputs;
+  throw std::invalid_argument("row deduplication must be auto, on or off, not '" + mode + "'");
+}
+
 bool fused_gpu_available() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
@@ -889,6 +896,7 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
   s.bias = bias;
   s.small_index = neurons <= 65536;
   check(cudaSetDevice(s.device), "cudaSetDevice");
+  check(cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, s.device), "SM count");
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream");
   check(cudaStreamCreateWithFlags(&s.copy_stream, cudaStreamNonBlocking), "stream");
   check(cudaEventCreate(&s.upload_start), "event");
@@ -1083,7 +1091,7 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
       s.y[b] = device_alloc<float>(static_cast<size_t>(rows) * s.n, "activations");
       s.live[b] = device_alloc<int32_t>(rows, "live rows");
     }
-    s.counts = device_alloc<int32_t>(3 * (s.layers.size() + 1) + kMaxUploadBatches, "counts");
+    s.counts = device_alloc<int32_t>(s.batch_counts_at() + kMaxUploadBatches, "counts");
     s.stamp = device_alloc<int32_t>(rows, "row stamps");
     s.weight = device_alloc<int32_t>(rows, "row weights");
     s.parent = device_alloc<int32_t>(rows, "row parents");
@@ -1183,7 +1191,7 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
   float upload_ms = 0;
   check(cudaEventElapsedTime(&upload_ms, s.upload_start, s.upload_done), "upload inputs");
   const size_t nl = s.layers.size();
-  std::vector<int32_t> counts(3 * (nl + 1) + batches, 0);  // as in State::counts, with the batch counts
+  std::vector<int32_t> counts(s.batch_counts_at() + batches, 0);  // as State::counts
   check(cudaMemcpy(counts.data(), s.counts, counts.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "download");
   const int32_t final_count = counts[s.final_count - s.counts];
   std::vector<int32_t> live(final_count);
@@ -1216,13 +1224,13 @@ std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimi
     }
     timings->download_s = sec(t2, t3);
     timings->total_s = sec(t0, t3);
-    timings->live_rows_per_layer.assign(counts.begin() + 2 * (nl + 1) + 1, counts.begin() + 3 * (nl + 1));
+    timings->live_rows_per_layer.assign(counts.begin() + s.inputs_alive_at() + 1, counts.begin() + s.batch_counts_at());
     timings->computed_rows_per_layer.assign(counts.begin() + 1, counts.begin() + nl + 1);
     timings->distinct_rows_per_layer.clear();
     timings->tail_from = s.tail_from < nl ? static_cast<int64_t>(s.tail_from) : -1;
     for (size_t l = 0; l < nl; ++l)
       timings->distinct_rows_per_layer.push_back(
-          s.dedup && l + 1 < nl && l < s.tail_from && State::dedup_after(static_cast<int64_t>(l)) ? counts[nl + 1 + l] : -1);
+          s.dedup && l + 1 < nl && l < s.tail_from && State::dedup_after(static_cast<int64_t>(l)) ? counts[s.dedup_counts_at() + l] : -1);
     timings->layer_ms.clear();
     if (s.profile)
       for (size_t l = 0; l < nl; ++l) {

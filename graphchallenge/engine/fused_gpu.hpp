@@ -101,6 +101,11 @@ class FusedGpuEngine {
   std::unique_ptr<State> state_;
 };
 
+// The row deduplication a run asks for (FusedGpuOptions::deduplicate_rows): `mode` "on" or "off", or "auto":
+// on unless the inputs are repeated copies of the same rows, which it would compute once each (a rate would
+// then measure the repetition, not the engine). Throws std::invalid_argument for any other mode.
+bool deduplicate_rows_for(const std::string& mode, bool repeated_inputs);
+
 // True when a CUDA device is usable (the engine's constructor would succeed on device 0).
 bool fused_gpu_available();
 

@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
         static std::unique_ptr<snk::gc::FusedGpuEngine> fused;
         if (!fused) {
           snk::gc::FusedGpuOptions fo;
-          fo.deduplicate_rows = cfg.dedup == "on" || (cfg.dedup == "auto" && !(cfg.data == "official" && cfg.repeat > 1));
+          fo.deduplicate_rows = snk::gc::deduplicate_rows_for(cfg.dedup, cfg.data == "official" && cfg.repeat > 1);
           if (cfg.dedup == "auto" && !fo.deduplicate_rows)
             std::fprintf(stderr, "[spdnn] row deduplication off: the inputs are %lld copies of the official images, "
                                  "which it would compute once (--dedup on to allow it)\n", (long long)cfg.repeat);

@@ -106,8 +106,7 @@ int main(int argc, char** argv) {
       cudaGetDeviceCount(&devices);
       FusedGpuOptions o;
       o.device = devices > 0 ? local_rank % devices : 0;
-      // auto: on, except for repeated official images, whose copies it would compute once
-      o.deduplicate_rows = dedup == "on" || (dedup == "auto" && !(data == "official" && repeat > 1));
+      o.deduplicate_rows = deduplicate_rows_for(dedup, data == "official" && repeat > 1);
       fused = std::make_unique<FusedGpuEngine>(net, o);
       fused->pin_host_inputs(mine);
       device = fused->device_name() + " #" + std::to_string(o.device);

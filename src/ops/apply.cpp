@@ -39,9 +39,11 @@ void check_args(const char* op, Matrix& C, const Matrix* mask, const BinaryOp* a
 }
 
 // Whether C = op(C) can be offered to the backend's in-place form: the output is the input itself, with no
-// mask, accumulator or transposition (then C is just replaced by the result; replace changes nothing).
-bool in_place(const Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, bool ta) {
-  return &C == &A && mask == nullptr && accum == nullptr && !ta;
+// mask, accumulator or transposition (then C is just replaced by the result; replace changes nothing), and
+// no cast (A is the operator's input type `in`, its result type `out` is C's).
+bool in_place(const Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, bool ta, const Type* in,
+              const Type* out) {
+  return &C == &A && mask == nullptr && accum == nullptr && !ta && A.type() == in && out == C.type();
 }
 
 // The input as the kernel sees it (transposed when the descriptor asks), not yet cast.
@@ -76,7 +78,7 @@ void apply_unary(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Una
   core::check_castable(op.xtype, A.type(), std::string(name) + ": the input to the operator's input");
   check_args(name, C, mask, accum, op.ztype, A, ta, d, vector);
   if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
-  if (in_place(C, mask, accum, A, ta) && A.type() == op.xtype && op.ztype == C.type() &&
+  if (in_place(C, mask, accum, A, ta, op.xtype, op.ztype) &&
       core::current_backend_object().apply_unary_in_place(C, op) == core::KernelStatus::Done)
     return;
   Operand a = input(A, ta);
@@ -101,9 +103,8 @@ void apply_bound(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Bin
   check_scalar_value(name, s, "bound");
   if (core::finish_if_all_masked_out(C, mask, accum, op.ztype, d)) return;
   BoundScalar bound = scalar_as(s, s_in);
-  if (in_place(C, mask, accum, A, ta) && A.type() == a_in && op.ztype == C.type() &&
-      core::current_backend_object().apply_bound_in_place(C, op, *bound.ptr, bind_first) ==
-          core::KernelStatus::Done)
+  if (in_place(C, mask, accum, A, ta, a_in, op.ztype) &&
+      core::current_backend_object().apply_bound_in_place(C, op, *bound.ptr, bind_first) == core::KernelStatus::Done)
     return;
   Operand a = input(A, ta);
   a.cast_to(a_in);

@@ -84,6 +84,16 @@ CsrMatrix random_layer(int64_t n, int avg, std::mt19937_64& rng) {
   return m;
 }
 
+// A network of random_layer()s (not a challenge size: irregular columns, the ELL padding and, past 4096
+// neurons, the global-memory path).
+Network irregular_network(int64_t neurons, int64_t layers, float bias, std::mt19937_64& rng) {
+  Network net;
+  net.neurons = neurons;
+  net.bias = bias;
+  for (int64_t l = 0; l < layers; ++l) net.layers.push_back(random_layer(neurons, 24, rng));
+  return net;
+}
+
 TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
   REQUIRE_GPU();
   Dataset d;
@@ -117,14 +127,9 @@ TEST(FusedGpuEngine, GeneratedNetworksMatchTheHostReference) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   struct Case { int64_t neurons, layers, rows; };
   for (const Case c : {Case{4096, 24, 200}, Case{20000, 6, 40}}) {
-    Network net;
-    if (c.neurons == 4096) {
-      net = generate_network(c.neurons, c.layers, seed);
-    } else {  // not a challenge size: random irregular layers (global-memory path, ELL padding)
-      std::mt19937_64 rng(seed);
-      net.neurons = c.neurons;
-      for (int64_t l = 0; l < c.layers; ++l) net.layers.push_back(random_layer(c.neurons, 24, rng));
-    }
+    std::mt19937_64 rng(seed);
+    Network net = c.neurons == 4096 ? generate_network(c.neurons, c.layers, seed)
+                                    : irregular_network(c.neurons, c.layers, -0.1f, rng);
     net.bias = -0.1f;
     const CsrMatrix in = random_inputs(c.rows, c.neurons, 0.4, seed + 7);
     const auto want = reference_infer(net, in);
@@ -149,15 +154,9 @@ TEST(FusedGpuEngine, DeduplicationIsExact) {
   std::mt19937_64 rng(seed);
   struct Case { int64_t neurons, layers, distinct; };
   for (const Case c : {Case{1024, 64, 300}, Case{4096, 40, 120}, Case{20000, 5, 30}}) {
-    Network net;
-    if (c.neurons == 20000) {
-      net.neurons = c.neurons;
-      for (int64_t l = 0; l < c.layers; ++l) net.layers.push_back(random_layer(c.neurons, 24, rng));
-      net.bias = -0.1f;
-    } else {
-      net = generate_network(c.neurons, c.layers, seed);
-      net.bias = -0.2f;
-    }
+    Network net = c.neurons == 20000 ? irregular_network(c.neurons, c.layers, -0.1f, rng)
+                                     : generate_network(c.neurons, c.layers, seed);
+    if (c.neurons != 20000) net.bias = -0.2f;
     const CsrMatrix unique = random_inputs(c.distinct, c.neurons, 0.4, seed + 11);
     std::vector<int64_t> order;
     std::uniform_int_distribution<int> copies(1, 6);
@@ -203,15 +202,9 @@ TEST(FusedGpuEngine, TailKernelMatchesTheLayerKernels) {
   struct Case { int64_t neurons, layers; int bundles; bool irregular; };
   for (const Case c : {Case{1024, 160, 1, false}, Case{1024, 160, 0, false}, Case{4096, 100, -1, false},
                        Case{2000, 70, 0, true}}) {
-    Network net;
-    if (c.irregular) {
-      std::mt19937_64 rng(seed);
-      net.neurons = c.neurons;
-      for (int64_t l = 0; l < c.layers; ++l) net.layers.push_back(random_layer(c.neurons, 24, rng));
-      net.bias = -0.1f;
-    } else {
-      net = generate_network(c.neurons, c.layers, seed);
-    }
+    std::mt19937_64 rng(seed);
+    const Network net = c.irregular ? irregular_network(c.neurons, c.layers, -0.1f, rng)
+                                    : generate_network(c.neurons, c.layers, seed);
     const CsrMatrix in = random_inputs(6, c.neurons, 0.4, seed + 5);
     const auto want = reference_infer(net, in);
     FusedGpuOptions with_tail;
