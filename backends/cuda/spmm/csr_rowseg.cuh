@@ -10,9 +10,16 @@
 // a partial row that the fix-up kernel folds in segment order. No atomics anywhere, so the result is
 // bitwise identical run to run and any monoid works. Long rows being cut into bounded segments is what
 // balances skewed patterns (one row holding most of the non-zeros runs on many groups).
+// Batch 1 with 32 lanes runs rowseg_stream_kernel instead: the same segments, lanes and order of additions,
+// but each warp owns a contiguous range of segments (balanced by non-zeros when the plan is built) and
+// issues the loads of its next segment before it finishes the current one, so the stream of W never
+// stalls on a segment's start (row descriptor, then first chunks: two memory latencies per row).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+
+#include <cuda_runtime.h>
 
 #include "spmm/loads.cuh"
 #include "spmm/semiring.cuh"
@@ -32,6 +39,8 @@ struct RowSegParams {
   std::int64_t ys_row = 0, ys_col = 1;
   void* partial = nullptr;              // acc_t[n_slots][batch]
   int batch = 1;
+  const int4* ranges = nullptr;         // batch 1: warp ranges of items, two records each (Plan::Impl::item_ranges)
+  int n_ranges = 0;
 };
 
 template <class SR, class VT, int BT, int G>
@@ -121,6 +130,94 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
             static_cast<A*>(p.partial)[static_cast<std::int64_t>(item.w) * p.batch + b0 + b] = acc[b];
           }
         }
+      }
+    }
+  }
+}
+
+// Batch 1, G = 32: warp r % n_warps streams the items of range r (p.ranges) as one pipeline. A step is up to
+// kDepth chunks per lane of one item; the loads of the following step (the rest of this item or the start of
+// the next) are issued before this step is used. Sums per item are the same as rowseg_kernel<SR, VT, 1, 32>'s (same chunks per lane, same
+// butterfly), so the two give bitwise equal results. The plan cuts kStreamWarpsPerSm ranges per SM, one per
+// warp when kMinBlocks blocks of 256 are resident (the plus_times instantiations); where fewer are resident
+// (the run-time semirings over 8-byte types) warps take several ranges in turn. X' is one contiguous vector
+// (p.ldx = 1: the dispatcher repacks a strided one).
+template <class SR, class VT, int kMinBlocks>
+__global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegParams p, SR sr) {
+  using A = typename SR::acc_t;
+  constexpr int kDepth = 2, kStep = 32 * kDepth;
+  const int lane = threadIdx.x & 31;
+  const int warp = static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
+  const int n_warps = static_cast<int>((static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5);
+  const VT* vals = static_cast<const VT*>(p.values);
+  const VT* x = static_cast<const VT*>(p.x);
+  auto load_step = [&](int q0, int item_end, Four<VT>* w, Four<std::uint16_t>* c) {
+    const int q_end = (item_end + 3) >> 2;
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u)
+      if (q0 + lane + u * 32 < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + lane + u * 32) * 4, w[u], c[u]);
+  };
+  for (int r = warp; r < p.n_ranges; r += n_warps) {
+    // Items are contiguous (item i + 1 begins where item i ends), so the next item's end is all the next
+    // step's loads need; its row, slot and column base are fetched as it becomes current, used later. The
+    // range's record carries its first item, so streaming starts after one dependent load.
+    const int4 head = p.ranges[2 * r], first = p.ranges[2 * r + 1];
+    int it = head.x;
+    const int it_end = head.y;
+    if (it >= it_end) continue;
+    int row = head.z, slot = head.w, begin = first.x, end = first.y, next_end = first.z, base = first.w;
+    int q0 = begin >> 2;
+    Four<VT> w[kDepth];
+    Four<std::uint16_t> c[kDepth];
+    load_step(q0, end, w, c);
+    A acc = sr.identity();
+    for (;;) {
+      const bool item_done = q0 + kStep >= ((end + 3) >> 2);
+      const bool more = !item_done || it + 1 < it_end;
+      const int n_end = item_done ? next_end : end;
+      const int q_next = item_done ? (end >> 2) : q0 + kStep;
+      Four<VT> wn[kDepth];
+      Four<std::uint16_t> cn[kDepth];
+      if (more) load_step(q_next, n_end, wn, cn);
+      int4 n_item = make_int4(0, 0, 0, -1);
+      int n_base = 0, n_next_end = next_end;
+      if (item_done && more) {
+        n_item = p.items[it + 1];
+        n_base = p.item_colbase ? p.item_colbase[it + 1] : 0;
+        if (it + 2 < it_end) n_next_end = p.items[it + 2].z;
+      }
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int idx = (q0 + lane + u * 32) * 4 + i;
+          if (idx >= begin && idx < end) {
+            acc = sr.muladd(acc, to_acc<A>(w[u].v[i]), to_acc<A>(load_one_cached(x + (base + c[u].v[i]))));
+          }
+        }
+      }
+      if (item_done) {
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) acc = sr.add(acc, shfl_xor_any(acc, off, 32));
+        if (lane == 0) {
+          if (slot < 0) static_cast<VT*>(p.y)[row * p.ys_row] = from_acc<VT>(acc);
+          else static_cast<A*>(p.partial)[slot] = acc;
+        }
+        if (!more) break;
+        acc = sr.identity();
+        ++it;
+        begin = end;
+        end = n_end;
+        row = n_item.x;
+        slot = n_item.w;
+        base = n_base;
+        next_end = n_next_end;
+      }
+      q0 = q_next;
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        w[u] = wn[u];
+        c[u] = cn[u];
       }
     }
   }
@@ -218,6 +315,30 @@ __global__ void rowseg_fixup_kernel(const int4* splits, int n_splits, const void
   A acc = sr.identity();
   for (int t = 0; t < sp.z; ++t) acc = sr.add(acc, part[static_cast<std::int64_t>(sp.y + t) * batch + b]);
   static_cast<VT*>(y)[sp.x * ys_row + b * ys_col] = from_acc<VT>(acc);
+}
+
+// Batch 1 with 32 lanes: the stream kernel over the plan's warp ranges, as many blocks as are resident at once.
+template <class SR, class VT, int kMinBlocks>
+cudaError_t launch_rowseg_stream(const RowSegParams& p, SR sr, int sm_count, const int4* splits, int n_splits,
+                                 cudaStream_t s) {
+  constexpr int kThreads = 256;
+  // Resident blocks per SM of this instantiation, asked once (any grid is correct: warps stride over ranges).
+  static const int per_sm = [] {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, rowseg_stream_kernel<SR, VT, kMinBlocks>, kThreads, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      n = 1;
+    }
+    return std::max(n, 1);
+  }();
+  const std::int64_t blocks = std::max<std::int64_t>(
+      1, std::min<std::int64_t>((p.n_ranges + kThreads / 32 - 1) / (kThreads / 32), std::int64_t(per_sm) * sm_count));
+  rowseg_stream_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess || n_splits == 0) return e;
+  rowseg_fixup_kernel<SR, VT><<<static_cast<unsigned>((n_splits + 255) / 256), 256, 0, s>>>(
+      splits, n_splits, p.partial, 1, p.y, p.ys_row, p.ys_col, sr);
+  return cudaGetLastError();
 }
 
 }  // namespace snk::cuda

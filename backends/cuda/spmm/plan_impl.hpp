@@ -20,6 +20,10 @@
 
 namespace snk::cuda {
 
+// Warp ranges per SM the plan cuts for the batch-1 stream kernel: one per resident warp of its plus_times
+// instantiations (4 blocks of 8 warps, at most 64 registers).
+constexpr int kStreamWarpsPerSm = 32;
+
 struct RowSegParams;
 struct ColBlockParams;
 struct SnackCooParams;
@@ -80,6 +84,9 @@ struct Plan::Impl {
   DeviceArray<int4> splits;           // {row, first slot, count, 0}
   int n_splits = 0;
   int n_slots = 0;
+  DeviceArray<int4> item_ranges;      // batch-1 stream kernel, 2 per warp range: {first item, end item, row,
+                                      // slot}, {begin, end, end of the second item, column base} (csr_rowseg.cuh)
+  int n_item_ranges = 0;
 
   DeviceArray<int> tile_bounds;       // [n_tile_fine + 1][rows] (column-block and row-tile kernels); empty
                                       // when too large

@@ -1,7 +1,8 @@
 // spmm/rowseg_generic.cu: instantiations and launcher of the row-segment kernel for every builtin
 // semiring, with the monoid and multiply chosen at run time (RuntimeSemiring<T>), for the value types
-// bool, int32, int64, uint32, uint64, fp32, fp64; batch tiles 1 and 4, one group width (32 lanes). Two
-// kernels per type keep the instantiation count at 14; the plus_times fast path is separate.
+// bool, int32, int64, uint32, uint64, fp32, fp64; batch 1 (the stream kernel) and batch tile 4, one group
+// width (32 lanes). Two kernels per type keep the instantiation count at 14; the plus_times fast path is
+// separate.
 #include "spmm/csr_rowseg.cuh"
 #include "spmm/plan_impl.hpp"
 
@@ -29,7 +30,7 @@ template <class T>
 cudaError_t launch_type(SemiringId id, bool swap, int bt, const RowSegParams& p, int sm, const int4* sp,
                         int ns, cudaStream_t s) {
   RuntimeSemiring<T> sr{id.add, id.mul, swap};
-  return bt == 1 ? launch_one<T, 1>(p, sr, sm, sp, ns, s) : launch_one<T, 4>(p, sr, sm, sp, ns, s);
+  return bt == 1 ? launch_rowseg_stream<RuntimeSemiring<T>, T, 1>(p, sr, sm, sp, ns, s) : launch_one<T, 4>(p, sr, sm, sp, ns, s);
 }
 
 }  // namespace

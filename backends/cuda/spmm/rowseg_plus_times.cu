@@ -1,6 +1,7 @@
 // spmm/rowseg_plus_times.cu: instantiations and launcher of the row-segment kernel for plus_times over
-// fp32 / fp16 / bf16 values (fp32 accumulation): batch tiles 1, 4, 8, 32 and group widths 8, 32; and
-// of its batch-lane variant (batch tiles 8, 32, 128).
+// fp32 / fp16 / bf16 values (fp32 accumulation): batch tiles 1, 4, 8, 32 and group widths 8, 32 (batch 1 with
+// 32 lanes is the stream kernel, launch_rowseg_stream in csr_rowseg.cuh); and of its batch-lane variant
+// (batch tiles 8, 32, 128).
 #include "spmm/csr_rowseg.cuh"
 #include "spmm/plan_impl.hpp"
 
@@ -28,7 +29,7 @@ template <class VT>
 cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4* sp, int ns, cudaStream_t s) {
   const bool wide = g >= 32;
   switch (bt) {
-    case 1: return wide ? launch_one<VT, 1, 32>(p, sm, sp, ns, s) : launch_one<VT, 1, 8>(p, sm, sp, ns, s);
+    case 1: return wide ? launch_rowseg_stream<PlusTimes, VT, kStreamWarpsPerSm / 8>(p, PlusTimes{}, sm, sp, ns, s) : launch_one<VT, 1, 8>(p, sm, sp, ns, s);
     case 4: return wide ? launch_one<VT, 4, 32>(p, sm, sp, ns, s) : launch_one<VT, 4, 8>(p, sm, sp, ns, s);
     case 8: return wide ? launch_one<VT, 8, 32>(p, sm, sp, ns, s) : launch_one<VT, 8, 8>(p, sm, sp, ns, s);
     case 32: return wide ? launch_one<VT, 32, 32>(p, sm, sp, ns, s) : launch_one<VT, 32, 8>(p, sm, sp, ns, s);
