@@ -577,8 +577,8 @@ TEST(SpmmSemiring, Bool) {
       for (Orientation o : {Orientation::WX, Orientation::XWt}) check_semiring<bool>(p, *plan, {add, mul}, o, batch, Kernel::Auto);
 }
 
-// ---- batch 1: the stream kernel's warp ranges (many items per range, split rows inside ranges) -------------
-TEST(SpmmRowSegment, StreamKernelOverManyWarpRanges) {
+// ---- the stream kernels' warp ranges (many items per range, split rows inside ranges) -----------------------
+TEST(SpmmRowSegment, StreamKernelsOverManyWarpRanges) {
   SKIP_WITHOUT_GPU();
   const Shape shapes[] = {
       {"many_rows", 20000, 600, 0.08},                       // ~5 items per warp range
@@ -589,32 +589,34 @@ TEST(SpmmRowSegment, StreamKernelOverManyWarpRanges) {
     SCOPED_TRACE(sh.name);
     Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
     auto plan = make_plan(p, false);
-    for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
-      for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
-        Case c;
-        c.orientation = o;
-        c.layout = l;
-        c.pad = 3;
-        c.kernel = Kernel::Auto;
-        SpmmArgs probe;
-        probe.orientation = o;
-        if (o != Orientation::WtX) {
-          EXPECT_EQ("row_segment(bt=1,g=32,stream)", choose(*plan, probe).describe());
+    for (int batch : {1, 8, 37})   // batch 1: rowseg_stream_kernel; 8 and 37 (two tiles of 32): rowseg_batch_kernel
+      for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
+        for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+          Case c;
+          c.orientation = o;
+          c.layout = l;
+          c.batch = batch;
+          c.pad = batch == 8 ? 0 : 3;   // batch 8 unpadded row-major: the 16-byte stores of the batch-lane kernel
+          c.kernel = batch == 1 ? Kernel::Auto : Kernel::RowSegmentBatchLanes;
+          if (batch == 1 && o != Orientation::WtX) {
+            SpmmArgs probe;
+            probe.orientation = o;
+            EXPECT_EQ("row_segment(bt=1,g=32,stream)", choose(*plan, probe).describe());
+          }
+          check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+          check_plus_times<__half>(p, c, rng(), 1e-2, *plan);
+          c.deterministic = true;
+          std::uniform_real_distribution<double> u(-1, 1);
+          const std::int64_t kin = o == Orientation::WtX ? p.rows : p.cols;
+          const DenseShape xs = o == Orientation::XWt ? shape_of(batch, kin, l, c.pad) : shape_of(kin, batch, l, c.pad);
+          std::vector<float> w(p.col.size()), x(static_cast<std::size_t>(xs.size()));
+          for (auto& v : w) v = float(u(rng()));
+          for (auto& v : x) v = float(u(rng()));
+          std::vector<unsigned char> first, second;
+          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
+          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
+          EXPECT_TRUE(first == second) << "two runs differ";
         }
-        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-        check_plus_times<__half>(p, c, rng(), 1e-2, *plan);
-        c.deterministic = true;
-        std::uniform_real_distribution<double> u(-1, 1);
-        const std::int64_t kin = o == Orientation::WtX ? p.rows : p.cols;
-        const DenseShape xs = o == Orientation::XWt ? shape_of(1, kin, l, c.pad) : shape_of(kin, 1, l, c.pad);
-        std::vector<float> w(p.col.size()), x(static_cast<std::size_t>(xs.size()));
-        for (auto& v : w) v = float(u(rng()));
-        for (auto& v : x) v = float(u(rng()));
-        std::vector<unsigned char> first, second;
-        check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
-        check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
-        EXPECT_TRUE(first == second) << "two runs differ";
-      }
     for (auto [add, mul] : {std::pair{AddOp::Plus, MulOp::Times}, std::pair{AddOp::Min, MulOp::Plus}})
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
         check_semiring<double>(p, *plan, {add, mul}, o, 1, Kernel::Auto);

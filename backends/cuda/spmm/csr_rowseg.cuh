@@ -225,48 +225,67 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegPa
 
 // The same row segments with the warp's lanes laid across the batch instead (plus_times, BT = 8, 32 or
 // 128): BT/4 consecutive lanes read one row of X as BT contiguous values (whole 32-byte sectors, one
-// coalesced access), and the 32 / (BT/4) lane slots of the warp take different non-zeros of the
-// segment. Each lane keeps 4 accumulators, so registers stay few and occupancy high; the slots are folded
-// with shuffles in a fixed order at the end of the segment (deterministic, like rowseg_kernel).
-template <class VT, int BT>
-__global__ void __launch_bounds__(256) rowseg_batch_kernel(RowSegParams p) {
+// coalesced access), and the 32 / (BT/4) lane slots of the warp take different chunks of the segment. Each
+// lane keeps 4 accumulators, so registers stay few; the slots are folded with shuffles in a fixed order at
+// the end of the segment (deterministic). Scheduled like rowseg_stream_kernel: each warp streams the items
+// of its plan range, the next step's loads issued before the current step is used; grid.y walks the batch
+// in tiles of BT (every tile streams W again). X' offsets are 32-bit (the dispatcher checks cols x ldx < 2^31).
+// kVectorStore writes each lane's four sums with one 16-byte store (fp32 with aligned rows of Y' and a batch
+// that is a multiple of 4); the element-wise store in the loop cost 20% at 16384 x 16384, batch 8.
+template <class VT, int BT, bool kVectorStore>
+__global__ void __launch_bounds__(256, 4) rowseg_batch_kernel(RowSegParams p) {
   static_assert(BT == 8 || BT == 32 || BT == 128, "batch tile 8, 32 or 128");
   constexpr int kLanesPerRow = BT / 4, kSlots = 32 / kLanesPerRow;
-  constexpr int kDepth = kSlots >= 4 ? 2 : 4;
+  constexpr int kDepth = 1, kStep = kSlots * kDepth;   // 2 spilled at 64 registers
   const int lane = threadIdx.x & 31, slot = lane / kLanesPerRow, lb = lane % kLanesPerRow;
-  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const std::int64_t n_warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+  const int warp = static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
+  const int n_warps = static_cast<int>((static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5);
   const int b0 = blockIdx.y * BT + 4 * lb;
   const bool in_batch = b0 < p.batch;
   const VT* vals = static_cast<const VT*>(p.values);
   const VT* x = static_cast<const VT*>(p.x) + b0;
-
-  for (std::int64_t it = warp; it < p.n_items; it += n_warps) {
-    const int4 item = p.items[it];
-    const int colbase = p.item_colbase ? p.item_colbase[it] : 0;
-    float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
-    const int begin = item.y, end = item.z, q_end = (end + 3) >> 2;
-    int q = (begin >> 2) + slot;
-    Four<VT> w[kDepth];
-    Four<std::uint16_t> c[kDepth];
+  auto load_step = [&](int q0, int item_end, Four<VT>* w, Four<std::uint16_t>* c) {
+    const int q_end = (item_end + 3) >> 2;
 #pragma unroll
     for (int u = 0; u < kDepth; ++u)
-      if (q + u * kSlots < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q + u * kSlots) * 4, w[u], c[u]);
-    while (q < q_end) {
-      const int qn = q + kDepth * kSlots;
+      if (q0 + slot + u * kSlots < q_end)
+        load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + slot + u * kSlots) * 4, w[u], c[u]);
+  };
+
+  for (int r = warp; r < p.n_ranges; r += n_warps) {
+    const int4 head = p.ranges[2 * r], first = p.ranges[2 * r + 1];
+    int it = head.x;
+    const int it_end = head.y;
+    if (it >= it_end) continue;
+    int row = head.z, slot_out = head.w, begin = first.x, end = first.y, next_end = first.z, base = first.w;
+    int q0 = begin >> 2;
+    Four<VT> w[kDepth];
+    Four<std::uint16_t> c[kDepth];
+    load_step(q0, end, w, c);
+    float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
+    for (;;) {
+      const bool item_done = q0 + kStep >= ((end + 3) >> 2);
+      const bool more = !item_done || it + 1 < it_end;
+      const int n_end = item_done ? next_end : end;
+      const int q_next = item_done ? (end >> 2) : q0 + kStep;
       Four<VT> wn[kDepth];
       Four<std::uint16_t> cn[kDepth];
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u)
-        if (qn + u * kSlots < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(qn + u * kSlots) * 4, wn[u], cn[u]);
+      if (more) load_step(q_next, n_end, wn, cn);
+      int4 n_item = make_int4(0, 0, 0, -1);
+      int n_base = 0, n_next_end = next_end;
+      if (item_done && more) {
+        n_item = p.items[it + 1];
+        n_base = p.item_colbase ? p.item_colbase[it + 1] : 0;
+        if (it + 2 < it_end) n_next_end = p.items[it + 2].z;
+      }
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-          const int idx = (q + u * kSlots) * 4 + i;
+          const int idx = (q0 + slot + u * kSlots) * 4 + i;
           if (idx >= begin && idx < end && in_batch) {
             const float wi = to_acc<float>(w[u].v[i]);
-            const Four<VT> xv = load_four_cached(x + static_cast<std::int64_t>(colbase + c[u].v[i]) * p.ldx);
+            const Four<VT> xv = load_four_cached(x + (base + c[u].v[i]) * static_cast<int>(p.ldx));
             a0 = fmaf(wi, to_acc<float>(xv.v[0]), a0);
             a1 = fmaf(wi, to_acc<float>(xv.v[1]), a1);
             a2 = fmaf(wi, to_acc<float>(xv.v[2]), a2);
@@ -274,29 +293,46 @@ __global__ void __launch_bounds__(256) rowseg_batch_kernel(RowSegParams p) {
           }
         }
       }
+      if (item_done) {
+#pragma unroll
+        for (int off = kLanesPerRow; off < 32; off <<= 1) {
+          a0 += __shfl_xor_sync(0xffffffffu, a0, off);
+          a1 += __shfl_xor_sync(0xffffffffu, a1, off);
+          a2 += __shfl_xor_sync(0xffffffffu, a2, off);
+          a3 += __shfl_xor_sync(0xffffffffu, a3, off);
+        }
+        if constexpr (kVectorStore) {   // fp32, Y' rows contiguous and 16-byte aligned, batch a multiple of 4
+          if (slot == 0 && in_batch) {
+            float* out = slot_out < 0 ? static_cast<float*>(p.y) + row * p.ys_row + b0
+                                      : static_cast<float*>(p.partial) + static_cast<std::int64_t>(slot_out) * p.batch + b0;
+            *reinterpret_cast<float4*>(out) = make_float4(a0, a1, a2, a3);
+          }
+        } else if (slot == 0) {
+          const float a[4] = {a0, a1, a2, a3};
+#pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            if (b0 + t >= p.batch) break;
+            if (slot_out < 0)
+              static_cast<VT*>(p.y)[row * p.ys_row + (b0 + t) * p.ys_col] = from_acc<VT>(a[t]);
+            else
+              static_cast<float*>(p.partial)[static_cast<std::int64_t>(slot_out) * p.batch + b0 + t] = a[t];
+          }
+        }
+        if (!more) break;
+        a0 = a1 = a2 = a3 = 0.f;
+        ++it;
+        begin = end;
+        end = n_end;
+        row = n_item.x;
+        slot_out = n_item.w;
+        base = n_base;
+        next_end = n_next_end;
+      }
+      q0 = q_next;
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
         w[u] = wn[u];
         c[u] = cn[u];
-      }
-      q = qn;
-    }
-#pragma unroll
-    for (int off = kLanesPerRow; off < 32; off <<= 1) {
-      a0 += __shfl_xor_sync(0xffffffffu, a0, off);
-      a1 += __shfl_xor_sync(0xffffffffu, a1, off);
-      a2 += __shfl_xor_sync(0xffffffffu, a2, off);
-      a3 += __shfl_xor_sync(0xffffffffu, a3, off);
-    }
-    if (slot == 0) {
-      const float a[4] = {a0, a1, a2, a3};
-#pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        if (b0 + t >= p.batch) break;
-        if (item.w < 0)
-          static_cast<VT*>(p.y)[item.x * p.ys_row + (b0 + t) * p.ys_col] = from_acc<VT>(a[t]);
-        else
-          static_cast<float*>(p.partial)[static_cast<std::int64_t>(item.w) * p.batch + b0 + t] = a[t];
       }
     }
   }

@@ -176,14 +176,13 @@ constexpr bool kAutoRowTile = false;
 
 bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
 
-// Where the column-block kernels beat the batch-lane kernel in bench/results/spmm-h200.md: batch 5-8 on
-// the tall matrices (16384 rows; with 4096 rows too few blocks fill the GPU), larger batches where rows
+// Where the column-block kernels beat the batch-lane kernel in bench/results/spmm-h200.md: never at batch
+// 5-8 since the batch-lane kernel streams its warp ranges (16384 / 90%: 0.105 against 0.136 ms), larger batches where rows
 // average at least 200 non-zeros (at batch 32: 0.029 / 0.020 ms against 0.046 / 0.028 at 4096 rows and
 // 90 / 95%, 0.31 / 0.17 against 0.44 / 0.24 at 16384; at batch 128: 0.84 / 0.55 ms against 1.61 / 0.83 at
 // 16384; with about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.063 against 0.096 ms).
 bool column_block_wins(const Plan::Impl& a, std::int64_t batch) {
-  if (!a.tile_bounds.size() || skewed(a)) return false;
-  if (batch <= 8) return a.rows >= 8192 && a.avg_row_nnz >= 100;
+  if (!a.tile_bounds.size() || skewed(a) || batch <= 8) return false;
   return a.avg_row_nnz >= 200;
 }
 
@@ -204,6 +203,9 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   if (k == Kernel::RowTile && !(plus_times && args.type == ValueType::FP32 && a.tile_bounds.size()))
     k = Kernel::RowSegmentBatchLanes;
   if (k == Kernel::RowSegmentBatchLanes && !plus_times) k = Kernel::RowSegment;
+  // The batch-lane kernel addresses X' with 32-bit offsets (spmm repacks a wider X' to batch-wide rows).
+  if (k == Kernel::RowSegmentBatchLanes && std::int64_t(a.cols) * round_up(args.batch, 8) >= (std::int64_t(1) << 31))
+    k = Kernel::RowSegment;
   ch.kernel = k;
   if (k == Kernel::RowSegmentBatchLanes) {
     ch.batch_tile = (args.batch_tile == 8 || args.batch_tile == 32 || args.batch_tile == 128) ? args.batch_tile
@@ -323,7 +325,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   if (batch > 1 || ch.kernel == Kernel::ColumnBlock || ch.kernel == Kernel::RowSegmentBatchLanes ||
       ch.kernel == Kernel::RowTile) {
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 &&
-                    reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0;
+                    reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
+                    (ch.kernel != Kernel::RowSegmentBatchLanes || kx * xs_row < (std::int64_t(1) << 31));
     if (!ok && kx > 0) {
       const std::int64_t ld = round_up(static_cast<int>(batch), 8);
       if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");

@@ -2,6 +2,9 @@
 // fp32 / fp16 / bf16 values (fp32 accumulation): batch tiles 1, 4, 8, 32 and group widths 8, 32 (batch 1 with
 // 32 lanes is the stream kernel, launch_rowseg_stream in csr_rowseg.cuh); and of its batch-lane variant
 // (batch tiles 8, 32, 128).
+#include <cstdint>
+#include <type_traits>
+
 #include "spmm/csr_rowseg.cuh"
 #include "spmm/plan_impl.hpp"
 
@@ -40,10 +43,17 @@ cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4
 template <class VT, int BT>
 cudaError_t launch_batch(const RowSegParams& p, int sm_count, const int4* splits, int n_splits, cudaStream_t s) {
   constexpr int kThreads = 256;
-  std::int64_t blocks = (p.n_items + 7) / 8;
-  blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sm_count) * 32));
+  // One warp per plan range (4 blocks of 8 warps per SM are resident: __launch_bounds__(256, 4)).
+  const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kThreads / 32 - 1) / (kThreads / 32));
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
-  rowseg_batch_kernel<VT, BT><<<grid, kThreads, 0, s>>>(p);
+  if constexpr (std::is_same_v<VT, float>) {
+    if (p.ys_col == 1 && p.ys_row % 4 == 0 && p.batch % 4 == 0 && reinterpret_cast<std::uintptr_t>(p.y) % 16 == 0)
+      rowseg_batch_kernel<VT, BT, true><<<grid, kThreads, 0, s>>>(p);
+    else
+      rowseg_batch_kernel<VT, BT, false><<<grid, kThreads, 0, s>>>(p);
+  } else {
+    rowseg_batch_kernel<VT, BT, false><<<grid, kThreads, 0, s>>>(p);
+  }
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || n_splits == 0) return e;
   const std::int64_t n = std::int64_t(n_splits) * p.batch;
