@@ -10,12 +10,12 @@
 //
 // The kernel rule (see bench/results/spmm-h200.md for the measurements behind it):
 //   - semirings other than plus_times, and value types other than fp32/fp16/bf16: RowSegment (generic);
-//   - plus_times, batch 1: RowSegment with a batch tile of 1 (the SpMV path), 32 lanes per segment when
-//     rows average >= 48 non-zeros, else 8;
+//   - plus_times, batch 1: RowSegment with a batch tile of 1 (the SpMV path): the stream kernel (32 lanes,
+//     warp ranges) when rows average >= 32 non-zeros, else 8-lane groups (as every semiring at batch 1:
+//     the generic instantiations run the stream kernel too);
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
-//   - plus_times, batch >= 5: ColumnBlock where column_block_wins() (batch 5-8 on tall matrices with rows
-//     of >= 100 non-zeros, larger batches with rows of >= 200), else RowSegmentBatchLanes with a batch
-//     tile of 8 (batch <= 8), 32 (<= 32) or 128;
+//   - plus_times, batch >= 5: ColumnBlock where column_block_wins() (batch > 8 with rows of >= 200
+//     non-zeros), else RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32 (<= 32) or 128;
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
