@@ -137,11 +137,11 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
 
 // Batch 1, G = 32: warp r % n_warps streams the items of range r (p.ranges) as one pipeline. A step is up to
 // kDepth chunks per lane of one item; the loads of the following step (the rest of this item or the start of
-// the next) are issued before this step is used. Sums per item are the same as rowseg_kernel<SR, VT, 1, 32>'s (same chunks per lane, same
-// butterfly), so the two give bitwise equal results. The plan cuts kStreamWarpsPerSm ranges per SM, one per
-// warp when kMinBlocks blocks of 256 are resident (the plus_times instantiations); where fewer are resident
-// (the run-time semirings over 8-byte types) warps take several ranges in turn. X' is one contiguous vector
-// (p.ldx = 1: the dispatcher repacks a strided one).
+// the next) are issued before this step is used. Each item is summed in the order rowseg_kernel uses with 32
+// lanes (same chunks per lane, same butterfly), so the results equal that kernel's bitwise. The plan cuts
+// kStreamWarpsPerSm ranges per SM, one per warp when kMinBlocks blocks of 256 are resident (the plus_times
+// instantiations); where fewer are resident (the run-time semirings over 8-byte types) warps take several
+// ranges in turn. X' is one contiguous vector (p.ldx = 1: the dispatcher repacks a strided one).
 template <class SR, class VT, int kMinBlocks>
 __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegParams p, SR sr) {
   using A = typename SR::acc_t;
@@ -155,7 +155,8 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegPa
     const int q_end = (item_end + 3) >> 2;
 #pragma unroll
     for (int u = 0; u < kDepth; ++u)
-      if (q0 + lane + u * 32 < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + lane + u * 32) * 4, w[u], c[u]);
+      if (q0 + lane + u * 32 < q_end)
+        load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + lane + u * 32) * 4, w[u], c[u]);
   };
   for (int r = warp; r < p.n_ranges; r += n_warps) {
     // Items are contiguous (item i + 1 begins where item i ends), so the next item's end is all the next
@@ -303,8 +304,9 @@ __global__ void __launch_bounds__(256, 4) rowseg_batch_kernel(RowSegParams p) {
         }
         if constexpr (kVectorStore) {   // fp32, Y' rows contiguous and 16-byte aligned, batch a multiple of 4
           if (slot == 0 && in_batch) {
-            float* out = slot_out < 0 ? static_cast<float*>(p.y) + row * p.ys_row + b0
-                                      : static_cast<float*>(p.partial) + static_cast<std::int64_t>(slot_out) * p.batch + b0;
+            float* out = slot_out < 0
+                             ? static_cast<float*>(p.y) + row * p.ys_row + b0
+                             : static_cast<float*>(p.partial) + static_cast<std::int64_t>(slot_out) * p.batch + b0;
             *reinterpret_cast<float4*>(out) = make_float4(a0, a1, a2, a3);
           }
         } else if (slot == 0) {
@@ -361,7 +363,8 @@ cudaError_t launch_rowseg_stream(const RowSegParams& p, SR sr, int sm_count, con
   // Resident blocks per SM of this instantiation, asked once (any grid is correct: warps stride over ranges).
   static const int per_sm = [] {
     int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, rowseg_stream_kernel<SR, VT, kMinBlocks>, kThreads, 0) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, rowseg_stream_kernel<SR, VT, kMinBlocks>, kThreads, 0) !=
+        cudaSuccess) {
       (void)cudaGetLastError();
       n = 1;
     }

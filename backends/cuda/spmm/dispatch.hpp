@@ -71,6 +71,9 @@ const char* kernel_name(Kernel k);
 enum class Status : std::uint8_t { Success, InvalidArgument, Unsupported, CudaError };
 const char* status_name(Status s);
 
+// The most non-zeros a plan takes (32-bit indices, with room for the kernels' chunk arithmetic past nnz).
+constexpr std::int64_t kMaxPlanNnz = 0x7fffe000;
+
 // The pattern of W: CSR with 32-bit indices in device memory, column indices sorted within each row
 // and unique. The plan copies what it needs; these arrays may be freed after Plan::create.
 struct CsrPattern {

@@ -48,7 +48,7 @@ std::size_t Plan::Impl::device_bytes() const {
 }
 
 std::unique_ptr<Plan> Plan::create(const CsrPattern& pat, const PlanOptions& options, cudaStream_t stream) {
-  if (pat.rows < 0 || pat.cols < 0 || pat.nnz < 0 || pat.nnz > 0x7ffffff0LL)
+  if (pat.rows < 0 || pat.cols < 0 || pat.nnz < 0 || pat.nnz > kMaxPlanNnz)
     throw std::invalid_argument("snk::cuda::Plan: dimensions out of range (32-bit indices)");
   if (!pat.row_ptr || (pat.nnz > 0 && !pat.col_idx))
     throw std::invalid_argument("snk::cuda::Plan: null pattern array");
