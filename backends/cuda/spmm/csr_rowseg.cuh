@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include "spmm/loads.cuh"
+#include "spmm/plan_impl.hpp"
 #include "spmm/semiring.cuh"
 
 namespace snk::cuda {
@@ -135,9 +136,63 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
   }
 }
 
+// A warp's walk over the items of one plan range, the schedule both stream kernels share. Items are
+// contiguous (item i + 1 begins where item i ends), so the end of the next item is all the next step's loads
+// need; the next item's row, slot and column base are fetched as the current one finishes (fetch) and take
+// effect when the walk moves on (advance). The range's record carries its first item, so streaming starts
+// after one dependent load.
+struct ItemWalk {
+  int it = 0, it_end = 0, row = 0, slot = -1, begin = 0, end = 0, next_end = 0, base = 0;
+  struct Next {
+    int row = 0, slot = -1, base = 0, next_end = 0;
+  };
+  // Starts range r; false when it holds no item.
+  __device__ __forceinline__ bool open(const RowSegParams& p, int r) {
+    const int4 head = p.ranges[2 * r], first = p.ranges[2 * r + 1];
+    it = head.x;
+    it_end = head.y;
+    row = head.z;
+    slot = head.w;
+    begin = first.x;
+    end = first.y;
+    next_end = first.z;
+    base = first.w;
+    return it < it_end;
+  }
+  // Whether a step of `step` chunks from chunk q0 finishes the current item.
+  __device__ __forceinline__ bool finishes(int q0, int step) const { return q0 + step >= ((end + 3) >> 2); }
+  // Whether another step follows one that finishes (done) or does not finish the current item.
+  __device__ __forceinline__ bool more(bool done) const { return !done || it + 1 < it_end; }
+  // First chunk and item end of the step after one from q0 of `step` chunks.
+  __device__ __forceinline__ int next_q0(bool done, int q0, int step) const { return done ? (end >> 2) : q0 + step; }
+  __device__ __forceinline__ int next_end_of_step(bool done) const { return done ? next_end : end; }
+  // The next item's descriptor, when the current one is done and another follows.
+  __device__ __forceinline__ Next fetch(const RowSegParams& p, bool done, bool more) const {
+    Next n;
+    n.next_end = next_end;
+    if (done && more) {
+      const int4 item = p.items[it + 1];
+      n.row = item.x;
+      n.slot = item.w;
+      n.base = p.item_colbase ? p.item_colbase[it + 1] : 0;
+      if (it + 2 < it_end) n.next_end = p.items[it + 2].z;
+    }
+    return n;
+  }
+  __device__ __forceinline__ void advance(const Next& n) {
+    ++it;
+    begin = end;
+    end = next_end;
+    row = n.row;
+    slot = n.slot;
+    base = n.base;
+    next_end = n.next_end;
+  }
+};
+
 // Batch 1, G = 32: warp r % n_warps streams the items of range r (p.ranges) as one pipeline. A step is up to
 // kDepth chunks per lane of one item; the loads of the following step (the rest of this item or the start of
-// the next) are issued before this step is used. Each item is summed in the order rowseg_kernel uses with 32
+// the next) are issued before this step is used (ItemWalk). Each item is summed in the order rowseg_kernel uses with 32
 // lanes (same chunks per lane, same butterfly), so the results equal that kernel's bitwise. The plan cuts
 // kStreamWarpsPerSm ranges per SM, one per warp when kMinBlocks blocks of 256 are resident (the plus_times
 // instantiations); where fewer are resident (the run-time semirings over 8-byte types) warps take several
@@ -159,41 +214,28 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegPa
         load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + lane + u * 32) * 4, w[u], c[u]);
   };
   for (int r = warp; r < p.n_ranges; r += n_warps) {
-    // Items are contiguous (item i + 1 begins where item i ends), so the next item's end is all the next
-    // step's loads need; its row, slot and column base are fetched as it becomes current, used later. The
-    // range's record carries its first item, so streaming starts after one dependent load.
-    const int4 head = p.ranges[2 * r], first = p.ranges[2 * r + 1];
-    int it = head.x;
-    const int it_end = head.y;
-    if (it >= it_end) continue;
-    int row = head.z, slot = head.w, begin = first.x, end = first.y, next_end = first.z, base = first.w;
-    int q0 = begin >> 2;
+    ItemWalk walk;
+    if (!walk.open(p, r)) continue;
+    int q0 = walk.begin >> 2;
     Four<VT> w[kDepth];
     Four<std::uint16_t> c[kDepth];
-    load_step(q0, end, w, c);
+    load_step(q0, walk.end, w, c);
     A acc = sr.identity();
     for (;;) {
-      const bool item_done = q0 + kStep >= ((end + 3) >> 2);
-      const bool more = !item_done || it + 1 < it_end;
-      const int n_end = item_done ? next_end : end;
-      const int q_next = item_done ? (end >> 2) : q0 + kStep;
+      const bool item_done = walk.finishes(q0, kStep);
+      const bool more = walk.more(item_done);
+      const int q_next = walk.next_q0(item_done, q0, kStep);
       Four<VT> wn[kDepth];
       Four<std::uint16_t> cn[kDepth];
-      if (more) load_step(q_next, n_end, wn, cn);
-      int4 n_item = make_int4(0, 0, 0, -1);
-      int n_base = 0, n_next_end = next_end;
-      if (item_done && more) {
-        n_item = p.items[it + 1];
-        n_base = p.item_colbase ? p.item_colbase[it + 1] : 0;
-        if (it + 2 < it_end) n_next_end = p.items[it + 2].z;
-      }
+      if (more) load_step(q_next, walk.next_end_of_step(item_done), wn, cn);
+      const ItemWalk::Next next = walk.fetch(p, item_done, more);
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const int idx = (q0 + lane + u * 32) * 4 + i;
-          if (idx >= begin && idx < end) {
-            acc = sr.muladd(acc, to_acc<A>(w[u].v[i]), to_acc<A>(load_one_cached(x + (base + c[u].v[i]))));
+          if (idx >= walk.begin && idx < walk.end) {
+            acc = sr.muladd(acc, to_acc<A>(w[u].v[i]), to_acc<A>(load_one_cached(x + (walk.base + c[u].v[i]))));
           }
         }
       }
@@ -201,18 +243,12 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegPa
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) acc = sr.add(acc, shfl_xor_any(acc, off, 32));
         if (lane == 0) {
-          if (slot < 0) static_cast<VT*>(p.y)[row * p.ys_row] = from_acc<VT>(acc);
-          else static_cast<A*>(p.partial)[slot] = acc;
+          if (walk.slot < 0) static_cast<VT*>(p.y)[walk.row * p.ys_row] = from_acc<VT>(acc);
+          else static_cast<A*>(p.partial)[walk.slot] = acc;
         }
         if (!more) break;
         acc = sr.identity();
-        ++it;
-        begin = end;
-        end = n_end;
-        row = n_item.x;
-        slot = n_item.w;
-        base = n_base;
-        next_end = n_next_end;
+        walk.advance(next);
       }
       q0 = q_next;
 #pragma unroll
@@ -234,7 +270,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegPa
 // kVectorStore writes each lane's four sums with one 16-byte store (fp32 with aligned rows of Y' and a batch
 // that is a multiple of 4); the element-wise store in the loop cost 20% at 16384 x 16384, batch 8.
 template <class VT, int BT, bool kVectorStore>
-__global__ void __launch_bounds__(256, 4) rowseg_batch_kernel(RowSegParams p) {
+__global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowseg_batch_kernel(RowSegParams p) {
   static_assert(BT == 8 || BT == 32 || BT == 128, "batch tile 8, 32 or 128");
   constexpr int kLanesPerRow = BT / 4, kSlots = 32 / kLanesPerRow;
   constexpr int kDepth = 1, kStep = kSlots * kDepth;   // 2 spilled at 64 registers
@@ -254,39 +290,29 @@ __global__ void __launch_bounds__(256, 4) rowseg_batch_kernel(RowSegParams p) {
   };
 
   for (int r = warp; r < p.n_ranges; r += n_warps) {
-    const int4 head = p.ranges[2 * r], first = p.ranges[2 * r + 1];
-    int it = head.x;
-    const int it_end = head.y;
-    if (it >= it_end) continue;
-    int row = head.z, slot_out = head.w, begin = first.x, end = first.y, next_end = first.z, base = first.w;
-    int q0 = begin >> 2;
+    ItemWalk walk;
+    if (!walk.open(p, r)) continue;
+    int q0 = walk.begin >> 2;
     Four<VT> w[kDepth];
     Four<std::uint16_t> c[kDepth];
-    load_step(q0, end, w, c);
+    load_step(q0, walk.end, w, c);
     float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
     for (;;) {
-      const bool item_done = q0 + kStep >= ((end + 3) >> 2);
-      const bool more = !item_done || it + 1 < it_end;
-      const int n_end = item_done ? next_end : end;
-      const int q_next = item_done ? (end >> 2) : q0 + kStep;
+      const bool item_done = walk.finishes(q0, kStep);
+      const bool more = walk.more(item_done);
+      const int q_next = walk.next_q0(item_done, q0, kStep);
       Four<VT> wn[kDepth];
       Four<std::uint16_t> cn[kDepth];
-      if (more) load_step(q_next, n_end, wn, cn);
-      int4 n_item = make_int4(0, 0, 0, -1);
-      int n_base = 0, n_next_end = next_end;
-      if (item_done && more) {
-        n_item = p.items[it + 1];
-        n_base = p.item_colbase ? p.item_colbase[it + 1] : 0;
-        if (it + 2 < it_end) n_next_end = p.items[it + 2].z;
-      }
+      if (more) load_step(q_next, walk.next_end_of_step(item_done), wn, cn);
+      const ItemWalk::Next next = walk.fetch(p, item_done, more);
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const int idx = (q0 + slot + u * kSlots) * 4 + i;
-          if (idx >= begin && idx < end && in_batch) {
+          if (idx >= walk.begin && idx < walk.end && in_batch) {
             const float wi = to_acc<float>(w[u].v[i]);
-            const Four<VT> xv = load_four_cached(x + (base + c[u].v[i]) * static_cast<int>(p.ldx));
+            const Four<VT> xv = load_four_cached(x + (walk.base + c[u].v[i]) * static_cast<int>(p.ldx));
             a0 = fmaf(wi, to_acc<float>(xv.v[0]), a0);
             a1 = fmaf(wi, to_acc<float>(xv.v[1]), a1);
             a2 = fmaf(wi, to_acc<float>(xv.v[2]), a2);
@@ -304,9 +330,9 @@ __global__ void __launch_bounds__(256, 4) rowseg_batch_kernel(RowSegParams p) {
         }
         if constexpr (kVectorStore) {   // fp32, Y' rows contiguous and 16-byte aligned, batch a multiple of 4
           if (slot == 0 && in_batch) {
-            float* out = slot_out < 0
-                             ? static_cast<float*>(p.y) + row * p.ys_row + b0
-                             : static_cast<float*>(p.partial) + static_cast<std::int64_t>(slot_out) * p.batch + b0;
+            float* out = walk.slot < 0
+                             ? static_cast<float*>(p.y) + walk.row * p.ys_row + b0
+                             : static_cast<float*>(p.partial) + static_cast<std::int64_t>(walk.slot) * p.batch + b0;
             *reinterpret_cast<float4*>(out) = make_float4(a0, a1, a2, a3);
           }
         } else if (slot == 0) {
@@ -314,21 +340,15 @@ __global__ void __launch_bounds__(256, 4) rowseg_batch_kernel(RowSegParams p) {
 #pragma unroll
           for (int t = 0; t < 4; ++t) {
             if (b0 + t >= p.batch) break;
-            if (slot_out < 0)
-              static_cast<VT*>(p.y)[row * p.ys_row + (b0 + t) * p.ys_col] = from_acc<VT>(a[t]);
+            if (walk.slot < 0)
+              static_cast<VT*>(p.y)[walk.row * p.ys_row + (b0 + t) * p.ys_col] = from_acc<VT>(a[t]);
             else
-              static_cast<float*>(p.partial)[static_cast<std::int64_t>(slot_out) * p.batch + b0 + t] = a[t];
+              static_cast<float*>(p.partial)[static_cast<std::int64_t>(walk.slot) * p.batch + b0 + t] = a[t];
           }
         }
         if (!more) break;
         a0 = a1 = a2 = a3 = 0.f;
-        ++it;
-        begin = end;
-        end = n_end;
-        row = n_item.x;
-        slot_out = n_item.w;
-        base = n_base;
-        next_end = n_next_end;
+        walk.advance(next);
       }
       q0 = q_next;
 #pragma unroll
@@ -355,6 +375,17 @@ __global__ void rowseg_fixup_kernel(const int4* splits, int n_splits, const void
   static_cast<VT*>(y)[sp.x * ys_row + b * ys_col] = from_acc<VT>(acc);
 }
 
+// After a row-segment kernel: checks its launch, then folds the split rows (if any) into Y'.
+template <class SR, class VT>
+cudaError_t finish_rowseg_launch(const RowSegParams& p, SR sr, const int4* splits, int n_splits, cudaStream_t s) {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess || n_splits == 0) return e;
+  const std::int64_t n = std::int64_t(n_splits) * p.batch;
+  rowseg_fixup_kernel<SR, VT><<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(
+      splits, n_splits, p.partial, p.batch, p.y, p.ys_row, p.ys_col, sr);
+  return cudaGetLastError();
+}
+
 // Batch 1 with 32 lanes: the stream kernel over the plan's warp ranges, as many blocks as are resident at once.
 template <class SR, class VT, int kMinBlocks>
 cudaError_t launch_rowseg_stream(const RowSegParams& p, SR sr, int sm_count, const int4* splits, int n_splits,
@@ -373,11 +404,7 @@ cudaError_t launch_rowseg_stream(const RowSegParams& p, SR sr, int sm_count, con
   const std::int64_t blocks = std::max<std::int64_t>(
       1, std::min<std::int64_t>((p.n_ranges + kThreads / 32 - 1) / (kThreads / 32), std::int64_t(per_sm) * sm_count));
   rowseg_stream_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess || n_splits == 0) return e;
-  rowseg_fixup_kernel<SR, VT><<<static_cast<unsigned>((n_splits + 255) / 256), 256, 0, s>>>(
-      splits, n_splits, p.partial, 1, p.y, p.ys_row, p.ys_col, sr);
-  return cudaGetLastError();
+  return finish_rowseg_launch<SR, VT>(p, sr, splits, n_splits, s);
 }
 
 }  // namespace snk::cuda

@@ -63,11 +63,18 @@ const char* status_name(Status s) {
   return n[static_cast<int>(s)];
 }
 
+namespace {
+// Whether a choice runs rowseg_stream_kernel (the launchers take it for batch tile 1 with 32 lanes).
+bool runs_stream_kernel(const Choice& c) {
+  return c.kernel == Kernel::RowSegment && c.batch_tile == 1 && c.group_lanes == 32;
+}
+}  // namespace
+
 std::string Choice::describe() const {
   std::ostringstream o;
   o << kernel_name(kernel);
   if (kernel == Kernel::RowSegment)
-    o << "(bt=" << batch_tile << ",g=" << group_lanes << (batch_tile == 1 && group_lanes == 32 ? ",stream" : "") << ")";
+    o << "(bt=" << batch_tile << ",g=" << group_lanes << (runs_stream_kernel(*this) ? ",stream" : "") << ")";
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
   if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
@@ -177,8 +184,8 @@ constexpr bool kAutoRowTile = false;
 bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
 
 // Where the column-block kernels beat the batch-lane kernel in bench/results/spmm-h200.md: never at batch
-// 5-8 since the batch-lane kernel streams its warp ranges (16384 / 90%: 0.105 against 0.136 ms), larger batches where rows
-// average at least 200 non-zeros (at batch 32: 0.029 / 0.020 ms against 0.046 / 0.028 at 4096 rows and
+// 5-8 since the batch-lane kernel streams its warp ranges (16384 / 90%: 0.114 against 0.136 ms); larger
+// batches where rows average at least 200 non-zeros (at batch 32: 0.029 / 0.020 ms against 0.046 / 0.028 at 4096 rows and
 // 90 / 95%, 0.31 / 0.17 against 0.44 / 0.24 at 16384; at batch 128: 0.84 / 0.55 ms against 1.61 / 0.83 at
 // 16384; with about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.063 against 0.096 ms).
 bool column_block_wins(const Plan::Impl& a, std::int64_t batch) {
@@ -336,8 +343,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
       x = w.ws_x.get();
       ldx = ld;
     }
-  } else if (ch.group_lanes == 32 && xs_row != 1 && kx > 0) {
-    // Batch 1 with 32 lanes (the stream kernel) reads X' as one contiguous vector.
+  } else if (runs_stream_kernel(ch) && xs_row != 1 && kx > 0) {
+    // The stream kernel reads X' as one contiguous vector.
     if ((e = w.ws_x.reserve(kx * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
     if ((e = launch_strided_copy(w.ws_x.get(), 1, 1, x, xs_row, xs_col, kx, 1, static_cast<int>(vs), s)) != cudaSuccess)
       return cuda_fail(e, "repack X");

@@ -5,7 +5,7 @@
 // columns (col & 0xffff; rows are cut at 65536-column boundaries so a per-segment base restores the
 // column), bounded row segments of at most L non-zeros with L = max(1024, 8 x the average row length)
 // (rows cut into several segments get partial-row slots and a fix-up entry; the segments are also cut into
-// contiguous warp ranges of about equal non-zeros for the batch-1 stream kernel), the offset where each row
+// contiguous warp ranges of about equal non-zeros for the stream kernels), the offset where each row
 // crosses every 64-column boundary (coarser when the table would pass 2^26 entries), laid out
 // boundary-major, for the column-block and row-tile kernels (a column block of c columns takes every
 // (c/64)-th boundary), and on request the COO arrays for SNACK-COO and the transposed pattern (CSR of W^T plus the permutation of W's values into it).
@@ -130,23 +130,25 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
       }
     }
     // Every row has an item (an empty one too) and a row's pieces are consecutive, so item i + 1 begins where
-    // item i ends: the stream kernel relies on it.
+    // item i ends: the stream kernels rely on it.
     im.n_items = static_cast<std::int64_t>(items.size());
-    // Warp ranges for the batch-1 stream kernel: contiguous runs of items of about equal cost (non-zeros plus
+    // Warp ranges for the stream kernels (batch 1 and batch lanes): contiguous runs of items of about equal cost (non-zeros plus
     // 32 for an item's own start and reduction), one per resident warp of the kernel. Each range is stored
     // with its first item's descriptor, so a warp starts streaming after one dependent load, not three.
     {
       const std::int64_t n_ranges =
           std::max<std::int64_t>(1, std::min<std::int64_t>(im.n_items, std::int64_t(kStreamWarpsPerSm) * im.sm_count));
+      auto cost_of = [](const int4& it) { return std::int64_t(it.z - it.y) + 32; };
       std::int64_t total = 0;
-      for (const int4& it : items) total += (it.z - it.y) + 32;
+      for (const int4& it : items) total += cost_of(it);
       std::vector<int> bounds(static_cast<std::size_t>(n_ranges) + 1, static_cast<int>(items.size()));
       bounds[0] = 0;
       std::int64_t cost = 0, k = 1;
       for (std::size_t i = 0; i < items.size() && k < n_ranges; ++i) {
         // item i opens range k once the cost before it reaches k/n of the total
-        while (k < n_ranges && cost >= (total * k + n_ranges - 1) / n_ranges) bounds[static_cast<std::size_t>(k++)] = static_cast<int>(i);
-        cost += (items[i].z - items[i].y) + 32;
+        while (k < n_ranges && cost >= (total * k + n_ranges - 1) / n_ranges)
+          bounds[static_cast<std::size_t>(k++)] = static_cast<int>(i);
+        cost += cost_of(items[i]);
       }
       std::vector<int4> ranges(2 * static_cast<std::size_t>(n_ranges));
       for (std::int64_t r = 0; r < n_ranges; ++r) {

@@ -20,8 +20,9 @@
 
 namespace snk::cuda {
 
-// Warp ranges per SM the plan cuts for the batch-1 stream kernel: one per resident warp of its plus_times
-// instantiations (4 blocks of 8 warps, at most 64 registers).
+// Warp ranges per SM the plan cuts for the stream kernels (csr_rowseg.cuh): one per resident warp of their
+// plus_times instantiations, whose launch bounds ask for kStreamWarpsPerSm / 8 blocks of 256 (at most 64
+// registers).
 constexpr int kStreamWarpsPerSm = 32;
 
 struct RowSegParams;

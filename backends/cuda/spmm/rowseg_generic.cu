@@ -18,19 +18,15 @@ cudaError_t launch_one(const RowSegParams& p, RuntimeSemiring<T> sr, int sm_coun
   blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sm_count) * 32));
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
   rowseg_kernel<RuntimeSemiring<T>, T, BT, kG><<<grid, kThreads, 0, s>>>(p, sr);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess || n_splits == 0) return e;
-  const std::int64_t n = std::int64_t(n_splits) * p.batch;
-  rowseg_fixup_kernel<RuntimeSemiring<T>, T><<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(
-      splits, n_splits, p.partial, p.batch, p.y, p.ys_row, p.ys_col, sr);
-  return cudaGetLastError();
+  return finish_rowseg_launch<RuntimeSemiring<T>, T>(p, sr, splits, n_splits, s);
 }
 
 template <class T>
 cudaError_t launch_type(SemiringId id, bool swap, int bt, const RowSegParams& p, int sm, const int4* sp,
                         int ns, cudaStream_t s) {
   RuntimeSemiring<T> sr{id.add, id.mul, swap};
-  return bt == 1 ? launch_rowseg_stream<RuntimeSemiring<T>, T, 1>(p, sr, sm, sp, ns, s) : launch_one<T, 4>(p, sr, sm, sp, ns, s);
+  return bt == 1 ? launch_rowseg_stream<RuntimeSemiring<T>, T, 1>(p, sr, sm, sp, ns, s)
+                 : launch_one<T, 4>(p, sr, sm, sp, ns, s);
 }
 
 }  // namespace

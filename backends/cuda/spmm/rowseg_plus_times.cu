@@ -20,19 +20,16 @@ cudaError_t launch_one(const RowSegParams& p, int sm_count, const int4* splits, 
   blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sm_count) * 32));
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
   rowseg_kernel<PlusTimes, VT, BT, G><<<grid, kThreads, 0, s>>>(p, PlusTimes{});
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess || n_splits == 0) return e;
-  const std::int64_t n = std::int64_t(n_splits) * p.batch;
-  rowseg_fixup_kernel<PlusTimes, VT><<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(
-      splits, n_splits, p.partial, p.batch, p.y, p.ys_row, p.ys_col, PlusTimes{});
-  return cudaGetLastError();
+  return finish_rowseg_launch<PlusTimes, VT>(p, PlusTimes{}, splits, n_splits, s);
 }
 
 template <class VT>
 cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4* sp, int ns, cudaStream_t s) {
   const bool wide = g >= 32;
   switch (bt) {
-    case 1: return wide ? launch_rowseg_stream<PlusTimes, VT, kStreamWarpsPerSm / 8>(p, PlusTimes{}, sm, sp, ns, s) : launch_one<VT, 1, 8>(p, sm, sp, ns, s);
+    case 1:
+      return wide ? launch_rowseg_stream<PlusTimes, VT, kStreamWarpsPerSm / 8>(p, PlusTimes{}, sm, sp, ns, s)
+                  : launch_one<VT, 1, 8>(p, sm, sp, ns, s);
     case 4: return wide ? launch_one<VT, 4, 32>(p, sm, sp, ns, s) : launch_one<VT, 4, 8>(p, sm, sp, ns, s);
     case 8: return wide ? launch_one<VT, 8, 32>(p, sm, sp, ns, s) : launch_one<VT, 8, 8>(p, sm, sp, ns, s);
     case 32: return wide ? launch_one<VT, 32, 32>(p, sm, sp, ns, s) : launch_one<VT, 32, 8>(p, sm, sp, ns, s);
@@ -43,7 +40,7 @@ cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4
 template <class VT, int BT>
 cudaError_t launch_batch(const RowSegParams& p, int sm_count, const int4* splits, int n_splits, cudaStream_t s) {
   constexpr int kThreads = 256;
-  // One warp per plan range (4 blocks of 8 warps per SM are resident: __launch_bounds__(256, 4)).
+  // One warp per plan range (kStreamWarpsPerSm / 8 blocks per SM are resident: the kernel's launch bounds).
   const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kThreads / 32 - 1) / (kThreads / 32));
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
   if constexpr (std::is_same_v<VT, float>) {
@@ -54,12 +51,7 @@ cudaError_t launch_batch(const RowSegParams& p, int sm_count, const int4* splits
   } else {
     rowseg_batch_kernel<VT, BT, false><<<grid, kThreads, 0, s>>>(p);
   }
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess || n_splits == 0) return e;
-  const std::int64_t n = std::int64_t(n_splits) * p.batch;
-  rowseg_fixup_kernel<PlusTimes, VT><<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(
-      splits, n_splits, p.partial, p.batch, p.y, p.ys_row, p.ys_col, PlusTimes{});
-  return cudaGetLastError();
+  return finish_rowseg_launch<PlusTimes, VT>(p, PlusTimes{}, splits, n_splits, s);
 }
 
 template <class VT>
