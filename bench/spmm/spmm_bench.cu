@@ -7,6 +7,8 @@
 //   snack_coo       the published SNACK-COO (X and Y batch-major, as published)
 //   row_segment     csr_rowseg.cuh, forced;   column_block  csr_colblock.cuh, forced (deterministic)
 //   row_batch_lanes csr_rowseg.cuh's batch-lane variant, forced (and with a 32-wide tile past batch 32)
+//   row_range       csr_rowrange.cuh, forced (dispatcher's slab count), and at batch 2-32 with 1, 2, 4 and 8
+//                   column slabs (rr_s<slabs> in the CSV: the measurements behind the slab rule)
 //   row_tile        csr_rowtile.cuh, forced (dispatcher's configuration); from batch 17 also a small sweep
 //                   of its block width and split count (fewer repetitions; it only ranks configurations)
 //   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
@@ -610,6 +612,13 @@ int main(int argc, char** argv) {
         record("row_segment", time_ours(ours(Kernel::RowSegment, {}, false, true)));
         record("column_block", time_ours(ours(Kernel::ColumnBlock, {}, false, true)));
         record("row_batch_lanes", time_ours(ours(Kernel::RowSegmentBatchLanes, {}, false, true)));
+        record("row_range", time_ours(ours(Kernel::RowRange, {}, false, true)));
+        if (batch > 1 && batch <= 32)
+          for (int slabs : {1, 2, 4, 8}) {
+            auto s = ours(Kernel::RowRange, {}, false, true);
+            s.slabs = slabs;
+            record("rr_s" + std::to_string(slabs), time_ours(s));
+          }
         record("row_tile", time_ours(ours(Kernel::RowTile, {}, false, true)));
         if (batch >= 17) {
           const int saved_reps = timer.reps;
@@ -672,8 +681,9 @@ int main(int argc, char** argv) {
         row.cusparse_alg = sr.alg;
         for (auto& f : sr.failures) row.cusparse_fail += (row.cusparse_fail.empty() ? "" : "; ") + f;
         rows.push_back(row);
-        std::fprintf(stderr, "[%d %.2f b%d] disp %.4f (%s) rt %.4f %s cb %.4f rs %.4f coo %.4f | cusparse %.4f (%s) cublas %.4f dm %.4f %s\n", m,
-                     sp, batch, row.ms["dispatched"], row.dispatched.c_str(), row.ms["row_tile"], row.best_rt.c_str(),
+        std::fprintf(stderr, "[%d %.2f b%d] disp %.4f (%s) rr %.4f (s1 %.4f s4 %.4f) bl %.4f rt %.4f %s cb %.4f rs %.4f coo %.4f | cusparse %.4f (%s) cublas %.4f dm %.4f %s\n", m,
+                     sp, batch, row.ms["dispatched"], row.dispatched.c_str(), row.ms["row_range"], row.ms.count("rr_s1") ? row.ms["rr_s1"] : -1.0,
+                     row.ms.count("rr_s4") ? row.ms["rr_s4"] : -1.0, row.ms["row_batch_lanes"], row.ms["row_tile"], row.best_rt.c_str(),
                      row.ms["column_block"], row.ms["row_segment"],
                      row.ms["snack_coo"], row.ms["cusparse"], row.cusparse_alg.c_str(), row.ms["cublas"], row.ms["dense_mask"],
                      row.best_cb.c_str());
@@ -699,9 +709,9 @@ int main(int argc, char** argv) {
         "bandwidth (the snack kernels move 6 bytes per non-zero, so this can pass 100%). Ratios are the other "
         "method's time over `disp` (> 1: disp is faster). Every output was checked against cuBLAS (max relative "
         "error in the last column).\n\n";
-  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_tile ms | disp ms (kernel) | eff BW | best cuSPARSE ms (alg) | "
+  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_range ms | row_tile ms | disp ms (kernel) | eff BW | best cuSPARSE ms (alg) | "
         "cuBLAS ms | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   auto f = [](double v) {
     char b[32];
     if (v < 0) return std::string("failed");
@@ -718,14 +728,15 @@ int main(int argc, char** argv) {
     const double d = r.ms["dispatched"];
     double maxerr = 0;
     for (auto& [k, v] : r.err)
-      if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "row_batch_lanes" || k == "row_tile" || k == "dispatched" ||
+      if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "row_batch_lanes" || k == "row_range" || k == "row_tile" ||
+          k == "dispatched" ||
           k == "dense_mask" || k == "cusparse")
         if (r.ms[k] >= 0) maxerr = std::max(maxerr, v);
     char bw[32];
     std::snprintf(bw, sizeof bw, "%.0f%%", d > 0 ? 100.0 * (r.min_bytes / (d * 1e-3) / 1e9) / copy_gbs : 0.0);
     md << "| " << r.m << " | " << static_cast<int>(std::lround(r.sparsity * 100)) << "% | " << r.batch << " | " << f(r.ms["snack_coo"])
        << " | " << f(r.ms["row_segment"]) << " | " << f(r.ms["column_block"]) << " | " << f(r.ms["row_batch_lanes"]) << " | "
-       << f(r.ms["row_tile"]) << " | " << f(d) << " (" << r.dispatched << ") | "
+       << f(r.ms["row_range"]) << " | " << f(r.ms["row_tile"]) << " | " << f(d) << " (" << r.dispatched << ") | "
        << bw << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | " << f(r.ms["cublas"]) << " | "
        << f(r.ms["dense_mask"]) << " | " << r2(r.ms["snack_coo"], d) << " | " << r2(r.ms["cusparse"], d) << " | "
        << r2(r.ms["cublas"], d) << " | " << r2(r.ms["dense_mask"], d) << " | ";

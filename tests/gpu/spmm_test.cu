@@ -131,6 +131,7 @@ struct Case {
   RowTileConfig rt{};
   bool deterministic = false;
   int batch_tile = 0;
+  int slabs = 0;
 };
 
 std::string describe(const Case& c) {
@@ -138,7 +139,7 @@ std::string describe(const Case& c) {
   return std::string(o[int(c.orientation)]) + (c.layout == Layout::RowMajor ? " row-major" : " col-major") +
          " batch=" + std::to_string(c.batch) + " pad=" + std::to_string(c.pad) + " kernel=" + kernel_name(c.kernel) +
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
-         " tile=" + std::to_string(c.batch_tile) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
+         " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
          std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")";
 }
 
@@ -184,6 +185,7 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.column_block = cs.cb;
   a.row_tile = cs.rt;
   a.batch_tile = cs.batch_tile;
+  a.slabs = cs.slabs;
   a.deterministic = cs.deterministic;
   std::string msg;
   ASSERT_EQ(Status::Success, spmm(plan, a, &msg)) << msg;
@@ -260,7 +262,7 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
         for (Layout l : {Layout::RowMajor, Layout::ColMajor})
           for (Kernel k : {Kernel::Auto, Kernel::SnackCoo, Kernel::RowSegment, Kernel::ColumnBlock,
-                           Kernel::RowSegmentBatchLanes, Kernel::RowTile}) {
+                           Kernel::RowSegmentBatchLanes, Kernel::RowTile, Kernel::RowRange}) {
             Case c;
             c.orientation = o;
             c.layout = l;
@@ -271,6 +273,11 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
             if (k == Kernel::RowSegmentBatchLanes) {
               c.batch_tile = 128;                 // the widest tile, also on small batches
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+            }
+            if (k == Kernel::RowRange) {
+              c.slabs = 3;                        // pieces per row summed in slab order
+              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+              c.slabs = 0;
             }
             if (k == Kernel::RowTile) {
               c.rt = {batch > 32 ? 32 : 128, 64, 3};   // several batch passes or a wide tile; 3 ranges
@@ -306,12 +313,17 @@ void half_types(double tol) {
     auto plan = make_plan(p, false);
     for (int batch : {1, 5, 8, 32, 37})
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
-        for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes}) {
+        for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes,
+                         Kernel::RowRange}) {
           Case c;
           c.orientation = o;
           c.batch = batch;
           c.kernel = k;
           check_plus_times<T>(p, c, rng(), tol, *plan);
+          if (k == Kernel::RowRange) {
+            c.slabs = 4;
+            check_plus_times<T>(p, c, rng(), tol, *plan);
+          }
         }
   }
 }
@@ -327,11 +339,12 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
     auto plan = make_plan(p, false);
     for (int batch : {1, 8, 37, 130})
       for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes,
-                       Kernel::RowTile}) {
+                       Kernel::RowTile, Kernel::RowRange}) {
         Case c;
         c.batch = batch;
         c.kernel = k;
         c.deterministic = true;
+        if (k == Kernel::RowRange) c.slabs = 5;
         std::uniform_real_distribution<double> u(-1, 1);
         std::vector<float> w(p.col.size()), x(std::size_t(p.cols) * batch);
         for (auto& v : w) v = float(u(rng()));
@@ -623,6 +636,68 @@ TEST(SpmmRowSegment, StreamKernelsOverManyWarpRanges) {
         check_semiring<std::int64_t>(p, *plan, {add, mul}, o, 1, Kernel::Auto);
       }
   }
+}
+
+// ---- the row-range kernel: ranges past the resident warps, slabs, packed and strided X', fallbacks -----------
+TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
+  SKIP_WITHOUT_GPU();
+  const Shape shapes[] = {
+      kShapes[0],                                             // nnz = 0
+      {"many_rows", 45000, 3000, 0.01},                       // more ranges (8 rows each) than resident warps
+      {"uneven", 1003, 4500, 0.03},                           // ranges of 0 or 1 rows, a last partial slab
+      {"skewed", 700, 3000, 0.01, 350, 2900},                 // falls back to the batch-lane kernel
+      kShapes[4],                                             // > 65536 columns: falls back too
+  };
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    auto plan = make_plan(p, false);
+    const bool fits = sh.heavy < 0 && sh.cols <= 65536;
+    for (int batch : {5, 8, 12, 29, 32, 37}) {
+      SpmmArgs probe;
+      probe.batch = batch;
+      probe.kernel = Kernel::RowRange;
+      EXPECT_EQ(fits ? Kernel::RowRange : Kernel::RowSegmentBatchLanes, choose(*plan, probe).kernel);
+      for (int slabs : {0, 1, 2, 7, 1000}) {   // 1000: more than the plan's column boundaries (clamped)
+        for (Orientation o : {Orientation::WX, Orientation::XWt})
+          for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+            Case c;
+            c.orientation = o;
+            c.layout = l;
+            c.batch = batch;
+            c.pad = slabs % 3 == 0 ? 0 : 3;   // unpadded: packed X' and 16-byte stores where the batch allows
+            c.kernel = Kernel::RowRange;
+            c.slabs = slabs;
+            check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+          }
+        Case h;
+        h.batch = batch;
+        h.kernel = Kernel::RowRange;
+        h.slabs = slabs;
+        check_plus_times<__nv_bfloat16>(p, h, rng(), 1e-2, *plan);
+      }
+      Case d;   // bitwise repeatable with slabs
+      d.batch = batch;
+      d.kernel = Kernel::RowRange;
+      d.slabs = 4;
+      std::uniform_real_distribution<double> u(-1, 1);
+      std::vector<float> w(p.col.size()), x(std::size_t(p.cols) * batch);
+      for (auto& v : w) v = float(u(rng()));
+      for (auto& v : x) v = float(u(rng()));
+      std::vector<unsigned char> first, second;
+      check_plus_times<float>(p, d, rng(), 1e-5, *plan, &first, &w, &x);
+      check_plus_times<float>(p, d, rng(), 1e-5, *plan, &second, &w, &x);
+      EXPECT_TRUE(first == second) << "two runs differ";
+    }
+  }
+  // Auto takes it on a uniform pattern at batch 8 (with slabs: 16384 columns, ~819 non-zeros per row) and 24.
+  Pattern p = random_pattern(rng(), 2000, 16384, 0.05);
+  auto plan = make_plan(p, false);
+  SpmmArgs a;
+  a.batch = 8;
+  EXPECT_EQ("row_range(bt=8,slabs=4)", choose(*plan, a).describe());
+  a.batch = 24;
+  EXPECT_EQ("row_range(bt=32,slabs=1)", choose(*plan, a).describe());
 }
 
 // ---- argument checks ---------------------------------------------------------------------------------------------

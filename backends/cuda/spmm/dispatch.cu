@@ -14,8 +14,12 @@
 //     warp ranges) when rows average >= 32 non-zeros, else 8-lane groups (as every semiring at batch 1:
 //     the generic instantiations run the stream kernel too);
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
-//   - plus_times, batch >= 5: ColumnBlock where column_block_wins() (batch > 8 with rows of >= 200
-//     non-zeros), else RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32 (<= 32) or 128;
+//   - plus_times, batch 5..32: RowRange (batch tile 8 up to batch 8, else 32; column slabs by
+//     row_range_slabs()) where the plan has whole, unskewed rows and at most 65536 columns, except
+//     ColumnBlock where column_block_wins() (batch > 8 with rows of >= 1024 non-zeros);
+//   - plus_times, batch > 32, or plans RowRange does not take: ColumnBlock where column_block_wins() (batch
+//     > 8 with rows of >= 200 non-zeros), else RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32
+//     (<= 32) or 128;
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
@@ -24,6 +28,7 @@
 #include <sstream>
 
 #include "spmm/csr_colblock.cuh"
+#include "spmm/csr_rowrange.cuh"
 #include "spmm/csr_rowseg.cuh"
 #include "spmm/csr_rowtile.cuh"
 #include "spmm/plan_impl.hpp"
@@ -55,7 +60,8 @@ const char* mul_op_name(MulOp op) {
   return n[static_cast<int>(op)];
 }
 const char* kernel_name(Kernel k) {
-  static const char* n[] = {"auto", "snack_coo", "row_segment", "column_block", "row_segment_batch_lanes", "row_tile"};
+  static const char* n[] = {"auto",     "snack_coo", "row_segment", "column_block", "row_segment_batch_lanes",
+                            "row_tile", "row_range"};
   return n[static_cast<int>(k)];
 }
 const char* status_name(Status s) {
@@ -76,6 +82,7 @@ std::string Choice::describe() const {
   if (kernel == Kernel::RowSegment)
     o << "(bt=" << batch_tile << ",g=" << group_lanes << (runs_stream_kernel(*this) ? ",stream" : "") << ")";
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
+  if (kernel == Kernel::RowRange) o << "(bt=" << batch_tile << ",slabs=" << slabs << ")";
   if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits;
@@ -183,14 +190,44 @@ constexpr bool kAutoRowTile = false;
 
 bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
 
-// Where the column-block kernels beat the batch-lane kernel in bench/results/spmm-h200.md: never at batch
-// 5-8 since the batch-lane kernel streams its warp ranges (16384 / 90%: 0.114 against 0.136 ms); larger
-// batches where rows average at least 200 non-zeros (at batch 32: 0.029 / 0.020 ms against 0.046 / 0.028 at 4096 rows and
-// 90 / 95%, 0.31 / 0.17 against 0.44 / 0.24 at 16384; at batch 128: 0.84 / 0.55 ms against 1.61 / 0.83 at
-// 16384; with about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.063 against 0.096 ms).
-bool column_block_wins(const Plan::Impl& a, std::int64_t batch) {
+// Where the column-block kernels beat the lanes-across-the-batch kernels (bench/results/spmm-h200.md): never
+// at batch 5-8 (16384 / 90%: row_range 0.102, row_batch_lanes 0.109, column_block 0.137 ms); at larger batches
+// where rows average >= 1024 non-zeros if the row-range kernel takes the call (batch 32, 16384 / 90%, 1638 per
+// row: 0.270 against 0.319 ms; at 819 per row, 16384 / 95%, row_range wins, 0.166 against 0.173, and at 4096
+// rows, 0.026 / 0.016 against 0.027 / 0.020 at 90 / 95%), else >= 200 (the batch-lane kernel: at batch 32,
+// 0.029 / 0.020 ms against 0.046 / 0.028 at 4096 rows and 90 / 95%; at batch 128, 0.84 / 0.55 against 1.61 /
+// 0.83 at 16384; with about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.063 against 0.096 ms).
+bool column_block_wins(const Plan::Impl& a, std::int64_t batch, bool row_range) {
   if (!a.tile_bounds.size() || skewed(a) || batch <= 8) return false;
-  return a.avg_row_nnz >= 200;
+  return a.avg_row_nnz >= (row_range ? 1024 : 200);
+}
+
+// Whether the row-range kernel runs this plan: whole rows (no split rows), no skew (its ranges hold equal row
+// counts), 16-bit columns without a base, and the column-boundary table for the slabs.
+bool row_range_fits(const Plan::Impl& a) {
+  return a.n_splits == 0 && !skewed(a) && a.cols <= 65536 && a.tile_bounds.size();
+}
+
+// Column slabs for the row-range kernel: at batch tile 8, slabs of about 128 KB of X (4096 fp32 columns)
+// where each row still has >= 128 non-zeros per slab on average (16384 x 16384, batch 8: 4 slabs at 90% and
+// 95%, 0.102 / 0.066 ms against 0.105 / 0.071 with plain rows; at 99%, 41 per slab, 0.030 against 0.024); at
+// batch tile 32 (128 KB is 1024 columns, a few non-zeros per row) plain rows (16384 x 16384, 95%: 0.167
+// against 0.171 ms with 4 slabs).
+int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
+  const int most = std::max(1, a.tile_n_fine);
+  int slabs = args.slabs;
+  if (slabs <= 0) {
+    slabs = 1;
+    if (bt == 8) {
+      const std::int64_t slab_cols = std::max<std::int64_t>(a.tile_fine_cols, 16384 / static_cast<std::int64_t>(value_size(args.type)));
+      const std::int64_t n = (a.cols + slab_cols - 1) / slab_cols;
+      if (n > 1 && a.avg_row_nnz / static_cast<double>(n) >= 128) slabs = static_cast<int>(n);
+    }
+  }
+  // Whole boundaries per slab.
+  slabs = std::max(1, std::min(slabs, most));
+  const int ratio = (most + slabs - 1) / slabs;
+  return (most + ratio - 1) / ratio;
 }
 
 }  // namespace
@@ -202,18 +239,29 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   Kernel k = args.kernel;
   if (k == Kernel::Auto) {
     k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
-    if (k == Kernel::RowSegmentBatchLanes && column_block_wins(a, args.batch)) k = Kernel::ColumnBlock;
+    if (k == Kernel::RowSegmentBatchLanes) {
+      const bool row_range = args.batch <= 32 && row_range_fits(a);
+      if (column_block_wins(a, args.batch, row_range)) k = Kernel::ColumnBlock;
+      else if (row_range) k = Kernel::RowRange;
+    }
     if (kAutoRowTile && plus_times && args.type == ValueType::FP32 && args.batch >= 17 && a.tile_bounds.size() &&
         !skewed(a))
       k = Kernel::RowTile;
   }
   if (k == Kernel::RowTile && !(plus_times && args.type == ValueType::FP32 && a.tile_bounds.size()))
     k = Kernel::RowSegmentBatchLanes;
+  const int range_tile = (args.batch_tile == 8 || args.batch_tile == 32) ? args.batch_tile : args.batch <= 8 ? 8 : 32;
+  if (k == Kernel::RowRange && !(plus_times && row_range_fits(a))) k = Kernel::RowSegmentBatchLanes;
   if (k == Kernel::RowSegmentBatchLanes && !plus_times) k = Kernel::RowSegment;
   // The batch-lane kernel addresses X' with 32-bit offsets (spmm repacks a wider X' to batch-wide rows).
-  if (k == Kernel::RowSegmentBatchLanes && std::int64_t(a.cols) * round_up(args.batch, 8) >= (std::int64_t(1) << 31))
+  if ((k == Kernel::RowSegmentBatchLanes || k == Kernel::RowRange) &&
+      std::int64_t(a.cols) * round_up(args.batch, 8) >= (std::int64_t(1) << 31))
     k = Kernel::RowSegment;
   ch.kernel = k;
+  if (k == Kernel::RowRange) {
+    ch.batch_tile = range_tile;
+    ch.slabs = row_range_slabs(a, args, range_tile);
+  }
   if (k == Kernel::RowSegmentBatchLanes) {
     ch.batch_tile = (args.batch_tile == 8 || args.batch_tile == 32 || args.batch_tile == 128) ? args.batch_tile
                     : args.batch <= 8 ? 8 : args.batch <= 32 ? 32 : 128;
@@ -329,11 +377,11 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const void* x = args.x.data;
   std::int64_t ldx = xs_row;
   const int align_vals = ch.kernel == Kernel::ColumnBlock ? static_cast<int>(16 / vs) : 4;
-  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || ch.kernel == Kernel::RowSegmentBatchLanes ||
-      ch.kernel == Kernel::RowTile) {
+  const bool offsets32 = ch.kernel == Kernel::RowSegmentBatchLanes || ch.kernel == Kernel::RowRange;
+  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || ch.kernel == Kernel::RowTile) {
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
-                    (ch.kernel != Kernel::RowSegmentBatchLanes || kx * xs_row < (std::int64_t(1) << 31));
+                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31));
     if (!ok && kx > 0) {
       const std::int64_t ld = round_up(static_cast<int>(batch), 8);
       if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
@@ -422,6 +470,28 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
       return cuda_fail(e, "workspace");
     const int tiles = (a.rows + rowtile_rows_per_cta(c.batch_tile) - 1) / rowtile_rows_per_cta(c.batch_tile);
     if ((e = launch_rowtile(c.batch_tile, p, tiles, s)) != cudaSuccess) return cuda_fail(e, "row_tile");
+    return Status::Success;
+  }
+
+  if (ch.kernel == Kernel::RowRange) {
+    RowRangeParams p;
+    p.n_ranges = static_cast<int>(std::max<std::int64_t>(std::int64_t(kStreamWarpsPerSm) * a.sm_count,
+                                                         (std::int64_t(a.rows) + kRowRangeRows - 1) / kRowRangeRows));
+    p.bounds = a.tile_bounds.get();
+    p.rows = a.rows;
+    p.n_fine = a.tile_n_fine;
+    p.slab_ratio = (std::max(1, a.tile_n_fine) + ch.slabs - 1) / ch.slabs;
+    p.n_slabs = ch.slabs;
+    p.col16 = a.col16.get();
+    p.values = values;
+    p.nnz = a.nnz;
+    p.x = x;
+    p.ldx = static_cast<int>(ldx);
+    p.y = args.y.data;
+    p.ys_row = ys_row;
+    p.ys_col = ys_col;
+    p.batch = static_cast<int>(batch);
+    if ((e = launch_rowrange(args.type, ch.batch_tile, p, s)) != cudaSuccess) return cuda_fail(e, "row_range");
     return Status::Success;
   }
 

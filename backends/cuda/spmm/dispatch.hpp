@@ -65,6 +65,10 @@ enum class Kernel : std::uint8_t {
   RowTile,       // csr_rowtile.cuh: a tile of rows per thread block, X column blocks staged once per tile in
                  // shared memory, accumulators in registers; deterministic; plus_times fp32; only when
                  // asked for (measured slower than RowSegmentBatchLanes)
+  RowRange,      // csr_rowrange.cuh: whole rows per warp with lanes across the batch, walked in column slabs
+                 // (X slab kept in L1) with the row sums in shared memory; deterministic; plus_times
+                 // fp32/fp16/bf16, batch tiles 8 and 32; for plans without split rows and with at most 65536
+                 // columns (elsewhere it runs as RowSegmentBatchLanes)
 };
 const char* kernel_name(Kernel k);
 
@@ -123,7 +127,8 @@ struct SpmmArgs {
   std::int32_t batch = 1;
   bool deterministic = false;     // bitwise identical results run to run (no atomics)
   Kernel kernel = Kernel::Auto;
-  int batch_tile = 0;             // RowSegmentBatchLanes: 8, 32 or 128 (0 = the dispatcher's choice)
+  int batch_tile = 0;             // RowSegmentBatchLanes: 8, 32 or 128; RowRange: 8 or 32 (0 = the dispatcher's choice)
+  int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice)
   ColumnBlockConfig column_block{};
   RowTileConfig row_tile{};
   cudaStream_t stream = nullptr;
@@ -134,6 +139,7 @@ struct Choice {
   Kernel kernel = Kernel::RowSegment;
   int batch_tile = 1;
   int group_lanes = 32;             // RowSegment: lanes per segment
+  int slabs = 0;                    // RowRange: column slabs walked in order (1 = plain rows)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   std::string describe() const;

@@ -1,0 +1,58 @@
+// spmm/rowrange_plus_times.cu: instantiations and launcher of the row-range kernel (csr_rowrange.cuh) for
+// plus_times over fp32 / fp16 / bf16 values (fp32 accumulation), batch tiles 8 and 32, with 16-byte stores of
+// the row sums where Y' allows (fp32, aligned rows, a batch that is a multiple of 4) and a constant X' row
+// stride where X' is packed (ldx = batch tile, one tile that the batch fills to its last four values).
+#include <cstdint>
+#include <type_traits>
+
+#include "spmm/csr_rowrange.cuh"
+#include "spmm/plan_impl.hpp"
+
+namespace snk::cuda {
+
+namespace {
+
+template <class VT, int BT, bool kVectorStore>
+void launch_kernel(const RowRangeParams& p, dim3 grid, cudaStream_t s) {
+  if (p.ldx == BT && p.batch <= BT && p.batch > BT - 4)   // every lane's four values are in the batch
+    rowrange_kernel<VT, BT, kVectorStore, true><<<grid, 256, 0, s>>>(p);
+  else
+    rowrange_kernel<VT, BT, kVectorStore, false><<<grid, 256, 0, s>>>(p);
+}
+
+template <class VT, int BT>
+cudaError_t launch_tile(const RowRangeParams& p, cudaStream_t s) {
+  constexpr int kWarps = 8;   // 256 threads; kStreamWarpsPerSm / 8 blocks per SM are resident (launch bounds)
+  const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kWarps - 1) / kWarps);
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
+  if constexpr (std::is_same_v<VT, float>) {
+    if (p.ys_col == 1 && p.ys_row % 4 == 0 && p.batch % 4 == 0 && reinterpret_cast<std::uintptr_t>(p.y) % 16 == 0) {
+      launch_kernel<VT, BT, true>(p, grid, s);
+      return cudaGetLastError();
+    }
+  }
+  launch_kernel<VT, BT, false>(p, grid, s);
+  return cudaGetLastError();
+}
+
+template <class VT>
+cudaError_t launch_type(int bt, const RowRangeParams& p, cudaStream_t s) {
+  switch (bt) {
+    case 8: return launch_tile<VT, 8>(p, s);
+    case 32: return launch_tile<VT, 32>(p, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_rowrange(ValueType vt, int bt, const RowRangeParams& p, cudaStream_t s) {
+  switch (vt) {
+    case ValueType::FP32: return launch_type<float>(bt, p, s);
+    case ValueType::FP16: return launch_type<__half>(bt, p, s);
+    case ValueType::BF16: return launch_type<__nv_bfloat16>(bt, p, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace snk::cuda
