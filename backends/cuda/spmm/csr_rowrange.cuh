@@ -12,9 +12,10 @@
 // used, also across pieces (the next piece's bounds are fetched one piece ahead). A piece's lanes are folded
 // with shuffles in a fixed order and added to the row's sum in slab order: bitwise repeatable. The warp
 // writes its rows' sums to Y' when its range is done.
-// Measured (16384 x 16384, isolated copies in one process): ranges of equal row counts beat the plan's
-// non-zero-balanced ranges on uniform patterns (0.113 against 0.118 ms at 90%, batch 8), and keeping the sums
-// in shared memory beat adding each slab into Y' (0.099 against 0.115 ms with 4 slabs).
+// Measured at 16384 x 16384, 90%, batch 8: ranges of equal row counts beat the plan's non-zero-balanced
+// ranges on uniform patterns (0.113 against 0.118 ms, isolated copies in one process); a version that added
+// each slab's sums into Y' instead of shared memory ran 0.115 ms with 4 slabs (with the run-time X' stride);
+// this one runs 0.103 (bench/results/spmm-h200.md).
 #pragma once
 
 #include <cstdint>
