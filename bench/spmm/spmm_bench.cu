@@ -9,8 +9,6 @@
 //   row_batch_lanes csr_rowseg.cuh's batch-lane variant, forced (and with a 32-wide tile past batch 32)
 //   row_range       csr_rowrange.cuh, forced (dispatcher's slab count), and at batch 2-32 with 1, 2, 4 and 8
 //                   column slabs (rr_s<slabs> in the CSV: the measurements behind the slab rule)
-//   x_gather_floor  at batch 8 and 32, a bench-only kernel that gathers and adds the X rows the non-zeros select
-//                   without W's values: the floor of the lanes-across-the-batch kernels (not a method)
 //   row_tile        csr_rowtile.cuh, forced (dispatcher's configuration); from batch 17 also a small sweep
 //                   of its block width and split count (fewer repetitions; it only ranks configurations)
 //   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
@@ -132,55 +130,6 @@ __global__ void mask_multiply_kernel(float4* out, const float4* w, const float4*
   for (std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n4; t += std::size_t(gridDim.x) * blockDim.x) {
     const float4 a = w[t], m = mask[t];
     out[t] = make_float4(a.x * m.x, a.y * m.y, a.z * m.z, a.w * m.w);
-  }
-}
-
-// The X-gather floor (measured here, not a method): the lanes-across-the-batch layout of the row-range kernel
-// with W's values left out. Each warp walks an equal count of rows, BT / 4 lanes gather the BT-value X row
-// of a non-zero (chunks of four consecutive non-zeros per lane slot, two chunks in flight), and the row's
-// gathered values are added up and stored (so nothing is optimized away). Its only other traffic is the 32-bit
-// columns, so its time bounds what any kernel that gathers one X row per non-zero through L1 can reach.
-template <int BT>
-__global__ void __launch_bounds__(256, 4) x_gather_floor_kernel(const int* __restrict__ row_ptr,
-                                                                 const int* __restrict__ col, int rows,
-                                                                 const float* __restrict__ x, float* __restrict__ y,
-                                                                 int n_ranges) {
-  constexpr int kLanes = BT / 4, kSlots = 32 / kLanes;
-  const int lane = threadIdx.x & 31, slot = lane / kLanes, lb = lane % kLanes;
-  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, n_warps = (gridDim.x * blockDim.x) >> 5;
-  for (int r = warp; r < n_ranges; r += n_warps) {
-    const int r0 = static_cast<int>(std::int64_t(rows) * r / n_ranges);
-    const int r1 = static_cast<int>(std::int64_t(rows) * (r + 1) / n_ranges);
-    for (int row = r0; row < r1; ++row) {
-      const int begin = row_ptr[row], end = row_ptr[row + 1];
-      float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-      for (int q = (begin >> 2) + slot; 4 * q < end; q += 2 * kSlots) {
-        int c[8];
-#pragma unroll
-        for (int u = 0; u < 2; ++u)
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const int j = 4 * (q + u * kSlots) + i;
-            c[4 * u + i] = (j >= begin && j < end) ? __ldg(col + j) : -1;
-          }
-#pragma unroll
-        for (int t = 0; t < 8; ++t)
-          if (c[t] >= 0) {
-            const float4 v = __ldg(reinterpret_cast<const float4*>(x + std::int64_t(c[t]) * BT) + lb);
-            acc.x += v.x;
-            acc.y += v.y;
-            acc.z += v.z;
-            acc.w += v.w;
-          }
-      }
-      for (int off = kLanes; off < 32; off <<= 1) {
-        acc.x += __shfl_xor_sync(0xffffffffu, acc.x, off);
-        acc.y += __shfl_xor_sync(0xffffffffu, acc.y, off);
-        acc.z += __shfl_xor_sync(0xffffffffu, acc.z, off);
-        acc.w += __shfl_xor_sync(0xffffffffu, acc.w, off);
-      }
-      if (slot == 0) reinterpret_cast<float4*>(y + std::int64_t(row) * BT)[lb] = acc;
-    }
   }
 }
 
@@ -690,16 +639,6 @@ int main(int argc, char** argv) {
             }
           timer.reps = saved_reps;
         }
-        if (batch == 8 || batch == 32) {   // the X-gather floor (not checked: it leaves out W's values)
-          const int n_ranges = std::max(32 * prop.multiProcessorCount, (m + 7) / 8);
-          const double ms = timer.median([&] {
-            if (batch == 8) x_gather_floor_kernel<8><<<(n_ranges + 7) / 8, 256>>>(a.row_ptr, a.col, m, x, y, n_ranges);
-            else x_gather_floor_kernel<32><<<(n_ranges + 7) / 8, 256>>>(a.row_ptr, a.col, m, x, y, n_ranges);
-            return cudaGetLastError() == cudaSuccess;
-          });
-          row.ms["x_gather_floor"] = ms;
-          std::fprintf(csv, "%d,%.2f,%d,%s,%.6f,%.3e\n", m, sp, batch, "x_gather_floor", ms, 0.0);
-        }
         if (batch > 32) {
           auto s = ours(Kernel::RowSegmentBatchLanes, {}, false, true);
           s.batch_tile = 32;
@@ -821,22 +760,6 @@ int main(int argc, char** argv) {
         any = true;
         md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ": " << r.best_rt
            << " " << f(r.ms[r.best_rt]) << " ms (row_tile as dispatched: " << f(r.ms["row_tile"]) << " ms)\n";
-      }
-  }
-  {
-    bool any = false;
-    for (auto& r : rows)
-      if (r.ms.count("x_gather_floor")) {
-        if (!any)
-          md << "\nX-gather floor (`x_gather_floor_kernel`: the row-range lane layout gathering and adding one X row per "
-                "non-zero, W's values left out; what a kernel that gathers X rows through L1 cannot beat):\n\n";
-        any = true;
-        const double fl = r.ms["x_gather_floor"], d = r.ms["dispatched"];
-        char line[256];
-        std::snprintf(line, sizeof line, "- M=%d, %d%%, batch %d: floor %s ms, dispatched %s ms (%.0f%% of it is the floor)\n", r.m,
-                      static_cast<int>(std::lround(r.sparsity * 100)), r.batch, f(fl).c_str(), f(d).c_str(),
-                      d > 0 ? 100.0 * fl / d : 0.0);
-        md << line;
       }
   }
   if (sweep) {
