@@ -210,7 +210,7 @@ bool row_range_fits(const Plan::Impl& a) {
 
 // Column slabs for the row-range kernel: at batch tile 8, slabs of about 128 KB of X (4096 fp32 columns)
 // where each row still has >= 128 non-zeros per slab on average (16384 x 16384, batch 8: 4 slabs at 90% and
-// 95%, 0.102 / 0.066 ms against 0.105 / 0.071 with plain rows; at 99%, 41 per slab, 0.030 against 0.024); at
+// 95%, 0.1026 / 0.0654 ms against 0.1035 / 0.0685 with plain rows; at 99%, 41 per slab, 0.030 against 0.024); at
 // batch tile 32 (128 KB is 1024 columns, a few non-zeros per row) plain rows (16384 x 16384, 95%: 0.167
 // against 0.171 ms with 4 slabs).
 int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
@@ -253,7 +253,8 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   const int range_tile = (args.batch_tile == 8 || args.batch_tile == 32) ? args.batch_tile : args.batch <= 8 ? 8 : 32;
   if (k == Kernel::RowRange && !(plus_times && row_range_fits(a))) k = Kernel::RowSegmentBatchLanes;
   if (k == Kernel::RowSegmentBatchLanes && !plus_times) k = Kernel::RowSegment;
-  // The batch-lane kernel addresses X' with 32-bit offsets (spmm repacks a wider X' to batch-wide rows).
+  // The lanes-across-the-batch kernels address X' with 32-bit offsets (spmm repacks a wider X' to batch-wide
+  // rows).
   if ((k == Kernel::RowSegmentBatchLanes || k == Kernel::RowRange) &&
       std::int64_t(a.cols) * round_up(args.batch, 8) >= (std::int64_t(1) << 31))
     k = Kernel::RowSegment;
