@@ -132,6 +132,7 @@ struct Case {
   bool deterministic = false;
   int batch_tile = 0;
   int slabs = 0;
+  bool tight_x = false;   // X's allocation ends where its last row's batch ends (BLAS convention)
 };
 
 std::string describe(const Case& c) {
@@ -170,9 +171,12 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
       const double wv = Host<T>::d(w[j]);
       for (int b = 0; b < cs.batch; ++b) ref[m * cs.batch + b] += wv * xat(k, b);
     }
-  DeviceBuffer dw(nnz * sizeof(S) + 16), dx(xs.size() * sizeof(S)), dy(ys.size() * sizeof(S));
+  // A tight X ends at element (rows - 1) * ld + cols of its layout (row-major here): the kernels must not read
+  // past it (compute-sanitizer catches it).
+  const std::int64_t x_elems = cs.tight_x && xs.layout == Layout::RowMajor && xs.r > 0 ? (xs.r - 1) * xs.ld + xs.c : xs.size();
+  DeviceBuffer dw(nnz * sizeof(S) + 16), dx(x_elems * sizeof(S)), dy(ys.size() * sizeof(S));
   dw.put(w);
-  dx.put(x);
+  CUDA_OK(cudaMemcpy(dx.p, x.data(), x_elems * sizeof(S), cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemset(dy.p, 0xff, dy.bytes));   // poison: NaN in every floating-point format
   SpmmArgs a;
   a.orientation = cs.orientation;
@@ -698,6 +702,24 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
   EXPECT_EQ("row_range(bt=8,slabs=4)", choose(*plan, a).describe());
   a.batch = 24;
   EXPECT_EQ("row_range(bt=32,slabs=1)", choose(*plan, a).describe());
+}
+
+// ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------
+TEST(SpmmArguments, TightXAllocation) {
+  SKIP_WITHOUT_GPU();
+  Pattern p = random_pattern(rng(), 300, 500, 0.05);
+  auto plan = make_plan(p, true);
+  for (int batch : {2, 3, 5, 6, 13, 29, 37})
+    for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes, Kernel::RowTile,
+                     Kernel::RowRange}) {
+      Case c;
+      c.batch = batch;
+      c.pad = (4 - batch % 4) % 4 + 4;   // ld a multiple of 4: no repack for alignment alone
+      c.kernel = k;
+      c.tight_x = true;
+      check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      if (k != Kernel::RowTile) check_plus_times<__half>(p, c, rng(), 1e-2, *plan);
+    }
 }
 
 // ---- argument checks ---------------------------------------------------------------------------------------------

@@ -5,8 +5,9 @@
 // and Y' M' x batch addressed through (row, column) strides: Y = X W^T is Y^T = W X^T, so it only swaps
 // strides (and the multiply's operand order). The row-segment and column-block kernels read X' as rows
 // of 4 aligned values; when X' is not laid out so (column-major X' with batch > 1, an odd leading
-// dimension, a misaligned pointer) it is first copied into a row-major workspace (K' x batch values, far
-// less than the matrix). Y' is written through its strides directly.
+// dimension, a misaligned pointer, or a batch that is not a multiple of those 4 values, which would read past
+// the end of X's last row) it is first copied into a row-major workspace (K' x batch values, far less than the
+// matrix). Y' is written through its strides directly.
 //
 // The kernel rule (see bench/results/spmm-h200.md for the measurements behind it):
 //   - semirings other than plus_times, and value types other than fp32/fp16/bf16: RowSegment (generic);
@@ -380,7 +381,9 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const int align_vals = ch.kernel == Kernel::ColumnBlock ? static_cast<int>(16 / vs) : 4;
   const bool offsets32 = ch.kernel == Kernel::RowSegmentBatchLanes || ch.kernel == Kernel::RowRange;
   if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || ch.kernel == Kernel::RowTile) {
-    const bool ok = xs_col == 1 && xs_row % align_vals == 0 &&
+    // batch % align_vals: the kernels read whole groups of align_vals values, which past the batch would leave
+    // X's last row (its allocation may end at the batch).
+    const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
                     (!offsets32 || kx * xs_row < (std::int64_t(1) << 31));
     if (!ok && kx > 0) {
