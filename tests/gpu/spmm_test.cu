@@ -220,6 +220,27 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   }
 }
 
+std::mt19937& rng() {
+  static std::mt19937 g(std::random_device{}());
+  return g;
+}
+
+// Runs the fp32 case twice on the same fresh W and X (each run checked against the host reference) and
+// expects bitwise-equal outputs.
+void expect_bitwise_repeatable(const Pattern& p, const Case& c, Plan& plan) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  const std::int64_t kin = c.orientation == Orientation::WtX ? p.rows : p.cols;
+  const DenseShape xs = c.orientation == Orientation::XWt ? shape_of(c.batch, kin, c.layout, c.pad)
+                                                          : shape_of(kin, c.batch, c.layout, c.pad);
+  std::vector<float> w(p.col.size()), x(static_cast<std::size_t>(xs.size()));
+  for (auto& v : w) v = float(u(rng()));
+  for (auto& v : x) v = float(u(rng()));
+  std::vector<unsigned char> first, second;
+  check_plus_times<float>(p, c, rng(), 1e-5, plan, &first, &w, &x);
+  check_plus_times<float>(p, c, rng(), 1e-5, plan, &second, &w, &x);
+  EXPECT_TRUE(first == second) << "two runs differ: " << describe(c);
+}
+
 std::unique_ptr<Plan> make_plan(const Pattern& p, bool coo = true) {
   DeviceBuffer rp(p.row_ptr.size() * 4), ci(p.col.size() * 4 + 4);
   rp.put(p.row_ptr);
@@ -250,10 +271,6 @@ const Shape kShapes[] = {
     {"wide", 40, 70000, 0.002},
 };
 
-std::mt19937& rng() {
-  static std::mt19937 g(std::random_device{}());
-  return g;
-}
 
 // ---- plus_times, every kernel, every orientation and layout ------------------------------------------------
 TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
@@ -349,20 +366,11 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
         c.kernel = k;
         c.deterministic = true;
         if (k == Kernel::RowRange) c.slabs = 5;
-        std::uniform_real_distribution<double> u(-1, 1);
-        std::vector<float> w(p.col.size()), x(std::size_t(p.cols) * batch);
-        for (auto& v : w) v = float(u(rng()));
-        for (auto& v : x) v = float(u(rng()));
-        std::vector<unsigned char> first, second;
-        check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
-        check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
-        EXPECT_TRUE(first == second) << "two runs differ: " << describe(c);
+        expect_bitwise_repeatable(p, c, *plan);
         if (k == Kernel::ColumnBlock) {   // split column ranges: partial tiles folded in order
           c.cb.splits = 4;
           c.cb.block_cols = 64;
-          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
-          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
-          EXPECT_TRUE(first == second) << "two split runs differ: " << describe(c);
+          expect_bitwise_repeatable(p, c, *plan);
         }
       }
   }
@@ -623,16 +631,7 @@ TEST(SpmmRowSegment, StreamKernelsOverManyWarpRanges) {
           check_plus_times<float>(p, c, rng(), 1e-5, *plan);
           check_plus_times<__half>(p, c, rng(), 1e-2, *plan);
           c.deterministic = true;
-          std::uniform_real_distribution<double> u(-1, 1);
-          const std::int64_t kin = o == Orientation::WtX ? p.rows : p.cols;
-          const DenseShape xs = o == Orientation::XWt ? shape_of(batch, kin, l, c.pad) : shape_of(kin, batch, l, c.pad);
-          std::vector<float> w(p.col.size()), x(static_cast<std::size_t>(xs.size()));
-          for (auto& v : w) v = float(u(rng()));
-          for (auto& v : x) v = float(u(rng()));
-          std::vector<unsigned char> first, second;
-          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &first, &w, &x);
-          check_plus_times<float>(p, c, rng(), 1e-5, *plan, &second, &w, &x);
-          EXPECT_TRUE(first == second) << "two runs differ";
+          expect_bitwise_repeatable(p, c, *plan);
         }
     for (auto [add, mul] : {std::pair{AddOp::Plus, MulOp::Times}, std::pair{AddOp::Min, MulOp::Plus}})
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
@@ -684,14 +683,7 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
       d.batch = batch;
       d.kernel = Kernel::RowRange;
       d.slabs = 4;
-      std::uniform_real_distribution<double> u(-1, 1);
-      std::vector<float> w(p.col.size()), x(std::size_t(p.cols) * batch);
-      for (auto& v : w) v = float(u(rng()));
-      for (auto& v : x) v = float(u(rng()));
-      std::vector<unsigned char> first, second;
-      check_plus_times<float>(p, d, rng(), 1e-5, *plan, &first, &w, &x);
-      check_plus_times<float>(p, d, rng(), 1e-5, *plan, &second, &w, &x);
-      EXPECT_TRUE(first == second) << "two runs differ";
+      expect_bitwise_repeatable(p, d, *plan);
     }
   }
   // Auto takes it on a uniform pattern at batch 8 (with slabs: 16384 columns, ~819 non-zeros per row) and 24.

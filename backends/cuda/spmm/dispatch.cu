@@ -209,6 +209,12 @@ bool row_range_fits(const Plan::Impl& a) {
   return a.n_splits == 0 && !skewed(a) && a.cols <= 65536 && a.tile_bounds.size();
 }
 
+// Column boundaries of the plan's table per slab, for `slabs` slabs (the last slab may hold fewer).
+int boundaries_per_slab(const Plan::Impl& a, int slabs) {
+  const int most = std::max(1, a.tile_n_fine);
+  return (most + slabs - 1) / slabs;
+}
+
 // Column slabs for the row-range kernel: at batch tile 8, slabs of about 128 KB of X (4096 fp32 columns)
 // where each row still has >= 128 non-zeros per slab on average (16384 x 16384, batch 8: 4 slabs at 90% and
 // 95%, 0.1026 / 0.0654 ms against 0.1035 / 0.0685 with plain rows; at 99%, 41 per slab, 0.030 against 0.024); at
@@ -226,8 +232,7 @@ int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
     }
   }
   // Whole boundaries per slab.
-  slabs = std::max(1, std::min(slabs, most));
-  const int ratio = (most + slabs - 1) / slabs;
+  const int ratio = boundaries_per_slab(a, std::max(1, std::min(slabs, most)));
   return (most + ratio - 1) / ratio;
 }
 
@@ -484,7 +489,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.bounds = a.tile_bounds.get();
     p.rows = a.rows;
     p.n_fine = a.tile_n_fine;
-    p.slab_ratio = (std::max(1, a.tile_n_fine) + ch.slabs - 1) / ch.slabs;
+    p.slab_ratio = boundaries_per_slab(a, ch.slabs);
     p.n_slabs = ch.slabs;
     p.col16 = a.col16.get();
     p.values = values;

@@ -65,10 +65,10 @@ enum class Kernel : std::uint8_t {
   RowTile,       // csr_rowtile.cuh: a tile of rows per thread block, X column blocks staged once per tile in
                  // shared memory, accumulators in registers; deterministic; plus_times fp32; only when
                  // asked for (measured slower than RowSegmentBatchLanes)
-  RowRange,      // csr_rowrange.cuh: whole rows per warp with lanes across the batch, walked in column slabs
-                 // (X slab kept in L1) with the row sums in shared memory; deterministic; plus_times
-                 // fp32/fp16/bf16, batch tiles 8 and 32; for plans without split rows and with at most 65536
-                 // columns (elsewhere it runs as RowSegmentBatchLanes)
+  RowRange,      // csr_rowrange.cuh: whole rows per warp with lanes across the batch, optionally walked in
+                 // column slabs, the row sums in shared memory; deterministic; plus_times fp32/fp16/bf16,
+                 // batch tiles 8 and 32; for plans without split or skewed rows and with at most 65536 columns
+                 // (elsewhere it runs as RowSegmentBatchLanes)
 };
 const char* kernel_name(Kernel k);
 

@@ -26,6 +26,7 @@ namespace snk::cuda {
 constexpr int kStreamWarpsPerSm = 32;
 
 struct RowSegParams;
+struct RowRangeParams;
 struct ColBlockParams;
 struct SnackCooParams;
 struct RowTileParams;
@@ -85,7 +86,7 @@ struct Plan::Impl {
   DeviceArray<int4> splits;           // {row, first slot, count, 0}
   int n_splits = 0;
   int n_slots = 0;
-  DeviceArray<int4> item_ranges;      // batch-1 stream kernel, 2 per warp range: {first item, end item, row,
+  DeviceArray<int4> item_ranges;      // the stream kernels, 2 per warp range: {first item, end item, row,
                                       // slot}, {begin, end, end of the second item, column base} (csr_rowseg.cuh)
   int n_item_ranges = 0;
 
@@ -112,7 +113,6 @@ cudaError_t launch_rowseg_plus_times(ValueType vt, int bt, int g, const RowSegPa
 cudaError_t launch_rowseg_batch_lanes(ValueType vt, int bt, const RowSegParams& p, int sm_count,
                                       const int4* splits, int n_splits, cudaStream_t s);
 // The row-range kernel (csr_rowrange.cuh; bt 8 or 32).
-struct RowRangeParams;
 cudaError_t launch_rowrange(ValueType vt, int bt, const RowRangeParams& p, cudaStream_t s);
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
