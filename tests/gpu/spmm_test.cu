@@ -294,6 +294,13 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
             if (k == Kernel::RowSegmentBatchLanes) {
               c.batch_tile = 128;                 // the widest tile, also on small batches
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+              if (batch == 37) {                  // X' packed to the 128-wide tile (constant stride): as given
+                for (int wide : {126, 128}) {     // (128, ld 128) or repacked (126, ld 127)
+                  c.batch = wide;
+                  c.pad = wide == 128 ? 0 : 1;
+                  check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+                }
+              }
             }
             if (k == Kernel::RowRange) {
               c.slabs = 3;                        // pieces per row summed in slab order
