@@ -322,9 +322,21 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
                 if (bt == 32) {                   // the wider per-lane staging, and runs longer than it
                   c.cb.pairs_per_lane = 8;
                   check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-                  c.cb.block_cols = 512;
+                  c.cb.block_cols = 512;          // (batch 32: bulk-copied stages, two of them)
                   check_plus_times<float>(p, c, rng(), 1e-5, *plan);
                   c.cb.pairs_per_lane = 0;
+                }
+              }
+              if (batch == 37) {                  // X' packed to the 128-wide tile: bulk-copied stages
+                for (int wide : {126, 128}) {     // (128, ld 128, as given; 126, ld 127, repacked)
+                  c.batch = wide;
+                  c.pad = wide == 128 ? 0 : 1;
+                  c.cb.batch_tile = 128;
+                  c.cb.block_cols = 64;
+                  for (int splits : {1, 3}) {
+                    c.cb.splits = splits;
+                    check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+                  }
                 }
               }
             }
@@ -365,7 +377,7 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
     SCOPED_TRACE(sh.name);
     Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
     auto plan = make_plan(p, false);
-    for (int batch : {1, 8, 37, 130})
+    for (int batch : {1, 8, 32, 37, 128, 130})   // 32 and 128: X' packed to the tile (bulk-copied column blocks)
       for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes,
                        Kernel::RowTile, Kernel::RowRange}) {
         Case c;
@@ -693,14 +705,18 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
       expect_bitwise_repeatable(p, d, *plan);
     }
   }
-  // Auto takes it on a uniform pattern at batch 8 (with slabs: 16384 columns, ~819 non-zeros per row) and 24.
+  // Auto takes it on a uniform pattern at batch 8 (with slabs: 16384 columns, ~819 non-zeros per row); at
+  // batch 24 the column-block kernel takes rows of >= 300 non-zeros, the row-range kernel sparser ones.
   Pattern p = random_pattern(rng(), 2000, 16384, 0.05);
   auto plan = make_plan(p, false);
   SpmmArgs a;
   a.batch = 8;
   EXPECT_EQ("row_range(bt=8,slabs=4)", choose(*plan, a).describe());
   a.batch = 24;
-  EXPECT_EQ("row_range(bt=32,slabs=1)", choose(*plan, a).describe());
+  EXPECT_EQ(Kernel::ColumnBlock, choose(*plan, a).kernel);
+  Pattern q = random_pattern(rng(), 2000, 16384, 0.01);   // ~164 per row
+  auto plan_q = make_plan(q, false);
+  EXPECT_EQ("row_range(bt=32,slabs=1)", choose(*plan_q, a).describe());
 }
 
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------

@@ -14,15 +14,38 @@ namespace {
 
 // Batch tiles 32 and 128 run colblock_wide_kernel (row sums in registers: rows_per_cta must be
 // 32 x kColBlockRowsPerWarp), batch tile 8 colblock_kernel; colblock_shared_bytes says what each needs.
+// The most dynamic shared memory one thread block may take on the current device.
+std::size_t shared_optin_bytes() {
+  int dev = 0, v = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return std::size_t(kColBlockSharedBytes);
+  }
+  return static_cast<std::size_t>(v);
+}
+
+template <class VT, int BT, int K>
+void (*wide_kernel(bool bulk))(ColBlockParams) {
+  return bulk ? colblock_wide_kernel<VT, BT, K, true> : colblock_wide_kernel<VT, BT, K, false>;
+}
+
 template <class VT, int BT>
-cudaError_t launch_cb(const ColBlockParams& p, int pairs_per_lane, cudaStream_t s) {
+cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream_t s) {
   constexpr bool kWide = BT == 32 || BT == 128;
+  ColBlockParams p = p_in;
   if (kWide && p.rows_per_cta != 32 * kColBlockRowsPerWarp) return cudaErrorInvalidValue;
   const int k = colblock_pairs_per_lane(BT, pairs_per_lane);
-  const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT));
+  // The wide kernel fills its stages by bulk copies where the tile's X' rows are contiguous (one batch tile,
+  // ldx == BT, 16-byte aligned), with a third stage where it fits.
+  const bool bulk = kWide && p.ldx == BT && p.batch <= BT && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
+  p.stages = 2;
+  if (bulk && colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), 3, true) <= shared_optin_bytes())
+    p.stages = 3;
+  const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), p.stages, bulk);
   void (*kernel)(ColBlockParams);
-  if constexpr (BT == 32) kernel = k == 8 ? colblock_wide_kernel<VT, BT, 8> : colblock_wide_kernel<VT, BT, 4>;
-  else if constexpr (kWide) kernel = colblock_wide_kernel<VT, BT, 4>;
+  if constexpr (BT == 32) kernel = k == 8 ? wide_kernel<VT, BT, 8>(bulk) : wide_kernel<VT, BT, 4>(bulk);
+  else if constexpr (kWide) kernel = wide_kernel<VT, BT, 4>(bulk);
   else kernel = colblock_kernel<VT, BT>;
   cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));

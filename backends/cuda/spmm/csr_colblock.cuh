@@ -4,7 +4,9 @@
 // non-zero, and those gathers, not the stream of W, bound it. Here X is cut into blocks of block_cols
 // columns; a thread block owns rows_per_cta rows of W and a range of column blocks, stages each block of
 // X (block_cols x BT values of the batch tile) in shared memory with cp.async, double-buffered (the next
-// block loads while this one is used), and walks the segment of each of its rows that falls in the block
+// block loads while this one is used; or, in the wide kernel where X' rows are one tile apart, by bulk
+// copies into two or three stages with no thread-block barrier per block, see colblock_wide_kernel), and
+// walks the segment of each of its rows that falls in the block
 // (offsets precomputed by the plan), so every gather of an X row is a shared-memory read. At the end the
 // block writes its rows of Y, or, when several blocks share a row range over disjoint column ranges, a
 // partial tile that a fold kernel sums in range order; either way the result is bitwise identical run to
@@ -45,6 +47,7 @@ struct ColBlockParams {
   int blocks_per_cta = 0;
   float* partial = nullptr;      // [splits][rows][partial_ld] when the column blocks are split (else null)
   std::int64_t partial_ld = 0;
+  int stages = 2;                // X stages of colblock_wide_kernel<..., kBulk = true> (2 or 3)
 };
 
 template <class VT, int BT>
@@ -241,14 +244,16 @@ constexpr int kColBlockRowsPerWarp = 4;
 // memory, so 8 only where needed).
 inline int colblock_pairs_per_lane(int bt, int requested) { return bt == 32 && requested == 8 ? 8 : 4; }
 
-// Dynamic shared memory of a column-block launch: the two X stages, then the row sums (colblock_kernel)
-// or each warp's (value, offset) pairs (colblock_wide_kernel, batch tiles 32 and 128).
+// Dynamic shared memory of a column-block launch: the X stages (two, or `stages` for the bulk-copy
+// variant), then the row sums (colblock_kernel) or each warp's (value, offset) pairs (colblock_wide_kernel,
+// batch tiles 32 and 128), then (bulk copies) one mbarrier and one counter per stage.
 inline bool colblock_wide(int bt) { return bt == 32 || bt == 128; }
 inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_cta, int pairs_per_lane,
-                                         std::size_t value_size) {
-  const std::size_t stages = std::size_t(2) * block_cols * bt * value_size;
-  return stages + (colblock_wide(bt) ? std::size_t(kColBlockThreads) * colblock_pairs_per_lane(bt, pairs_per_lane) * 8
-                                     : std::size_t(rows_per_cta) * bt * 4);
+                                         std::size_t value_size, int stages = 2, bool bulk = false) {
+  const std::size_t x = std::size_t(stages) * block_cols * bt * value_size;
+  return x + (colblock_wide(bt) ? std::size_t(kColBlockThreads) * colblock_pairs_per_lane(bt, pairs_per_lane) * 8
+                                : std::size_t(rows_per_cta) * bt * 4) +
+         (bulk ? std::size_t(stages) * 16 : 0);
 }
 
 // The warp's run in one column block: row i's segment is the run's [o[i], o[i + 1]) (o[0] = 0), found in W
@@ -259,7 +264,14 @@ struct ColBlockRun {
   int o[R + 1];
 };
 
-template <class VT, int BT, int K>
+//
+// kBulk (X' rows of the tile contiguous: ldx == BT, one batch tile): the stages, p.stages of them, are
+// filled by bulk copies (one per block of X, completing on the stage's mbarrier) instead of cp.async by
+// every thread, and there is no thread-block barrier per block: each warp waits for its block's stage,
+// and the last warp done with a stage (a counter per stage) starts the copy of the block p.stages later
+// into it. Warps thus run up to p.stages - 1 blocks apart, so a block's slowest warp (its rows' segments
+// in the block are longest) no longer holds the others at every block.
+template <class VT, int BT, int K, bool kBulk>
 __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p) {
   static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");
   static_assert(K == 4 || K == 8, "4 or 8 non-zeros per lane");
@@ -271,7 +283,11 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
   VT* tiles = reinterpret_cast<VT*>(colblock_smem);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
   const int grp = lane / L, l4 = lane % L;
-  int2* pairs = reinterpret_cast<int2*>(tiles + 2 * p.block_cols * BT) + warp * kCap;
+  const int stages = kBulk ? p.stages : 2;
+  int2* pairs = reinterpret_cast<int2*>(tiles + stages * p.block_cols * BT) + warp * kCap;
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(reinterpret_cast<int2*>(tiles + stages * p.block_cols * BT) +
+                                                         n_warps * kCap);   // kBulk: [stages]
+  int* done = reinterpret_cast<int*>(full + stages);                          // kBulk: [stages]
   const int r0 = blockIdx.x * p.rows_per_cta;
   const int nr = min(p.rows_per_cta, p.rows - r0);
   const int c_begin = blockIdx.y * p.blocks_per_cta;
@@ -319,20 +335,42 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
 #pragma unroll
   for (int r = 0; r < RG; ++r) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.0f;
 
+  // kBulk: block c of X into stage buf (the tile's rows are contiguous in X').
+  auto issue = [&](int c, int buf) {
+    const int k0 = c * p.block_cols;
+    const unsigned bytes = static_cast<unsigned>(min(p.block_cols, p.cols - k0)) * BT * sizeof(VT);
+    bulk_copy_to_shared(tiles + buf * p.block_cols * BT, static_cast<const VT*>(p.x) + std::int64_t(k0) * BT, bytes,
+                        &full[buf]);
+  };
+  if constexpr (kBulk) {
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < stages; ++i) {
+        mbarrier_init(&full[i], 1);
+        done[i] = 0;
+      }
+      mbarrier_init_fence();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+      for (int i = 0; i < stages && c_begin + i < c_end; ++i) issue(c_begin + i, i);
+  }
+
   int S, E;
   bounds_of(c_begin, S, E);
   ColBlockRun<R> cur = run_of(S, E);
   bounds_of(c_begin + 1, S, E);   // S, E: always the bounds of the block after the current one
   if (c_begin < c_end) {
     load_run(c_begin, cur, 0);
-    colblock_stage<VT, BT>(p, tiles, c_begin, b0);
+    if constexpr (!kBulk) colblock_stage<VT, BT>(p, tiles, c_begin, b0);
   }
-  cp_async_commit();
+  if constexpr (!kBulk) cp_async_commit();
 
   for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
-    colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
+    const int buf = kBulk ? it % stages : it & 1;
+    if constexpr (kBulk) mbarrier_wait(&full[buf], static_cast<unsigned>(it / stages) & 1u);
+    else colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
     ColBlockRun<R> next;   // block c + 1's run, made when its loads are issued
-    const char* tile = reinterpret_cast<const char*>(tiles + (it & 1) * p.block_cols * BT + l4 * 4);
+    const char* tile = reinterpret_cast<const char*>(tiles + buf * p.block_cols * BT + l4 * 4);
     const int total = cur.o[R];
     for (int g0 = 0; g0 < total; g0 += kCap) {
 #pragma unroll
@@ -353,14 +391,28 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
         for (int gg = 1; gg < G; ++gg)
           if (grp == gg) lo = cur.o[r * G + gg], hi = cur.o[r * G + gg + 1];
         const int t1 = min(hi, g0 + kCap) - g0;
-#pragma unroll 4
-        for (int t = max(lo, g0) - g0; t < t1; ++t) {
-          const int2 q = pairs[t];
+        int t = max(lo, g0) - g0;
+        auto use = [&](int w_bits, int offset) {
           float x[4];
-          colblock_load_x(reinterpret_cast<const VT*>(tile + q.y), x);
-          const float w = __int_as_float(q.x);
+          colblock_load_x(reinterpret_cast<const VT*>(tile + offset), x);
+          const float w = __int_as_float(w_bits);
 #pragma unroll
           for (int v = 0; v < 4; ++v) acc[r][v] = fmaf(w, x[v], acc[r][v]);
+        };
+        if ((t & 1) && t < t1) {   // to an even pair: then two pairs per 16-byte shared load
+          const int2 q = pairs[t];
+          use(q.x, q.y);
+          ++t;
+        }
+#pragma unroll 2
+        for (; t + 1 < t1; t += 2) {
+          const int4 q = reinterpret_cast<const int4*>(pairs)[t >> 1];
+          use(q.x, q.y);
+          use(q.z, q.w);
+        }
+        if (t < t1) {
+          const int2 q = pairs[t];
+          use(q.x, q.y);
         }
       }
       __syncwarp();
@@ -371,7 +423,21 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
       if (c + 1 < c_end) load_run(c + 1, next, 0);
     }
     cur = next;
-    __syncthreads();
+    if constexpr (kBulk) {
+      __syncwarp();
+      if (lane == 0) {   // the last warp done with this stage refills it
+        __threadfence_block();
+        if (atomicAdd(&done[buf], 1) == n_warps - 1) {
+          done[buf] = 0;
+          if (c + stages < c_end) {
+            async_proxy_fence();
+            issue(c + stages, buf);
+          }
+        }
+      }
+    } else {
+      __syncthreads();
+    }
   }
 
 #pragma unroll

@@ -17,7 +17,7 @@
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
 //   - plus_times, batch 5..32: RowRange (batch tile 8 up to batch 8, else 32; column slabs by
 //     row_range_slabs()) where the plan has whole, unskewed rows and at most 65536 columns, except
-//     ColumnBlock where column_block_wins() (batch > 8 with rows of >= 1024 non-zeros);
+//     ColumnBlock where column_block_wins() (batch > 8 with rows of >= 300 non-zeros);
 //   - plus_times, batch > 32, or plans RowRange does not take: ColumnBlock where column_block_wins() (batch
 //     > 8 with rows of >= 200 non-zeros), else RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32
 //     (<= 32) or 128;
@@ -191,16 +191,18 @@ constexpr bool kAutoRowTile = false;
 
 bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
 
-// Where the column-block kernels beat the lanes-across-the-batch kernels (bench/results/spmm-h200.md): never
-// at batch 5-8 (16384 / 90%: row_range 0.102, row_batch_lanes 0.109, column_block 0.137 ms); at larger batches
-// where rows average >= 1024 non-zeros if the row-range kernel takes the call (batch 32, 16384 / 90%, 1638 per
-// row: 0.270 against 0.319 ms; at 819 per row, 16384 / 95%, row_range wins, 0.166 against 0.173, and at 4096
-// rows, 0.026 / 0.016 against 0.027 / 0.020 at 90 / 95%), else >= 200 (the batch-lane kernel: at batch 32,
-// 0.029 / 0.020 ms against 0.046 / 0.028 at 4096 rows and 90 / 95%; at batch 128, 0.84 / 0.55 against 1.61 /
-// 0.83 at 16384; with about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.063 against 0.096 ms).
+// Where the column-block kernels beat the lanes-across-the-batch kernels (bench/results/spmm-h200.md, with
+// X' packed to the column-block tile, so that its stages are bulk-copied: spmm() repacks X' to that end):
+// never at batch 5-8 (16384 / 90%: row_range 0.102, row_batch_lanes 0.109, column_block 0.137 ms); at
+// larger batches where rows average >= 300 non-zeros if the row-range kernel takes the call (batch 32:
+// 16384 / 90% and 95%, 1638 and 819 per row, 0.207 / 0.130 against 0.320 / 0.167 ms; 4096 / 90%, 410 per
+// row, 0.0242 against 0.0252; at 205 per row, 4096 / 95%, row_range wins, 0.0160 against 0.0179), else >= 200
+// (the batch-lane kernel; batch 128: 0.0387 against 0.0583 ms at 4096 / 95%, 205 per row; with about 160
+// or fewer per row, 99%, the batch-lane kernel wins: 0.154 against 0.235 ms at 16384 and 0.0168 against
+// 0.0288 at 4096).
 bool column_block_wins(const Plan::Impl& a, std::int64_t batch, bool row_range) {
   if (!a.tile_bounds.size() || skewed(a) || batch <= 8) return false;
-  return a.avg_row_nnz >= (row_range ? 1024 : 200);
+  return a.avg_row_nnz >= (row_range ? 300 : 200);
 }
 
 // Whether the row-range kernel runs this plan: whole rows (no split rows), no skew (its ranges hold equal row
@@ -385,14 +387,21 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   std::int64_t ldx = xs_row;
   const int align_vals = ch.kernel == Kernel::ColumnBlock ? static_cast<int>(16 / vs) : 4;
   const bool offsets32 = ch.kernel == Kernel::RowSegmentBatchLanes || ch.kernel == Kernel::RowRange;
+  // The wide column-block kernel with one batch tile bulk-copies its stages where X' rows are exactly one
+  // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain (16384 x 16384,
+  // 90%, batch 128: 0.681 against 0.836 ms).
+  const int cb_tile = ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
+                              batch <= ch.column_block.batch_tile
+                          ? ch.column_block.batch_tile
+                          : 0;
   if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || ch.kernel == Kernel::RowTile) {
     // batch % align_vals: the kernels read whole groups of align_vals values, which past the batch would leave
     // X's last row (its allocation may end at the batch).
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
-                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31));
+                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31)) && (cb_tile == 0 || xs_row == cb_tile);
     if (!ok && kx > 0) {
-      const std::int64_t ld = round_up(static_cast<int>(batch), 8);
+      const std::int64_t ld = cb_tile ? cb_tile : round_up(static_cast<int>(batch), 8);
       if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
       if ((e = launch_strided_copy(w.ws_x.get(), ld, 1, x, xs_row, xs_col, kx, batch, static_cast<int>(vs), s)) !=
           cudaSuccess)
