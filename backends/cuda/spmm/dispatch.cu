@@ -389,7 +389,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const bool offsets32 = ch.kernel == Kernel::RowSegmentBatchLanes || ch.kernel == Kernel::RowRange;
   // The wide column-block kernel with one batch tile bulk-copies its stages where X' rows are exactly one
   // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain (16384 x 16384,
-  // 90%, batch 128: 0.681 against 0.836 ms).
+  // 90%, batch 128: 0.681 against 0.836 ms). A batch short of the tile is copied too: the bulk copies read
+  // whole tile rows, which past the batch would leave X's last row (its allocation may end at the batch).
   const int cb_tile = ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
                               batch <= ch.column_block.batch_tile
                           ? ch.column_block.batch_tile
@@ -399,7 +400,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     // X's last row (its allocation may end at the batch).
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
-                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31)) && (cb_tile == 0 || xs_row == cb_tile);
+                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31)) && (cb_tile == 0 || (xs_row == cb_tile && batch == cb_tile));
     if (!ok && kx > 0) {
       const std::int64_t ld = cb_tile ? cb_tile : round_up(static_cast<int>(batch), 8);
       if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
