@@ -231,8 +231,8 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 // rows' segments are taken as one concatenated run of non-zeros: the lanes load it at once (up to
 // colblock_pairs_per_lane non-zeros each, coalesced), turn each column into the byte offset of its row in
 // the staged tile, and leave the (value, offset) pairs in the warp's slice of shared memory; each group
-// then reads its row's pairs as broadcasts and its four values of each X row: two shared loads and four
-// FMAs per non-zero per lane. The run of the next column block is loaded into registers while this one
+// then reads its row's pairs as broadcasts, two pairs per 16-byte load, and its four values of each X row:
+// one and a half shared loads and four FMAs per non-zero per lane. The run of the next column block is loaded into registers while this one
 // is computed (its segment bounds are fetched a block earlier still), so the sparse stream's latency
 // hides behind the shared-memory work. (colblock_kernel's hand-round by shuffles was issue-bound at batch
 // 128: 39 instructions per non-zero, measured.) Each row's sum runs in column order: results are bitwise
@@ -264,8 +264,7 @@ struct ColBlockRun {
   int o[R + 1];
 };
 
-//
-// kBulk (X' rows of the tile contiguous: ldx == BT, one batch tile): the stages, p.stages of them, are
+// colblock_wide_kernel<..., kBulk> (X' rows of the tile contiguous: ldx == BT, one batch tile): the stages, p.stages of them, are
 // filled by bulk copies (one per block of X, completing on the stage's mbarrier) instead of cp.async by
 // every thread, and there is no thread-block barrier per block: each warp waits for its block's stage,
 // and the last warp done with a stage (a counter per stage) starts the copy of the block p.stages later
