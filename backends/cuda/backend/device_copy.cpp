@@ -74,8 +74,7 @@ const CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t st
   if (pattern_tried_) return pattern_.get();
   const CsrStorage& host = m.csr();
   constexpr Index kInt32Max = static_cast<Index>(std::numeric_limits<std::int32_t>::max());
-  constexpr Index kPlanMaxEntries = kMaxPlanNnz;   // Plan::create's bound on nnz
-  if (m.ncols() > kInt32Max || host.nvals() > kPlanMaxEntries) {
+  if (m.ncols() > kInt32Max || host.nvals() > kMaxPlanNnz) {   // kMaxPlanNnz: Plan::create's bound on nnz
     pattern_tried_ = true;
     return nullptr;
   }

@@ -14,17 +14,6 @@ namespace {
 
 // Batch tiles 32 and 128 run colblock_wide_kernel (row sums in registers: rows_per_cta must be
 // 32 x kColBlockRowsPerWarp), batch tile 8 colblock_kernel; colblock_shared_bytes says what each needs.
-// The most dynamic shared memory one thread block may take on the current device.
-std::size_t shared_optin_bytes() {
-  int dev = 0, v = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
-    cudaGetLastError();
-    return std::size_t(kColBlockSharedBytes);
-  }
-  return static_cast<std::size_t>(v);
-}
-
 template <class VT, int BT, int K>
 void (*wide_kernel(bool bulk))(ColBlockParams) {
   return bulk ? colblock_wide_kernel<VT, BT, K, true> : colblock_wide_kernel<VT, BT, K, false>;
@@ -40,7 +29,7 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   // ldx == BT, 16-byte aligned), with a third stage where it fits.
   const bool bulk = kWide && p.ldx == BT && p.batch <= BT && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
   p.stages = 2;
-  if (bulk && colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), 3, true) <= shared_optin_bytes())
+  if (bulk && colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), 3, true) <= p.shared_limit)
     p.stages = 3;
   const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), p.stages, bulk);
   void (*kernel)(ColBlockParams);

@@ -47,7 +47,8 @@ struct ColBlockParams {
   int blocks_per_cta = 0;
   float* partial = nullptr;      // [splits][rows][partial_ld] when the column blocks are split (else null)
   std::int64_t partial_ld = 0;
-  int stages = 2;                // X stages of colblock_wide_kernel<..., kBulk = true> (2 or 3)
+  int stages = 2;                // X stages of colblock_wide_kernel<..., kBulk = true> (2 or 3; the launcher sets it)
+  std::size_t shared_limit = 0;  // the device's opt-in shared memory per thread block (Plan::Impl)
 };
 
 template <class VT, int BT>

@@ -451,6 +451,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.n_blocks = std::max(1, (a.tile_n_fine + p.ratio - 1) / p.ratio);
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
+    p.shared_limit = static_cast<std::size_t>(a.shared_optin_bytes);
     const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs);
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
     if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)

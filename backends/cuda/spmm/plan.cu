@@ -72,6 +72,8 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
   int dev = 0;
   check(cudaGetDevice(&dev), "get device");
   check(cudaDeviceGetAttribute(&im.sm_count, cudaDevAttrMultiProcessorCount, dev), "device attribute");
+  check(cudaDeviceGetAttribute(&im.shared_optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+        "device attribute");
 
   // Checks.
   if (rp[0] != 0) throw std::invalid_argument("snk::cuda::Plan: row_ptr[0] != 0");

@@ -78,6 +78,7 @@ struct Plan::Impl {
   std::int32_t max_row_nnz = 0;
   double avg_row_nnz = 0;
   int sm_count = 132;
+  int shared_optin_bytes = 0;         // the most dynamic shared memory one thread block may take
 
   DeviceArray<std::uint16_t> col16;   // nnz + 8 (padding for chunk loads)
   DeviceArray<int4> items;            // {row, begin, end, slot}
@@ -106,6 +107,16 @@ struct Plan::Impl {
 
   std::size_t device_bytes() const;
 };
+
+// Launch-time layout tests shared by the lanes-across-the-batch launchers. X' packed to a batch tile of bt:
+// rows exactly bt values apart and the batch filling the one tile to its last four values, so every lane's
+// four values are in the batch (the kernels' constant-stride instantiations).
+inline bool x_packed_to_tile(std::int64_t ldx, int batch, int bt) { return ldx == bt && batch <= bt && batch > bt - 4; }
+// Y' rows that take each lane's four fp32 sums as one 16-byte store: contiguous, 16-byte aligned, and a batch
+// that is a multiple of 4.
+inline bool y_takes_vector_stores(const void* y, std::int64_t ys_row, std::int64_t ys_col, int batch) {
+  return ys_col == 1 && ys_row % 4 == 0 && batch % 4 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+}
 
 // Launchers (each returns the launch's error).
 cudaError_t launch_rowseg_plus_times(ValueType vt, int bt, int g, const RowSegParams& p, int sm_count,

@@ -14,7 +14,7 @@ namespace {
 
 template <class VT, int BT, bool kVectorStore>
 void launch_kernel(const RowRangeParams& p, dim3 grid, cudaStream_t s) {
-  if (p.ldx == BT && p.batch <= BT && p.batch > BT - 4)   // every lane's four values are in the batch
+  if (x_packed_to_tile(p.ldx, p.batch, BT))
     rowrange_kernel<VT, BT, kVectorStore, true><<<grid, 256, 0, s>>>(p);
   else
     rowrange_kernel<VT, BT, kVectorStore, false><<<grid, 256, 0, s>>>(p);
@@ -26,7 +26,7 @@ cudaError_t launch_tile(const RowRangeParams& p, cudaStream_t s) {
   const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kWarps - 1) / kWarps);
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
   if constexpr (std::is_same_v<VT, float>) {
-    if (p.ys_col == 1 && p.ys_row % 4 == 0 && p.batch % 4 == 0 && reinterpret_cast<std::uintptr_t>(p.y) % 16 == 0) {
+    if (y_takes_vector_stores(p.y, p.ys_row, p.ys_col, p.batch)) {
       launch_kernel<VT, BT, true>(p, grid, s);
       return cudaGetLastError();
     }

@@ -37,23 +37,28 @@ cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4
   }
 }
 
+template <class VT, int BT, bool kVectorStore>
+void launch_batch_kernel(const RowSegParams& p, dim3 grid, cudaStream_t s) {
+  constexpr int kThreads = 256;
+  if (x_packed_to_tile(p.ldx, p.batch, BT))   // the constant-stride instantiation
+    rowseg_batch_kernel<VT, BT, kVectorStore, true><<<grid, kThreads, 0, s>>>(p);
+  else
+    rowseg_batch_kernel<VT, BT, kVectorStore, false><<<grid, kThreads, 0, s>>>(p);
+}
+
 template <class VT, int BT>
 cudaError_t launch_batch(const RowSegParams& p, int sm_count, const int4* splits, int n_splits, cudaStream_t s) {
   constexpr int kThreads = 256;
   // One warp per plan range (kStreamWarpsPerSm / 8 blocks per SM are resident: the kernel's launch bounds).
   const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kThreads / 32 - 1) / (kThreads / 32));
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
-  // X' packed to the tile (every lane's four values in the batch): the constant-stride instantiation.
-  const bool packed = p.ldx == BT && p.batch <= BT && p.batch > BT - 4;
   if constexpr (std::is_same_v<VT, float>) {
-    if (p.ys_col == 1 && p.ys_row % 4 == 0 && p.batch % 4 == 0 && reinterpret_cast<std::uintptr_t>(p.y) % 16 == 0) {
-      if (packed) rowseg_batch_kernel<VT, BT, true, true><<<grid, kThreads, 0, s>>>(p);
-      else rowseg_batch_kernel<VT, BT, true, false><<<grid, kThreads, 0, s>>>(p);
+    if (y_takes_vector_stores(p.y, p.ys_row, p.ys_col, p.batch)) {
+      launch_batch_kernel<VT, BT, true>(p, grid, s);
       return finish_rowseg_launch<PlusTimes, VT>(p, PlusTimes{}, splits, n_splits, s);
     }
   }
-  if (packed) rowseg_batch_kernel<VT, BT, false, true><<<grid, kThreads, 0, s>>>(p);
-  else rowseg_batch_kernel<VT, BT, false, false><<<grid, kThreads, 0, s>>>(p);
+  launch_batch_kernel<VT, BT, false>(p, grid, s);
   return finish_rowseg_launch<PlusTimes, VT>(p, PlusTimes{}, splits, n_splits, s);
 }
 
