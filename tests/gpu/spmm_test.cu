@@ -306,6 +306,15 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
               c.slabs = 3;                        // pieces per row summed in slab order
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
               c.slabs = 0;
+              c.batch_tile = 128;                 // one row per warp, also on small batches
+              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+              if (batch == 37) {                  // X' packed to the 128-wide tile (constant stride): as given
+                for (int wide : {126, 128}) {     // (128, ld 128) or repacked (126, ld 127)
+                  c.batch = wide;
+                  c.pad = wide == 128 ? 0 : 1;
+                  check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+                }
+              }
             }
             if (k == Kernel::RowTile) {
               c.rt = {batch > 32 ? 32 : 128, 64, 3};   // several batch passes or a wide tile; 3 ranges
@@ -704,6 +713,20 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
       d.slabs = 4;
       expect_bitwise_repeatable(p, d, *plan);
     }
+    for (int batch : {100, 130}) {   // batch tile 128: one tile with idle lanes, two tiles
+      for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+        Case c;
+        c.layout = l;
+        c.batch = batch;
+        c.pad = l == Layout::RowMajor ? 0 : 3;
+        c.kernel = Kernel::RowRange;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      }
+      Case h;
+      h.batch = batch;
+      h.kernel = Kernel::RowRange;
+      check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
+    }
   }
   // Auto takes it on a uniform pattern at batch 8 (with slabs: 16384 columns, ~819 non-zeros per row); at
   // batch 24 the column-block kernel takes rows of >= 300 non-zeros, the row-range kernel sparser ones.
@@ -717,6 +740,12 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
   Pattern q = random_pattern(rng(), 2000, 16384, 0.01);   // ~164 per row
   auto plan_q = make_plan(q, false);
   EXPECT_EQ("row_range(bt=32,slabs=1)", choose(*plan_q, a).describe());
+  // Batch > 32: one row per warp at batch tile 128 on rows of < 300 non-zeros, the column-block kernel above.
+  a.batch = 128;
+  EXPECT_EQ(Kernel::ColumnBlock, choose(*plan, a).kernel);
+  EXPECT_EQ("row_range(bt=128,slabs=1)", choose(*plan_q, a).describe());
+  a.slabs = 4;   // no slabs at batch tile 128
+  EXPECT_EQ("row_range(bt=128,slabs=1)", choose(*plan_q, a).describe());
 }
 
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------

@@ -15,11 +15,11 @@
 //     warp ranges) when rows average >= 32 non-zeros, else 8-lane groups (as every semiring at batch 1:
 //     the generic instantiations run the stream kernel too);
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
-//   - plus_times, batch 5..32: RowRange (batch tile 8 up to batch 8, else 32; column slabs by
-//     row_range_slabs()) where the plan has whole, unskewed rows and at most 65536 columns, except
-//     ColumnBlock where column_block_wins() (batch > 8 with rows of >= 300 non-zeros);
-//   - plus_times, batch > 32, or plans RowRange does not take: ColumnBlock where column_block_wins() (batch
-//     > 8 with rows of >= 200 non-zeros), else RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32
+//   - plus_times, batch >= 5: RowRange (batch tile 8 up to batch 8, 32 up to batch 32, else 128 with one row
+//     per warp; column slabs by row_range_slabs()) where the plan has whole, unskewed rows and at most 65536
+//     columns, except ColumnBlock where column_block_wins() (batch > 8 with rows of >= 300 non-zeros);
+//   - plus_times, batch >= 5, plans RowRange does not take: ColumnBlock where column_block_wins() (batch > 8
+//     with rows of >= 200 non-zeros), else RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32
 //     (<= 32) or 128;
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
@@ -223,6 +223,7 @@ int boundaries_per_slab(const Plan::Impl& a, int slabs) {
 // batch tile 32 (128 KB is 1024 columns, a few non-zeros per row) plain rows (16384 x 16384, 95%: 0.167
 // against 0.171 ms with 4 slabs).
 int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
+  if (bt == 128) return 1;   // one row per warp, no slabs (rowrange_row_kernel)
   const int most = std::max(1, a.tile_n_fine);
   int slabs = args.slabs;
   if (slabs <= 0) {
@@ -248,7 +249,7 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   if (k == Kernel::Auto) {
     k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
     if (k == Kernel::RowSegmentBatchLanes) {
-      const bool row_range = args.batch <= 32 && row_range_fits(a);
+      const bool row_range = row_range_fits(a);
       if (column_block_wins(a, args.batch, row_range)) k = Kernel::ColumnBlock;
       else if (row_range) k = Kernel::RowRange;
     }
@@ -258,7 +259,10 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   }
   if (k == Kernel::RowTile && !(plus_times && args.type == ValueType::FP32 && a.tile_bounds.size()))
     k = Kernel::RowSegmentBatchLanes;
-  const int range_tile = (args.batch_tile == 8 || args.batch_tile == 32) ? args.batch_tile : args.batch <= 8 ? 8 : 32;
+  const int range_tile = (args.batch_tile == 8 || args.batch_tile == 32 || args.batch_tile == 128) ? args.batch_tile
+                         : args.batch <= 8                                                        ? 8
+                         : args.batch <= 32                                                       ? 32
+                                                                                                  : 128;
   if (k == Kernel::RowRange && !(plus_times && row_range_fits(a))) k = Kernel::RowSegmentBatchLanes;
   if (k == Kernel::RowSegmentBatchLanes && !plus_times) k = Kernel::RowSegment;
   // The lanes-across-the-batch kernels address X' with 32-bit offsets (spmm repacks a wider X' to batch-wide

@@ -67,7 +67,8 @@ enum class Kernel : std::uint8_t {
                  // asked for (measured slower than RowSegmentBatchLanes)
   RowRange,      // csr_rowrange.cuh: whole rows per warp with lanes across the batch, optionally walked in
                  // column slabs, the row sums in shared memory; deterministic; plus_times fp32/fp16/bf16,
-                 // batch tiles 8 and 32; for plans without split or skewed rows and with at most 65536 columns
+                 // batch tiles 8 and 32, and 128 with one row per warp and no slabs; for plans without split
+                 // or skewed rows and with at most 65536 columns
                  // (elsewhere it runs as RowSegmentBatchLanes)
 };
 const char* kernel_name(Kernel k);
@@ -127,8 +128,9 @@ struct SpmmArgs {
   std::int32_t batch = 1;
   bool deterministic = false;     // bitwise identical results run to run (no atomics)
   Kernel kernel = Kernel::Auto;
-  int batch_tile = 0;             // RowSegmentBatchLanes: 8, 32 or 128; RowRange: 8 or 32 (0 = the dispatcher's choice)
-  int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice)
+  int batch_tile = 0;             // RowSegmentBatchLanes: 8, 32 or 128; RowRange: 8, 32 or 128 (0 = the dispatcher's choice)
+  int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice; batch
+                                  // tile 128 always walks plain rows)
   ColumnBlockConfig column_block{};
   RowTileConfig row_tile{};
   cudaStream_t stream = nullptr;

@@ -123,7 +123,7 @@ cudaError_t launch_rowseg_plus_times(ValueType vt, int bt, int g, const RowSegPa
                                      const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_rowseg_batch_lanes(ValueType vt, int bt, const RowSegParams& p, int sm_count,
                                       const int4* splits, int n_splits, cudaStream_t s);
-// The row-range kernel (csr_rowrange.cuh; bt 8 or 32).
+// The row-range kernel (csr_rowrange.cuh; bt 8, 32 or 128).
 cudaError_t launch_rowrange(ValueType vt, int bt, const RowRangeParams& p, cudaStream_t s);
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);

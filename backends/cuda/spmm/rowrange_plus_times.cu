@@ -1,5 +1,5 @@
 // spmm/rowrange_plus_times.cu: instantiations and launcher of the row-range kernel (csr_rowrange.cuh) for
-// plus_times over fp32 / fp16 / bf16 values (fp32 accumulation), batch tiles 8 and 32, with 16-byte stores of
+// plus_times over fp32 / fp16 / bf16 values (fp32 accumulation), batch tiles 8, 32 and 128, with 16-byte stores of
 // the row sums where Y' allows (fp32, aligned rows, a batch that is a multiple of 4) and a constant X' row
 // stride where X' is packed (ldx = batch tile, one tile that the batch fills to its last four values).
 #include <cstdint>
@@ -14,16 +14,25 @@ namespace {
 
 template <class VT, int BT, bool kVectorStore>
 void launch_kernel(const RowRangeParams& p, dim3 grid, cudaStream_t s) {
-  if (x_packed_to_tile(p.ldx, p.batch, BT))
+  if constexpr (BT == 128) {   // one row per warp
+    if (x_packed_to_tile(p.ldx, p.batch, BT))
+      rowrange_row_kernel<VT, kVectorStore, true><<<grid, kRowWarpThreads, 0, s>>>(p);
+    else
+      rowrange_row_kernel<VT, kVectorStore, false><<<grid, kRowWarpThreads, 0, s>>>(p);
+  } else if (x_packed_to_tile(p.ldx, p.batch, BT)) {
     rowrange_kernel<VT, BT, kVectorStore, true><<<grid, 256, 0, s>>>(p);
-  else
+  } else {
     rowrange_kernel<VT, BT, kVectorStore, false><<<grid, 256, 0, s>>>(p);
+  }
 }
 
 template <class VT, int BT>
 cudaError_t launch_tile(const RowRangeParams& p, cudaStream_t s) {
-  constexpr int kWarps = 8;   // 256 threads; kStreamWarpsPerSm / 8 blocks per SM are resident (launch bounds)
-  const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kWarps - 1) / kWarps);
+  // 256 threads (kStreamWarpsPerSm / 8 blocks per SM resident, launch bounds); batch tile 128: kRowWarpThreads,
+  // one warp per row.
+  constexpr int kWarps = BT == 128 ? kRowWarpThreads / 32 : 8;
+  const std::int64_t warps = BT == 128 ? p.rows : p.n_ranges;
+  const std::int64_t blocks = std::max<std::int64_t>(1, (warps + kWarps - 1) / kWarps);
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
   if constexpr (std::is_same_v<VT, float>) {
     if (y_takes_vector_stores(p.y, p.ys_row, p.ys_col, p.batch)) {
@@ -40,6 +49,7 @@ cudaError_t launch_type(int bt, const RowRangeParams& p, cudaStream_t s) {
   switch (bt) {
     case 8: return launch_tile<VT, 8>(p, s);
     case 32: return launch_tile<VT, 32>(p, s);
+    case 128: return launch_tile<VT, 128>(p, s);
     default: return cudaErrorInvalidValue;
   }
 }
