@@ -196,10 +196,12 @@ bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 
 // never at batch 5-8 (16384 / 90%: row_range 0.102, row_batch_lanes 0.109, column_block 0.137 ms); at
 // larger batches where rows average >= 300 non-zeros if the row-range kernel takes the call (batch 32:
 // 16384 / 90% and 95%, 1638 and 819 per row, 0.207 / 0.130 against 0.320 / 0.167 ms; 4096 / 90%, 410 per
-// row, 0.0242 against 0.0252; at 205 per row, 4096 / 95%, row_range wins, 0.0160 against 0.0179), else >= 200
-// (the batch-lane kernel; batch 128: 0.0387 against 0.0583 ms at 4096 / 95%, 205 per row; with about 160
-// or fewer per row, 99%, the batch-lane kernel wins: 0.154 against 0.235 ms at 16384 and 0.0168 against
-// 0.0288 at 4096).
+// row, 0.0242 against 0.0252; at 205 per row, 4096 / 95%, row_range wins, 0.0160 against 0.0179; batch 128,
+// row_range at batch tile 128: 4096 / 90%, 410 per row, 0.0553 against 0.0661; 4096 / 95%, 205 per row,
+// row_range 0.0380 against 0.0384; 99%, row_range 0.139 / 0.0133 against 0.223 / 0.0288 at 16384 / 4096),
+// else >= 200 (the batch-lane kernel; batch 128: 0.0387 against 0.0583 ms at 4096 / 95%, 205 per row; with
+// about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.154 against 0.235 ms at 16384 and 0.0168
+// against 0.0288 at 4096).
 bool column_block_wins(const Plan::Impl& a, std::int64_t batch, bool row_range) {
   if (!a.tile_bounds.size() || skewed(a) || batch <= 8) return false;
   return a.avg_row_nnz >= (row_range ? 300 : 200);
