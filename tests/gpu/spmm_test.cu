@@ -272,6 +272,17 @@ const Shape kShapes[] = {
 };
 
 
+// Runs `run` on c with X' packed to the 128-wide batch tile: as given (batch 128, ld 128) and repacked (126,
+// ld 127).
+template <class Run>
+void packed_to_wide_tile(Case c, Run&& run) {
+  for (int wide : {126, 128}) {
+    c.batch = wide;
+    c.pad = wide == 128 ? 0 : 1;
+    run(c);
+  }
+}
+
 // ---- plus_times, every kernel, every orientation and layout ------------------------------------------------
 TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
   SKIP_WITHOUT_GPU();
@@ -279,6 +290,7 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
     SCOPED_TRACE(sh.name);
     Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
     auto plan = make_plan(p);
+    auto check_fp32 = [&](const Case& c) { check_plus_times<float>(p, c, rng(), 1e-5, *plan); };
     for (int batch : {1, 3, 8, 13, 32, 37}) {
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
         for (Layout l : {Layout::RowMajor, Layout::ColMajor})
@@ -294,13 +306,7 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
             if (k == Kernel::RowSegmentBatchLanes) {
               c.batch_tile = 128;                 // the widest tile, also on small batches
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-              if (batch == 37) {                  // X' packed to the 128-wide tile (constant stride): as given
-                for (int wide : {126, 128}) {     // (128, ld 128) or repacked (126, ld 127)
-                  c.batch = wide;
-                  c.pad = wide == 128 ? 0 : 1;
-                  check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-                }
-              }
+              if (batch == 37) packed_to_wide_tile(c, check_fp32);   // constant X' stride
             }
             if (k == Kernel::RowRange) {
               c.slabs = 3;                        // pieces per row summed in slab order
@@ -308,13 +314,7 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
               c.slabs = 0;
               c.batch_tile = 128;                 // one row per warp, also on small batches
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-              if (batch == 37) {                  // X' packed to the 128-wide tile (constant stride): as given
-                for (int wide : {126, 128}) {     // (128, ld 128) or repacked (126, ld 127)
-                  c.batch = wide;
-                  c.pad = wide == 128 ? 0 : 1;
-                  check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-                }
-              }
+              if (batch == 37) packed_to_wide_tile(c, check_fp32);   // constant X' stride
             }
             if (k == Kernel::RowTile) {
               c.rt = {batch > 32 ? 32 : 128, 64, 3};   // several batch passes or a wide tile; 3 ranges
@@ -336,17 +336,15 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
                   c.cb.pairs_per_lane = 0;
                 }
               }
-              if (batch == 37) {                  // X' packed to the 128-wide tile: bulk-copied stages
-                for (int wide : {126, 128}) {     // (128, ld 128, as given; 126, ld 127, repacked)
-                  c.batch = wide;
-                  c.pad = wide == 128 ? 0 : 1;
-                  c.cb.batch_tile = 128;
-                  c.cb.block_cols = 64;
+              if (batch == 37) {                  // bulk-copied stages
+                packed_to_wide_tile(c, [&](Case w) {
+                  w.cb.batch_tile = 128;
+                  w.cb.block_cols = 64;
                   for (int splits : {1, 3}) {
-                    c.cb.splits = splits;
-                    check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+                    w.cb.splits = splits;
+                    check_fp32(w);
                   }
-                }
+                });
               }
             }
           }

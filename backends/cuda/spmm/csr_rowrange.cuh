@@ -52,6 +52,19 @@ struct RowRangeParams {
   int batch = 1;
 };
 
+// Y'(row, b .. b + 3) = v, as far as the batch goes.
+template <class VT, bool kVectorStore>
+__device__ __forceinline__ void store_four(const RowRangeParams& p, std::int64_t row, int b, float a0, float a1,
+                                           float a2, float a3) {
+  if constexpr (kVectorStore) {   // fp32, Y' rows contiguous and 16-byte aligned, batch a multiple of 4
+    *reinterpret_cast<float4*>(static_cast<float*>(p.y) + row * p.ys_row + b) = make_float4(a0, a1, a2, a3);
+  } else {
+    const float a[4] = {a0, a1, a2, a3};
+    for (int t = 0; t < 4 && b + t < p.batch; ++t)
+      static_cast<VT*>(p.y)[row * p.ys_row + (b + t) * p.ys_col] = from_acc<VT>(a[t]);
+  }
+}
+
 // kPackedX: X' rows are exactly BT values apart and the batch fills one tile to its last four values
 // (ldx == BT, BT - 4 < batch <= BT), so the row stride is a constant and every lane is in the batch. Measured: 0.102 against 0.114 ms at 16384 x 16384, 90%, batch 8 (the compiler's schedule of the
 // gathers is the difference).
@@ -150,29 +163,9 @@ __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowrange_kernel(Ro
       const int rr = i / kLanesPerRow, l = i % kLanesPerRow, b = tile0 + 4 * l;
       if (b >= p.batch) continue;
       const float4 v = sums[wib][rr][l];
-      const std::int64_t row = r_begin + rr;
-      if constexpr (kVectorStore) {   // fp32, Y' rows contiguous and 16-byte aligned, batch a multiple of 4
-        *reinterpret_cast<float4*>(static_cast<float*>(p.y) + row * p.ys_row + b) = v;
-      } else {
-        const float a[4] = {v.x, v.y, v.z, v.w};
-        for (int t = 0; t < 4 && b + t < p.batch; ++t)
-          static_cast<VT*>(p.y)[row * p.ys_row + (b + t) * p.ys_col] = from_acc<VT>(a[t]);
-      }
+      store_four<VT, kVectorStore>(p, r_begin + rr, b, v.x, v.y, v.z, v.w);
     }
     __syncwarp();
-  }
-}
-
-// Y'(row, b .. b + 3) = v, as far as the batch goes.
-template <class VT, bool kVectorStore>
-__device__ __forceinline__ void store_four(const RowRangeParams& p, std::int64_t row, int b, float a0, float a1,
-                                           float a2, float a3) {
-  if constexpr (kVectorStore) {   // fp32, Y' rows contiguous and 16-byte aligned, batch a multiple of 4
-    *reinterpret_cast<float4*>(static_cast<float*>(p.y) + row * p.ys_row + b) = make_float4(a0, a1, a2, a3);
-  } else {
-    const float a[4] = {a0, a1, a2, a3};
-    for (int t = 0; t < 4 && b + t < p.batch; ++t)
-      static_cast<VT*>(p.y)[row * p.ys_row + (b + t) * p.ys_col] = from_acc<VT>(a[t]);
   }
 }
 

@@ -38,12 +38,11 @@ cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4
 }
 
 template <class VT, int BT, bool kVectorStore>
-void launch_batch_kernel(const RowSegParams& p, dim3 grid, cudaStream_t s) {
-  constexpr int kThreads = 256;
+void launch_batch_kernel(const RowSegParams& p, dim3 grid, int threads, cudaStream_t s) {
   if (x_packed_to_tile(p.ldx, p.batch, BT))   // the constant-stride instantiation
-    rowseg_batch_kernel<VT, BT, kVectorStore, true><<<grid, kThreads, 0, s>>>(p);
+    rowseg_batch_kernel<VT, BT, kVectorStore, true><<<grid, threads, 0, s>>>(p);
   else
-    rowseg_batch_kernel<VT, BT, kVectorStore, false><<<grid, kThreads, 0, s>>>(p);
+    rowseg_batch_kernel<VT, BT, kVectorStore, false><<<grid, threads, 0, s>>>(p);
 }
 
 template <class VT, int BT>
@@ -54,11 +53,11 @@ cudaError_t launch_batch(const RowSegParams& p, int sm_count, const int4* splits
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
   if constexpr (std::is_same_v<VT, float>) {
     if (y_takes_vector_stores(p.y, p.ys_row, p.ys_col, p.batch)) {
-      launch_batch_kernel<VT, BT, true>(p, grid, s);
+      launch_batch_kernel<VT, BT, true>(p, grid, kThreads, s);
       return finish_rowseg_launch<PlusTimes, VT>(p, PlusTimes{}, splits, n_splits, s);
     }
   }
-  launch_batch_kernel<VT, BT, false>(p, grid, s);
+  launch_batch_kernel<VT, BT, false>(p, grid, kThreads, s);
   return finish_rowseg_launch<PlusTimes, VT>(p, PlusTimes{}, splits, n_splits, s);
 }
 
