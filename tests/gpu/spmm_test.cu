@@ -705,10 +705,12 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
         h.slabs = slabs;
         check_plus_times<__nv_bfloat16>(p, h, rng(), 1e-2, *plan);
       }
-      Case d;   // bitwise repeatable with slabs
+      Case d;   // bitwise repeatable with slabs, and with plain rows (one row per 8 lanes on many rows)
       d.batch = batch;
       d.kernel = Kernel::RowRange;
       d.slabs = 4;
+      expect_bitwise_repeatable(p, d, *plan);
+      d.slabs = 1;
       expect_bitwise_repeatable(p, d, *plan);
     }
     for (int batch : {100, 130}) {   // batch tile 128: one tile with idle lanes, two tiles
@@ -738,12 +740,16 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
   Pattern q = random_pattern(rng(), 2000, 16384, 0.01);   // ~164 per row
   auto plan_q = make_plan(q, false);
   EXPECT_EQ("row_range(bt=32,slabs=1)", choose(*plan_q, a).describe());
+  // Batch tile 32 with plain rows on a plan of many rows (>= 96 per SM): one row per 8-lane group.
+  Pattern m = random_pattern(rng(), 16000, 2000, 0.02);
+  auto plan_m = make_plan(m, false);
+  EXPECT_EQ("row_range(bt=32,slabs=1,one_row)", choose(*plan_m, a).describe());
   // Batch > 32: one row per warp at batch tile 128 on rows of < 300 non-zeros, the column-block kernel above.
   a.batch = 128;
   EXPECT_EQ(Kernel::ColumnBlock, choose(*plan, a).kernel);
-  EXPECT_EQ("row_range(bt=128,slabs=1)", choose(*plan_q, a).describe());
+  EXPECT_EQ("row_range(bt=128,slabs=1,one_row)", choose(*plan_q, a).describe());
   a.slabs = 4;   // no slabs at batch tile 128
-  EXPECT_EQ("row_range(bt=128,slabs=1)", choose(*plan_q, a).describe());
+  EXPECT_EQ("row_range(bt=128,slabs=1,one_row)", choose(*plan_q, a).describe());
 }
 
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------

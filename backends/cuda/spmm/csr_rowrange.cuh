@@ -12,8 +12,8 @@
 // used, also across pieces (the next piece's bounds are fetched one piece ahead). A piece's lanes are folded
 // with shuffles in a fixed order and added to the row's sum in slab order: bitwise repeatable. The warp
 // writes its rows' sums to Y' when its range is done.
-// Batch tile 128 runs rowrange_row_kernel instead: one row per warp (its 32 lanes hold the row's 128 sums, four
-// each), so there is nothing to fold or to keep in shared memory and no slabs.
+// Batch tile 128, and batch tile 32 on plans with many rows, run rowrange_row_kernel instead: one row per lane
+// group (32 lanes at 128, 8 at 32), so there is nothing to fold or to keep in shared memory and no slabs.
 // Measured at 16384 x 16384, 90%, batch 8: ranges of equal row counts beat the plan's non-zero-balanced
 // ranges on uniform patterns (0.113 against 0.118 ms, isolated copies in one process); a version that added
 // each slab's sums into Y' instead of shared memory ran 0.115 ms with 4 slabs (with the run-time X' stride);
@@ -32,7 +32,7 @@ namespace snk::cuda {
 
 // Rows one warp range may hold (its sums take kRowRangeRows x BT fp32 of shared memory).
 constexpr int kRowRangeRows = 8;
-// Threads per block of rowrange_row_kernel (batch tile 128).
+// Threads per block of rowrange_row_kernel.
 constexpr int kRowWarpThreads = 256;
 
 struct RowRangeParams {
@@ -48,6 +48,7 @@ struct RowRangeParams {
   const void* x = nullptr;              // X'(k, b) = x[k * ldx + b], 32-bit offsets
   int ldx = 0;
   void* y = nullptr;                    // Y'(m, b) = y[m * ys_row + b * ys_col]
+  bool one_row = false;                 // rowrange_row_kernel (batch tile 32 or 128; always at 128)
   std::int64_t ys_row = 0, ys_col = 1;
   int batch = 1;
 };
@@ -169,24 +170,30 @@ __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowrange_kernel(Ro
   }
 }
 
-// Batch tile 128: warp w of the grid owns row w; lane l sums batch values 4l .. 4l + 3 of the tile. Each step
-// takes one 4-non-zero chunk (the next one's loads issued first) and gathers its four X' rows (512 bytes each)
-// before using any, so four gathers per warp are in flight. Rows the plan did not cut; n_slabs is ignored.
+// One row per lane group (the launcher's choice where p.one_row is set): batch tile 128, warp w of the grid owns
+// row w, lane l sums batch values 4l .. 4l + 3 of the tile; batch tile 32, warp w owns rows 4w .. 4w + 3, one
+// per 8-lane group. Each step takes one 4-non-zero chunk of the group's row (the next one's loads issued first)
+// and gathers its four X' rows before using any, so four gathers per lane are in flight; nothing is folded
+// across lanes (no shuffles: lanes may leave early). Rows the plan did not cut; n_slabs is ignored.
 // Both streams go through L1 here: a chunk's line serves the next steps (16 chunks of columns, 8 of fp32
 // values), and X' rows are reused from L1 now and then. Measured in an isolated harness at 16384 x 16384,
 // batch 128, 99% (copies in one process): a stand-alone copy of this loop 0.1295 ms (rowseg_batch_kernel
 // 0.154; cuSPARSE's best there, CSR_ALG3, 0.146); W streamed past L1 as the other kernels do, 0.155; X' rows
-// gathered past L1, 0.140.
-// The library build of this kernel runs 0.137 ms there; with 512-thread blocks (two resident per SM, 32 warps,
-// against five of 256 at ~49 registers) 0.141.
-template <class VT, bool kVectorStore, bool kPackedX>
+// gathered past L1, 0.140. The library build of this kernel runs 0.137 ms there; with 512-thread blocks (two
+// resident per SM, 32 warps, against five of 256 at ~49 registers) 0.141. At batch 32, 16384 x 16384, 99%:
+// 0.036 ms against 0.042 for rowrange_kernel; with 4096 rows (1024 warps) 0.0101 against 0.0081, hence the
+// dispatcher's row-count floor.
+template <class VT, int BT, bool kVectorStore, bool kPackedX>
 __global__ void __launch_bounds__(kRowWarpThreads, kStreamWarpsPerSm * 32 / kRowWarpThreads)
     rowrange_row_kernel(RowRangeParams p) {
-  constexpr int BT = 128;
-  const int lane = threadIdx.x & 31;
-  const int row = static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
-  if (row >= p.rows) return;
-  const int b0 = (kPackedX ? 0 : blockIdx.y * BT) + 4 * lane;
+  static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");
+  constexpr int kLanesPerRow = BT / 4, kRowsPerWarp = 32 / kLanesPerRow;
+  const int lane = threadIdx.x & 31, lb = lane % kLanesPerRow;
+  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::int64_t row64 = warp * kRowsPerWarp + lane / kLanesPerRow;
+  if (row64 >= p.rows) return;
+  const int row = static_cast<int>(row64);
+  const int b0 = (kPackedX ? 0 : blockIdx.y * BT) + 4 * lb;
   const bool in_batch = kPackedX || b0 < p.batch;
   const unsigned ldx = kPackedX ? BT : static_cast<unsigned>(p.ldx);
   const VT* __restrict__ vals = static_cast<const VT*>(p.values);

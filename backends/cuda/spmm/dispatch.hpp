@@ -142,6 +142,8 @@ struct Choice {
   int batch_tile = 1;
   int group_lanes = 32;             // RowSegment: lanes per segment
   int slabs = 0;                    // RowRange: column slabs walked in order (1 = plain rows)
+  bool one_row = false;             // RowRange: one row per lane group (always at batch tile 128; at 32 on
+                                    // plans with many rows)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   std::string describe() const;
