@@ -201,10 +201,11 @@ __global__ void __launch_bounds__(kRowWarpThreads, kStreamWarpsPerSm * 32 / kRow
   const std::uint16_t* __restrict__ col16 = p.col16;
   const int begin = p.bounds[row], end = p.bounds[static_cast<std::int64_t>(p.n_fine) * p.rows + row];
   const int q_end = (end + 3) >> 2, q_whole = static_cast<int>(p.nnz >> 2);   // chunks wholly in the values
-  auto load = [&](int q, Four<VT>& w, unsigned (&c)[4]) {
-    const Four<std::uint16_t> c4 = load_four_cached(col16 + std::int64_t(q) * 4);   // padded: in bounds
-#pragma unroll
-    for (int i = 0; i < 4; ++i) c[i] = c4.v[i];
+  // A chunk's four 16-bit columns stay packed in a uint2 until its gathers are issued: unpacking them where
+  // they are loaded made the compiler wait for the load (behind the tail test of the values) before the
+  // current chunk's gathers went out.
+  auto load = [&](int q, Four<VT>& w, uint2& c) {
+    c = __ldg(reinterpret_cast<const uint2*>(col16) + q);   // padded by the plan: in bounds
     const std::int64_t base = std::int64_t(q) * 4;
     if (q < q_whole) {
       w = load_four_cached(vals + base);
@@ -216,18 +217,19 @@ __global__ void __launch_bounds__(kRowWarpThreads, kStreamWarpsPerSm * 32 / kRow
   float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
   int q = begin >> 2;
   Four<VT> w;
-  unsigned c[4];
+  uint2 c = make_uint2(0u, 0u);
   if (q < q_end) load(q, w, c);
   for (; q < q_end; ++q) {
-    Four<VT> wn;
-    unsigned cn[4];
-    if (q + 1 < q_end) load(q + 1, wn, cn);
+    const unsigned cols[4] = {c.x & 0xffffu, c.x >> 16, c.y & 0xffffu, c.y >> 16};
     Four<VT> xv[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 4; ++i) {   // this chunk's gathers first
       const bool ok = q * 4 + i >= begin && q * 4 + i < end && in_batch;
-      xv[i] = ok ? load_four_cached(x + c[i] * ldx) : Four<VT>{};
+      xv[i] = ok ? load_four_cached(x + cols[i] * ldx) : Four<VT>{};
     }
+    Four<VT> wn;
+    uint2 cn = make_uint2(0u, 0u);
+    if (q + 1 < q_end) load(q + 1, wn, cn);   // then the next chunk's loads
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       if (q * 4 + i >= begin && q * 4 + i < end) {
@@ -239,8 +241,7 @@ __global__ void __launch_bounds__(kRowWarpThreads, kStreamWarpsPerSm * 32 / kRow
       }
     }
     w = wn;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) c[i] = cn[i];
+    c = cn;
   }
   if (in_batch) store_four<VT, kVectorStore>(p, row, b0, a0, a1, a2, a3);
 }
