@@ -752,6 +752,34 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
   EXPECT_EQ("row_range(bt=128,slabs=1,one_row)", choose(*plan_q, a).describe());
 }
 
+// ---- the wide column-block kernel on enough rows to fill the GPU: rows spread evenly over the SMs ----------------
+TEST(SpmmColumnBlock, RowsSpreadOverTheSms) {
+  SKIP_WITHOUT_GPU();
+  int dev = 0, sms = 0;
+  ASSERT_EQ(cudaSuccess, cudaGetDevice(&dev));
+  ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  // ~307 non-zeros per row: Auto takes column_block at batch 128. Blocks of 128 rows would leave SMs idle
+  // (or run a second, short wave), so the rows go evenly over whole waves of blocks.
+  const int rows = std::max(64 * sms + 7, 128 * (sms / 2) + 7);
+  Pattern p = random_pattern(rng(), rows, 1024, 0.3);
+  auto plan = make_plan(p, false);
+  SpmmArgs a;
+  a.batch = 128;
+  const Choice ch = choose(*plan, a);
+  ASSERT_EQ(Kernel::ColumnBlock, ch.kernel) << ch.describe();
+  const int ranges128 = (rows + 127) / 128, waves = (ranges128 + sms - 1) / sms;
+  EXPECT_EQ((rows + waves * sms - 1) / (waves * sms), ch.column_block.rows_per_cta) << ch.describe();
+  EXPECT_LT(ch.column_block.rows_per_cta, 128) << ch.describe();
+  for (int batch : {128, 100, 32}) {   // one batch tile, and the tile of 32 (X' packed to it: bulk copies)
+    Case c;
+    c.batch = batch;
+    check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+    c.kernel = Kernel::ColumnBlock;
+    c.cb.rows_per_cta = 125;           // explicit: warps of three and of four rows in one block
+    check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+  }
+}
+
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------
 TEST(SpmmArguments, TightXAllocation) {
   SKIP_WITHOUT_GPU();

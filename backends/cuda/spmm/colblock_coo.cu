@@ -12,7 +12,7 @@ namespace snk::cuda {
 
 namespace {
 
-// Batch tiles 32 and 128 run colblock_wide_kernel (row sums in registers: rows_per_cta must be
+// Batch tiles 32 and 128 run colblock_wide_kernel (row sums in registers: rows_per_cta at most
 // 32 x kColBlockRowsPerWarp), batch tile 8 colblock_kernel; colblock_shared_bytes says what each needs.
 template <class VT, int BT, int K>
 void (*wide_kernel(bool bulk))(ColBlockParams) {
@@ -23,7 +23,7 @@ template <class VT, int BT>
 cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream_t s) {
   constexpr bool kWide = BT == 32 || BT == 128;
   ColBlockParams p = p_in;
-  if (kWide && p.rows_per_cta != 32 * kColBlockRowsPerWarp) return cudaErrorInvalidValue;
+  if (kWide && (p.rows_per_cta < 1 || p.rows_per_cta > 32 * kColBlockRowsPerWarp)) return cudaErrorInvalidValue;
   const int k = colblock_pairs_per_lane(BT, pairs_per_lane);
   // The wide kernel fills its stages by bulk copies where the tile's X' rows are contiguous (one batch tile,
   // ldx == BT, 16-byte aligned), with a third stage where it fits.

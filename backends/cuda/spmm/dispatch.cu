@@ -139,7 +139,19 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   const std::int64_t bz = (args.batch + bt - 1) / bt;
   const std::int64_t stage_bytes = std::int64_t(2) * c.block_cols * bt * vs;
   const int rows_cap = static_cast<int>(std::max<std::int64_t>(32, (kColBlockSharedBytes - stage_bytes) / (bt * 4)));
-  if (colblock_wide(bt)) c.rows_per_cta = 32 * kColBlockRowsPerWarp;   // colblock_wide_kernel: sums in registers
+  if (colblock_wide(bt)) {
+    // colblock_wide_kernel keeps the sums in registers: at most 32 x kColBlockRowsPerWarp rows per block. Where
+    // full blocks would fill at least half of the SMs without splits, the rows are spread evenly over whole
+    // waves of blocks instead (16384 rows: 132 blocks of 125 rather than 128 of 128, four SMs idle).
+    const int full = 32 * kColBlockRowsPerWarp;
+    c.rows_per_cta = args.column_block.rows_per_cta > 0 ? std::min(args.column_block.rows_per_cta, full) : full;
+    const std::int64_t per_wave = std::max<std::int64_t>(1, a.sm_count / bz);
+    const std::int64_t ranges = (a.rows + full - 1) / full;
+    if (args.column_block.rows_per_cta <= 0 && 2 * ranges >= per_wave) {
+      const std::int64_t waves = (ranges + per_wave - 1) / per_wave;
+      c.rows_per_cta = static_cast<int>((a.rows + waves * per_wave - 1) / (waves * per_wave));
+    }
+  }
   if (c.rows_per_cta <= 0) {
     // The most rows per block (X is staged once per row range) that still gives about one block per SM
     // once the column blocks are split across blocks.
