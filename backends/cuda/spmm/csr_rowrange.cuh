@@ -179,10 +179,13 @@ __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowrange_kernel(Ro
 // values), and X' rows are reused from L1 now and then. Measured in an isolated harness at 16384 x 16384,
 // batch 128, 99% (copies in one process): a stand-alone copy of this loop 0.1295 ms (rowseg_batch_kernel
 // 0.154; cuSPARSE's best there, CSR_ALG3, 0.146); W streamed past L1 as the other kernels do, 0.155; X' rows
-// gathered past L1, 0.140. The library build of this kernel runs 0.137 ms there; with 512-thread blocks (two
-// resident per SM, 32 warps, against five of 256 at ~49 registers) 0.141. At batch 32, 16384 x 16384, 99%:
-// 0.036 ms against 0.042 for rowrange_kernel; with 4096 rows (1024 warps) 0.0101 against 0.0081, hence the
-// dispatcher's row-count floor.
+// gathered past L1, 0.140. The library build ran 0.137 ms there until the chunk loader below kept each
+// chunk's columns packed until its gathers are issued and issued the next chunk's loads after them (the
+// compiler had unpacked the next columns where they were loaded, so each step waited for that load before
+// its gathers); the benchmark has it at 0.131 since. With 512-thread blocks (two resident per SM, 32 warps, against
+// five of 256 at ~49 registers) 0.141. At batch 32, 16384 x 16384, 99%: 0.0378 ms in the library (harness
+// 0.036) against 0.042 for rowrange_kernel; with 4096 rows (1024 warps) 0.0101 against 0.0081 (harness),
+// hence the dispatcher's row-count floor.
 template <class VT, int BT, bool kVectorStore, bool kPackedX>
 __global__ void __launch_bounds__(kRowWarpThreads, kStreamWarpsPerSm * 32 / kRowWarpThreads)
     rowrange_row_kernel(RowRangeParams p) {

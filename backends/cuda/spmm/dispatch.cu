@@ -210,7 +210,7 @@ bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 
 // 16384 / 90% and 95%, 1638 and 819 per row, 0.207 / 0.130 against 0.320 / 0.167 ms; 4096 / 90%, 410 per
 // row, 0.0242 against 0.0252; at 205 per row, 4096 / 95%, row_range wins, 0.0160 against 0.0179; batch 128,
 // row_range at batch tile 128: 4096 / 90%, 410 per row, 0.0553 against 0.0661; 4096 / 95%, 205 per row,
-// row_range 0.0380 against 0.0384; 99%, row_range 0.139 / 0.0133 against 0.223 / 0.0288 at 16384 / 4096),
+// row_range 0.0367 against 0.0387; 99%, row_range 0.131 / 0.0124 against 0.222 / 0.0289 at 16384 / 4096),
 // else >= 200 (the batch-lane kernel; batch 128: 0.0387 against 0.0583 ms at 4096 / 95%, 205 per row; with
 // about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.154 against 0.235 ms at 16384 and 0.0168
 // against 0.0288 at 4096).
@@ -226,8 +226,8 @@ bool row_range_fits(const Plan::Impl& a) {
 }
 
 // Whether batch tile 32 runs one row per 8-lane group (rowrange_row_kernel): where the plan has rows for at
-// least 24 warps per SM (four rows each). 16384 x 16384, 99%, batch 32: 0.036 against 0.042 ms; with 4096
-// rows (1024 warps on 132 SMs) 0.0101 against 0.0081 (isolated harness, csr_rowrange.cuh).
+// least 24 warps per SM (four rows each). 16384 x 16384, 99%, batch 32: 0.0378 against 0.0421 ms (benchmark);
+// with 4096 rows (1024 warps on 132 SMs) 0.0101 against 0.0081 (isolated harness, csr_rowrange.cuh).
 bool row_range_one_row(const Plan::Impl& a) { return a.rows >= std::int64_t(96) * a.sm_count; }
 
 // Column boundaries of the plan's table per slab, for `slabs` slabs (the last slab may hold fewer).
