@@ -225,8 +225,8 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 }
 
 // Batch tiles 32 and 128 (colblock_wide_kernel): a warp owns up to kColBlockRowsPerWarp rows of the thread
-// block's rows_per_cta <= 32 x kColBlockRowsPerWarp (row warp + 32 i) and keeps their sums in registers across all of its
-// column blocks: no shared row sums, no read-modify-write per block. Its lanes form G = 128 / BT groups of
+// block's rows_per_cta <= 32 x kColBlockRowsPerWarp (row warp + 32 i) and keeps their sums in registers across
+// all of its column blocks: no shared row sums, no read-modify-write per block. Its lanes form G = 128 / BT groups of
 // BT / 4 lanes (four batch values per lane), each group working on one of the rows at a time (batch 128:
 // one group, the four rows in turn; batch 32: four groups, one row each). In each column block the warp's
 // rows' segments are taken as one concatenated run of non-zeros: the lanes load it at once (up to

@@ -182,8 +182,8 @@ __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowrange_kernel(Ro
 // gathered past L1, 0.140. The library build ran 0.137 ms there until the chunk loader below kept each
 // chunk's columns packed until its gathers are issued and issued the next chunk's loads after them (the
 // compiler had unpacked the next columns where they were loaded, so each step waited for that load before
-// its gathers); the benchmark has it at 0.131 since. With 512-thread blocks (two resident per SM, 32 warps, against
-// five of 256 at ~49 registers) 0.141. At batch 32, 16384 x 16384, 99%: 0.0378 ms in the library (harness
+// its gathers); the benchmark has it at 0.131 since. With 512-thread blocks (two resident per SM, 32 warps,
+// against five of 256 at ~49 registers) 0.141. At batch 32, 16384 x 16384, 99%: 0.0378 ms in the library (harness
 // 0.036) against 0.042 for rowrange_kernel; with 4096 rows (1024 warps) 0.0101 against 0.0081 (harness),
 // hence the dispatcher's row-count floor.
 template <class VT, int BT, bool kVectorStore, bool kPackedX>
