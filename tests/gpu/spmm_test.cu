@@ -778,6 +778,23 @@ TEST(SpmmColumnBlock, RowsSpreadOverTheSms) {
     c.cb.rows_per_cta = 125;           // explicit: warps of three and of four rows in one block
     check_plus_times<float>(p, c, rng(), 1e-5, *plan);
   }
+  // Fewer rows: the column blocks are split across blocks, and the rows spread over as many ranges as the
+  // splits fill one wave with (132 SMs: 33 ranges of 125 rows x 4 splits, not 32 of 128 x 4).
+  Pattern f = random_pattern(rng(), 4096, 1024, 0.3);
+  auto plan_f = make_plan(f, false);
+  const Choice cf = choose(*plan_f, a);
+  ASSERT_EQ(Kernel::ColumnBlock, cf.kernel) << cf.describe();
+  const int ranges_f = (4096 + cf.column_block.rows_per_cta - 1) / cf.column_block.rows_per_cta;
+  EXPECT_LE(ranges_f * cf.column_block.splits, sms) << cf.describe();   // one wave
+  if (sms == 132) {
+    EXPECT_EQ(125, cf.column_block.rows_per_cta) << cf.describe();
+    EXPECT_EQ(4, cf.column_block.splits) << cf.describe();
+  }
+  for (int batch : {128, 32}) {
+    Case c;
+    c.batch = batch;
+    check_plus_times<float>(f, c, rng(), 1e-5, *plan_f);
+  }
 }
 
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------

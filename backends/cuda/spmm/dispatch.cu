@@ -142,7 +142,10 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   if (colblock_wide(bt)) {
     // colblock_wide_kernel keeps the sums in registers: at most 32 x kColBlockRowsPerWarp rows per block. Where
     // full blocks would fill at least half of the SMs without splits, the rows are spread evenly over whole
-    // waves of blocks instead (16384 rows: 132 blocks of 125 rather than 128 of 128, four SMs idle).
+    // waves of blocks instead (16384 rows: 132 blocks of 125 rather than 128 of 128, four SMs idle); with
+    // fewer rows, where the column blocks are split s ways (below), over as many row ranges as s-way splits
+    // fill a wave, as long as blocks keep at least half of the full rows (4096 rows: 33 ranges of 125 x 4
+    // splits rather than 32 of 128 x 4).
     const int full = 32 * kColBlockRowsPerWarp;
     c.rows_per_cta = args.column_block.rows_per_cta > 0 ? std::min(args.column_block.rows_per_cta, full) : full;
     const std::int64_t per_wave = std::max<std::int64_t>(1, a.sm_count / bz);
@@ -150,6 +153,11 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
     if (args.column_block.rows_per_cta <= 0 && 2 * ranges >= per_wave) {
       const std::int64_t waves = (ranges + per_wave - 1) / per_wave;
       c.rows_per_cta = static_cast<int>((a.rows + waves * per_wave - 1) / (waves * per_wave));
+    } else if (args.column_block.rows_per_cta <= 0 && ranges > 0) {
+      const std::int64_t s = c.splits > 0 ? c.splits : std::min<std::int64_t>(n_blocks, per_wave / ranges);
+      const std::int64_t target = per_wave / std::max<std::int64_t>(1, s);
+      const std::int64_t r = (a.rows + std::max<std::int64_t>(1, target) - 1) / std::max<std::int64_t>(1, target);
+      if (target > ranges && 2 * r >= full) c.rows_per_cta = static_cast<int>(r);
     }
   }
   if (c.rows_per_cta <= 0) {
