@@ -224,20 +224,19 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
     if (b0 + t % BT < p.batch) colblock_store<VT>(p, r0 + t / BT, b0 + t % BT, acc_s[t]);
 }
 
-// Batch tiles 32 and 128 (colblock_wide_kernel): a warp owns up to kColBlockRowsPerWarp rows of the thread
-// block's rows_per_cta <= 32 x kColBlockRowsPerWarp (row warp + 32 i) and keeps their sums in registers across
-// all of its column blocks: no shared row sums, no read-modify-write per block. Its lanes form G = 128 / BT groups of
-// BT / 4 lanes (four batch values per lane), each group working on one of the rows at a time (batch 128:
-// one group, the four rows in turn; batch 32: four groups, one row each). In each column block the warp's
-// rows' segments are taken as one concatenated run of non-zeros: the lanes load it at once (up to
-// colblock_pairs_per_lane non-zeros each, coalesced), turn each column into the byte offset of its row in
-// the staged tile, and leave the (value, offset) pairs in the warp's slice of shared memory; each group
-// then reads its row's pairs as broadcasts, two pairs per 16-byte load, and its four values of each X row:
-// one and a half shared loads and four FMAs per non-zero per lane. The run of the next column block is loaded into registers while this one
-// is computed (its segment bounds are fetched a block earlier still), so the sparse stream's latency
-// hides behind the shared-memory work. (colblock_kernel's hand-round by shuffles was issue-bound at batch
-// 128: 39 instructions per non-zero, measured.) Each row's sum runs in column order: results are bitwise
-// identical run to run.
+// Batch tiles 32 and 128 (colblock_wide_kernel): a warp owns up to kColBlockRowsPerWarp rows of the thread block's
+// rows_per_cta <= 32 x kColBlockRowsPerWarp (row warp + 32 i) and keeps their sums in registers across all of its
+// column blocks: no shared row sums, no read-modify-write per block. Its lanes form G = 128 / BT groups of BT / 4
+// lanes (four batch values per lane), each group working on one of the rows at a time (batch 128: one group, the
+// four rows in turn; batch 32: four groups, one row each). In each column block the warp's rows' segments are taken
+// as one concatenated run of non-zeros: the lanes load it at once (up to colblock_pairs_per_lane non-zeros each,
+// coalesced), turn each column into the byte offset of its row in the staged tile, and leave the (value, offset)
+// pairs in the warp's slice of shared memory; each group then reads its row's pairs as broadcasts, two pairs per
+// 16-byte load, and its four values of each X row: one and a half shared loads and four FMAs per non-zero per lane.
+// The run of the next column block is loaded into registers while this one is computed (its segment bounds are
+// fetched a block earlier still), so the sparse stream's latency hides behind the shared-memory work.
+// (colblock_kernel's hand-round by shuffles was issue-bound at batch 128: 39 instructions per non-zero, measured.)
+// Each row's sum runs in column order: results are bitwise identical run to run.
 constexpr int kColBlockRowsPerWarp = 4;
 // Non-zeros each lane loads of a warp's run per column block (ColumnBlockConfig::pairs_per_lane; the run
 // holds up to 32 x that at once): 4, or 8 at batch tile 32 when a run would not fit in 128 (its four rows
@@ -265,12 +264,12 @@ struct ColBlockRun {
   int o[R + 1];
 };
 
-// colblock_wide_kernel<..., kBulk> (X' rows of the tile contiguous: ldx == BT, one batch tile): the stages, p.stages of them, are
-// filled by bulk copies (one per block of X, completing on the stage's mbarrier) instead of cp.async by
-// every thread, and there is no thread-block barrier per block: each warp waits for its block's stage,
-// and the last warp done with a stage (a counter per stage) starts the copy of the block p.stages later
-// into it. Warps thus run up to p.stages - 1 blocks apart, so a block's slowest warp (its rows' segments
-// in the block are longest) no longer holds the others at every block.
+// colblock_wide_kernel<..., kBulk> (X' rows of the tile contiguous: ldx == BT, one batch tile): the stages, p.stages
+// of them, are filled by bulk copies (one per block of X, completing on the stage's mbarrier) instead of cp.async by
+// every thread, and there is no thread-block barrier per block: each warp waits for its block's stage, and the last
+// warp done with a stage (a counter per stage) starts the copy of the block p.stages later into it. Warps thus run
+// up to p.stages - 1 blocks apart, so a block's slowest warp (its rows' segments in the block are longest) no longer
+// holds the others at every block.
 template <class VT, int BT, int K, bool kBulk>
 __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p) {
   static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");

@@ -150,14 +150,14 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
     c.rows_per_cta = args.column_block.rows_per_cta > 0 ? std::min(args.column_block.rows_per_cta, full) : full;
     const std::int64_t per_wave = std::max<std::int64_t>(1, a.sm_count / bz);
     const std::int64_t ranges = (a.rows + full - 1) / full;
-    if (args.column_block.rows_per_cta <= 0 && 2 * ranges >= per_wave) {
-      const std::int64_t waves = (ranges + per_wave - 1) / per_wave;
-      c.rows_per_cta = static_cast<int>((a.rows + waves * per_wave - 1) / (waves * per_wave));
-    } else if (args.column_block.rows_per_cta <= 0 && ranges > 0) {
+    if (args.column_block.rows_per_cta <= 0 && ranges > 0) {
+      const bool unsplit = 2 * ranges >= per_wave;
       const std::int64_t s = c.splits > 0 ? c.splits : std::min<std::int64_t>(n_blocks, per_wave / ranges);
-      const std::int64_t target = per_wave / std::max<std::int64_t>(1, s);
-      const std::int64_t r = (a.rows + std::max<std::int64_t>(1, target) - 1) / std::max<std::int64_t>(1, target);
-      if (target > ranges && 2 * r >= full) c.rows_per_cta = static_cast<int>(r);
+      // Row ranges to aim for: whole waves without splits, else the ranges that s-way splits fill a wave with.
+      const std::int64_t target =
+          std::max<std::int64_t>(1, unsplit ? (ranges + per_wave - 1) / per_wave * per_wave : per_wave / s);
+      const std::int64_t r = (a.rows + target - 1) / target;
+      if (unsplit || (target > ranges && 2 * r >= full)) c.rows_per_cta = static_cast<int>(r);
     }
   }
   if (c.rows_per_cta <= 0) {
@@ -432,7 +432,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     // X's last row (its allocation may end at the batch).
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
-                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31)) && (cb_tile == 0 || (xs_row == cb_tile && batch == cb_tile));
+                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31)) &&
+                    (cb_tile == 0 || (xs_row == cb_tile && batch == cb_tile));
     if (!ok && kx > 0) {
       const std::int64_t ld = cb_tile ? cb_tile : round_up(static_cast<int>(batch), 8);
       if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");

@@ -128,7 +128,7 @@ struct SpmmArgs {
   std::int32_t batch = 1;
   bool deterministic = false;     // bitwise identical results run to run (no atomics)
   Kernel kernel = Kernel::Auto;
-  int batch_tile = 0;             // RowSegmentBatchLanes: 8, 32 or 128; RowRange: 8, 32 or 128 (0 = the dispatcher's choice)
+  int batch_tile = 0;             // RowSegmentBatchLanes and RowRange: 8, 32 or 128 (0 = the dispatcher's choice)
   int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice; batch
                                   // tile 128 always walks plain rows)
   ColumnBlockConfig column_block{};

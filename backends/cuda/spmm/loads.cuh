@@ -147,7 +147,9 @@ __device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned count
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
 }
 // Makes initialized barriers visible to the bulk-copy unit.
-__device__ __forceinline__ void mbarrier_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+__device__ __forceinline__ void mbarrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
 // Orders this thread's earlier shared-memory accesses before later bulk copies into shared memory.
 __device__ __forceinline__ void async_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {

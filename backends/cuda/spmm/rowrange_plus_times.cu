@@ -16,12 +16,12 @@ namespace {
 
 template <class VT, int BT, bool kVectorStore>
 void launch_kernel(const RowRangeParams& p, cudaStream_t s) {
-  const dim3 tiles_y(1, static_cast<unsigned>((p.batch + BT - 1) / BT));
+  const unsigned batch_tiles = static_cast<unsigned>((p.batch + BT - 1) / BT);
   if constexpr (BT != 8) {
     if (p.one_row || BT == 128) {   // one row per lane group (32 lanes at 128, 8 at 32)
       constexpr int kRowsPerWarp = 128 / BT, kWarps = kRowWarpThreads / 32;
       const std::int64_t warps = (std::int64_t(p.rows) + kRowsPerWarp - 1) / kRowsPerWarp;
-      const dim3 grid(static_cast<unsigned>(std::max<std::int64_t>(1, (warps + kWarps - 1) / kWarps)), tiles_y.y);
+      const dim3 grid(static_cast<unsigned>(std::max<std::int64_t>(1, (warps + kWarps - 1) / kWarps)), batch_tiles);
       if (x_packed_to_tile(p.ldx, p.batch, BT))
         rowrange_row_kernel<VT, BT, kVectorStore, true><<<grid, kRowWarpThreads, 0, s>>>(p);
       else
@@ -32,7 +32,7 @@ void launch_kernel(const RowRangeParams& p, cudaStream_t s) {
   if constexpr (BT != 128) {
     constexpr int kWarps = 8;   // 256 threads; kStreamWarpsPerSm / 8 blocks per SM are resident (launch bounds)
     const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kWarps - 1) / kWarps);
-    const dim3 grid(static_cast<unsigned>(blocks), tiles_y.y);
+    const dim3 grid(static_cast<unsigned>(blocks), batch_tiles);
     if (x_packed_to_tile(p.ldx, p.batch, BT))
       rowrange_kernel<VT, BT, kVectorStore, true><<<grid, 256, 0, s>>>(p);
     else
