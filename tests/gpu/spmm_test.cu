@@ -797,6 +797,71 @@ TEST(SpmmColumnBlock, RowsSpreadOverTheSms) {
   }
 }
 
+// ---- the batch-tile-8 column-block kernel with its blocks held for the whole call ------------------------------
+TEST(SpmmColumnBlock, ResidentBlocksAtBatchTile8) {
+  SKIP_WITHOUT_GPU();
+  // 20000 fp32 columns: 625 KB of X' per batch tile, so four column blocks of 5056 (a multiple of the plan's
+  // 64-column granularity), one per thread block, their partial tiles folded in order.
+  Pattern p = random_pattern(rng(), 1500, 20000, 0.03);
+  auto plan = make_plan(p, false);
+  SpmmArgs a;
+  a.batch = 8;
+  a.kernel = Kernel::ColumnBlock;
+  const Choice ch = choose(*plan, a);
+  ASSERT_EQ(8, ch.column_block.batch_tile) << ch.describe();
+  EXPECT_EQ(5056, ch.column_block.block_cols) << ch.describe();
+  EXPECT_EQ(4, ch.column_block.splits) << ch.describe();
+  for (int batch : {1, 5, 8, 13}) {   // 13: two batch tiles of 8, the second one part full
+    for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+      Case c;
+      c.batch = batch;
+      c.layout = l;
+      c.pad = 1;
+      c.kernel = Kernel::ColumnBlock;
+      c.cb.batch_tile = 8;
+      check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      c.cb.rows_per_cta = 37;        // many row ranges, rows not a multiple of the warps
+      check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+    }
+    Case h;                           // fp16: 16-byte X' rows, two blocks of 10048
+    h.batch = batch;
+    h.kernel = Kernel::ColumnBlock;
+    h.cb.batch_tile = 8;
+    check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
+    Case d;
+    d.batch = batch;
+    d.kernel = Kernel::ColumnBlock;
+    d.cb.batch_tile = 8;
+    d.deterministic = true;
+    expect_bitwise_repeatable(p, d, *plan);
+  }
+  // A single block (4096 columns, 128 KB) with all rows in one range; and the transposed orientations.
+  Pattern q = random_pattern(rng(), 700, 4096, 0.05);
+  auto plan_q = make_plan(q);
+  for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX}) {
+    Case c;
+    c.orientation = o;
+    c.batch = 8;
+    c.kernel = Kernel::ColumnBlock;
+    c.cb.batch_tile = 8;
+    c.cb.rows_per_cta = 5000;        // capped by shared memory
+    check_plus_times<float>(q, c, rng(), 1e-5, *plan_q);
+  }
+  // Auto takes it at batch 5-8 where each thread block streams at least twice the bytes of W that it stages of
+  // X' (16384 columns, ~1638 non-zeros per row, 8192 rows), not on the sparser 2000-row plan of SpmmRowRange.
+  Pattern m = random_pattern(rng(), 8192, 16384, 0.1);
+  auto plan_m = make_plan(m, false);
+  SpmmArgs am;
+  am.batch = 8;
+  EXPECT_EQ(Kernel::ColumnBlock, choose(*plan_m, am).kernel) << choose(*plan_m, am).describe();
+  EXPECT_EQ(8, choose(*plan_m, am).column_block.batch_tile);
+  am.batch = 5;
+  EXPECT_EQ(Kernel::ColumnBlock, choose(*plan_m, am).kernel) << choose(*plan_m, am).describe();
+  Case c;
+  c.batch = 8;
+  check_plus_times<float>(m, c, rng(), 1e-5, *plan_m);
+}
+
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------
 TEST(SpmmArguments, TightXAllocation) {
   SKIP_WITHOUT_GPU();

@@ -28,7 +28,8 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   // The wide kernel fills its stages by bulk copies where the tile's X' rows are contiguous (one batch tile,
   // ldx == BT, 16-byte aligned), with a third stage where it fits.
   const bool bulk = kWide && p.ldx == BT && p.batch <= BT && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
-  p.stages = 2;
+  // Batch tile 8 with one column block per thread block stages it once (one stage: blocks up to ~170 KB).
+  p.stages = !kWide && p.blocks_per_cta == 1 ? 1 : 2;
   if (bulk && colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), 3, true) <= p.shared_limit)
     p.stages = 3;
   const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), p.stages, bulk);

@@ -11,9 +11,10 @@
 // block writes its rows of Y, or, when several blocks share a row range over disjoint column ranges, a
 // partial tile that a fold kernel sums in range order; either way the result is bitwise identical run to
 // run. Two kernels, by batch tile:
-//   - colblock_kernel (batch tile 8): the lanes of a group load different chunks of its row and hand the
-//     non-zeros around by shuffles, a warp's 16 groups work on different rows (many rows' loads in flight
-//     at once), and row sums collect in shared memory (each row belongs to one group: no atomics);
+//   - colblock_kernel (batch tile 8): lanes across non-zeros, each lane all eight batch values, the sparse
+//     stream two steps ahead across the warp's rows, row sums in shared memory (each row belongs to one
+//     warp: no atomics); where a thread block has one column block (one stage, held for the whole call),
+//     the blocks are as wide as shared memory allows and the dispatcher splits the columns over them;
 //   - colblock_wide_kernel (batch tiles 32 and 128): row sums in registers, each warp's rows' non-zeros
 //     staged as (value, offset) pairs in shared memory and read as broadcasts (see below).
 #pragma once
@@ -47,7 +48,7 @@ struct ColBlockParams {
   int blocks_per_cta = 0;
   float* partial = nullptr;      // [splits][rows][partial_ld] when the column blocks are split (else null)
   std::int64_t partial_ld = 0;
-  int stages = 2;                // X stages of colblock_wide_kernel<..., kBulk = true> (2 or 3; the launcher sets it)
+  int stages = 2;                // X stages (the launcher sets it): 1 or 2 (colblock_kernel), 2 or 3 (bulk copies)
   std::size_t shared_limit = 0;  // the device's opt-in shared memory per thread block (Plan::Impl)
 };
 
@@ -118,28 +119,33 @@ __device__ __forceinline__ void colblock_store(const ColBlockParams& p, int r, i
   }
 }
 
-// One thread block: 1024 threads (32 warps). A warp takes the rows rl = warp, warp + 32, ... of the block's
-// range, 32 at a time (a "window": lane i reads where row i's segment of this column block starts and
-// ends, so the offsets of 32 rows arrive in one round of loads). The warp's G = 32 / L groups of
-// L = BT/4 lanes then take G rows of the window at once, one row per group: in each round every lane
-// loads U chunks of four non-zeros of its group's row (so a warp has G rows' worth of the sparse stream in
-// flight, not one), the group hands each non-zero's value and column to its lanes by shuffles, and each
-// lane multiplies it into its four batch columns of the X row read from shared memory. Rounds are
-// warp-uniform (as many as the longest of the G rows needs). At the end of its row a group adds its sums
-// into the row's shared accumulator: every row belongs to one group, so no atomics and a fixed order.
+// Batch tile 8 (colblock_kernel): lanes across non-zeros, each lane all eight batch values of its
+// non-zeros. A warp takes the rows rl = warp, warp + 32, ... of the block's range; in each column block it
+// walks their segments ("pieces") one after another as one stream of steps: in a step each lane loads
+// one chunk of four non-zeros of the piece (a warp step covers 128 consecutive non-zeros, one coalesced
+// 16-byte value load and 8-byte column load per lane), and the chunks of the next kColBlockAhead steps are
+// in flight while this one is used (also across pieces: a piece's bounds are fetched a piece ahead). For each
+// non-zero the lane reads its X row (8 values, two 16-byte shared loads; lanes of odd index read the halves
+// in the other order, so that half of a quarter-warp reads each half and a load's lanes spread over more
+// banks) and does eight FMAs. At the end of a piece the 32 lanes' eight sums are folded by a transposing
+// butterfly (9 shuffles), and the four lanes that hold one batch column each add it to the row's shared
+// sum (a row belongs to one warp: no atomics, a fixed order). Measured against the earlier bt-8 kernel
+// of this file (lanes across the batch, non-zeros handed round by shuffles): 16384 x 16384, 90%, batch 8,
+// 3 column blocks of 5504 held for the whole call (one stage, launch_cb): 0.092 against 0.137 ms.
+constexpr int kColBlockAhead = 2;
+
 template <class VT, int BT>
 __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   static_assert(BT == 8, "batch tile 8 (32 and 128: colblock_wide_kernel)");
-  constexpr int L = BT / 4;                           // lanes that share one X row (four values each)
-  constexpr int G = 32 / L;                           // groups (rows in progress) per warp
-  constexpr int U = 4;                                // chunks per lane per round
-  constexpr int kRound = 4 * L * U;                   // non-zeros of a row per round
+  constexpr int D = kColBlockAhead;
+  constexpr unsigned kAll = 0xffffffffu;
   extern __shared__ uint4 colblock_smem[];
   VT* tiles = reinterpret_cast<VT*>(colblock_smem);
-  float* acc_s = reinterpret_cast<float*>(tiles + 2 * p.block_cols * BT);
+  const int stages = p.stages;   // 1: one column block per thread block (staged once), else 2
+  float* acc_s = reinterpret_cast<float*>(tiles + stages * p.block_cols * BT);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
-  const int grp = lane / L, l4 = lane % L;
+  const int h0 = lane & 1;   // which half of an X row this lane reads first
   const int r0 = blockIdx.x * p.rows_per_cta;
   const int nr = min(p.rows_per_cta, p.rows - r0);
   const int c_begin = blockIdx.y * p.blocks_per_cta;
@@ -153,68 +159,97 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   cp_async_commit();
 
   for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
-    colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
-    const VT* tile = tiles + (it & 1) * p.block_cols * BT + l4 * 4;
+    if (stages == 1) {
+      cp_async_wait<0>();
+      __syncthreads();
+    } else {
+      colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
+    }
+    const VT* tile = tiles + (stages == 1 ? 0 : (it & 1) * p.block_cols * BT);
     const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
 
-    for (int w0 = 0; w0 < warp_rows; w0 += 32) {
-      const int n_in = min(32, warp_rows - w0);
-      int S = 0, E = 0;
-      if (lane < n_in) colblock_segment(p, c, r0 + warp + n_warps * (w0 + lane), S, E);
-      for (int k0 = 0; k0 < n_in; k0 += G) {
-        const int k = k0 + grp;   // this group's row in the window
-        int s = __shfl_sync(0xffffffffu, S, k & 31), e = __shfl_sync(0xffffffffu, E, k & 31);
-        if (k >= n_in) s = e = 0;
-        const int q_first = s >> 2;
-        const int rounds = __reduce_max_sync(0xffffffffu, (e - 4 * q_first + kRound - 1) / kRound);
-        float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
-        for (int rd = 0; rd < rounds; ++rd) {
-          const int qb = q_first + rd * L * U;   // the group's first chunk of this round
-          // Chunks of this round that hold non-zeros of the group's row, the most over the warp's groups
-          // (warp-uniform): the hand-round below stops there, so a row with a few non-zeros in the
-          // block (batch 128: L*U = 32 chunks per round) costs a few rounds of shuffles, not L*U.
-          const int used = __reduce_max_sync(0xffffffffu, min(L * U, max(0, ((e + 3) >> 2) - qb)));
-          Four<VT> w[U];
-          Four<std::uint16_t> cc[U];
+    // The step stream: slot i holds the (piece, first chunk, bounds) of a step and this lane's chunk of it.
+    Four<VT> w[D + 1];
+    Four<std::uint16_t> cc[D + 1];
+    int s_piece[D + 1], s_q[D + 1], s_lo[D + 1], s_hi[D + 1];
+    // The step to issue next: piece ip (row warp + n_warps * ip) from chunk iq, bounds [ilo, ihi); the bounds
+    // of piece ip + 1 already fetched.
+    int ip = 0, ilo = 0, ihi = 0, nlo = 0, nhi = 0;
+    if (warp_rows > 0) colblock_segment(p, c, r0 + warp, ilo, ihi);
+    if (warp_rows > 1) colblock_segment(p, c, r0 + warp + n_warps, nlo, nhi);
+    int iq = ilo >> 2;
+    auto issue = [&](int slot) {
+      s_piece[slot] = ip;
+      s_q[slot] = iq;
+      s_lo[slot] = ilo;
+      s_hi[slot] = ihi;
+      if (ip >= warp_rows) return;
+      const int q = iq + lane;
+      if (4 * q < ihi) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w[slot], cc[slot]);
+      if (4 * (iq + 32) < ihi) {
+        iq += 32;
+      } else {   // the next piece; fetch the bounds of the one after it
+        ++ip;
+        ilo = nlo;
+        ihi = nhi;
+        iq = ilo >> 2;
+        if (ip + 1 < warp_rows) colblock_segment(p, c, r0 + warp + n_warps * (ip + 1), nlo, nhi);
+      }
+    };
 #pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const int q = qb + u * L + l4;
-            if (4 * q < e) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w[u], cc[u]);
-          }
+    for (int i = 0; i < D; ++i) issue(i);
+    float a[BT];
 #pragma unroll
-          for (int u = 0; u < U; ++u) {
+    for (int v = 0; v < BT; ++v) a[v] = 0.0f;
+    while (s_piece[0] < warp_rows) {
+      issue(D);
+      const int q = s_q[0] + lane;
 #pragma unroll
-            for (int jj = 0; jj < L; ++jj) {
-              if (u * L + jj >= used) break;
-              const int src = grp * L + jj;
-              const int qj = qb + u * L + jj;
+      for (int j = 0; j < 4; ++j) {
+        const int idx = 4 * q + j;
+        if (idx >= s_lo[0] && idx < s_hi[0]) {
+          const float wj = to_acc<float>(w[0].v[j]);
+          const VT* xr = tile + ((static_cast<unsigned>(cc[0].v[j]) - cbase) & 0xffffu) * BT;
+          float xa[4], xb[4];
+          colblock_load_x(xr + 4 * h0, xa);
+          colblock_load_x(xr + 4 * (1 - h0), xb);
 #pragma unroll
-              for (int i = 0; i < 4; ++i) {
-                const float wi = __shfl_sync(0xffffffffu, to_acc<float>(w[u].v[i]), src);
-                const unsigned col = __shfl_sync(0xffffffffu, static_cast<unsigned>(cc[u].v[i]), src);
-                const int idx = 4 * qj + i;
-                if (idx >= s && idx < e) {
-                  float x[4];
-                  colblock_load_x(tile + ((col - cbase) & 0xffffu) * BT, x);
-                  a0 = fmaf(wi, x[0], a0);
-                  a1 = fmaf(wi, x[1], a1);
-                  a2 = fmaf(wi, x[2], a2);
-                  a3 = fmaf(wi, x[3], a3);
-                }
-              }
-            }
+          for (int v = 0; v < 4; ++v) {
+            a[v] = fmaf(wj, xa[v], a[v]);
+            a[v + 4] = fmaf(wj, xb[v], a[v + 4]);
           }
         }
-        if (k < n_in) {
-          const int rl = warp + n_warps * (w0 + k);
-          float4* dst = reinterpret_cast<float4*>(acc_s + rl * BT + l4 * 4);
-          float4 old = *dst;
-          old.x += a0;
-          old.y += a1;
-          old.z += a2;
-          old.w += a3;
-          *dst = old;
+      }
+      if (s_piece[1] != s_piece[0]) {   // the piece ends: fold the lanes' sums into the row's
+        float b[8];
+#pragma unroll
+        for (int v = 0; v < 4; ++v) {   // undo the odd lanes' half order: b[v] is batch column v
+          b[v] = h0 ? a[v + 4] : a[v];
+          b[v + 4] = h0 ? a[v] : a[v + 4];
         }
+        const int b4 = (lane >> 4) & 1, b3 = (lane >> 3) & 1, b2 = (lane >> 2) & 1;
+        float f4[4], f2[2];
+#pragma unroll
+        for (int v = 0; v < 4; ++v)   // lanes keep batch columns 4 * b4 + v
+          f4[v] = (b4 ? b[v + 4] : b[v]) + __shfl_xor_sync(kAll, b4 ? b[v] : b[v + 4], 16);
+#pragma unroll
+        for (int v = 0; v < 2; ++v)   // 4 * b4 + 2 * b3 + v
+          f2[v] = (b3 ? f4[v + 2] : f4[v]) + __shfl_xor_sync(kAll, b3 ? f4[v] : f4[v + 2], 8);
+        float f = (b2 ? f2[1] : f2[0]) + __shfl_xor_sync(kAll, b2 ? f2[0] : f2[1], 4);   // 4 b4 + 2 b3 + b2
+        f += __shfl_xor_sync(kAll, f, 2);
+        f += __shfl_xor_sync(kAll, f, 1);
+        if ((lane & 3) == 0) acc_s[(warp + n_warps * s_piece[0]) * BT + 4 * b4 + 2 * b3 + b2] += f;
+#pragma unroll
+        for (int v = 0; v < BT; ++v) a[v] = 0.0f;
+      }
+#pragma unroll
+      for (int i = 0; i < D; ++i) {
+        w[i] = w[i + 1];
+        cc[i] = cc[i + 1];
+        s_piece[i] = s_piece[i + 1];
+        s_q[i] = s_q[i + 1];
+        s_lo[i] = s_lo[i + 1];
+        s_hi[i] = s_hi[i + 1];
       }
     }
     __syncthreads();
@@ -244,9 +279,10 @@ constexpr int kColBlockRowsPerWarp = 4;
 // memory, so 8 only where needed).
 inline int colblock_pairs_per_lane(int bt, int requested) { return bt == 32 && requested == 8 ? 8 : 4; }
 
-// Dynamic shared memory of a column-block launch: the X stages (two, or `stages` for the bulk-copy
-// variant), then the row sums (colblock_kernel) or each warp's (value, offset) pairs (colblock_wide_kernel,
-// batch tiles 32 and 128), then (bulk copies) one mbarrier and one counter per stage.
+// Dynamic shared memory of a column-block launch: the X stages (two; one for colblock_kernel with one
+// column block per thread block; `stages` for the bulk-copy variant), then the row sums (colblock_kernel) or
+// each warp's (value, offset) pairs (colblock_wide_kernel, batch tiles 32 and 128), then (bulk copies) one
+// mbarrier and one counter per stage.
 inline bool colblock_wide(int bt) { return bt == 32 || bt == 128; }
 inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_cta, int pairs_per_lane,
                                          std::size_t value_size, int stages = 2, bool bulk = false) {

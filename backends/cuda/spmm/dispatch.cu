@@ -17,10 +17,12 @@
 //   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
 //   - plus_times, batch >= 5: RowRange (batch tile 8 up to batch 8, 32 up to batch 32, else 128 with one row
 //     per warp; column slabs by row_range_slabs()) where the plan has whole, unskewed rows and at most 65536
-//     columns, except ColumnBlock where column_block_wins() (batch > 8 with rows of >= 300 non-zeros);
+//     columns, except ColumnBlock where column_block_wins() (batch > 8 with rows of >= 300 non-zeros; batch
+//     5-8 where each thread block streams at least twice the bytes of W that it stages of X', the column
+//     blocks then held for the whole call, resident_column_blocks());
 //   - plus_times, batch >= 5, plans RowRange does not take: ColumnBlock where column_block_wins() (batch > 8
-//     with rows of >= 200 non-zeros), else RowSegmentBatchLanes with a batch tile of 8 (batch <= 8), 32
-//     (<= 32) or 128;
+//     with rows of >= 200 non-zeros; batch 5-8 as above), else RowSegmentBatchLanes with a batch tile of 8
+//     (batch <= 8), 32 (<= 32) or 128;
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
@@ -105,12 +107,43 @@ const Plan::Impl& operand(const Plan& plan, Orientation o) {
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
+// X' bytes of one column block that colblock_kernel (batch tile 8) holds for the whole call; with the row sums
+// of its rows it stays under kColBlockSharedBytes.
+constexpr std::int64_t kResidentTileBytes = 176 * 1024;
+
+// Batch tile 8 without a block width given: one column block per thread block, staged once and held for the
+// call (colblock_kernel with one stage), the columns cut into the fewest blocks whose tile fits
+// kResidentTileBytes (16384 fp32 columns: 3 blocks of 5504), the rows into ranges so that ranges x blocks x
+// batch tiles fill the SMs once; the partial tiles of the blocks are folded in block order.
+ColumnBlockConfig resident_column_blocks(const Plan::Impl& a, const SpmmArgs& args, ColumnBlockConfig c) {
+  const std::int64_t row_bytes = std::int64_t(8) * static_cast<std::int64_t>(value_size(args.type));
+  const std::int64_t cols = std::max<std::int64_t>(1, a.cols);
+  const std::int64_t parts = (cols * row_bytes + kResidentTileBytes - 1) / kResidentTileBytes;
+  c.block_cols = round_up(static_cast<int>((cols + parts - 1) / parts), a.tile_fine_cols);
+  const int ratio = c.block_cols / a.tile_fine_cols;
+  const int n_blocks = std::max(1, (a.tile_n_fine + ratio - 1) / ratio);
+  c.splits = n_blocks;
+  c.pairs_per_lane = 0;
+  const std::int64_t bz = (args.batch + 7) / 8;
+  const std::int64_t rows_cap = std::max<std::int64_t>(32, (kColBlockSharedBytes - c.block_cols * row_bytes) / 32);
+  if (c.rows_per_cta <= 0) {
+    const std::int64_t ranges = std::max<std::int64_t>(1, a.sm_count / (n_blocks * bz));
+    c.rows_per_cta = static_cast<int>(std::max<std::int64_t>(1, (a.rows + ranges - 1) / ranges));
+  }
+  c.rows_per_cta = static_cast<int>(std::min<std::int64_t>(c.rows_per_cta, rows_cap));
+  return c;
+}
+
 ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args) {
   ColumnBlockConfig c = args.column_block;
   const int vs = static_cast<int>(value_size(args.type));
   if (c.batch_tile != 8 && c.batch_tile != 32 && c.batch_tile != 128)
     c.batch_tile = args.batch <= 8 ? 8 : args.batch <= 32 ? 32 : 128;
   const int bt = c.batch_tile;
+  if (bt == 8 && c.block_cols <= 0) {
+    const ColumnBlockConfig r = resident_column_blocks(a, args, c);
+    if (std::int64_t(r.block_cols) * 8 * vs <= kResidentTileBytes) return r;   // else (coarse plan table) below
+  }
   // Two stages of X take up to 128 KB (fp32), the row sums (batch tile 8) up to 64 KB. The wide kernel
   // (batch tiles 32 and 128) takes the widest block whose warps' runs (four rows) fit its pairs at once
   // on average (its four groups at batch 32 wait for the longest of their rows).
@@ -222,8 +255,19 @@ bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 
 // else >= 200 (the batch-lane kernel; batch 128: 0.0387 against 0.0583 ms at 4096 / 95%, 205 per row; with
 // about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.154 against 0.235 ms at 16384 and 0.0168
 // against 0.0288 at 4096).
-bool column_block_wins(const Plan::Impl& a, std::int64_t batch, bool row_range) {
-  if (!a.tile_bounds.size() || skewed(a) || batch <= 8) return false;
+bool column_block_wins(const Plan::Impl& a, const SpmmArgs& args, bool row_range) {
+  if (!a.tile_bounds.size() || skewed(a)) return false;
+  if (args.batch <= 8) {
+    // Batch 5-8 (colblock_kernel, column blocks held for the call): where each thread block streams at least
+    // twice the bytes of W that it stages of X'. 16384 x 16384, fp32: 90% and 95% (1.2 MB and 610 KB of W per
+    // block against 172 KB of X') 0.092 / 0.058 ms against 0.102 / 0.066 for row_range; 99% (122 KB) 0.030
+    // against 0.024.
+    const std::int64_t vs = static_cast<std::int64_t>(value_size(args.type));
+    const double w_per_block = static_cast<double>(a.nnz) * (vs + 2) / std::max(1, a.sm_count);
+    const ColumnBlockConfig c = resident_column_blocks(a, args, ColumnBlockConfig{});
+    const double tile = static_cast<double>(c.block_cols) * 8 * vs;
+    return tile <= kResidentTileBytes && w_per_block >= 2.0 * tile;
+  }
   return a.avg_row_nnz >= (row_range ? 300 : 200);
 }
 
@@ -277,7 +321,7 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
     k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
     if (k == Kernel::RowSegmentBatchLanes) {
       const bool row_range = row_range_fits(a);
-      if (column_block_wins(a, args.batch, row_range)) k = Kernel::ColumnBlock;
+      if (column_block_wins(a, args, row_range)) k = Kernel::ColumnBlock;
       else if (row_range) k = Kernel::RowRange;
     }
     if (kAutoRowTile && plus_times && args.type == ValueType::FP32 && args.batch >= 17 && a.tile_bounds.size() &&
@@ -485,7 +529,9 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
     p.shared_limit = static_cast<std::size_t>(a.shared_optin_bytes);
-    const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs);
+    const int stages = c.batch_tile == 8 && p.blocks_per_cta == 1 ? 1 : 2;   // as launch_colblock sets them
+    const std::size_t smem =
+        colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs, stages);
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
     if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
