@@ -36,7 +36,7 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   void (*kernel)(ColBlockParams);
   if constexpr (BT == 32) kernel = k == 8 ? wide_kernel<VT, BT, 8>(bulk) : wide_kernel<VT, BT, 4>(bulk);
   else if constexpr (kWide) kernel = wide_kernel<VT, BT, 4>(bulk);
-  else kernel = colblock_kernel<VT, BT>;
+  else kernel = p.blocks_per_cta == 1 ? colblock_kernel<VT, BT, true> : colblock_kernel<VT, BT, false>;
   cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;

@@ -129,19 +129,25 @@ __device__ __forceinline__ void colblock_store(const ColBlockParams& p, int r, i
 // in the other order, so that half of a quarter-warp reads each half and a load's lanes spread over more
 // banks) and does eight FMAs. At the end of a piece the 32 lanes' eight sums are folded by a transposing
 // butterfly (9 shuffles), and the four lanes that hold one batch column each add it to the row's shared
-// sum (a row belongs to one warp: no atomics, a fixed order). Measured against the earlier bt-8 kernel
-// of this file (lanes across the batch, non-zeros handed round by shuffles): 16384 x 16384, 90%, batch 8,
-// 3 column blocks of 5504 held for the whole call (one stage, launch_cb): 0.092 against 0.137 ms.
+// sum (a row belongs to one warp: no atomics, a fixed order). Against the earlier bt-8 kernel of this file
+// (lanes across the batch, non-zeros handed round by shuffles), 16384 x 16384, 90%, batch 8, 3 column blocks
+// of 5504 held for the whole call: 0.096 against 0.136 ms (bench/results/spmm-h200.md). A stand-alone copy
+// of this kernel ran 0.092 in the same process (60 registers at the 64 bound: the copy spent fewer
+// instructions per non-zero); its bank-conflict-free timing probe (wrong columns) ran 0.070, so about a
+// quarter of the time goes to shared-memory bank conflicts of the random X rows.
 constexpr int kColBlockAhead = 2;
 
-template <class VT, int BT>
+// kOneBlock: one column block per thread block (p.blocks_per_cta == 1), staged once into one stage; else two
+// stages, double-buffered. (As a template argument the X' tile's base is a constant: with the stage chosen at
+// run time the compiler recomputed it for every non-zero, short of registers.)
+template <class VT, int BT, bool kOneBlock>
 __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   static_assert(BT == 8, "batch tile 8 (32 and 128: colblock_wide_kernel)");
   constexpr int D = kColBlockAhead;
   constexpr unsigned kAll = 0xffffffffu;
   extern __shared__ uint4 colblock_smem[];
   VT* tiles = reinterpret_cast<VT*>(colblock_smem);
-  const int stages = p.stages;   // 1: one column block per thread block (staged once), else 2
+  constexpr int stages = kOneBlock ? 1 : 2;
   float* acc_s = reinterpret_cast<float*>(tiles + stages * p.block_cols * BT);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
@@ -159,13 +165,13 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   cp_async_commit();
 
   for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
-    if (stages == 1) {
+    if constexpr (kOneBlock) {
       cp_async_wait<0>();
       __syncthreads();
     } else {
       colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
     }
-    const VT* tile = tiles + (stages == 1 ? 0 : (it & 1) * p.block_cols * BT);
+    const VT* tile = tiles + (kOneBlock ? 0 : (it & 1) * p.block_cols * BT);
     const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
 
     // The step stream: slot i holds the (piece, first chunk, bounds) of a step and this lane's chunk of it.
@@ -253,6 +259,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
       }
     }
     __syncthreads();
+    if constexpr (kOneBlock) break;
   }
 
   for (int t = threadIdx.x; t < nr * BT; t += blockDim.x)
