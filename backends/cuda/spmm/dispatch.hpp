@@ -105,7 +105,8 @@ struct Dense {
 // Column-block configuration for Kernel::ColumnBlock (0 = the dispatcher's choice for each field).
 struct ColumnBlockConfig {
   int batch_tile = 0;      // 8, 32 or 128 values of the batch per pass
-  int block_cols = 0;      // columns of X staged per block (a power of two >= 256)
+  int block_cols = 0;      // columns of X staged per block (a power of two >= 256; at batch tile 8 left 0: blocks
+                           // as wide as shared memory holds, one per thread block, staged once)
   int rows_per_cta = 0;    // rows owned by one thread block (batch tiles 32 / 128: at most 128)
   int splits = 0;          // column-block ranges per row range (>1: partial tiles folded in range order)
   int pairs_per_lane = 0;  // batch tiles 32 / 128: non-zeros each lane stages per block, 4 or 8 (8: batch 32 only)
