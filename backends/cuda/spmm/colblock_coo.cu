@@ -28,15 +28,15 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   // The wide kernel fills its stages by bulk copies where the tile's X' rows are contiguous (one batch tile,
   // ldx == BT, 16-byte aligned), with a third stage where it fits.
   const bool bulk = kWide && p.ldx == BT && p.batch <= BT && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
-  // Batch tile 8 with one column block per thread block stages it once (one stage: blocks up to ~170 KB).
-  p.stages = !kWide && p.blocks_per_cta == 1 ? 1 : 2;
+  p.stages = colblock_stages(BT, p.blocks_per_cta);
   if (bulk && colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), 3, true) <= p.shared_limit)
     p.stages = 3;
   const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), p.stages, bulk);
   void (*kernel)(ColBlockParams);
   if constexpr (BT == 32) kernel = k == 8 ? wide_kernel<VT, BT, 8>(bulk) : wide_kernel<VT, BT, 4>(bulk);
   else if constexpr (kWide) kernel = wide_kernel<VT, BT, 4>(bulk);
-  else kernel = p.blocks_per_cta == 1 ? colblock_kernel<VT, BT, true> : colblock_kernel<VT, BT, false>;
+  else if (colblock_one_block(BT, p.blocks_per_cta)) kernel = colblock_kernel<VT, BT, true>;
+  else kernel = colblock_kernel<VT, BT, false>;
   cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;

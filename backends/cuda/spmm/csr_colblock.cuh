@@ -291,6 +291,10 @@ inline int colblock_pairs_per_lane(int bt, int requested) { return bt == 32 && r
 // each warp's (value, offset) pairs (colblock_wide_kernel, batch tiles 32 and 128), then (bulk copies) one
 // mbarrier and one counter per stage.
 inline bool colblock_wide(int bt) { return bt == 32 || bt == 128; }
+// Whether a launch runs colblock_kernel<..., kOneBlock = true>: batch tile 8 with one column block per thread
+// block, staged once into one stage (else two, double-buffered; the bulk-copy variant sets its own).
+inline bool colblock_one_block(int bt, int blocks_per_cta) { return bt == 8 && blocks_per_cta == 1; }
+inline int colblock_stages(int bt, int blocks_per_cta) { return colblock_one_block(bt, blocks_per_cta) ? 1 : 2; }
 inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_cta, int pairs_per_lane,
                                          std::size_t value_size, int stages = 2, bool bulk = false) {
   const std::size_t x = std::size_t(stages) * block_cols * bt * value_size;

@@ -134,6 +134,12 @@ ColumnBlockConfig resident_column_blocks(const Plan::Impl& a, const SpmmArgs& ar
   return c;
 }
 
+// X' bytes of one of those blocks (batch tile 8); the configuration applies where it is <= kResidentTileBytes
+// (a coarse plan table can round the blocks wider).
+std::int64_t resident_tile_bytes(const ColumnBlockConfig& c, const SpmmArgs& args) {
+  return std::int64_t(c.block_cols) * 8 * static_cast<std::int64_t>(value_size(args.type));
+}
+
 ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args) {
   ColumnBlockConfig c = args.column_block;
   const int vs = static_cast<int>(value_size(args.type));
@@ -142,7 +148,7 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   const int bt = c.batch_tile;
   if (bt == 8 && c.block_cols <= 0) {
     const ColumnBlockConfig r = resident_column_blocks(a, args, c);
-    if (std::int64_t(r.block_cols) * 8 * vs <= kResidentTileBytes) return r;   // else (coarse plan table) below
+    if (resident_tile_bytes(r, args) <= kResidentTileBytes) return r;   // else (coarse plan table) below
   }
   // Two stages of X take up to 128 KB (fp32), the row sums (batch tile 8) up to 64 KB. The wide kernel
   // (batch tiles 32 and 128) takes the widest block whose warps' runs (four rows) fit its pairs at once
@@ -260,13 +266,12 @@ bool column_block_wins(const Plan::Impl& a, const SpmmArgs& args, bool row_range
   if (args.batch <= 8) {
     // Batch 5-8 (colblock_kernel, column blocks held for the call): where each thread block streams at least
     // twice the bytes of W that it stages of X'. 16384 x 16384, fp32: 90% and 95% (1.2 MB and 610 KB of W per
-    // block against 172 KB of X') 0.092 / 0.058 ms against 0.102 / 0.066 for row_range; 99% (122 KB) 0.030
-    // against 0.024.
-    const std::int64_t vs = static_cast<std::int64_t>(value_size(args.type));
+    // block against 172 KB of X') 0.0957 / 0.0609 ms against 0.103 / 0.0655 for row_range; 99% (122 KB)
+    // 0.0329 against 0.0240.
+    const double vs = static_cast<double>(value_size(args.type));
     const double w_per_block = static_cast<double>(a.nnz) * (vs + 2) / std::max(1, a.sm_count);
-    const ColumnBlockConfig c = resident_column_blocks(a, args, ColumnBlockConfig{});
-    const double tile = static_cast<double>(c.block_cols) * 8 * vs;
-    return tile <= kResidentTileBytes && w_per_block >= 2.0 * tile;
+    const std::int64_t tile = resident_tile_bytes(resident_column_blocks(a, args, ColumnBlockConfig{}), args);
+    return tile <= kResidentTileBytes && w_per_block >= 2.0 * static_cast<double>(tile);
   }
   return a.avg_row_nnz >= (row_range ? 300 : 200);
 }
@@ -529,9 +534,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
     p.shared_limit = static_cast<std::size_t>(a.shared_optin_bytes);
-    const int stages = c.batch_tile == 8 && p.blocks_per_cta == 1 ? 1 : 2;   // as launch_colblock sets them
-    const std::size_t smem =
-        colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs, stages);
+    const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs,
+                                                   colblock_stages(c.batch_tile, p.blocks_per_cta));
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
     if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
