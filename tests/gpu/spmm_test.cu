@@ -336,6 +336,10 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
                   c.cb.pairs_per_lane = 0;
                 }
               }
+              c.cb = ColumnBlockConfig{};         // batch tile 8, blocks as wide as shared memory allows, each
+              c.cb.batch_tile = 8;                // held by its thread blocks for the call (colblock_held_kernel)
+              c.cb.rows_per_cta = 40;
+              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
               if (batch == 37) {                  // bulk-copied stages
                 packed_to_wide_tile(c, [&](Case w) {
                   w.cb.batch_tile = 128;

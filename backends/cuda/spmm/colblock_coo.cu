@@ -13,7 +13,8 @@ namespace snk::cuda {
 namespace {
 
 // Batch tiles 32 and 128 run colblock_wide_kernel (row sums in registers: rows_per_cta at most
-// 32 x kColBlockRowsPerWarp), batch tile 8 colblock_kernel; colblock_shared_bytes says what each needs.
+// 32 x kColBlockRowsPerWarp), batch tile 8 colblock_held_kernel (one column block per thread block) or
+// colblock_kernel; colblock_shared_bytes says what each needs.
 template <class VT, int BT, int K>
 void (*wide_kernel(bool bulk))(ColBlockParams) {
   return bulk ? colblock_wide_kernel<VT, BT, K, true> : colblock_wide_kernel<VT, BT, K, false>;
@@ -35,8 +36,8 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   void (*kernel)(ColBlockParams);
   if constexpr (BT == 32) kernel = k == 8 ? wide_kernel<VT, BT, 8>(bulk) : wide_kernel<VT, BT, 4>(bulk);
   else if constexpr (kWide) kernel = wide_kernel<VT, BT, 4>(bulk);
-  else if (colblock_one_block(BT, p.blocks_per_cta)) kernel = colblock_kernel<VT, BT, true>;
-  else kernel = colblock_kernel<VT, BT, false>;
+  else if (colblock_one_block(BT, p.blocks_per_cta)) kernel = colblock_held_kernel<VT>;
+  else kernel = colblock_kernel<VT, BT>;
   cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;

@@ -13,8 +13,10 @@
 // run. Two kernels, by batch tile:
 //   - colblock_kernel (batch tile 8): lanes across non-zeros, each lane all eight batch values, the sparse
 //     stream two steps ahead across the warp's rows, row sums in shared memory (each row belongs to one
-//     warp: no atomics); where a thread block has one column block (one stage, held for the whole call),
-//     the blocks are as wide as shared memory allows and the dispatcher splits the columns over them;
+//     warp: no atomics), X double-buffered over a thread block's range of column blocks;
+//   - colblock_held_kernel (batch tile 8, one column block per thread block, staged once and held for the
+//     whole call; the dispatcher's default where W is large: the blocks as wide as shared memory allows, the
+//     columns split over them): the same walk, each row's folded sums written straight from the lanes;
 //   - colblock_wide_kernel (batch tiles 32 and 128): row sums in registers, each warp's rows' non-zeros
 //     staged as (value, offset) pairs in shared memory and read as broadcasts (see below).
 #pragma once
@@ -48,7 +50,7 @@ struct ColBlockParams {
   int blocks_per_cta = 0;
   float* partial = nullptr;      // [splits][rows][partial_ld] when the column blocks are split (else null)
   std::int64_t partial_ld = 0;
-  int stages = 2;                // X stages (the launcher sets it): 1 or 2 (colblock_kernel), 2 or 3 (bulk copies)
+  int stages = 2;                // X stages (the launcher sets it): 1 (held kernel), 2, or 2-3 (bulk copies)
   std::size_t shared_limit = 0;  // the device's opt-in shared memory per thread block (Plan::Impl)
 };
 
@@ -131,23 +133,22 @@ __device__ __forceinline__ void colblock_store(const ColBlockParams& p, int r, i
 // butterfly (9 shuffles), and the four lanes that hold one batch column each add it to the row's shared
 // sum (a row belongs to one warp: no atomics, a fixed order). Against the earlier bt-8 kernel of this file
 // (lanes across the batch, non-zeros handed round by shuffles), 16384 x 16384, 90%, batch 8, 3 column blocks
-// of 5504 held for the whole call: 0.096 against 0.136 ms (bench/results/spmm-h200.md). A stand-alone copy
-// of this kernel ran 0.092 in the same process (60 registers at the 64 bound: the copy spent fewer
-// instructions per non-zero); its bank-conflict-free timing probe (wrong columns) ran 0.070, so about a
-// quarter of the time goes to shared-memory bank conflicts of the random X rows.
+// of 5504 held for the whole call (the layout colblock_held_kernel now runs): 0.096 against 0.136 ms
+// (bench/results/spmm-h200.md); a stand-alone bank-conflict-free timing probe (wrong columns) ran 0.070
+// against 0.092 for its correct twin, so about a quarter of the time goes to shared-memory bank conflicts of
+// the random X rows.
 constexpr int kColBlockAhead = 2;
 
-// kOneBlock: one column block per thread block (p.blocks_per_cta == 1), staged once into one stage; else two
-// stages, double-buffered. (As a template argument the X' tile's base is a constant: with the stage chosen at
-// run time the compiler recomputed it for every non-zero, short of registers.)
-template <class VT, int BT, bool kOneBlock>
+// Two X stages, double-buffered over the thread block's column blocks (one block per thread block:
+// colblock_held_kernel).
+template <class VT, int BT>
 __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   static_assert(BT == 8, "batch tile 8 (32 and 128: colblock_wide_kernel)");
   constexpr int D = kColBlockAhead;
   constexpr unsigned kAll = 0xffffffffu;
   extern __shared__ uint4 colblock_smem[];
   VT* tiles = reinterpret_cast<VT*>(colblock_smem);
-  constexpr int stages = kOneBlock ? 1 : 2;
+  constexpr int stages = 2;
   float* acc_s = reinterpret_cast<float*>(tiles + stages * p.block_cols * BT);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
@@ -165,13 +166,8 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   cp_async_commit();
 
   for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
-    if constexpr (kOneBlock) {
-      cp_async_wait<0>();
-      __syncthreads();
-    } else {
-      colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
-    }
-    const VT* tile = tiles + (kOneBlock ? 0 : (it & 1) * p.block_cols * BT);
+    colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
+    const VT* tile = tiles + (it & 1) * p.block_cols * BT;
     const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
 
     // The step stream: slot i holds the (piece, first chunk, bounds) of a step and this lane's chunk of it.
@@ -259,11 +255,133 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
       }
     }
     __syncthreads();
-    if constexpr (kOneBlock) break;
   }
 
   for (int t = threadIdx.x; t < nr * BT; t += blockDim.x)
     if (b0 + t % BT < p.batch) colblock_store<VT>(p, r0 + t / BT, b0 + t % BT, acc_s[t]);
+}
+
+// colblock_held_kernel (batch tile 8, one column block per thread block, held for the whole call): the same
+// lanes-across-non-zeros walk as colblock_kernel, laid out for that case: a row has exactly one piece per thread
+// block, so each piece's folded sums go straight to Y (or to the block's partial tile) from the lanes that hold
+// them, with no shared row sums, and the walk is over the warp's rows, not over (column block, piece); the same
+// summation order. 16384 x 16384, batch 8, three blocks of 5504 columns (spmm_bench, alternating builds in one
+// GPU run): 0.0924 against 0.0961 ms for colblock_kernel's one-stage walk at 90%, 0.0587 against 0.0611 at 95%.
+// A stand-alone harness copy of this walk with raw loads ran 0.0885 against 0.0959 in one process; the SASS of
+// both recomputes the shared base and the lane's half offset for every non-zero (64 registers at 1024 threads),
+// and writing the addresses as 32-bit shared offsets did not change that (0.0926).
+template <class VT>
+__global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p) {
+  constexpr int BT = 8, D = kColBlockAhead;
+  constexpr unsigned kAll = 0xffffffffu;
+  constexpr unsigned kRowBytes = BT * sizeof(VT), kHalfBytes = kRowBytes / 2;
+  extern __shared__ uint4 colblock_smem[];
+  VT* tile = reinterpret_cast<VT*>(colblock_smem);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
+  const int r0 = blockIdx.x * p.rows_per_cta;
+  const int r1 = min(p.rows, r0 + p.rows_per_cta);
+  const int c = blockIdx.y;   // p.blocks_per_cta == 1
+  const int b0 = blockIdx.z * BT;
+  if (c < p.n_blocks) colblock_stage<VT, BT>(p, tile, c, b0);
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
+  int row = r0 + warp;
+  if (c >= p.n_blocks || row >= r1) return;
+
+  const VT* vals = static_cast<const VT*>(p.values);
+  const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
+  const int h0 = lane & 1;   // which half of an X row this lane reads first
+  const char* xs = reinterpret_cast<const char*>(tile);
+  const unsigned first = kHalfBytes * h0, second = kHalfBytes * (1 - h0);
+
+  // The step stream: slot i holds the (row, first chunk, bounds) of a step and this lane's chunk of it; the
+  // step to issue next is in row prow from chunk pq, bounds [pS, pE); the bounds of row arow (the warp's next)
+  // are fetched a row ahead.
+  Four<VT> w[D + 1];
+  Four<std::uint16_t> cc[D + 1];
+  int srow[D + 1], sq[D + 1], sS[D + 1], sE[D + 1];
+  int prow = row, pS, pE;
+  colblock_segment(p, c, prow, pS, pE);
+  int pq = pS >> 2;
+  int arow = prow + n_warps, aS = 0, aE = 0;
+  if (arow < r1) colblock_segment(p, c, arow, aS, aE);
+  auto issue = [&](int slot) {
+    srow[slot] = prow;
+    sq[slot] = pq;
+    sS[slot] = pS;
+    sE[slot] = pE;
+    if (prow >= r1) return;
+    const int q = pq + lane;
+    if (4 * q < pE) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w[slot], cc[slot]);
+    if (4 * (pq + 32) < pE) {
+      pq += 32;
+    } else {   // the next row; fetch the bounds of the one after it
+      prow = arow;
+      pS = aS;
+      pE = aE;
+      pq = pS >> 2;
+      arow = prow + n_warps;
+      if (arow < r1) colblock_segment(p, c, arow, aS, aE);
+    }
+  };
+#pragma unroll
+  for (int i = 0; i < D; ++i) issue(i);
+  float a[BT];
+#pragma unroll
+  for (int v = 0; v < BT; ++v) a[v] = 0.0f;
+  while (srow[0] < r1) {
+    issue(D);
+    const int q = sq[0] + lane;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int idx = 4 * q + j;
+      if (idx >= sS[0] && idx < sE[0]) {
+        const float wj = to_acc<float>(w[0].v[j]);
+        const unsigned off = ((static_cast<unsigned>(cc[0].v[j]) - cbase) & 0xffffu) * kRowBytes;
+        float xa[4], xb[4];
+        colblock_load_x(reinterpret_cast<const VT*>(xs + off + first), xa);
+        colblock_load_x(reinterpret_cast<const VT*>(xs + off + second), xb);
+#pragma unroll
+        for (int v = 0; v < 4; ++v) {
+          a[v] = fmaf(wj, xa[v], a[v]);
+          a[v + 4] = fmaf(wj, xb[v], a[v + 4]);
+        }
+      }
+    }
+    if (srow[1] != srow[0]) {   // the row ends: fold the lanes' sums, as in colblock_kernel
+      float b[8];
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {   // undo the odd lanes' half order: b[v] is batch column v
+        b[v] = h0 ? a[v + 4] : a[v];
+        b[v + 4] = h0 ? a[v] : a[v + 4];
+      }
+      const int b4 = (lane >> 4) & 1, b3 = (lane >> 3) & 1, b2 = (lane >> 2) & 1;
+      float f4[4], f2[2];
+#pragma unroll
+      for (int v = 0; v < 4; ++v)   // lanes keep batch columns 4 * b4 + v
+        f4[v] = (b4 ? b[v + 4] : b[v]) + __shfl_xor_sync(kAll, b4 ? b[v] : b[v + 4], 16);
+#pragma unroll
+      for (int v = 0; v < 2; ++v)   // 4 * b4 + 2 * b3 + v
+        f2[v] = (b3 ? f4[v + 2] : f4[v]) + __shfl_xor_sync(kAll, b3 ? f4[v] : f4[v + 2], 8);
+      float f = (b2 ? f2[1] : f2[0]) + __shfl_xor_sync(kAll, b2 ? f2[0] : f2[1], 4);   // 4 b4 + 2 b3 + b2
+      f += __shfl_xor_sync(kAll, f, 2);
+      f += __shfl_xor_sync(kAll, f, 1);
+      const int bc = b0 + 4 * b4 + 2 * b3 + b2;
+      if ((lane & 3) == 0 && bc < p.batch) colblock_store<VT>(p, srow[0], bc, f);
+#pragma unroll
+      for (int v = 0; v < BT; ++v) a[v] = 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < D; ++i) {
+      w[i] = w[i + 1];
+      cc[i] = cc[i + 1];
+      srow[i] = srow[i + 1];
+      sq[i] = sq[i + 1];
+      sS[i] = sS[i + 1];
+      sE[i] = sE[i + 1];
+    }
+  }
 }
 
 // Batch tiles 32 and 128 (colblock_wide_kernel): a warp owns up to kColBlockRowsPerWarp rows of the thread block's
@@ -286,20 +404,21 @@ constexpr int kColBlockRowsPerWarp = 4;
 // memory, so 8 only where needed).
 inline int colblock_pairs_per_lane(int bt, int requested) { return bt == 32 && requested == 8 ? 8 : 4; }
 
-// Dynamic shared memory of a column-block launch: the X stages (two; one for colblock_kernel with one
-// column block per thread block; `stages` for the bulk-copy variant), then the row sums (colblock_kernel) or
+// Dynamic shared memory of a column-block launch: the X stages (two; one for colblock_held_kernel;
+// `stages` for the bulk-copy variant), then the row sums (colblock_kernel; colblock_held_kernel has none) or
 // each warp's (value, offset) pairs (colblock_wide_kernel, batch tiles 32 and 128), then (bulk copies) one
 // mbarrier and one counter per stage.
 inline bool colblock_wide(int bt) { return bt == 32 || bt == 128; }
-// Whether a launch runs colblock_kernel<..., kOneBlock = true>: batch tile 8 with one column block per thread
-// block, staged once into one stage (else two, double-buffered; the bulk-copy variant sets its own).
+// Whether a launch runs colblock_held_kernel: batch tile 8 with one column block per thread block, staged
+// once into one stage (else colblock_kernel, two stages, double-buffered; the bulk-copy variant sets its own).
 inline bool colblock_one_block(int bt, int blocks_per_cta) { return bt == 8 && blocks_per_cta == 1; }
 inline int colblock_stages(int bt, int blocks_per_cta) { return colblock_one_block(bt, blocks_per_cta) ? 1 : 2; }
 inline std::size_t colblock_shared_bytes(int bt, int block_cols, int rows_per_cta, int pairs_per_lane,
                                          std::size_t value_size, int stages = 2, bool bulk = false) {
   const std::size_t x = std::size_t(stages) * block_cols * bt * value_size;
+  const std::size_t sums = stages == 1 ? 0 : std::size_t(rows_per_cta) * bt * 4;   // bt 8, one stage: held kernel
   return x + (colblock_wide(bt) ? std::size_t(kColBlockThreads) * colblock_pairs_per_lane(bt, pairs_per_lane) * 8
-                                : std::size_t(rows_per_cta) * bt * 4) +
+                                : sums) +
          (bulk ? std::size_t(stages) * 16 : 0);
 }
 

@@ -107,12 +107,12 @@ const Plan::Impl& operand(const Plan& plan, Orientation o) {
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
-// X' bytes of one column block that colblock_kernel (batch tile 8) holds for the whole call; with the row sums
-// of its rows it stays under kColBlockSharedBytes.
+// X' bytes of one column block that colblock_held_kernel (batch tile 8) holds for the whole call (it keeps no
+// row sums in shared memory; 16384 fp32 columns take three blocks up to 200 KB as well as up to 176 KB).
 constexpr std::int64_t kResidentTileBytes = 176 * 1024;
 
 // Batch tile 8 without a block width given: one column block per thread block, staged once and held for the
-// call (colblock_kernel with one stage), the columns cut into the fewest blocks whose tile fits
+// call (colblock_held_kernel), the columns cut into the fewest blocks whose tile fits
 // kResidentTileBytes (16384 fp32 columns: 3 blocks of 5504), the rows into ranges so that ranges x blocks x
 // batch tiles fill the SMs once; the partial tiles of the blocks are folded in block order.
 ColumnBlockConfig resident_column_blocks(const Plan::Impl& a, const SpmmArgs& args, ColumnBlockConfig c) {
@@ -125,12 +125,10 @@ ColumnBlockConfig resident_column_blocks(const Plan::Impl& a, const SpmmArgs& ar
   c.splits = n_blocks;
   c.pairs_per_lane = 0;
   const std::int64_t bz = (args.batch + 7) / 8;
-  const std::int64_t rows_cap = std::max<std::int64_t>(32, (kColBlockSharedBytes - c.block_cols * row_bytes) / 32);
   if (c.rows_per_cta <= 0) {
     const std::int64_t ranges = std::max<std::int64_t>(1, a.sm_count / (n_blocks * bz));
     c.rows_per_cta = static_cast<int>(std::max<std::int64_t>(1, (a.rows + ranges - 1) / ranges));
   }
-  c.rows_per_cta = static_cast<int>(std::min<std::int64_t>(c.rows_per_cta, rows_cap));
   return c;
 }
 
@@ -264,10 +262,10 @@ bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 
 bool column_block_wins(const Plan::Impl& a, const SpmmArgs& args, bool row_range) {
   if (!a.tile_bounds.size() || skewed(a)) return false;
   if (args.batch <= 8) {
-    // Batch 5-8 (colblock_kernel, column blocks held for the call): where each thread block streams at least
-    // twice the bytes of W that it stages of X'. 16384 x 16384, fp32: 90% and 95% (1.2 MB and 610 KB of W per
-    // block against 172 KB of X') 0.0957 / 0.0609 ms against 0.103 / 0.0655 for row_range; 99% (122 KB)
-    // 0.0329 against 0.0240.
+    // Batch 5-8 (colblock_held_kernel, column blocks held for the call): where each thread block streams at
+    // least twice the bytes of W that it stages of X'. 16384 x 16384, fp32: 90% and 95% (1.2 MB and 610 KB of W
+    // per block against 172 KB of X') 0.0957 / 0.0609 ms against 0.103 / 0.0655 for row_range (colblock_kernel's
+    // one-stage walk, fd49f0a; the held kernel: 0.0924 / 0.0587); 99% (122 KB) 0.0329 against 0.0240.
     const double vs = static_cast<double>(value_size(args.type));
     const double w_per_block = static_cast<double>(a.nnz) * (vs + 2) / std::max(1, a.sm_count);
     const std::int64_t tile = resident_tile_bytes(resident_column_blocks(a, args, ColumnBlockConfig{}), args);
