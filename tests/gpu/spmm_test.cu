@@ -864,6 +864,17 @@ TEST(SpmmColumnBlock, ResidentBlocksAtBatchTile8) {
   Case c;
   c.batch = 8;
   check_plus_times<float>(m, c, rng(), 1e-5, *plan_m);
+  // One block holding all 4096 columns: Auto takes it where rows average >= 128 non-zeros (5%: ~205), not at
+  // 1% (~41: row_range).
+  Pattern f = random_pattern(rng(), 4096, 4096, 0.05);
+  auto plan_f = make_plan(f, false);
+  const Choice cf = choose(*plan_f, am);
+  EXPECT_EQ(Kernel::ColumnBlock, cf.kernel) << cf.describe();
+  EXPECT_EQ(1, cf.column_block.splits) << cf.describe();
+  check_plus_times<float>(f, c, rng(), 1e-5, *plan_f);
+  Pattern g = random_pattern(rng(), 4096, 4096, 0.01);
+  auto plan_g = make_plan(g, false);
+  EXPECT_EQ(Kernel::RowRange, choose(*plan_g, am).kernel) << choose(*plan_g, am).describe();
 }
 
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------

@@ -18,8 +18,9 @@
 //   - plus_times, batch >= 5: RowRange (batch tile 8 up to batch 8, 32 up to batch 32, else 128 with one row
 //     per warp; column slabs by row_range_slabs()) where the plan has whole, unskewed rows and at most 65536
 //     columns, except ColumnBlock where column_block_wins() (batch > 8 with rows of >= 300 non-zeros; batch
-//     5-8 where each thread block streams at least twice the bytes of W that it stages of X', the column
-//     blocks then held for the whole call, resident_column_blocks());
+//     5-8 where rows' pieces average >= 128 non-zeros per column block and one block holds all the columns or
+//     each thread block streams at least twice the bytes of W that it stages of X', the column blocks then
+//     held for the whole call, resident_column_blocks());
 //   - plus_times, batch >= 5, plans RowRange does not take: ColumnBlock where column_block_wins() (batch > 8
 //     with rows of >= 200 non-zeros; batch 5-8 as above), else RowSegmentBatchLanes with a batch tile of 8
 //     (batch <= 8), 32 (<= 32) or 128;
@@ -262,14 +263,21 @@ bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 
 bool column_block_wins(const Plan::Impl& a, const SpmmArgs& args, bool row_range) {
   if (!a.tile_bounds.size() || skewed(a)) return false;
   if (args.batch <= 8) {
-    // Batch 5-8 (colblock_held_kernel, column blocks held for the call): where each thread block streams at
-    // least twice the bytes of W that it stages of X'. 16384 x 16384, fp32: 90% and 95% (1.2 MB and 610 KB of W
-    // per block against 172 KB of X') 0.0957 / 0.0609 ms against 0.103 / 0.0655 for row_range (colblock_kernel's
-    // one-stage walk, fd49f0a; the held kernel: 0.0924 / 0.0587); 99% (122 KB) 0.0329 against 0.0240.
+    // Batch 5-8 (colblock_held_kernel, column blocks held for the call): where a row's piece in a block averages
+    // at least one warp step (128 non-zeros), and either one block holds all the columns or each thread block
+    // streams at least twice the bytes of W that it stages of X'. Measured (fp32, batch 8 / 5, against
+    // row_range): 16384 x 16384 at 90% and 95% (pieces of 546 / 273; 1.2 MB and 610 KB of W per block against
+    // 172 KB of X') 0.0925 / 0.0586 against 0.102 / 0.0663 ms at batch 8; 4096 x 4096 (one block) at 90% and
+    // 95% (pieces of 410 / 205) 0.0139 / 0.0107 against 0.0142 / 0.0115, at batch 5 0.0172 / 0.0140 against
+    // 0.0176 / 0.0148; pieces of 55 (16384, 99%) 0.0329 against 0.0240 and of 41 (4096, 99%) 0.0079 against
+    // 0.0069: row_range.
     const double vs = static_cast<double>(value_size(args.type));
     const double w_per_block = static_cast<double>(a.nnz) * (vs + 2) / std::max(1, a.sm_count);
-    const std::int64_t tile = resident_tile_bytes(resident_column_blocks(a, args, ColumnBlockConfig{}), args);
-    return tile <= kResidentTileBytes && w_per_block >= 2.0 * static_cast<double>(tile);
+    const ColumnBlockConfig r = resident_column_blocks(a, args, ColumnBlockConfig{});
+    const std::int64_t tile = resident_tile_bytes(r, args);
+    const double piece = a.avg_row_nnz * r.block_cols / std::max<double>(1, a.cols);
+    return tile <= kResidentTileBytes && piece >= 128 &&
+           (r.splits == 1 || w_per_block >= 2.0 * static_cast<double>(tile));
   }
   return a.avg_row_nnz >= (row_range ? 300 : 200);
 }
