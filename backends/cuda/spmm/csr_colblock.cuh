@@ -140,13 +140,40 @@ __device__ __forceinline__ void colblock_store(const ColBlockParams& p, int r, i
 // the random X rows.
 constexpr int kColBlockAhead = 2;
 
+// The fold at the end of a row piece (batch tile 8, lanes across non-zeros): a lane's eight sums a[] (odd lanes
+// hold the X row's halves in the other order) summed over the warp by a transposing butterfly of 9 shuffles.
+// Returns the total of batch column col for the lanes with lane % 4 == 0 (col = 4 b4 + 2 b3 + b2 from the
+// lane's bits 4, 3, 2); the order of the additions is fixed, so the result is bitwise repeatable.
+__device__ __forceinline__ float colblock_fold8(const float (&a)[8], int lane, int& col) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int h0 = lane & 1;
+  float b[8];
+#pragma unroll
+  for (int v = 0; v < 4; ++v) {   // undo the odd lanes' half order: b[v] is batch column v
+    b[v] = h0 ? a[v + 4] : a[v];
+    b[v + 4] = h0 ? a[v] : a[v + 4];
+  }
+  const int b4 = (lane >> 4) & 1, b3 = (lane >> 3) & 1, b2 = (lane >> 2) & 1;
+  float f4[4], f2[2];
+#pragma unroll
+  for (int v = 0; v < 4; ++v)   // lanes keep batch columns 4 * b4 + v
+    f4[v] = (b4 ? b[v + 4] : b[v]) + __shfl_xor_sync(kAll, b4 ? b[v] : b[v + 4], 16);
+#pragma unroll
+  for (int v = 0; v < 2; ++v)   // 4 * b4 + 2 * b3 + v
+    f2[v] = (b3 ? f4[v + 2] : f4[v]) + __shfl_xor_sync(kAll, b3 ? f4[v] : f4[v + 2], 8);
+  float f = (b2 ? f2[1] : f2[0]) + __shfl_xor_sync(kAll, b2 ? f2[0] : f2[1], 4);   // 4 b4 + 2 b3 + b2
+  f += __shfl_xor_sync(kAll, f, 2);
+  f += __shfl_xor_sync(kAll, f, 1);
+  col = 4 * b4 + 2 * b3 + b2;
+  return f;
+}
+
 // Two X stages, double-buffered over the thread block's column blocks (one block per thread block:
 // colblock_held_kernel).
 template <class VT, int BT>
 __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   static_assert(BT == 8, "batch tile 8 (32 and 128: colblock_wide_kernel)");
   constexpr int D = kColBlockAhead;
-  constexpr unsigned kAll = 0xffffffffu;
   extern __shared__ uint4 colblock_smem[];
   VT* tiles = reinterpret_cast<VT*>(colblock_smem);
   constexpr int stages = 2;
@@ -224,24 +251,9 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
         }
       }
       if (s_piece[1] != s_piece[0]) {   // the piece ends: fold the lanes' sums into the row's
-        float b[8];
-#pragma unroll
-        for (int v = 0; v < 4; ++v) {   // undo the odd lanes' half order: b[v] is batch column v
-          b[v] = h0 ? a[v + 4] : a[v];
-          b[v + 4] = h0 ? a[v] : a[v + 4];
-        }
-        const int b4 = (lane >> 4) & 1, b3 = (lane >> 3) & 1, b2 = (lane >> 2) & 1;
-        float f4[4], f2[2];
-#pragma unroll
-        for (int v = 0; v < 4; ++v)   // lanes keep batch columns 4 * b4 + v
-          f4[v] = (b4 ? b[v + 4] : b[v]) + __shfl_xor_sync(kAll, b4 ? b[v] : b[v + 4], 16);
-#pragma unroll
-        for (int v = 0; v < 2; ++v)   // 4 * b4 + 2 * b3 + v
-          f2[v] = (b3 ? f4[v + 2] : f4[v]) + __shfl_xor_sync(kAll, b3 ? f4[v] : f4[v + 2], 8);
-        float f = (b2 ? f2[1] : f2[0]) + __shfl_xor_sync(kAll, b2 ? f2[0] : f2[1], 4);   // 4 b4 + 2 b3 + b2
-        f += __shfl_xor_sync(kAll, f, 2);
-        f += __shfl_xor_sync(kAll, f, 1);
-        if ((lane & 3) == 0) acc_s[(warp + n_warps * s_piece[0]) * BT + 4 * b4 + 2 * b3 + b2] += f;
+        int col;
+        const float f = colblock_fold8(a, lane, col);
+        if ((lane & 3) == 0) acc_s[(warp + n_warps * s_piece[0]) * BT + col] += f;
 #pragma unroll
         for (int v = 0; v < BT; ++v) a[v] = 0.0f;
       }
@@ -274,7 +286,6 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 template <class VT>
 __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p) {
   constexpr int BT = 8, D = kColBlockAhead;
-  constexpr unsigned kAll = 0xffffffffu;
   constexpr unsigned kRowBytes = BT * sizeof(VT), kHalfBytes = kRowBytes / 2;
   extern __shared__ uint4 colblock_smem[];
   VT* tile = reinterpret_cast<VT*>(colblock_smem);
@@ -351,24 +362,9 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
       }
     }
     if (srow[1] != srow[0]) {   // the row ends: fold the lanes' sums, as in colblock_kernel
-      float b[8];
-#pragma unroll
-      for (int v = 0; v < 4; ++v) {   // undo the odd lanes' half order: b[v] is batch column v
-        b[v] = h0 ? a[v + 4] : a[v];
-        b[v + 4] = h0 ? a[v] : a[v + 4];
-      }
-      const int b4 = (lane >> 4) & 1, b3 = (lane >> 3) & 1, b2 = (lane >> 2) & 1;
-      float f4[4], f2[2];
-#pragma unroll
-      for (int v = 0; v < 4; ++v)   // lanes keep batch columns 4 * b4 + v
-        f4[v] = (b4 ? b[v + 4] : b[v]) + __shfl_xor_sync(kAll, b4 ? b[v] : b[v + 4], 16);
-#pragma unroll
-      for (int v = 0; v < 2; ++v)   // 4 * b4 + 2 * b3 + v
-        f2[v] = (b3 ? f4[v + 2] : f4[v]) + __shfl_xor_sync(kAll, b3 ? f4[v] : f4[v + 2], 8);
-      float f = (b2 ? f2[1] : f2[0]) + __shfl_xor_sync(kAll, b2 ? f2[0] : f2[1], 4);   // 4 b4 + 2 b3 + b2
-      f += __shfl_xor_sync(kAll, f, 2);
-      f += __shfl_xor_sync(kAll, f, 1);
-      const int bc = b0 + 4 * b4 + 2 * b3 + b2;
+      int col;
+      const float f = colblock_fold8(a, lane, col);
+      const int bc = b0 + col;
       if ((lane & 3) == 0 && bc < p.batch) colblock_store<VT>(p, srow[0], bc, f);
 #pragma unroll
       for (int v = 0; v < BT; ++v) a[v] = 0.0f;
