@@ -109,6 +109,23 @@ __device__ __forceinline__ void colblock_load_x(const VT* src, float (&x)[4]) {
   for (int t = 0; t < 4; ++t) x[t] = to_acc<float>(xv.v[t]);
 }
 
+// The four staged X values at shared-memory address addr (32-bit, as shared_address gives), as floats.
+template <class VT>
+__device__ __forceinline__ void colblock_load_x_at(unsigned addr, float (&x)[4]) {
+  Four<VT> xv;
+  if constexpr (sizeof(VT) == 4) {
+    uint4 f;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(f.x), "=r"(f.y), "=r"(f.z), "=r"(f.w) : "r"(addr));
+    memcpy(&xv, &f, 16);
+  } else {
+    uint2 h;
+    asm volatile("ld.shared.v2.u32 {%0,%1}, [%2];" : "=r"(h.x), "=r"(h.y) : "r"(addr));
+    memcpy(&xv, &h, 8);
+  }
+#pragma unroll
+  for (int t = 0; t < 4; ++t) x[t] = to_acc<float>(xv.v[t]);
+}
+
 // Row r, batch column b of this thread block's result: straight into Y, or, when the column blocks are
 // split over several thread blocks, into this range's partial tile (folded in range order by
 // fold_column_ranges_kernel, column_ranges.cuh).
@@ -304,8 +321,12 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
   const VT* vals = static_cast<const VT*>(p.values);
   const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
   const int h0 = lane & 1;   // which half of an X row this lane reads first
-  const char* xs = reinterpret_cast<const char*>(tile);
-  const unsigned first = kHalfBytes * h0, second = kHalfBytes * (1 - h0);
+  // The shared addresses of the halves of X row 0 in the order this lane reads them, and the block's first
+  // column, held in registers (opaque to the compiler, which otherwise rebuilt them for every non-zero at the
+  // register bound).
+  unsigned xfirst = shared_address(tile) + kHalfBytes * h0, xsecond = shared_address(tile) + kHalfBytes * (1 - h0);
+  unsigned cfirst = cbase;
+  asm volatile("" : "+r"(xfirst), "+r"(xsecond), "+r"(cfirst));
 
   // The step stream: slot i holds the (row, first chunk, bounds) of a step and this lane's chunk of it; the
   // step to issue next is in row prow from chunk pq, bounds [pS, pE); the bounds of row arow (the warp's next)
@@ -350,10 +371,10 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
       const int idx = 4 * q + j;
       if (idx >= sS[0] && idx < sE[0]) {
         const float wj = to_acc<float>(w[0].v[j]);
-        const unsigned off = ((static_cast<unsigned>(cc[0].v[j]) - cbase) & 0xffffu) * kRowBytes;
+        const unsigned off = ((static_cast<unsigned>(cc[0].v[j]) - cfirst) & 0xffffu) * kRowBytes;
         float xa[4], xb[4];
-        colblock_load_x(reinterpret_cast<const VT*>(xs + off + first), xa);
-        colblock_load_x(reinterpret_cast<const VT*>(xs + off + second), xb);
+        colblock_load_x_at<VT>(xfirst + off, xa);
+        colblock_load_x_at<VT>(xsecond + off, xb);
 #pragma unroll
         for (int v = 0; v < 4; ++v) {
           a[v] = fmaf(wj, xa[v], a[v]);
