@@ -296,10 +296,11 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 // block, so each piece's folded sums go straight to Y (or to the block's partial tile) from the lanes that hold
 // them, with no shared row sums, and the walk is over the warp's rows, not over (column block, piece); the same
 // summation order. 16384 x 16384, batch 8, three blocks of 5504 columns (spmm_bench, alternating builds in one
-// GPU run): 0.0924 against 0.0961 ms for colblock_kernel's one-stage walk at 90%, 0.0587 against 0.0611 at 95%.
-// A stand-alone harness copy of this walk with raw loads ran 0.0885 against 0.0959 in one process; the SASS of
-// both recomputes the shared base and the lane's half offset for every non-zero (64 registers at 1024 threads),
-// and writing the addresses as 32-bit shared offsets did not change that (0.0926).
+// GPU run): 0.0924 against 0.0961 ms for colblock_kernel's one-stage walk at 90%, 0.0587 against 0.0611 at 95%
+// (a stand-alone harness copy of this walk: 0.0885 against 0.0959 in one process). At the 64-register bound of
+// 1024 threads the compiler rebuilt the shared base, the block's first column and the lane's half offset for
+// every non-zero (SASS); held in registers it cannot rebuild (below), 0.0908 against 0.0925 at 90%, 0.0575
+// against 0.0589 at 95%.
 template <class VT>
 __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p) {
   constexpr int BT = 8, D = kColBlockAhead;
