@@ -185,6 +185,37 @@ __device__ __forceinline__ float colblock_fold8(const float (&a)[8], int lane, i
   return f;
 }
 
+// One step of a batch-tile-8 walk as a lane holds it: its chunk of four non-zeros of W (values w, 16-bit columns
+// cc), the step's first chunk q, and its segment [lo, hi) with its tag (the piece or the row it belongs to).
+template <class VT>
+struct ColBlockStep {
+  Four<VT> w;
+  Four<std::uint16_t> cc;
+  int tag, q, lo, hi;
+};
+
+// The non-zeros of the lane's chunk q (positions 4q .. 4q + 3 of W) that lie in the step's segment, each adding
+// its value times its X row to a[] (the row's two halves as load_halves(column, first, second) reads them, in the
+// lane's order). Shared by colblock_kernel and colblock_held_kernel, which address the staged X' differently.
+template <class VT, class LoadHalves>
+__device__ __forceinline__ void colblock_chunk8(float (&a)[8], const ColBlockStep<VT>& st, int q,
+                                                LoadHalves&& load_halves) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const int idx = 4 * q + j;
+    if (idx >= st.lo && idx < st.hi) {
+      const float wj = to_acc<float>(st.w.v[j]);
+      float xa[4], xb[4];
+      load_halves(st.cc.v[j], xa, xb);
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        a[v] = fmaf(wj, xa[v], a[v]);
+        a[v + 4] = fmaf(wj, xb[v], a[v + 4]);
+      }
+    }
+  }
+}
+
 // Two X stages, double-buffered over the thread block's column blocks (one block per thread block:
 // colblock_held_kernel).
 template <class VT, int BT>
@@ -213,12 +244,11 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   for (int c = c_begin, it = 0; c < c_end; ++c, ++it) {
     colblock_begin<VT, BT>(p, tiles, c, it, c_end, b0);
     const VT* tile = tiles + (it & 1) * p.block_cols * BT;
+    const int first = 4 * h0, second = 4 * (1 - h0);   // values of X' row offsets of the halves, lane's order
     const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
 
-    // The step stream: slot i holds the (piece, first chunk, bounds) of a step and this lane's chunk of it.
-    Four<VT> w[D + 1];
-    Four<std::uint16_t> cc[D + 1];
-    int s_piece[D + 1], s_q[D + 1], s_lo[D + 1], s_hi[D + 1];
+    // The step stream: st[i] is the i-th step ahead (tag: its piece).
+    ColBlockStep<VT> st[D + 1];
     // The step to issue next: piece ip (row warp + n_warps * ip) from chunk iq, bounds [ilo, ihi); the bounds
     // of piece ip + 1 already fetched.
     int ip = 0, ilo = 0, ihi = 0, nlo = 0, nhi = 0;
@@ -226,13 +256,13 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
     if (warp_rows > 1) colblock_segment(p, c, r0 + warp + n_warps, nlo, nhi);
     int iq = ilo >> 2;
     auto issue = [&](int slot) {
-      s_piece[slot] = ip;
-      s_q[slot] = iq;
-      s_lo[slot] = ilo;
-      s_hi[slot] = ihi;
+      st[slot].tag = ip;
+      st[slot].q = iq;
+      st[slot].lo = ilo;
+      st[slot].hi = ihi;
       if (ip >= warp_rows) return;
       const int q = iq + lane;
-      if (4 * q < ihi) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w[slot], cc[slot]);
+      if (4 * q < ihi) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, st[slot].w, st[slot].cc);
       if (4 * (iq + 32) < ihi) {
         iq += 32;
       } else {   // the next piece; fetch the bounds of the one after it
@@ -248,41 +278,22 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
     float a[BT];
 #pragma unroll
     for (int v = 0; v < BT; ++v) a[v] = 0.0f;
-    while (s_piece[0] < warp_rows) {
+    while (st[0].tag < warp_rows) {
       issue(D);
-      const int q = s_q[0] + lane;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int idx = 4 * q + j;
-        if (idx >= s_lo[0] && idx < s_hi[0]) {
-          const float wj = to_acc<float>(w[0].v[j]);
-          const VT* xr = tile + ((static_cast<unsigned>(cc[0].v[j]) - cbase) & 0xffffu) * BT;
-          float xa[4], xb[4];
-          colblock_load_x(xr + 4 * h0, xa);
-          colblock_load_x(xr + 4 * (1 - h0), xb);
-#pragma unroll
-          for (int v = 0; v < 4; ++v) {
-            a[v] = fmaf(wj, xa[v], a[v]);
-            a[v + 4] = fmaf(wj, xb[v], a[v + 4]);
-          }
-        }
-      }
-      if (s_piece[1] != s_piece[0]) {   // the piece ends: fold the lanes' sums into the row's
+      colblock_chunk8(a, st[0], st[0].q + lane, [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
+        const VT* xr = tile + ((static_cast<unsigned>(col) - cbase) & 0xffffu) * BT;
+        colblock_load_x(xr + first, xa);
+        colblock_load_x(xr + second, xb);
+      });
+      if (st[1].tag != st[0].tag) {   // the piece ends: fold the lanes' sums into the row's
         int col;
         const float f = colblock_fold8(a, lane, col);
-        if ((lane & 3) == 0) acc_s[(warp + n_warps * s_piece[0]) * BT + col] += f;
+        if ((lane & 3) == 0) acc_s[(warp + n_warps * st[0].tag) * BT + col] += f;
 #pragma unroll
         for (int v = 0; v < BT; ++v) a[v] = 0.0f;
       }
 #pragma unroll
-      for (int i = 0; i < D; ++i) {
-        w[i] = w[i + 1];
-        cc[i] = cc[i + 1];
-        s_piece[i] = s_piece[i + 1];
-        s_q[i] = s_q[i + 1];
-        s_lo[i] = s_lo[i + 1];
-        s_hi[i] = s_hi[i + 1];
-      }
+      for (int i = 0; i < D; ++i) st[i] = st[i + 1];
     }
     __syncthreads();
   }
@@ -329,25 +340,22 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
   unsigned cfirst = cbase;
   asm volatile("" : "+r"(xfirst), "+r"(xsecond), "+r"(cfirst));
 
-  // The step stream: slot i holds the (row, first chunk, bounds) of a step and this lane's chunk of it; the
-  // step to issue next is in row prow from chunk pq, bounds [pS, pE); the bounds of row arow (the warp's next)
-  // are fetched a row ahead.
-  Four<VT> w[D + 1];
-  Four<std::uint16_t> cc[D + 1];
-  int srow[D + 1], sq[D + 1], sS[D + 1], sE[D + 1];
+  // The step stream: st[i] is the i-th step ahead (tag: its row); the step to issue next is in row prow from
+  // chunk pq, bounds [pS, pE); the bounds of row arow (the warp's next) are fetched a row ahead.
+  ColBlockStep<VT> st[D + 1];
   int prow = row, pS, pE;
   colblock_segment(p, c, prow, pS, pE);
   int pq = pS >> 2;
   int arow = prow + n_warps, aS = 0, aE = 0;
   if (arow < r1) colblock_segment(p, c, arow, aS, aE);
   auto issue = [&](int slot) {
-    srow[slot] = prow;
-    sq[slot] = pq;
-    sS[slot] = pS;
-    sE[slot] = pE;
+    st[slot].tag = prow;
+    st[slot].q = pq;
+    st[slot].lo = pS;
+    st[slot].hi = pE;
     if (prow >= r1) return;
     const int q = pq + lane;
-    if (4 * q < pE) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, w[slot], cc[slot]);
+    if (4 * q < pE) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, st[slot].w, st[slot].cc);
     if (4 * (pq + 32) < pE) {
       pq += 32;
     } else {   // the next row; fetch the bounds of the one after it
@@ -364,42 +372,23 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
   float a[BT];
 #pragma unroll
   for (int v = 0; v < BT; ++v) a[v] = 0.0f;
-  while (srow[0] < r1) {
+  while (st[0].tag < r1) {
     issue(D);
-    const int q = sq[0] + lane;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int idx = 4 * q + j;
-      if (idx >= sS[0] && idx < sE[0]) {
-        const float wj = to_acc<float>(w[0].v[j]);
-        const unsigned off = ((static_cast<unsigned>(cc[0].v[j]) - cfirst) & 0xffffu) * kRowBytes;
-        float xa[4], xb[4];
-        colblock_load_x_at<VT>(xfirst + off, xa);
-        colblock_load_x_at<VT>(xsecond + off, xb);
-#pragma unroll
-        for (int v = 0; v < 4; ++v) {
-          a[v] = fmaf(wj, xa[v], a[v]);
-          a[v + 4] = fmaf(wj, xb[v], a[v + 4]);
-        }
-      }
-    }
-    if (srow[1] != srow[0]) {   // the row ends: fold the lanes' sums, as in colblock_kernel
+    colblock_chunk8(a, st[0], st[0].q + lane, [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
+      const unsigned off = ((static_cast<unsigned>(col) - cfirst) & 0xffffu) * kRowBytes;
+      colblock_load_x_at<VT>(xfirst + off, xa);
+      colblock_load_x_at<VT>(xsecond + off, xb);
+    });
+    if (st[1].tag != st[0].tag) {   // the row ends: fold the lanes' sums, as in colblock_kernel
       int col;
       const float f = colblock_fold8(a, lane, col);
       const int bc = b0 + col;
-      if ((lane & 3) == 0 && bc < p.batch) colblock_store<VT>(p, srow[0], bc, f);
+      if ((lane & 3) == 0 && bc < p.batch) colblock_store<VT>(p, st[0].tag, bc, f);
 #pragma unroll
       for (int v = 0; v < BT; ++v) a[v] = 0.0f;
     }
 #pragma unroll
-    for (int i = 0; i < D; ++i) {
-      w[i] = w[i + 1];
-      cc[i] = cc[i + 1];
-      srow[i] = srow[i + 1];
-      sq[i] = sq[i + 1];
-      sS[i] = sS[i + 1];
-      sE[i] = sE[i + 1];
-    }
+    for (int i = 0; i < D; ++i) st[i] = st[i + 1];
   }
 }
 
