@@ -130,8 +130,8 @@ __global__ void fill_x_kernel(int k_rows, int batch, unsigned seed, float* x_row
   }
 }
 // On-chip read bandwidth: one 1024-thread block per SM, each thread reading 16-byte words of a 64 KB shared
-// buffer, a warp's 32 words contiguous (no bank conflicts), by volatile loads (the compiler cannot reuse a
-// word). A kernel that brings each non-zero's row of X (batch x 4 bytes) into registers from shared memory or
+// buffer, a warp's 32 words contiguous (no bank conflicts), the warp's offset moving every load, by volatile
+// loads (neither compiler can hoist or reuse one). A kernel that brings each non-zero's row of X (batch x 4 bytes) into registers from shared memory or
 // L1 (the same data pipe) needs at least nnz x batch x 4 bytes over this bandwidth: the table's on-chip floor.
 __global__ void __launch_bounds__(1024, 1) shared_read_kernel(int iters, float* out) {
   extern __shared__ float4 shared_words[];   // 4096 words, 64 KB
@@ -142,9 +142,11 @@ __global__ void __launch_bounds__(1024, 1) shared_read_kernel(int iters, float* 
   for (int it = 0; it < iters; it += 4) {
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
-      const unsigned a = base + ((threadIdx.x + static_cast<unsigned>(it + u) * 1024u) & 4095u) * 16u;
+      const unsigned a = base + ((threadIdx.x + (static_cast<unsigned>(it + u) * 33u & 127u) * 32u) & 4095u) * 16u;
       float4 v;
-      asm volatile("ld.shared.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a));
+      asm volatile("ld.volatile.shared.v4.f32 {%0,%1,%2,%3}, [%4];"
+                   : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                   : "r"(a));
       s0 += v.x;
       s1 += v.w;
     }
