@@ -2,7 +2,11 @@
 """bench/spmm/plot.py: draws the SpMM benchmark's CSV (spmm_bench --out DIR writes DIR/spmm.csv) as a PNG.
 
 One panel per (M, sparsity); time (ms, log) against batch for SNACK-COO, the dispatched snack kernel, the
-best cuSPARSE algorithm at each point, dense cuBLAS and Dense+Mask. Usage: plot.py spmm.csv out.png
+best cuSPARSE algorithm at each point, dense cuBLAS and Dense+Mask, and (where the CSV has the shared-memory
+read bandwidth) a floor: the larger of the DRAM time of what the snack kernels must read and write (W at 6
+bytes per non-zero, the row offsets, X and Y, over the copy bandwidth) and the table's on-chip floor (each
+non-zero's X row, batch x 4 bytes, over the shared-memory read bandwidth), with the expected nnz (M x M x
+density). Usage: plot.py spmm.csv out.png
 """
 import csv
 import sys
@@ -16,12 +20,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main(src, dst):
     t = defaultdict(dict)  # (m, sparsity) -> method -> {batch: ms}
-    copy_gbs = None
+    copy_gbs = shared_gbs = None
     for r in csv.DictReader(open(src)):
         if r["method"] == "copy_gbs":
             copy_gbs = float(r["ms"])
             continue
         if r["method"] == "shared_gbs":   # the on-chip read bandwidth (the table's floor column)
+            shared_gbs = float(r["ms"])
             continue
         ms, err = float(r["ms"]), float(r["rel_err"])
         if ms <= 0 or err > 1e-4:
@@ -51,6 +56,13 @@ def main(src, dst):
                     continue
                 bs = sorted(d)
                 ax.plot(bs, [d[b] for b in bs], fmt, color=color, label=label)
+            d = t.get((m, s), {}).get("dispatched")
+            if shared_gbs and d:
+                bs = sorted(d)
+                nnz = m * m * (1 - s)
+                floor = [max(nnz * b * 4 / shared_gbs, (nnz * 6 + (m + 1) * 4 + 2 * m * b * 4) / copy_gbs) * 1e-6
+                         for b in bs]
+                ax.plot(bs, floor, ":", color="black", linewidth=1, label="floor (DRAM, or X rows on chip)")
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_title(f"M = K = {m}, sparsity {s * 100:.0f}%")
