@@ -194,6 +194,44 @@ struct ColBlockStep {
   int tag, q, lo, hi;
 };
 
+// A warp's walk over its rows row, row + stride, ... (< end) in column block c as a stream of steps: each issue()
+// fills one step (tag: the row) with the lane's chunk of the next 32 chunks of the current row's segment, moving
+// to the next row when the segment is done; the next row's segment bounds are fetched a row ahead. Shared by
+// colblock_kernel and colblock_held_kernel.
+template <class VT>
+struct ColBlockWalk {
+  int c, stride, end;
+  int row, S, E, q;   // the step to issue next: row, its segment [S, E), from chunk q
+  int arow, aS, aE;   // the row after it and its segment
+
+  __device__ __forceinline__ ColBlockWalk(const ColBlockParams& p, int c_, int first, int stride_, int end_)
+      : c(c_), stride(stride_), end(end_), row(first), S(0), E(0), arow(first + stride_), aS(0), aE(0) {
+    if (row < end) colblock_segment(p, c, row, S, E);
+    q = S >> 2;
+    if (arow < end) colblock_segment(p, c, arow, aS, aE);
+  }
+
+  __device__ __forceinline__ void issue(const ColBlockParams& p, const VT* vals, int lane, ColBlockStep<VT>& st) {
+    st.tag = row;
+    st.q = q;
+    st.lo = S;
+    st.hi = E;
+    if (row >= end) return;
+    const int k = q + lane;
+    if (4 * k < E) load_chunk(vals, p.col16, p.nnz, std::int64_t(k) * 4, st.w, st.cc);
+    if (4 * (q + 32) < E) {
+      q += 32;
+    } else {   // the next row; fetch the bounds of the one after it
+      row = arow;
+      S = aS;
+      E = aE;
+      q = S >> 2;
+      arow = row + stride;
+      if (arow < end) colblock_segment(p, c, arow, aS, aE);
+    }
+  }
+};
+
 // The non-zeros of the lane's chunk q (positions 4q .. 4q + 3 of W) that lie in the step's segment, each adding
 // its value times its X row to a[] (the row's two halves as load_halves(column, first, second) reads them, in the
 // lane's order). Shared by colblock_kernel and colblock_held_kernel, which address the staged X' differently.
@@ -235,7 +273,6 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
   const int c_end = min(p.n_blocks, c_begin + p.blocks_per_cta);
   const int b0 = blockIdx.z * BT;
   const VT* vals = static_cast<const VT*>(p.values);
-  const int warp_rows = nr > warp ? (nr - warp + n_warps - 1) / n_warps : 0;
 
   for (int t = threadIdx.x; t < nr * BT; t += blockDim.x) acc_s[t] = 0.0f;
   if (c_begin < c_end) colblock_stage<VT, BT>(p, tiles, c_begin, b0);
@@ -247,39 +284,16 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
     const int first = 4 * h0, second = 4 * (1 - h0);   // values of X' row offsets of the halves, lane's order
     const unsigned cbase = static_cast<unsigned>(c * p.block_cols) & 0xffffu;
 
-    // The step stream: st[i] is the i-th step ahead (tag: its piece).
+    // The step stream: st[i] is the i-th step ahead (tag: its row).
     ColBlockStep<VT> st[D + 1];
-    // The step to issue next: piece ip (row warp + n_warps * ip) from chunk iq, bounds [ilo, ihi); the bounds
-    // of piece ip + 1 already fetched.
-    int ip = 0, ilo = 0, ihi = 0, nlo = 0, nhi = 0;
-    if (warp_rows > 0) colblock_segment(p, c, r0 + warp, ilo, ihi);
-    if (warp_rows > 1) colblock_segment(p, c, r0 + warp + n_warps, nlo, nhi);
-    int iq = ilo >> 2;
-    auto issue = [&](int slot) {
-      st[slot].tag = ip;
-      st[slot].q = iq;
-      st[slot].lo = ilo;
-      st[slot].hi = ihi;
-      if (ip >= warp_rows) return;
-      const int q = iq + lane;
-      if (4 * q < ihi) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, st[slot].w, st[slot].cc);
-      if (4 * (iq + 32) < ihi) {
-        iq += 32;
-      } else {   // the next piece; fetch the bounds of the one after it
-        ++ip;
-        ilo = nlo;
-        ihi = nhi;
-        iq = ilo >> 2;
-        if (ip + 1 < warp_rows) colblock_segment(p, c, r0 + warp + n_warps * (ip + 1), nlo, nhi);
-      }
-    };
+    ColBlockWalk<VT> walk(p, c, r0 + warp, n_warps, r0 + nr);
 #pragma unroll
-    for (int i = 0; i < D; ++i) issue(i);
+    for (int i = 0; i < D; ++i) walk.issue(p, vals, lane, st[i]);
     float a[BT];
 #pragma unroll
     for (int v = 0; v < BT; ++v) a[v] = 0.0f;
-    while (st[0].tag < warp_rows) {
-      issue(D);
+    while (st[0].tag < r0 + nr) {
+      walk.issue(p, vals, lane, st[D]);
       colblock_chunk8(a, st[0], st[0].q + lane, [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
         const VT* xr = tile + ((static_cast<unsigned>(col) - cbase) & 0xffffu) * BT;
         colblock_load_x(xr + first, xa);
@@ -288,7 +302,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
       if (st[1].tag != st[0].tag) {   // the piece ends: fold the lanes' sums into the row's
         int col;
         const float f = colblock_fold8(a, lane, col);
-        if ((lane & 3) == 0) acc_s[(warp + n_warps * st[0].tag) * BT + col] += f;
+        if ((lane & 3) == 0) acc_s[(st[0].tag - r0) * BT + col] += f;
 #pragma unroll
         for (int v = 0; v < BT; ++v) a[v] = 0.0f;
       }
@@ -305,8 +319,8 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 // colblock_held_kernel (batch tile 8, one column block per thread block, held for the whole call): the same
 // lanes-across-non-zeros walk as colblock_kernel, laid out for that case: a row has exactly one piece per thread
 // block, so each piece's folded sums go straight to Y (or to the block's partial tile) from the lanes that hold
-// them, with no shared row sums, and the walk is over the warp's rows, not over (column block, piece); the same
-// summation order. 16384 x 16384, batch 8, three blocks of 5504 columns (spmm_bench, alternating builds in one
+// them, with no shared row sums (the same walk over the warp's rows, ColBlockWalk, and the same summation
+// order). 16384 x 16384, batch 8, three blocks of 5504 columns (spmm_bench, alternating builds in one
 // GPU run): 0.0924 against 0.0961 ms for colblock_kernel's one-stage walk at 90%, 0.0587 against 0.0611 at 95%
 // (a stand-alone harness copy of this walk: 0.0885 against 0.0959 in one process). At the 64-register bound of
 // 1024 threads the compiler rebuilt the shared base, the block's first column and the lane's half offset for
@@ -327,7 +341,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
   cp_async_commit();
   cp_async_wait<0>();
   __syncthreads();
-  int row = r0 + warp;
+  const int row = r0 + warp;
   if (c >= p.n_blocks || row >= r1) return;
 
   const VT* vals = static_cast<const VT*>(p.values);
@@ -340,40 +354,16 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
   unsigned cfirst = cbase;
   asm volatile("" : "+r"(xfirst), "+r"(xsecond), "+r"(cfirst));
 
-  // The step stream: st[i] is the i-th step ahead (tag: its row); the step to issue next is in row prow from
-  // chunk pq, bounds [pS, pE); the bounds of row arow (the warp's next) are fetched a row ahead.
+  // The step stream: st[i] is the i-th step ahead (tag: its row).
   ColBlockStep<VT> st[D + 1];
-  int prow = row, pS, pE;
-  colblock_segment(p, c, prow, pS, pE);
-  int pq = pS >> 2;
-  int arow = prow + n_warps, aS = 0, aE = 0;
-  if (arow < r1) colblock_segment(p, c, arow, aS, aE);
-  auto issue = [&](int slot) {
-    st[slot].tag = prow;
-    st[slot].q = pq;
-    st[slot].lo = pS;
-    st[slot].hi = pE;
-    if (prow >= r1) return;
-    const int q = pq + lane;
-    if (4 * q < pE) load_chunk(vals, p.col16, p.nnz, std::int64_t(q) * 4, st[slot].w, st[slot].cc);
-    if (4 * (pq + 32) < pE) {
-      pq += 32;
-    } else {   // the next row; fetch the bounds of the one after it
-      prow = arow;
-      pS = aS;
-      pE = aE;
-      pq = pS >> 2;
-      arow = prow + n_warps;
-      if (arow < r1) colblock_segment(p, c, arow, aS, aE);
-    }
-  };
+  ColBlockWalk<VT> walk(p, c, row, n_warps, r1);
 #pragma unroll
-  for (int i = 0; i < D; ++i) issue(i);
+  for (int i = 0; i < D; ++i) walk.issue(p, vals, lane, st[i]);
   float a[BT];
 #pragma unroll
   for (int v = 0; v < BT; ++v) a[v] = 0.0f;
   while (st[0].tag < r1) {
-    issue(D);
+    walk.issue(p, vals, lane, st[D]);
     colblock_chunk8(a, st[0], st[0].q + lane, [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
       const unsigned off = ((static_cast<unsigned>(col) - cfirst) & 0xffffu) * kRowBytes;
       colblock_load_x_at<VT>(xfirst + off, xa);
