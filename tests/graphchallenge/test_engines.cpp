@@ -3,11 +3,13 @@
 // The GraphBLAS formulation (standard C API calls) must give exactly the official 19 categories of the
 // official 1024 x 120 network on the 1,200 official images, on the reference backend and on kokkos; and on
 // generated networks (other sizes, depths and random inputs) exactly the categories of the independent
-// float64 host reference (snk::gc::reference_infer). Backends that this build lacks are skipped with a
-// message.
+// float64 host reference (snk::gc::reference_infer), on the rows that rounding cannot decide either way
+// (decided_rows). Backends that this build lacks are skipped with a message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <random>
 
 #include "engine/graphblas_engine.hpp"
@@ -56,6 +58,34 @@ CsrMatrix random_inputs(int64_t rows, int64_t n, double max_density, uint64_t se
   return m;
 }
 
+// The rows of `in` whose survival does not depend on rounding. Every weight is positive, so each neuron's value
+// grows with the bias; a row that survives at bias + kBand but dies at bias - kBand has a neuron within about
+// kBand of the ReLU's threshold, where the float32 engines and the float64 reference may round to either side
+// (seed 2558858464 gave one such row of 300, which both engines decided against the reference). Those rows are
+// left out; the others come out the same for any evaluation whose rounding stays within the band.
+CsrMatrix decided_rows(const Network& net, const CsrMatrix& in) {
+  constexpr float kBand = 1e-4f;
+  Network lo = net, hi = net;
+  lo.bias = net.bias - kBand;
+  hi.bias = net.bias + kBand;
+  const std::vector<int64_t> a = reference_infer(lo, in), b = reference_infer(hi, in);
+  std::vector<int64_t> undecided;
+  std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(undecided));
+  CsrMatrix out;
+  out.nrows = 0;
+  out.ncols = in.ncols;
+  for (int64_t r = 0; r < in.nrows; ++r) {
+    if (std::binary_search(undecided.begin(), undecided.end(), r)) continue;
+    for (int64_t k = in.row_ptr[r]; k < in.row_ptr[r + 1]; ++k) {
+      out.col.push_back(in.col[k]);
+      out.val.push_back(in.val[k]);
+    }
+    out.row_ptr.push_back(static_cast<int64_t>(out.col.size()));
+    ++out.nrows;
+  }
+  return out;
+}
+
 class EngineOnBackend : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -75,8 +105,9 @@ TEST_P(EngineOnBackend, OfficialSubsetGivesTheOfficialCategories) {
 }
 
 TEST_P(EngineOnBackend, GeneratedNetworksMatchTheHostReference) {
-  const uint64_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
+  const char* env = std::getenv("SNACK_GC_SEED");   // to replay a printed seed
+  const uint64_t seed = env && *env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
   // Uniformly random inputs lack the spatial structure of images and die out under the challenge bias, so
   // these cases use a milder bias and rows of varied density: some rows survive, some die, which is what
   // tells engines apart.
@@ -84,7 +115,7 @@ TEST_P(EngineOnBackend, GeneratedNetworksMatchTheHostReference) {
   for (const Case c : {Case{1024, 30, 300, 0.4, -0.1f}, Case{4096, 12, 60, 0.4, -0.1f}}) {
     Network net = generate_network(c.neurons, c.layers, seed);
     net.bias = c.bias;
-    const CsrMatrix in = random_inputs(c.rows, c.neurons, c.max_density, seed + 1);
+    const CsrMatrix in = decided_rows(net, random_inputs(c.rows, c.neurons, c.max_density, seed + 1));
     GraphBlasOptions o;
     o.backend = GetParam();
     const auto got = graphblas_infer(net, in, o);
