@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/spmm/plot.py: draws the SpMM benchmark's CSV (spmm_bench --out DIR writes DIR/spmm.csv) as a PNG.
 
-One panel per (M, sparsity); time (ms, log) against batch for SNACK-COO, the dispatched snack kernel, the
+One panel per (M, sparsity); time (ms, log) against batch for SNACK-COO, the dispatched snack kernel (and
+the same call with the values bound to the plan, where that changes the kernel's order: batch 8), the
 best cuSPARSE algorithm at each point, dense cuBLAS and Dense+Mask, and (where the CSV has the shared-memory
 read bandwidth) a floor: the larger of the DRAM time of what the snack kernels must read and write (W at 6
 bytes per non-zero, the row offsets, X and Y, over the copy bandwidth) and the table's on-chip floor (each
@@ -43,6 +44,7 @@ def main(src, dst):
     style = {
         "snack_coo": ("SNACK-COO", "tab:gray", "s--"),
         "dispatched": ("snack dispatched", "tab:red", "o-"),
+        "dispatched_bound": ("snack dispatched, values bound", "tab:purple", "P"),
         "cusparse (best)": ("best cuSPARSE", "tab:blue", "^-"),
         "cublas": ("dense cuBLAS (fp32)", "tab:green", "v-"),
         "dense_mask": ("Dense+Mask", "tab:olive", "d:"),

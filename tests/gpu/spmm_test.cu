@@ -133,6 +133,7 @@ struct Case {
   int batch_tile = 0;
   int slabs = 0;
   bool tight_x = false;   // X's allocation ends where its last row's batch ends (BLAS convention)
+  bool bind = false;      // bind W's values to the plan first and call with values_bound
 };
 
 std::string describe(const Case& c) {
@@ -141,7 +142,7 @@ std::string describe(const Case& c) {
          " batch=" + std::to_string(c.batch) + " pad=" + std::to_string(c.pad) + " kernel=" + kernel_name(c.kernel) +
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
          " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
-         std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")";
+         std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "");
 }
 
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
@@ -192,6 +193,10 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.slabs = cs.slabs;
   a.deterministic = cs.deterministic;
   std::string msg;
+  if (cs.bind) {
+    ASSERT_EQ(Status::Success, plan.bind_values(dw.p, vtype<T>(), nullptr, &msg)) << msg;
+    a.values_bound = true;
+  }
   ASSERT_EQ(Status::Success, spmm(plan, a, &msg)) << msg;
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
@@ -875,6 +880,125 @@ TEST(SpmmColumnBlock, ResidentBlocksAtBatchTile8) {
   Pattern g = random_pattern(rng(), 4096, 4096, 0.01);
   auto plan_g = make_plan(g, false);
   EXPECT_EQ(Kernel::RowRange, choose(*plan_g, am).kernel) << choose(*plan_g, am).describe();
+}
+
+// ---- values bound to the plan: the batch-8 column-block kernel in the bank-aware order -----------------------------
+TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
+  SKIP_WITHOUT_GPU();
+  // Four fp32 blocks of 5056 columns (two of 10048 for fp16 / bf16), as in ResidentBlocksAtBatchTile8.
+  Pattern p = random_pattern(rng(), 1500, 20000, 0.03);
+  auto plan = make_plan(p, false);
+  EXPECT_FALSE(plan->has_bound_values());
+  SpmmArgs probe;
+  probe.batch = 8;
+  probe.kernel = Kernel::ColumnBlock;
+  probe.values_bound = true;
+  EXPECT_FALSE(choose(*plan, probe).bound_order) << "nothing bound yet";
+  for (int batch : {5, 8, 13}) {   // 13: two batch tiles, the second part full
+    for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX}) {
+      Case c;
+      c.orientation = o;
+      c.batch = batch;
+      c.kernel = Kernel::ColumnBlock;
+      c.cb.batch_tile = 8;
+      c.bind = true;   // each case binds its own fresh values: a re-bind refreshes them
+      check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      probe.orientation = o;
+      probe.type = ValueType::FP32;
+      // W^T X gathers its values per call (the order is W's): no bound order there.
+      EXPECT_EQ(o != Orientation::WtX, choose(*plan, probe).bound_order) << choose(*plan, probe).describe();
+      c.layout = Layout::ColMajor;
+      c.pad = 3;
+      check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+    }
+    Case h;
+    h.batch = batch;
+    h.kernel = Kernel::ColumnBlock;
+    h.cb.batch_tile = 8;
+    h.bind = true;   // 16-byte X' rows: another block width and residue count, a second order
+    check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
+    check_plus_times<__nv_bfloat16>(p, h, rng(), 1e-2, *plan);
+    probe.orientation = Orientation::WX;
+    probe.type = ValueType::BF16;
+    EXPECT_TRUE(choose(*plan, probe).bound_order) << choose(*plan, probe).describe();
+    Case d;
+    d.batch = batch;
+    d.kernel = Kernel::ColumnBlock;
+    d.cb.batch_tile = 8;
+    d.bind = true;
+    expect_bitwise_repeatable(p, d, *plan);
+  }
+  // A block width other than the one the order was built for (explicit, two blocks per thread block): the values
+  // given per call are read in CSR order, still correct.
+  {
+    Case c;
+    c.batch = 8;
+    c.kernel = Kernel::ColumnBlock;
+    c.cb = ColumnBlockConfig{8, 2048, 256, 0, 0};
+    c.bind = true;
+    check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+    probe.type = ValueType::FP32;
+    probe.column_block = c.cb;
+    EXPECT_FALSE(choose(*plan, probe).bound_order) << choose(*plan, probe).describe();
+    probe.column_block = {};
+  }
+  // Auto at 16384 columns, 10%, batch 8, 8192 rows (where the dispatcher takes the held kernel) reads the order.
+  Pattern m = random_pattern(rng(), 8192, 16384, 0.1);
+  auto plan_m = make_plan(m, false);
+  Case c;
+  c.batch = 8;
+  c.bind = true;
+  check_plus_times<float>(m, c, rng(), 1e-5, *plan_m);
+  SpmmArgs am;
+  am.batch = 8;
+  am.values_bound = true;
+  const Choice cm = choose(*plan_m, am);
+  EXPECT_EQ(Kernel::ColumnBlock, cm.kernel) << cm.describe();
+  EXPECT_TRUE(cm.bound_order) << cm.describe();
+}
+
+// values_bound where the plan holds none, or of another type, and bind_values with a type the kernel does not run:
+// refused before anything runs (Y keeps its poison, the earlier binding stays).
+TEST(SpmmArguments, BoundValuesRefused) {
+  SKIP_WITHOUT_GPU();
+  Pattern p = random_pattern(rng(), 600, 3000, 0.05);
+  auto plan = make_plan(p, false);
+  const std::int64_t nnz = static_cast<std::int64_t>(p.col.size());
+  std::vector<float> w(nnz, 0.5f), x(std::size_t(p.cols) * 8, 0.25f);
+  DeviceBuffer dw(nnz * 4 + 16), dx(x.size() * 4), dy(std::size_t(p.rows) * 8 * 4);
+  dw.put(w);
+  dx.put(x);
+  SpmmArgs a;
+  a.values = dw.p;
+  a.x = {dx.p, 8, Layout::RowMajor};
+  a.y = {dy.p, 8, Layout::RowMajor};
+  a.batch = 8;
+  a.values_bound = true;
+  auto y_untouched = [&]() {
+    std::vector<std::uint32_t> y(std::size_t(p.rows) * 8);
+    EXPECT_EQ(cudaSuccess, cudaMemcpy(y.data(), dy.p, y.size() * 4, cudaMemcpyDeviceToHost));
+    return std::all_of(y.begin(), y.end(), [](std::uint32_t v) { return v == 0xffffffffu; });
+  };
+  CUDA_OK(cudaMemset(dy.p, 0xff, dy.bytes));
+  std::string msg;
+  EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a, &msg));
+  EXPECT_NE(std::string::npos, msg.find("no values are bound")) << msg;
+  EXPECT_EQ(Status::Unsupported, plan->bind_values(dw.p, ValueType::FP64, nullptr, &msg));
+  EXPECT_FALSE(plan->has_bound_values());
+  ASSERT_EQ(Status::Success, plan->bind_values(dw.p, ValueType::FP32, nullptr, &msg)) << msg;
+  EXPECT_TRUE(plan->has_bound_values());
+  EXPECT_EQ(Status::Unsupported, plan->bind_values(dw.p, ValueType::Int32, nullptr, &msg));
+  EXPECT_EQ(Status::InvalidArgument, plan->bind_values(nullptr, ValueType::FP32, nullptr, &msg));
+  EXPECT_TRUE(plan->has_bound_values()) << "a refused bind keeps the earlier one";
+  a.type = ValueType::FP16;   // bound as fp32
+  EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a, &msg));
+  EXPECT_NE(std::string::npos, msg.find("fp32")) << msg;
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_TRUE(y_untouched());
+  a.type = ValueType::FP32;   // and the binding still serves
+  ASSERT_EQ(Status::Success, spmm(*plan, a, &msg)) << msg;
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_FALSE(y_untouched());
 }
 
 // ---- X allocated only to the batch in its last row: no kernel reads past it -------------------------------------

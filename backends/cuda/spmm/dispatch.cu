@@ -91,6 +91,7 @@ std::string Choice::describe() const {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits;
     if (column_block.pairs_per_lane) o << ",pairs=" << column_block.pairs_per_lane;
+    if (bound_order) o << ",bound";
     o << ")";
   }
   if (kernel == Kernel::RowTile)
@@ -137,6 +138,18 @@ ColumnBlockConfig resident_column_blocks(const Plan::Impl& a, const SpmmArgs& ar
 // (a coarse plan table can round the blocks wider).
 std::int64_t resident_tile_bytes(const ColumnBlockConfig& c, const SpmmArgs& args) {
   return std::int64_t(c.block_cols) * 8 * static_cast<std::int64_t>(value_size(args.type));
+}
+
+// Whether a column-block launch with configuration c reads the values bound to the plan w: the call says they are
+// its values, of its type, and runs colblock_held_kernel (batch tile 8, one block per thread block) with the
+// block width the bound order was built for (in W's orientation; W^T X gathers its values per call).
+bool reads_bound_order(const Plan::Impl& w, const SpmmArgs& args, const ColumnBlockConfig& c) {
+  if (!args.values_bound || args.orientation == Orientation::WtX || !w.has_bound_values || w.bound_type != args.type)
+    return false;
+  if (c.batch_tile != 8 || c.block_cols != w.bound_block_cols || c.splits <= 0 || w.tile_fine_cols <= 0) return false;
+  const int ratio = c.block_cols / w.tile_fine_cols;
+  const int n_blocks = std::max(1, (w.tile_n_fine + ratio - 1) / ratio);
+  return colblock_one_block(c.batch_tile, (n_blocks + c.splits - 1) / c.splits);
 }
 
 ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args) {
@@ -323,6 +336,15 @@ int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
 
 }  // namespace
 
+int held_block_cols(const Plan::Impl& a, ValueType t) {
+  if (!a.tile_bounds.size() || value_size(t) > 4) return 0;
+  SpmmArgs args;
+  args.type = t;
+  args.batch = 8;
+  const ColumnBlockConfig r = resident_column_blocks(a, args, ColumnBlockConfig{});
+  return resident_tile_bytes(r, args) <= kResidentTileBytes ? r.block_cols : 0;
+}
+
 Choice choose(const Plan& plan, const SpmmArgs& args) {
   const Plan::Impl& a = operand(plan, args.orientation);
   Choice ch;
@@ -376,6 +398,7 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   } else if (k == Kernel::ColumnBlock) {
     ch.column_block = resolve_column_block(a, args);
     ch.batch_tile = ch.column_block.batch_tile;
+    ch.bound_order = reads_bound_order(plan.impl(), args, ch.column_block);
   } else if (k == Kernel::RowTile) {
     ch.row_tile = resolve_row_tile(a, args);
     ch.batch_tile = ch.row_tile.batch_tile;
@@ -401,6 +424,11 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   if (batch < 1 || batch > 65535) return fail(Status::InvalidArgument, "batch must be in 1..65535");
   if (!args.x.data || !args.y.data) return fail(Status::InvalidArgument, "null X or Y");
   if (a.nnz > 0 && !args.values) return fail(Status::InvalidArgument, "null values");
+  if (args.values_bound && !w.has_bound_values)
+    return fail(Status::InvalidArgument, "values_bound: no values are bound to this plan (Plan::bind_values)");
+  if (args.values_bound && w.bound_type != args.type)
+    return fail(Status::InvalidArgument, std::string("values_bound: the plan's bound values are ") +
+                                             value_type_name(w.bound_type) + ", the call's " + value_type_name(args.type));
   const std::int64_t kx = a.cols, my = a.rows;   // X' is kx x batch, Y' is my x batch
   const bool xwt = args.orientation == Orientation::XWt;
   // The user's shapes: X is kx x batch (or batch x kx for XWt), Y likewise.
@@ -540,6 +568,10 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
     p.shared_limit = static_cast<std::size_t>(a.shared_optin_bytes);
+    if (ch.bound_order) {   // the plan's bank-ordered copy (a == w: not W^T X)
+      p.col16 = w.bound_col16.get();
+      p.values = w.bound_values.get();
+    }
     const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs,
                                                    colblock_stages(c.batch_tile, p.blocks_per_cta));
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");

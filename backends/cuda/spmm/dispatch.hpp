@@ -73,6 +73,7 @@ enum class Kernel : std::uint8_t {
 };
 const char* kernel_name(Kernel k);
 
+
 enum class Status : std::uint8_t { Success, InvalidArgument, Unsupported, CudaError };
 const char* status_name(Status s);
 
@@ -128,6 +129,9 @@ struct SpmmArgs {
   Dense y{};
   std::int32_t batch = 1;
   bool deterministic = false;     // bitwise identical results run to run (no atomics)
+  bool values_bound = false;      // `values` are the values last bound to the plan (Plan::bind_values, unchanged
+                                  // since): kernels that have a plan order read the bound copy (the results are
+                                  // the same sums in another order); an InvalidArgument where none of `type` is bound
   Kernel kernel = Kernel::Auto;
   int batch_tile = 0;             // RowSegmentBatchLanes and RowRange: 8, 32 or 128 (0 = the dispatcher's choice)
   int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice; batch
@@ -145,6 +149,8 @@ struct Choice {
   int slabs = 0;                    // RowRange: column slabs walked in order (1 = plain rows)
   bool one_row = false;             // RowRange: one row per lane group (always at batch tile 128; at 32 on
                                     // plans with many rows)
+  bool bound_order = false;         // ColumnBlock at batch tile 8: reads the values bound to the plan in its
+                                    // bank-aware order (SpmmArgs::values_bound)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   std::string describe() const;
@@ -167,6 +173,18 @@ class Plan {
   bool has_coo() const;
   // Device bytes the plan holds (pattern structures and workspace).
   std::size_t device_bytes() const;
+
+  // Binds W's values (device, nnz values of `type` in the pattern's CSR order) to the plan: the plan keeps them
+  // in its own order, in which the batch-5-8 column-block kernel (colblock_held_kernel) reads the staged rows of X
+  // without shared-memory bank conflicts (spmm/bank_order.hpp; at 16384 x 16384, 90%, batch 8:
+  // bench/results/spmm-h200.md). A call with SpmmArgs::values_bound then reads them from there. The first bind
+  // for a value width builds the order on the host (linear in nnz; the pattern comes back from the device once);
+  // each later bind gathers the values only (12 bytes per non-zero of traffic): bind again whenever the values
+  // change. Types: FP32, FP16, BF16 (the kernel's); others return Unsupported. The transposed orientation (W^T X)
+  // gathers its values per call as before. Synchronizes `stream` when it builds the order; on failure the plan
+  // holds no bound values.
+  Status bind_values(const void* values, ValueType type, cudaStream_t stream = nullptr, std::string* message = nullptr);
+  bool has_bound_values() const;
 
   struct Impl;
   Impl& impl() { return *impl_; }

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "spmm/bank_order.hpp"
 #include "spmm/plan_impl.hpp"
 
 namespace snk::cuda {
@@ -36,13 +37,14 @@ std::int64_t Plan::nnz() const { return impl_->nnz; }
 std::int32_t Plan::max_row_nnz() const { return impl_->max_row_nnz; }
 bool Plan::has_transposed() const { return impl_->transposed != nullptr; }
 bool Plan::has_coo() const { return impl_->has_coo; }
+bool Plan::has_bound_values() const { return impl_->has_bound_values; }
 std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
 
 std::size_t Plan::Impl::device_bytes() const {
   std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() +
                   tile_bounds.bytes() +
-                  coo_row.bytes() + coo_col.bytes() + perm.bytes() + ws_partial.bytes() + ws_x.bytes() +
-                  ws_values.bytes();
+                  coo_row.bytes() + coo_col.bytes() + perm.bytes() + bound_col16.bytes() + bound_perm.bytes() +
+                  bound_values.bytes() + ws_partial.bytes() + ws_x.bytes() + ws_values.bytes();
   if (transposed) b += transposed->device_bytes();
   return b;
 }
@@ -231,6 +233,68 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
     check(cudaStreamSynchronize(stream), "synchronize");
   }
   return plan;
+}
+
+Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream, std::string* message) {
+  Impl& im = *impl_;
+  auto fail = [&](Status st, const std::string& why) {
+    if (message) *message = why;
+    return st;
+  };
+  // Checks first: a refused call leaves the plan's bound values as they were.
+  if (type != ValueType::FP32 && type != ValueType::FP16 && type != ValueType::BF16)
+    return fail(Status::Unsupported, std::string("bind_values: the bound order serves the batch-8 column-block kernel "
+                                                 "(fp32, fp16, bf16), not ") + value_type_name(type));
+  if (im.nnz > 0 && !values) return fail(Status::InvalidArgument, "bind_values: null values");
+  const int block_cols = held_block_cols(im, type);
+  const int residues = held_bank_residues(static_cast<int>(value_size(type)));
+  if (block_cols <= 0 || residues == 0)
+    return fail(Status::Unsupported, "bind_values: this plan has no column-block layout at batch tile 8 (no column-boundary "
+                                     "table, or blocks wider than shared memory)");
+  const std::size_t vs = value_size(type);
+  cudaError_t e = cudaSuccess;
+  auto cuda_fail = [&](const char* what) {
+    im.has_bound_values = false;
+    return fail(Status::CudaError, std::string("bind_values: ") + what + ": " + cudaGetErrorString(e));
+  };
+  if (im.bound_block_cols != block_cols || im.bound_residues != residues) {
+    // The order for this block width and row size: the packed columns and the boundary table come back once.
+    im.has_bound_values = false;
+    im.bound_block_cols = 0;
+    const std::size_t nnz = static_cast<std::size_t>(im.nnz);
+    std::vector<std::uint16_t> c16(nnz);
+    std::vector<std::int32_t> bounds((static_cast<std::size_t>(im.tile_n_fine) + 1) * static_cast<std::size_t>(im.rows));
+    if (nnz && (e = cudaMemcpyAsync(c16.data(), im.col16.get(), nnz * 2, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+      return cuda_fail("copy columns");
+    if (!bounds.empty() &&
+        (e = cudaMemcpyAsync(bounds.data(), im.tile_bounds.get(), bounds.size() * 4, cudaMemcpyDeviceToHost, stream)) !=
+            cudaSuccess)
+      return cuda_fail("copy column-boundary table");
+    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return cuda_fail("synchronize");
+    HeldSegments seg;
+    seg.bounds = bounds.data();
+    seg.rows = im.rows;
+    seg.n_fine = im.tile_n_fine;
+    seg.ratio = block_cols / im.tile_fine_cols;
+    std::vector<std::int32_t> perm;
+    if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))
+      return fail(Status::Unsupported, "bind_values: the plan's column-boundary table does not cover its non-zeros");
+    std::vector<std::uint16_t> ordered(nnz);
+    for (std::size_t q = 0; q < nnz; ++q) ordered[q] = c16[static_cast<std::size_t>(perm[q])];
+    if ((e = im.bound_col16.upload(ordered, nnz + 8, stream)) != cudaSuccess) return cuda_fail("upload columns");
+    if ((e = im.bound_perm.upload(perm, 0, stream)) != cudaSuccess) return cuda_fail("upload order");
+    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return cuda_fail("synchronize");   // host arrays go
+    im.bound_block_cols = block_cols;
+    im.bound_residues = residues;
+  }
+  if ((e = im.bound_values.reserve(static_cast<std::size_t>(im.nnz) * vs + 64)) != cudaSuccess) return cuda_fail("allocate");
+  if (im.nnz > 0 &&
+      (e = launch_gather(im.bound_values.get(), values, im.bound_perm.get(), im.nnz, static_cast<int>(vs), stream)) !=
+          cudaSuccess)
+    return cuda_fail("gather values");
+  im.bound_type = type;
+  im.has_bound_values = true;
+  return Status::Success;
 }
 
 }  // namespace snk::cuda

@@ -2,8 +2,8 @@
 //
 // The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row
 // segments ("items") and the split-row table for the fix-up, the [column boundary][row] offset table of
-// the column-block and row-tile kernels, and optionally the COO arrays (SNACK-COO) and the transposed pattern with its value permutation. It also
-// owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one stream
+// the column-block and row-tile kernels, and optionally the COO arrays (SNACK-COO) and the transposed pattern with its value permutation, and on request (Plan::bind_values) a bank-aware
+// order of the non-zeros with the values gathered into it. It also owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one stream
 // at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
 // the instantiations compile in parallel.
 #pragma once
@@ -102,11 +102,27 @@ struct Plan::Impl {
   std::unique_ptr<Plan> transposed;   // pattern of W^T
   DeviceArray<int> perm;              // value of W^T's j-th non-zero = values[perm[j]]
 
+  // Values bound to the plan (Plan::bind_values): the non-zeros in colblock_held_kernel's bank order
+  // (bank_order.hpp) for column blocks of bound_block_cols columns and X' rows of bound_type: their packed
+  // columns and the values gathered into that order (bound_perm[p] = the CSR position of the p-th).
+  DeviceArray<std::uint16_t> bound_col16;   // nnz + 8 (padding for chunk loads)
+  DeviceArray<std::int32_t> bound_perm;
+  DeviceArray<unsigned char> bound_values;
+  int bound_block_cols = 0;                 // 0: no order built
+  int bound_residues = 0;
+  ValueType bound_type = ValueType::FP32;
+  bool has_bound_values = false;
+
   // Workspaces.
   DeviceArray<unsigned char> ws_partial, ws_x, ws_values;
 
   std::size_t device_bytes() const;
 };
+
+// The column width of the blocks colblock_held_kernel holds at batch tile 8 for values of type t when the
+// dispatcher picks the width (dispatch.cu); 0 where this plan has no such layout (no column-boundary table, or
+// blocks too wide for shared memory).
+int held_block_cols(const Plan::Impl& a, ValueType t);
 
 // Launch-time layout tests shared by the lanes-across-the-batch launchers. X' packed to a batch tile of bt:
 // rows exactly bt values apart and the batch filling the one tile to its last four values, so every lane's
