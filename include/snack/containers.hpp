@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "snack/algebra.hpp"
@@ -57,6 +58,8 @@ class DeviceCopy {
   // Writes the device data into `host` (called when only the device copy is valid).
   virtual void download(CsrStorage& host) = 0;
   virtual const char* backend() const = 0;
+  // One line saying what the copy holds (for logs and tests); by default the backend's name.
+  virtual std::string describe() const { return backend(); }
 };
 
 class Matrix {

@@ -8,7 +8,8 @@
 // the batch sizes of each SpMM kernel path; a hypersparse A of 2^40 rows; B and A transposed by the
 // descriptor; mxv and vxm with a full matrix (the operand flip); semirings built from predefined parts
 // (mirrored MINUS and DIV); mask and accumulator; more than 65535 columns (several SpMM calls); empty
-// inputs; the device-copy cache following changes of A; determinism. These must not fall back
+// inputs; the device-copy cache following changes of A, also where the products bound A's values to the plan
+// (batch 5-8); determinism. These must not fall back
 // (fallback_counts("cuda")["mxm"] unchanged). Sparse B, INT8 and user-defined operators must fall back,
 // counted. Everything skips with the reason printed where the cuda backend is not usable (no GPU, no
 // driver).
@@ -337,6 +338,33 @@ TEST(CudaBackend, DeviceCopyFollowsChangesOfA) {
   A.set_element(0, 0, &v, &snk::types::FP32);
   EXPECT_EQ(A.device_copy(), nullptr);
   check_mxm(s, A, full(&snk::types::FP32, 48, 8), "A changed");
+}
+
+TEST(CudaBackend, BoundValuesFollowChangesOfA) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  // 4096 columns at 5% (about 205 entries per row): products at batch 5-8 run the column-block kernel with one
+  // held block, which reads A's values bound to the plan in its bank-aware order.
+  Matrix A = sparse_with_empty_rows(&snk::types::FP32, 3000, 4096, 0.05);
+  check_mxm(s, A, full(&snk::types::FP32, 4096, 8), "batch 8: binds A's values");
+  ASSERT_NE(A.device_copy(), nullptr);
+  const std::string bound = A.device_copy()->describe();
+  EXPECT_NE(bound.find("values bound"), std::string::npos) << bound;
+  check_mxm(s, A, full(&snk::types::FP32, 4096, 5), "batch 5: the bound values again");
+  check_mxm(s, A, full(&snk::types::FP32, 4096, 40), "batch 40: another kernel, per-call values");
+  // A change drops the copy with its binding; the next product binds the new values.
+  const float v = -1.75f;
+  A.set_element(5, 9, &v, &snk::types::FP32);
+  A.set_element(3, 100, &v, &snk::types::FP32);   // row 3 was empty
+  EXPECT_EQ(A.device_copy(), nullptr);
+  check_mxm(s, A, full(&snk::types::FP32, 4096, 8), "batch 8 after A changed");
+  ASSERT_NE(A.device_copy(), nullptr);
+  EXPECT_NE(A.device_copy()->describe().find("values bound"), std::string::npos) << A.device_copy()->describe();
+  // Batch 1 runs the stream kernel: nothing is bound.
+  Matrix A1 = sparse_with_empty_rows(&snk::types::FP32, 500, 4096, 0.05);
+  check_mxm(s, A1, full(&snk::types::FP32, 4096, 1), "batch 1");
+  ASSERT_NE(A1.device_copy(), nullptr);
+  EXPECT_EQ(A1.device_copy()->describe().find("values bound"), std::string::npos) << A1.device_copy()->describe();
 }
 
 TEST(CudaBackend, DeterministicRunsAreBitwiseEqual) {

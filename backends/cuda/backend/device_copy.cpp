@@ -110,6 +110,16 @@ const CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t st
   return pattern_.get();
 }
 
+std::string MatrixOnDevice::describe() const {
+  std::string d = "cuda: " + std::to_string(values_.bytes()) + " value bytes";
+  if (pattern_) {
+    const Plan& plan = *pattern_->plan;
+    d += ", plan of " + std::to_string(plan.rows()) + " rows and " + std::to_string(plan.nnz()) + " non-zeros";
+    if (plan.has_bound_values()) d += ", values bound";
+  }
+  return d;
+}
+
 void MatrixOnDevice::download(CsrStorage&) {
   throw Error(Info::Panic,
               "cuda backend: a device copy was asked to download, but this backend attaches copies only beside "

@@ -7,7 +7,8 @@
 // releases the copy whenever the matrix changes (containers.hpp: every write drops the device copy), so a
 // copy that is present is current: the Plan and the uploaded values are reused across calls for as long as
 // the matrix is unchanged, which is what makes a loop of products with one sparse matrix (a layer's
-// weights) upload it once. The backend attaches copies only beside a valid host form (host_is_stale =
+// weights) upload it once. For the same reason the products may bind the uploaded values to the Plan
+// (Plan::bind_values: its bank-aware order for the batch-5-8 kernel); the binding goes with the copy. The backend attaches copies only beside a valid host form (host_is_stale =
 // false), so download() is never needed; it throws Panic if that invariant is ever broken.
 //
 // The Plan is built on the matrix's non-empty rows only ("compacted"): row r of the plan is row
@@ -72,6 +73,9 @@ class MatrixOnDevice final : public DeviceCopy {
 
   void download(CsrStorage& host) override;
   const char* backend() const override { return "cuda"; }
+  // "cuda: <n> value bytes", then the plan's rows and non-zeros once built, and "values bound" once the
+  // products have bound the values to it (sparse_times_full.cpp).
+  std::string describe() const override;
 
  private:
   MatrixOnDevice(int device, DeviceBuffer values) : device_(device), values_(std::move(values)) {}

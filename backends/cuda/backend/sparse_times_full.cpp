@@ -10,7 +10,8 @@
 // turns it into plain CSR when its size rule says so.
 //
 // Data movement: A's values and Plan, and B's values, live in the MatrixOnDevice attached to each and are
-// reused while the matrix is unchanged; B's host CSR form of a full matrix is already its dense row-major
+// reused while the matrix is unchanged (where a product runs the batch-5-8 column-block kernel, A's values are
+// also bound to the Plan once, in its bank-aware order: spmm/bank_order.hpp); B's host CSR form of a full matrix is already its dense row-major
 // array, so it is uploaded as is (tb: read as column-major, the transpose costs nothing). Per call only T
 // is allocated on the device and downloaded. N above the library's batch limit (65535) runs in column
 // chunks. The mask hint is ignored (the core applies the mask).
@@ -90,8 +91,16 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     // Column c0 of B': B'(0, c0) is B(0, c0) (row-major, ld N) or B(c0, 0) (tb: column-major, ld K).
     args.x.data = b_values + (tb ? c0 * K : c0) * value_bytes;
     args.y.data = y_values + c0 * value_bytes;
+    // A's values serve every product until A changes (the copy goes with them), so where this call's kernel
+    // reads a bound order (batch 5-8 on long rows) they are bound to the plan once; a bind that fails (device
+    // memory) leaves the call on its per-call path.
+    Plan& plan = *pattern->plan;
+    if (!plan.has_bound_values() && bound_values_would_serve(plan, args) &&
+        plan.bind_values(args.values, args.type, stream) != Status::Success)
+      (void)cudaGetLastError();
+    args.values_bound = plan.has_bound_values();
     std::string why;
-    const Status st = spmm(*pattern->plan, args, &why);
+    const Status st = spmm(plan, args, &why);
     if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
     if (st != Status::Success)
       throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);

@@ -31,6 +31,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "spmm/bank_order.hpp"
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowrange.cuh"
 #include "spmm/csr_rowseg.cuh"
@@ -140,16 +141,22 @@ std::int64_t resident_tile_bytes(const ColumnBlockConfig& c, const SpmmArgs& arg
   return std::int64_t(c.block_cols) * 8 * static_cast<std::int64_t>(value_size(args.type));
 }
 
-// Whether a column-block launch with configuration c reads the values bound to the plan w: the call says they are
-// its values, of its type, and runs colblock_held_kernel (batch tile 8, one block per thread block) with the
-// block width the bound order was built for (in W's orientation; W^T X gathers its values per call).
-bool reads_bound_order(const Plan::Impl& w, const SpmmArgs& args, const ColumnBlockConfig& c) {
-  if (!args.values_bound || args.orientation == Orientation::WtX || !w.has_bound_values || w.bound_type != args.type)
-    return false;
-  if (c.batch_tile != 8 || c.block_cols != w.bound_block_cols || c.splits <= 0 || w.tile_fine_cols <= 0) return false;
+// Whether a column-block launch with configuration c runs colblock_held_kernel in W's orientation (W^T X
+// gathers its values per call) with the block width that a bound order is built for (held_block_cols):
+// batch tile 8, one block per thread block.
+bool held_layout(const Plan::Impl& w, const SpmmArgs& args, const ColumnBlockConfig& c) {
+  if (args.orientation == Orientation::WtX || c.batch_tile != 8 || c.splits <= 0 || w.tile_fine_cols <= 0) return false;
+  if (held_bank_residues(static_cast<int>(value_size(args.type))) == 0) return false;
   const int ratio = c.block_cols / w.tile_fine_cols;
   const int n_blocks = std::max(1, (w.tile_n_fine + ratio - 1) / ratio);
   return colblock_one_block(c.batch_tile, (n_blocks + c.splits - 1) / c.splits);
+}
+
+// Whether that launch reads the values bound to the plan w: the call says they are its values, of its type,
+// and the order was built for this block width.
+bool reads_bound_order(const Plan::Impl& w, const SpmmArgs& args, const ColumnBlockConfig& c) {
+  return args.values_bound && w.has_bound_values && w.bound_type == args.type && c.block_cols == w.bound_block_cols &&
+         held_layout(w, args, c);
 }
 
 ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args) {
@@ -343,6 +350,14 @@ int held_block_cols(const Plan::Impl& a, ValueType t) {
   args.batch = 8;
   const ColumnBlockConfig r = resident_column_blocks(a, args, ColumnBlockConfig{});
   return resident_tile_bytes(r, args) <= kResidentTileBytes ? r.block_cols : 0;
+}
+
+bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args) {
+  SpmmArgs a = args;
+  a.values_bound = false;
+  const Choice ch = choose(plan, a);
+  return ch.kernel == Kernel::ColumnBlock && held_layout(plan.impl(), args, ch.column_block) &&
+         ch.column_block.block_cols == held_block_cols(plan.impl(), args.type);
 }
 
 Choice choose(const Plan& plan, const SpmmArgs& args) {

@@ -202,6 +202,12 @@ class Plan {
 // The dispatcher's choice for a call (no work is done).
 Choice choose(const Plan& plan, const SpmmArgs& args);
 
+// Whether binding W's values to the plan (Plan::bind_values) would change how this call runs: its kernel (the
+// dispatcher's, or the one asked for) is the batch-5-8 column-block kernel with the block width a bound order
+// is built for. For callers that bind on demand (the cuda backend binds a matrix's values the first time such
+// a call comes).
+bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
+
 // Y = op(W) (+).(x) X on args.stream. Asynchronous; returns InvalidArgument / Unsupported without
 // launching anything, CudaError when a launch failed. `message`, when given, receives the reason.
 Status spmm(Plan& plan, const SpmmArgs& args, std::string* message = nullptr);
