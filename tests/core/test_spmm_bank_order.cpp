@@ -162,7 +162,8 @@ TEST(SpmmBankOrder, RefusesTablesThatDoNotTileTheNonZeros) {
   EXPECT_FALSE(held_bank_order(gap.col16.data(), nnz, segments(gap, 256), 4, perm));
   EXPECT_EQ(0.0, held_bank_wavefronts(gap.col16.data(), nnz, segments(gap, 256), 4));
   Pattern inverted = p;   // row 10's first block ends after its second
-  inverted.bounds[static_cast<std::size_t>(4) * inverted.rows + 10] = inverted.bounds[static_cast<std::size_t>(8) * inverted.rows + 10] + 1;
+  const std::size_t rows = static_cast<std::size_t>(inverted.rows);
+  inverted.bounds[4 * rows + 10] = inverted.bounds[8 * rows + 10] + 1;
   EXPECT_FALSE(held_bank_order(inverted.col16.data(), nnz, segments(inverted, 256), 4, perm));
 }
 

@@ -8,8 +8,9 @@
 // copy that is present is current: the Plan and the uploaded values are reused across calls for as long as
 // the matrix is unchanged, which is what makes a loop of products with one sparse matrix (a layer's
 // weights) upload it once. For the same reason the products may bind the uploaded values to the Plan
-// (Plan::bind_values: its bank-aware order for the batch-5-8 kernel); the binding goes with the copy. The backend attaches copies only beside a valid host form (host_is_stale =
-// false), so download() is never needed; it throws Panic if that invariant is ever broken.
+// (Plan::bind_values: its bank-aware order for the batch-5-8 kernel); the binding goes with the copy. The
+// backend attaches copies only beside a valid host form (host_is_stale = false), so download() is never
+// needed; it throws Panic if that invariant is ever broken.
 //
 // The Plan is built on the matrix's non-empty rows only ("compacted"): row r of the plan is row
 // rows[r] of the matrix. A product's result has entries exactly in those rows, so the compacted output is

@@ -11,8 +11,9 @@
 //
 // Data movement: A's values and Plan, and B's values, live in the MatrixOnDevice attached to each and are
 // reused while the matrix is unchanged (where a product runs the batch-5-8 column-block kernel, A's values are
-// also bound to the Plan once, in its bank-aware order: spmm/bank_order.hpp); B's host CSR form of a full matrix is already its dense row-major
-// array, so it is uploaded as is (tb: read as column-major, the transpose costs nothing). Per call only T
+// also bound to the Plan once, in its bank-aware order: spmm/bank_order.hpp); B's host CSR form of a full
+// matrix is already its dense row-major array, so it is uploaded as is (tb: read as column-major, the
+// transpose costs nothing). Per call only T
 // is allocated on the device and downloaded. N above the library's batch limit (65535) runs in column
 // chunks. The mask hint is ignored (the core applies the mask).
 //

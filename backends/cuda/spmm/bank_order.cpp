@@ -112,7 +112,8 @@ double held_bank_wavefronts(const std::uint16_t* col16, std::int64_t nnz, const 
         flush();
         step = s.step;
       }
-      ++count[(static_cast<std::size_t>(s.lane / phase_lanes) * kChunk + s.j) * 2 * R + 2 * (col16[p] % R) + (s.lane & 1)];
+      const std::size_t load = static_cast<std::size_t>(s.lane / phase_lanes) * kChunk + s.j;
+      ++count[load * 2 * R + 2 * (col16[p] % R) + (s.lane & 1)];
     }
     flush();
   });

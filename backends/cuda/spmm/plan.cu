@@ -249,8 +249,9 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
   const int block_cols = held_block_cols(im, type);
   const int residues = held_bank_residues(static_cast<int>(value_size(type)));
   if (block_cols <= 0 || residues == 0)
-    return fail(Status::Unsupported, "bind_values: this plan has no column-block layout at batch tile 8 (no column-boundary "
-                                     "table, or blocks wider than shared memory)");
+    return fail(Status::Unsupported,
+                "bind_values: this plan has no column-block layout at batch tile 8 (no column-boundary table, or "
+                "blocks wider than shared memory)");
   const std::size_t vs = value_size(type);
   cudaError_t e = cudaSuccess;
   auto cuda_fail = [&](const char* what) {
@@ -287,7 +288,8 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     im.bound_block_cols = block_cols;
     im.bound_residues = residues;
   }
-  if ((e = im.bound_values.reserve(static_cast<std::size_t>(im.nnz) * vs + 64)) != cudaSuccess) return cuda_fail("allocate");
+  if ((e = im.bound_values.reserve(static_cast<std::size_t>(im.nnz) * vs + 64)) != cudaSuccess)
+    return cuda_fail("allocate");
   if (im.nnz > 0 &&
       (e = launch_gather(im.bound_values.get(), values, im.bound_perm.get(), im.nnz, static_cast<int>(vs), stream)) !=
           cudaSuccess)
