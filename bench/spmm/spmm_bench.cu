@@ -24,8 +24,8 @@
 // SNACK-COO is timed with 3 repetitions (1 warm-up) where one call takes over 20 ms (it is 100x to 500x
 // slower there; the median of 3 ranks it as well as 20 would).
 // Timing: warm-up, then `reps` runs each between CUDA events with L2 flushed (a 256 MB memset outside
-// the events; --flush read: a 256 MB read instead, see Timer) before each; the median is reported. Every method's output is checked against cuBLAS's
-// (relative error). Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y,
+// the events; --flush read: a 256 MB read instead, see Timer) before each; the median is reported. Every
+// method's output is checked against cuBLAS's (relative error). Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y,
 // against the device-to-device copy bandwidth measured in the same run (bytes read + written).
 // The project's kernels move 6 bytes per non-zero (16-bit columns), so their "effective" bandwidth on
 // this count can exceed the copy bandwidth; the table says so. The on-chip floor: nnz x batch x 4 bytes (the
@@ -855,12 +855,10 @@ int main(int argc, char** argv) {
           k == "dispatched" || k == "dispatched_bound" ||
           k == "dense_mask" || k == "cusparse")
         if (r.ms[k] >= 0) maxerr = std::max(maxerr, v);
-    char bw[32];
-    std::snprintf(bw, sizeof bw, "%.0f%%", d > 0 ? 100.0 * (r.min_bytes / (d * 1e-3) / 1e9) / copy_gbs : 0.0);
     md << "| " << r.m << " | " << static_cast<int>(std::lround(r.sparsity * 100)) << "% | " << r.batch << " | " << f(r.ms["snack_coo"])
        << " | " << f(r.ms["row_segment"]) << " | " << f(r.ms["column_block"]) << " | " << f(r.ms["row_batch_lanes"]) << " | "
        << f(r.ms["row_range"]) << " | " << f(r.ms["row_tile"]) << " | " << f(d) << " (" << r.dispatched << ") | "
-       << bw << " | " << bound_cell(r) << " | " << f(floor_ms(r)) << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | " << f(r.ms["cublas"]) << " | "
+       << eff_bw(r, d) << " | " << bound_cell(r) << " | " << f(floor_ms(r)) << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | " << f(r.ms["cublas"]) << " | "
        << f(r.ms["dense_mask"]) << " | " << r2(r.ms["snack_coo"], d) << " | " << r2(r.ms["cusparse"], d) << " | "
        << r2(r.ms["cublas"], d) << " | " << r2(r.ms["dense_mask"], d) << " | ";
     char e[32];

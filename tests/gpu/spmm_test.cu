@@ -145,6 +145,16 @@ std::string describe(const Case& c) {
          std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "");
 }
 
+// A case of the column-block kernel at batch tile 8 (block width, rows and splits the dispatcher's unless set).
+Case column_block8(int batch, bool bind = false) {
+  Case c;
+  c.batch = batch;
+  c.kernel = Kernel::ColumnBlock;
+  c.cb.batch_tile = 8;
+  c.bind = bind;
+  return c;
+}
+
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
 template <class T>
 void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, double tol, Plan& plan,
@@ -822,25 +832,15 @@ TEST(SpmmColumnBlock, ResidentBlocksAtBatchTile8) {
   EXPECT_EQ(4, ch.column_block.splits) << ch.describe();
   for (int batch : {1, 5, 8, 13}) {   // 13: two batch tiles of 8, the second one part full
     for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
-      Case c;
-      c.batch = batch;
+      Case c = column_block8(batch);
       c.layout = l;
       c.pad = 1;
-      c.kernel = Kernel::ColumnBlock;
-      c.cb.batch_tile = 8;
       check_plus_times<float>(p, c, rng(), 1e-5, *plan);
       c.cb.rows_per_cta = 37;        // many row ranges, rows not a multiple of the warps
       check_plus_times<float>(p, c, rng(), 1e-5, *plan);
     }
-    Case h;                           // fp16: 16-byte X' rows, two blocks of 10048
-    h.batch = batch;
-    h.kernel = Kernel::ColumnBlock;
-    h.cb.batch_tile = 8;
-    check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
-    Case d;
-    d.batch = batch;
-    d.kernel = Kernel::ColumnBlock;
-    d.cb.batch_tile = 8;
+    check_plus_times<__half>(p, column_block8(batch), rng(), 1e-2, *plan);   // fp16: two blocks of 10048
+    Case d = column_block8(batch);
     d.deterministic = true;
     expect_bitwise_repeatable(p, d, *plan);
   }
@@ -848,11 +848,8 @@ TEST(SpmmColumnBlock, ResidentBlocksAtBatchTile8) {
   Pattern q = random_pattern(rng(), 700, 4096, 0.05);
   auto plan_q = make_plan(q);
   for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX}) {
-    Case c;
+    Case c = column_block8(8);
     c.orientation = o;
-    c.batch = 8;
-    c.kernel = Kernel::ColumnBlock;
-    c.cb.batch_tile = 8;
     c.cb.rows_per_cta = 5000;        // more than the rows: one thread block (the held kernel keeps no row sums)
     check_plus_times<float>(q, c, rng(), 1e-5, *plan_q);
   }
@@ -896,12 +893,8 @@ TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
   EXPECT_FALSE(choose(*plan, probe).bound_order) << "nothing bound yet";
   for (int batch : {5, 8, 13}) {   // 13: two batch tiles, the second part full
     for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX}) {
-      Case c;
+      Case c = column_block8(batch, true);   // each case binds its own fresh values: a re-bind refreshes them
       c.orientation = o;
-      c.batch = batch;
-      c.kernel = Kernel::ColumnBlock;
-      c.cb.batch_tile = 8;
-      c.bind = true;   // each case binds its own fresh values: a re-bind refreshes them
       check_plus_times<float>(p, c, rng(), 1e-5, *plan);
       probe.orientation = o;
       probe.type = ValueType::FP32;
@@ -911,31 +904,19 @@ TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
       c.pad = 3;
       check_plus_times<float>(p, c, rng(), 1e-5, *plan);
     }
-    Case h;
-    h.batch = batch;
-    h.kernel = Kernel::ColumnBlock;
-    h.cb.batch_tile = 8;
-    h.bind = true;   // 16-byte X' rows: another block width and residue count, a second order
+    const Case h = column_block8(batch, true);   // 16-byte X' rows: another block width and residue count
     check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
     check_plus_times<__nv_bfloat16>(p, h, rng(), 1e-2, *plan);
     probe.orientation = Orientation::WX;
     probe.type = ValueType::BF16;
     EXPECT_TRUE(choose(*plan, probe).bound_order) << choose(*plan, probe).describe();
-    Case d;
-    d.batch = batch;
-    d.kernel = Kernel::ColumnBlock;
-    d.cb.batch_tile = 8;
-    d.bind = true;
-    expect_bitwise_repeatable(p, d, *plan);
+    expect_bitwise_repeatable(p, column_block8(batch, true), *plan);
   }
   // A block width other than the one the order was built for (explicit, two blocks per thread block): the values
   // given per call are read in CSR order, still correct.
   {
-    Case c;
-    c.batch = 8;
-    c.kernel = Kernel::ColumnBlock;
+    Case c = column_block8(8, true);
     c.cb = ColumnBlockConfig{8, 2048, 256, 0, 0};
-    c.bind = true;
     check_plus_times<float>(p, c, rng(), 1e-5, *plan);
     probe.type = ValueType::FP32;
     probe.column_block = c.cb;

@@ -472,14 +472,15 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   cudaStream_t s = args.stream;
   cudaError_t e;
 
-  // Values of A: W's, or W's gathered into W^T's order.
+  // Values of A: W's (copied where misaligned, unless the call reads the plan's bound copy instead), or W's
+  // gathered into W^T's order.
   const void* values = args.values;
   if (args.orientation == Orientation::WtX && a.nnz > 0) {
     if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
     if ((e = launch_gather(w.ws_values.get(), args.values, w.perm.get(), a.nnz, static_cast<int>(vs), s)) != cudaSuccess)
       return cuda_fail(e, "gather values");
     values = w.ws_values.get();
-  } else if (a.nnz > 0 && reinterpret_cast<std::uintptr_t>(values) % (4 * vs) != 0) {
+  } else if (a.nnz > 0 && !ch.bound_order && reinterpret_cast<std::uintptr_t>(values) % (4 * vs) != 0) {
     if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
     if ((e = cudaMemcpyAsync(w.ws_values.get(), values, a.nnz * vs, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
       return cuda_fail(e, "align values");
