@@ -240,21 +240,24 @@ std::mt19937& rng() {
   return g;
 }
 
-// Runs the fp32 case twice on the same fresh W and X (each run checked against the host reference) and
-// expects bitwise-equal outputs.
-void expect_bitwise_repeatable(const Pattern& p, const Case& c, Plan& plan) {
+// Runs fp32 cases a and b (same orientation, layout and batch) on the same fresh W and X, each checked against
+// the host reference, and expects bitwise-equal outputs.
+void expect_same_bits(const Pattern& p, const Case& a, const Case& b, Plan& plan) {
   std::uniform_real_distribution<double> u(-1, 1);
-  const std::int64_t kin = c.orientation == Orientation::WtX ? p.rows : p.cols;
-  const DenseShape xs = c.orientation == Orientation::XWt ? shape_of(c.batch, kin, c.layout, c.pad)
-                                                          : shape_of(kin, c.batch, c.layout, c.pad);
+  const std::int64_t kin = a.orientation == Orientation::WtX ? p.rows : p.cols;
+  const DenseShape xs = a.orientation == Orientation::XWt ? shape_of(a.batch, kin, a.layout, a.pad)
+                                                          : shape_of(kin, a.batch, a.layout, a.pad);
   std::vector<float> w(p.col.size()), x(static_cast<std::size_t>(xs.size()));
   for (auto& v : w) v = float(u(rng()));
   for (auto& v : x) v = float(u(rng()));
   std::vector<unsigned char> first, second;
-  check_plus_times<float>(p, c, rng(), 1e-5, plan, &first, &w, &x);
-  check_plus_times<float>(p, c, rng(), 1e-5, plan, &second, &w, &x);
-  EXPECT_TRUE(first == second) << "two runs differ: " << describe(c);
+  check_plus_times<float>(p, a, rng(), 1e-5, plan, &first, &w, &x);
+  check_plus_times<float>(p, b, rng(), 1e-5, plan, &second, &w, &x);
+  EXPECT_TRUE(first == second) << "outputs differ: " << describe(a) << " / " << describe(b);
 }
+
+// Runs the fp32 case twice on the same fresh W and X and expects bitwise-equal outputs.
+void expect_bitwise_repeatable(const Pattern& p, const Case& c, Plan& plan) { expect_same_bits(p, c, c, plan); }
 
 std::unique_ptr<Plan> make_plan(const Pattern& p, bool coo = true) {
   DeviceBuffer rp(p.row_ptr.size() * 4), ci(p.col.size() * 4 + 4);
@@ -814,6 +817,62 @@ TEST(SpmmColumnBlock, RowsSpreadOverTheSms) {
     c.batch = batch;
     check_plus_times<float>(f, c, rng(), 1e-5, *plan_f);
   }
+}
+
+// The wide kernel's rows in the plan's balanced order (RowOrder::Balanced, row_balance.hpp) and in plain order:
+// each against the float64 reference and both bitwise equal (a row's sum runs in column order whichever warp
+// holds it); batch tiles 32 and 128 with full and short batches, all orientations, split column ranges, rows
+// that leave the last thread block short, one row holding most non-zeros, fp16; Auto balances at batch tiles
+// 32 and 128 without split ranges, and batch tile 8 always runs plain.
+TEST(SpmmColumnBlock, BalancedRowOrder) {
+  SKIP_WITHOUT_GPU();
+  struct Layout3 {
+    int rows, cols;
+    double density;
+    int heavy, heavy_nnz, rows_per_cta, splits;
+  };
+  const Layout3 layouts[] = {{3000, 2000, 0.05, -1, 0, 0, 0}, {1000, 4096, 0.02, 17, 4000, 100, 3},
+                             {260, 700, 0.1, -1, 0, 0, 2}};
+  for (const Layout3& l : layouts) {
+    const Pattern p = random_pattern(rng(), l.rows, l.cols, l.density, l.heavy, l.heavy_nnz);
+    auto plan = make_plan(p, false);
+    for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
+      for (int bt : {32, 128})
+        for (int batch : {bt - 11, bt}) {
+          Case c;
+          c.orientation = o;
+          c.batch = batch;
+          c.kernel = Kernel::ColumnBlock;
+          c.cb.batch_tile = bt;
+          c.cb.rows_per_cta = l.rows_per_cta;
+          c.cb.splits = l.splits;
+          c.cb.row_order = RowOrder::Plain;
+          Case b = c;
+          b.cb.row_order = RowOrder::Balanced;
+          expect_same_bits(p, c, b, *plan);
+        }
+    Case h;
+    h.batch = 128;
+    h.kernel = Kernel::ColumnBlock;
+    h.cb.row_order = RowOrder::Balanced;
+    check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
+  }
+  Pattern p = random_pattern(rng(), 2000, 1024, 0.3);   // ~307 per row
+  auto plan = make_plan(p, false);
+  SpmmArgs a;
+  a.kernel = Kernel::ColumnBlock;
+  for (int splits : {1, 2})
+    for (int batch : {8, 32, 128}) {
+      a.batch = batch;
+      a.column_block.splits = splits;
+      const Choice ch = choose(*plan, a);
+      const bool balanced = batch > 8 && splits == 1;
+      EXPECT_EQ(balanced ? RowOrder::Balanced : RowOrder::Plain, ch.column_block.row_order) << ch.describe();
+      EXPECT_EQ(balanced, ch.describe().find(",balanced") != std::string::npos) << ch.describe();
+      a.column_block.row_order = RowOrder::Balanced;   // asked for: batch tiles 32 and 128 only
+      EXPECT_EQ(batch > 8 ? RowOrder::Balanced : RowOrder::Plain, choose(*plan, a).column_block.row_order);
+      a.column_block.row_order = RowOrder::Auto;
+    }
 }
 
 // ---- the batch-tile-8 column-block kernel with its blocks held for the whole call ------------------------------

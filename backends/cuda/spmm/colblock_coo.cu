@@ -16,8 +16,11 @@ namespace {
 // 32 x kColBlockRowsPerWarp), batch tile 8 colblock_held_kernel (one column block per thread block) or
 // colblock_kernel; colblock_shared_bytes says what each needs.
 template <class VT, int BT, int K>
-void (*wide_kernel(bool bulk))(ColBlockParams) {
-  return bulk ? colblock_wide_kernel<VT, BT, K, true> : colblock_wide_kernel<VT, BT, K, false>;
+void (*wide_kernel(bool bulk, bool map))(ColBlockParams) {
+  if constexpr (BT == 32 || BT == 128) {   // (the launcher refuses a map at batch tile 8)
+    if (map) return bulk ? colblock_wide_kernel<VT, BT, K, true, true> : colblock_wide_kernel<VT, BT, K, false, true>;
+  }
+  return bulk ? colblock_wide_kernel<VT, BT, K, true, false> : colblock_wide_kernel<VT, BT, K, false, false>;
 }
 
 template <class VT, int BT>
@@ -25,6 +28,7 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   constexpr bool kWide = BT == 32 || BT == 128;
   ColBlockParams p = p_in;
   if (kWide && (p.rows_per_cta < 1 || p.rows_per_cta > 32 * kColBlockRowsPerWarp)) return cudaErrorInvalidValue;
+  if (p.row_map && !kWide) return cudaErrorInvalidValue;   // balanced rows: batch tiles 32 and 128 only
   const int k = colblock_pairs_per_lane(BT, pairs_per_lane);
   // The wide kernel fills its stages by bulk copies where the tile's X' rows are contiguous (one batch tile,
   // ldx == BT, 16-byte aligned), with a third stage where it fits.
@@ -34,8 +38,9 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
     p.stages = 3;
   const std::size_t smem = colblock_shared_bytes(BT, p.block_cols, p.rows_per_cta, k, sizeof(VT), p.stages, bulk);
   void (*kernel)(ColBlockParams);
-  if constexpr (BT == 32) kernel = k == 8 ? wide_kernel<VT, BT, 8>(bulk) : wide_kernel<VT, BT, 4>(bulk);
-  else if constexpr (kWide) kernel = wide_kernel<VT, BT, 4>(bulk);
+  const bool map = p.row_map != nullptr;
+  if constexpr (BT == 32) kernel = k == 8 ? wide_kernel<VT, BT, 8>(bulk, map) : wide_kernel<VT, BT, 4>(bulk, map);
+  else if constexpr (kWide) kernel = wide_kernel<VT, BT, 4>(bulk, map);
   else if (colblock_one_block(BT, p.blocks_per_cta)) kernel = colblock_held_kernel<VT>;
   else kernel = colblock_kernel<VT, BT>;
   cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),

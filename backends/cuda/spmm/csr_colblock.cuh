@@ -19,7 +19,8 @@
 //     shared memory allows, the columns split over them): the same walk, each row's folded sums written
 //     straight from the lanes;
 //   - colblock_wide_kernel (batch tiles 32 and 128): row sums in registers, each warp's rows' non-zeros
-//     staged as (value, offset) pairs in shared memory and read as broadcasts (see below).
+//     staged as (value, offset) pairs in shared memory and read as broadcasts (see below); its rows in plain
+//     order or in the plan's balanced order (row_balance.hpp: equal work per thread block and per warp).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +54,18 @@ struct ColBlockParams {
   std::int64_t partial_ld = 0;
   int stages = 2;                // X stages (the launcher sets it): 1 (held kernel), 2, or 2-3 (bulk copies)
   std::size_t shared_limit = 0;  // the device's opt-in shared memory per thread block (Plan::Impl)
+  // colblock_wide_kernel (batch tiles 32, 128): the plan's balanced row order (row_balance.hpp; colblock_row_map,
+  // dispatch.cu): thread block x of column range y holds the slots [x * rows_per_cta, (x + 1) * rows_per_cta),
+  // slot s being row row_map[y * map_slots + s] (-1: none). Null: slot s is row s (the last block's slots end at
+  // rows).
+  const int* row_map = nullptr;
+  std::int64_t map_slots = 0;
 };
+
+// The row of slot s in the row map (-1: an empty slot).
+__device__ __forceinline__ int colblock_row(const ColBlockParams& p, int s) {
+  return p.row_map[static_cast<std::int64_t>(blockIdx.y) * p.map_slots + s];
+}
 
 template <class VT, int BT>
 __device__ __forceinline__ void colblock_stage(const ColBlockParams& p, VT* tile, int c, int b0) {
@@ -434,7 +446,11 @@ struct ColBlockRun {
 // warp done with a stage (a counter per stage) starts the copy of the block p.stages later into it. Warps thus run
 // up to p.stages - 1 blocks apart, so a block's slowest warp (its rows' segments in the block are longest) no longer
 // holds the others at every block.
-template <class VT, int BT, int K, bool kBulk>
+//
+// kMap: the rows in the plan's balanced order (p.row_map); else slot s is row s (a
+// template argument, not a test of p.row_map: at batch tile 32 the run-time test's few extra instructions cost
+// 2.5% at 16384/90% with no map, measured).
+template <class VT, int BT, int K, bool kBulk, bool kMap>
 __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p) {
   static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");
   static_assert(K == 4 || K == 8, "4 or 8 non-zeros per lane");
@@ -452,16 +468,23 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
                                                          n_warps * kCap);   // kBulk: [stages]
   int* done = reinterpret_cast<int*>(full + stages);                          // kBulk: [stages]
   const int r0 = blockIdx.x * p.rows_per_cta;
-  const int nr = min(p.rows_per_cta, p.rows - r0);
+  const int nr = kMap ? p.rows_per_cta : min(p.rows_per_cta, p.rows - r0);
   const int c_begin = blockIdx.y * p.blocks_per_cta;
   const int c_end = min(p.n_blocks, c_begin + p.blocks_per_cta);
   const int b0 = blockIdx.z * BT;
   const VT* vals = static_cast<const VT*>(p.values);
 
-  // Lane i < R: the segment [S, E) of row warp + 32 i in column block c (empty past the range).
+  // Lane i < R: the segment [S, E) of the row in slot warp + 32 i (kMap: my_row, -1 for none) in column block c
+  // (empty past the range).
+  int my_row = -1;
+  if (kMap && lane < R && warp + n_warps * lane < nr) my_row = colblock_row(p, r0 + warp + n_warps * lane);
   auto bounds_of = [&](int c, int& S, int& E) {
     S = E = 0;
-    if (c < c_end && lane < R && warp + n_warps * lane < nr) colblock_segment(p, c, r0 + warp + n_warps * lane, S, E);
+    if constexpr (kMap) {
+      if (c < c_end && my_row >= 0) colblock_segment(p, c, my_row, S, E);
+    } else if (c < c_end && lane < R && warp + n_warps * lane < nr) {
+      colblock_segment(p, c, r0 + warp + n_warps * lane, S, E);
+    }
   };
   auto run_of = [&](int S, int E) {
     ColBlockRun<R> run;
@@ -607,9 +630,11 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
   for (int r = 0; r < RG; ++r) {
     const int rl = warp + n_warps * (r * G + grp);
     if (rl >= nr) continue;
+    const int row = kMap ? colblock_row(p, r0 + rl) : r0 + rl;
+    if (kMap && row < 0) continue;
 #pragma unroll
     for (int v = 0; v < 4; ++v)
-      if (b0 + l4 * 4 + v < p.batch) colblock_store<VT>(p, r0 + rl, b0 + l4 * 4 + v, acc[r][v]);
+      if (b0 + l4 * 4 + v < p.batch) colblock_store<VT>(p, row, b0 + l4 * 4 + v, acc[r][v]);
   }
 }
 

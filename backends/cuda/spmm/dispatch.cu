@@ -37,6 +37,7 @@
 #include "spmm/csr_rowseg.cuh"
 #include "spmm/csr_rowtile.cuh"
 #include "spmm/plan_impl.hpp"
+#include "spmm/row_balance.hpp"
 #include "spmm/snack_coo.cuh"
 
 namespace snk::cuda {
@@ -92,6 +93,7 @@ std::string Choice::describe() const {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits;
     if (column_block.pairs_per_lane) o << ",pairs=" << column_block.pairs_per_lane;
+    if (column_block.row_order == RowOrder::Balanced) o << ",balanced";
     if (bound_order) o << ",bound";
     o << ")";
   }
@@ -127,6 +129,7 @@ ColumnBlockConfig resident_column_blocks(const Plan::Impl& a, const SpmmArgs& ar
   const int n_blocks = std::max(1, (a.tile_n_fine + ratio - 1) / ratio);
   c.splits = n_blocks;
   c.pairs_per_lane = 0;
+  c.row_order = RowOrder::Plain;
   const std::int64_t bz = (args.batch + 7) / 8;
   if (c.rows_per_cta <= 0) {
     const std::int64_t ranges = std::max<std::int64_t>(1, a.sm_count / (n_blocks * bz));
@@ -157,6 +160,46 @@ bool held_layout(const Plan::Impl& w, const SpmmArgs& args, const ColumnBlockCon
 bool reads_bound_order(const Plan::Impl& w, const SpmmArgs& args, const ColumnBlockConfig& c) {
   return args.values_bound && w.has_bound_values && w.bound_type == args.type && c.block_cols == w.bound_block_cols &&
          held_layout(w, args, c);
+}
+
+// The balanced row order of a wide column-block launch (row_balance.hpp) for p's layout, from the plan's cache
+// or built now: the boundary table's rows at the edges of the column ranges come back to the host (one
+// synchronization of the stream, on the first launch of each layout only), the map goes up. Sets p.row_map and
+// p.map_slots.
+cudaError_t colblock_row_map(Plan::Impl& a, ColBlockParams& p, cudaStream_t s) {
+  const int grid_x = (p.rows + p.rows_per_cta - 1) / p.rows_per_cta;
+  const int splits = (p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta;
+  p.map_slots = std::int64_t(grid_x) * p.rows_per_cta;
+  for (const auto& m : a.row_maps)
+    if (m->rows_per_cta == p.rows_per_cta && m->ratio == p.ratio && m->blocks_per_cta == p.blocks_per_cta) {
+      p.row_map = m->map.get();
+      return cudaSuccess;
+    }
+  const std::size_t rows = static_cast<std::size_t>(p.rows);
+  std::vector<std::int32_t> edges((static_cast<std::size_t>(splits) + 1) * rows);
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i <= splits && e == cudaSuccess; ++i) {
+    const int f = std::min(i * p.blocks_per_cta * p.ratio, p.n_fine);
+    e = cudaMemcpyAsync(edges.data() + i * rows, p.bounds + std::int64_t(f) * p.rows, rows * 4, cudaMemcpyDeviceToHost, s);
+  }
+  if (e != cudaSuccess || (e = cudaStreamSynchronize(s)) != cudaSuccess) return e;
+  std::vector<std::int32_t> map(static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.map_slots)), one;
+  std::vector<std::int64_t> weight(rows);
+  for (int i = 0; i < splits; ++i) {
+    for (std::size_t r = 0; r < rows; ++r)
+      weight[r] = row_segment_weight(edges[i * rows + r], edges[(i + 1) * rows + r]);
+    if (!balanced_row_slots(weight, p.rows_per_cta, grid_x, one)) return cudaErrorInvalidValue;
+    std::copy(one.begin(), one.end(), map.begin() + static_cast<std::ptrdiff_t>(i * p.map_slots));
+  }
+  auto m = std::make_unique<Plan::Impl::RowMap>();
+  m->rows_per_cta = p.rows_per_cta;
+  m->ratio = p.ratio;
+  m->blocks_per_cta = p.blocks_per_cta;
+  if ((e = m->map.upload(map, 0, s)) != cudaSuccess || (e = cudaStreamSynchronize(s)) != cudaSuccess) return e;
+  if (a.row_maps.size() >= Plan::Impl::kMaxRowMaps) a.row_maps.erase(a.row_maps.begin());
+  p.row_map = m->map.get();
+  a.row_maps.push_back(std::move(m));
+  return cudaSuccess;
 }
 
 ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args) {
@@ -238,6 +281,11 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   c.splits = std::max(1, std::min(c.splits, n_blocks));
   const int per = (n_blocks + c.splits - 1) / c.splits;
   c.splits = (n_blocks + per - 1) / per;
+  // The rows' order (RowOrder, dispatch.hpp): balanced at batch tiles 32 and 128 (Auto: without split column
+  // ranges).
+  if (!colblock_wide(bt)) c.row_order = RowOrder::Plain;
+  else if (c.row_order != RowOrder::Plain && c.row_order != RowOrder::Balanced)
+    c.row_order = c.splits == 1 ? RowOrder::Balanced : RowOrder::Plain;
   return c;
 }
 
@@ -591,6 +639,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs,
                                                    colblock_stages(c.batch_tile, p.blocks_per_cta));
     if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
+    if (c.row_order == RowOrder::Balanced && (e = colblock_row_map(a, p, s)) != cudaSuccess)
+      return cuda_fail(e, "column-block row order");
     if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
     if ((e = launch_colblock(args.type, c.batch_tile, p, c.pairs_per_lane, s)) != cudaSuccess) return cuda_fail(e, "column_block");

@@ -103,6 +103,16 @@ struct Dense {
   Layout layout = Layout::RowMajor;
 };
 
+// Rows of the column-block kernel at batch tiles 32 and 128: Plain, thread block x holds rows
+// [x * rows_per_cta, ...) and its warp w every 32nd of them from w; Balanced, the plan's row order
+// (row_balance.hpp: contiguous ranges of equal non-zeros per thread block, the rows of each spread over its
+// warps longest first; built on the first call of each layout, which synchronizes the stream once). Auto:
+// Balanced where the column ranges are not split (16384 x 16384: batch 128 0.664 -> 0.631 ms at 90%, 0.395 ->
+// 0.372 at 95%; batch 32 0.207 -> 0.206, 0.131 -> 0.127), else Plain (4096 x 4096 / 90% / 128, four ranges:
+// 0.0544 -> 0.0552, the map's load in front of a short kernel's first bounds). Batch tile 8 always runs Plain
+// (its walk with a map measured slower: 16384/90% 0.0910 -> 0.0921 ms; bench/results/spmm-h200.md).
+enum class RowOrder { Auto, Plain, Balanced };
+
 // Column-block configuration for Kernel::ColumnBlock (0 = the dispatcher's choice for each field).
 struct ColumnBlockConfig {
   int batch_tile = 0;      // 8, 32 or 128 values of the batch per pass
@@ -111,6 +121,7 @@ struct ColumnBlockConfig {
   int rows_per_cta = 0;    // rows owned by one thread block (batch tiles 32 / 128: at most 128)
   int splits = 0;          // column-block ranges per row range (>1: partial tiles folded in range order)
   int pairs_per_lane = 0;  // batch tiles 32 / 128: non-zeros each lane stages per block, 4 or 8 (8: batch 32 only)
+  RowOrder row_order = RowOrder::Auto;   // which rows a thread block and its warps hold (below)
 };
 
 // Row-tile configuration for Kernel::RowTile (0 = the dispatcher's choice for each field).

@@ -45,6 +45,7 @@ std::size_t Plan::Impl::device_bytes() const {
                   tile_bounds.bytes() +
                   coo_row.bytes() + coo_col.bytes() + perm.bytes() + bound_col16.bytes() + bound_perm.bytes() +
                   bound_values.bytes() + ws_partial.bytes() + ws_x.bytes() + ws_values.bytes();
+  for (const auto& m : row_maps) b += m->map.bytes();
   if (transposed) b += transposed->device_bytes();
   return b;
 }

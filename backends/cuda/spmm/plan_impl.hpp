@@ -113,6 +113,16 @@ struct Plan::Impl {
   ValueType bound_type = ValueType::FP32;
   bool has_bound_values = false;
 
+  // Balanced row orders of the column-block launches (row_balance.hpp; ColBlockParams::row_map), one per
+  // layout (rows per thread block, block width in fine blocks, blocks per thread block), built on first use;
+  // the oldest goes when a new one would pass kMaxRowMaps.
+  struct RowMap {
+    int rows_per_cta = 0, ratio = 0, blocks_per_cta = 0;
+    DeviceArray<std::int32_t> map;   // [column ranges][thread blocks x rows_per_cta]
+  };
+  static constexpr std::size_t kMaxRowMaps = 8;
+  std::vector<std::unique_ptr<RowMap>> row_maps;
+
   // Workspaces.
   DeviceArray<unsigned char> ws_partial, ws_x, ws_values;
 
