@@ -4,11 +4,11 @@
 //
 // Fresh random row weights as a uniform random pattern gives them (binomial non-zeros per row), in the layout
 // the dispatcher launches at 16384 rows (132 blocks of 125 slots), small and ragged ones, and one row holding
-// most of the work. Checked: every row
-// has exactly one slot and the rest are empty, each block's rows are a contiguous range; the heaviest thread block and the heaviest warp carry less than
-// with the rows in plain order, the block within a row's weight of the mean, the warp within 2% of as many mean
-// rows as it has slots; bad arguments are refused and leave the
-// map as it was.
+// most of the work. Checked: every row has exactly one slot and the rest are empty, each block's rows are a
+// contiguous range; the heaviest thread block and the heaviest warp carry less than with the rows in plain
+// order, the block within a row's weight of the mean, the warp within 2.5% of as many mean rows as it has slots;
+// the heavy row's warp takes no other row while its block's other warps have room; bad arguments are refused
+// and leave the map as it was.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,14 +125,14 @@ TEST(SpmmRowBalance, WideKernelLayout) {
                 plain.max_warp / plain.mean_warp, bal.max_warp / bal.mean_warp);
     EXPECT_LT(bal.max_block, plain.max_block);
     EXPECT_LT(bal.max_warp, plain.max_warp);
-    EXPECT_LE(bal.max_block, bal.mean_block + heaviest);   // LPT: within one row of the mean
-    // A warp holds up to 4 of a block's rows (125 = 3 x 32 + 29): the heaviest within 2% of 4 mean rows (plain
-    // order: 4-7%).
+    EXPECT_LE(bal.max_block, bal.mean_block + heaviest);   // the cut: within one row of the mean
+    // A warp holds up to 4 of a block's rows (125 = 3 x 32 + 29): the heaviest within 2.5% of 4 mean rows (plain
+    // order: 3.4-9%; balanced, up to 1.6% in 600 draws).
     double mean_row = 0;
     for (const auto v : w) mean_row += double(v) / w.size();
     std::printf("density %.2f: heaviest warp / 4 mean rows %.4f plain, %.4f balanced\n", density,
                 plain.max_warp / (4 * mean_row), bal.max_warp / (4 * mean_row));
-    EXPECT_LT(bal.max_warp / (4 * mean_row), 1.02);
+    EXPECT_LT(bal.max_warp / (4 * mean_row), 1.025);
   }
 }
 

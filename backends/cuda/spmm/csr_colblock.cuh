@@ -447,9 +447,9 @@ struct ColBlockRun {
 // up to p.stages - 1 blocks apart, so a block's slowest warp (its rows' segments in the block are longest) no longer
 // holds the others at every block.
 //
-// kMap: the rows in the plan's balanced order (p.row_map); else slot s is row s (a
-// template argument, not a test of p.row_map: at batch tile 32 the run-time test's few extra instructions cost
-// 2.5% at 16384/90% with no map, measured).
+// kMap: the rows in the plan's balanced order (p.row_map); else slot s is row s (a template argument, not a test
+// of p.row_map: at batch tile 32 the run-time test's few extra instructions cost 2.5% at 16384/90% with no map,
+// measured).
 template <class VT, int BT, int K, bool kBulk, bool kMap>
 __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p) {
   static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");

@@ -166,6 +166,7 @@ bool reads_bound_order(const Plan::Impl& w, const SpmmArgs& args, const ColumnBl
 // or built now: the boundary table's rows at the edges of the column ranges come back to the host (one
 // synchronization of the stream, on the first launch of each layout only), the map goes up. Sets p.row_map and
 // p.map_slots.
+static_assert(kRowBalanceWarps == kColBlockThreads / 32, "the row map's warps are the column-block kernel's");
 cudaError_t colblock_row_map(Plan::Impl& a, ColBlockParams& p, cudaStream_t s) {
   const int grid_x = (p.rows + p.rows_per_cta - 1) / p.rows_per_cta;
   const int splits = (p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta;
@@ -180,7 +181,8 @@ cudaError_t colblock_row_map(Plan::Impl& a, ColBlockParams& p, cudaStream_t s) {
   cudaError_t e = cudaSuccess;
   for (int i = 0; i <= splits && e == cudaSuccess; ++i) {
     const int f = std::min(i * p.blocks_per_cta * p.ratio, p.n_fine);
-    e = cudaMemcpyAsync(edges.data() + i * rows, p.bounds + std::int64_t(f) * p.rows, rows * 4, cudaMemcpyDeviceToHost, s);
+    e = cudaMemcpyAsync(edges.data() + i * rows, p.bounds + std::int64_t(f) * p.rows, rows * 4,
+                        cudaMemcpyDeviceToHost, s);
   }
   if (e != cudaSuccess || (e = cudaStreamSynchronize(s)) != cudaSuccess) return e;
   std::vector<std::int32_t> map(static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.map_slots)), one;

@@ -26,7 +26,8 @@ std::vector<std::vector<std::int32_t>> lpt(const std::vector<std::int32_t>& rows
     open.pop();
     auto& b = bins[static_cast<std::size_t>(e.second)];
     b.push_back(r);
-    if (static_cast<int>(b.size()) < cap(e.second)) open.push({e.first + weight[static_cast<std::size_t>(r)], e.second});
+    if (static_cast<int>(b.size()) < cap(e.second))
+      open.push({e.first + weight[static_cast<std::size_t>(r)], e.second});
   }
   return bins;
 }
@@ -50,7 +51,8 @@ bool balanced_row_slots(const std::vector<std::int64_t>& weight, int rows_per_ct
     // Block b's rows [r, e): as many as bring the blocks so far closest to b + 1 shares of the total, within
     // the block's slots and leaving no more rows than the later blocks hold.
     const std::int64_t later = std::int64_t(grid_x - 1 - b) * rows_per_cta;
-    const std::int64_t lo = std::max<std::int64_t>(r, rows - later), hi = std::min<std::int64_t>(rows, r + rows_per_cta);
+    const std::int64_t lo = std::max<std::int64_t>(r, rows - later);
+    const std::int64_t hi = std::min<std::int64_t>(rows, r + rows_per_cta);
     const double goal = double(total) * (b + 1) / grid_x;
     std::int64_t e = r, acc = done;
     while (e < hi && (e < lo || double(acc) + 0.5 * double(weight[static_cast<std::size_t>(e)]) <= goal))
@@ -68,7 +70,8 @@ bool balanced_row_slots(const std::vector<std::int64_t>& weight, int rows_per_ct
     for (int w = 0; w < kRowBalanceWarps; ++w) {
       const auto& held = warps[static_cast<std::size_t>(w)];
       for (std::size_t j = 0; j < held.size(); ++j)
-        out[static_cast<std::size_t>(std::int64_t(b) * rows_per_cta + w + kRowBalanceWarps * std::int64_t(j))] = held[j];
+        out[static_cast<std::size_t>(std::int64_t(b) * rows_per_cta + w + kRowBalanceWarps * std::int64_t(j))] =
+            held[j];
     }
     r = e;
     done = acc;
