@@ -822,7 +822,7 @@ TEST(SpmmColumnBlock, RowsSpreadOverTheSms) {
 // The wide kernel's rows in the plan's balanced order (RowOrder::Balanced, row_balance.hpp) and in plain order:
 // each against the float64 reference and both bitwise equal (a row's sum runs in column order whichever warp
 // holds it); batch tiles 32 and 128 with full and short batches, all orientations, split column ranges, rows
-// that leave the last thread block short, one row holding most non-zeros, fp16; Auto balances at batch tiles
+// that leave the last thread block short, one row 50x as long as the others, fp16; Auto balances at batch tiles
 // 32 and 128 without split ranges, and batch tile 8 always runs plain.
 TEST(SpmmColumnBlock, BalancedRowOrder) {
   SKIP_WITHOUT_GPU();
