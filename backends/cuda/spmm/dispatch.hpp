@@ -73,7 +73,6 @@ enum class Kernel : std::uint8_t {
 };
 const char* kernel_name(Kernel k);
 
-
 enum class Status : std::uint8_t { Success, InvalidArgument, Unsupported, CudaError };
 const char* status_name(Status s);
 

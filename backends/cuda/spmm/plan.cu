@@ -50,6 +50,19 @@ std::size_t Plan::Impl::device_bytes() const {
   return b;
 }
 
+cudaError_t Plan::Impl::column_edges(int step, cudaStream_t stream, std::vector<std::int32_t>& edges) const {
+  const int n_edges = std::max(1, (tile_n_fine + step - 1) / step) + 1;
+  const std::size_t r = static_cast<std::size_t>(rows);
+  edges.assign(static_cast<std::size_t>(n_edges) * r, 0);
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < n_edges && e == cudaSuccess && r > 0; ++i) {
+    const int f = std::min(i * step, tile_n_fine);
+    e = cudaMemcpyAsync(edges.data() + i * r, tile_bounds.get() + std::int64_t(f) * rows, r * 4,
+                        cudaMemcpyDeviceToHost, stream);
+  }
+  return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+
 std::unique_ptr<Plan> Plan::create(const CsrPattern& pat, const PlanOptions& options, cudaStream_t stream) {
   if (pat.rows < 0 || pat.cols < 0 || pat.nnz < 0 || pat.nnz > kMaxPlanNnz)
     throw std::invalid_argument("snk::cuda::Plan: dimensions out of range (32-bit indices)");
@@ -260,24 +273,22 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     return fail(Status::CudaError, std::string("bind_values: ") + what + ": " + cudaGetErrorString(e));
   };
   if (im.bound_block_cols != block_cols || im.bound_residues != residues) {
-    // The order for this block width and row size: the packed columns and the boundary table come back once.
+    // The order for this block width and row size: the packed columns and the boundary table's rows at the
+    // blocks' edges come back once.
     im.has_bound_values = false;
     im.bound_block_cols = 0;
     const std::size_t nnz = static_cast<std::size_t>(im.nnz);
     std::vector<std::uint16_t> c16(nnz);
-    std::vector<std::int32_t> bounds((static_cast<std::size_t>(im.tile_n_fine) + 1) * static_cast<std::size_t>(im.rows));
+    std::vector<std::int32_t> edges;
     if (nnz && (e = cudaMemcpyAsync(c16.data(), im.col16.get(), nnz * 2, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
       return cuda_fail("copy columns");
-    if (!bounds.empty() &&
-        (e = cudaMemcpyAsync(bounds.data(), im.tile_bounds.get(), bounds.size() * 4, cudaMemcpyDeviceToHost, stream)) !=
-            cudaSuccess)
+    if ((e = im.column_edges(block_cols / im.tile_fine_cols, stream, edges)) != cudaSuccess)
       return cuda_fail("copy column-boundary table");
-    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return cuda_fail("synchronize");
-    HeldSegments seg;
-    seg.bounds = bounds.data();
+    HeldSegments seg;   // block c's segment of row r: [edges[c][r], edges[c + 1][r])
+    seg.bounds = edges.data();
     seg.rows = im.rows;
-    seg.n_fine = im.tile_n_fine;
-    seg.ratio = block_cols / im.tile_fine_cols;
+    seg.n_fine = static_cast<int>(edges.size() / std::max<std::size_t>(1, static_cast<std::size_t>(im.rows))) - 1;
+    seg.ratio = 1;
     std::vector<std::int32_t> perm;
     if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))
       return fail(Status::Unsupported, "bind_values: the plan's column-boundary table does not cover its non-zeros");

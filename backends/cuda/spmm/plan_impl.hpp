@@ -127,6 +127,12 @@ struct Plan::Impl {
   DeviceArray<unsigned char> ws_partial, ws_x, ws_values;
 
   std::size_t device_bytes() const;
+
+  // The rows of tile_bounds at every step-th fine boundary, the last one at n_fine: edges[i * rows + r] =
+  // tile_bounds[min(i * step, n_fine)][r] for i = 0 .. max(1, ceil(n_fine / step)), i.e. the segments of
+  // column ranges step fine blocks wide (a bound order's column blocks; a row map's column ranges). Copies them
+  // to the host on `stream` and synchronizes it.
+  cudaError_t column_edges(int step, cudaStream_t stream, std::vector<std::int32_t>& edges) const;
 };
 
 // The column width of the blocks colblock_held_kernel holds at batch tile 8 for values of type t when the
