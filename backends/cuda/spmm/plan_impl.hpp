@@ -2,9 +2,11 @@
 //
 // The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row
 // segments ("items") and the split-row table for the fix-up, the [column boundary][row] offset table of
-// the column-block and row-tile kernels, and optionally the COO arrays (SNACK-COO) and the transposed pattern with its value permutation, and on request (Plan::bind_values) a bank-aware
-// order of the non-zeros with the values gathered into it. It also owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one stream
-// at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
+// the column-block and row-tile kernels, and optionally the COO arrays (SNACK-COO) and the transposed
+// pattern with its value permutation; on request (Plan::bind_values) a bank-aware order of the non-zeros with
+// the values gathered into it; and, built on first use, the balanced row orders of the wide column-block
+// kernel. It also owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one
+// stream at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
 // the instantiations compile in parallel.
 #pragma once
 
