@@ -25,7 +25,8 @@
 // slower there; the median of 3 ranks it as well as 20 would).
 // Timing: warm-up, then `reps` runs each between CUDA events with L2 flushed (a 256 MB memset outside
 // the events; --flush read: a 256 MB read instead, see Timer) before each; the median is reported. Every
-// method's output is checked against cuBLAS's (relative error). Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y,
+// method's output is checked against cuBLAS's (relative error). --row-order plain|balanced runs the column-block
+// kernel with its rows in that order in every call (default auto, the dispatcher's rule, as in the tables). Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y,
 // against the device-to-device copy bandwidth measured in the same run (bytes read + written).
 // The project's kernels move 6 bytes per non-zero (16-bit columns), so their "effective" bandwidth on
 // this count can exceed the copy bandwidth; the table says so. The on-chip floor: nnz x batch x 4 bytes (the
@@ -209,6 +210,9 @@ void generate(Matrix& a, int m, double sparsity) {
 // that reads a 256 MB buffer (L2 left holding clean lines: the timed call pays no write-back of the flush's
 // data). The tables are made with the default; --flush read measures what that write-back costs.
 bool g_read_flush = false;
+// --row-order: the column-block kernel's row order (ColumnBlockConfig::row_order) in every call of ours; the
+// tables are made with the default, Auto (the dispatcher's rule); plain and balanced measure that rule.
+snk::cuda::RowOrder g_row_order = snk::cuda::RowOrder::Auto;
 
 __global__ void read_flush_kernel(const uint4* p, std::size_t n, unsigned* sink) {
   unsigned acc = 0;
@@ -518,6 +522,15 @@ int main(int argc, char** argv) {
       if (how != "read" && how != "memset") { std::fprintf(stderr, "--flush takes memset or read\n"); return 1; }
       g_read_flush = how == "read";
     }
+    else if (a == "--row-order") {
+      const std::string how = next();
+      if (how != "auto" && how != "plain" && how != "balanced") {
+        std::fprintf(stderr, "--row-order takes auto, plain or balanced\n");
+        return 1;
+      }
+      g_row_order = how == "plain" ? snk::cuda::RowOrder::Plain
+                    : how == "balanced" ? snk::cuda::RowOrder::Balanced : snk::cuda::RowOrder::Auto;
+    }
     else if (a == "--skip") { std::stringstream ss(next()); std::string t; while (std::getline(ss, t, ',')) skip.insert(t); }
     else if (a == "--cusparse-child") { child = true; child_m = std::atoi(next().c_str()); child_s = std::atof(next().c_str()); }
     else { std::fprintf(stderr, "unknown argument %s\n", a.c_str()); return 1; }
@@ -680,6 +693,7 @@ int main(int argc, char** argv) {
           s.batch = batch;
           s.kernel = k;
           s.column_block = cb;
+          if (s.column_block.row_order == snk::cuda::RowOrder::Auto) s.column_block.row_order = g_row_order;
           s.row_tile = rt;
           s.deterministic = det;
           return s;
@@ -813,7 +827,10 @@ int main(int argc, char** argv) {
      << " GB/s**.\n\n";
   md << "Y = W X, fp32, W M x M with a uniform random pattern, X M x batch. Times are medians of " << reps
      << " CUDA-event timings after warm-up, L2 flushed before each (" << (g_read_flush ? "by reading a 256 MB buffer" : "by a 256 MB memset")
-     << "). `disp` = the dispatcher's choice "
+     << ")" << (g_row_order == snk::cuda::RowOrder::Auto ? ""
+                : g_row_order == snk::cuda::RowOrder::Plain ? "; column-block rows in plain order (--row-order plain)"
+                                                            : "; column-block rows in balanced order (--row-order balanced)")
+     << ". `disp` = the dispatcher's choice "
         "(Kernel::Auto); `eff BW` = (nnz x 8 + (M+1) x 4 + X + Y bytes) / time of `disp`, as a % of the copy "
         "bandwidth (the snack kernels move 6 bytes per non-zero, so this can pass 100%). Ratios are the other "
         "method's time over `disp` (> 1: disp is faster). `on-chip floor` = nnz x batch x 4 bytes over the "
