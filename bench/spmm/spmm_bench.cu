@@ -26,8 +26,9 @@
 // Timing: warm-up, then `reps` runs each between CUDA events with L2 flushed (a 256 MB memset outside
 // the events; --flush read: a 256 MB read instead, see Timer) before each; the median is reported. Every
 // method's output is checked against cuBLAS's (relative error). --row-order plain|balanced runs the column-block
-// kernel with its rows in that order in every call (default auto, the dispatcher's rule, as in the tables). Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y,
-// against the device-to-device copy bandwidth measured in the same run (bytes read + written).
+// kernel with its rows in that order in every call (default auto, the dispatcher's rule, as in the tables).
+// Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y, against the
+// device-to-device copy bandwidth measured in the same run (bytes read + written).
 // The project's kernels move 6 bytes per non-zero (16-bit columns), so their "effective" bandwidth on
 // this count can exceed the copy bandwidth; the table says so. The on-chip floor: nnz x batch x 4 bytes (the
 // rows of X that a kernel gathering on chip reads once per non-zero) over the shared-memory read bandwidth

@@ -102,15 +102,15 @@ struct Dense {
   Layout layout = Layout::RowMajor;
 };
 
-// Rows of the column-block kernel at batch tiles 32 and 128. Plain: thread block x holds rows
-// [x * rows_per_cta, ...) and its warp w every 32nd of them from w. Balanced: the plan's row order
-// (row_balance.hpp: contiguous ranges of equal non-zeros per thread block, the rows of each spread over its
-// warps longest first), built on the first call of each layout, which synchronizes the stream once (capture
-// calls into a CUDA graph after a first call, or ask for Plain). Auto: Balanced where the column ranges are not
-// split (16384 x 16384: batch 128 0.664 -> 0.631 ms at 90%, 0.395 -> 0.372 at 95%; batch 32 0.207 -> 0.206,
-// 0.131 -> 0.127), else Plain (4096 x 4096 / 90%, four ranges: batch 128 0.0542-0.0547 plain, 0.0542-0.0543
-// balanced; batch 32 0.0239-0.0241 / 0.0237-0.0242: nothing to gain). Batch tile 8 always runs Plain (its walk with a map measured slower: 16384/90% 0.0910 -> 0.0921 ms;
-// bench/results/spmm-h200.md).
+// Rows of the column-block kernel at batch tiles 32 and 128. Plain: thread block x holds rows [x * rows_per_cta,
+// ...) and its warp w every 32nd of them from w. Balanced: the plan's row order (row_balance.hpp: contiguous
+// ranges of equal non-zeros per thread block, the rows of each spread over its warps longest first), built on the
+// first call of each layout, which synchronizes the stream once (capture calls into a CUDA graph after a first
+// call, or ask for Plain). Auto: Balanced where the column ranges are not split (16384 x 16384: batch 128 0.664 ->
+// 0.631 ms at 90%, 0.395 -> 0.372 at 95%; batch 32 0.207 -> 0.206, 0.131 -> 0.127), else Plain (4096 x 4096 / 90%,
+// four ranges: batch 128 0.0542-0.0547 plain, 0.0542-0.0543 balanced; batch 32 0.0239-0.0241 / 0.0237-0.0242:
+// nothing to gain). Batch tile 8 always runs Plain (its walk with a map measured slower: 16384/90% 0.0910 ->
+// 0.0921 ms; bench/results/spmm-h200.md).
 enum class RowOrder { Auto, Plain, Balanced };
 
 // Column-block configuration for Kernel::ColumnBlock (0 = the dispatcher's choice for each field).
