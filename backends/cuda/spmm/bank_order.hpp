@@ -49,7 +49,7 @@ bool held_bank_order(const std::uint16_t* col16, std::int64_t nnz, const HeldSeg
 
 // Mean wavefronts per phase of the kernel's X' row loads for the columns col16 (in the order the kernel walks
 // them): for every step, phase, non-zero slot and half, the most lanes that read one bank group. 1.0 is
-// conflict-free; 0 where the segments do not tile 0 .. nnz - 1. For the tests and the benchmark.
+// conflict-free; 0 where the segments do not tile 0 .. nnz - 1. For the tests (test_spmm_bank_order.cpp).
 double held_bank_wavefronts(const std::uint16_t* col16, std::int64_t nnz, const HeldSegments& seg, int residues);
 
 }  // namespace snk::cuda

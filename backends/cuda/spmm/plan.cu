@@ -292,10 +292,13 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     std::vector<std::int32_t> perm;
     if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))
       return fail(Status::Unsupported, "bind_values: the plan's column-boundary table does not cover its non-zeros");
-    std::vector<std::uint16_t> ordered(nnz);
-    for (std::size_t q = 0; q < nnz; ++q) ordered[q] = c16[static_cast<std::size_t>(perm[q])];
-    if ((e = im.bound_col16.upload(ordered, nnz + 8, stream)) != cudaSuccess) return cuda_fail("upload columns");
+    // The packed columns in that order: gathered on the device from the plan's own, as the values are below.
     if ((e = im.bound_perm.upload(perm, 0, stream)) != cudaSuccess) return cuda_fail("upload order");
+    if ((e = im.bound_col16.reserve(nnz + 8)) != cudaSuccess ||
+        (e = cudaMemsetAsync(im.bound_col16.get() + nnz, 0, 8 * sizeof(std::uint16_t), stream)) != cudaSuccess ||
+        (e = launch_gather(im.bound_col16.get(), im.col16.get(), im.bound_perm.get(), im.nnz, 2, stream)) !=
+            cudaSuccess)
+      return cuda_fail("order columns");
     if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return cuda_fail("synchronize");   // host arrays go
     im.bound_block_cols = block_cols;
     im.bound_residues = residues;
