@@ -14,13 +14,13 @@
 namespace snk::cuda {
 
 // Y'(r, b) = sum over k < splits, in order and starting from +0, of partial[(k * rows + r) * partial_ld + b] (the
-// same additions as the earlier one-value-per-thread form, so the same bits). A thread folds four consecutive batch values of one row: one 16-byte load per
-// range (partial_ld a multiple of 4 and the partials 16-byte aligned: the launcher checks), the loads of up to
-// kLoads ranges issued before any is added. Against one value per thread with its loads in a loop (spmm_bench, one
-// GPU run, the two builds alternating twice, ms): 16384 x 16384 batch 8, three ranges, 90% 0.0908-0.0910 ->
-// 0.0906-0.0907 (values bound 0.0756 -> 0.0751-0.0752), 95% 0.0574-0.0577 -> 0.0569-0.0570 (0.0510-0.0512 ->
-// 0.0508-0.0509); 4096 x 4096 at 90%, four ranges, batch 128 0.0545-0.0548 -> 0.0543, batch 32 0.0239-0.0240 ->
-// 0.0238-0.0239.
+// same additions as the earlier one-value-per-thread form, so the same bits). A thread folds four consecutive
+// batch values of one row: one 16-byte load per range (partial_ld a multiple of 4 and the partials 16-byte
+// aligned: the launcher checks), the loads of up to kLoads ranges issued before any is added. Against one value
+// per thread with its loads in a loop (spmm_bench, one GPU run, the two builds alternating twice, ms): 16384 x
+// 16384 batch 8, three ranges, 90% 0.0908-0.0910 -> 0.0906-0.0907 (values bound 0.0756 -> 0.0751-0.0752), 95%
+// 0.0574-0.0577 -> 0.0569-0.0570 (0.0510-0.0512 -> 0.0508-0.0509); 4096 x 4096 at 90%, four ranges, batch 128
+// 0.0545-0.0548 -> 0.0543, batch 32 0.0239-0.0240 -> 0.0238-0.0239.
 template <class VT, bool kVector>
 __global__ void fold_column_ranges_kernel(const float* partial, std::int64_t partial_ld, int splits, int rows,
                                           int batch, void* y, std::int64_t ys_row, std::int64_t ys_col) {
