@@ -4,7 +4,8 @@
 # the project registers with the `gpu` CTest label lands there), then runs each again under
 # compute-sanitizer memcheck, and prints a summary: one line per program, the totals last.
 # Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs),
-# SANITIZER_FILTER (a --gtest_filter for the memcheck pass; default: every test).
+# SANITIZER_FILTER (a --gtest_filter for the memcheck pass; default: every test; a program none of whose tests
+# match it is listed as skipped).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build-gpu}
@@ -29,6 +30,12 @@ for p in "${progs[@]}"; do
   if [ -x "$SAN" ]; then
     filter=()
     [ -n "${SANITIZER_FILTER:-}" ] && filter=(--gtest_filter="$SANITIZER_FILTER")
+    # A filter aimed at other programs' tests matches none here: say so instead of running an empty program
+    # under the sanitizer (which exits non-zero before any CUDA call).
+    if ((${#filter[@]})) && ! "$p" --gtest_list_tests "${filter[@]}" 2>/dev/null | grep -q '^  '; then
+      summary+=("memcheck  $name: skipped, no test matches ${filter[*]}")
+      continue
+    fi
     "$SAN" --tool memcheck --leak-check full --error-exitcode 99 "$p" "${filter[@]}" >"$LOGS/$name.memcheck.log" 2>&1
     src=$?
     sline=$(grep -E 'ERROR SUMMARY' "$LOGS/$name.memcheck.log" | tail -1)
