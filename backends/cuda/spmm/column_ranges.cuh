@@ -78,11 +78,14 @@ cudaError_t launch_fold_column_ranges(const float* partial, std::int64_t partial
                                       void* y, std::int64_t ys_row, std::int64_t ys_col, cudaStream_t s) {
   const bool vector = partial_ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0;
   const std::int64_t n = static_cast<std::int64_t>(rows) * (vector ? (batch + 3) / 4 : batch);
-  const unsigned grid = static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 65535)));
+  const unsigned grid =
+      static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 65535)));
   if (vector)
-    fold_column_ranges_kernel<VT, true><<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
+    fold_column_ranges_kernel<VT, true>
+        <<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
   else
-    fold_column_ranges_kernel<VT, false><<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
+    fold_column_ranges_kernel<VT, false>
+        <<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
   return cudaGetLastError();
 }
 
