@@ -16,76 +16,55 @@ namespace snk::cuda {
 // Y'(r, b) = sum over k < splits, in order and starting from +0, of partial[(k * rows + r) * partial_ld + b] (the
 // same additions as the earlier one-value-per-thread form, so the same bits). A thread folds four consecutive
 // batch values of one row: one 16-byte load per range (partial_ld a multiple of 4 and the partials 16-byte
-// aligned: the launcher checks), the loads of up to kLoads ranges issued before any is added. Against one value
-// per thread with its loads in a loop (spmm_bench, one GPU run, the two builds alternating twice, ms): 16384 x
-// 16384 batch 8, three ranges, 90% 0.0908-0.0910 -> 0.0906-0.0907 (values bound 0.0756 -> 0.0751-0.0752), 95%
-// 0.0574-0.0577 -> 0.0569-0.0570 (0.0510-0.0512 -> 0.0508-0.0509); 4096 x 4096 at 90%, four ranges, batch 128
-// 0.0545-0.0548 -> 0.0543, batch 32 0.0239-0.0240 -> 0.0238-0.0239.
-template <class VT, bool kVector>
+// aligned, as the callers' workspace, rows a whole batch tile apart, always is: the launcher refuses anything
+// else), the loads of up to kLoads ranges issued before any is added. Against one value per thread with its
+// loads in a loop (spmm_bench, one GPU run, the two builds alternating twice, ms): 16384 x 16384 batch 8, three
+// ranges, 90% 0.0908-0.0910 -> 0.0906-0.0907 (values bound 0.0756 -> 0.0751-0.0752), 95% 0.0574-0.0577 ->
+// 0.0569-0.0570 (0.0510-0.0512 -> 0.0508-0.0509); 4096 x 4096 at 90%, four ranges, batch 128 0.0545-0.0548 ->
+// 0.0543, batch 32 0.0239-0.0240 -> 0.0238-0.0239.
+template <class VT>
 __global__ void fold_column_ranges_kernel(const float* partial, std::int64_t partial_ld, int splits, int rows,
                                           int batch, void* y, std::int64_t ys_row, std::int64_t ys_col) {
   constexpr int kLoads = 4;
-  const int groups = kVector ? (batch + 3) / 4 : batch;   // threads per row
+  const int groups = (batch + 3) / 4;   // threads per row
   const std::int64_t n = static_cast<std::int64_t>(rows) * groups;
-  const std::int64_t range_stride = static_cast<std::int64_t>(rows) * partial_ld;
+  const std::int64_t stride = static_cast<std::int64_t>(rows) * partial_ld / 4;   // one range, in float4
   for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
        t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t r = t / groups;
-    const int g = static_cast<int>(t % groups);
-    VT* yr = static_cast<VT*>(y) + r * ys_row;
-    if constexpr (kVector) {
-      const int b0 = 4 * g;
-      const float4* src = reinterpret_cast<const float4*>(partial + r * partial_ld + b0);
-      const std::int64_t stride = range_stride / 4;
-      float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-      for (int k0 = 0; k0 < splits; k0 += kLoads) {
-        float4 v[kLoads];
+    const int b0 = 4 * static_cast<int>(t % groups);
+    const float4* src = reinterpret_cast<const float4*>(partial + r * partial_ld + b0);
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int k0 = 0; k0 < splits; k0 += kLoads) {
+      float4 v[kLoads];
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j)
-          if (k0 + j < splits) v[j] = src[(k0 + j) * stride];
+      for (int j = 0; j < kLoads; ++j)
+        if (k0 + j < splits) v[j] = src[(k0 + j) * stride];
 #pragma unroll
-        for (int j = 0; j < kLoads; ++j)
-          if (k0 + j < splits) {
-            acc.x += v[j].x;
-            acc.y += v[j].y;
-            acc.z += v[j].z;
-            acc.w += v[j].w;
-          }
-      }
-      const float out[4] = {acc.x, acc.y, acc.z, acc.w};
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-        if (b0 + j < batch) yr[(b0 + j) * ys_col] = from_acc<VT>(out[j]);
-    } else {
-      const float* src = partial + r * partial_ld + g;
-      float acc = 0.f;
-      for (int k0 = 0; k0 < splits; k0 += kLoads) {
-        float v[kLoads];
-#pragma unroll
-        for (int j = 0; j < kLoads; ++j)
-          if (k0 + j < splits) v[j] = src[(k0 + j) * range_stride];
-#pragma unroll
-        for (int j = 0; j < kLoads; ++j)
-          if (k0 + j < splits) acc += v[j];
-      }
-      yr[g * ys_col] = from_acc<VT>(acc);
+      for (int j = 0; j < kLoads; ++j)
+        if (k0 + j < splits) {
+          acc.x += v[j].x;
+          acc.y += v[j].y;
+          acc.z += v[j].z;
+          acc.w += v[j].w;
+        }
     }
+    const float out[4] = {acc.x, acc.y, acc.z, acc.w};
+    VT* yr = static_cast<VT*>(y) + r * ys_row;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (b0 + j < batch) yr[(b0 + j) * ys_col] = from_acc<VT>(out[j]);
   }
 }
 
 template <class VT>
 cudaError_t launch_fold_column_ranges(const float* partial, std::int64_t partial_ld, int splits, int rows, int batch,
                                       void* y, std::int64_t ys_row, std::int64_t ys_col, cudaStream_t s) {
-  const bool vector = partial_ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0;
-  const std::int64_t n = static_cast<std::int64_t>(rows) * (vector ? (batch + 3) / 4 : batch);
+  if (partial_ld % 4 != 0 || reinterpret_cast<std::uintptr_t>(partial) % 16 != 0) return cudaErrorInvalidValue;
+  const std::int64_t n = static_cast<std::int64_t>(rows) * ((batch + 3) / 4);
   const unsigned grid =
       static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 65535)));
-  if (vector)
-    fold_column_ranges_kernel<VT, true>
-        <<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
-  else
-    fold_column_ranges_kernel<VT, false>
-        <<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
+  fold_column_ranges_kernel<VT><<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
   return cudaGetLastError();
 }
 

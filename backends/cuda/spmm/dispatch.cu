@@ -112,9 +112,6 @@ const Plan::Impl& operand(const Plan& plan, Orientation o) {
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
-// Column blocks of `ratio` fine blocks each over the plan's columns (at least one).
-int column_blocks(const Plan::Impl& a, int ratio) { return std::max(1, (a.tile_n_fine + ratio - 1) / ratio); }
-
 // X' bytes of one column block that colblock_held_kernel (batch tile 8) holds for the whole call (it keeps no
 // row sums in shared memory; 16384 fp32 columns take three blocks up to 200 KB as well as up to 176 KB).
 constexpr std::int64_t kResidentTileBytes = 176 * 1024;
@@ -129,7 +126,7 @@ ColumnBlockConfig resident_column_blocks(const Plan::Impl& a, const SpmmArgs& ar
   const std::int64_t parts = (cols * row_bytes + kResidentTileBytes - 1) / kResidentTileBytes;
   c.block_cols = round_up(static_cast<int>((cols + parts - 1) / parts), a.tile_fine_cols);
   const int ratio = c.block_cols / a.tile_fine_cols;
-  const int n_blocks = column_blocks(a, ratio);
+  const int n_blocks = a.column_blocks(ratio);
   c.splits = n_blocks;
   c.pairs_per_lane = 0;
   c.row_order = RowOrder::Plain;
@@ -154,7 +151,7 @@ bool held_layout(const Plan::Impl& w, const SpmmArgs& args, const ColumnBlockCon
   if (args.orientation == Orientation::WtX || c.batch_tile != 8 || c.splits <= 0 || w.tile_fine_cols <= 0) return false;
   if (held_bank_residues(static_cast<int>(value_size(args.type))) == 0) return false;
   const int ratio = c.block_cols / w.tile_fine_cols;
-  const int n_blocks = column_blocks(w, ratio);
+  const int n_blocks = w.column_blocks(ratio);
   return colblock_one_block(c.batch_tile, (n_blocks + c.splits - 1) / c.splits);
 }
 
@@ -236,7 +233,7 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   }
   c.pairs_per_lane = colblock_wide(bt) ? colblock_pairs_per_lane(bt, c.pairs_per_lane) : 0;
   const int ratio = c.block_cols / a.tile_fine_cols;
-  const int n_blocks = column_blocks(a, ratio);
+  const int n_blocks = a.column_blocks(ratio);
   const std::int64_t bz = (args.batch + bt - 1) / bt;
   const std::int64_t stage_bytes = std::int64_t(2) * c.block_cols * bt * vs;
   const int rows_cap = static_cast<int>(std::max<std::int64_t>(32, (kColBlockSharedBytes - stage_bytes) / (bt * 4)));
@@ -298,7 +295,7 @@ RowTileConfig resolve_row_tile(const Plan::Impl& a, const SpmmArgs& args) {
   while (bc < c.block_cols && bc < 65536) bc *= 2;
   c.block_cols = bc;
   const int ratio = c.block_cols / a.tile_fine_cols;
-  const int n_blocks = column_blocks(a, ratio);
+  const int n_blocks = a.column_blocks(ratio);
   if (c.splits <= 0) {
     // About four thread blocks per SM (two are resident at a time).
     const std::int64_t tiles = (a.rows + rowtile_rows_per_cta(c.batch_tile) - 1) / rowtile_rows_per_cta(c.batch_tile);
@@ -628,7 +625,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
     p.block_cols = c.block_cols;
-    p.n_blocks = column_blocks(a, p.ratio);
+    p.n_blocks = a.column_blocks(p.ratio);
     p.rows_per_cta = c.rows_per_cta;
     p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
     p.shared_limit = static_cast<std::size_t>(a.shared_optin_bytes);
@@ -668,7 +665,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
     p.block_cols = c.block_cols;
-    p.n_blocks = column_blocks(a, p.ratio);
+    p.n_blocks = a.column_blocks(p.ratio);
     p.blocks_per_split = (p.n_blocks + c.splits - 1) / c.splits;
     p.splits = c.splits;
     const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * 4;

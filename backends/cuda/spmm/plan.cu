@@ -51,7 +51,7 @@ std::size_t Plan::Impl::device_bytes() const {
 }
 
 cudaError_t Plan::Impl::column_edges(int step, cudaStream_t stream, std::vector<std::int32_t>& edges) const {
-  const int n_edges = std::max(1, (tile_n_fine + step - 1) / step) + 1;
+  const int n_edges = column_blocks(step) + 1;
   const std::size_t r = static_cast<std::size_t>(rows);
   edges.assign(static_cast<std::size_t>(n_edges) * r, 0);
   cudaError_t e = cudaSuccess;
@@ -287,7 +287,7 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     HeldSegments seg;   // block c's segment of row r: [edges[c][r], edges[c + 1][r])
     seg.bounds = edges.data();
     seg.rows = im.rows;
-    seg.n_fine = static_cast<int>(edges.size() / std::max<std::size_t>(1, static_cast<std::size_t>(im.rows))) - 1;
+    seg.n_fine = im.column_blocks(block_cols / im.tile_fine_cols);
     seg.ratio = 1;
     std::vector<std::int32_t> perm;
     if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))

@@ -130,6 +130,9 @@ struct Plan::Impl {
 
   std::size_t device_bytes() const;
 
+  // Column blocks of `ratio` fine blocks each over the plan's columns (at least one).
+  int column_blocks(int ratio) const { return std::max(1, (tile_n_fine + ratio - 1) / ratio); }
+
   // The rows of tile_bounds at every step-th fine boundary, the last one at n_fine: edges[i * rows + r] =
   // tile_bounds[min(i * step, n_fine)][r] for i = 0 .. max(1, ceil(n_fine / step)), i.e. the segments of
   // column ranges step fine blocks wide (a bound order's column blocks; a row map's column ranges). Copies them
