@@ -198,12 +198,14 @@ __device__ __forceinline__ float colblock_fold8(const float (&a)[8], int lane, i
 }
 
 // One step of a batch-tile-8 walk as a lane holds it: its chunk of four non-zeros of W (values w, 16-bit columns
-// cc), the step's first chunk q, and its segment [lo, hi) with its tag (the piece or the row it belongs to).
+// cc), which of the four lie in the step's segment (mask, set when the step is issued, so the summing needs no
+// bounds: two registers fewer per step than bounds), and the step's tag (the piece or the row it belongs to).
 template <class VT>
 struct ColBlockStep {
   Four<VT> w;
   Four<std::uint16_t> cc;
-  int tag, q, lo, hi;
+  int tag;
+  unsigned mask;   // bit j: non-zero j of the chunk lies in the step's segment
 };
 
 // A warp's walk over its rows row, row + stride, ... (< end) in column block c as a stream of steps: each issue()
@@ -225,12 +227,14 @@ struct ColBlockWalk {
 
   __device__ __forceinline__ void issue(const ColBlockParams& p, const VT* vals, int lane, ColBlockStep<VT>& st) {
     st.tag = row;
-    st.q = q;
-    st.lo = S;
-    st.hi = E;
+    st.mask = 0;
     if (row >= end) return;
     const int k = q + lane;
-    if (4 * k < E) load_chunk(vals, p.col16, p.nnz, std::int64_t(k) * 4, st.w, st.cc);
+    if (4 * k < E) {
+      load_chunk(vals, p.col16, p.nnz, std::int64_t(k) * 4, st.w, st.cc);
+      // 4k >= 4q >= S - 3 and 4k < E: the chunk's non-zeros from max(S - 4k, 0) to min(E - 4k, 4)
+      st.mask = ((1u << min(E - 4 * k, 4)) - 1u) & ~((1u << max(S - 4 * k, 0)) - 1u);
+    }
     if (4 * (q + 32) < E) {
       q += 32;
     } else {   // the next row; fetch the bounds of the one after it
@@ -244,16 +248,14 @@ struct ColBlockWalk {
   }
 };
 
-// The non-zeros of the lane's chunk q (positions 4q .. 4q + 3 of W) that lie in the step's segment, each adding
+// The non-zeros of the lane's chunk that lie in the step's segment (st.mask), each adding
 // its value times its X row to a[] (the row's two halves as load_halves(column, first, second) reads them, in the
 // lane's order). Shared by colblock_kernel and colblock_held_kernel, which address the staged X' differently.
 template <class VT, class LoadHalves>
-__device__ __forceinline__ void colblock_chunk8(float (&a)[8], const ColBlockStep<VT>& st, int q,
-                                                LoadHalves&& load_halves) {
+__device__ __forceinline__ void colblock_chunk8(float (&a)[8], const ColBlockStep<VT>& st, LoadHalves&& load_halves) {
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    const int idx = 4 * q + j;
-    if (idx >= st.lo && idx < st.hi) {
+    if (st.mask & (1u << j)) {
       const float wj = to_acc<float>(st.w.v[j]);
       float xa[4], xb[4];
       load_halves(st.cc.v[j], xa, xb);
@@ -306,7 +308,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
     for (int v = 0; v < BT; ++v) a[v] = 0.0f;
     while (st[0].tag < r0 + nr) {
       walk.issue(p, vals, lane, st[D]);
-      colblock_chunk8(a, st[0], st[0].q + lane, [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
+      colblock_chunk8(a, st[0], [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
         const VT* xr = tile + ((static_cast<unsigned>(col) - cbase) & 0xffffu) * BT;
         colblock_load_x(xr + first, xa);
         colblock_load_x(xr + second, xb);
@@ -376,7 +378,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
   for (int v = 0; v < BT; ++v) a[v] = 0.0f;
   while (st[0].tag < r1) {
     walk.issue(p, vals, lane, st[D]);
-    colblock_chunk8(a, st[0], st[0].q + lane, [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
+    colblock_chunk8(a, st[0], [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
       const unsigned off = ((static_cast<unsigned>(col) - cfirst) & 0xffffu) * kRowBytes;
       colblock_load_x_at<VT>(xfirst + off, xa);
       colblock_load_x_at<VT>(xsecond + off, xb);
