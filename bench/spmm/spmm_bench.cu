@@ -214,6 +214,7 @@ bool g_read_flush = false;
 // --row-order: the column-block kernel's row order (ColumnBlockConfig::row_order) in every call of ours; the
 // tables are made with the default, Auto (the dispatcher's rule); plain and balanced measure that rule.
 snk::cuda::RowOrder g_row_order = snk::cuda::RowOrder::Auto;
+std::string g_row_order_name = "auto";   // as given, for the table's header
 
 __global__ void read_flush_kernel(const uint4* p, std::size_t n, unsigned* sink) {
   unsigned acc = 0;
@@ -531,6 +532,7 @@ int main(int argc, char** argv) {
       }
       g_row_order = how == "plain" ? snk::cuda::RowOrder::Plain
                     : how == "balanced" ? snk::cuda::RowOrder::Balanced : snk::cuda::RowOrder::Auto;
+      g_row_order_name = how;
     }
     else if (a == "--skip") { std::stringstream ss(next()); std::string t; while (std::getline(ss, t, ',')) skip.insert(t); }
     else if (a == "--cusparse-child") { child = true; child_m = std::atoi(next().c_str()); child_s = std::atof(next().c_str()); }
@@ -828,9 +830,10 @@ int main(int argc, char** argv) {
      << " GB/s**.\n\n";
   md << "Y = W X, fp32, W M x M with a uniform random pattern, X M x batch. Times are medians of " << reps
      << " CUDA-event timings after warm-up, L2 flushed before each (" << (g_read_flush ? "by reading a 256 MB buffer" : "by a 256 MB memset")
-     << ")" << (g_row_order == snk::cuda::RowOrder::Auto ? ""
-                : g_row_order == snk::cuda::RowOrder::Plain ? "; column-block rows in plain order (--row-order plain)"
-                                                            : "; column-block rows in balanced order (--row-order balanced)")
+     << ")"
+     << (g_row_order == snk::cuda::RowOrder::Auto
+             ? std::string()
+             : "; column-block rows in " + g_row_order_name + " order (--row-order " + g_row_order_name + ")")
      << ". `disp` = the dispatcher's choice "
         "(Kernel::Auto); `eff BW` = (nnz x 8 + (M+1) x 4 + X + Y bytes) / time of `disp`, as a % of the copy "
         "bandwidth (the snack kernels move 6 bytes per non-zero, so this can pass 100%). Ratios are the other "
