@@ -5,7 +5,9 @@
 // drawn by a hash of (row, column), so every process regenerates the same matrix), values uniform in
 // [-1, 1); X is K x batch, Y = W X, fp32. Methods:
 //   snack_coo       the published SNACK-COO (X and Y batch-major, as published)
-//   row_segment     csr_rowseg.cuh, forced;   column_block  csr_colblock.cuh, forced (deterministic)
+//   row_segment     csr_rowseg.cuh, forced;   column_block  csr_colblock.cuh, forced (deterministic); at batch 1
+//                   also with each walk of the warp ranges forced (rs_items, rs_windows in the CSV: the
+//                   measurements behind the StreamWalk rule)
 //   row_batch_lanes csr_rowseg.cuh's batch-lane variant, forced (and with a 32-wide tile past batch 32)
 //   row_range       csr_rowrange.cuh, forced (dispatcher's slab count), and at batch 2-32 with 1, 2, 4 and 8
 //                   column slabs (rr_s<slabs> in the CSV: the measurements behind the slab rule)
@@ -728,6 +730,13 @@ int main(int argc, char** argv) {
           timer.warmup = saved_warmup;
         }
         record("row_segment", time_ours(ours(Kernel::RowSegment, {}, false, true)));
+        if (batch == 1)   // the batch-1 walks of the warp ranges, each forced (StreamWalk)
+          for (auto [walk, name] : {std::pair{snk::cuda::StreamWalk::Items, "rs_items"},
+                                    std::pair{snk::cuda::StreamWalk::Windows, "rs_windows"}}) {
+            auto s = ours(Kernel::RowSegment, {}, false, true);
+            s.stream_walk = walk;
+            record(name, time_ours(s));
+          }
         record("column_block", time_ours(ours(Kernel::ColumnBlock, {}, false, true)));
         record("row_batch_lanes", time_ours(ours(Kernel::RowSegmentBatchLanes, {}, false, true)));
         record("row_range", time_ours(ours(Kernel::RowRange, {}, false, true)));

@@ -134,6 +134,7 @@ struct Case {
   int slabs = 0;
   bool tight_x = false;   // X's allocation ends where its last row's batch ends (BLAS convention)
   bool bind = false;      // bind W's values to the plan first and call with values_bound
+  StreamWalk walk = StreamWalk::Auto;   // batch 1, RowSegment with 32 lanes: items or windows
 };
 
 std::string describe(const Case& c) {
@@ -142,7 +143,8 @@ std::string describe(const Case& c) {
          " batch=" + std::to_string(c.batch) + " pad=" + std::to_string(c.pad) + " kernel=" + kernel_name(c.kernel) +
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
          " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
-         std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "");
+         std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "") +
+         (c.walk == StreamWalk::Items ? " walk=items" : c.walk == StreamWalk::Windows ? " walk=windows" : "");
 }
 
 // A case of the column-block kernel at batch tile 8 (block width, rows and splits the dispatcher's unless set).
@@ -202,6 +204,7 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.batch_tile = cs.batch_tile;
   a.slabs = cs.slabs;
   a.deterministic = cs.deterministic;
+  a.stream_walk = cs.walk;
   std::string msg;
   if (cs.bind) {
     ASSERT_EQ(Status::Success, plan.bind_values(dw.p, vtype<T>(), nullptr, &msg)) << msg;
@@ -542,9 +545,11 @@ T random_value(std::mt19937& g) {
 }
 
 template <class T>
-void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o, int batch, Kernel kernel) {
+void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o, int batch, Kernel kernel,
+                    StreamWalk walk = StreamWalk::Auto) {
   SCOPED_TRACE(std::string(add_op_name(sr.add)) + "_" + mul_op_name(sr.mul) + " " + value_type_name(vtype<T>()) +
-               " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " + kernel_name(kernel));
+               " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " + kernel_name(kernel) +
+               (walk == StreamWalk::Items ? " walk=items" : walk == StreamWalk::Windows ? " walk=windows" : ""));
   using S = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;   // host storage (vector<bool> is packed)
   const std::int64_t nnz = pat.col.size();
   const bool xwt = o == Orientation::XWt;
@@ -576,6 +581,7 @@ void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o
   a.y = {dy.p, xwt ? pat.rows : batch, Layout::RowMajor};
   a.batch = batch;
   a.kernel = kernel;
+  a.stream_walk = walk;
   std::vector<S> y1(ref.size()), y2(ref.size());
   for (int poison : {0xff, 0x5a}) {
     CUDA_OK(cudaMemset(dy.p, poison, dy.bytes));
@@ -686,6 +692,65 @@ TEST(SpmmRowSegment, StreamKernelsOverManyWarpRanges) {
         check_semiring<double>(p, *plan, {add, mul}, o, 1, Kernel::Auto);
         check_semiring<std::int64_t>(p, *plan, {add, mul}, o, 1, Kernel::Auto);
       }
+  }
+}
+
+// ---- batch 1: the window walk of the warp ranges against the item walk ------------------------------------
+// Windows of 256 non-zeros run across item boundaries: items ending inside a window (several when rows are
+// short, more than 32 per range so the lanes reload the descriptors), empty rows, pieces of split rows, a
+// range's first and last windows partly outside it, and the last chunk of the matrix read element by element
+// (nnz made not a multiple of 4). Both walks against the float64 reference; each bitwise repeatable.
+TEST(SpmmRowSegment, WindowWalkAcrossItems) {
+  SKIP_WITHOUT_GPU();
+  const Shape shapes[] = {
+      kShapes[0],                                             // nnz = 0
+      {"small", 64, 80, 0.2},
+      {"long_rows", 9000, 3000, 0.2},                         // ~600 per row: Auto takes windows
+      {"short_rows", 200000, 256, 0.14},                      // ~36 per row, ~47 items per range
+      {"tiny_rows", 300000, 64, 0.05},                        // ~3 per row, empty rows (32 lanes: semirings)
+      {"many_rows_heavy", 9000, 40000, 0.001, 4321, 39000},  // one row cut into ~39 pieces inside ranges
+      {"many_rows_wide", 6000, 70000, 0.0006},               // > 65536 columns: windows fall back to items
+  };
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    if (p.col.size() % 4 == 0 && !p.col.empty()) {   // leave a partial last chunk: drop the last non-zero
+      p.col.pop_back();
+      p.row_ptr.back() -= 1;
+      for (int r = p.rows - 1; r >= 0 && p.row_ptr[r] > static_cast<int>(p.col.size()); --r) p.row_ptr[r] -= 1;
+    }
+    auto plan = make_plan(p, false);
+    const bool wide = sh.cols > 65536;
+    for (StreamWalk walk : {StreamWalk::Items, StreamWalk::Windows}) {
+      for (Orientation o : {Orientation::WX, Orientation::XWt}) {
+        SpmmArgs probe;
+        probe.orientation = o;
+        probe.stream_walk = walk;
+        if (p.rows > 0 && double(p.col.size()) / p.rows >= 32)
+          EXPECT_EQ(walk == StreamWalk::Windows && !wide ? "row_segment(bt=1,g=32,stream,windows)"
+                                                         : "row_segment(bt=1,g=32,stream)",
+                    choose(*plan, probe).describe());
+        Case c;
+        c.orientation = o;
+        c.kernel = Kernel::RowSegment;
+        c.walk = walk;
+        c.pad = 3;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+        check_plus_times<__half>(p, c, rng(), 1e-2, *plan);
+        check_plus_times<__nv_bfloat16>(p, c, rng(), 1e-2, *plan);
+        c.deterministic = true;
+        expect_bitwise_repeatable(p, c, *plan);
+        for (auto [add, mul] : {std::pair{AddOp::Plus, MulOp::Times}, std::pair{AddOp::Min, MulOp::Plus}}) {
+          check_semiring<double>(p, *plan, {add, mul}, o, 1, Kernel::RowSegment, walk);
+          check_semiring<std::int64_t>(p, *plan, {add, mul}, o, 1, Kernel::RowSegment, walk);
+        }
+        check_semiring<bool>(p, *plan, {AddOp::LOr, MulOp::LAnd}, o, 1, Kernel::RowSegment, walk);
+      }
+    }
+    if (p.rows > 0 && double(p.col.size()) / p.rows >= 512 && !wide) {   // the dispatcher's rule
+      SpmmArgs probe;
+      EXPECT_EQ("row_segment(bt=1,g=32,stream,windows)", choose(*plan, probe).describe());
+    }
   }
 }
 

@@ -13,10 +13,13 @@
 // Batch 1 with 32 lanes runs rowseg_stream_kernel instead: the same segments, lanes and order of additions,
 // but each warp owns a contiguous range of segments (balanced by non-zeros when the plan is built) and
 // issues the loads of its next segment before it finishes the current one, so the stream of W never
-// stalls on a segment's start (row descriptor, then first chunks: two memory latencies per row).
+// stalls on a segment's start (row descriptor, then first chunks: two memory latencies per row). Where rows
+// are long (Choice::windows) rowseg_window_kernel walks the same ranges in full windows of 256 non-zeros that
+// run across segment boundaries instead of stopping at each segment's end.
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -42,6 +45,9 @@ struct RowSegParams {
   int batch = 1;
   const int4* ranges = nullptr;         // batch 1: warp ranges of items, two records each (Plan::Impl::item_ranges)
   int n_ranges = 0;
+  const int2* range_spans = nullptr;    // batch 1: {first non-zero, end} of each warp range (Plan::Impl::range_spans)
+  bool windows = false;                 // batch 1, 32 lanes: rowseg_window_kernel (Choice::windows; needs
+                                        // range_spans and no item_colbase), else rowseg_stream_kernel
 };
 
 template <class SR, class VT, int BT, int G>
@@ -260,6 +266,139 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegPa
   }
 }
 
+// Batch 1, G = 32, plans of at most 65536 columns (no per-item column base): each warp streams the non-zeros of
+// its plan range in windows of 256 (two chunks of four per lane) that run across item boundaries, so every
+// window but the range's first and last is full, where rowseg_stream_kernel's steps stop at each item's end (a
+// row of 819 non-zeros at 16384 x 16384, 5%: four steps, the last a fifth full). The next window's loads are
+// issued before this window is used. The range's item descriptors are held one per lane (32 at a time) and read
+// by shuffles. A window in which no item ends is summed into the lane's accumulator directly; one in which items
+// end forms each non-zero's product once, then per ending item sums the lanes' products that fall in it, reduces
+// the warp (the same butterfly as rowseg_kernel) and writes the row of Y, or the partial row of a split row.
+// Deterministic: each item's sum has a fixed order (by window, then lane, then position in the chunk), though
+// not rowseg_kernel's (its lanes' chunks start at the item's first non-zero, here at the window's).
+template <class SR, class VT, int kMinBlocks>
+__global__ void __launch_bounds__(256, kMinBlocks) rowseg_window_kernel(RowSegParams p, SR sr) {
+  using A = typename SR::acc_t;
+  constexpr int kDepth = 2, kWindow = 32 * kDepth;   // chunks per window
+  const int lane = threadIdx.x & 31;
+  const int warp = static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
+  const int n_warps = static_cast<int>((static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5);
+  const VT* vals = static_cast<const VT*>(p.values);
+  const VT* x = static_cast<const VT*>(p.x);
+  auto load_window = [&](int q, int q_end, Four<VT>* w, Four<std::uint16_t>* c) {
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+      const int k = q + lane + u * 32;
+      if (k < q_end) {
+        c[u] = load_four_stream(p.col16 + 4 * k);   // padded: always in bounds
+        if (4 * k + 4 <= p.nnz) w[u] = load_four_stream(vals + 4 * k);
+        else
+#pragma unroll
+          for (int i = 0; i < 4; ++i) w[u].v[i] = 4 * k + i < p.nnz ? vals[4 * k + i] : VT{};
+      }
+    }
+  };
+  for (int r = warp; r < p.n_ranges; r += n_warps) {
+    const int2 span = p.range_spans[r];
+    const int4 head = p.ranges[2 * r];
+    if (span.x >= span.y && head.x >= head.y) continue;
+    const int it_end = head.y;
+    int ib = head.x;   // first item of the descriptors the lanes hold
+    int my_dest = 0, my_end = INT_MAX;   // item ib + lane's end and destination: its row, or ~slot for a piece
+    if (ib + lane < it_end) {
+      const int4 item = p.items[ib + lane];
+      my_dest = item.w < 0 ? item.x : ~item.w;
+      my_end = item.z;
+    }
+    int q = span.x >> 2;
+    const int q_end = (span.y + 3) >> 2;
+    Four<VT> w[kDepth];
+    Four<std::uint16_t> c[kDepth];
+    load_window(q, q_end, w, c);
+    int cur = ib;                             // the item being summed
+    int e = __shfl_sync(0xffffffffu, my_end, 0);   // its end
+    int s = span.x;                           // its first non-zero not yet summed
+    A acc = sr.identity();
+    for (;;) {
+      const int qn = q + kWindow;
+      const bool more = qn < q_end;
+      Four<VT> wn[kDepth];
+      Four<std::uint16_t> cn[kDepth];
+      if (more) load_window(qn, q_end, wn, cn);
+      const int w_end = qn * 4;
+      if (e > w_end) {   // no item ends in this window: all of it (from s) belongs to item cur, every chunk loaded
+        VT xv[kDepth][4];
+#pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) xv[u][i] = load_one_cached(x + c[u].v[i]);
+        }
+#pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            if ((q + lane + u * 32) * 4 + i >= s) acc = sr.muladd(acc, to_acc<A>(w[u].v[i]), to_acc<A>(xv[u][i]));
+        }
+      } else {
+        A prod[kDepth][4];
+#pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            prod[u][i] = (q + lane + u * 32) * 4 + i < span.y
+                             ? sr.mul(to_acc<A>(w[u].v[i]), to_acc<A>(load_one_cached(x + c[u].v[i])))
+                             : sr.identity();
+        }
+        while (e <= w_end) {   // item cur ends here: its products in [s, e), then the butterfly
+          A part = acc;
+#pragma unroll
+          for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              const int idx = (q + lane + u * 32) * 4 + i;
+              if (idx >= s && idx < e) part = sr.add(part, prod[u][i]);
+            }
+          }
+#pragma unroll
+          for (int off = 16; off > 0; off >>= 1) part = sr.add(part, shfl_xor_any(part, off, 32));
+          const int dest = __shfl_sync(0xffffffffu, my_dest, cur - ib);
+          if (lane == 0) {
+            if (dest >= 0) static_cast<VT*>(p.y)[static_cast<std::int64_t>(dest) * p.ys_row] = from_acc<VT>(part);
+            else static_cast<A*>(p.partial)[~dest] = part;
+          }
+          acc = sr.identity();
+          s = e;
+          if (++cur == it_end) break;
+          if (cur - ib == 32) {   // the next 32 descriptors
+            ib = cur;
+            my_end = INT_MAX;
+            if (ib + lane < it_end) {
+              const int4 item = p.items[ib + lane];
+              my_dest = item.w < 0 ? item.x : ~item.w;
+              my_end = item.z;
+            }
+          }
+          e = __shfl_sync(0xffffffffu, my_end, cur - ib);
+        }
+        if (cur == it_end) break;
+#pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            if ((q + lane + u * 32) * 4 + i >= s) acc = sr.add(acc, prod[u][i]);
+        }
+      }
+      if (!more) break;
+      q = qn;
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        w[u] = wn[u];
+        c[u] = cn[u];
+      }
+    }
+  }
+}
+
 // The same row segments with the warp's lanes laid across the batch instead (plus_times, BT = 8, 32 or
 // 128): BT/4 consecutive lanes read one row of X as BT contiguous values (whole 32-byte sectors, one
 // coalesced access), and the 32 / (BT/4) lane slots of the warp take different chunks of the segment. Each
@@ -391,24 +530,33 @@ cudaError_t finish_rowseg_launch(const RowSegParams& p, SR sr, const int4* split
   return cudaGetLastError();
 }
 
-// Batch 1 with 32 lanes: the stream kernel over the plan's warp ranges, as many blocks as are resident at once.
+// Resident blocks of 256 threads per SM of `kernel` (at least 1), asked once per kernel by the caller.
+template <class Kernel>
+int resident_blocks(Kernel kernel) {
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, 256, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    n = 1;
+  }
+  return std::max(n, 1);
+}
+
+// Batch 1 with 32 lanes: the stream kernel (or its window walk, p.windows) over the plan's warp ranges, as many
+// blocks as are resident at once (any grid is correct: warps stride over the ranges).
 template <class SR, class VT, int kMinBlocks>
 cudaError_t launch_rowseg_stream(const RowSegParams& p, SR sr, int sm_count, const int4* splits, int n_splits,
                                  cudaStream_t s) {
   constexpr int kThreads = 256;
-  // Resident blocks per SM of this instantiation, asked once (any grid is correct: warps stride over ranges).
-  static const int per_sm = [] {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, rowseg_stream_kernel<SR, VT, kMinBlocks>, kThreads, 0) !=
-        cudaSuccess) {
-      (void)cudaGetLastError();
-      n = 1;
-    }
-    return std::max(n, 1);
-  }();
+  const bool windows = p.windows && p.item_colbase == nullptr && p.range_spans != nullptr;
+  static const int per_sm_items = resident_blocks(rowseg_stream_kernel<SR, VT, kMinBlocks>);
+  static const int per_sm_windows = resident_blocks(rowseg_window_kernel<SR, VT, kMinBlocks>);
+  const int per_sm = windows ? per_sm_windows : per_sm_items;
   const std::int64_t blocks = std::max<std::int64_t>(
       1, std::min<std::int64_t>((p.n_ranges + kThreads / 32 - 1) / (kThreads / 32), std::int64_t(per_sm) * sm_count));
-  rowseg_stream_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
+  if (windows)
+    rowseg_window_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
+  else
+    rowseg_stream_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
   return finish_rowseg_launch<SR, VT>(p, sr, splits, n_splits, s);
 }
 

@@ -86,7 +86,8 @@ std::string Choice::describe() const {
   std::ostringstream o;
   o << kernel_name(kernel);
   if (kernel == Kernel::RowSegment)
-    o << "(bt=" << batch_tile << ",g=" << group_lanes << (runs_stream_kernel(*this) ? ",stream" : "") << ")";
+    o << "(bt=" << batch_tile << ",g=" << group_lanes
+      << (runs_stream_kernel(*this) ? (windows ? ",stream,windows" : ",stream") : "") << ")";
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
   if (kernel == Kernel::RowRange) o << "(bt=" << batch_tile << ",slabs=" << slabs << (one_row ? ",one_row" : "") << ")";
   if (kernel == Kernel::ColumnBlock) {
@@ -455,6 +456,9 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
       // (4096, 99%: 0.0061 against 0.0068 ms); wider tiles keep 8-lane groups below 48.
       ch.group_lanes = a.avg_row_nnz >= (args.batch == 1 ? 32 : 48) ? 32 : 8;
     }
+    if (runs_stream_kernel(ch) && a.item_colbase.size() == 0)
+      ch.windows = args.stream_walk == StreamWalk::Windows ||
+                   (args.stream_walk == StreamWalk::Auto && a.n_items > 0 && double(a.nnz) / double(a.n_items) >= 512.0);
   } else if (k == Kernel::ColumnBlock) {
     ch.column_block = resolve_column_block(a, args);
     ch.batch_tile = ch.column_block.batch_tile;
@@ -716,6 +720,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   p.batch = static_cast<int>(batch);
   p.ranges = a.item_ranges.get();
   p.n_ranges = a.n_item_ranges;
+  p.range_spans = a.range_spans.get();
+  p.windows = ch.windows;
   if (a.n_slots > 0) {
     if ((e = w.ws_partial.reserve(std::size_t(a.n_slots) * batch * 8 + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
     p.partial = w.ws_partial.get();

@@ -113,6 +113,17 @@ struct Dense {
 // 0.0921 ms; bench/results/spmm-h200.md).
 enum class RowOrder { Auto, Plain, Balanced };
 
+// How a warp of the batch-1 row-segment kernel (32 lanes) walks its plan range of items (rows, or pieces of
+// split rows; csr_rowseg.cuh). Items: steps of 256 non-zeros from each item's first, so an item's last step is
+// partly empty (rowseg_stream_kernel). Windows: windows of 256 consecutive non-zeros of the range that run
+// across item boundaries, every window but the range's first and last full (rowseg_window_kernel; only on
+// plans of at most 65536 columns, where no item carries a column base: elsewhere Items runs). Auto: Windows
+// where items average at least 512 non-zeros. Measured (16384 x 16384 and 4096 x 4096, fp32, batch 1; one GPU
+// run, the two walks alternating twice; bench/results/spmm-h200.md): 819 and 1638 non-zeros per row 0.0298-0.0300
+// against 0.0318-0.0320 ms and 0.0511 against 0.0520-0.0524; 410 per row 0.0107-0.0108 either way; 205 and 164
+// per row slower with windows, 0.0088 against 0.0083-0.0084 and 0.0144-0.0146 against 0.0140.
+enum class StreamWalk { Auto, Items, Windows };
+
 // Column-block configuration for Kernel::ColumnBlock (0 = the dispatcher's choice for each field).
 struct ColumnBlockConfig {
   int batch_tile = 0;      // 8, 32 or 128 values of the batch per pass
@@ -149,6 +160,7 @@ struct SpmmArgs {
                                   // tile 128 always walks plain rows)
   ColumnBlockConfig column_block{};
   RowTileConfig row_tile{};
+  StreamWalk stream_walk = StreamWalk::Auto;   // RowSegment at batch 1 with 32 lanes (see StreamWalk)
   cudaStream_t stream = nullptr;
 };
 
@@ -160,6 +172,8 @@ struct Choice {
   int slabs = 0;                    // RowRange: column slabs walked in order (1 = plain rows)
   bool one_row = false;             // RowRange: one row per lane group (always at batch tile 128; at 32 on
                                     // plans with many rows)
+  bool windows = false;             // RowSegment at batch tile 1 with 32 lanes: the warp ranges walked in windows
+                                    // across items (StreamWalk::Windows), else item by item
   bool bound_order = false;         // ColumnBlock at batch tile 8: reads the values bound to the plan in its
                                     // bank-aware order (SpmmArgs::values_bound)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration

@@ -41,7 +41,7 @@ bool Plan::has_bound_values() const { return impl_->has_bound_values; }
 std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
 
 std::size_t Plan::Impl::device_bytes() const {
-  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() +
+  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() + range_spans.bytes() +
                   tile_bounds.bytes() +
                   coo_row.bytes() + coo_col.bytes() + perm.bytes() + bound_col16.bytes() + bound_perm.bytes() +
                   bound_values.bytes() + ws_partial.bytes() + ws_x.bytes() + ws_values.bytes();
@@ -169,13 +169,16 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
         cost += cost_of(items[i]);
       }
       std::vector<int4> ranges(2 * static_cast<std::size_t>(n_ranges));
+      std::vector<int2> spans(static_cast<std::size_t>(n_ranges));
       for (std::int64_t r = 0; r < n_ranges; ++r) {
         const int b = bounds[static_cast<std::size_t>(r)], e = bounds[static_cast<std::size_t>(r) + 1];
         if (b >= e) {
           ranges[2 * r] = make_int4(e, e, 0, -1);
           ranges[2 * r + 1] = make_int4(0, 0, 0, 0);
+          spans[static_cast<std::size_t>(r)] = make_int2(0, 0);
           continue;
         }
+        spans[static_cast<std::size_t>(r)] = make_int2(items[static_cast<std::size_t>(b)].y, items[static_cast<std::size_t>(e) - 1].z);
         const int4& f = items[static_cast<std::size_t>(b)];
         ranges[2 * r] = make_int4(b, e, f.x, f.w);
         ranges[2 * r + 1] = make_int4(f.y, f.z, b + 1 < e ? items[static_cast<std::size_t>(b) + 1].z : 0,
@@ -183,6 +186,7 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
       }
       im.n_item_ranges = static_cast<int>(n_ranges);
       check(im.item_ranges.upload(ranges, 0, stream), "upload item ranges");
+      check(im.range_spans.upload(spans, 0, stream), "upload range spans");
       check(cudaStreamSynchronize(stream), "synchronize");   // `ranges` is freed at the end of this block
     }
     im.n_splits = static_cast<int>(splits.size());

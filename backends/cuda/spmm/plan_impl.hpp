@@ -92,6 +92,7 @@ struct Plan::Impl {
   DeviceArray<int4> item_ranges;      // the stream kernels, 2 per warp range: {first item, end item, row,
                                       // slot}, {begin, end, end of the second item, column base} (csr_rowseg.cuh)
   int n_item_ranges = 0;
+  DeviceArray<int2> range_spans;      // the window kernel, per warp range: {first non-zero, end} of its items
 
   DeviceArray<int> tile_bounds;       // [n_tile_fine + 1][rows] (column-block and row-tile kernels); empty
                                       // when too large

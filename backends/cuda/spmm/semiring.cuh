@@ -39,6 +39,7 @@ struct PlusTimes {
   using acc_t = float;
   __device__ __forceinline__ float identity() const { return 0.0f; }
   __device__ __forceinline__ float add(float a, float b) const { return a + b; }
+  __device__ __forceinline__ float mul(float w, float x) const { return w * x; }
   __device__ __forceinline__ float muladd(float acc, float w, float x) const { return fmaf(w, x, acc); }
 };
 
