@@ -41,7 +41,9 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   const bool map = p.row_map != nullptr;
   if constexpr (BT == 32) kernel = k == 8 ? wide_kernel<VT, BT, 8>(bulk, map) : wide_kernel<VT, BT, 4>(bulk, map);
   else if constexpr (kWide) kernel = wide_kernel<VT, BT, 4>(bulk, map);
-  else if (colblock_one_block(BT, p.blocks_per_cta)) kernel = colblock_held_kernel<VT>;
+  else if (colblock_one_block(BT, p.blocks_per_cta))
+    kernel = p.bound_layout ? colblock_held_kernel<VT, true> : colblock_held_kernel<VT, false>;
+  else if (p.bound_layout) return cudaErrorInvalidValue;   // the bound copy serves the held kernel only
   else kernel = colblock_kernel<VT, BT>;
   cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));

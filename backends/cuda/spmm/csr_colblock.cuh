@@ -50,6 +50,8 @@ struct ColBlockParams {
   int n_blocks = 0;
   int rows_per_cta = 0;
   int blocks_per_cta = 0;
+  bool bound_layout = false;     // col16 / values are the plan's bound copy (colblock_held_kernel only): columns
+                                 // relative to their block's first, both arrays padded past nnz
   float* partial = nullptr;      // [splits][rows][partial_ld] when the column blocks are split (else null)
   std::int64_t partial_ld = 0;
   int stages = 2;                // X stages (the launcher sets it): 1 (held kernel), 2, or 2-3 (bulk copies)
@@ -212,7 +214,7 @@ struct ColBlockStep {
 // fills one step (tag: the row) with the lane's chunk of the next 32 chunks of the current row's segment, moving
 // to the next row when the segment is done; the next row's segment bounds are fetched a row ahead. Shared by
 // colblock_kernel and colblock_held_kernel.
-template <class VT>
+template <class VT, bool kPadded = false>
 struct ColBlockWalk {
   int c, stride, end;
   int row, S, E, q;   // the step to issue next: row, its segment [S, E), from chunk q
@@ -231,7 +233,12 @@ struct ColBlockWalk {
     if (row >= end) return;
     const int k = q + lane;
     if (4 * k < E) {
-      load_chunk(vals, p.col16, p.nnz, std::int64_t(k) * 4, st.w, st.cc);
+      if constexpr (kPadded) {   // no chunk reads past the padded arrays
+        st.cc = load_four_stream(p.col16 + 4 * k);
+        st.w = load_four_stream(vals + 4 * k);
+      } else {
+        load_chunk(vals, p.col16, p.nnz, std::int64_t(k) * 4, st.w, st.cc);
+      }
       // 4k >= 4q >= S - 3 and 4k < E: the chunk's non-zeros from max(S - 4k, 0) to min(E - 4k, 4)
       st.mask = ((1u << min(E - 4 * k, 4)) - 1u) & ~((1u << max(S - 4 * k, 0)) - 1u);
     }
@@ -339,8 +346,11 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 // (a stand-alone harness copy of this walk: 0.0885 against 0.0959 in one process). At the 64-register bound of
 // 1024 threads the compiler rebuilt the shared base, the block's first column and the lane's half offset for
 // every non-zero (SASS); held in registers it cannot rebuild (below), 0.0908 against 0.0925 at 90%, 0.0575
-// against 0.0589 at 95%.
-template <class VT>
+// against 0.0589 at 95%. kBound: it reads the plan's bound copy (ColBlockParams::bound_layout), whose columns are
+// relative to the block's first, so a staged X' row's address is one multiply-add from the column, and whose
+// arrays are padded, so the chunk loads need no bounds test: with the values bound, 0.0714-0.0717 against
+// 0.0748-0.0750 ms at 16384/90%/8, 0.0482-0.0483 against 0.0506-0.0508 at 95% (one GPU run, alternating twice).
+template <class VT, bool kBound>
 __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p) {
   constexpr int BT = 8, D = kColBlockAhead;
   constexpr unsigned kRowBytes = BT * sizeof(VT), kHalfBytes = kRowBytes / 2;
@@ -370,7 +380,7 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
 
   // The step stream: st[i] is the i-th step ahead (tag: its row).
   ColBlockStep<VT> st[D + 1];
-  ColBlockWalk<VT> walk(p, c, row, n_warps, r1);
+  ColBlockWalk<VT, kBound> walk(p, c, row, n_warps, r1);
 #pragma unroll
   for (int i = 0; i < D; ++i) walk.issue(p, vals, lane, st[i]);
   float a[BT];
@@ -379,7 +389,8 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
   while (st[0].tag < r1) {
     walk.issue(p, vals, lane, st[D]);
     colblock_chunk8(a, st[0], [&](std::uint16_t col, float (&xa)[4], float (&xb)[4]) {
-      const unsigned off = ((static_cast<unsigned>(col) - cfirst) & 0xffffu) * kRowBytes;
+      const unsigned off =
+          (kBound ? static_cast<unsigned>(col) : ((static_cast<unsigned>(col) - cfirst) & 0xffffu)) * kRowBytes;
       colblock_load_x_at<VT>(xfirst + off, xa);
       colblock_load_x_at<VT>(xsecond + off, xb);
     });

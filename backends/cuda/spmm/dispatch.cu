@@ -636,6 +636,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     if (ch.bound_order) {   // the plan's bank-ordered copy (a == w: not W^T X)
       p.col16 = w.bound_col16.get();
       p.values = w.bound_values.get();
+      p.bound_layout = true;
     }
     const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs,
                                                    colblock_stages(c.batch_tile, p.blocks_per_cta));

@@ -296,13 +296,17 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     std::vector<std::int32_t> perm;
     if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))
       return fail(Status::Unsupported, "bind_values: the plan's column-boundary table does not cover its non-zeros");
-    // The packed columns in that order: gathered on the device from the plan's own, as the values are below.
+    // The columns in that order, each relative to its column block's first (the held kernel then addresses its
+    // staged X' row with one multiply-add), padded by 8 for the chunk loads.
+    std::vector<std::uint16_t> rel(nnz + 8, 0);
+    for (int c = 0; c < seg.n_blocks(); ++c) {
+      const std::uint16_t first = static_cast<std::uint16_t>((static_cast<std::int64_t>(c) * block_cols) & 0xffff);
+      for (std::int32_t r = 0; r < im.rows; ++r)
+        for (std::int64_t q = seg.begin(c, r); q < seg.end(c, r); ++q)
+          rel[static_cast<std::size_t>(q)] = static_cast<std::uint16_t>(c16[static_cast<std::size_t>(perm[q])] - first);
+    }
     if ((e = im.bound_perm.upload(perm, 0, stream)) != cudaSuccess) return cuda_fail("upload order");
-    if ((e = im.bound_col16.reserve(nnz + 8)) != cudaSuccess ||
-        (e = cudaMemsetAsync(im.bound_col16.get() + nnz, 0, 8 * sizeof(std::uint16_t), stream)) != cudaSuccess ||
-        (e = launch_gather(im.bound_col16.get(), im.col16.get(), im.bound_perm.get(), im.nnz, 2, stream)) !=
-            cudaSuccess)
-      return cuda_fail("order columns");
+    if ((e = im.bound_col16.upload(rel, 0, stream)) != cudaSuccess) return cuda_fail("upload ordered columns");
     if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return cuda_fail("synchronize");   // host arrays go
     im.bound_block_cols = block_cols;
     im.bound_residues = residues;

@@ -106,9 +106,10 @@ struct Plan::Impl {
   DeviceArray<int> perm;              // value of W^T's j-th non-zero = values[perm[j]]
 
   // Values bound to the plan (Plan::bind_values): the non-zeros in colblock_held_kernel's bank order
-  // (bank_order.hpp) for column blocks of bound_block_cols columns and X' rows of bound_type: their packed
-  // columns and the values gathered into that order (bound_perm[p] = the CSR position of the p-th).
-  DeviceArray<std::uint16_t> bound_col16;   // nnz + 8 (padding for chunk loads)
+  // (bank_order.hpp) for column blocks of bound_block_cols columns and X' rows of bound_type: their columns,
+  // each relative to its block's first column, and the values gathered into that order (bound_perm[p] = the CSR
+  // position of the p-th). Both padded, so the kernel's chunk loads need no bounds.
+  DeviceArray<std::uint16_t> bound_col16;   // nnz + 8
   DeviceArray<std::int32_t> bound_perm;
   DeviceArray<unsigned char> bound_values;
   int bound_block_cols = 0;                 // 0: no order built
