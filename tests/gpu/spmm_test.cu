@@ -548,7 +548,8 @@ template <class T>
 void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o, int batch, Kernel kernel,
                     StreamWalk walk = StreamWalk::Auto) {
   SCOPED_TRACE(std::string(add_op_name(sr.add)) + "_" + mul_op_name(sr.mul) + " " + value_type_name(vtype<T>()) +
-               " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " + kernel_name(kernel) +
+               " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " +
+               kernel_name(kernel) +
                (walk == StreamWalk::Items ? " walk=items" : walk == StreamWalk::Windows ? " walk=windows" : ""));
   using S = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;   // host storage (vector<bool> is packed)
   const std::int64_t nnz = pat.col.size();

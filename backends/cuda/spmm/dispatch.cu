@@ -456,9 +456,10 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
       // (4096, 99%: 0.0061 against 0.0068 ms); wider tiles keep 8-lane groups below 48.
       ch.group_lanes = a.avg_row_nnz >= (args.batch == 1 ? 32 : 48) ? 32 : 8;
     }
-    if (runs_stream_kernel(ch) && a.item_colbase.size() == 0)
-      ch.windows = args.stream_walk == StreamWalk::Windows ||
-                   (args.stream_walk == StreamWalk::Auto && a.n_items > 0 && double(a.nnz) / double(a.n_items) >= 512.0);
+    if (runs_stream_kernel(ch) && a.item_colbase.size() == 0) {   // the walk of the warp ranges (StreamWalk)
+      const bool long_items = a.n_items > 0 && double(a.nnz) / double(a.n_items) >= 512.0;
+      ch.windows = args.stream_walk == StreamWalk::Windows || (args.stream_walk == StreamWalk::Auto && long_items);
+    }
   } else if (k == Kernel::ColumnBlock) {
     ch.column_block = resolve_column_block(a, args);
     ch.batch_tile = ch.column_block.batch_tile;

@@ -41,8 +41,8 @@ bool Plan::has_bound_values() const { return impl_->has_bound_values; }
 std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
 
 std::size_t Plan::Impl::device_bytes() const {
-  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() + range_spans.bytes() +
-                  tile_bounds.bytes() +
+  std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() +
+                  range_spans.bytes() + tile_bounds.bytes() +
                   coo_row.bytes() + coo_col.bytes() + perm.bytes() + bound_col16.bytes() + bound_perm.bytes() +
                   bound_values.bytes() + ws_partial.bytes() + ws_x.bytes() + ws_values.bytes();
   for (const auto& m : row_maps) b += m->map.bytes();
@@ -178,8 +178,8 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
           spans[static_cast<std::size_t>(r)] = make_int2(0, 0);
           continue;
         }
-        spans[static_cast<std::size_t>(r)] = make_int2(items[static_cast<std::size_t>(b)].y, items[static_cast<std::size_t>(e) - 1].z);
         const int4& f = items[static_cast<std::size_t>(b)];
+        spans[static_cast<std::size_t>(r)] = make_int2(f.y, items[static_cast<std::size_t>(e) - 1].z);
         ranges[2 * r] = make_int4(b, e, f.x, f.w);
         ranges[2 * r + 1] = make_int4(f.y, f.z, b + 1 < e ? items[static_cast<std::size_t>(b) + 1].z : 0,
                                       wide ? colbase[static_cast<std::size_t>(b)] : 0);
