@@ -46,8 +46,8 @@ struct RowSegParams {
   const int4* ranges = nullptr;         // batch 1: warp ranges of items, two records each (Plan::Impl::item_ranges)
   int n_ranges = 0;
   const int2* range_spans = nullptr;    // batch 1: {first non-zero, end} of each warp range (Plan::Impl::range_spans)
-  bool windows = false;                 // batch 1, 32 lanes: rowseg_window_kernel (Choice::windows; needs
-                                        // range_spans and no item_colbase), else rowseg_stream_kernel
+  bool windows = false;                 // batch 1, 32 lanes: rowseg_window_kernel (Choice::windows: set only where
+                                        // no item carries a column base), else rowseg_stream_kernel
 };
 
 template <class SR, class VT, int BT, int G>
@@ -287,21 +287,13 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_window_kernel(RowSegPa
   const VT* x = static_cast<const VT*>(p.x);
   auto load_window = [&](int q, int q_end, Four<VT>* w, Four<std::uint16_t>* c) {
 #pragma unroll
-    for (int u = 0; u < kDepth; ++u) {
-      const int k = q + lane + u * 32;
-      if (k < q_end) {
-        c[u] = load_four_stream(p.col16 + 4 * k);   // padded: always in bounds
-        if (4 * k + 4 <= p.nnz) w[u] = load_four_stream(vals + 4 * k);
-        else
-#pragma unroll
-          for (int i = 0; i < 4; ++i) w[u].v[i] = 4 * k + i < p.nnz ? vals[4 * k + i] : VT{};
-      }
-    }
+    for (int u = 0; u < kDepth; ++u)
+      if (q + lane + u * 32 < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q + lane + u * 32) * 4, w[u], c[u]);
   };
   for (int r = warp; r < p.n_ranges; r += n_warps) {
     const int2 span = p.range_spans[r];
     const int4 head = p.ranges[2 * r];
-    if (span.x >= span.y && head.x >= head.y) continue;
+    if (head.x >= head.y) continue;   // no items (a range with items but no non-zeros still writes them)
     const int it_end = head.y;
     int ib = head.x;   // first item of the descriptors the lanes hold
     int my_dest = 0, my_end = INT_MAX;   // item ib + lane's end and destination: its row, or ~slot for a piece
@@ -547,13 +539,12 @@ template <class SR, class VT, int kMinBlocks>
 cudaError_t launch_rowseg_stream(const RowSegParams& p, SR sr, int sm_count, const int4* splits, int n_splits,
                                  cudaStream_t s) {
   constexpr int kThreads = 256;
-  const bool windows = p.windows && p.item_colbase == nullptr && p.range_spans != nullptr;
   static const int per_sm_items = resident_blocks(rowseg_stream_kernel<SR, VT, kMinBlocks>);
   static const int per_sm_windows = resident_blocks(rowseg_window_kernel<SR, VT, kMinBlocks>);
-  const int per_sm = windows ? per_sm_windows : per_sm_items;
+  const int per_sm = p.windows ? per_sm_windows : per_sm_items;
   const std::int64_t blocks = std::max<std::int64_t>(
       1, std::min<std::int64_t>((p.n_ranges + kThreads / 32 - 1) / (kThreads / 32), std::int64_t(per_sm) * sm_count));
-  if (windows)
+  if (p.windows)
     rowseg_window_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
   else
     rowseg_stream_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
