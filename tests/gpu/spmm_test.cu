@@ -137,6 +137,11 @@ struct Case {
   StreamWalk walk = StreamWalk::Auto;   // batch 1, RowSegment with 32 lanes: items or windows
 };
 
+// The batch-1 walk a case asks for, for the traces (nothing for Auto).
+std::string walk_suffix(StreamWalk w) {
+  return w == StreamWalk::Items ? " walk=items" : w == StreamWalk::Windows ? " walk=windows" : "";
+}
+
 std::string describe(const Case& c) {
   static const char* o[] = {"WX", "XWt", "WtX"};
   return std::string(o[int(c.orientation)]) + (c.layout == Layout::RowMajor ? " row-major" : " col-major") +
@@ -144,7 +149,7 @@ std::string describe(const Case& c) {
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
          " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
          std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "") +
-         (c.walk == StreamWalk::Items ? " walk=items" : c.walk == StreamWalk::Windows ? " walk=windows" : "");
+         walk_suffix(c.walk);
 }
 
 // A case of the column-block kernel at batch tile 8 (block width, rows and splits the dispatcher's unless set).
@@ -550,7 +555,7 @@ void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o
   SCOPED_TRACE(std::string(add_op_name(sr.add)) + "_" + mul_op_name(sr.mul) + " " + value_type_name(vtype<T>()) +
                " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " +
                kernel_name(kernel) +
-               (walk == StreamWalk::Items ? " walk=items" : walk == StreamWalk::Windows ? " walk=windows" : ""));
+               walk_suffix(walk));
   using S = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;   // host storage (vector<bool> is packed)
   const std::int64_t nnz = pat.col.size();
   const bool xwt = o == Orientation::XWt;
