@@ -1068,6 +1068,144 @@ TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
   EXPECT_TRUE(cm.bound_order) << cm.describe();
 }
 
+// ---- values bound to the plan: the lanes-across-rows kernel in its interleaved row-group order --------------------
+// RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 9-32: one column block held per thread block (several
+// blocks: partial tiles folded in block order; one block: Y written directly), rows in length-sorted groups of 32
+// (row counts that leave a group short, fewer rows than one group, empty rows, one row far longer than the
+// others), batches short of the 32-value tile, both orientations it serves and both layouts with padded leading
+// dimensions; each against the float64 reference and bitwise repeatable. These plans are too small for Auto to
+// take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X, batch 8
+// or 33, fp16, more than 65536 columns, no values bound) the call runs as Auto would, still correct.
+TEST(SpmmRowLanes, BoundValuesAgainstReference) {
+  SKIP_WITHOUT_GPU();
+  struct LanesShape {
+    const char* name;
+    int rows, cols;
+    double density;
+    int heavy, heavy_nnz;
+    bool fits;   // at most 65536 columns
+  };
+  const LanesShape shapes[] = {
+      {"blocks", 1500, 20000, 0.03, -1, 0, true},   // 15 blocks of 1344 columns
+      {"one_block", 300, 1000, 0.1, -1, 0, true},
+      {"heavy_row", 700, 3000, 0.02, 5, 2500, true},
+      {"few_rows", 20, 500, 0.2, -1, 0, true},
+      {"wide", 64, 70000, 0.002, -1, 0, false},
+  };
+  for (const auto& sh : shapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    if (std::string(sh.name) == "heavy_row")   // a few empty rows as well
+      for (int r : {1, 2, 3}) {
+        const int n = p.row_ptr[r + 1] - p.row_ptr[r];
+        p.col.erase(p.col.begin() + p.row_ptr[r], p.col.begin() + p.row_ptr[r + 1]);
+        for (int i = r + 1; i <= p.rows; ++i) p.row_ptr[i] -= n;
+      }
+    auto plan = make_plan(p, false);
+    SpmmArgs probe;
+    probe.values_bound = true;
+    probe.kernel = Kernel::RowLanes;
+    for (int batch : {9, 17, 31, 32}) {
+      for (Orientation o : {Orientation::WX, Orientation::XWt}) {
+        Case c;
+        c.batch = batch;
+        c.orientation = o;
+        c.kernel = Kernel::RowLanes;
+        c.bind = true;   // fresh values each case: every bind refreshes the copy
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+        probe.batch = batch;
+        probe.orientation = o;
+        probe.kernel = Kernel::RowLanes;
+        const Choice ch = choose(*plan, probe);
+        if (sh.fits) {
+          EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
+          EXPECT_TRUE(ch.bound_order) << ch.describe();
+        } else {
+          EXPECT_NE(Kernel::RowLanes, ch.kernel) << ch.describe();
+        }
+        probe.kernel = Kernel::Auto;   // too few rows per thread block for Auto
+        EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
+        c.layout = Layout::ColMajor;
+        c.pad = 3;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      }
+      Case d;
+      d.batch = batch;
+      d.kernel = Kernel::RowLanes;
+      d.bind = true;
+      expect_bitwise_repeatable(p, d, *plan);
+    }
+    probe.kernel = Kernel::RowLanes;
+    for (int batch : {8, 33}) {   // not served; still correct
+      Case c;
+      c.batch = batch;
+      c.kernel = Kernel::RowLanes;
+      c.bind = true;
+      check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      probe.batch = batch;
+      probe.orientation = Orientation::WX;
+      EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
+    }
+    {
+      Case c;   // W^T X gathers its values per call: not served
+      c.batch = 20;
+      c.orientation = Orientation::WtX;
+      c.kernel = Kernel::RowLanes;
+      c.bind = true;
+      check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      probe.batch = 20;
+      probe.orientation = Orientation::WtX;
+      EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
+      Case e;   // no values bound: runs as Auto
+      e.batch = 20;
+      e.kernel = Kernel::RowLanes;
+      check_plus_times<float>(p, e, rng(), 1e-5, *plan);
+      SpmmArgs unbound;
+      unbound.batch = 20;
+      unbound.kernel = Kernel::RowLanes;
+      EXPECT_NE(Kernel::RowLanes, choose(*plan, unbound).kernel) << choose(*plan, unbound).describe();
+    }
+    if (sh.fits) {   // bound as fp16: the half call runs elsewhere; bound as fp32 again, the kernel serves again
+      Case h;
+      h.batch = 24;
+      h.kernel = Kernel::RowLanes;
+      h.bind = true;
+      check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
+      probe.batch = 24;
+      probe.orientation = Orientation::WX;
+      probe.type = ValueType::FP16;
+      EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
+      probe.type = ValueType::FP32;
+      EXPECT_FALSE(choose(*plan, probe).kernel == Kernel::RowLanes) << "fp16 values are bound";
+      Case f = h;
+      check_plus_times<float>(p, f, rng(), 1e-5, *plan);
+      EXPECT_EQ(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
+    }
+  }
+  // Auto takes it where it pays: 16384 columns (12 blocks of 1408, 11 row ranges of 1024 rows), 4% (segments of
+  // about 56 non-zeros per block).
+  Pattern m = random_pattern(rng(), 11264, 16384, 0.04);
+  auto plan_m = make_plan(m, false);
+  for (int batch : {32, 20}) {
+    Case c;
+    c.batch = batch;
+    c.bind = true;
+    check_plus_times<float>(m, c, rng(), 1e-5, *plan_m);
+    SpmmArgs am;
+    am.batch = batch;
+    am.values_bound = true;
+    const Choice cm = choose(*plan_m, am);
+    EXPECT_EQ(Kernel::RowLanes, cm.kernel) << cm.describe();
+    EXPECT_TRUE(bound_values_would_serve(*plan_m, am));
+    am.values_bound = false;
+    EXPECT_NE(Kernel::RowLanes, choose(*plan_m, am).kernel) << "values not bound";
+  }
+  Case d;
+  d.batch = 32;
+  d.bind = true;
+  expect_bitwise_repeatable(m, d, *plan_m);
+}
+
 // values_bound where the plan holds none, or of another type, and bind_values with a type the kernel does not run:
 // refused before anything runs (Y keeps its poison, the earlier binding stays).
 TEST(SpmmArguments, BoundValuesRefused) {

@@ -1,8 +1,9 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of
-// the row-tile kernel (fp32, batch tiles 32, 64 and 128, with its in-order fold of split ranges), of
-// SNACK-COO, and of the small helper kernels the dispatcher uses (strided copies of dense operands,
+// the lanes-across-rows kernel (fp32, batch tile 32, bound values), of the row-tile kernel (fp32, batch tiles 32,
+// 64 and 128, with its in-order fold of split ranges), of SNACK-COO, and of the small helper kernels the dispatcher uses (strided copies of dense operands,
 // value gathers for the transposed pattern, COO row expansion).
 #include "spmm/csr_colblock.cuh"
+#include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowtile.cuh"
 #include "spmm/column_ranges.cuh"
 #include "spmm/plan_impl.hpp"
@@ -99,7 +100,7 @@ template <class E>
 __global__ void gather_kernel(E* dst, const E* src, const int* perm, std::int64_t n) {
   for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
        t += std::int64_t(gridDim.x) * blockDim.x)
-    dst[t] = src[perm[t]];
+    dst[t] = perm[t] >= 0 ? src[perm[t]] : E{};   // a negative index: a pad of the plan's layout
 }
 
 __global__ void expand_rows_kernel(int* row, const int* row_ptr, int rows) {
@@ -121,6 +122,20 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
     case ValueType::BF16: return launch_cb_type<__nv_bfloat16>(bt, p, pairs_per_lane, s);
     default: return cudaErrorInvalidValue;
   }
+}
+
+cudaError_t launch_rowlanes(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
+  if (p.rows_per_range % 32 != 0 || p.rows_per_range <= 0 || p.batch > kRowLanesBatch ||
+      std::int64_t(p.block_cols) * 128 > kRowLanesTileBytes || (p.n_blocks > 1) != (p.partial != nullptr))
+    return cudaErrorInvalidValue;
+  const std::size_t smem = rowlanes_shared_bytes(p.block_cols);
+  cudaError_t e = cudaFuncSetAttribute(rowlanes_kernel<kRowLanesBatch>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(smem));
+  if (e != cudaSuccess) return e;
+  dim3 grid(static_cast<unsigned>(n_ranges), static_cast<unsigned>(p.n_blocks));
+  rowlanes_kernel<kRowLanesBatch><<<grid, kRowLanesThreads, smem, s>>>(p);
+  if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
+  return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
 
 int rowtile_rows_per_cta(int bt) { return kRowTileThreads / (bt / 4) * kRowTileRowsPerSlot; }

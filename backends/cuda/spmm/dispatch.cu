@@ -27,12 +27,15 @@
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
+//   - plus_times fp32, batch kRowLanesMinBatch-32, values bound to the plan (SpmmArgs::values_bound) with its
+//     lanes-across-rows order: RowLanes (before all of the above; see lanes_serve());
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
 
 #include "spmm/bank_order.hpp"
 #include "spmm/csr_colblock.cuh"
+#include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowrange.cuh"
 #include "spmm/csr_rowseg.cuh"
 #include "spmm/csr_rowtile.cuh"
@@ -67,7 +70,7 @@ const char* mul_op_name(MulOp op) {
 }
 const char* kernel_name(Kernel k) {
   static const char* n[] = {"auto",     "snack_coo", "row_segment", "column_block", "row_segment_batch_lanes",
-                            "row_tile", "row_range"};
+                            "row_tile", "row_range", "row_lanes"};
   return n[static_cast<int>(k)];
 }
 const char* status_name(Status s) {
@@ -90,6 +93,7 @@ std::string Choice::describe() const {
       << (runs_stream_kernel(*this) ? (windows ? ",stream,windows" : ",stream") : "") << ")";
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
   if (kernel == Kernel::RowRange) o << "(bt=" << batch_tile << ",slabs=" << slabs << (one_row ? ",one_row" : "") << ")";
+  if (kernel == Kernel::RowLanes) o << "(bt=32,cols=" << lanes_block_cols << ",blocks=" << lanes_blocks << ",bound)";
   if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits;
@@ -387,6 +391,21 @@ int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
   return (most + ratio - 1) / ratio;
 }
 
+// The smallest batch that RowLanes takes (below it the column-block kernels read fewer bytes of X' per non-zero
+// than its whole 32-value rows).
+constexpr int kRowLanesMinBatch = 9;
+
+// Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch kRowLanesMinBatch-32,
+// the values bound (fp32; once_bound: as if they were) to a plan the kernel fits, and either asked for or where
+// it pays (lanes_geometry); not where building its order failed before.
+bool lanes_serve(const Plan::Impl& w, const SpmmArgs& args, bool once_bound) {
+  LanesGeometry geo;
+  const bool bound = once_bound || (args.values_bound && w.has_bound_values && w.bound_type == ValueType::FP32);
+  return bound && !w.lanes_failed && args.orientation != Orientation::WtX && args.semiring.is_plus_times() &&
+         args.type == ValueType::FP32 && args.batch >= kRowLanesMinBatch && args.batch <= kRowLanesBatch &&
+         lanes_geometry(w, geo) && (geo.pays || args.kernel == Kernel::RowLanes);
+}
+
 }  // namespace
 
 int held_block_cols(const Plan::Impl& a, ValueType t) {
@@ -402,6 +421,10 @@ bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args) {
   SpmmArgs a = args;
   a.values_bound = false;
   const Choice ch = choose(plan, a);
+  // The lanes-across-rows kernel, once bound (bind_values needs the batch-8 order's layout).
+  if ((args.kernel == Kernel::Auto || args.kernel == Kernel::RowLanes) && held_block_cols(plan.impl(), args.type) > 0 &&
+      lanes_serve(plan.impl(), args, true))
+    return true;
   return ch.kernel == Kernel::ColumnBlock && held_layout(plan.impl(), args, ch.column_block) &&
          ch.column_block.block_cols == held_block_cols(plan.impl(), args.type);
 }
@@ -411,6 +434,17 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   Choice ch;
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
   Kernel k = args.kernel;
+  if (k == Kernel::Auto || k == Kernel::RowLanes) {
+    if (&a == &plan.impl() && lanes_serve(a, args, false)) {
+      ch.kernel = Kernel::RowLanes;
+      ch.batch_tile = kRowLanesBatch;
+      ch.bound_order = true;
+      ch.lanes_block_cols = a.lanes_block_cols;
+      ch.lanes_blocks = a.lanes_n_blocks;
+      return ch;
+    }
+    k = Kernel::Auto;   // RowLanes asked for where it cannot run: the call runs as Auto would
+  }
   if (k == Kernel::Auto) {
     k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
     if (k == Kernel::RowSegmentBatchLanes) {
@@ -566,17 +600,20 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   // X' as rows of aligned values (batch > 1), else repacked.
   const void* x = args.x.data;
   std::int64_t ldx = xs_row;
-  const int align_vals = ch.kernel == Kernel::ColumnBlock ? static_cast<int>(16 / vs) : 4;
+  const bool lanes = ch.kernel == Kernel::RowLanes;
+  const int align_vals = ch.kernel == Kernel::ColumnBlock || lanes ? static_cast<int>(16 / vs) : 4;
   const bool offsets32 = ch.kernel == Kernel::RowSegmentBatchLanes || ch.kernel == Kernel::RowRange;
   // The wide column-block kernel with one batch tile bulk-copies its stages where X' rows are exactly one
   // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain (16384 x 16384,
   // 90%, batch 128: 0.681 against 0.836 ms). A batch short of the tile is copied too: the bulk copies read
   // whole tile rows, which past the batch would leave X's last row (its allocation may end at the batch).
-  const int cb_tile = ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
+  // RowLanes stages whole rows of 32 values likewise (its X' rows exactly one tile apart).
+  const int cb_tile = lanes ? kRowLanesBatch
+                      : ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
                               batch <= ch.column_block.batch_tile
                           ? ch.column_block.batch_tile
                           : 0;
-  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || ch.kernel == Kernel::RowTile) {
+  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || ch.kernel == Kernel::RowTile || lanes) {
     // batch % align_vals: the kernels read whole groups of align_vals values, which past the batch would leave
     // X's last row (its allocation may end at the batch).
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
@@ -609,6 +646,38 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     partial = reinterpret_cast<float*>(w.ws_partial.get());
     return r;
   };
+
+  if (lanes) {   // choose() took it only with fp32 values bound to a plan it fits (a == w)
+    if ((e = ensure_lanes_values(w, args.values, s)) != cudaSuccess) {
+      (void)cudaGetLastError();   // the plan no longer offers the kernel (lanes_failed): the call runs as Auto would
+      SpmmArgs again = args;
+      if (again.kernel == Kernel::RowLanes) again.kernel = Kernel::Auto;
+      return spmm(plan, again, message);
+    }
+    RowLanesParams p;
+    p.col16 = w.lanes_col16.get();
+    p.values = w.lanes_values.get();
+    p.group_start = w.lanes_group_start.get();
+    p.group_chunks = w.lanes_group_chunks.get();
+    p.slot_row = w.lanes_slot_row.get();
+    p.slot_len = w.lanes_slot_len.get();
+    p.rows = w.rows;
+    p.cols = w.cols;
+    p.n_blocks = w.lanes_n_blocks;
+    p.block_cols = w.lanes_block_cols;
+    p.rows_per_range = w.lanes_rows_per_range;
+    p.n_groups = w.lanes_n_groups;
+    p.x = static_cast<const float*>(x);
+    p.y = args.y.data;
+    p.ys_row = ys_row;
+    p.ys_col = ys_col;
+    p.batch = static_cast<int>(batch);
+    if (ldx != kRowLanesBatch) return fail(Status::InvalidArgument, "row_lanes: X' rows are not one tile apart");
+    if (p.n_blocks > 1 && (e = range_partials(p.n_blocks, kRowLanesBatch, p.partial, p.partial_ld)) != cudaSuccess)
+      return cuda_fail(e, "workspace");
+    if ((e = launch_rowlanes(p, w.lanes_n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
+    return Status::Success;
+  }
 
   if (ch.kernel == Kernel::ColumnBlock) {
     if (!plus_times) return fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");

@@ -70,6 +70,10 @@ enum class Kernel : std::uint8_t {
                  // batch tiles 8 and 32, and 128 with one row per warp and no slabs; for plans without split
                  // or skewed rows and with at most 65536 columns
                  // (elsewhere it runs as RowSegmentBatchLanes)
+  RowLanes,      // csr_rowlanes.cuh: lanes across rows (each lane one row, its 32 batch sums in registers), one
+                 // column block of X held per thread block; deterministic; plus_times fp32, batch up to 32, with
+                 // values bound to the plan only (it reads the plan's interleaved order; elsewhere the call runs
+                 // as Auto would)
 };
 const char* kernel_name(Kernel k);
 
@@ -174,8 +178,10 @@ struct Choice {
                                     // plans with many rows)
   bool windows = false;             // RowSegment at batch tile 1 with 32 lanes: the warp ranges walked in windows
                                     // across items (StreamWalk::Windows), else item by item
-  bool bound_order = false;         // ColumnBlock at batch tile 8: reads the values bound to the plan in its
-                                    // bank-aware order (SpmmArgs::values_bound)
+  bool bound_order = false;         // ColumnBlock at batch tile 8, RowLanes: reads the values bound to the plan in
+                                    // its order (SpmmArgs::values_bound)
+  int lanes_block_cols = 0;         // RowLanes: columns of the held blocks
+  int lanes_blocks = 0;             // RowLanes: column blocks (> 1: partial tiles folded in block order)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   std::string describe() const;
@@ -202,7 +208,10 @@ class Plan {
   // Binds W's values (device, nnz values of `type` in the pattern's CSR order) to the plan: the plan keeps them
   // in its own order, in which the batch-5-8 column-block kernel (colblock_held_kernel) reads the staged rows of X
   // without shared-memory bank conflicts (spmm/bank_order.hpp; at 16384 x 16384, 90%, batch 8:
-  // bench/results/spmm-h200.md). A call with SpmmArgs::values_bound then reads them from there. The first bind
+  // bench/results/spmm-h200.md), and, for fp32 on plans of at most 65536 columns, a second copy in the interleaved
+  // row-group order of the lanes-across-rows kernel (Kernel::RowLanes, batch 9-32; spmm/row_lanes_layout.hpp;
+  // about 10 more bytes of device memory per non-zero; where that memory cannot be had the plan binds without it
+  // and those calls run the column-block kernel). A call with SpmmArgs::values_bound then reads them from there. The first bind
   // for a value width builds the order on the host (linear in nnz; the pattern comes back from the device once);
   // each later bind gathers the values only (12 bytes per non-zero of traffic): bind again whenever the values
   // change. Types: FP32, FP16, BF16 (the kernel's); others return Unsupported. The transposed orientation (W^T X)
@@ -229,7 +238,7 @@ Choice choose(const Plan& plan, const SpmmArgs& args);
 
 // Whether binding W's values to the plan (Plan::bind_values) would change how this call runs: its kernel (the
 // dispatcher's, or the one asked for) is the batch-5-8 column-block kernel with the block width a bound order
-// is built for. For callers that bind on demand (the cuda backend binds a matrix's values the first time such
+// is built for, or the call would run the lanes-across-rows kernel with the values bound (fp32, batch 9-32). For callers that bind on demand (the cuda backend binds a matrix's values the first time such
 // a call comes).
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
 

@@ -4,7 +4,8 @@
 // segments ("items") and the split-row table for the fix-up, the [column boundary][row] offset table of
 // the column-block and row-tile kernels, and optionally the COO arrays (SNACK-COO) and the transposed
 // pattern with its value permutation; on request (Plan::bind_values) a bank-aware order of the non-zeros with
-// the values gathered into it; and, built on first use, the balanced row orders of the wide column-block
+// the values gathered into it, and (fp32) the interleaved row-group order of the lanes-across-rows kernel with
+// its own copy of the values; and, built on first use, the balanced row orders of the wide column-block
 // kernel. It also owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one
 // stream at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
 // the instantiations compile in parallel.
@@ -32,6 +33,7 @@ struct RowRangeParams;
 struct ColBlockParams;
 struct SnackCooParams;
 struct RowTileParams;
+struct RowLanesParams;
 
 // A device array that frees itself.
 template <class T>
@@ -116,6 +118,20 @@ struct Plan::Impl {
   int bound_residues = 0;
   ValueType bound_type = ValueType::FP32;
   bool has_bound_values = false;
+  // The lanes-across-rows kernel's order (row_lanes_layout.hpp; fp32 values bound, batch 9-32): its columns
+  // (relative to their block's first), the values gathered into it (lanes_perm[p] = the CSR position, -1 for a
+  // pad), the groups' starts and chunk counts, the slots' rows and lengths. Built on the first call that runs the
+  // kernel (ensure_lanes_values); lanes_block_cols 0: not built. Every bind_values drops the values' copy
+  // (has_lanes_values), which the next such call gathers again.
+  DeviceArray<std::uint16_t> lanes_col16;
+  DeviceArray<std::int32_t> lanes_perm;
+  DeviceArray<float> lanes_values;
+  DeviceArray<std::int64_t> lanes_group_start;
+  DeviceArray<std::int32_t> lanes_group_chunks, lanes_slot_row, lanes_slot_len;
+  std::int64_t lanes_positions = 0;
+  int lanes_block_cols = 0, lanes_n_blocks = 0, lanes_rows_per_range = 0, lanes_n_ranges = 0, lanes_n_groups = 0;
+  bool has_lanes_values = false;   // lanes_values hold the values last bound (fp32)
+  bool lanes_failed = false;       // building the order or its copy failed (device memory): the kernel is not used
 
   // Balanced row orders of the column-block launches (row_balance.hpp; ColBlockParams::row_map), one per
   // layout (rows per thread block, block width in fine blocks, blocks per thread block), built on first use;
@@ -147,6 +163,26 @@ struct Plan::Impl {
 // blocks too wide for shared memory).
 int held_block_cols(const Plan::Impl& a, ValueType t);
 
+// The geometry of the lanes-across-rows kernel on this plan (fp32 X' rows of kRowLanesBatch values): the fewest
+// equal column blocks (a multiple of the boundary table's grain) whose X' fits kRowLanesTileBytes, and row ranges
+// of a multiple of 32 rows so that ranges x blocks about fill the SMs once. Returns false where the plan has no
+// column-boundary table or more than 65536 columns. `pays`: where Auto takes the kernel: at least one group of 32
+// rows per warp of a thread block (kRowLanesMinRowsPerRange; 4096 rows: 96 per range, 0.0556 against 0.0244 ms)
+// and rows' segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384 at 99%: 14 per
+// segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
+constexpr std::int32_t kRowLanesMinRowsPerRange = 1024;
+constexpr double kRowLanesMinSegment = 48;
+struct LanesGeometry {
+  int block_cols = 0, n_blocks = 0, n_ranges = 0;
+  std::int32_t rows_per_range = 0;
+  bool pays = false;
+};
+bool lanes_geometry(const Plan::Impl& im, LanesGeometry& g);
+// The plan's lanes-across-rows order and its copy of the bound fp32 values (values: the values last bound, in CSR
+// order), built on the first call that runs the kernel after a bind (the order once per plan: the pattern comes
+// back to the host, the stream is synchronized). On failure the plan marks the kernel unavailable (lanes_failed).
+cudaError_t ensure_lanes_values(Plan::Impl& im, const void* values, cudaStream_t stream);
+
 // Launch-time layout tests shared by the lanes-across-the-batch launchers. X' packed to a batch tile of bt:
 // rows exactly bt values apart and the batch filling the one tile to its last four values, so every lane's
 // four values are in the batch (the kernels' constant-stride instantiations).
@@ -167,6 +203,8 @@ cudaError_t launch_rowrange(ValueType vt, int bt, const RowRangeParams& p, cudaS
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s);
+// The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values) over n_ranges row ranges, and its fold.
+cudaError_t launch_rowlanes(const RowLanesParams& p, int n_ranges, cudaStream_t s);
 // The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
 cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);
 int rowtile_rows_per_cta(int bt);   // rows one thread block of the row-tile kernel owns
@@ -175,7 +213,7 @@ cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s)
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
                                 std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c,
                                 int elem_size, cudaStream_t s);
-// dst[j] = src[perm[j]].
+// dst[j] = src[perm[j]] (0 where perm[j] < 0).
 cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int64_t n, int elem_size,
                           cudaStream_t s);
 // COO rows from CSR row pointers.

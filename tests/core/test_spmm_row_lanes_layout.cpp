@@ -1,0 +1,343 @@
+// tests/core/test_spmm_row_lanes_layout.cpp: the interleaved, length-sorted order of the lanes-across-rows
+// kernel's non-zeros (backends/cuda/spmm/row_lanes_layout.hpp), on the host: it runs where no GPU is (the GPU
+// tests run the kernel with values bound in that order against a float64 reference).
+//
+// Fresh random patterns (rows not a multiple of 32 and fewer than 32, empty rows, rows of one to three
+// non-zeros, no non-zeros at all) with the plan's column-boundary table built as plan.cu builds it (64-column
+// grain), cut into one column block or several, for thread blocks of 32 and 64 rows and one covering all rows.
+// Checked: the header's sizes; each (block, row range) holds its rows once each, longest segment first (ties by
+// row), and the slots past the last row are empty; each group's chunks are its longest lane's, and the groups
+// lie one after another, 128-aligned, in (block, group) order; the order is a permutation of the CSR positions
+// plus pads, with lane l's i-th non-zero of its segment at start + ((i / 4) * 32 + l) * 4 + i % 4; on a uniform
+// 10% pattern the pads stay a few percent, a fraction of what the rows in plain order would take; bad arguments
+// and tables that do not tile the non-zeros are refused and leave the layout empty.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "spmm/row_lanes_layout.hpp"
+
+namespace snk::cuda {
+namespace {
+
+const unsigned kSeed = std::random_device{}();
+
+std::mt19937& rng() {
+  static std::mt19937 g{kSeed};
+  return g;
+}
+
+struct Pattern {
+  int rows = 0, cols = 0;
+  std::vector<std::int32_t> row_ptr, col;
+  std::vector<std::int32_t> bounds;   // [n_fine + 1][rows]
+  int n_fine = 0;
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+};
+
+// A rows x cols pattern whose rows draw each column with probability `density` (none at density 0); every
+// `empty_every`-th row is empty and every `short_every`-th row holds one to three non-zeros. The boundary table
+// has one entry per 64-column fine block and row, plus the rows' ends.
+Pattern make(int rows, int cols, double density, int empty_every = 0, int short_every = 0) {
+  Pattern p;
+  p.rows = rows;
+  p.cols = cols;
+  p.row_ptr.push_back(0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> any(0, cols - 1), few(1, 3);
+  for (int r = 0; r < rows; ++r) {
+    if (empty_every && r % empty_every == 0) {
+    } else if (short_every && r % short_every == 0) {
+      std::vector<std::int32_t> c;
+      for (int i = few(rng()); i > 0; --i) c.push_back(any(rng()));
+      std::sort(c.begin(), c.end());
+      c.erase(std::unique(c.begin(), c.end()), c.end());
+      p.col.insert(p.col.end(), c.begin(), c.end());
+    } else if (density > 0) {
+      for (int c = 0; c < cols; ++c)
+        if (u(rng()) < density) p.col.push_back(c);
+    }
+    p.row_ptr.push_back(static_cast<std::int32_t>(p.col.size()));
+  }
+  const int fine = 64;
+  p.n_fine = (cols + fine - 1) / fine;
+  p.bounds.assign((static_cast<std::size_t>(p.n_fine) + 1) * static_cast<std::size_t>(rows), 0);
+  for (int r = 0; r < rows; ++r) {
+    std::int32_t j = p.row_ptr[static_cast<std::size_t>(r)];
+    for (int f = 0; f < p.n_fine; ++f) {
+      while (j < p.row_ptr[static_cast<std::size_t>(r) + 1] && p.col[static_cast<std::size_t>(j)] < f * fine) ++j;
+      p.bounds[static_cast<std::size_t>(f) * rows + r] = j;
+    }
+    p.bounds[static_cast<std::size_t>(p.n_fine) * rows + r] = p.row_ptr[static_cast<std::size_t>(r) + 1];
+  }
+  return p;
+}
+
+HeldSegments segments(const Pattern& p, int block_cols) {
+  HeldSegments s;
+  s.bounds = p.bounds.data();
+  s.rows = p.rows;
+  s.n_fine = p.n_fine;
+  s.ratio = block_cols / 64;
+  return s;
+}
+
+// Counts the failures of one kind and keeps the first one's description, so a broken layout reports one line
+// per property instead of one per slot.
+struct Misses {
+  std::int64_t n = 0;
+  std::string first;
+  template <class F>
+  void check(bool ok, F describe) {
+    if (ok) return;
+    if (n++ == 0) {
+      std::ostringstream s;
+      describe(s);
+      first = s.str();
+    }
+  }
+};
+
+#define EXPECT_NO_MISSES(m, what) EXPECT_EQ(0, (m).n) << what << "; first: " << (m).first
+
+// Builds the layout of p's segments of block_cols columns for thread blocks of rows_per_range rows and checks
+// every property the header documents.
+void build_and_check(const Pattern& p, int block_cols, std::int32_t rows_per_range, RowLanesLayout* kept = nullptr) {
+  SCOPED_TRACE(::testing::Message() << "seed " << kSeed << ", " << p.rows << " x " << p.cols << ", nnz " << p.nnz()
+                                    << ", blocks of " << block_cols << " columns, rows_per_range " << rows_per_range);
+  const HeldSegments seg = segments(p, block_cols);
+  const std::int64_t nnz = p.nnz();
+  RowLanesLayout L;
+  ASSERT_TRUE(build_row_lanes_layout(seg, nnz, rows_per_range, L));
+
+  // 1. The header's sizes.
+  const int nb = seg.n_blocks();
+  const std::int32_t rows = p.rows;
+  const std::int32_t n_groups = (rows + 31) / 32;
+  ASSERT_EQ(nb, L.n_blocks);
+  ASSERT_EQ(rows, L.rows);
+  ASSERT_EQ(rows_per_range, L.rows_per_range);
+  ASSERT_EQ(n_groups, L.n_groups);
+  const std::size_t groups = static_cast<std::size_t>(nb) * static_cast<std::size_t>(n_groups);
+  ASSERT_EQ(groups, L.group_start.size());
+  ASSERT_EQ(groups, L.group_chunks.size());
+  ASSERT_EQ(groups * 32, L.slot_row.size());
+  ASSERT_EQ(groups * 32, L.slot_len.size());
+
+  // 2. Each (block, row range): its rows once each, longest segment first, ties by row; empty slots past them.
+  Misses order, lengths, empty;
+  for (int c = 0; c < nb; ++c) {
+    const std::size_t base = static_cast<std::size_t>(c) * static_cast<std::size_t>(n_groups) * 32;
+    auto len = [&](std::int32_t r) { return seg.end(c, r) - seg.begin(c, r); };
+    for (std::int32_t r0 = 0; r0 < rows; r0 += rows_per_range) {
+      const std::int32_t r1 = std::min(rows, r0 + rows_per_range);
+      std::vector<std::int32_t> want;
+      for (std::int32_t r = r0; r < r1; ++r) want.push_back(r);
+      std::sort(want.begin(), want.end(), [&](std::int32_t a, std::int32_t b) {
+        return len(a) != len(b) ? len(a) > len(b) : a < b;
+      });
+      for (std::int32_t s = r0; s < r1; ++s) {
+        const std::int32_t got = L.slot_row[base + static_cast<std::size_t>(s)];
+        const std::int32_t want_row = want[static_cast<std::size_t>(s - r0)];
+        order.check(got == want_row, [&](std::ostream& o) {
+          o << "block " << c << " slot " << s << " holds row " << got << ", want row " << want_row;
+        });
+        if (got < r0 || got >= r1) continue;
+        const std::int32_t got_len = L.slot_len[base + static_cast<std::size_t>(s)];
+        lengths.check(got_len == len(got), [&](std::ostream& o) {
+          o << "block " << c << " slot " << s << " (row " << got << ") length " << got_len << ", want " << len(got);
+        });
+      }
+    }
+    for (std::int32_t s = rows; s < n_groups * 32; ++s) {
+      const std::int32_t r = L.slot_row[base + static_cast<std::size_t>(s)];
+      const std::int32_t n = L.slot_len[base + static_cast<std::size_t>(s)];
+      empty.check(r == -1 && n == 0, [&](std::ostream& o) {
+        o << "block " << c << " slot " << s << " past the last row holds row " << r << " of length " << n;
+      });
+    }
+  }
+  EXPECT_NO_MISSES(order, "slots out of length order");
+  EXPECT_NO_MISSES(lengths, "slot lengths that are not the segments'");
+  EXPECT_NO_MISSES(empty, "slots past the last row not empty");
+
+  // 3. Each group's chunks cover its longest lane; the groups lie one after another, 128-aligned.
+  Misses chunks, starts;
+  std::int64_t next = 0;
+  for (std::size_t gi = 0; gi < groups; ++gi) {
+    std::int32_t most = 0;
+    for (std::size_t l = 0; l < 32; ++l) most = std::max(most, L.slot_len[gi * 32 + l]);
+    chunks.check(L.group_chunks[gi] == (most + 3) / 4, [&](std::ostream& o) {
+      o << "group " << gi << " has " << L.group_chunks[gi] << " chunks for a longest lane of " << most;
+    });
+    starts.check(L.group_start[gi] == next && L.group_start[gi] % 128 == 0, [&](std::ostream& o) {
+      o << "group " << gi << " starts at " << L.group_start[gi] << ", want " << next;
+    });
+    next = L.group_start[gi] + std::int64_t(L.group_chunks[gi]) * 128;
+  }
+  EXPECT_NO_MISSES(chunks, "groups with the wrong chunk count");
+  EXPECT_NO_MISSES(starts, "groups not laid out consecutively");
+  ASSERT_EQ(next, static_cast<std::int64_t>(L.perm.size()));
+
+  // 4. The order: each CSR position once, pads elsewhere, lane l's i-th non-zero at its interleaved position.
+  std::vector<int> seen(static_cast<std::size_t>(nnz), 0);
+  std::int64_t pads = 0, out_of_range = 0;
+  for (std::int32_t q : L.perm) {
+    if (q == -1) ++pads;
+    else if (q < 0 || q >= nnz) ++out_of_range;
+    else ++seen[static_cast<std::size_t>(q)];
+  }
+  EXPECT_EQ(0, out_of_range) << "perm entries outside 0 .. nnz - 1 and not -1";
+  EXPECT_EQ(nnz, std::count(seen.begin(), seen.end(), 1)) << "not every CSR position exactly once";
+  EXPECT_EQ(static_cast<std::int64_t>(L.perm.size()) - nnz, pads);
+  Misses placed;
+  for (std::size_t gi = 0; gi < groups; ++gi) {
+    const int c = static_cast<int>(gi / static_cast<std::size_t>(n_groups));
+    for (std::int64_t l = 0; l < 32; ++l) {
+      const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
+      const std::int64_t n = r < 0 ? 0 : seg.end(c, r) - seg.begin(c, r);
+      for (std::int64_t i = 0; i < std::int64_t(L.group_chunks[gi]) * 4; ++i) {
+        const std::int64_t at = L.group_start[gi] + ((i / 4) * 32 + l) * 4 + i % 4;
+        if (at < 0 || at >= static_cast<std::int64_t>(L.perm.size())) {
+          placed.check(false, [&](std::ostream& o) { o << "group " << gi << " lane " << l << " runs past perm"; });
+          continue;
+        }
+        const std::int64_t want = i < n ? seg.begin(c, r) + i : -1;
+        const std::int32_t got = L.perm[static_cast<std::size_t>(at)];
+        placed.check(got == want, [&](std::ostream& o) {
+          o << "block " << c << " group " << gi << " lane " << l << " (row " << r << ", length " << n << ") item "
+            << i << " at " << at << " holds " << got << ", want " << want;
+        });
+      }
+    }
+  }
+  EXPECT_NO_MISSES(placed, "non-zeros not at their interleaved positions");
+  if (kept) *kept = std::move(L);
+}
+
+TEST(SpmmRowLanesLayout, RaggedRowsOneBlockAndSeveral) {
+  // 1000 rows (not a multiple of 32) over 1000 columns at 10%, every 7th row empty and every 5th of 1-3.
+  const Pattern p = make(1000, 1000, 0.10, 7, 5);
+  for (int block_cols : {64, 128, 1024}) {
+    EXPECT_EQ(block_cols == 1024, segments(p, block_cols).n_blocks() == 1);
+    for (std::int32_t rpr : {32, 64, 1024}) ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rpr));
+  }
+  // 300 columns: five fine blocks, in blocks of 64 (5), 128 (3, the last one short) and 320 (1).
+  const Pattern q = make(333, 300, 0.20, 11, 3);
+  for (int block_cols : {64, 128, 320}) {
+    EXPECT_EQ(block_cols == 320, segments(q, block_cols).n_blocks() == 1);
+    for (std::int32_t rpr : {32, 64, 352}) ASSERT_NO_FATAL_FAILURE(build_and_check(q, block_cols, rpr));
+  }
+}
+
+TEST(SpmmRowLanesLayout, FewRowsShortRowsAndNoNonZeros) {
+  // Fewer rows than a warp's lanes: one group, most of its slots empty.
+  const Pattern few = make(20, 700, 0.15, 4, 3);
+  for (int block_cols : {64, 128, 704})
+    for (std::int32_t rpr : {32, 64}) ASSERT_NO_FATAL_FAILURE(build_and_check(few, block_cols, rpr));
+  // Every row one to three non-zeros: groups of a single chunk.
+  const Pattern tiny = make(97, 500, 0.0, 0, 1);
+  for (int block_cols : {64, 128, 512})
+    for (std::int32_t rpr : {32, 64, 128}) ASSERT_NO_FATAL_FAILURE(build_and_check(tiny, block_cols, rpr));
+  // No non-zeros: every group has no chunks and the order is empty.
+  const Pattern none = make(45, 300, 0.0);
+  ASSERT_EQ(0, none.nnz());
+  for (int block_cols : {64, 128, 320})
+    for (std::int32_t rpr : {32, 64}) {
+      RowLanesLayout L;
+      ASSERT_NO_FATAL_FAILURE(build_and_check(none, block_cols, rpr, &L));
+      EXPECT_TRUE(L.perm.empty());
+      EXPECT_EQ(std::vector<std::int32_t>(L.group_chunks.size(), 0), L.group_chunks);
+    }
+  // No rows at all: nothing to lay out.
+  const Pattern no_rows = make(0, 300, 0.1);
+  RowLanesLayout L;
+  ASSERT_NO_FATAL_FAILURE(build_and_check(no_rows, 128, 32, &L));
+  EXPECT_EQ(0, L.n_groups);
+  EXPECT_TRUE(L.perm.empty());
+}
+
+// The pads of p's layout for blocks of block_cols columns and ranges of rows_per_range rows, and those of the
+// same groups with the rows in plain order (no sort), as fractions of the non-zeros; prints and records both.
+void pads_of(const Pattern& p, int block_cols, std::int32_t rows_per_range, double& sorted, double& plain) {
+  const HeldSegments seg = segments(p, block_cols);
+  RowLanesLayout L;
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rows_per_range, &L));
+  std::int64_t plain_positions = 0;
+  for (int c = 0; c < seg.n_blocks(); ++c)
+    for (std::int32_t r0 = 0; r0 < p.rows; r0 += 32) {
+      std::int64_t most = 0;
+      for (std::int32_t r = r0; r < std::min(p.rows, r0 + 32); ++r)
+        most = std::max(most, seg.end(c, r) - seg.begin(c, r));
+      plain_positions += (most + 3) / 4 * 128;
+    }
+  const double nnz = static_cast<double>(p.nnz());
+  sorted = (static_cast<double>(L.perm.size()) - nnz) / nnz;
+  plain = (static_cast<double>(plain_positions) - nnz) / nnz;
+  std::cout << p.rows << " x " << p.cols << ", " << seg.n_blocks() << " blocks of " << block_cols
+            << " columns, ranges of " << rows_per_range << " rows: " << L.perm.size() << " positions for "
+            << p.nnz() << " non-zeros, pads " << 100.0 * sorted << "% (" << 100.0 * plain
+            << "% with the rows in plain order)\n";
+  const std::string key = "pad_percent_" + std::to_string(seg.n_blocks()) + "_blocks";
+  ::testing::Test::RecordProperty(key, std::to_string(100.0 * sorted));
+  ::testing::Test::RecordProperty(key + "_plain_order", std::to_string(100.0 * plain));
+}
+
+TEST(SpmmRowLanesLayout, FewPadsOnAUniformPattern) {
+  // 2048 x 2048 at 10%, thread blocks of 512 rows. With four blocks of 512 columns a segment holds about 51
+  // non-zeros, and rounding each lane up to whole chunks of four alone costs about 1.5 / 51 = 2.9%: the pads come
+  // to 5.3-5.8% (the rows in plain order: about 31%). With two blocks of 1024 columns (about 102 per segment) they
+  // come to about 3.3% (plain order: about 21%).
+  const Pattern p = make(2048, 2048, 0.10);
+  ASSERT_EQ(4, segments(p, 512).n_blocks());
+  ASSERT_EQ(2, segments(p, 1024).n_blocks());
+  double sorted = 0, plain = 0;
+  ASSERT_NO_FATAL_FAILURE(pads_of(p, 512, 512, sorted, plain));
+  EXPECT_LT(sorted, 0.07);
+  EXPECT_LT(sorted, plain / 4);
+  ASSERT_NO_FATAL_FAILURE(pads_of(p, 1024, 512, sorted, plain));
+  EXPECT_LT(sorted, 0.05);
+  EXPECT_LT(sorted, plain / 4);
+}
+
+TEST(SpmmRowLanesLayout, RefusesBadArgumentsAndTablesThatDoNotTile) {
+  Pattern p = make(50, 1000, 0.1);
+  const std::int64_t nnz = p.nnz();
+  ASSERT_GT(nnz, 0);
+  RowLanesLayout good;
+  ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 32, good));
+  auto expect_refused = [&](const Pattern& q, std::int64_t n, std::int32_t rpr, const char* why) {
+    SCOPED_TRACE(why);
+    RowLanesLayout out = good;   // a layout from an earlier call, to be cleared
+    EXPECT_FALSE(build_row_lanes_layout(segments(q, 256), n, rpr, out));
+    EXPECT_EQ(0, out.n_blocks);
+    EXPECT_EQ(0, out.n_groups);
+    EXPECT_TRUE(out.perm.empty());
+    EXPECT_TRUE(out.group_start.empty());
+    EXPECT_TRUE(out.group_chunks.empty());
+    EXPECT_TRUE(out.slot_row.empty());
+    EXPECT_TRUE(out.slot_len.empty());
+  };
+  expect_refused(p, nnz, 0, "rows_per_range 0");
+  expect_refused(p, nnz, 33, "rows_per_range not a multiple of 32");
+  expect_refused(p, nnz, -32, "negative rows_per_range");
+  expect_refused(p, nnz + 1, 32, "nnz past the table");
+  expect_refused(p, nnz - 1, 32, "nnz short of the table");
+  expect_refused(p, -1, 32, "negative nnz");
+  Pattern gap = p;   // row 9 ends one non-zero before row 10 begins
+  gap.bounds[static_cast<std::size_t>(gap.n_fine) * gap.rows + 9] -= 1;
+  expect_refused(gap, nnz, 32, "a gap between rows");
+  Pattern inverted = p;   // row 10's first block (fine blocks 0-3) ends after its second (4-7)
+  const std::size_t rows = static_cast<std::size_t>(inverted.rows);
+  inverted.bounds[4 * rows + 10] = inverted.bounds[8 * rows + 10] + 1;
+  expect_refused(inverted, nnz, 32, "a block that ends after the next");
+}
+
+}  // namespace
+}  // namespace snk::cuda
