@@ -16,7 +16,8 @@
 //   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
 //   dispatched_bound  the same with W's values bound to the plan (Plan::bind_values, timed once per matrix:
 //                   the first bind builds the bank-aware order, a re-bind gathers the values), where the choice
-//                   reads that order (the batch-8 column-block kernel)
+//                   reads that order (the batch-8 column-block kernel; at batch 9-32 the lanes-across-rows
+//                   kernel, whose order and value copy the first timed call builds, in the warm-up)
 //   cusparse        every cusparseSpMM algorithm (CSR and COO) in both dense orders, plus cusparseSpMV
 //                   at batch 1; run in a child process per matrix, so an algorithm that fails with a
 //                   sticky error (CSR_ALG1 has raised an illegal address at 16384 / 95% / 128) loses
@@ -850,7 +851,8 @@ int main(int argc, char** argv) {
         "shared-memory read bandwidth: the least time in which any kernel that brings each non-zero's row of X into "
         "registers from shared memory or L1 (one data pipe) can run. `disp, bound values` = the same call with W's "
         "values bound to the plan beforehand (Plan::bind_values: the batch-8 column-block kernel then reads them in "
-        "its bank-aware order; `-` where the dispatched kernel has no such order). Every output was checked against "
+        "its bank-aware order, and batch 9-32 runs the lanes-across-rows kernel, row_lanes, on its interleaved "
+        "row-group order where the dispatcher's rule takes it; `-` where neither runs). Every output was checked against "
         "cuBLAS (max relative error in the last column).\n\n";
   md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_range ms | row_tile ms | disp ms (kernel) | eff BW | disp, bound values ms (eff BW) | on-chip floor ms | best cuSPARSE ms (alg) | "
         "cuBLAS ms | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";

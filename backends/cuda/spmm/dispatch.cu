@@ -27,8 +27,12 @@
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
-//   - plus_times fp32, batch kRowLanesMinBatch-32, values bound to the plan (SpmmArgs::values_bound) with its
-//     lanes-across-rows order: RowLanes (before all of the above; see lanes_serve());
+//   - plus_times fp32, batch 9-32, fp32 values bound to the plan (SpmmArgs::values_bound), where
+//     lanes_geometry() says it pays (thread blocks of >= 1024 rows, rows' segments per held column block of >= 48
+//     non-zeros): RowLanes (before all of the above; lanes_serve()). 16384 x 16384, batch 9-32, bound: 0.146-0.151
+//     against 0.205-0.210 ms at 90%, 0.0875-0.0925 against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050
+//     against row_range's 0.038-0.045, and on 4096 x 4096 (96 rows per thread block) 0.036-0.059 against
+//     0.008-0.028, both left out by the rule;
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
