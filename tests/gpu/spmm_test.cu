@@ -1069,12 +1069,13 @@ TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
 }
 
 // ---- values bound to the plan: the lanes-across-rows kernel in its interleaved row-group order --------------------
-// RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 9-32: one column block held per thread block (several
+// RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 5-32 (batch tiles 8 and 32, the tile-8 order in its
+// residue order): one column block held per thread block (several
 // blocks: partial tiles folded in block order; one block: Y written directly), rows in length-sorted groups of 32
 // (row counts that leave a group short, fewer rows than one group, empty rows, one row far longer than the
 // others), batches short of the 32-value tile, both orientations it serves and both layouts with padded leading
 // dimensions; each against the float64 reference and bitwise repeatable. These plans are too small for Auto to
-// take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X, batch 8
+// take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X, batch 4
 // or 33, fp16, more than 65536 columns, no values bound) the call runs as Auto would, still correct.
 TEST(SpmmRowLanes, BoundValuesAgainstReference) {
   SKIP_WITHOUT_GPU();
@@ -1105,7 +1106,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     SpmmArgs probe;
     probe.values_bound = true;
     probe.kernel = Kernel::RowLanes;
-    for (int batch : {9, 17, 31, 32}) {
+    for (int batch : {5, 8, 9, 17, 31, 32}) {
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
         Case c;
         c.batch = batch;
@@ -1119,6 +1120,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
         const Choice ch = choose(*plan, probe);
         if (sh.fits) {
           EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
+          EXPECT_EQ(batch <= 8 ? 8 : 32, ch.batch_tile) << ch.describe();
           EXPECT_TRUE(ch.bound_order) << ch.describe();
         } else {
           EXPECT_NE(Kernel::RowLanes, ch.kernel) << ch.describe();
@@ -1136,7 +1138,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       expect_bitwise_repeatable(p, d, *plan);
     }
     probe.kernel = Kernel::RowLanes;
-    for (int batch : {8, 33}) {   // not served; still correct
+    for (int batch : {4, 33}) {   // not served; still correct
       Case c;
       c.batch = batch;
       c.kernel = Kernel::RowLanes;
@@ -1182,11 +1184,11 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       EXPECT_EQ(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
     }
   }
-  // Auto takes it where it pays: 16384 columns (12 blocks of 1408, 11 row ranges of 1024 rows), 4% (segments of
-  // about 56 non-zeros per block).
-  Pattern m = random_pattern(rng(), 11264, 16384, 0.04);
+  // Auto takes it where it pays: 16384 columns in 12 blocks of 1408, 12800 rows (batch tile 32: 11 row ranges of
+  // 1184 rows; tile 8: 33 of 416), 4% (segments of about 56 non-zeros per block).
+  Pattern m = random_pattern(rng(), 12800, 16384, 0.04);
   auto plan_m = make_plan(m, false);
-  for (int batch : {32, 20}) {
+  for (int batch : {32, 20, 8, 5}) {
     Case c;
     c.batch = batch;
     c.bind = true;
@@ -1200,10 +1202,12 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     am.values_bound = false;
     EXPECT_NE(Kernel::RowLanes, choose(*plan_m, am).kernel) << "values not bound";
   }
-  Case d;
-  d.batch = 32;
-  d.bind = true;
-  expect_bitwise_repeatable(m, d, *plan_m);
+  for (int batch : {32, 8}) {
+    Case d;
+    d.batch = batch;
+    d.bind = true;
+    expect_bitwise_repeatable(m, d, *plan_m);
+  }
 }
 
 // values_bound where the plan holds none, or of another type, and bind_values with a type the kernel does not run:

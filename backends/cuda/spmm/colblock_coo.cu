@@ -124,18 +124,27 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
   }
 }
 
-cudaError_t launch_rowlanes(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
-  if (p.rows_per_range % 32 != 0 || p.rows_per_range <= 0 || p.batch > kRowLanesBatch ||
-      std::int64_t(p.block_cols) * 128 > kRowLanesTileBytes || (p.n_blocks > 1) != (p.partial != nullptr))
+namespace {
+template <int BT>
+cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
+  if (p.rows_per_range % 32 != 0 || p.rows_per_range <= 0 || p.batch > BT ||
+      std::int64_t(p.block_cols) * BT * 4 > RowLanesTile<BT>::kTileBytes || (p.n_blocks > 1) != (p.partial != nullptr))
     return cudaErrorInvalidValue;
-  const std::size_t smem = rowlanes_shared_bytes(p.block_cols);
-  cudaError_t e = cudaFuncSetAttribute(rowlanes_kernel<kRowLanesBatch>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(smem));
+  const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols);
+  cudaError_t e =
+      cudaFuncSetAttribute(rowlanes_kernel<BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   dim3 grid(static_cast<unsigned>(n_ranges), static_cast<unsigned>(p.n_blocks));
-  rowlanes_kernel<kRowLanesBatch><<<grid, kRowLanesThreads, smem, s>>>(p);
+  rowlanes_kernel<BT><<<grid, RowLanesTile<BT>::kThreads, smem, s>>>(p);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
+}
+}  // namespace
+
+cudaError_t launch_rowlanes(int bt, const RowLanesParams& p, int n_ranges, cudaStream_t s) {
+  if (bt == 8) return launch_rl<8>(p, n_ranges, s);
+  if (bt == 32) return launch_rl<32>(p, n_ranges, s);
+  return cudaErrorInvalidValue;
 }
 
 int rowtile_rows_per_cta(int bt) { return kRowTileThreads / (bt / 4) * kRowTileRowsPerSlot; }

@@ -1,22 +1,24 @@
-// spmm/csr_rowlanes.cuh: the lanes-across-rows SpMM kernel (plus_times fp32, batch tile 32, values bound to the
-// plan; deterministic).
+// spmm/csr_rowlanes.cuh: the lanes-across-rows SpMM kernel (plus_times fp32, batch tiles 8 and 32, values bound to
+// the plan; deterministic).
 //
 // At batch 32 every kernel that brings each non-zero's row of X (128 bytes) from shared memory into registers is
 // bound by the shared-memory data pipe: one 128-byte wavefront per non-zero at best (the on-chip floor of
 // bench/results/spmm-h200.md). colblock_wide_kernel spends about a third more than that: each group of 8 lanes
 // takes the (value, offset) pairs of its row from shared memory (staged there by the warp) and the groups' pair
-// loads conflict. Here each lane owns one whole row: its 32 sums are in registers, its non-zeros come straight
+// loads conflict. Here each lane owns one whole row: its BT sums are in registers, its non-zeros come straight
 // from global memory in the plan's interleaved order (row_lanes_layout.hpp: a warp's chunk step is one coalesced
-// 512-byte read, 16-byte values and 8-byte columns per lane), and it reads each non-zero's X row in eight 16-byte
-// pieces, lane l starting at piece l mod 8 (piece kk ^ (l & 7) at step kk), so the eight lanes of a load phase
-// read eight distinct bank groups whatever their rows are: no bank conflicts, and no pair traffic. The sums are
-// never folded across lanes; the lane's register a[kk] holds batch values 4 (kk ^ (l & 7)) .. + 3 and is stored
-// there. A thread block holds one column block of X' (block_cols x 32 fp32, up to 176 KB) for the whole call; its
-// warps take the groups of 32 rows of its row range from a shared counter, longest first (the layout's order).
-// Split column blocks write partial tiles that fold_column_ranges_kernel sums in block order, so each result is
-// the same sums in the same order run to run (bitwise repeatable). Only with values bound (Plan::bind_values):
-// in CSR order a lane's chunk loads hit 32 rows' lines per step and ran twice as slow (stand-alone harness,
-// 16384 x 16384, 90%: 0.32 against 0.16 ms).
+// 512-byte read, 16-byte values and 8-byte columns per lane), and it reads each non-zero's X' row in BT / 4
+// 16-byte pieces, lane l starting at piece l mod (BT / 4) (piece kk ^ (l mod (BT / 4)) at step kk). At batch tile
+// 32 the eight lanes of a load phase then read eight distinct bank groups whatever their rows are: no bank
+// conflicts, and no pair traffic. At batch tile 8 (32-byte rows, four to a bank line) the plan's residue order
+// does it instead (row_lanes_layout.hpp). The sums are never folded across lanes; the lane's register a[kk]
+// holds batch values 4 (kk ^ (l mod (BT / 4))) .. + 3 and is stored there. A thread block holds one column block of
+// X' for the whole call (RowLanesTile: up to 176 KB at tile 32, one block per SM; up to 44 KB at tile 8, three
+// per SM, so that more warps keep W's loads in flight); its warps take the groups of 32 rows of its row range from
+// a shared counter, longest first (the layout's order). Split column blocks write partial tiles that
+// fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order run to run
+// (bitwise repeatable). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit 32 rows'
+// lines per step and ran twice as slow (stand-alone harness, 16384 x 16384, 90%, batch 32: 0.32 against 0.16 ms).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,6 @@
 
 namespace snk::cuda {
 
-constexpr int kRowLanesThreads = 1024;   // threads per block (one block per SM: the column block fills shared memory)
 
 struct RowLanesParams {
   const std::uint16_t* col16 = nullptr;       // the layout's columns, relative to their block's first
@@ -39,7 +40,7 @@ struct RowLanesParams {
   int n_blocks = 0, block_cols = 0;
   int rows_per_range = 0;                     // a multiple of 32
   int n_groups = 0;
-  const float* x = nullptr;                   // X'(k, b) = x[k * 32 + b] (rows one batch tile apart)
+  const float* x = nullptr;                   // X'(k, b) = x[k * BT + b] (rows one batch tile apart)
   void* y = nullptr;                          // Y'(m, b) = y[m * ys_row + b * ys_col] (n_blocks == 1)
   std::int64_t ys_row = 0, ys_col = 1;
   int batch = 0;
@@ -47,22 +48,27 @@ struct RowLanesParams {
   std::int64_t partial_ld = 0;
 };
 
-// Dynamic shared memory of a launch: the held block (rows of 128 bytes), 128 bytes to align it to a whole bank
+// Dynamic shared memory of a launch: the held block (rows of 4 bt bytes), 128 bytes to align it to a whole bank
 // line (the pieces' rotation is a XOR on the address), and the group counter.
-inline std::size_t rowlanes_shared_bytes(int block_cols) { return std::size_t(block_cols) * 128 + 128 + 16; }
+inline std::size_t rowlanes_shared_bytes(int bt, int block_cols) { return std::size_t(block_cols) * bt * 4 + 128 + 16; }
 
-// (A template only so that the headers including it may be compiled in several sources: BT is always 32.)
 template <int BT>
-__global__ void __launch_bounds__(kRowLanesThreads, 1) rowlanes_kernel(RowLanesParams p) {
-  static_assert(BT == kRowLanesBatch, "batch tile 32: eight 16-byte pieces per X' row");
+__global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::kBlocksPerSm)
+    rowlanes_kernel(RowLanesParams p) {
+  static_assert(BT == 8 || BT == 32, "batch tiles 8 and 32");
+  constexpr int P = BT / 4;                  // 16-byte pieces of an X' row
+  constexpr unsigned kRowBytes = BT * 4;
+  // Chunks loaded ahead: two at batch tile 8 (harness, 16384 x 16384, 90%: 0.0674 against 0.0682 ms with three),
+  // one at 32 (the 32 sums take the registers).
+  constexpr int D = BT == 8 ? 2 : 1;
   extern __shared__ uint4 rowlanes_smem[];
   const int c = blockIdx.y;
   const int k0 = c * p.block_cols, nc = min(p.block_cols, p.cols - k0);
   const unsigned raw = shared_address(rowlanes_smem);
   const unsigned base = (raw + 127u) & ~127u;   // the held block, aligned to 128 bytes
   char* tile = reinterpret_cast<char*>(rowlanes_smem) + (base - raw);
-  int* next_group = reinterpret_cast<int*>(tile + std::size_t(p.block_cols) * 128);
-  for (int i = threadIdx.x; i < nc * 8; i += blockDim.x)
+  int* next_group = reinterpret_cast<int*>(tile + std::size_t(p.block_cols) * kRowBytes);
+  for (int i = threadIdx.x; i < nc * P; i += blockDim.x)
     cp_async16(tile + std::size_t(i) * 16, p.x + std::int64_t(k0) * BT + std::int64_t(i) * 4, 16);
   cp_async_commit();
   if (threadIdx.x == 0) *next_group = 0;
@@ -70,9 +76,9 @@ __global__ void __launch_bounds__(kRowLanesThreads, 1) rowlanes_kernel(RowLanesP
   __syncthreads();
 
   const int lane = threadIdx.x & 31;
-  const int l7 = lane & 7;
+  const int lp = lane & (P - 1);   // the lane's first piece
   // The lane's first piece of X' row 0 (held opaque: the compiler would rebuild it per non-zero otherwise).
-  unsigned lane_base = base + 16u * static_cast<unsigned>(l7);
+  unsigned lane_base = base + 16u * static_cast<unsigned>(lp);
   asm volatile("" : "+r"(lane_base));
   const int g_first = blockIdx.x * (p.rows_per_range / 32);
   const int g_count = min(p.n_groups, g_first + p.rows_per_range / 32) - g_first;
@@ -87,29 +93,30 @@ __global__ void __launch_bounds__(kRowLanesThreads, 1) rowlanes_kernel(RowLanesP
     const int n_chunks = p.group_chunks[gb];
     const std::int64_t first = p.group_start[gb] + 4 * lane;   // the lane's chunk k at first + 128 k
 
-    float a[8][4];
+    float a[P][4];
 #pragma unroll
-    for (int kk = 0; kk < 8; ++kk) a[kk][0] = a[kk][1] = a[kk][2] = a[kk][3] = 0.0f;
-    Four<float> w{};
-    Four<std::uint16_t> cc{};
-    if (len > 0) {
-      w = load_four_stream(p.values + first);
-      cc = load_four_stream(p.col16 + first);
-    }
+    for (int kk = 0; kk < P; ++kk) a[kk][0] = a[kk][1] = a[kk][2] = a[kk][3] = 0.0f;
+    // The lane's chunks in flight: ring[0] is used while ring[1 .. D] load (D = kAhead chunks ahead).
+    Four<float> w[D + 1];
+    Four<std::uint16_t> cc[D + 1];
+#pragma unroll
+    for (int i = 0; i < D; ++i)
+      if (4 * i < len) {
+        w[i] = load_four_stream(p.values + first + 128 * std::int64_t(i));
+        cc[i] = load_four_stream(p.col16 + first + 128 * std::int64_t(i));
+      }
     for (int k = 0; k < n_chunks; ++k) {
-      Four<float> wn{};
-      Four<std::uint16_t> cn{};
-      if (4 * (k + 1) < len) {   // the next chunk, loading while this one is used
-        wn = load_four_stream(p.values + first + 128 * std::int64_t(k + 1));
-        cn = load_four_stream(p.col16 + first + 128 * std::int64_t(k + 1));
+      if (4 * (k + D) < len) {
+        w[D] = load_four_stream(p.values + first + 128 * std::int64_t(k + D));
+        cc[D] = load_four_stream(p.col16 + first + 128 * std::int64_t(k + D));
       }
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
         if (4 * k + t < len) {
-          const unsigned row_addr = lane_base + static_cast<unsigned>(cc.v[t]) * 128u;
-          const float wv = w.v[t];
+          const unsigned row_addr = lane_base + static_cast<unsigned>(cc[0].v[t]) * kRowBytes;
+          const float wv = w[0].v[t];
 #pragma unroll
-          for (int kk = 0; kk < 8; ++kk) {
+          for (int kk = 0; kk < P; ++kk) {
             float4 xv;
             asm volatile("ld.shared.v4.f32 {%0,%1,%2,%3}, [%4];"
                          : "=f"(xv.x), "=f"(xv.y), "=f"(xv.z), "=f"(xv.w)
@@ -121,19 +128,22 @@ __global__ void __launch_bounds__(kRowLanesThreads, 1) rowlanes_kernel(RowLanesP
           }
         }
       }
-      w = wn;
-      cc = cn;
+#pragma unroll
+      for (int i = 0; i < D; ++i) {
+        w[i] = w[i + 1];
+        cc[i] = cc[i + 1];
+      }
     }
     if (row < 0) continue;
     if (p.partial) {
       float4* out = reinterpret_cast<float4*>(p.partial + (std::int64_t(c) * p.rows + row) * p.partial_ld);
 #pragma unroll
-      for (int kk = 0; kk < 8; ++kk) out[kk ^ l7] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
+      for (int kk = 0; kk < P; ++kk) out[kk ^ lp] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
     } else {
       float* yr = static_cast<float*>(p.y) + std::int64_t(row) * p.ys_row;
 #pragma unroll
-      for (int kk = 0; kk < 8; ++kk) {
-        const int b0 = 4 * (kk ^ l7);
+      for (int kk = 0; kk < P; ++kk) {
+        const int b0 = 4 * (kk ^ lp);
 #pragma unroll
         for (int v = 0; v < 4; ++v)
           if (b0 + v < p.batch) yr[std::int64_t(b0 + v) * p.ys_col] = a[kk][v];

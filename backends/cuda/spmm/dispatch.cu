@@ -27,12 +27,14 @@
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
-//   - plus_times fp32, batch 9-32, fp32 values bound to the plan (SpmmArgs::values_bound), where
-//     lanes_geometry() says it pays (thread blocks of >= 1024 rows, rows' segments per held column block of >= 48
-//     non-zeros): RowLanes (before all of the above; lanes_serve()). 16384 x 16384, batch 9-32, bound: 0.146-0.151
-//     against 0.205-0.210 ms at 90%, 0.0875-0.0925 against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050
-//     against row_range's 0.038-0.045, and on 4096 x 4096 (96 rows per thread block) 0.036-0.059 against
-//     0.008-0.028, both left out by the rule;
+//   - plus_times fp32, batch 5-32 (batch tile 8 up to batch 8, else 32), fp32 values bound to the plan
+//     (SpmmArgs::values_bound), where lanes_geometry() says it pays (a group of 32 rows per warp of each thread
+//     block, rows' segments per held column block of >= 48 non-zeros): RowLanes (before all of the above;
+//     lanes_serve()). 16384 x 16384, bound, batch 8: 0.0674 against the held kernel's 0.0715 ms at 90%, 0.0429
+//     against 0.0484 at 95% (stand-alone harness against the benchmark); batch 9-32: 0.146-0.151 against
+//     0.205-0.210 ms at 90%, 0.0875-0.0925 against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050 against
+//     row_range's 0.038-0.045, and on 4096 x 4096 (96 rows per thread block) 0.036-0.059 against 0.008-0.028, both
+//     left out by the rule;
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
@@ -97,7 +99,8 @@ std::string Choice::describe() const {
       << (runs_stream_kernel(*this) ? (windows ? ",stream,windows" : ",stream") : "") << ")";
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
   if (kernel == Kernel::RowRange) o << "(bt=" << batch_tile << ",slabs=" << slabs << (one_row ? ",one_row" : "") << ")";
-  if (kernel == Kernel::RowLanes) o << "(bt=32,cols=" << lanes_block_cols << ",blocks=" << lanes_blocks << ",bound)";
+  if (kernel == Kernel::RowLanes)
+    o << "(bt=" << batch_tile << ",cols=" << lanes_block_cols << ",blocks=" << lanes_blocks << ",bound)";
   if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits;
@@ -395,19 +398,23 @@ int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
   return (most + ratio - 1) / ratio;
 }
 
-// The smallest batch that RowLanes takes (below it the column-block kernels read fewer bytes of X' per non-zero
-// than its whole 32-value rows).
-constexpr int kRowLanesMinBatch = 9;
+// The batch tile of the lanes-across-rows kernel for a batch: 8 for batch 5-8, 32 for batch 9-32, else 0 (below 5
+// the row-segment kernels' batch tile of 4 reads less of X' per non-zero than a tile of 8; above 32 it would
+// stream W once per tile).
+int lanes_tile(std::int64_t batch) { return batch >= 5 && batch <= 8 ? 8 : batch >= 9 && batch <= 32 ? 32 : 0; }
 
-// Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch kRowLanesMinBatch-32,
-// the values bound (fp32; once_bound: as if they were) to a plan the kernel fits, and either asked for or where
+// Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch 5-32, the values bound
+// (fp32; once_bound: as if they were) to a plan the kernel fits at the batch's tile, and either asked for or where
 // it pays (lanes_geometry); not where building its order failed before.
-bool lanes_serve(const Plan::Impl& w, const SpmmArgs& args, bool once_bound) {
+bool lanes_serve(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, LanesGeometry* geometry = nullptr) {
   LanesGeometry geo;
+  const int bt = lanes_tile(args.batch);
   const bool bound = once_bound || (args.values_bound && w.has_bound_values && w.bound_type == ValueType::FP32);
-  return bound && !w.lanes_failed && args.orientation != Orientation::WtX && args.semiring.is_plus_times() &&
-         args.type == ValueType::FP32 && args.batch >= kRowLanesMinBatch && args.batch <= kRowLanesBatch &&
-         lanes_geometry(w, geo) && (geo.pays || args.kernel == Kernel::RowLanes);
+  const bool serves = bound && bt > 0 && !w.lanes_of(bt).failed && args.orientation != Orientation::WtX &&
+                      args.semiring.is_plus_times() && args.type == ValueType::FP32 && lanes_geometry(w, bt, geo) &&
+                      (geo.pays || args.kernel == Kernel::RowLanes);
+  if (geometry) *geometry = geo;
+  return serves;
 }
 
 }  // namespace
@@ -439,12 +446,13 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
   Kernel k = args.kernel;
   if (k == Kernel::Auto || k == Kernel::RowLanes) {
-    if (&a == &plan.impl() && lanes_serve(a, args, false)) {
+    LanesGeometry geo;
+    if (&a == &plan.impl() && lanes_serve(a, args, false, &geo)) {
       ch.kernel = Kernel::RowLanes;
-      ch.batch_tile = kRowLanesBatch;
+      ch.batch_tile = lanes_tile(args.batch);
       ch.bound_order = true;
-      ch.lanes_block_cols = a.lanes_block_cols;
-      ch.lanes_blocks = a.lanes_n_blocks;
+      ch.lanes_block_cols = geo.block_cols;
+      ch.lanes_blocks = geo.n_blocks;
       return ch;
     }
     k = Kernel::Auto;   // RowLanes asked for where it cannot run: the call runs as Auto would
@@ -612,7 +620,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   // 90%, batch 128: 0.681 against 0.836 ms). A batch short of the tile is copied too: the bulk copies read
   // whole tile rows, which past the batch would leave X's last row (its allocation may end at the batch).
   // RowLanes stages whole rows of 32 values likewise (its X' rows exactly one tile apart).
-  const int cb_tile = lanes ? kRowLanesBatch
+  const int cb_tile = lanes ? ch.batch_tile
                       : ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
                               batch <= ch.column_block.batch_tile
                           ? ch.column_block.batch_tile
@@ -652,34 +660,36 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   };
 
   if (lanes) {   // choose() took it only with fp32 values bound to a plan it fits (a == w)
-    if ((e = ensure_lanes_values(w, args.values, s)) != cudaSuccess) {
-      (void)cudaGetLastError();   // the plan no longer offers the kernel (lanes_failed): the call runs as Auto would
+    const int bt = ch.batch_tile;
+    if ((e = ensure_lanes_values(w, bt, args.values, s)) != cudaSuccess) {
+      (void)cudaGetLastError();   // the plan no longer offers the kernel at this tile: the call runs as Auto would
       SpmmArgs again = args;
       if (again.kernel == Kernel::RowLanes) again.kernel = Kernel::Auto;
       return spmm(plan, again, message);
     }
+    const Plan::Impl::LanesOrder& o = w.lanes_of(bt);
     RowLanesParams p;
-    p.col16 = w.lanes_col16.get();
-    p.values = w.lanes_values.get();
-    p.group_start = w.lanes_group_start.get();
-    p.group_chunks = w.lanes_group_chunks.get();
-    p.slot_row = w.lanes_slot_row.get();
-    p.slot_len = w.lanes_slot_len.get();
+    p.col16 = o.col16.get();
+    p.values = o.values.get();
+    p.group_start = o.group_start.get();
+    p.group_chunks = o.group_chunks.get();
+    p.slot_row = o.slot_row.get();
+    p.slot_len = o.slot_len.get();
     p.rows = w.rows;
     p.cols = w.cols;
-    p.n_blocks = w.lanes_n_blocks;
-    p.block_cols = w.lanes_block_cols;
-    p.rows_per_range = w.lanes_rows_per_range;
-    p.n_groups = w.lanes_n_groups;
+    p.n_blocks = o.n_blocks;
+    p.block_cols = o.block_cols;
+    p.rows_per_range = o.rows_per_range;
+    p.n_groups = o.n_groups;
     p.x = static_cast<const float*>(x);
     p.y = args.y.data;
     p.ys_row = ys_row;
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
-    if (ldx != kRowLanesBatch) return fail(Status::InvalidArgument, "row_lanes: X' rows are not one tile apart");
-    if (p.n_blocks > 1 && (e = range_partials(p.n_blocks, kRowLanesBatch, p.partial, p.partial_ld)) != cudaSuccess)
+    if (ldx != bt) return fail(Status::InvalidArgument, "row_lanes: X' rows are not one tile apart");
+    if (p.n_blocks > 1 && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
-    if ((e = launch_rowlanes(p, w.lanes_n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
+    if ((e = launch_rowlanes(bt, p, o.n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
     return Status::Success;
   }
 

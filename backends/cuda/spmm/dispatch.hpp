@@ -70,10 +70,10 @@ enum class Kernel : std::uint8_t {
                  // batch tiles 8 and 32, and 128 with one row per warp and no slabs; for plans without split
                  // or skewed rows and with at most 65536 columns
                  // (elsewhere it runs as RowSegmentBatchLanes)
-  RowLanes,      // csr_rowlanes.cuh: lanes across rows (each lane one row, its 32 batch sums in registers), one
-                 // column block of X held per thread block; deterministic; plus_times fp32, batch up to 32, with
-                 // values bound to the plan only (it reads the plan's interleaved order; elsewhere the call runs
-                 // as Auto would)
+  RowLanes,      // csr_rowlanes.cuh: lanes across rows (each lane one row, its batch-tile sums in registers), one
+                 // column block of X held per thread block; deterministic; plus_times fp32, batch 5-32 (tiles 8
+                 // and 32), with values bound to the plan only (it reads the plan's interleaved order; elsewhere
+                 // the call runs as Auto would)
 };
 const char* kernel_name(Kernel k);
 
@@ -208,10 +208,11 @@ class Plan {
   // Binds W's values (device, nnz values of `type` in the pattern's CSR order) to the plan: the plan keeps them
   // in its own order, in which the batch-5-8 column-block kernel (colblock_held_kernel) reads the staged rows of X
   // without shared-memory bank conflicts (spmm/bank_order.hpp; at 16384 x 16384, 90%, batch 8:
-  // bench/results/spmm-h200.md), and, for fp32 on plans of at most 65536 columns, a second copy in the interleaved
-  // row-group order of the lanes-across-rows kernel (Kernel::RowLanes, batch 9-32; spmm/row_lanes_layout.hpp;
-  // about 10 more bytes of device memory per non-zero; where that memory cannot be had the plan binds without it
-  // and those calls run the column-block kernel). A call with SpmmArgs::values_bound then reads them from there. The first bind
+  // bench/results/spmm-h200.md). A call with SpmmArgs::values_bound then reads them from there; fp32 calls at
+  // batch 5-32 that the lanes-across-rows kernel takes (Kernel::RowLanes; spmm/row_lanes_layout.hpp) read a second
+  // copy in its own order, per batch tile (8, 32), which the first such call after each bind gathers (the first
+  // ever also builds the order on the host, synchronizing the stream; about 10 bytes of device memory per
+  // non-zero each; where that memory cannot be had, those calls run the other kernels). The first bind
   // for a value width builds the order on the host (linear in nnz; the pattern comes back from the device once);
   // each later bind gathers the values only (12 bytes per non-zero of traffic): bind again whenever the values
   // change. Types: FP32, FP16, BF16 (the kernel's); others return Unsupported. The transposed orientation (W^T X)
@@ -238,7 +239,7 @@ Choice choose(const Plan& plan, const SpmmArgs& args);
 
 // Whether binding W's values to the plan (Plan::bind_values) would change how this call runs: its kernel (the
 // dispatcher's, or the one asked for) is the batch-5-8 column-block kernel with the block width a bound order
-// is built for, or the call would run the lanes-across-rows kernel with the values bound (fp32, batch 9-32). For callers that bind on demand (the cuda backend binds a matrix's values the first time such
+// is built for, or the call would run the lanes-across-rows kernel with the values bound (fp32, batch 5-32). For callers that bind on demand (the cuda backend binds a matrix's values the first time such
 // a call comes).
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
 

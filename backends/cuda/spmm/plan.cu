@@ -45,9 +45,8 @@ std::size_t Plan::Impl::device_bytes() const {
   std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() +
                   range_spans.bytes() + tile_bounds.bytes() +
                   coo_row.bytes() + coo_col.bytes() + perm.bytes() + bound_col16.bytes() + bound_perm.bytes() +
-                  bound_values.bytes() + lanes_col16.bytes() + lanes_perm.bytes() + lanes_values.bytes() +
-                  lanes_group_start.bytes() + lanes_group_chunks.bytes() + lanes_slot_row.bytes() +
-                  lanes_slot_len.bytes() + ws_partial.bytes() + ws_x.bytes() + ws_values.bytes();
+                  bound_values.bytes() + lanes[0].bytes() + lanes[1].bytes() + ws_partial.bytes() + ws_x.bytes() +
+                  ws_values.bytes();
   for (const auto& m : row_maps) b += m->map.bytes();
   if (transposed) b += transposed->device_bytes();
   return b;
@@ -256,10 +255,14 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
   return plan;
 }
 
-bool lanes_geometry(const Plan::Impl& im, LanesGeometry& g) {
+bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   g = LanesGeometry{};
+  if (bt != 8 && bt != 32) return false;
   if (!im.tile_bounds.size() || im.cols > 65536 || im.cols <= 0 || im.rows <= 0 || im.tile_fine_cols <= 0) return false;
-  const std::int64_t most = kRowLanesTileBytes / (kRowLanesBatch * 4);   // columns of one block, at most
+  const std::int64_t tile_bytes = bt == 8 ? RowLanesTile<8>::kTileBytes : RowLanesTile<32>::kTileBytes;
+  const int threads = bt == 8 ? RowLanesTile<8>::kThreads : RowLanesTile<32>::kThreads;
+  const int per_sm = bt == 8 ? RowLanesTile<8>::kBlocksPerSm : RowLanesTile<32>::kBlocksPerSm;
+  const std::int64_t most = tile_bytes / (std::int64_t(bt) * 4);   // columns of one block, at most
   if (im.tile_fine_cols > most) return false;
   std::int64_t parts = (std::int64_t(im.cols) + most - 1) / most, width = 0;
   for (;; ++parts) {   // the fewest equal blocks, rounded up to the table's grain, that fit
@@ -269,24 +272,25 @@ bool lanes_geometry(const Plan::Impl& im, LanesGeometry& g) {
   }
   g.block_cols = static_cast<int>(width);
   g.n_blocks = im.column_blocks(g.block_cols / im.tile_fine_cols);
-  const int ranges = std::max(1, im.sm_count / g.n_blocks);
+  const int ranges = std::max(1, im.sm_count * per_sm / g.n_blocks);
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
   g.n_ranges = static_cast<int>((std::int64_t(im.rows) + g.rows_per_range - 1) / g.rows_per_range);
   const double segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
-  g.pays = g.rows_per_range >= kRowLanesMinRowsPerRange && segment >= kRowLanesMinSegment;
+  g.pays = g.rows_per_range >= threads && segment >= kRowLanesMinSegment;   // a group of 32 rows per warp
   return true;
 }
 
 namespace {
 
-// Builds the plan's lanes-across-rows order (row_lanes_layout.hpp) where lanes_geometry() says the kernel fits.
-// Returns false where it does not or on a CUDA failure (the layout then stays unbuilt).
-bool build_lanes_order(Plan::Impl& im, cudaStream_t stream) {
+// Builds the plan's lanes-across-rows order at batch tile bt (row_lanes_layout.hpp; at tile 8 in the residue
+// order of 32-byte X' rows) where lanes_geometry() says the kernel fits. Returns false where it does not or on a
+// CUDA failure (the order then stays unbuilt).
+bool build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   LanesGeometry geo;
-  if (!lanes_geometry(im, geo)) return false;
+  if (!lanes_geometry(im, bt, geo)) return false;
+  Plan::Impl::LanesOrder& o = im.lanes_of(bt);
   const int block_cols = geo.block_cols, n_blocks = geo.n_blocks;
   const int ratio = block_cols / im.tile_fine_cols;
-  const std::int32_t per = geo.rows_per_range;
   std::vector<std::int32_t> edges;
   std::vector<std::uint16_t> c16(static_cast<std::size_t>(im.nnz));
   if (cudaMemcpyAsync(c16.data(), im.col16.get(), c16.size() * 2, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
@@ -298,7 +302,7 @@ bool build_lanes_order(Plan::Impl& im, cudaStream_t stream) {
   seg.n_fine = n_blocks;
   seg.ratio = 1;
   RowLanesLayout L;
-  if (!build_row_lanes_layout(seg, im.nnz, per, L)) return false;
+  if (!build_row_lanes_layout(seg, im.nnz, geo.rows_per_range, L, c16.data(), bt == 8 ? 4 : 0)) return false;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);
   for (std::size_t gi = 0; gi < L.group_start.size(); ++gi) {
     const std::uint16_t first = static_cast<std::uint16_t>((gi / L.n_groups) * block_cols);
@@ -307,35 +311,36 @@ bool build_lanes_order(Plan::Impl& im, cudaStream_t stream) {
     for (std::size_t q = p0; q < p1; ++q)
       if (L.perm[q] >= 0) rel[q] = static_cast<std::uint16_t>(c16[static_cast<std::size_t>(L.perm[q])] - first);
   }
-  if (im.lanes_perm.upload(L.perm, 0, stream) != cudaSuccess || im.lanes_col16.upload(rel, 0, stream) != cudaSuccess ||
-      im.lanes_group_start.upload(L.group_start, 0, stream) != cudaSuccess ||
-      im.lanes_group_chunks.upload(L.group_chunks, 0, stream) != cudaSuccess ||
-      im.lanes_slot_row.upload(L.slot_row, 0, stream) != cudaSuccess ||
-      im.lanes_slot_len.upload(L.slot_len, 0, stream) != cudaSuccess || cudaStreamSynchronize(stream) != cudaSuccess)
+  if (o.perm.upload(L.perm, 0, stream) != cudaSuccess || o.col16.upload(rel, 0, stream) != cudaSuccess ||
+      o.group_start.upload(L.group_start, 0, stream) != cudaSuccess ||
+      o.group_chunks.upload(L.group_chunks, 0, stream) != cudaSuccess ||
+      o.slot_row.upload(L.slot_row, 0, stream) != cudaSuccess || o.slot_len.upload(L.slot_len, 0, stream) != cudaSuccess ||
+      cudaStreamSynchronize(stream) != cudaSuccess)
     return false;
-  im.lanes_positions = static_cast<std::int64_t>(L.perm.size());
-  im.lanes_block_cols = block_cols;
-  im.lanes_n_blocks = n_blocks;
-  im.lanes_rows_per_range = per;
-  im.lanes_n_ranges = geo.n_ranges;
-  im.lanes_n_groups = L.n_groups;
+  o.positions = static_cast<std::int64_t>(L.perm.size());
+  o.block_cols = block_cols;
+  o.n_blocks = n_blocks;
+  o.rows_per_range = geo.rows_per_range;
+  o.n_ranges = geo.n_ranges;
+  o.n_groups = L.n_groups;
   return true;
 }
 
 }  // namespace
 
-cudaError_t ensure_lanes_values(Plan::Impl& im, const void* values, cudaStream_t stream) {
-  if (im.has_lanes_values) return cudaSuccess;
+cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, const void* values, cudaStream_t stream) {
+  Plan::Impl::LanesOrder& o = im.lanes_of(bt);
+  if (o.has_values) return cudaSuccess;
   cudaError_t e = cudaSuccess;
-  if (im.lanes_block_cols == 0 && !build_lanes_order(im, stream)) e = cudaGetLastError();
-  if (e == cudaSuccess && im.lanes_block_cols == 0) e = cudaErrorInvalidValue;   // the plan does not fit the kernel
-  if (e == cudaSuccess) e = im.lanes_values.reserve(static_cast<std::size_t>(im.lanes_positions) + 16);
-  if (e == cudaSuccess) e = launch_gather(im.lanes_values.get(), values, im.lanes_perm.get(), im.lanes_positions, 4, stream);
+  if (o.block_cols == 0 && !build_lanes_order(im, bt, stream)) e = cudaGetLastError();
+  if (e == cudaSuccess && o.block_cols == 0) e = cudaErrorInvalidValue;   // the plan does not fit the kernel
+  if (e == cudaSuccess) e = o.values.reserve(static_cast<std::size_t>(o.positions) + 16);
+  if (e == cudaSuccess) e = launch_gather(o.values.get(), values, o.perm.get(), o.positions, 4, stream);
   if (e != cudaSuccess) {
-    im.lanes_failed = true;
+    o.failed = true;
     return e;
   }
-  im.has_lanes_values = true;
+  o.has_values = true;
   return cudaSuccess;
 }
 
@@ -405,7 +410,7 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     return cuda_fail("gather values");
   im.bound_type = type;
   im.has_bound_values = true;
-  im.has_lanes_values = false;   // the lanes order's copy (if any) is gathered again by its next call
+  for (auto& o : im.lanes) o.has_values = false;   // the lanes orders' copies are gathered again by their next calls
   return Status::Success;
 }
 

@@ -118,20 +118,28 @@ struct Plan::Impl {
   int bound_residues = 0;
   ValueType bound_type = ValueType::FP32;
   bool has_bound_values = false;
-  // The lanes-across-rows kernel's order (row_lanes_layout.hpp; fp32 values bound, batch 9-32): its columns
-  // (relative to their block's first), the values gathered into it (lanes_perm[p] = the CSR position, -1 for a
-  // pad), the groups' starts and chunk counts, the slots' rows and lengths. Built on the first call that runs the
-  // kernel (ensure_lanes_values); lanes_block_cols 0: not built. Every bind_values drops the values' copy
-  // (has_lanes_values), which the next such call gathers again.
-  DeviceArray<std::uint16_t> lanes_col16;
-  DeviceArray<std::int32_t> lanes_perm;
-  DeviceArray<float> lanes_values;
-  DeviceArray<std::int64_t> lanes_group_start;
-  DeviceArray<std::int32_t> lanes_group_chunks, lanes_slot_row, lanes_slot_len;
-  std::int64_t lanes_positions = 0;
-  int lanes_block_cols = 0, lanes_n_blocks = 0, lanes_rows_per_range = 0, lanes_n_ranges = 0, lanes_n_groups = 0;
-  bool has_lanes_values = false;   // lanes_values hold the values last bound (fp32)
-  bool lanes_failed = false;       // building the order or its copy failed (device memory): the kernel is not used
+  // The lanes-across-rows kernel's orders (row_lanes_layout.hpp; fp32 values bound), one per batch tile:
+  // lanes[0] batch tile 8 (batch 5-8), lanes[1] batch tile 32 (batch 9-32). Built on the first call that runs the
+  // kernel at that tile (ensure_lanes_values); every bind_values drops the values' copies, which the next such
+  // call gathers again.
+  struct LanesOrder {
+    DeviceArray<std::uint16_t> col16;              // columns relative to their block's first (pads 0)
+    DeviceArray<std::int32_t> perm;                // CSR position of each position, -1 for a pad
+    DeviceArray<float> values;                     // the bound values gathered into the order
+    DeviceArray<std::int64_t> group_start;         // [n_blocks][n_groups]
+    DeviceArray<std::int32_t> group_chunks, slot_row, slot_len;
+    std::int64_t positions = 0;
+    int block_cols = 0, n_blocks = 0, rows_per_range = 0, n_ranges = 0, n_groups = 0;   // block_cols 0: not built
+    bool has_values = false;   // values hold the values last bound (fp32)
+    bool failed = false;       // building the order or its copy failed (device memory): the kernel is not used
+    std::size_t bytes() const {
+      return col16.bytes() + perm.bytes() + values.bytes() + group_start.bytes() + group_chunks.bytes() +
+             slot_row.bytes() + slot_len.bytes();
+    }
+  };
+  LanesOrder lanes[2];
+  LanesOrder& lanes_of(int bt) { return lanes[bt == 8 ? 0 : 1]; }
+  const LanesOrder& lanes_of(int bt) const { return lanes[bt == 8 ? 0 : 1]; }
 
   // Balanced row orders of the column-block launches (row_balance.hpp; ColBlockParams::row_map), one per
   // layout (rows per thread block, block width in fine blocks, blocks per thread block), built on first use;
@@ -163,25 +171,26 @@ struct Plan::Impl {
 // blocks too wide for shared memory).
 int held_block_cols(const Plan::Impl& a, ValueType t);
 
-// The geometry of the lanes-across-rows kernel on this plan (fp32 X' rows of kRowLanesBatch values): the fewest
-// equal column blocks (a multiple of the boundary table's grain) whose X' fits kRowLanesTileBytes, and row ranges
-// of a multiple of 32 rows so that ranges x blocks about fill the SMs once. Returns false where the plan has no
-// column-boundary table or more than 65536 columns. `pays`: where Auto takes the kernel: at least one group of 32
-// rows per warp of a thread block (kRowLanesMinRowsPerRange; 4096 rows: 96 per range, 0.0556 against 0.0244 ms)
-// and rows' segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384 at 99%: 14 per
+// The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32; fp32 X' rows of bt values) on this
+// plan: the fewest equal column blocks (a multiple of the boundary table's grain) whose X' fits the tile's
+// kRowLanesTileBytes, and row ranges of a multiple of 32 rows so that ranges x blocks about fill the SMs once (at
+// the tile's thread blocks per SM). Returns false where the plan has no column-boundary table or more than 65536
+// columns. `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of a thread block (16384 x
+// 16384 at batch 32: 1504 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against 0.0244 ms) and rows'
+// segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch 32, 99%: 14 per
 // segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
-constexpr std::int32_t kRowLanesMinRowsPerRange = 1024;
 constexpr double kRowLanesMinSegment = 48;
 struct LanesGeometry {
   int block_cols = 0, n_blocks = 0, n_ranges = 0;
   std::int32_t rows_per_range = 0;
   bool pays = false;
 };
-bool lanes_geometry(const Plan::Impl& im, LanesGeometry& g);
-// The plan's lanes-across-rows order and its copy of the bound fp32 values (values: the values last bound, in CSR
-// order), built on the first call that runs the kernel after a bind (the order once per plan: the pattern comes
-// back to the host, the stream is synchronized). On failure the plan marks the kernel unavailable (lanes_failed).
-cudaError_t ensure_lanes_values(Plan::Impl& im, const void* values, cudaStream_t stream);
+bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
+// The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
+// last bound, in CSR order), built on the first call that runs the kernel at that tile after a bind (the order
+// once per plan: the pattern comes back to the host, the stream is synchronized). On failure the order is marked
+// unavailable (LanesOrder::failed).
+cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, const void* values, cudaStream_t stream);
 
 // Launch-time layout tests shared by the lanes-across-the-batch launchers. X' packed to a batch tile of bt:
 // rows exactly bt values apart and the batch filling the one tile to its last four values, so every lane's
@@ -203,8 +212,9 @@ cudaError_t launch_rowrange(ValueType vt, int bt, const RowRangeParams& p, cudaS
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s);
-// The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values) over n_ranges row ranges, and its fold.
-cudaError_t launch_rowlanes(const RowLanesParams& p, int n_ranges, cudaStream_t s);
+// The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values, batch tile bt = 8 or 32) over n_ranges
+// row ranges, and its fold.
+cudaError_t launch_rowlanes(int bt, const RowLanesParams& p, int n_ranges, cudaStream_t s);
 // The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
 cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);
 int rowtile_rows_per_cta(int bt);   // rows one thread block of the row-tile kernel owns

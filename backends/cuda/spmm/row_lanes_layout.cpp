@@ -7,9 +7,10 @@
 namespace snk::cuda {
 
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t rows_per_range,
-                            RowLanesLayout& out) {
+                            RowLanesLayout& out, const std::uint16_t* col16, int residues) {
   out = RowLanesLayout{};
   if (rows_per_range <= 0 || rows_per_range % 32 != 0 || seg.rows < 0 || nnz < 0) return false;
+  if (residues < 0 || residues > 8 || (residues > 0 && !col16 && nnz > 0)) return false;
   const int nb = seg.n_blocks();
   const std::int32_t rows = seg.rows;
   const std::int32_t n_groups = (rows + 31) / 32;
@@ -60,15 +61,36 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
   if (pos >= (std::int64_t(1) << 31)) return false;
   // Pass 2: the positions.
   L.perm.assign(static_cast<std::size_t>(pos), -1);
+  std::vector<std::int32_t> bucket[8];
   for (std::size_t gi = 0; gi < groups; ++gi) {
     const int c = static_cast<int>(gi / static_cast<std::size_t>(n_groups));
     for (int l = 0; l < 32; ++l) {
       const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
       if (r < 0) continue;
       const std::int64_t S = seg.begin(c, r), n = L.slot_len[gi * 32 + static_cast<std::size_t>(l)];
-      for (std::int64_t i = 0; i < n; ++i)
+      auto put = [&](std::int64_t i, std::int64_t q) {
         L.perm[static_cast<std::size_t>(L.group_start[gi] + ((i >> 2) * 32 + l) * 4 + (i & 3))] =
-            static_cast<std::int32_t>(S + i);
+            static_cast<std::int32_t>(q);
+      };
+      if (residues == 0) {
+        for (std::int64_t i = 0; i < n; ++i) put(i, S + i);
+        continue;
+      }
+      // The residue order: the i-th non-zero from residue ((l >> 1) + i) mod residues while the row has one,
+      // else from the residue with the most left (the lowest on ties), each residue's in CSR order.
+      std::size_t next[8] = {};
+      for (int q = 0; q < residues; ++q) bucket[q].clear();
+      for (std::int64_t i = 0; i < n; ++i)
+        bucket[col16[static_cast<std::size_t>(S + i)] % residues].push_back(static_cast<std::int32_t>(S + i));
+      for (std::int64_t i = 0; i < n; ++i) {
+        int want = static_cast<int>(((l >> 1) + i) % residues);
+        if (next[want] == bucket[want].size()) {
+          std::size_t most = 0;
+          for (int q = 0; q < residues; ++q)
+            if (bucket[q].size() - next[q] > most) most = bucket[q].size() - next[q], want = q;
+        }
+        put(i, bucket[want][next[want]++]);
+      }
     }
   }
   out = std::move(L);

@@ -9,8 +9,12 @@
 // their segment in that block, longest first, before they are cut into groups: the lanes of a group then have
 // nearly equal work, the few pad positions (value 0, never read by the kernel) stay under a few percent (1.7%
 // at 16384 x 16384, 90%), and the groups come longest first, which the kernel's warps take in that order (the
-// longest-first rule balances the warps). Summation within a row is order-free, so the values only follow
-// the order: Plan::bind_values gathers them once. Pure C++: tests/core/test_spmm_row_lanes_layout.cpp checks it
+// longest-first rule balances the warps). At batch tile 8 an X' row is 32 bytes, four rows to a bank line, and
+// the eight lanes of a load phase read random rows' halves: with `residues` = 4 each lane's non-zeros are taken
+// in the order that gives its i-th a column = ((lane >> 1) + i) mod 4 while its row has one, so that the even
+// lanes of a phase, and the odd ones, read distinct bank groups (harness, 16384 x 16384, batch 8: 0.0674 against
+// 0.0863 ms in CSR order at 90%, 0.0429 against 0.0516 at 95%). Summation within a row is order-free, so the
+// values only follow the order: the first call after Plan::bind_values gathers them. Pure C++: tests/core/test_spmm_row_lanes_layout.cpp checks it
 // where no GPU exists.
 #pragma once
 
@@ -21,8 +25,19 @@
 
 namespace snk::cuda {
 
-constexpr int kRowLanesBatch = 32;                         // the kernel's batch tile: 32 sums per lane
-constexpr std::int64_t kRowLanesTileBytes = 176 * 1024;    // X' bytes of its held column block, at most
+// The kernel's two batch tiles (sums per lane): 32 (batch 9-32: one 1024-thread block per SM holding up to 176 KB of
+// X') and 8 (batch 5-8: three 384-thread blocks per SM, each holding up to 44 KB, so that more warps, and more of
+// W's loads, are in flight; stand-alone harness at 16384 x 16384, 90% / 95%: 0.0674 / 0.0429 ms against 0.0683 /
+// 0.0444 with two 512-thread blocks of 88 KB and 0.0977 / 0.0617 with one of 176 KB).
+template <int BT> struct RowLanesTile;
+template <> struct RowLanesTile<32> {
+  static constexpr int kThreads = 1024, kBlocksPerSm = 1;
+  static constexpr std::int64_t kTileBytes = 176 * 1024;
+};
+template <> struct RowLanesTile<8> {
+  static constexpr int kThreads = 384, kBlocksPerSm = 3;
+  static constexpr std::int64_t kTileBytes = 44 * 1024;
+};
 
 struct RowLanesLayout {
   int n_blocks = 0;                  // column blocks (seg.n_blocks())
@@ -41,7 +56,10 @@ struct RowLanesLayout {
 // rows_per_range rows (> 0, a multiple of 32). Within a range the slots hold its rows sorted by segment length in
 // the block, longest first (ties by row). Returns false (out empty) where the segments do not cover 0 .. nnz - 1
 // exactly once, in order, or the positions would pass 2^31.
+// residues > 0 (with col16, the plan's packed columns; may be null where nnz = 0): each segment's non-zeros in
+// the residue order above (a column's residue is col16 % residues; the blocks are multiples of 64 columns wide);
+// else in CSR order.
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t rows_per_range,
-                            RowLanesLayout& out);
+                            RowLanesLayout& out, const std::uint16_t* col16 = nullptr, int residues = 0);
 
 }  // namespace snk::cuda
