@@ -1184,9 +1184,10 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       EXPECT_EQ(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
     }
   }
-  // Auto takes it where it pays: 16384 columns in 12 blocks of 1408, 12800 rows (batch tile 32: 11 row ranges of
-  // 1184 rows; tile 8: 33 of 416), 4% (segments of about 56 non-zeros per block).
-  Pattern m = random_pattern(rng(), 12800, 16384, 0.04);
+  // Auto takes it where it pays: 16384 x 16384 in 12 column blocks of 1408 (batch tile 32: 11 row ranges of 1504
+  // rows, 47 groups for 32 warps; tile 8: 33 of 512, 16 groups for 16 warps), 4% (segments of about 56 non-zeros
+  // per block).
+  Pattern m = random_pattern(rng(), 16384, 16384, 0.04);
   auto plan_m = make_plan(m, false);
   for (int batch : {32, 20, 8, 5}) {
     Case c;

@@ -58,9 +58,9 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   static_assert(BT == 8 || BT == 32, "batch tiles 8 and 32");
   constexpr int P = BT / 4;                  // 16-byte pieces of an X' row
   constexpr unsigned kRowBytes = BT * 4;
-  // Chunks loaded ahead: two at batch tile 8 (harness, 16384 x 16384, 90%: 0.0674 against 0.0682 ms with three),
-  // one at 32 (the 32 sums take the registers).
-  constexpr int D = BT == 8 ? 2 : 1;
+  // Chunks loaded ahead of the one in use: one (at batch tile 32 the 32 sums take the registers; at 8 the
+  // 40 registers of three 512-thread blocks per SM: two ahead spilled there, row_lanes_layout.hpp).
+  constexpr int D = 1;
   extern __shared__ uint4 rowlanes_smem[];
   const int c = blockIdx.y;
   const int k0 = c * p.block_cols, nc = min(p.block_cols, p.cols - k0);
@@ -96,25 +96,32 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
     float a[P][4];
 #pragma unroll
     for (int kk = 0; kk < P; ++kk) a[kk][0] = a[kk][1] = a[kk][2] = a[kk][3] = 0.0f;
-    // The lane's chunks in flight: ring[0] is used while ring[1 .. D] load (D = kAhead chunks ahead).
-    Four<float> w[D + 1];
-    Four<std::uint16_t> cc[D + 1];
+    // The lane's chunks in flight: w[0], cc[0] are used while w[1 .. D], cc[1 .. D] load; vp, cp point at the
+    // next chunk to load.
+    const float* vp = p.values + first;
+    const std::uint16_t* cp = p.col16 + first;
+    uint4 w[D + 1];   // four fp32 values
+    uint2 cc[D + 1];  // four 16-bit columns, packed (unpacked per use: fewer registers at tile 8's 40)
 #pragma unroll
-    for (int i = 0; i < D; ++i)
+    for (int i = 0; i < D; ++i, vp += 128, cp += 128)
       if (4 * i < len) {
-        w[i] = load_four_stream(p.values + first + 128 * std::int64_t(i));
-        cc[i] = load_four_stream(p.col16 + first + 128 * std::int64_t(i));
+        w[i] = ld_stream(reinterpret_cast<const uint4*>(vp));
+        cc[i] = ld_stream(reinterpret_cast<const uint2*>(cp));
       }
     for (int k = 0; k < n_chunks; ++k) {
       if (4 * (k + D) < len) {
-        w[D] = load_four_stream(p.values + first + 128 * std::int64_t(k + D));
-        cc[D] = load_four_stream(p.col16 + first + 128 * std::int64_t(k + D));
+        w[D] = ld_stream(reinterpret_cast<const uint4*>(vp));
+        cc[D] = ld_stream(reinterpret_cast<const uint2*>(cp));
       }
+      vp += 128;
+      cp += 128;
 #pragma unroll
       for (int t = 0; t < 4; ++t) {
         if (4 * k + t < len) {
-          const unsigned row_addr = lane_base + static_cast<unsigned>(cc[0].v[t]) * kRowBytes;
-          const float wv = w[0].v[t];
+          const unsigned cw = t < 2 ? cc[0].x : cc[0].y;
+          const unsigned col = (t & 1) ? (cw >> 16) : (cw & 0xffffu);
+          const unsigned row_addr = lane_base + col * kRowBytes;
+          const float wv = __uint_as_float(t == 0 ? w[0].x : t == 1 ? w[0].y : t == 2 ? w[0].z : w[0].w);
 #pragma unroll
           for (int kk = 0; kk < P; ++kk) {
             float4 xv;

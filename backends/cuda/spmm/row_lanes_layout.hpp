@@ -26,16 +26,19 @@
 namespace snk::cuda {
 
 // The kernel's two batch tiles (sums per lane): 32 (batch 9-32: one 1024-thread block per SM holding up to 176 KB of
-// X') and 8 (batch 5-8: three 384-thread blocks per SM, each holding up to 44 KB, so that more warps, and more of
-// W's loads, are in flight; stand-alone harness at 16384 x 16384, 90% / 95%: 0.0674 / 0.0429 ms against 0.0683 /
-// 0.0444 with two 512-thread blocks of 88 KB and 0.0977 / 0.0617 with one of 176 KB).
+// X') and 8 (batch 5-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more warps, and more of
+// W's loads, are in flight). Stand-alone harness at 16384 x 16384, batch 8, 90% / 95%: three 512-thread blocks,
+// one chunk ahead (40 registers), 0.0636 / 0.0417 ms; three of 384 threads, two chunks ahead (52 registers), 0.0676
+// / 0.0434; four of 256, 0.0680 / 0.0443; two of 512 with 88 KB, 0.0683 / 0.0444; one of 512 with 176 KB, 0.0977 /
+// 0.0617. A thread block's rows should fill its warps with groups exactly (16384 rows over 33 ranges: 512 rows,
+// 16 groups for 16 warps; with 384-thread blocks over 43 ranges of 384 rows, 1.3 waves of blocks: 0.0859 / 0.0559).
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
   static constexpr std::int64_t kTileBytes = 176 * 1024;
 };
 template <> struct RowLanesTile<8> {
-  static constexpr int kThreads = 384, kBlocksPerSm = 3;
+  static constexpr int kThreads = 512, kBlocksPerSm = 3;
   static constexpr std::int64_t kTileBytes = 44 * 1024;
 };
 
