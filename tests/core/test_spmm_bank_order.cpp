@@ -15,67 +15,20 @@
 #include <vector>
 
 #include "spmm/bank_order.hpp"
+#include "spmm_host_pattern.hpp"
 
 namespace snk::cuda {
 namespace {
-
-struct Pattern {
-  int rows = 0, cols = 0;
-  std::vector<std::int32_t> row_ptr, col;
-  std::vector<std::uint16_t> col16;
-  std::vector<std::int32_t> bounds;   // [n_fine + 1][rows]
-  int n_fine = 0;
-};
 
 std::mt19937& rng() {
   static std::mt19937 g(std::random_device{}());
   return g;
 }
 
-// Rows draw each column with probability `density`; every `empty_every`-th row is empty and every
-// `short_every`-th row holds 1-3 non-zeros.
-Pattern make(int rows, int cols, double density, int empty_every = 0, int short_every = 0) {
-  Pattern p;
-  p.rows = rows;
-  p.cols = cols;
-  p.row_ptr.push_back(0);
-  std::geometric_distribution<int> skip(density);
-  std::uniform_int_distribution<int> any(0, cols - 1), few(1, 3);
-  for (int r = 0; r < rows; ++r) {
-    if (empty_every && r % empty_every == 0) {
-    } else if (short_every && r % short_every == 0) {
-      std::vector<int> c;
-      for (int i = few(rng()); i > 0; --i) c.push_back(any(rng()));
-      std::sort(c.begin(), c.end());
-      c.erase(std::unique(c.begin(), c.end()), c.end());
-      p.col.insert(p.col.end(), c.begin(), c.end());
-    } else {
-      for (long c = skip(rng()); c < cols; c += 1 + skip(rng())) p.col.push_back(static_cast<int>(c));
-    }
-    p.row_ptr.push_back(static_cast<std::int32_t>(p.col.size()));
-  }
-  for (int c : p.col) p.col16.push_back(static_cast<std::uint16_t>(c & 0xffff));
-  const int fine = 64;
-  p.n_fine = (cols + fine - 1) / fine;
-  p.bounds.resize((static_cast<std::size_t>(p.n_fine) + 1) * rows);
-  for (int r = 0; r < rows; ++r) {
-    int j = p.row_ptr[r];
-    for (int f = 0; f < p.n_fine; ++f) {
-      while (j < p.row_ptr[r + 1] && p.col[j] < f * fine) ++j;
-      p.bounds[static_cast<std::size_t>(f) * rows + r] = j;
-    }
-    p.bounds[static_cast<std::size_t>(p.n_fine) * rows + r] = p.row_ptr[r + 1];
-  }
-  return p;
-}
+using Pattern = HostPattern;
 
-HeldSegments segments(const Pattern& p, int block_cols) {
-  HeldSegments s;
-  s.bounds = p.bounds.data();
-  s.rows = p.rows;
-  s.n_fine = p.n_fine;
-  s.ratio = block_cols / 64;
-  return s;
+Pattern make(int rows, int cols, double density, int empty_every = 0, int short_every = 0) {
+  return make_host_pattern(rng(), rows, cols, density, empty_every, short_every);
 }
 
 // The order is a permutation, and each position's non-zero comes from the same (row, block) segment.

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "spmm/row_lanes_layout.hpp"
+#include "spmm_host_pattern.hpp"
 
 namespace snk::cuda {
 namespace {
@@ -39,59 +40,10 @@ std::mt19937& rng() {
   return g;
 }
 
-struct Pattern {
-  int rows = 0, cols = 0;
-  std::vector<std::int32_t> row_ptr, col;
-  std::vector<std::int32_t> bounds;   // [n_fine + 1][rows]
-  int n_fine = 0;
-  std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
-};
+using Pattern = HostPattern;
 
-// A rows x cols pattern whose rows draw each column with probability `density` (none at density 0); every
-// `empty_every`-th row is empty and every `short_every`-th row holds one to three non-zeros. The boundary table
-// has one entry per 64-column fine block and row, plus the rows' ends.
 Pattern make(int rows, int cols, double density, int empty_every = 0, int short_every = 0) {
-  Pattern p;
-  p.rows = rows;
-  p.cols = cols;
-  p.row_ptr.push_back(0);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> any(0, cols - 1), few(1, 3);
-  for (int r = 0; r < rows; ++r) {
-    if (empty_every && r % empty_every == 0) {
-    } else if (short_every && r % short_every == 0) {
-      std::vector<std::int32_t> c;
-      for (int i = few(rng()); i > 0; --i) c.push_back(any(rng()));
-      std::sort(c.begin(), c.end());
-      c.erase(std::unique(c.begin(), c.end()), c.end());
-      p.col.insert(p.col.end(), c.begin(), c.end());
-    } else if (density > 0) {
-      for (int c = 0; c < cols; ++c)
-        if (u(rng()) < density) p.col.push_back(c);
-    }
-    p.row_ptr.push_back(static_cast<std::int32_t>(p.col.size()));
-  }
-  const int fine = 64;
-  p.n_fine = (cols + fine - 1) / fine;
-  p.bounds.assign((static_cast<std::size_t>(p.n_fine) + 1) * static_cast<std::size_t>(rows), 0);
-  for (int r = 0; r < rows; ++r) {
-    std::int32_t j = p.row_ptr[static_cast<std::size_t>(r)];
-    for (int f = 0; f < p.n_fine; ++f) {
-      while (j < p.row_ptr[static_cast<std::size_t>(r) + 1] && p.col[static_cast<std::size_t>(j)] < f * fine) ++j;
-      p.bounds[static_cast<std::size_t>(f) * rows + r] = j;
-    }
-    p.bounds[static_cast<std::size_t>(p.n_fine) * rows + r] = p.row_ptr[static_cast<std::size_t>(r) + 1];
-  }
-  return p;
-}
-
-HeldSegments segments(const Pattern& p, int block_cols) {
-  HeldSegments s;
-  s.bounds = p.bounds.data();
-  s.rows = p.rows;
-  s.n_fine = p.n_fine;
-  s.ratio = block_cols / 64;
-  return s;
+  return make_host_pattern(rng(), rows, cols, density, empty_every, short_every);
 }
 
 // Counts the failures of one kind and keeps the first one's description, so a broken layout reports one line
