@@ -28,7 +28,6 @@
 
 namespace snk::cuda {
 
-
 struct RowLanesParams {
   const std::uint16_t* col16 = nullptr;       // the layout's columns, relative to their block's first
   const float* values = nullptr;              // the bound values in the layout's order
