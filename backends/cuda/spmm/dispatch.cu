@@ -30,11 +30,10 @@
 //   - plus_times fp32, batch 5-32 (batch tile 8 up to batch 8, else 32), fp32 values bound to the plan
 //     (SpmmArgs::values_bound), where lanes_geometry() says it pays (a group of 32 rows per warp of each thread
 //     block, rows' segments per held column block of >= 48 non-zeros): RowLanes (before all of the above;
-//     lanes_serve()). 16384 x 16384, bound, batch 8: 0.0674 against the held kernel's 0.0715 ms at 90%, 0.0429
-//     against 0.0484 at 95% (stand-alone harness against the benchmark); batch 9-32: 0.146-0.151 against
-//     0.205-0.210 ms at 90%, 0.0875-0.0925 against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050 against
-//     row_range's 0.038-0.045, and on 4096 x 4096 (96 rows per thread block) 0.036-0.059 against 0.008-0.028, both
-//     left out by the rule;
+//     lanes_serve()). 16384 x 16384, bound, batch 8: 0.0612 ms against the held kernel's 0.0715 (24d1bc4's table)
+//     at 90%, 0.0392 against 0.0484 at 95%; batch 9-32: 0.146-0.151 against 0.205-0.210 ms at 90%, 0.0875-0.0925
+//     against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050 against row_range's 0.038-0.045, and on
+//     4096 x 4096 (96 rows per thread block at tile 32) 0.036-0.059 against 0.008-0.028, both left out by the rule;
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
@@ -619,7 +618,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain (16384 x 16384,
   // 90%, batch 128: 0.681 against 0.836 ms). A batch short of the tile is copied too: the bulk copies read
   // whole tile rows, which past the batch would leave X's last row (its allocation may end at the batch).
-  // RowLanes stages whole rows of 32 values likewise (its X' rows exactly one tile apart).
+  // RowLanes stages whole rows of its batch tile likewise (its X' rows exactly one tile apart).
   const int cb_tile = lanes ? ch.batch_tile
                       : ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
                               batch <= ch.column_block.batch_tile
