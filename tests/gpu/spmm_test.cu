@@ -1069,14 +1069,14 @@ TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
 }
 
 // ---- values bound to the plan: the lanes-across-rows kernel in its interleaved row-group order --------------------
-// RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 5-32 (batch tiles 8 and 32, the tile-8 order in its
-// residue order): one column block held per thread block (several
+// RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 5-128 (batch tiles 8 and 32, the tile-8 order in its
+// residue order; batches past 32 in several tiles, not a multiple of the tile among them): one column block held per thread block (several
 // blocks: partial tiles folded in block order; one block: Y written directly), rows in length-sorted groups of 32
 // (row counts that leave a group short, fewer rows than one group, empty rows, one row far longer than the
 // others), batches short of the 32-value tile, both orientations it serves and both layouts with padded leading
 // dimensions; each against the float64 reference and bitwise repeatable. These plans are too small for Auto to
 // take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X, batch 4
-// or 33, fp16, more than 65536 columns, no values bound) the call runs as Auto would, still correct.
+// or 129, fp16, more than 65536 columns, no values bound) the call runs as Auto would, still correct.
 TEST(SpmmRowLanes, BoundValuesAgainstReference) {
   SKIP_WITHOUT_GPU();
   struct LanesShape {
@@ -1106,7 +1106,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     SpmmArgs probe;
     probe.values_bound = true;
     probe.kernel = Kernel::RowLanes;
-    for (int batch : {5, 8, 9, 17, 31, 32}) {
+    for (int batch : {5, 8, 9, 17, 31, 32, 33, 64, 100, 128}) {
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
         Case c;
         c.batch = batch;
@@ -1138,7 +1138,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       expect_bitwise_repeatable(p, d, *plan);
     }
     probe.kernel = Kernel::RowLanes;
-    for (int batch : {4, 33}) {   // not served; still correct
+    for (int batch : {4, 129}) {   // not served; still correct
       Case c;
       c.batch = batch;
       c.kernel = Kernel::RowLanes;

@@ -17,7 +17,8 @@
 // per SM, so that more warps keep W's loads in flight); its warps take the groups of 32 rows of its row range from
 // a shared counter, longest first (the layout's order). Split column blocks write partial tiles that
 // fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order run to run
-// (bitwise repeatable). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit 32 rows'
+// (bitwise repeatable). A batch wider than the tile runs one tile per grid z, each streaming W again (batch 33-128
+// at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit 32 rows'
 // lines per step and ran twice as slow (stand-alone harness, 16384 x 16384, 90%, batch 32: 0.32 against 0.16 ms).
 #pragma once
 
@@ -39,7 +40,8 @@ struct RowLanesParams {
   int n_blocks = 0, block_cols = 0;
   int rows_per_range = 0;                     // a multiple of 32
   int n_groups = 0;
-  const float* x = nullptr;                   // X'(k, b) = x[k * BT + b] (rows one batch tile apart)
+  const float* x = nullptr;                   // X'(k, b) = x[k * ldx + b]
+  std::int64_t ldx = 0;                       // a multiple of 4, >= the batch rounded up to the tile
   void* y = nullptr;                          // Y'(m, b) = y[m * ys_row + b * ys_col] (n_blocks == 1)
   std::int64_t ys_row = 0, ys_col = 1;
   int batch = 0;
@@ -61,14 +63,14 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   // 40 registers of three 512-thread blocks per SM: two ahead spilled there, row_lanes_layout.hpp).
   constexpr int D = 1;
   extern __shared__ uint4 rowlanes_smem[];
-  const int c = blockIdx.y;
+  const int c = blockIdx.y;   // the column block; blockIdx.z: the batch tile (X' columns BT z .. BT z + BT - 1)
   const int k0 = c * p.block_cols, nc = min(p.block_cols, p.cols - k0);
   const unsigned raw = shared_address(rowlanes_smem);
   const unsigned base = (raw + 127u) & ~127u;   // the held block, aligned to 128 bytes
   char* tile = reinterpret_cast<char*>(rowlanes_smem) + (base - raw);
   int* next_group = reinterpret_cast<int*>(tile + std::size_t(p.block_cols) * kRowBytes);
   for (int i = threadIdx.x; i < nc * P; i += blockDim.x)
-    cp_async16(tile + std::size_t(i) * 16, p.x + std::int64_t(k0) * BT + std::int64_t(i) * 4, 16);
+    cp_async16(tile + std::size_t(i) * 16, p.x + std::int64_t(k0 + i / P) * p.ldx + blockIdx.z * BT + (i % P) * 4, 16);
   cp_async_commit();
   if (threadIdx.x == 0) *next_group = 0;
   cp_async_wait<0>();
@@ -142,17 +144,19 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
     }
     if (row < 0) continue;
     if (p.partial) {
-      float4* out = reinterpret_cast<float4*>(p.partial + (std::int64_t(c) * p.rows + row) * p.partial_ld);
+      float4* out =
+          reinterpret_cast<float4*>(p.partial + (std::int64_t(c) * p.rows + row) * p.partial_ld + blockIdx.z * BT);
 #pragma unroll
       for (int kk = 0; kk < P; ++kk) out[kk ^ lp] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
     } else {
+      const int b_first = blockIdx.z * BT;
       float* yr = static_cast<float*>(p.y) + std::int64_t(row) * p.ys_row;
 #pragma unroll
       for (int kk = 0; kk < P; ++kk) {
         const int b0 = 4 * (kk ^ lp);
 #pragma unroll
         for (int v = 0; v < 4; ++v)
-          if (b0 + v < p.batch) yr[std::int64_t(b0 + v) * p.ys_col] = a[kk][v];
+          if (b_first + b0 + v < p.batch) yr[std::int64_t(b_first + b0 + v) * p.ys_col] = a[kk][v];
       }
     }
   }

@@ -397,10 +397,13 @@ int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
   return (most + ratio - 1) / ratio;
 }
 
-// The batch tile of the lanes-across-rows kernel for a batch: 8 for batch 5-8, 32 for batch 9-32, else 0 (below 5
-// the row-segment kernels' batch tile of 4 reads less of X' per non-zero than a tile of 8; above 32 it would
-// stream W once per tile).
-int lanes_tile(std::int64_t batch) { return batch >= 5 && batch <= 8 ? 8 : batch >= 9 && batch <= 32 ? 32 : 0; }
+// The batch tile of the lanes-across-rows kernel for a batch: 8 for batch 5-8, 32 for batch 9-kRowLanesMaxBatch
+// (one tile per grid z above 32, each streaming W), else 0 (below 5 the row-segment kernels' batch tile of 4 reads
+// less of X' per non-zero than a tile of 8).
+constexpr std::int64_t kRowLanesMaxBatch = 128;
+int lanes_tile(std::int64_t batch) {
+  return batch >= 5 && batch <= 8 ? 8 : batch >= 9 && batch <= kRowLanesMaxBatch ? 32 : 0;
+}
 
 // Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch 5-32, the values bound
 // (fp32; once_bound: as if they were) to a plan the kernel fits at the batch's tile, and either asked for or where
@@ -618,21 +621,22 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain (16384 x 16384,
   // 90%, batch 128: 0.681 against 0.836 ms). A batch short of the tile is copied too: the bulk copies read
   // whole tile rows, which past the batch would leave X's last row (its allocation may end at the batch).
-  // RowLanes stages whole rows of its batch tile likewise (its X' rows exactly one tile apart).
-  const int cb_tile = lanes ? ch.batch_tile
-                      : ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
+  const int cb_tile = ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
                               batch <= ch.column_block.batch_tile
                           ? ch.column_block.batch_tile
                           : 0;
+  // RowLanes stages whole tiles of each X' row likewise: X' is copied to rows of the batch rounded up to its
+  // tile unless the batch fills its tiles.
+  const std::int64_t lanes_ld = lanes ? round_up(static_cast<int>(batch), ch.batch_tile) : 0;
   if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || ch.kernel == Kernel::RowTile || lanes) {
     // batch % align_vals: the kernels read whole groups of align_vals values, which past the batch would leave
     // X's last row (its allocation may end at the batch).
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
                     reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
                     (!offsets32 || kx * xs_row < (std::int64_t(1) << 31)) &&
-                    (cb_tile == 0 || (xs_row == cb_tile && batch == cb_tile));
+                    (cb_tile == 0 || (xs_row == cb_tile && batch == cb_tile)) && (!lanes || batch == lanes_ld);
     if (!ok && kx > 0) {
-      const std::int64_t ld = cb_tile ? cb_tile : round_up(static_cast<int>(batch), 8);
+      const std::int64_t ld = lanes ? lanes_ld : cb_tile ? cb_tile : round_up(static_cast<int>(batch), 8);
       if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
       if ((e = launch_strided_copy(w.ws_x.get(), ld, 1, x, xs_row, xs_col, kx, batch, static_cast<int>(vs), s)) !=
           cudaSuccess)
@@ -681,11 +685,11 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.rows_per_range = o.rows_per_range;
     p.n_groups = o.n_groups;
     p.x = static_cast<const float*>(x);
+    p.ldx = ldx;
     p.y = args.y.data;
     p.ys_row = ys_row;
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
-    if (ldx != bt) return fail(Status::InvalidArgument, "row_lanes: X' rows are not one tile apart");
     if (p.n_blocks > 1 && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
     if ((e = launch_rowlanes(bt, p, o.n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
