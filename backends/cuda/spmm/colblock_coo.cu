@@ -1,7 +1,7 @@
-// spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of
-// the lanes-across-rows kernel (fp32, batch tile 32, bound values), of the row-tile kernel (fp32, batch tiles 32,
-// 64 and 128, with its in-order fold of split ranges), of SNACK-COO, and of the small helper kernels the dispatcher uses (strided copies of dense operands,
-// value gathers for the transposed pattern, COO row expansion).
+// spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of the
+// lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of the row-tile kernel (fp32, batch tiles
+// 32, 64 and 128, with its in-order fold of split ranges), of SNACK-COO, and of the small helper kernels the
+// dispatcher uses (strided copies of dense operands, value gathers for the transposed pattern, COO row expansion).
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowtile.cuh"
@@ -135,7 +135,8 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
   cudaError_t e =
       cudaFuncSetAttribute(rowlanes_kernel<BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
-  dim3 grid(static_cast<unsigned>(n_ranges), static_cast<unsigned>(p.n_blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
+  const unsigned tiles = static_cast<unsigned>((p.batch + BT - 1) / BT);   // grid z: the batch tiles
+  dim3 grid(static_cast<unsigned>(n_ranges), static_cast<unsigned>(p.n_blocks), tiles);
   rowlanes_kernel<BT><<<grid, RowLanesTile<BT>::kThreads, smem, s>>>(p);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);

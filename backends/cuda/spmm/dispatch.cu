@@ -27,13 +27,15 @@
 //   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
 //     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
 //     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
-//   - plus_times fp32, batch 5-32 (batch tile 8 up to batch 8, else 32), fp32 values bound to the plan
-//     (SpmmArgs::values_bound), where lanes_geometry() says it pays (a group of 32 rows per warp of each thread
-//     block, rows' segments per held column block of >= 48 non-zeros): RowLanes (before all of the above;
-//     lanes_serve()). 16384 x 16384, bound, batch 8: 0.0612 ms against the held kernel's 0.0715 (24d1bc4's table)
-//     at 90%, 0.0392 against 0.0484 at 95%; batch 9-32: 0.146-0.151 against 0.205-0.210 ms at 90%, 0.0875-0.0925
-//     against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050 against row_range's 0.038-0.045, and on
-//     4096 x 4096 (96 rows per thread block at tile 32) 0.036-0.059 against 0.008-0.028, both left out by the rule;
+//   - plus_times fp32, batch 5-128 (batch tile 8 up to batch 8, else 32, one tile per grid z past 32), fp32 values
+//     bound to the plan (SpmmArgs::values_bound), where lanes_geometry() says it pays (a group of 32 rows per warp
+//     of each thread block, rows' segments per held column block of >= 48 non-zeros): RowLanes (before all of the
+//     above; lanes_serve()). 16384 x 16384, bound, batch 8: 0.0612 ms against the held kernel's 0.0715
+//     (24d1bc4's table) at 90%, 0.0392 against 0.0484 at 95%; batch 9-32: 0.146-0.151 against 0.205-0.210 ms
+//     at 90%, 0.0875-0.0925 against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050 against row_range's
+//     0.038-0.045, and on 4096 x 4096 (96 rows per thread block at tile 32) 0.036-0.059 against 0.008-0.028, both
+//     left out by the rule;
+//     batch 48 / 64 / 96 / 128 at 90%: 0.279 / 0.275 / 0.408 / 0.541 against 0.636 / 0.639 / 0.642 / 0.631;
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
@@ -405,7 +407,7 @@ int lanes_tile(std::int64_t batch) {
   return batch >= 5 && batch <= 8 ? 8 : batch >= 9 && batch <= kRowLanesMaxBatch ? 32 : 0;
 }
 
-// Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch 5-32, the values bound
+// Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch 5-128, the values bound
 // (fp32; once_bound: as if they were) to a plan the kernel fits at the batch's tile, and either asked for or where
 // it pays (lanes_geometry); not where building its order failed before.
 bool lanes_serve(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, LanesGeometry* geometry = nullptr) {

@@ -71,9 +71,9 @@ enum class Kernel : std::uint8_t {
                  // or skewed rows and with at most 65536 columns
                  // (elsewhere it runs as RowSegmentBatchLanes)
   RowLanes,      // csr_rowlanes.cuh: lanes across rows (each lane one row, its batch-tile sums in registers), one
-                 // column block of X held per thread block; deterministic; plus_times fp32, batch 5-32 (tiles 8
-                 // and 32), with values bound to the plan only (it reads the plan's interleaved order; elsewhere
-                 // the call runs as Auto would)
+                 // column block of X held per thread block; deterministic; plus_times fp32, batch 5-128 (tiles 8
+                 // and 32, several tiles past 32), with values bound to the plan only (it reads the plan's
+                 // interleaved order; elsewhere the call runs as Auto would)
 };
 const char* kernel_name(Kernel k);
 
@@ -209,7 +209,7 @@ class Plan {
   // in its own order, in which the batch-5-8 column-block kernel (colblock_held_kernel) reads the staged rows of X
   // without shared-memory bank conflicts (spmm/bank_order.hpp; at 16384 x 16384, 90%, batch 8:
   // bench/results/spmm-h200.md). A call with SpmmArgs::values_bound then reads them from there; fp32 calls at
-  // batch 5-32 that the lanes-across-rows kernel takes (Kernel::RowLanes; spmm/row_lanes_layout.hpp) read a second
+  // batch 5-128 that the lanes-across-rows kernel takes (Kernel::RowLanes; spmm/row_lanes_layout.hpp) read a second
   // copy in its own order, per batch tile (8, 32), which the first such call after each bind gathers (the first
   // ever also builds the order on the host, synchronizing the stream; about 10 bytes of device memory per
   // non-zero each; where that memory cannot be had, those calls run the other kernels). The first bind
@@ -239,8 +239,8 @@ Choice choose(const Plan& plan, const SpmmArgs& args);
 
 // Whether binding W's values to the plan (Plan::bind_values) would change how this call runs: its kernel (the
 // dispatcher's, or the one asked for) is the batch-5-8 column-block kernel with the block width a bound order
-// is built for, or the call would run the lanes-across-rows kernel with the values bound (fp32, batch 5-32). For callers that bind on demand (the cuda backend binds a matrix's values the first time such
-// a call comes).
+// is built for, or the call would run the lanes-across-rows kernel with the values bound (fp32, batch 5-128). For
+// callers that bind on demand (the cuda backend binds a matrix's values the first time such a call comes).
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
 
 // Y = op(W) (+).(x) X on args.stream. Asynchronous; returns InvalidArgument / Unsupported without

@@ -119,7 +119,7 @@ struct Plan::Impl {
   ValueType bound_type = ValueType::FP32;
   bool has_bound_values = false;
   // The lanes-across-rows kernel's orders (row_lanes_layout.hpp; fp32 values bound), one per batch tile:
-  // lanes[0] batch tile 8 (batch 5-8), lanes[1] batch tile 32 (batch 9-32). Built on the first call that runs the
+  // lanes[0] batch tile 8 (batch 5-8), lanes[1] batch tile 32 (batch 9-128). Built on the first call that runs the
   // kernel at that tile (ensure_lanes_values); every bind_values drops the values' copies, which the next such
   // call gathers again.
   struct LanesOrder {

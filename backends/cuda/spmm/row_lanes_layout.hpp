@@ -14,8 +14,8 @@
 // in the order that gives its i-th a column = ((lane >> 1) + i) mod 4 while its row has one, so that the even
 // lanes of a phase, and the odd ones, read distinct bank groups (harness, 16384 x 16384, batch 8: 0.0674 against
 // 0.0863 ms in CSR order at 90%, 0.0429 against 0.0516 at 95%). Summation within a row is order-free, so the
-// values only follow the order: the first call after Plan::bind_values gathers them. Pure C++: tests/core/test_spmm_row_lanes_layout.cpp checks it
-// where no GPU exists.
+// values only follow the order: the first call after Plan::bind_values gathers them. Pure C++:
+// tests/core/test_spmm_row_lanes_layout.cpp checks it where no GPU exists.
 #pragma once
 
 #include <cstdint>
@@ -25,13 +25,14 @@
 
 namespace snk::cuda {
 
-// The kernel's two batch tiles (sums per lane): 32 (batch 9-32: one 1024-thread block per SM holding up to 176 KB of
-// X') and 8 (batch 5-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more warps, and more of
-// W's loads, are in flight). Stand-alone harness at 16384 x 16384, batch 8, 90% / 95%: three 512-thread blocks,
-// one chunk ahead (40 registers), 0.0636 / 0.0417 ms; three of 384 threads, two chunks ahead (52 registers), 0.0676
-// / 0.0434; four of 256, 0.0680 / 0.0443; two of 512 with 88 KB, 0.0683 / 0.0444; one of 512 with 176 KB, 0.0977 /
-// 0.0617. A thread block's rows should fill its warps with groups exactly (16384 rows over 33 ranges: 512 rows,
-// 16 groups for 16 warps; with 384-thread blocks over 43 ranges of 384 rows, 1.3 waves of blocks: 0.0859 / 0.0559).
+// The kernel's two batch tiles (sums per lane): 32 (batch 9-128, a tile per grid z: one 1024-thread block per SM
+// holding up to 176 KB of X') and 8 (batch 5-8: three 512-thread blocks per SM, each holding up to 44 KB, so that
+// more warps, and more of W's loads, are in flight). Stand-alone harness at 16384 x 16384, batch 8, 90% / 95%:
+// three 512-thread blocks, one chunk ahead (40 registers), 0.0636 / 0.0417 ms; three of 384 threads, two chunks
+// ahead (52 registers), 0.0676 / 0.0434; four of 256, 0.0680 / 0.0443; two of 512 with 88 KB, 0.0683 / 0.0444;
+// one of 512 with 176 KB, 0.0977 / 0.0617. A thread block's rows should fill its warps with groups exactly (16384
+// rows over 33 ranges: 512 rows, 16 groups for 16 warps; with 384-thread blocks over 43 ranges of 384 rows, 1.3
+// waves of blocks: 0.0859 / 0.0559).
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
