@@ -850,9 +850,9 @@ int main(int argc, char** argv) {
         "method's time over `disp` (> 1: disp is faster). `on-chip floor` = nnz x batch x 4 bytes over the "
         "shared-memory read bandwidth: the least time in which any kernel that brings each non-zero's row of X into "
         "registers from shared memory or L1 (one data pipe) can run. `disp, bound values` = the same call with W's "
-        "values bound to the plan beforehand (Plan::bind_values: the batch-8 column-block kernel then reads them in "
-        "its bank-aware order, and batch 9-32 runs the lanes-across-rows kernel, row_lanes, on its interleaved "
-        "row-group order where the dispatcher's rule takes it; `-` where neither runs). Every output was checked against "
+        "values bound to the plan beforehand (Plan::bind_values: batch 5-128 runs the lanes-across-rows kernel, "
+        "row_lanes, on the plan's interleaved row-group order where the dispatcher's rule takes it, else batch 5-8 "
+        "the column-block kernel on its bank-aware order; `-` where neither runs). Every output was checked against "
         "cuBLAS (max relative error in the last column).\n\n";
   md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_range ms | row_tile ms | disp ms (kernel) | eff BW | disp, bound values ms (eff BW) | on-chip floor ms | best cuSPARSE ms (alg) | "
         "cuBLAS ms | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";
