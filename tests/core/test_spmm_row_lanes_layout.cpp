@@ -64,16 +64,6 @@ struct Misses {
 
 #define EXPECT_NO_MISSES(m, what) EXPECT_EQ(0, (m).n) << what << "; first: " << (m).first
 
-// Builds the layout of p's segments of block_cols columns for thread blocks of rows_per_range rows and checks
-// every property the header documents.
-// The plan's packed columns of p (col & 0xffff); never empty, so that data() is a real pointer even without
-// non-zeros.
-std::vector<std::uint16_t> packed_columns(const Pattern& p) {
-  std::vector<std::uint16_t> c16(std::max<std::size_t>(1, p.col.size()), 0);
-  for (std::size_t j = 0; j < p.col.size(); ++j) c16[j] = static_cast<std::uint16_t>(p.col[j] & 0xffff);
-  return c16;
-}
-
 // Builds the layout of p's segments of block_cols columns for thread blocks of rows_per_range rows (in the residue
 // order of `residues` classes with p's packed columns where residues > 0, else in CSR order through the default
 // arguments) and checks every property the header documents.
@@ -84,7 +74,7 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t rows_per_ran
                                     << ", residues " << residues);
   const HeldSegments seg = segments(p, block_cols);
   const std::int64_t nnz = p.nnz();
-  const std::vector<std::uint16_t> col16 = packed_columns(p);
+  const std::vector<std::uint16_t>& col16 = p.col16;
   RowLanesLayout L;
   if (residues == 0) ASSERT_TRUE(build_row_lanes_layout(seg, nnz, rows_per_range, L));
   else ASSERT_TRUE(build_row_lanes_layout(seg, nnz, rows_per_range, L, col16.data(), residues));
@@ -415,7 +405,7 @@ TEST(SpmmRowLanesLayout, RefusesBadArgumentsAndTablesThatDoNotTile) {
   ASSERT_GT(nnz, 0);
   RowLanesLayout good;
   ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 32, good));
-  const std::vector<std::uint16_t> col16 = packed_columns(p);
+  const std::vector<std::uint16_t>& col16 = p.col16;
   RowLanesLayout good4;
   ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 32, good4, col16.data(), 4));
   ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 32, good4, col16.data(), 8));

@@ -22,20 +22,18 @@ Slot slot_of(std::int64_t p, std::int64_t S) {
   return {k >> 5, static_cast<int>(k & (kLanes - 1)), static_cast<int>(p & (kChunk - 1))};
 }
 
-// Calls f(S, E) for every segment in position order (row by row, blocks in order); false where the segments do
-// not tile 0 .. nnz - 1.
+// Calls f(S, E) for every non-empty segment in position order (row by row, blocks in order); false, calling
+// nothing, where the segments do not tile 0 .. nnz - 1 (HeldSegments::tiles).
 template <class F>
 bool for_each_segment(const HeldSegments& seg, std::int64_t nnz, F&& f) {
-  std::int64_t at = 0;
+  if (!seg.tiles(nnz)) return false;
   const int nb = seg.n_blocks();
   for (std::int32_t r = 0; r < seg.rows; ++r)
     for (int c = 0; c < nb; ++c) {
       const std::int64_t S = seg.begin(c, r), E = seg.end(c, r);
-      if (S != at || E < S || E > nnz) return false;
       if (E > S) f(S, E);
-      at = E;
     }
-  return at == nnz;
+  return true;
 }
 
 }  // namespace

@@ -34,6 +34,20 @@ struct HeldSegments {
     const int f = (c + 1) * ratio < n_fine ? (c + 1) * ratio : n_fine;
     return bounds[std::int64_t(f) * rows + r];
   }
+  // Whether the segments tile 0 .. nnz - 1 in position order (row by row, the blocks in order), as the column-block
+  // segments of the plan's CSR pattern do; the orders built on them (bank_order.hpp, row_lanes_layout.hpp) refuse
+  // a table that does not.
+  bool tiles(std::int64_t nnz) const {
+    std::int64_t at = 0;
+    const int nb = n_blocks();
+    for (std::int32_t r = 0; r < rows; ++r)
+      for (int c = 0; c < nb; ++c) {
+        const std::int64_t S = begin(c, r), E = end(c, r);
+        if (S != at || E < S || E > nnz) return false;
+        at = E;
+      }
+    return at == nnz;
+  }
 };
 
 // Residues of the kernel's bank groups for X' rows of 8 values of value_bytes each (4 for fp32, 8 for 2-byte

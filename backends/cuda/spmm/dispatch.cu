@@ -682,10 +682,10 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.slot_len = o.slot_len.get();
     p.rows = w.rows;
     p.cols = w.cols;
-    p.n_blocks = o.n_blocks;
-    p.block_cols = o.block_cols;
-    p.rows_per_range = o.rows_per_range;
-    p.n_groups = o.n_groups;
+    p.n_blocks = o.geo.n_blocks;
+    p.block_cols = o.geo.block_cols;
+    p.rows_per_range = o.geo.rows_per_range;
+    p.n_groups = (w.rows + 31) / 32;
     p.x = static_cast<const float*>(x);
     p.ldx = ldx;
     p.y = args.y.data;
@@ -694,7 +694,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.batch = static_cast<int>(batch);
     if (p.n_blocks > 1 && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
-    if ((e = launch_rowlanes(bt, p, o.n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
+    if ((e = launch_rowlanes(bt, p, o.geo.n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
     return Status::Success;
   }
 

@@ -282,48 +282,52 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
 
 namespace {
 
+// The columns of the non-zeros an order puts at positions [p0, p1) of one column block (perm[p]: the CSR
+// position there, -1 for a pad, which keeps column 0), relative to the block's first column `first` (the plan's
+// packed columns wrap at 65536, and so does the difference): the bound copies' columns, from which a kernel
+// addresses its staged X' row with one multiply-add.
+void relative_columns(const std::vector<std::uint16_t>& c16, const std::vector<std::int32_t>& perm, std::int64_t p0,
+                      std::int64_t p1, std::int64_t first, std::vector<std::uint16_t>& rel) {
+  const std::uint16_t f = static_cast<std::uint16_t>(first & 0xffff);
+  for (std::int64_t q = p0; q < p1; ++q) {
+    const std::int32_t src = perm[static_cast<std::size_t>(q)];
+    if (src >= 0) rel[static_cast<std::size_t>(q)] = static_cast<std::uint16_t>(c16[static_cast<std::size_t>(src)] - f);
+  }
+}
+
 // Builds the plan's lanes-across-rows order at batch tile bt (row_lanes_layout.hpp; at tile 8 in the residue
-// order of 32-byte X' rows) where lanes_geometry() says the kernel fits. Returns false where it does not or on a
-// CUDA failure (the order then stays unbuilt).
-bool build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
+// order of 32-byte X' rows). cudaErrorInvalidValue where lanes_geometry() says the kernel does not fit (or the
+// boundary table does not tile the non-zeros), else the first CUDA error; the order stays unbuilt on failure.
+cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   LanesGeometry geo;
-  if (!lanes_geometry(im, bt, geo)) return false;
+  if (!lanes_geometry(im, bt, geo)) return cudaErrorInvalidValue;
   Plan::Impl::LanesOrder& o = im.lanes_of(bt);
-  const int block_cols = geo.block_cols, n_blocks = geo.n_blocks;
-  const int ratio = block_cols / im.tile_fine_cols;
   std::vector<std::int32_t> edges;
   std::vector<std::uint16_t> c16(static_cast<std::size_t>(im.nnz));
-  if (cudaMemcpyAsync(c16.data(), im.col16.get(), c16.size() * 2, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
-      im.column_edges(ratio, stream, edges) != cudaSuccess)
-    return false;
+  cudaError_t e = cudaMemcpyAsync(c16.data(), im.col16.get(), c16.size() * 2, cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = im.column_edges(geo.block_cols / im.tile_fine_cols, stream, edges);
+  if (e != cudaSuccess) return e;
   HeldSegments seg;
   seg.bounds = edges.data();
   seg.rows = im.rows;
-  seg.n_fine = n_blocks;
+  seg.n_fine = geo.n_blocks;
   seg.ratio = 1;
   RowLanesLayout L;
-  if (!build_row_lanes_layout(seg, im.nnz, geo.rows_per_range, L, c16.data(), bt == 8 ? 4 : 0)) return false;
+  if (!build_row_lanes_layout(seg, im.nnz, geo.rows_per_range, L, c16.data(), bt == 8 ? 4 : 0))
+    return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);
-  for (std::size_t gi = 0; gi < L.group_start.size(); ++gi) {
-    const std::uint16_t first = static_cast<std::uint16_t>((gi / L.n_groups) * block_cols);
-    const std::size_t p0 = static_cast<std::size_t>(L.group_start[gi]);
-    const std::size_t p1 = p0 + static_cast<std::size_t>(L.group_chunks[gi]) * 128;
-    for (std::size_t q = p0; q < p1; ++q)
-      if (L.perm[q] >= 0) rel[q] = static_cast<std::uint16_t>(c16[static_cast<std::size_t>(L.perm[q])] - first);
-  }
-  if (o.perm.upload(L.perm, 0, stream) != cudaSuccess || o.col16.upload(rel, 0, stream) != cudaSuccess ||
-      o.group_start.upload(L.group_start, 0, stream) != cudaSuccess ||
-      o.group_chunks.upload(L.group_chunks, 0, stream) != cudaSuccess ||
-      o.slot_row.upload(L.slot_row, 0, stream) != cudaSuccess || o.slot_len.upload(L.slot_len, 0, stream) != cudaSuccess ||
-      cudaStreamSynchronize(stream) != cudaSuccess)
-    return false;
-  o.positions = static_cast<std::int64_t>(L.perm.size());
-  o.block_cols = block_cols;
-  o.n_blocks = n_blocks;
-  o.rows_per_range = geo.rows_per_range;
-  o.n_ranges = geo.n_ranges;
-  o.n_groups = L.n_groups;
-  return true;
+  for (std::size_t gi = 0; gi < L.group_start.size(); ++gi)
+    relative_columns(c16, L.perm, L.group_start[gi], L.group_start[gi] + std::int64_t(L.group_chunks[gi]) * 128,
+                     std::int64_t(gi / static_cast<std::size_t>(L.n_groups)) * geo.block_cols, rel);
+  if ((e = o.perm.upload(L.perm, 0, stream)) != cudaSuccess || (e = o.col16.upload(rel, 0, stream)) != cudaSuccess ||
+      (e = o.group_start.upload(L.group_start, 0, stream)) != cudaSuccess ||
+      (e = o.group_chunks.upload(L.group_chunks, 0, stream)) != cudaSuccess ||
+      (e = o.slot_row.upload(L.slot_row, 0, stream)) != cudaSuccess ||
+      (e = o.slot_len.upload(L.slot_len, 0, stream)) != cudaSuccess ||
+      (e = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return e;
+  o.geo = geo;
+  return cudaSuccess;
 }
 
 }  // namespace
@@ -331,11 +335,10 @@ bool build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
 cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, const void* values, cudaStream_t stream) {
   Plan::Impl::LanesOrder& o = im.lanes_of(bt);
   if (o.has_values) return cudaSuccess;
-  cudaError_t e = cudaSuccess;
-  if (o.block_cols == 0 && !build_lanes_order(im, bt, stream)) e = cudaGetLastError();
-  if (e == cudaSuccess && o.block_cols == 0) e = cudaErrorInvalidValue;   // the plan does not fit the kernel
-  if (e == cudaSuccess) e = o.values.reserve(static_cast<std::size_t>(o.positions) + 16);
-  if (e == cudaSuccess) e = launch_gather(o.values.get(), values, o.perm.get(), o.positions, 4, stream);
+  cudaError_t e = o.geo.block_cols == 0 ? build_lanes_order(im, bt, stream) : cudaSuccess;
+  if (e == cudaSuccess) e = o.values.reserve(o.perm.size() + 16);
+  if (e == cudaSuccess)
+    e = launch_gather(o.values.get(), values, o.perm.get(), static_cast<std::int64_t>(o.perm.size()), 4, stream);
   if (e != cudaSuccess) {
     o.failed = true;
     return e;
@@ -390,12 +393,9 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     // The columns in that order, each relative to its column block's first (the held kernel then addresses its
     // staged X' row with one multiply-add), padded by 8 for the chunk loads.
     std::vector<std::uint16_t> rel(nnz + 8, 0);
-    for (int c = 0; c < seg.n_blocks(); ++c) {
-      const std::uint16_t first = static_cast<std::uint16_t>((static_cast<std::int64_t>(c) * block_cols) & 0xffff);
+    for (int c = 0; c < seg.n_blocks(); ++c)
       for (std::int32_t r = 0; r < im.rows; ++r)
-        for (std::int64_t q = seg.begin(c, r); q < seg.end(c, r); ++q)
-          rel[static_cast<std::size_t>(q)] = static_cast<std::uint16_t>(c16[static_cast<std::size_t>(perm[q])] - first);
-    }
+        relative_columns(c16, perm, seg.begin(c, r), seg.end(c, r), static_cast<std::int64_t>(c) * block_cols, rel);
     if ((e = im.bound_perm.upload(perm, 0, stream)) != cudaSuccess) return cuda_fail("upload order");
     if ((e = im.bound_col16.upload(rel, 0, stream)) != cudaSuccess) return cuda_fail("upload ordered columns");
     if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return cuda_fail("synchronize");   // host arrays go

@@ -35,6 +35,14 @@ struct SnackCooParams;
 struct RowTileParams;
 struct RowLanesParams;
 
+// The lanes-across-rows kernel's layout of a plan at one batch tile (lanes_geometry, below): its column blocks, and
+// its row ranges of a multiple of 32 rows; pays: where Auto takes the kernel.
+struct LanesGeometry {
+  int block_cols = 0, n_blocks = 0, n_ranges = 0;
+  std::int32_t rows_per_range = 0;
+  bool pays = false;
+};
+
 // A device array that frees itself.
 template <class T>
 class DeviceArray {
@@ -123,13 +131,12 @@ struct Plan::Impl {
   // kernel at that tile (ensure_lanes_values); every bind_values drops the values' copies, which the next such
   // call gathers again.
   struct LanesOrder {
+    LanesGeometry geo;                             // geo.block_cols 0: not built
     DeviceArray<std::uint16_t> col16;              // columns relative to their block's first (pads 0)
     DeviceArray<std::int32_t> perm;                // CSR position of each position, -1 for a pad
     DeviceArray<float> values;                     // the bound values gathered into the order
-    DeviceArray<std::int64_t> group_start;         // [n_blocks][n_groups]
+    DeviceArray<std::int64_t> group_start;         // [n_blocks][ceil(rows / 32)]
     DeviceArray<std::int32_t> group_chunks, slot_row, slot_len;
-    std::int64_t positions = 0;
-    int block_cols = 0, n_blocks = 0, rows_per_range = 0, n_ranges = 0, n_groups = 0;   // block_cols 0: not built
     bool has_values = false;   // values hold the values last bound (fp32)
     bool failed = false;       // building the order or its copy failed (device memory): the kernel is not used
     std::size_t bytes() const {
@@ -180,11 +187,6 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 // segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch 32, 99%: 14 per
 // segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
 constexpr double kRowLanesMinSegment = 48;
-struct LanesGeometry {
-  int block_cols = 0, n_blocks = 0, n_ranges = 0;
-  std::int32_t rows_per_range = 0;
-  bool pays = false;
-};
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
 // The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
 // last bound, in CSR order), built on the first call that runs the kernel at that tile after a bind (the order
