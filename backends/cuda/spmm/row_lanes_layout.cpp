@@ -6,6 +6,103 @@
 
 namespace snk::cuda {
 
+namespace {
+
+// The eight half-phases of a group: the lanes 8 q + 2 j + h (j = 0 .. 3) of load phase q that read half h of
+// their 32-byte X' rows first, so lanes of one half-phase whose columns share a residue class share a bank group.
+int half_of(int lane) { return (lane >> 3) * 2 + (lane & 1); }
+
+// Rearranges each group's slots so that the four rows of each half-phase hold their residue classes as evenly as
+// possible: a half-phase needs at least as many load steps as its most frequent class has non-zeros (the classes'
+// totals over its rows), so a half whose rows all run long in one class conflicts at their tails. Exchanges pairs
+// of slots of different halves while that lowers the sum over the group of each half's most frequent class (at
+// most four sweeps over the 32 x 32 pairs); the rows stay in their group, so the lengths, chunk counts and pads do
+// not change. Uniform pattern, blocks of 1408 columns: the bound this sets on the mean wavefronts of a load phase
+// falls from about 1.10 to 1.03 at 10% (1.05 at 5%).
+void balance_halves(const HeldSegments& seg, const std::uint16_t* col16, int residues, RowLanesLayout& L) {
+  const std::size_t groups = L.group_start.size();
+  for (std::size_t gi = 0; gi < groups; ++gi) {
+    const int c = static_cast<int>(gi / static_cast<std::size_t>(L.n_groups));
+    std::int32_t* row = &L.slot_row[gi * 32];
+    std::int32_t* len = &L.slot_len[gi * 32];
+    std::int64_t count[32][8] = {}, total[8][8] = {};
+    for (int l = 0; l < 32; ++l) {
+      if (row[l] < 0) continue;
+      for (std::int64_t q = seg.begin(c, row[l]); q < seg.end(c, row[l]); ++q)
+        ++count[l][col16[static_cast<std::size_t>(q)] % residues];
+      for (int k = 0; k < residues; ++k) total[half_of(l)][k] += count[l][k];
+    }
+    auto most = [&](const std::int64_t* t) { return *std::max_element(t, t + residues); };
+    for (int sweep = 0; sweep < 4; ++sweep) {
+      bool changed = false;
+      for (int a = 0; a < 32; ++a)
+        for (int b = a + 1; b < 32; ++b) {
+          const int ha = half_of(a), hb = half_of(b);
+          if (ha == hb || row[a] < 0 || row[b] < 0) continue;   // slots past the last row stay empty
+          std::int64_t ta[8], tb[8];
+          for (int k = 0; k < residues; ++k) {
+            ta[k] = total[ha][k] - count[a][k] + count[b][k];
+            tb[k] = total[hb][k] - count[b][k] + count[a][k];
+          }
+          if (most(ta) + most(tb) >= most(total[ha]) + most(total[hb])) continue;
+          std::copy(ta, ta + residues, total[ha]);
+          std::copy(tb, tb + residues, total[hb]);
+          std::swap(row[a], row[b]);
+          std::swap(len[a], len[b]);
+          for (int k = 0; k < residues; ++k) std::swap(count[a][k], count[b][k]);
+          changed = true;
+        }
+      if (!changed) break;
+    }
+  }
+}
+
+// Orders the non-zeros of the four lanes of one half-phase (bucket[lane][class]: the lane's non-zeros of each
+// residue class, in CSR order), step by step: at each step the lanes that still have non-zeros take one each,
+// the lane with the fewest classes left first (the lowest lane on ties), each from the class not yet taken at
+// this step with the most left in its row plus the most left in the half (so no class is left to pile up at the
+// tails); a lane all of whose classes are taken at this step takes its largest. put(lane, i, csr) places the
+// lane's i-th. Uniform pattern, blocks of 1408 columns: mean wavefronts 1.08 at 10%, 1.13 at 5% (1.22 and 1.32
+// with one fixed rotation of the classes per lane).
+template <class Put>
+void schedule_half(const int (&lanes)[4], std::vector<std::int32_t> (&bucket)[32][8], int residues, Put put) {
+  std::size_t next[4][8] = {};
+  std::int64_t left[4][8] = {}, half_left[8] = {};
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < residues; ++k) {
+      left[j][k] = static_cast<std::int64_t>(bucket[lanes[j]][k].size());
+      half_left[k] += left[j][k];
+    }
+  for (std::int64_t i = 0;; ++i) {
+    int order[4], active = 0, classes[4] = {};
+    for (int j = 0; j < 4; ++j) {
+      for (int k = 0; k < residues; ++k) classes[j] += left[j][k] > 0;
+      if (classes[j] > 0) order[active++] = j;
+    }
+    if (active == 0) return;
+    for (int t = 1; t < active; ++t)   // fewest classes first, stable (insertion sort: at most four)
+      for (int u = t; u > 0 && classes[order[u]] < classes[order[u - 1]]; --u) std::swap(order[u], order[u - 1]);
+    bool taken[8] = {};
+    for (int t = 0; t < active; ++t) {
+      const int j = order[t];
+      int pick = -1;
+      std::int64_t best = -1;
+      for (int pass = 0; pass < 2 && pick < 0; ++pass)   // a free class first; else the lane's largest
+        for (int k = 0; k < residues; ++k) {
+          if (left[j][k] == 0 || (pass == 0 && taken[k])) continue;
+          const std::int64_t score = pass == 0 ? left[j][k] + half_left[k] : left[j][k];
+          if (score > best) best = score, pick = k;
+        }
+      taken[pick] = true;
+      put(lanes[j], i, bucket[lanes[j]][pick][next[j][pick]++]);
+      --left[j][pick];
+      --half_left[pick];
+    }
+  }
+}
+
+}  // namespace
+
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t rows_per_range,
                             RowLanesLayout& out, const std::uint16_t* col16, int residues) {
   out = RowLanesLayout{};
@@ -52,38 +149,40 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
     }
   }
   if (pos >= (std::int64_t(1) << 31)) return false;
+  // The residue order first rearranges each group's slots (balance_halves), so pass 2 reads the final slots.
+  if (residues > 0) balance_halves(seg, col16, residues, L);
   // Pass 2: the positions.
   L.perm.assign(static_cast<std::size_t>(pos), -1);
-  std::vector<std::int32_t> bucket[8];
+  std::vector<std::int32_t> bucket[32][8];
   for (std::size_t gi = 0; gi < groups; ++gi) {
     const int c = static_cast<int>(gi / static_cast<std::size_t>(n_groups));
+    auto put = [&](int l, std::int64_t i, std::int64_t q) {
+      L.perm[static_cast<std::size_t>(L.group_start[gi] + ((i >> 2) * 32 + l) * 4 + (i & 3))] =
+          static_cast<std::int32_t>(q);
+    };
+    if (residues == 0) {
+      for (int l = 0; l < 32; ++l) {
+        const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
+        if (r < 0) continue;
+        const std::int64_t S = seg.begin(c, r), n = L.slot_len[gi * 32 + static_cast<std::size_t>(l)];
+        for (std::int64_t i = 0; i < n; ++i) put(l, i, S + i);
+      }
+      continue;
+    }
+    // The residue order, one half-phase at a time: the four lanes 8 q + 2 j + h (j = 0 .. 3) read the same half
+    // of their X' rows at once, so they should take distinct residue classes at every step (schedule_half).
     for (int l = 0; l < 32; ++l) {
+      for (int k = 0; k < residues; ++k) bucket[l][k].clear();
       const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
       if (r < 0) continue;
       const std::int64_t S = seg.begin(c, r), n = L.slot_len[gi * 32 + static_cast<std::size_t>(l)];
-      auto put = [&](std::int64_t i, std::int64_t q) {
-        L.perm[static_cast<std::size_t>(L.group_start[gi] + ((i >> 2) * 32 + l) * 4 + (i & 3))] =
-            static_cast<std::int32_t>(q);
-      };
-      if (residues == 0) {
-        for (std::int64_t i = 0; i < n; ++i) put(i, S + i);
-        continue;
-      }
-      // The residue order: the i-th non-zero from residue ((l >> 1) + i) mod residues while the row has one,
-      // else from the residue with the most left (the lowest on ties), each residue's in CSR order.
-      std::size_t next[8] = {};
-      for (int q = 0; q < residues; ++q) bucket[q].clear();
-      for (std::int64_t i = 0; i < n; ++i)
-        bucket[col16[static_cast<std::size_t>(S + i)] % residues].push_back(static_cast<std::int32_t>(S + i));
-      for (std::int64_t i = 0; i < n; ++i) {
-        int want = static_cast<int>(((l >> 1) + i) % residues);
-        if (next[want] == bucket[want].size()) {
-          std::size_t most = 0;
-          for (int q = 0; q < residues; ++q)
-            if (bucket[q].size() - next[q] > most) most = bucket[q].size() - next[q], want = q;
-        }
-        put(i, bucket[want][next[want]++]);
-      }
+      for (std::int64_t q = S; q < S + n; ++q)
+        bucket[l][col16[static_cast<std::size_t>(q)] % residues].push_back(static_cast<std::int32_t>(q));
+    }
+    for (int half = 0; half < 8; ++half) {
+      int lanes[4];
+      for (int j = 0; j < 4; ++j) lanes[j] = 8 * (half >> 1) + 2 * j + (half & 1);
+      schedule_half(lanes, bucket, residues, put);
     }
   }
   out = std::move(L);
