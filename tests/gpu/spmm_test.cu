@@ -845,6 +845,77 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
   EXPECT_EQ("row_range(bt=128,slabs=1,one_row)", choose(*plan_q, a).describe());
 }
 
+// ---- Auto at batch 33-64: passes of 32 batch columns where the whole call would run at batch tile 128 --------------
+TEST(SpmmBatchPasses, AutoSplitsBatch33To64) {
+  SKIP_WITHOUT_GPU();
+  // Two plans of >= 2^19 non-zeros: rows of ~330 (the column-block kernel) and of ~30 (the row-range kernel).
+  struct Plans { const char* name; int rows, cols; double density; const char* tile32; };
+  const Plans plans[] = {{"column_block", 2000, 16384, 0.02, "column_block"}, {"row_range", 20000, 3000, 0.01, "row_range"}};
+  for (const Plans& pl : plans) {
+    SCOPED_TRACE(pl.name);
+    Pattern p = random_pattern(rng(), pl.rows, pl.cols, pl.density);
+    ASSERT_GE(p.col.size(), std::size_t(1) << 19);
+    auto plan = make_plan(p, false);
+    SpmmArgs a;
+    for (int batch : {33, 40, 64}) {
+      a.batch = batch;
+      const Choice ch = choose(*plan, a);
+      EXPECT_EQ(2, ch.batch_passes) << batch;
+      EXPECT_EQ(32, ch.batch_tile) << batch;
+      EXPECT_EQ(0u, ch.describe().find(pl.tile32)) << ch.describe();
+      EXPECT_NE(std::string::npos, ch.describe().find(" x2 passes")) << ch.describe();
+    }
+    // Whole calls: batch 32 and 65, a kernel or a batch tile asked for, fp16, W^T X.
+    for (int batch : {32, 65, 128}) {
+      a.batch = batch;
+      EXPECT_EQ(1, choose(*plan, a).batch_passes) << batch;
+    }
+    a.batch = 48;
+    SpmmArgs asked = a;
+    asked.kernel = Kernel::RowSegmentBatchLanes;
+    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
+    asked = a;
+    asked.batch_tile = 128;
+    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
+    asked = a;
+    asked.column_block.batch_tile = 128;
+    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
+    asked = a;
+    asked.type = ValueType::FP16;
+    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
+    asked = a;
+    asked.orientation = Orientation::WtX;
+    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
+    // Against the float64 reference: both orientations and layouts, padded and not, a last pass of 1 to 32
+    // columns; with values bound (the passes read the bound values where their kernels have an order).
+    for (int batch : {33, 47, 64})
+      for (Orientation o : {Orientation::WX, Orientation::XWt})
+        for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+          Case c;
+          c.orientation = o;
+          c.layout = l;
+          c.batch = batch;
+          c.pad = batch == 47 ? 0 : 5;
+          check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+        }
+    Case b;
+    b.batch = 40;
+    b.bind = true;
+    check_plus_times<float>(p, b, rng(), 1e-5, *plan);
+    Case t;   // W^T X runs whole
+    t.orientation = Orientation::WtX;
+    t.batch = 48;
+    check_plus_times<float>(p, t, rng(), 1e-5, *plan);
+  }
+  // Fewer than 2^19 non-zeros (launch-bound): whole.
+  Pattern small = random_pattern(rng(), 1000, 3000, 0.02);
+  auto plan_s = make_plan(small, false);
+  SpmmArgs a;
+  a.batch = 48;
+  EXPECT_EQ(1, choose(*plan_s, a).batch_passes);
+  EXPECT_EQ(128, choose(*plan_s, a).batch_tile);
+}
+
 // ---- the wide column-block kernel on enough rows to fill the GPU: rows spread evenly over the SMs ----------------
 TEST(SpmmColumnBlock, RowsSpreadOverTheSms) {
   SKIP_WITHOUT_GPU();

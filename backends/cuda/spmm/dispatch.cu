@@ -36,6 +36,9 @@
 //     0.038-0.045, and on 4096 x 4096 (96 rows per thread block at tile 32) 0.036-0.059 against 0.008-0.028, both
 //     left out by the rule;
 //     batch 48 / 64 / 96 / 128 at 90%: 0.279 / 0.275 / 0.408 / 0.541 against 0.636 / 0.639 / 0.642 / 0.631;
+//   - plus_times fp32, W X and X W^T, Auto at batch 33-64 where the rules above would run batch tile 128, on plans
+//     of >= 2^19 non-zeros: passes of 32 batch columns, each a call of its own (batch_passes(); 16384 x 16384,
+//     90%, batch 48: 0.418 against 0.639 ms);
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
@@ -112,6 +115,7 @@ std::string Choice::describe() const {
   }
   if (kernel == Kernel::RowTile)
     o << "(bt=" << row_tile.batch_tile << ",cols=" << row_tile.block_cols << ",splits=" << row_tile.splits << ")";
+  if (batch_passes > 1) o << " x" << batch_passes << " passes";
   return o.str();
 }
 
@@ -421,6 +425,30 @@ bool lanes_serve(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, Lan
   return serves;
 }
 
+// Passes of 32 batch columns (kBatchPassWidth) for an Auto call at batch 33-64 whose kernel would run at batch tile
+// 128, on plans of at least 2^19 non-zeros: those kernels do a whole tile's work whatever the batch, while each
+// pass of the tile-32 kernels costs about what batch 32 does. fp32, W X and X W^T only (W^T X would gather the
+// values into W^T's order again for each pass). Measured per call (one GPU run, medians of 15, L2 flushed), batch
+// 33 / 48 / 64 in passes against the whole call at batch tile 128:
+//   16384 x 16384, 90%: 0.257 / 0.418 / 0.420 against 0.636 / 0.639 / 0.640 ms (column_block); 95%: 0.163 / 0.260
+//   / 0.262 against 0.375 / 0.376 / 0.379; 99%: 0.057 / 0.078 / 0.078 against 0.117 / 0.111 / 0.111 (row_range);
+//   4096 x 4096, 90%: 0.037 / 0.050 / 0.050 against 0.056 / 0.056 / 0.057; 95%: 0.028 / 0.033 / 0.033 against
+//   0.048 / 0.043 / 0.043;
+//   4096 x 4096, 99% (168 K non-zeros, launch-bound): 0.019 / 0.015 / 0.016 against 0.017 / 0.013 / 0.013, left
+//   out by the size limit; batch 96 (three passes) gains nothing (16384, 90%: 3 x 0.206 against 0.642).
+// Returns the number of passes, 1 where the call runs whole.
+constexpr std::int32_t kBatchPassWidth = 32;
+constexpr std::int64_t kBatchPassMinNnz = std::int64_t(1) << 19;
+int batch_passes(const Plan::Impl& a, const SpmmArgs& args, const Choice& whole) {
+  const bool asked = args.kernel != Kernel::Auto || args.batch_tile != 0 || args.column_block.batch_tile != 0 ||
+                     args.row_tile.batch_tile != 0;
+  if (asked || args.type != ValueType::FP32 || !args.semiring.is_plus_times() || args.orientation == Orientation::WtX ||
+      args.batch <= kBatchPassWidth || args.batch > 2 * kBatchPassWidth || whole.batch_tile != 128 ||
+      a.nnz < kBatchPassMinNnz)
+    return 1;
+  return (args.batch + kBatchPassWidth - 1) / kBatchPassWidth;
+}
+
 }  // namespace
 
 int held_block_cols(const Plan::Impl& a, ValueType t) {
@@ -444,7 +472,25 @@ bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args) {
          ch.column_block.block_cols == held_block_cols(plan.impl(), args.type);
 }
 
+namespace {
+Choice choose_whole(const Plan& plan, const SpmmArgs& args);
+}  // namespace
+
 Choice choose(const Plan& plan, const SpmmArgs& args) {
+  const Choice whole = choose_whole(plan, args);
+  const int passes = batch_passes(operand(plan, args.orientation), args, whole);
+  if (passes == 1) return whole;
+  SpmmArgs first = args;
+  first.batch = kBatchPassWidth;
+  Choice ch = choose_whole(plan, first);
+  ch.batch_passes = passes;
+  return ch;
+}
+
+namespace {
+
+// The choice for the call as one pass over its whole batch.
+Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
   const Plan::Impl& a = operand(plan, args.orientation);
   Choice ch;
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
@@ -523,6 +569,8 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   return ch;
 }
 
+}  // namespace
+
 Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   auto fail = [&](Status s, const std::string& why) {
     if (message) *message = why;
@@ -566,6 +614,17 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
 
   const Choice ch = choose(plan, args);
   const std::size_t vs = value_size(args.type);
+  if (ch.batch_passes > 1) {   // batch_passes(): each pass a call of its own on the next batch columns of X and Y
+    for (std::int64_t b0 = 0; b0 < batch; b0 += kBatchPassWidth) {
+      SpmmArgs pass = args;
+      pass.batch = static_cast<std::int32_t>(std::min<std::int64_t>(kBatchPassWidth, batch - b0));
+      pass.x.data = static_cast<char*>(args.x.data) + b0 * xs_col * static_cast<std::int64_t>(vs);
+      pass.y.data = static_cast<char*>(args.y.data) + b0 * ys_col * static_cast<std::int64_t>(vs);
+      const Status st = spmm(plan, pass, message);
+      if (st != Status::Success) return st;
+    }
+    return Status::Success;
+  }
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
   if (!plus_times && !args.semiring.is_plus_times() && (args.type == ValueType::FP16 || args.type == ValueType::BF16))
     return fail(Status::Unsupported, "fp16/bf16 values run plus_times only");

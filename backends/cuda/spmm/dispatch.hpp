@@ -184,6 +184,8 @@ struct Choice {
   int lanes_blocks = 0;             // RowLanes: column blocks (> 1: partial tiles folded in block order)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
+  int batch_passes = 1;             // > 1: the call runs as that many calls of up to kBatchPassWidth batch columns
+                                    // (the fields above: the first pass's choice; see batch_passes() in dispatch.cu)
   std::string describe() const;
 };
 
