@@ -1280,6 +1280,33 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     d.bind = true;
     expect_bitwise_repeatable(m, d, *plan_m);
   }
+  // Past batch 32 with a last tile of 1-8 columns: the whole tiles in one pass, the rest in a second (batch tile 8
+  // for 5-8 columns, the batch-1-4 kernels below); a last tile of 9 or more runs in the one call.
+  for (int batch : {33, 36, 40, 72}) {
+    SpmmArgs am;
+    am.batch = batch;
+    am.values_bound = true;
+    const Choice cm = choose(*plan_m, am);
+    EXPECT_EQ(Kernel::RowLanes, cm.kernel) << cm.describe();
+    EXPECT_EQ(2, cm.batch_passes) << cm.describe();
+    EXPECT_EQ(batch - batch % 32, cm.pass_width) << cm.describe();
+    Case c;
+    c.batch = batch;
+    c.bind = true;
+    c.layout = batch == 36 ? Layout::ColMajor : Layout::RowMajor;
+    c.pad = batch == 40 ? 3 : 0;
+    check_plus_times<float>(m, c, rng(), 1e-5, *plan_m);
+  }
+  for (int batch : {41, 64, 128}) {
+    SpmmArgs am;
+    am.batch = batch;
+    am.values_bound = true;
+    EXPECT_EQ(1, choose(*plan_m, am).batch_passes) << batch;
+  }
+  Case r;
+  r.batch = 37;
+  r.bind = true;
+  expect_bitwise_repeatable(m, r, *plan_m);
 }
 
 // values_bound where the plan holds none, or of another type, and bind_values with a type the kernel does not run:

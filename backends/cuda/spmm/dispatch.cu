@@ -37,8 +37,9 @@
 //     left out by the rule;
 //     batch 48 / 64 / 96 / 128 at 90%: 0.279 / 0.275 / 0.408 / 0.541 against 0.636 / 0.639 / 0.642 / 0.631;
 //   - plus_times fp32, W X and X W^T, Auto at batch 33-64 where the rules above would run batch tile 128, on plans
-//     of >= 2^19 non-zeros: passes of 32 batch columns, each a call of its own (batch_passes(); 16384 x 16384,
-//     90%, batch 48: 0.418 against 0.639 ms);
+//     of >= 2^19 non-zeros: passes of 32 batch columns, each a call of its own (pass_width(); 16384 x 16384,
+//     90%, batch 48: 0.418 against 0.639 ms); RowLanes past batch 32 with a last tile of 1-8 columns: the whole
+//     tiles, then the rest as a second call;
 //   - SnackCoo only when asked for (it is the baseline).
 #include <cstring>
 #include <sstream>
@@ -425,28 +426,38 @@ bool lanes_serve(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, Lan
   return serves;
 }
 
-// Passes of 32 batch columns (kBatchPassWidth) for an Auto call at batch 33-64 whose kernel would run at batch tile
-// 128, on plans of at least 2^19 non-zeros: those kernels do a whole tile's work whatever the batch, while each
-// pass of the tile-32 kernels costs about what batch 32 does. fp32, W X and X W^T only (W^T X would gather the
-// values into W^T's order again for each pass). Measured per call (one GPU run, medians of 15, L2 flushed), batch
-// 33 / 48 / 64 in passes against the whole call at batch tile 128:
-//   16384 x 16384, 90%: 0.257 / 0.418 / 0.420 against 0.636 / 0.639 / 0.640 ms (column_block); 95%: 0.163 / 0.260
-//   / 0.262 against 0.375 / 0.376 / 0.379; 99%: 0.057 / 0.078 / 0.078 against 0.117 / 0.111 / 0.111 (row_range);
-//   4096 x 4096, 90%: 0.037 / 0.050 / 0.050 against 0.056 / 0.056 / 0.057; 95%: 0.028 / 0.033 / 0.033 against
-//   0.048 / 0.043 / 0.043;
-//   4096 x 4096, 99% (168 K non-zeros, launch-bound): 0.019 / 0.015 / 0.016 against 0.017 / 0.013 / 0.013, left
-//   out by the size limit; batch 96 (three passes) gains nothing (16384, 90%: 3 x 0.206 against 0.642).
-// Returns the number of passes, 1 where the call runs whole.
+// Passes for an Auto call (fp32 plus_times, W X and X W^T: W^T X would gather the values into W^T's order again
+// for each pass), the width of each but the last; 0 where the call runs whole. Two cases:
+//   - batch 33-64 where the rules would run batch tile 128, on plans of at least 2^19 non-zeros: passes of 32
+//     batch columns (kBatchPassWidth). Those kernels do a whole tile's work whatever the batch, while each pass of
+//     the tile-32 kernels costs about what batch 32 does. Measured per call (one GPU run, medians of 15, L2
+//     flushed), batch 33 / 48 / 64 in passes against the whole call at batch tile 128:
+//       16384 x 16384, 90%: 0.257 / 0.418 / 0.420 against 0.636 / 0.639 / 0.640 ms (column_block); 95%: 0.163 /
+//       0.260 / 0.262 against 0.375 / 0.376 / 0.379; 99%: 0.057 / 0.078 / 0.078 against 0.117 / 0.111 / 0.111
+//       (row_range); 4096 x 4096, 90%: 0.037 / 0.050 / 0.050 against 0.056 / 0.056 / 0.057; 95%: 0.028 / 0.033 /
+//       0.033 against 0.048 / 0.043 / 0.043;
+//       4096 x 4096, 99% (168 K non-zeros, launch-bound): 0.019 / 0.015 / 0.016 against 0.017 / 0.013 / 0.013,
+//       left out by the size limit; batch 96 (three passes) gains nothing (16384, 90%: 0.641 against 0.642).
+//   - the lanes-across-rows kernel (values bound) at a batch past 32 whose last tile of 32 would hold 1-8
+//     columns: the whole tiles in one pass, the rest in a second (batch tile 8, or the batch-1-4 kernels),
+//     instead of a tile of 32 streaming all of W for those few columns. Measured (same run conditions), bound,
+//     batch 33 / 36 / 40 / 72 in two passes against one call: 16384 x 16384, 90%: 0.198 / 0.254 / 0.200 / 0.334
+//     against 0.279 / 0.279 / 0.279 / 0.414 ms; 95%: 0.122 / 0.159 / 0.124 / 0.202 against 0.168 / 0.169 / 0.168
+//     / 0.249. A last tile of 9 or more columns costs a second pass about as much as the tile of 32 does.
 constexpr std::int32_t kBatchPassWidth = 32;
 constexpr std::int64_t kBatchPassMinNnz = std::int64_t(1) << 19;
-int batch_passes(const Plan::Impl& a, const SpmmArgs& args, const Choice& whole) {
+int pass_width(const Plan::Impl& a, const SpmmArgs& args, const Choice& whole) {
   const bool asked = args.kernel != Kernel::Auto || args.batch_tile != 0 || args.column_block.batch_tile != 0 ||
                      args.row_tile.batch_tile != 0;
   if (asked || args.type != ValueType::FP32 || !args.semiring.is_plus_times() || args.orientation == Orientation::WtX ||
-      args.batch <= kBatchPassWidth || args.batch > 2 * kBatchPassWidth || whole.batch_tile != 128 ||
-      a.nnz < kBatchPassMinNnz)
-    return 1;
-  return (args.batch + kBatchPassWidth - 1) / kBatchPassWidth;
+      args.batch <= kBatchPassWidth)
+    return 0;
+  if (whole.kernel == Kernel::RowLanes) {
+    const int rest = args.batch % kBatchPassWidth;
+    return rest >= 1 && rest <= 8 ? args.batch - rest : 0;
+  }
+  return args.batch <= 2 * kBatchPassWidth && whole.batch_tile == 128 && a.nnz >= kBatchPassMinNnz ? kBatchPassWidth
+                                                                                                  : 0;
 }
 
 }  // namespace
@@ -478,12 +489,13 @@ Choice choose_whole(const Plan& plan, const SpmmArgs& args);
 
 Choice choose(const Plan& plan, const SpmmArgs& args) {
   const Choice whole = choose_whole(plan, args);
-  const int passes = batch_passes(operand(plan, args.orientation), args, whole);
-  if (passes == 1) return whole;
+  const int width = pass_width(operand(plan, args.orientation), args, whole);
+  if (width == 0) return whole;
   SpmmArgs first = args;
-  first.batch = kBatchPassWidth;
+  first.batch = width;
   Choice ch = choose_whole(plan, first);
-  ch.batch_passes = passes;
+  ch.pass_width = width;
+  ch.batch_passes = (args.batch + width - 1) / width;
   return ch;
 }
 
@@ -614,10 +626,10 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
 
   const Choice ch = choose(plan, args);
   const std::size_t vs = value_size(args.type);
-  if (ch.batch_passes > 1) {   // batch_passes(): each pass a call of its own on the next batch columns of X and Y
-    for (std::int64_t b0 = 0; b0 < batch; b0 += kBatchPassWidth) {
+  if (ch.batch_passes > 1) {   // pass_width(): each pass a call of its own on the next batch columns of X and Y
+    for (std::int64_t b0 = 0; b0 < batch; b0 += ch.pass_width) {
       SpmmArgs pass = args;
-      pass.batch = static_cast<std::int32_t>(std::min<std::int64_t>(kBatchPassWidth, batch - b0));
+      pass.batch = static_cast<std::int32_t>(std::min<std::int64_t>(ch.pass_width, batch - b0));
       pass.x.data = static_cast<char*>(args.x.data) + b0 * xs_col * static_cast<std::int64_t>(vs);
       pass.y.data = static_cast<char*>(args.y.data) + b0 * ys_col * static_cast<std::int64_t>(vs);
       const Status st = spmm(plan, pass, message);

@@ -184,8 +184,9 @@ struct Choice {
   int lanes_blocks = 0;             // RowLanes: column blocks (> 1: partial tiles folded in block order)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
-  int batch_passes = 1;             // > 1: the call runs as that many calls of up to kBatchPassWidth batch columns
-                                    // (the fields above: the first pass's choice; see batch_passes() in dispatch.cu)
+  int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the
+  int pass_width = 0;               // last one the rest); the fields above: the first pass's choice (pass_width()
+                                    // in dispatch.cu)
   std::string describe() const;
 };
 
