@@ -1256,7 +1256,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     }
   }
   // Auto takes it where it pays: 16384 x 16384 in 12 column blocks of 1408 (batch tile 32: 11 row ranges of 1504
-  // rows, 47 groups for 32 warps; tile 8: 33 of 512, 16 groups for 16 warps), 4% (segments of about 56 non-zeros
+  // rows, 47 groups for 32 warps; tile 8: 32 of 512, 16 groups for 16 warps), 4% (segments of about 56 non-zeros
   // per block).
   Pattern m = random_pattern(rng(), 16384, 16384, 0.04);
   auto plan_m = make_plan(m, false);
