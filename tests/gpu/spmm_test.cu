@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 #include <cstring>
@@ -871,21 +873,18 @@ TEST(SpmmBatchPasses, AutoSplitsBatch33To64) {
       EXPECT_EQ(1, choose(*plan, a).batch_passes) << batch;
     }
     a.batch = 48;
-    SpmmArgs asked = a;
-    asked.kernel = Kernel::RowSegmentBatchLanes;
-    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
-    asked = a;
-    asked.batch_tile = 128;
-    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
-    asked = a;
-    asked.column_block.batch_tile = 128;
-    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
-    asked = a;
-    asked.type = ValueType::FP16;
-    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
-    asked = a;
-    asked.orientation = Orientation::WtX;
-    EXPECT_EQ(1, choose(*plan, asked).batch_passes);
+    const std::function<void(SpmmArgs&)> whole_calls[] = {
+        [](SpmmArgs& x) { x.kernel = Kernel::RowSegmentBatchLanes; },
+        [](SpmmArgs& x) { x.batch_tile = 128; },
+        [](SpmmArgs& x) { x.column_block.batch_tile = 128; },
+        [](SpmmArgs& x) { x.type = ValueType::FP16; },
+        [](SpmmArgs& x) { x.orientation = Orientation::WtX; },
+    };
+    for (std::size_t i = 0; i < std::size(whole_calls); ++i) {
+      SpmmArgs asked = a;
+      whole_calls[i](asked);
+      EXPECT_EQ(1, choose(*plan, asked).batch_passes) << "case " << i;
+    }
     // Against the float64 reference: both orientations and layouts, padded and not, a last pass of 1 to 32
     // columns; with values bound (the passes read the bound values where their kernels have an order).
     for (int batch : {33, 47, 64})
