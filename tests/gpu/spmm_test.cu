@@ -154,6 +154,17 @@ std::string describe(const Case& c) {
          walk_suffix(c.walk);
 }
 
+// A case in one orientation and layout, with a batch and a padding of the leading dimensions (Auto unless set).
+Case oriented(Orientation o, Layout l, int batch, int pad, Kernel kernel = Kernel::Auto) {
+  Case c;
+  c.orientation = o;
+  c.layout = l;
+  c.batch = batch;
+  c.pad = pad;
+  c.kernel = kernel;
+  return c;
+}
+
 // A case of the column-block kernel at batch tile 8 (block width, rows and splits the dispatcher's unless set).
 Case column_block8(int batch, bool bind = false) {
   Case c;
@@ -785,12 +796,8 @@ TEST(SpmmRowRange, SlabsRangesAndFallbacks) {
       for (int slabs : {0, 1, 2, 7, 1000}) {   // 1000: more than the plan's column boundaries (clamped)
         for (Orientation o : {Orientation::WX, Orientation::XWt})
           for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
-            Case c;
-            c.orientation = o;
-            c.layout = l;
-            c.batch = batch;
-            c.pad = slabs % 3 == 0 ? 0 : 3;   // unpadded: packed X' and 16-byte stores where the batch allows
-            c.kernel = Kernel::RowRange;
+            // Unpadded: packed X' and 16-byte stores where the batch allows.
+            Case c = oriented(o, l, batch, slabs % 3 == 0 ? 0 : 3, Kernel::RowRange);
             c.slabs = slabs;
             check_plus_times<float>(p, c, rng(), 1e-5, *plan);
           }
@@ -889,14 +896,8 @@ TEST(SpmmBatchPasses, AutoSplitsBatch33To64) {
     // columns; with values bound (the passes read the bound values where their kernels have an order).
     for (int batch : {33, 47, 64})
       for (Orientation o : {Orientation::WX, Orientation::XWt})
-        for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
-          Case c;
-          c.orientation = o;
-          c.layout = l;
-          c.batch = batch;
-          c.pad = batch == 47 ? 0 : 5;
-          check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-        }
+        for (Layout l : {Layout::RowMajor, Layout::ColMajor})
+          check_plus_times<float>(p, oriented(o, l, batch, batch == 47 ? 0 : 5), rng(), 1e-5, *plan);
     Case b;
     b.batch = 40;
     b.bind = true;
