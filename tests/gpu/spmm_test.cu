@@ -1309,6 +1309,84 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
   expect_bitwise_repeatable(m, r, *plan_m);
 }
 
+// ---- calls captured into a CUDA graph and replayed ------------------------------------------------------------------
+// Calls whose kernels write partial tiles that a second kernel folds (fold_column_ranges_kernel, launched as a
+// programmatic dependent of the first: column_ranges.cuh), captured on a stream after a first call (which builds
+// what the plan builds once) and replayed twice: each replay bitwise equal to the direct call, with Y poisoned
+// before each. The column-block kernel at batch 32 with four split ranges, the row-lanes kernel with values bound
+// (12 column blocks), and a bound batch-40 call that runs as two passes.
+TEST(SpmmGraphCapture, FoldedCallsReplayBitwiseEqual) {
+  SKIP_WITHOUT_GPU();
+  Pattern small = random_pattern(rng(), 4096, 4096, 0.1);
+  Pattern large = random_pattern(rng(), 16384, 16384, 0.04);
+  struct GraphCase { const Pattern* p; int batch; bool bind; ColumnBlockConfig cb; Kernel kernel; const char* kernel_text; };
+  ColumnBlockConfig split4{};
+  split4.batch_tile = 32;
+  split4.splits = 4;
+  const GraphCase cases[] = {
+      {&small, 32, false, split4, Kernel::ColumnBlock, "splits=4"},
+      {&large, 8, true, {}, Kernel::Auto, "row_lanes(bt=8"},
+      {&large, 40, true, {}, Kernel::Auto, "x2 passes"},
+  };
+  cudaStream_t stream;
+  ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (const GraphCase& gc : cases) {
+    const Pattern& p = *gc.p;
+    SCOPED_TRACE(::testing::Message() << p.rows << " x " << p.cols << " batch " << gc.batch);
+    auto plan = make_plan(p, false);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<float> w(p.col.size()), x(std::size_t(p.cols) * gc.batch);
+    for (auto& v : w) v = float(u(rng()));
+    for (auto& v : x) v = float(u(rng()));
+    const std::size_t ybytes = std::size_t(p.rows) * gc.batch * 4;
+    DeviceBuffer dw(w.size() * 4 + 16), dx(x.size() * 4), dy(ybytes), dz(ybytes);
+    dw.put(w);
+    dx.put(x);
+    SpmmArgs a;
+    a.values = dw.p;
+    a.x = {dx.p, gc.batch, Layout::RowMajor};
+    a.y = {dy.p, gc.batch, Layout::RowMajor};
+    a.batch = gc.batch;
+    a.kernel = gc.kernel;
+    a.column_block = gc.cb;
+    a.stream = stream;
+    std::string msg;
+    if (gc.bind) {
+      ASSERT_EQ(Status::Success, plan->bind_values(dw.p, ValueType::FP32, stream, &msg)) << msg;
+      a.values_bound = true;
+    }
+    EXPECT_NE(std::string::npos, choose(*plan, a).describe().find(gc.kernel_text)) << choose(*plan, a).describe();
+    ASSERT_EQ(cudaSuccess, cudaMemsetAsync(dy.p, 0xff, ybytes, stream));
+    ASSERT_EQ(Status::Success, spmm(*plan, a, &msg)) << msg;   // the direct call (and the plan's first-call work)
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+    std::vector<unsigned char> direct(ybytes), replayed(ybytes);
+    ASSERT_EQ(cudaSuccess, cudaMemcpy(direct.data(), dy.p, ybytes, cudaMemcpyDeviceToHost));
+    std::vector<float> values(ybytes / 4);
+    std::memcpy(values.data(), direct.data(), ybytes);
+    ASSERT_EQ(0, std::count_if(values.begin(), values.end(), [](float v) { return std::isnan(v); }))
+        << "unwritten outputs in the direct call";
+    SpmmArgs c = a;
+    c.y.data = dz.p;
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaSuccess, cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const Status st = spmm(*plan, c, &msg);
+    ASSERT_EQ(cudaSuccess, cudaStreamEndCapture(stream, &graph));
+    ASSERT_EQ(Status::Success, st) << msg;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 2; ++replay) {
+      ASSERT_EQ(cudaSuccess, cudaMemsetAsync(dz.p, 0xff, ybytes, stream));
+      ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, stream));
+      ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+      ASSERT_EQ(cudaSuccess, cudaMemcpy(replayed.data(), dz.p, ybytes, cudaMemcpyDeviceToHost));
+      EXPECT_TRUE(direct == replayed) << "replay " << replay << " differs from the direct call";
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+  cudaStreamDestroy(stream);
+}
+
 // values_bound where the plan holds none, or of another type, and bind_values with a type the kernel does not run:
 // refused before anything runs (Y keeps its poison, the earlier binding stays).
 TEST(SpmmArguments, BoundValuesRefused) {
