@@ -12,48 +12,40 @@ namespace {
 // their 32-byte X' rows first, so lanes of one half-phase whose columns share a residue class share a bank group.
 int half_of(int lane) { return (lane >> 3) * 2 + (lane & 1); }
 
-// Rearranges each group's slots so that the four rows of each half-phase hold their residue classes as evenly as
+// Rearranges one group's slots (row, len: its 32 slots; bucket[lane][class]: each slot's non-zeros by residue
+// class, moved with their slot) so that the four rows of each half-phase hold their residue classes as evenly as
 // possible: a half-phase needs at least as many load steps as its most frequent class has non-zeros (the classes'
 // totals over its rows), so a half whose rows all run long in one class conflicts at their tails. Exchanges pairs
 // of slots of different halves while that lowers the sum over the group of each half's most frequent class (at
 // most four sweeps over the 32 x 32 pairs); the rows stay in their group, so the lengths, chunk counts and pads do
 // not change. Uniform pattern, blocks of 1408 columns: the bound this sets on the mean wavefronts of a load phase
 // falls from about 1.10 to 1.03 at 10% (1.05 at 5%).
-void balance_halves(const HeldSegments& seg, const std::uint16_t* col16, int residues, RowLanesLayout& L) {
-  const std::size_t groups = L.group_start.size();
-  for (std::size_t gi = 0; gi < groups; ++gi) {
-    const int c = static_cast<int>(gi / static_cast<std::size_t>(L.n_groups));
-    std::int32_t* row = &L.slot_row[gi * 32];
-    std::int32_t* len = &L.slot_len[gi * 32];
-    std::int64_t count[32][8] = {}, total[8][8] = {};
-    for (int l = 0; l < 32; ++l) {
-      if (row[l] < 0) continue;
-      for (std::int64_t q = seg.begin(c, row[l]); q < seg.end(c, row[l]); ++q)
-        ++count[l][col16[static_cast<std::size_t>(q)] % residues];
-      for (int k = 0; k < residues; ++k) total[half_of(l)][k] += count[l][k];
-    }
-    auto most = [&](const std::int64_t* t) { return *std::max_element(t, t + residues); };
-    for (int sweep = 0; sweep < 4; ++sweep) {
-      bool changed = false;
-      for (int a = 0; a < 32; ++a)
-        for (int b = a + 1; b < 32; ++b) {
-          const int ha = half_of(a), hb = half_of(b);
-          if (ha == hb || row[a] < 0 || row[b] < 0) continue;   // slots past the last row stay empty
-          std::int64_t ta[8], tb[8];
-          for (int k = 0; k < residues; ++k) {
-            ta[k] = total[ha][k] - count[a][k] + count[b][k];
-            tb[k] = total[hb][k] - count[b][k] + count[a][k];
-          }
-          if (most(ta) + most(tb) >= most(total[ha]) + most(total[hb])) continue;
-          std::copy(ta, ta + residues, total[ha]);
-          std::copy(tb, tb + residues, total[hb]);
-          std::swap(row[a], row[b]);
-          std::swap(len[a], len[b]);
-          for (int k = 0; k < residues; ++k) std::swap(count[a][k], count[b][k]);
-          changed = true;
+void balance_halves(std::int32_t* row, std::int32_t* len, std::vector<std::int32_t> (&bucket)[32][8], int residues) {
+  std::int64_t total[8][8] = {};
+  auto count = [&](int l, int k) { return static_cast<std::int64_t>(bucket[l][k].size()); };
+  for (int l = 0; l < 32; ++l)
+    for (int k = 0; k < residues; ++k) total[half_of(l)][k] += count(l, k);
+  auto most = [&](const std::int64_t* t) { return *std::max_element(t, t + residues); };
+  for (int sweep = 0; sweep < 4; ++sweep) {
+    bool changed = false;
+    for (int a = 0; a < 32; ++a)
+      for (int b = a + 1; b < 32; ++b) {
+        const int ha = half_of(a), hb = half_of(b);
+        if (ha == hb || row[a] < 0 || row[b] < 0) continue;   // slots past the last row stay empty
+        std::int64_t ta[8], tb[8];
+        for (int k = 0; k < residues; ++k) {
+          ta[k] = total[ha][k] - count(a, k) + count(b, k);
+          tb[k] = total[hb][k] - count(b, k) + count(a, k);
         }
-      if (!changed) break;
-    }
+        if (most(ta) + most(tb) >= most(total[ha]) + most(total[hb])) continue;
+        std::copy(ta, ta + residues, total[ha]);
+        std::copy(tb, tb + residues, total[hb]);
+        std::swap(row[a], row[b]);
+        std::swap(len[a], len[b]);
+        for (int k = 0; k < residues; ++k) bucket[a][k].swap(bucket[b][k]);
+        changed = true;
+      }
+    if (!changed) break;
   }
 }
 
@@ -149,8 +141,6 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
     }
   }
   if (pos >= (std::int64_t(1) << 31)) return false;
-  // The residue order first rearranges each group's slots (balance_halves), so pass 2 reads the final slots.
-  if (residues > 0) balance_halves(seg, col16, residues, L);
   // Pass 2: the positions.
   L.perm.assign(static_cast<std::size_t>(pos), -1);
   std::vector<std::int32_t> bucket[32][8];
@@ -169,8 +159,9 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
       }
       continue;
     }
-    // The residue order, one half-phase at a time: the four lanes 8 q + 2 j + h (j = 0 .. 3) read the same half
-    // of their X' rows at once, so they should take distinct residue classes at every step (schedule_half).
+    // The residue order: each slot's non-zeros by class, the group's slots rearranged (balance_halves), then one
+    // half-phase at a time: the four lanes 8 q + 2 j + h (j = 0 .. 3) read the same half of their X' rows at once,
+    // so they should take distinct residue classes at every step (schedule_half).
     for (int l = 0; l < 32; ++l) {
       for (int k = 0; k < residues; ++k) bucket[l][k].clear();
       const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
@@ -179,6 +170,7 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
       for (std::int64_t q = S; q < S + n; ++q)
         bucket[l][col16[static_cast<std::size_t>(q)] % residues].push_back(static_cast<std::int32_t>(q));
     }
+    balance_halves(&L.slot_row[gi * 32], &L.slot_len[gi * 32], bucket, residues);
     for (int half = 0; half < 8; ++half) {
       int lanes[4];
       for (int j = 0; j < 4; ++j) lanes[j] = 8 * (half >> 1) + 2 * j + (half & 1);
