@@ -282,6 +282,22 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
 
 namespace {
 
+// The plan's packed columns (c16) and its column-boundary table's rows at the edges of column blocks of
+// block_cols columns (edges), copied to the host (the stream is synchronized), and the blocks' row segments over
+// them (seg, pointing into edges): what the bound orders are built from.
+cudaError_t host_segments(const Plan::Impl& im, int block_cols, cudaStream_t stream, std::vector<std::uint16_t>& c16,
+                          std::vector<std::int32_t>& edges, HeldSegments& seg) {
+  c16.resize(static_cast<std::size_t>(im.nnz));
+  cudaError_t e = c16.empty() ? cudaSuccess
+                              : cudaMemcpyAsync(c16.data(), im.col16.get(), c16.size() * 2, cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = im.column_edges(block_cols / im.tile_fine_cols, stream, edges);
+  seg.bounds = edges.data();   // block c's segment of row r: [edges[c][r], edges[c + 1][r])
+  seg.rows = im.rows;
+  seg.n_fine = im.column_blocks(block_cols / im.tile_fine_cols);
+  seg.ratio = 1;
+  return e;
+}
+
 // The columns of the non-zeros an order puts at positions [p0, p1) of one column block (perm[p]: the CSR
 // position there, -1 for a pad, which keeps column 0), relative to the block's first column `first` (the plan's
 // packed columns wrap at 65536, and so does the difference): the bound copies' columns, from which a kernel
@@ -302,16 +318,11 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   LanesGeometry geo;
   if (!lanes_geometry(im, bt, geo)) return cudaErrorInvalidValue;
   Plan::Impl::LanesOrder& o = im.lanes_of(bt);
+  std::vector<std::uint16_t> c16;
   std::vector<std::int32_t> edges;
-  std::vector<std::uint16_t> c16(static_cast<std::size_t>(im.nnz));
-  cudaError_t e = cudaMemcpyAsync(c16.data(), im.col16.get(), c16.size() * 2, cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess) e = im.column_edges(geo.block_cols / im.tile_fine_cols, stream, edges);
-  if (e != cudaSuccess) return e;
   HeldSegments seg;
-  seg.bounds = edges.data();
-  seg.rows = im.rows;
-  seg.n_fine = geo.n_blocks;
-  seg.ratio = 1;
+  cudaError_t e = host_segments(im, geo.block_cols, stream, c16, edges, seg);
+  if (e != cudaSuccess) return e;
   RowLanesLayout L;
   if (!build_row_lanes_layout(seg, im.nnz, geo.rows_per_range, L, c16.data(), bt == 8 ? 4 : 0))
     return cudaErrorInvalidValue;
@@ -376,17 +387,11 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     im.has_bound_values = false;
     im.bound_block_cols = 0;
     const std::size_t nnz = static_cast<std::size_t>(im.nnz);
-    std::vector<std::uint16_t> c16(nnz);
+    std::vector<std::uint16_t> c16;
     std::vector<std::int32_t> edges;
-    if (nnz && (e = cudaMemcpyAsync(c16.data(), im.col16.get(), nnz * 2, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
-      return cuda_fail("copy columns");
-    if ((e = im.column_edges(block_cols / im.tile_fine_cols, stream, edges)) != cudaSuccess)
-      return cuda_fail("copy column-boundary table");
-    HeldSegments seg;   // block c's segment of row r: [edges[c][r], edges[c + 1][r])
-    seg.bounds = edges.data();
-    seg.rows = im.rows;
-    seg.n_fine = im.column_blocks(block_cols / im.tile_fine_cols);
-    seg.ratio = 1;
+    HeldSegments seg;
+    if ((e = host_segments(im, block_cols, stream, c16, edges, seg)) != cudaSuccess)
+      return cuda_fail("copy columns and column-boundary table");
     std::vector<std::int32_t> perm;
     if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))
       return fail(Status::Unsupported, "bind_values: the plan's column-boundary table does not cover its non-zeros");
