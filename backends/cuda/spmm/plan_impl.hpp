@@ -180,8 +180,8 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 
 // The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32; fp32 X' rows of bt values) on this
 // plan: the fewest equal column blocks (a multiple of the boundary table's grain) whose X' fits the tile's
-// RowLanesTile<bt>::kTileBytes, and row ranges of a multiple of 32 rows so that ranges x blocks about fill the SMs once (at
-// the tile's thread blocks per SM). Returns false where the plan has no column-boundary table or more than 65536
+// RowLanesTile<bt>::kTileBytes, and row ranges of a multiple of 32 rows so that ranges x blocks about fill the SMs
+// once (at the tile's thread blocks per SM). Returns false where the plan has no column-boundary table or more than 65536
 // columns. `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of a thread block (16384 x
 // 16384 at batch 32: 1504 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against 0.0244 ms) and rows'
 // segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch 32, 99%: 14 per
