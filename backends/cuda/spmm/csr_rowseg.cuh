@@ -196,6 +196,17 @@ struct ItemWalk {
   }
 };
 
+// One step's chunk loads of a lane (or lane slot) of the streaming kernels: chunks q0 + first + u * stride for
+// u < D, those before chunk q_end (the step's non-zeros end within chunk q_end - 1).
+template <int D, class VT>
+__device__ __forceinline__ void load_step_chunks(const RowSegParams& p, const VT* vals, int q0, int first, int stride,
+                                                 int q_end, Four<VT>* w, Four<std::uint16_t>* c) {
+#pragma unroll
+  for (int u = 0; u < D; ++u)
+    if (q0 + first + u * stride < q_end)
+      load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + first + u * stride) * 4, w[u], c[u]);
+}
+
 // Batch 1, G = 32: warp r % n_warps streams the items of range r (p.ranges) as one pipeline. A step is up to
 // kDepth chunks per lane of one item; the loads of the following step (the rest of this item or the start of
 // the next) are issued before this step is used (ItemWalk). Each item is summed in the order rowseg_kernel uses with 32
@@ -213,11 +224,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_stream_kernel(RowSegPa
   const VT* vals = static_cast<const VT*>(p.values);
   const VT* x = static_cast<const VT*>(p.x);
   auto load_step = [&](int q0, int item_end, Four<VT>* w, Four<std::uint16_t>* c) {
-    const int q_end = (item_end + 3) >> 2;
-#pragma unroll
-    for (int u = 0; u < kDepth; ++u)
-      if (q0 + lane + u * 32 < q_end)
-        load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + lane + u * 32) * 4, w[u], c[u]);
+    load_step_chunks<kDepth>(p, vals, q0, lane, 32, (item_end + 3) >> 2, w, c);
   };
   for (int r = warp; r < p.n_ranges; r += n_warps) {
     ItemWalk walk;
@@ -286,9 +293,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_window_kernel(RowSegPa
   const VT* vals = static_cast<const VT*>(p.values);
   const VT* x = static_cast<const VT*>(p.x);
   auto load_window = [&](int q, int q_end, Four<VT>* w, Four<std::uint16_t>* c) {
-#pragma unroll
-    for (int u = 0; u < kDepth; ++u)
-      if (q + lane + u * 32 < q_end) load_chunk(vals, p.col16, p.nnz, std::int64_t(q + lane + u * 32) * 4, w[u], c[u]);
+    load_step_chunks<kDepth>(p, vals, q, lane, 32, q_end, w, c);
   };
   for (int r = warp; r < p.n_ranges; r += n_warps) {
     const int2 span = p.range_spans[r];
@@ -297,11 +302,15 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_window_kernel(RowSegPa
     const int it_end = head.y;
     int ib = head.x;   // first item of the descriptors the lanes hold
     int my_dest = 0, my_end = INT_MAX;   // item ib + lane's end and destination: its row, or ~slot for a piece
-    if (ib + lane < it_end) {
-      const int4 item = p.items[ib + lane];
-      my_dest = item.w < 0 ? item.x : ~item.w;
-      my_end = item.z;
-    }
+    auto hold_descriptors = [&]() {      // items ib .. ib + 31, one per lane
+      my_end = INT_MAX;
+      if (ib + lane < it_end) {
+        const int4 item = p.items[ib + lane];
+        my_dest = item.w < 0 ? item.x : ~item.w;
+        my_end = item.z;
+      }
+    };
+    hold_descriptors();
     int q = span.x >> 2;
     const int q_end = (span.y + 3) >> 2;
     Four<VT> w[kDepth];
@@ -363,12 +372,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_window_kernel(RowSegPa
           if (++cur == it_end) break;
           if (cur - ib == 32) {   // the next 32 descriptors
             ib = cur;
-            my_end = INT_MAX;
-            if (ib + lane < it_end) {
-              const int4 item = p.items[ib + lane];
-              my_dest = item.w < 0 ? item.x : ~item.w;
-              my_end = item.z;
-            }
+            hold_descriptors();
           }
           e = __shfl_sync(0xffffffffu, my_end, cur - ib);
         }
@@ -418,11 +422,7 @@ __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowseg_batch_kerne
   const VT* vals = static_cast<const VT*>(p.values);
   const VT* x = static_cast<const VT*>(p.x) + b0;
   auto load_step = [&](int q0, int item_end, Four<VT>* w, Four<std::uint16_t>* c) {
-    const int q_end = (item_end + 3) >> 2;
-#pragma unroll
-    for (int u = 0; u < kDepth; ++u)
-      if (q0 + slot + u * kSlots < q_end)
-        load_chunk(vals, p.col16, p.nnz, std::int64_t(q0 + slot + u * kSlots) * 4, w[u], c[u]);
+    load_step_chunks<kDepth>(p, vals, q0, slot, kSlots, (item_end + 3) >> 2, w, c);
   };
 
   for (int r = warp; r < p.n_ranges; r += n_warps) {
