@@ -101,6 +101,23 @@ TEST(SpmmBankOrder, EmptyShortAndSingleBlockRows) {
   EXPECT_TRUE(perm.empty());
 }
 
+TEST(SpmmBankOrder, SameOrderOnAnyNumberOfThreads) {
+  // Rows are dealt out to host threads in chunks of 256 (host_threads.hpp); the order must not depend on how
+  // many: 3000 rows make 12 chunks.
+  const Pattern p = make(3000, 4096, 0.05, 7, 3);
+  const std::int64_t nnz = static_cast<std::int64_t>(p.col.size());
+  for (int residues : {4, 8}) {
+    std::vector<std::int32_t> one;
+    ASSERT_TRUE(held_bank_order(p.col16.data(), nnz, segments(p, 1024), residues, one, 1));
+    expect_within_segments(p, segments(p, 1024), one);
+    for (int threads : {2, 5, 16}) {
+      std::vector<std::int32_t> many;
+      ASSERT_TRUE(held_bank_order(p.col16.data(), nnz, segments(p, 1024), residues, many, threads));
+      EXPECT_EQ(one, many) << residues << " residues, " << threads << " threads";
+    }
+  }
+}
+
 TEST(SpmmBankOrder, RefusesTablesThatDoNotTileTheNonZeros) {
   Pattern p = make(50, 1000, 0.1);
   const std::int64_t nnz = static_cast<std::int64_t>(p.col.size());

@@ -346,6 +346,27 @@ TEST(SpmmRowLanesLayout, ResidueOrderOnRaggedShortAndEmptyRows) {
         ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rpr, nullptr, residues));
 }
 
+TEST(SpmmRowLanesLayout, SameLayoutOnAnyNumberOfThreads) {
+  // The units (column block, row range) and the groups are dealt out to host threads (host_threads.hpp); the
+  // layout must not depend on how many. Several chunks per thread: 4000 rows in ranges of 64 (63 ranges x 4
+  // blocks in pass 1, 500 groups in pass 2).
+  const Pattern p = make(4000, 1024, 0.08, 9, 4);
+  for (int residues : {0, 4}) {
+    RowLanesLayout one;
+    ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 64, one, p.col16.data(), residues, 1));
+    for (int threads : {2, 3, 8}) {
+      RowLanesLayout many;
+      ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 64, many, p.col16.data(), residues, threads));
+      EXPECT_EQ(one.perm, many.perm) << residues << " residues, " << threads << " threads";
+      EXPECT_EQ(one.slot_row, many.slot_row) << residues << " residues, " << threads << " threads";
+      EXPECT_EQ(one.slot_len, many.slot_len) << residues << " residues, " << threads << " threads";
+      EXPECT_EQ(one.group_start, many.group_start) << residues << " residues, " << threads << " threads";
+      EXPECT_EQ(one.group_chunks, many.group_chunks) << residues << " residues, " << threads << " threads";
+    }
+  }
+  // And the tests above, on the default count, check the properties of what it builds.
+}
+
 // The mean wavefronts of the batch-tile-8 kernel's shared-memory loads of X' over p's layout (blocks of block_cols
 // columns, ranges of rows_per_range rows, the given residues): an X' row is 32 bytes, so the half (lane & 1) of
 // column j a lane reads lies in bank group (2 * (j % 4) + (lane & 1)) % 8, and a load phase of eight lanes (8q ..

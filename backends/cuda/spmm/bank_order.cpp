@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "spmm/host_threads.hpp"
+
 namespace snk::cuda {
 
 namespace {
@@ -44,44 +46,49 @@ int held_bank_residues(int value_bytes) {
 }
 
 bool held_bank_order(const std::uint16_t* col16, std::int64_t nnz, const HeldSegments& seg, int residues,
-                     std::vector<std::int32_t>& perm) {
+                     std::vector<std::int32_t>& perm, int threads) {
   perm.clear();
   if (residues != 4 && residues != 8) return false;
-  const int R = residues, phase_lanes = 2 * R;
+  if (!seg.tiles(nnz)) return false;
+  const int R = residues, phase_lanes = 2 * R, nb = seg.n_blocks();
   perm.resize(static_cast<std::size_t>(nnz));
-  std::array<std::vector<std::int32_t>, 8> pool;
-  std::array<std::size_t, 8> next{};
-  // used[phase][j][parity]: residues already given to the lanes of that parity in that phase and slot.
-  std::array<std::uint8_t, (kLanes / 8) * kChunk * 2> used{};
-  const bool ok = for_each_segment(seg, nnz, [&](std::int64_t S, std::int64_t E) {
-    for (int q = 0; q < R; ++q) {
-      pool[q].clear();
-      next[q] = 0;
-    }
-    for (std::int64_t p = S; p < E; ++p) pool[col16[p] % R].push_back(static_cast<std::int32_t>(p));
-    auto left = [&](int q) { return pool[q].size() - next[q]; };
-    std::int64_t step = -1;
-    for (std::int64_t p = S; p < E; ++p) {
-      const Slot s = slot_of(p, S);
-      if (s.step != step) {
-        used.fill(0);
-        step = s.step;
+  // Each segment [S, E) is ordered on its own, into perm[S .. E): rows are dealt out to the threads.
+  for_each_range(seg.rows, 256, [&](std::int64_t r0, std::int64_t r1) {
+    std::array<std::vector<std::int32_t>, 8> pool;
+    std::array<std::size_t, 8> next{};
+    // used[phase][j][parity]: residues already given to the lanes of that parity in that phase and slot.
+    std::array<std::uint8_t, (kLanes / 8) * kChunk * 2> used{};
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (int c = 0; c < nb; ++c) {
+        const std::int64_t S = seg.begin(c, static_cast<std::int32_t>(r)), E = seg.end(c, static_cast<std::int32_t>(r));
+        for (int q = 0; q < R; ++q) {
+          pool[q].clear();
+          next[q] = 0;
+        }
+        for (std::int64_t p = S; p < E; ++p) pool[col16[p] % R].push_back(static_cast<std::int32_t>(p));
+        auto left = [&](int q) { return pool[q].size() - next[q]; };
+        std::int64_t step = -1;
+        for (std::int64_t p = S; p < E; ++p) {
+          const Slot s = slot_of(p, S);
+          if (s.step != step) {
+            used.fill(0);
+            step = s.step;
+          }
+          std::uint8_t& u = used[(s.lane / phase_lanes * kChunk + s.j) * 2 + (s.lane & 1)];
+          int pick = ((s.lane >> 1) + s.j) % R;
+          if (!left(pick) || (u >> pick & 1)) {
+            int best = -1;
+            for (int fresh = 1; fresh >= 0 && best < 0; --fresh)   // a residue unused in this phase first
+              for (int q = 0; q < R; ++q)
+                if (left(q) && (!fresh || !(u >> q & 1)) && (best < 0 || left(q) > left(best))) best = q;
+            pick = best;
+          }
+          u = static_cast<std::uint8_t>(u | (1u << pick));
+          perm[static_cast<std::size_t>(p)] = pool[pick][next[pick]++];
+        }
       }
-      std::uint8_t& u = used[(s.lane / phase_lanes * kChunk + s.j) * 2 + (s.lane & 1)];
-      int pick = ((s.lane >> 1) + s.j) % R;
-      if (!left(pick) || (u >> pick & 1)) {
-        int best = -1;
-        for (int fresh = 1; fresh >= 0 && best < 0; --fresh)   // a residue unused in this phase first
-          for (int q = 0; q < R; ++q)
-            if (left(q) && (!fresh || !(u >> q & 1)) && (best < 0 || left(q) > left(best))) best = q;
-        pick = best;
-      }
-      u = static_cast<std::uint8_t>(u | (1u << pick));
-      perm[static_cast<std::size_t>(p)] = pool[pick][next[pick]++];
-    }
-  });
-  if (!ok) perm.clear();
-  return ok;
+  }, threads);
+  return true;
 }
 
 double held_bank_wavefronts(const std::uint16_t* col16, std::int64_t nnz, const HeldSegments& seg, int residues) {

@@ -57,9 +57,10 @@ int held_bank_residues(int value_bytes);
 // perm[p] = the position (in the plan's CSR order) of the non-zero that the bank order puts at p; each segment's
 // positions are permuted among themselves. col16 holds the plan's packed columns (nnz entries; a column's
 // residue is col16 % residues, the blocks being multiples of 64 columns wide). Returns false (perm empty)
-// where the segments do not cover 0 .. nnz - 1 exactly once, in order.
+// where the segments do not cover 0 .. nnz - 1 exactly once, in order. The rows' segments are ordered on `threads`
+// host threads (0: host_order_threads(), host_threads.hpp); the order is the same for any count.
 bool held_bank_order(const std::uint16_t* col16, std::int64_t nnz, const HeldSegments& seg, int residues,
-                     std::vector<std::int32_t>& perm);
+                     std::vector<std::int32_t>& perm, int threads = 0);
 
 // Mean wavefronts per phase of the kernel's X' row loads for the columns col16 (in the order the kernel walks
 // them): for every step, phase, non-zero slot and half, the most lanes that read one bank group. 1.0 is

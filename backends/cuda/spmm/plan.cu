@@ -16,6 +16,7 @@
 #include <string>
 
 #include "spmm/bank_order.hpp"
+#include "spmm/host_threads.hpp"
 #include "spmm/plan_impl.hpp"
 #include "spmm/row_lanes_layout.hpp"
 
@@ -327,9 +328,11 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   if (!build_row_lanes_layout(seg, im.nnz, geo.rows_per_range, L, c16.data(), bt == 8 ? 4 : 0))
     return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);
-  for (std::size_t gi = 0; gi < L.group_start.size(); ++gi)
-    relative_columns(c16, L.perm, L.group_start[gi], L.group_start[gi] + std::int64_t(L.group_chunks[gi]) * 128,
-                     std::int64_t(gi / static_cast<std::size_t>(L.n_groups)) * geo.block_cols, rel);
+  for_each_range(static_cast<std::int64_t>(L.group_start.size()), 256, [&](std::int64_t g0, std::int64_t g1) {
+    for (std::size_t gi = static_cast<std::size_t>(g0); gi < static_cast<std::size_t>(g1); ++gi)
+      relative_columns(c16, L.perm, L.group_start[gi], L.group_start[gi] + std::int64_t(L.group_chunks[gi]) * 128,
+                       std::int64_t(gi / static_cast<std::size_t>(L.n_groups)) * geo.block_cols, rel);
+  });
   if ((e = o.perm.upload(L.perm, 0, stream)) != cudaSuccess || (e = o.col16.upload(rel, 0, stream)) != cudaSuccess ||
       (e = o.group_start.upload(L.group_start, 0, stream)) != cudaSuccess ||
       (e = o.group_chunks.upload(L.group_chunks, 0, stream)) != cudaSuccess ||
@@ -398,9 +401,11 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     // The columns in that order, each relative to its column block's first (the held kernel then addresses its
     // staged X' row with one multiply-add), padded by 8 for the chunk loads.
     std::vector<std::uint16_t> rel(nnz + 8, 0);
-    for (int c = 0; c < seg.n_blocks(); ++c)
-      for (std::int32_t r = 0; r < im.rows; ++r)
-        relative_columns(c16, perm, seg.begin(c, r), seg.end(c, r), static_cast<std::int64_t>(c) * block_cols, rel);
+    for_each_range(im.rows, 1024, [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int32_t r = static_cast<std::int32_t>(r0); r < r1; ++r)
+        for (int c = 0; c < seg.n_blocks(); ++c)
+          relative_columns(c16, perm, seg.begin(c, r), seg.end(c, r), static_cast<std::int64_t>(c) * block_cols, rel);
+    });
     if ((e = im.bound_perm.upload(perm, 0, stream)) != cudaSuccess) return cuda_fail("upload order");
     if ((e = im.bound_col16.upload(rel, 0, stream)) != cudaSuccess) return cuda_fail("upload ordered columns");
     if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return cuda_fail("synchronize");   // host arrays go

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "spmm/host_threads.hpp"
+
 namespace snk::cuda {
 
 namespace {
@@ -96,7 +98,7 @@ void schedule_half(const int (&lanes)[4], std::vector<std::int32_t> (&bucket)[32
 }  // namespace
 
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t rows_per_range,
-                            RowLanesLayout& out, const std::uint16_t* col16, int residues) {
+                            RowLanesLayout& out, const std::uint16_t* col16, int residues, int threads) {
   out = RowLanesLayout{};
   if (rows_per_range <= 0 || rows_per_range % 32 != 0 || seg.rows < 0 || nnz < 0) return false;
   if (residues < 0 || residues > 8 || (residues > 0 && !col16 && nnz > 0)) return false;
@@ -115,11 +117,13 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
   L.group_chunks.assign(groups, 0);
   L.slot_row.assign(groups * 32, -1);
   L.slot_len.assign(groups * 32, 0);
-  // Pass 1: the slots' rows and the groups' chunk counts and starts.
-  std::int64_t pos = 0;
-  std::vector<std::int32_t> order;
-  for (int c = 0; c < nb; ++c) {
-    for (std::int32_t r0 = 0; r0 < rows; r0 += rows_per_range) {
+  // Pass 1: each (column block, row range)'s slots and its groups' chunk counts, then the groups' starts in order.
+  const std::int32_t n_ranges = (rows + rows_per_range - 1) / rows_per_range;
+  for_each_range(std::int64_t(nb) * n_ranges, 16, [&](std::int64_t u0, std::int64_t u1) {
+    std::vector<std::int32_t> order;
+    for (std::int64_t u = u0; u < u1; ++u) {
+      const int c = static_cast<int>(u / n_ranges);
+      const std::int32_t r0 = static_cast<std::int32_t>(u % n_ranges) * rows_per_range;
       const std::int32_t r1 = std::min(rows, r0 + rows_per_range);
       order.resize(static_cast<std::size_t>(r1 - r0));
       std::iota(order.begin(), order.end(), r0);
@@ -135,48 +139,53 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
         std::int32_t most = 0;
         for (int l = 0; l < 32; ++l) most = std::max(most, L.slot_len[gi * 32 + static_cast<std::size_t>(l)]);
         L.group_chunks[gi] = (most + 3) / 4;
-        L.group_start[gi] = pos;
-        pos += std::int64_t(L.group_chunks[gi]) * 128;
       }
     }
+  }, threads);
+  std::int64_t pos = 0;
+  for (std::size_t gi = 0; gi < groups; ++gi) {
+    L.group_start[gi] = pos;
+    pos += std::int64_t(L.group_chunks[gi]) * 128;
   }
   if (pos >= (std::int64_t(1) << 31)) return false;
-  // Pass 2: the positions.
+  // Pass 2: the positions, group by group.
   L.perm.assign(static_cast<std::size_t>(pos), -1);
-  std::vector<std::int32_t> bucket[32][8];
-  for (std::size_t gi = 0; gi < groups; ++gi) {
-    const int c = static_cast<int>(gi / static_cast<std::size_t>(n_groups));
-    auto put = [&](int l, std::int64_t i, std::int64_t q) {
-      L.perm[static_cast<std::size_t>(L.group_start[gi] + ((i >> 2) * 32 + l) * 4 + (i & 3))] =
-          static_cast<std::int32_t>(q);
-    };
-    if (residues == 0) {
+  for_each_range(static_cast<std::int64_t>(groups), 64, [&](std::int64_t g0, std::int64_t g1) {
+    std::vector<std::int32_t> bucket[32][8];
+    for (std::size_t gi = static_cast<std::size_t>(g0); gi < static_cast<std::size_t>(g1); ++gi) {
+      const int c = static_cast<int>(gi / static_cast<std::size_t>(n_groups));
+      auto put = [&](int l, std::int64_t i, std::int64_t q) {
+        L.perm[static_cast<std::size_t>(L.group_start[gi] + ((i >> 2) * 32 + l) * 4 + (i & 3))] =
+            static_cast<std::int32_t>(q);
+      };
+      if (residues == 0) {
+        for (int l = 0; l < 32; ++l) {
+          const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
+          if (r < 0) continue;
+          const std::int64_t S = seg.begin(c, r), n = L.slot_len[gi * 32 + static_cast<std::size_t>(l)];
+          for (std::int64_t i = 0; i < n; ++i) put(l, i, S + i);
+        }
+        continue;
+      }
+      // The residue order: each slot's non-zeros by class, the group's slots rearranged (balance_halves), then one
+      // half-phase at a time: the four lanes 8 q + 2 j + h (j = 0 .. 3) read the same half of their X' rows at
+      // once, so they should take distinct residue classes at every step (schedule_half).
       for (int l = 0; l < 32; ++l) {
+        for (int k = 0; k < residues; ++k) bucket[l][k].clear();
         const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
         if (r < 0) continue;
         const std::int64_t S = seg.begin(c, r), n = L.slot_len[gi * 32 + static_cast<std::size_t>(l)];
-        for (std::int64_t i = 0; i < n; ++i) put(l, i, S + i);
+        for (std::int64_t q = S; q < S + n; ++q)
+          bucket[l][col16[static_cast<std::size_t>(q)] % residues].push_back(static_cast<std::int32_t>(q));
       }
-      continue;
+      balance_halves(&L.slot_row[gi * 32], &L.slot_len[gi * 32], bucket, residues);
+      for (int half = 0; half < 8; ++half) {
+        int lanes[4];
+        for (int j = 0; j < 4; ++j) lanes[j] = 8 * (half >> 1) + 2 * j + (half & 1);
+        schedule_half(lanes, bucket, residues, put);
+      }
     }
-    // The residue order: each slot's non-zeros by class, the group's slots rearranged (balance_halves), then one
-    // half-phase at a time: the four lanes 8 q + 2 j + h (j = 0 .. 3) read the same half of their X' rows at once,
-    // so they should take distinct residue classes at every step (schedule_half).
-    for (int l = 0; l < 32; ++l) {
-      for (int k = 0; k < residues; ++k) bucket[l][k].clear();
-      const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
-      if (r < 0) continue;
-      const std::int64_t S = seg.begin(c, r), n = L.slot_len[gi * 32 + static_cast<std::size_t>(l)];
-      for (std::int64_t q = S; q < S + n; ++q)
-        bucket[l][col16[static_cast<std::size_t>(q)] % residues].push_back(static_cast<std::int32_t>(q));
-    }
-    balance_halves(&L.slot_row[gi * 32], &L.slot_len[gi * 32], bucket, residues);
-    for (int half = 0; half < 8; ++half) {
-      int lanes[4];
-      for (int j = 0; j < 4; ++j) lanes[j] = 8 * (half >> 1) + 2 * j + (half & 1);
-      schedule_half(lanes, bucket, residues, put);
-    }
-  }
+  }, threads);
   out = std::move(L);
   return true;
 }

@@ -70,9 +70,12 @@ struct RowLanesLayout {
 // exactly once, in order, or the positions would pass 2^31.
 // residues > 0 (with col16, the plan's packed columns; may be null where nnz = 0): each segment's non-zeros in
 // the residue order above (a column's residue is col16 % residues; the blocks are multiples of 64 columns wide;
-// each class's non-zeros keep their CSR order); else in CSR order. The residue order takes about 0.6 s of host
-// time at 26.8 M non-zeros (0.08 s in CSR order), once per plan.
+// each class's non-zeros keep their CSR order); else in CSR order. The (column block, row range) units and the
+// groups are built on `threads` host threads (0: host_order_threads(), host_threads.hpp); the layout is the same
+// for any count. The residue order takes about 0.6 s of host time on one thread at 26.8 M non-zeros (0.08 s in
+// CSR order), once per plan.
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t rows_per_range,
-                            RowLanesLayout& out, const std::uint16_t* col16 = nullptr, int residues = 0);
+                            RowLanesLayout& out, const std::uint16_t* col16 = nullptr, int residues = 0,
+                            int threads = 0);
 
 }  // namespace snk::cuda

@@ -1,0 +1,73 @@
+// spmm/host_threads.hpp: the host threads that build a plan's bound orders (bank_order.cpp, row_lanes_layout.cpp,
+// plan.cu). Those orders are host work linear in the non-zeros, done once per plan but large: 1.0 s on one core at
+// 26.8 M non-zeros, next to products of 0.06-0.6 ms. Their units (segments, groups of 32 rows, column blocks) are
+// independent and write disjoint parts of the output, so for_each_range() deals them out to a few std::threads in
+// chunks taken from a shared counter; the result is the same for any number of threads (the CPU tests compare one
+// thread against several). Header only, no CUDA.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace snk::cuda {
+
+// Threads for host order builds: the machine's hardware threads, at most 16 (the builds stop gaining there: they
+// stream the plan's columns from memory), at least 1.
+inline int host_order_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(n, 1u, 16u));
+}
+
+// Calls f(begin, end) on consecutive chunks of [0, n) of about `grain` units each (the last may be shorter), from up
+// to `threads` threads (0: host_order_threads()); returns once every chunk is done. f must only write what its
+// units own. With one thread, or n <= grain, it runs on the calling thread. An exception thrown by f stops the
+// other threads taking chunks and is rethrown here (the first one thrown).
+template <class F>
+void for_each_range(std::int64_t n, std::int64_t grain, F&& f, int threads = 0) {
+  if (n <= 0) return;
+  grain = std::max<std::int64_t>(1, grain);
+  const std::int64_t chunks = (n + grain - 1) / grain;
+  const int t = static_cast<int>(std::min<std::int64_t>(threads > 0 ? threads : host_order_threads(), chunks));
+  if (t <= 1) {
+    f(std::int64_t(0), n);
+    return;
+  }
+  std::atomic<std::int64_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (;;) {
+      const std::int64_t c = next.fetch_add(1);
+      if (c >= chunks || stop.load()) return;
+      try {
+        f(c * grain, std::min(n, (c + 1) * grain));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        stop = true;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(t - 1));
+  for (int i = 1; i < t; ++i) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {   // no more threads to be had: those running take every chunk
+      break;
+    }
+  }
+  work();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace snk::cuda
