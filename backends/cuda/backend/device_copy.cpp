@@ -70,7 +70,7 @@ MatrixOnDevice& MatrixOnDevice::of(const Matrix& m, cudaStream_t stream) {
   return attached;
 }
 
-const CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) {
+CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) {
   if (pattern_tried_) return pattern_.get();
   const CsrStorage& host = m.csr();
   constexpr Index kInt32Max = static_cast<Index>(std::numeric_limits<std::int32_t>::max());

@@ -8,7 +8,8 @@
 // copy that is present is current: the Plan and the uploaded values are reused across calls for as long as
 // the matrix is unchanged, which is what makes a loop of products with one sparse matrix (a layer's
 // weights) upload it once. For the same reason the products may bind the uploaded values to the Plan
-// (Plan::bind_values: its bank-aware order for the batch-5-8 kernel); the binding goes with the copy. The
+// (Plan::bind_values: the bound orders of the batch-5-128 kernels), once they have run long enough to pay for it
+// (sparse_times_full.cpp); the binding goes with the copy. The
 // backend attaches copies only beside a valid host form (host_is_stale = false), so download() is never
 // needed; it throws Panic if that invariant is ever broken.
 //
@@ -57,6 +58,11 @@ class DeviceBuffer {
 struct CompactedPattern {
   std::unique_ptr<Plan> plan;
   std::vector<Index> rows;   // increasing; rows.size() == plan->rows()
+  // The products' record for binding the values to the plan (sparse_times_full.cpp): the wall seconds the products
+  // have spent unbound where binding would have changed their kernel, and whether a bind failed (it is not tried
+  // again while this copy lives).
+  double unbound_seconds = 0;
+  bool bind_failed = false;
 };
 
 class MatrixOnDevice final : public DeviceCopy {
@@ -70,7 +76,7 @@ class MatrixOnDevice final : public DeviceCopy {
   int device() const { return device_; }
   // The compacted pattern of `m` (the matrix this copy is attached to), built on first use. Returns null
   // when the pattern does not fit 32-bit indices (more than 2^31 - 1 columns or about 2^31 entries).
-  const CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
+  CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
 
   void download(CsrStorage& host) override;
   const char* backend() const override { return "cuda"; }

@@ -10,8 +10,9 @@
 // turns it into plain CSR when its size rule says so.
 //
 // Data movement: A's values and Plan, and B's values, live in the MatrixOnDevice attached to each and are
-// reused while the matrix is unchanged (where a product runs the batch-5-8 column-block kernel, A's values are
-// also bound to the Plan once, in its bank-aware order: spmm/bank_order.hpp); B's host CSR form of a full
+// reused while the matrix is unchanged (and where products would run faster with A's values bound to the Plan, in
+// the orders of its batch-5-128 kernels, they are bound once the products have paid for it: the rule below); B's
+// host CSR form of a full
 // matrix is already its dense row-major array, so it is uploaded as is (tb: read as column-major, the
 // transpose costs nothing). Per call only T
 // is allocated on the device and downloaded. N above the library's batch limit (65535) runs in column
@@ -22,6 +23,7 @@
 #include "sparse_times_full.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -29,6 +31,7 @@
 
 #include "device_copy.hpp"
 #include "semiring_map.hpp"
+#include "spmm/host_threads.hpp"
 #include "snack/backend.hpp"
 
 namespace snk::cuda {
@@ -39,6 +42,22 @@ using core::KernelStatus;
 // Columns of B' per SpMM call: within the library's batch limit (65535) and a multiple of 4, so that each
 // chunk's first column keeps the row alignment the vector loads want.
 constexpr Index kColumnsPerCall = 32768;
+
+// Binding A's values to its Plan (Plan::bind_values, and the lanes orders that its first bound calls build) is
+// host work and transfers linear in the non-zeros, part of it spread over host_order_threads() threads
+// (spmm/host_threads.hpp). Measured through GrB_mxm at 16384 x 16384, 90% (26.8 M non-zeros), batch 8, on the H200
+// machine: the product that binds took about 1000 ms more than the others on one thread and 329 ms on 16, so
+// about 11 ns per non-zero that no thread count shortens (copies, transfers) and 26 ns shared by the threads.
+// Binding saves part of each product there (the SpMM call 0.090 -> 0.058 ms, in a GrB_mxm of about 0.3-0.4 ms),
+// so a one-off product should not pay it and a loop of products should. The rule is the ski-rental one: a copy
+// of A binds once its products that ran unbound, where binding would have changed their kernel, have taken as
+// long as binding is estimated to take. Binding then costs about what those products already spent.
+constexpr double kBindSerialSecondsPerNonZero = 11e-9;
+constexpr double kBindSharedSecondsPerNonZero = 26e-9;
+
+double binding_seconds(std::int64_t nnz) {
+  return static_cast<double>(nnz) * (kBindSerialSecondsPerNonZero + kBindSharedSecondsPerNonZero / host_order_threads());
+}
 
 bool has_every_entry(const Matrix& B) {
   const Index n = B.nvals();
@@ -62,7 +81,7 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   if (A.nvals() == 0 || N == 0) return KernelStatus::Done;   // no product term: T stays empty
 
   MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
-  const CompactedPattern* pattern = a.pattern(A, stream);
+  CompactedPattern* pattern = a.pattern(A, stream);
   if (pattern == nullptr) return KernelStatus::Declined;
   MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
 
@@ -87,18 +106,25 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   args.y.ld = static_cast<std::int64_t>(N);
   auto* b_values = static_cast<unsigned char*>(const_cast<void*>(b.values()));
   auto* y_values = static_cast<unsigned char*>(t_values.get());
+  Plan& plan = *pattern->plan;
+  const auto started = std::chrono::steady_clock::now();
+  bool binding_would_serve = false;   // some call of this product ran unbound where bound values would serve
   for (Index c0 = 0; c0 < N; c0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, N - c0));
     // Column c0 of B': B'(0, c0) is B(0, c0) (row-major, ld N) or B(c0, 0) (tb: column-major, ld K).
     args.x.data = b_values + (tb ? c0 * K : c0) * value_bytes;
     args.y.data = y_values + c0 * value_bytes;
     // A's values serve every product until A changes (the copy goes with them), so where this call's kernel
-    // reads a bound order (batch 5-8 on long rows) they are bound to the plan once; a bind that fails (device
-    // memory) leaves the call on its per-call path.
-    Plan& plan = *pattern->plan;
-    if (!plan.has_bound_values() && bound_values_would_serve(plan, args) &&
-        plan.bind_values(args.values, args.type, stream) != Status::Success)
-      (void)cudaGetLastError();
+    // would read a bound order they are bound to the plan once the products have paid for it (the rule above); a
+    // bind that fails (device memory) leaves this call and the later ones on the per-call path.
+    if (!plan.has_bound_values() && bound_values_would_serve(plan, args)) {
+      if (!pattern->bind_failed && pattern->unbound_seconds >= binding_seconds(plan.nnz()) &&
+          plan.bind_values(args.values, args.type, stream) != Status::Success) {
+        (void)cudaGetLastError();
+        pattern->bind_failed = true;
+      }
+      if (!plan.has_bound_values()) binding_would_serve = true;
+    }
     args.values_bound = plan.has_bound_values();
     std::string why;
     const Status st = spmm(plan, args, &why);
@@ -119,6 +145,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   throw_on_cuda_error(cudaMemcpyAsync(out.x.data(), t_values.get(), t_bytes, cudaMemcpyDeviceToHost, stream),
                       "download of the mxm result");
   throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
+  if (binding_would_serve)
+    pattern->unbound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   T.adopt(std::move(out));
   return KernelStatus::Done;
 }

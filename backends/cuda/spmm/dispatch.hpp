@@ -243,7 +243,8 @@ Choice choose(const Plan& plan, const SpmmArgs& args);
 // Whether binding W's values to the plan (Plan::bind_values) would change how this call runs: its kernel (the
 // dispatcher's, or the one asked for) is the batch-5-8 column-block kernel with the block width a bound order
 // is built for, or the call would run the lanes-across-rows kernel with the values bound (fp32, batch 5-128). For
-// callers that bind on demand (the cuda backend binds a matrix's values the first time such a call comes).
+// callers that bind on demand (the cuda backend binds a matrix's values once such calls have run long enough to
+// pay for the binding: backend/sparse_times_full.cpp).
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
 
 // Y = op(W) (+).(x) X on args.stream. Asynchronous; returns InvalidArgument / Unsupported without
