@@ -11,12 +11,10 @@
 //
 // Data movement: A's values and Plan, and B's values, live in the MatrixOnDevice attached to each and are
 // reused while the matrix is unchanged (and where products would run faster with A's values bound to the Plan, in
-// the orders of its batch-5-128 kernels, they are bound once the products have paid for it: the rule below); B's
-// host CSR form of a full
-// matrix is already its dense row-major array, so it is uploaded as is (tb: read as column-major, the
-// transpose costs nothing). Per call only T
-// is allocated on the device and downloaded. N above the library's batch limit (65535) runs in column
-// chunks. The mask hint is ignored (the core applies the mask).
+// the orders of its batch-5-128 kernels, they are bound once the products have paid for it: the rule below). B's
+// host CSR form of a full matrix is already its dense row-major array, so it is uploaded as is (tb: read as
+// column-major, the transpose costs nothing). Per call only T is allocated on the device and downloaded. N above
+// the library's batch limit (65535) runs in column chunks. The mask hint is ignored (the core applies the mask).
 //
 // Declined: ta (the core retries with a transposed copy), a B with missing entries, types and semirings
 // the library has no kernels for, and a pattern whose columns or entries exceed 32-bit indices.
@@ -56,7 +54,8 @@ constexpr double kBindSerialSecondsPerNonZero = 11e-9;
 constexpr double kBindSharedSecondsPerNonZero = 26e-9;
 
 double binding_seconds(std::int64_t nnz) {
-  return static_cast<double>(nnz) * (kBindSerialSecondsPerNonZero + kBindSharedSecondsPerNonZero / host_order_threads());
+  const double per_non_zero = kBindSerialSecondsPerNonZero + kBindSharedSecondsPerNonZero / host_order_threads();
+  return static_cast<double>(nnz) * per_non_zero;
 }
 
 bool has_every_entry(const Matrix& B) {
