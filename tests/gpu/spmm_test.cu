@@ -1452,6 +1452,72 @@ TEST(SpmmArguments, TightXAllocation) {
 }
 
 // ---- argument checks ---------------------------------------------------------------------------------------------
+TEST(SpmmPlan, FromHostArrays) {
+  SKIP_WITHOUT_GPU();
+  // A plan built from host arrays (the cuda backend's way) runs as one built from device arrays: bitwise the same
+  // deterministic output, both against the float64 reference. 6000 rows with a heavy one, so that the threaded
+  // checks and the boundary table take several chunks.
+  const Pattern p = random_pattern(rng(), 6000, 3000, 0.03, 17, 2500);
+  auto from_device = make_plan(p, false);
+  PlanOptions o;
+  o.transposed = true;
+  auto from_host = Plan::create(p.rows, p.cols, p.row_ptr, p.col, o);
+  ASSERT_EQ(from_device->nnz(), from_host->nnz());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (Orientation orient : {Orientation::WX, Orientation::WtX})
+    for (int batch : {1, 8, 32}) {
+      Case c = oriented(orient, Layout::RowMajor, batch, 0);
+      c.deterministic = true;
+      const std::int64_t kin = orient == Orientation::WtX ? p.rows : p.cols;
+      std::vector<float> w(p.col.size()), x(static_cast<std::size_t>(kin) * batch);
+      for (auto& v : w) v = float(u(rng()));
+      for (auto& v : x) v = float(u(rng()));
+      std::vector<unsigned char> a, b;
+      check_plus_times<float>(p, c, rng(), 1e-5, *from_device, &a, &w, &x);
+      check_plus_times<float>(p, c, rng(), 1e-5, *from_host, &b, &w, &x);
+      EXPECT_TRUE(a == b) << "outputs differ: " << describe(c);
+    }
+  // Bad patterns are refused with the first defect in row order, whichever host thread finds which.
+  auto refused = [&](std::int32_t rows, std::int32_t cols, const std::vector<int>& rp, const std::vector<int>& ci,
+                     const std::string& want) {
+    try {
+      Plan::create(rows, cols, rp, ci);
+      ADD_FAILURE() << "accepted; wanted: " << want;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what() << "; wanted: " << want;
+    }
+  };
+  refused(-1, p.cols, p.row_ptr, p.col, "dimensions out of range");
+  refused(p.rows - 1, p.cols, p.row_ptr, p.col, "rows + 1 entries");
+  std::vector<int> short_col(p.col.begin(), p.col.end() - 1);
+  refused(p.rows, p.cols, p.row_ptr, short_col, "row_ptr[rows] != nnz");
+  auto in_row = [&](int r, int k) { return static_cast<std::size_t>(p.row_ptr[r] + k); };
+  ASSERT_GE(p.row_ptr[4501] - p.row_ptr[4500], 2);
+  ASSERT_GE(p.row_ptr[5501] - p.row_ptr[5500], 2);
+  {
+    std::vector<int> ci = p.col;
+    ci[in_row(4500, 1)] = p.cols;                        // out of range
+    std::swap(ci[in_row(5500, 0)], ci[in_row(5500, 1)]);   // unsorted
+    refused(p.rows, p.cols, p.row_ptr, ci, "column out of range");
+  }
+  {
+    std::vector<int> ci = p.col;
+    std::swap(ci[in_row(4500, 0)], ci[in_row(4500, 1)]);
+    ci[in_row(5500, 1)] = -3;
+    refused(p.rows, p.cols, p.row_ptr, ci, "columns not strictly increasing");
+  }
+  {
+    std::vector<int> rp = p.row_ptr, ci = p.col;
+    rp[5001] = rp[5000] - 1;          // falls
+    ci[in_row(200, 0)] = p.cols + 7;  // an earlier row's column: reported first
+    refused(p.rows, p.cols, rp, ci, "column out of range");
+    refused(p.rows, p.cols, rp, p.col, "row_ptr not monotone");
+    rp = p.row_ptr;
+    rp[100] = static_cast<int>(p.col.size()) + 5;   // past the non-zeros (falls after): refused before any read
+    refused(p.rows, p.cols, rp, p.col, "row_ptr not monotone");
+  }
+}
+
 TEST(SpmmArguments, RejectedWithoutLaunching) {
   SKIP_WITHOUT_GPU();
   Pattern p = random_pattern(rng(), 10, 12, 0.3);

@@ -195,6 +195,12 @@ class Plan {
   // Preprocesses the pattern (synchronizes `stream`; the pattern's index arrays are read once).
   static std::unique_ptr<Plan> create(const CsrPattern& pattern, const PlanOptions& options = {},
                                       cudaStream_t stream = nullptr);
+  // The same from the pattern's arrays in host memory (row_ptr: rows + 1 entries, col_idx: row_ptr[rows]), for a
+  // caller that holds them there (the cuda backend): the plan is built on the host anyway, so this spares copying
+  // the pattern to the device and back (at 26.8 M non-zeros about 0.1 s). Throws std::invalid_argument as create().
+  static std::unique_ptr<Plan> create(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& row_ptr,
+                                      const std::vector<std::int32_t>& col_idx, const PlanOptions& options = {},
+                                      cudaStream_t stream = nullptr);
   ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;

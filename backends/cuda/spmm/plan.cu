@@ -11,6 +11,7 @@
 // (c/64)-th boundary), and on request the COO arrays for SNACK-COO and the transposed pattern (CSR of W^T plus the permutation of W's values into it).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -80,6 +81,18 @@ std::unique_ptr<Plan> Plan::create(const CsrPattern& pat, const PlanOptions& opt
   return from_host(pat.rows, pat.cols, row_ptr, col, options, stream);
 }
 
+std::unique_ptr<Plan> Plan::create(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& row_ptr,
+                                   const std::vector<std::int32_t>& col_idx, const PlanOptions& options,
+                                   cudaStream_t stream) {
+  const std::int64_t nnz = static_cast<std::int64_t>(col_idx.size());
+  if (rows < 0 || cols < 0 || nnz > kMaxPlanNnz)
+    throw std::invalid_argument("snk::cuda::Plan: dimensions out of range (32-bit indices)");
+  if (row_ptr.size() != std::size_t(rows) + 1)
+    throw std::invalid_argument("snk::cuda::Plan: row_ptr does not hold rows + 1 entries");
+  if (row_ptr.back() != nnz) throw std::invalid_argument("snk::cuda::Plan: row_ptr[rows] != nnz");
+  return from_host(rows, cols, row_ptr, col_idx, options, stream);
+}
+
 std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& rp,
                                       const std::vector<std::int32_t>& col, const PlanOptions& options,
                                       cudaStream_t stream) {
@@ -94,23 +107,46 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
   check(cudaDeviceGetAttribute(&im.shared_optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
         "device attribute");
 
-  // Checks.
+  // Checks, reporting the first defect in row order: the row pointers first (the first row whose end falls
+  // below its start or past the non-zeros), then the columns of the rows before it, on the host threads
+  // (host_threads.hpp; the first bad row wins, whichever thread finds it).
   if (rp[0] != 0) throw std::invalid_argument("snk::cuda::Plan: row_ptr[0] != 0");
+  std::int32_t bad_pointer = rows;
   for (std::int32_t r = 0; r < rows; ++r) {
-    if (rp[r + 1] < rp[r]) throw std::invalid_argument("snk::cuda::Plan: row_ptr not monotone");
-    for (std::int32_t j = rp[r]; j < rp[r + 1]; ++j) {
-      if (col[j] < 0 || col[j] >= cols) throw std::invalid_argument("snk::cuda::Plan: column out of range");
-      if (j > rp[r] && col[j] <= col[j - 1])
-        throw std::invalid_argument("snk::cuda::Plan: columns not strictly increasing within a row");
+    if (rp[r + 1] < rp[r] || rp[r + 1] > im.nnz) {
+      bad_pointer = r;
+      break;
     }
     im.max_row_nnz = std::max(im.max_row_nnz, rp[r + 1] - rp[r]);
   }
+  auto column_defect = [&](std::int32_t r) -> const char* {
+    for (std::int32_t j = rp[r]; j < rp[r + 1]; ++j) {
+      if (col[j] < 0 || col[j] >= cols) return "snk::cuda::Plan: column out of range";
+      if (j > rp[r] && col[j] <= col[j - 1]) return "snk::cuda::Plan: columns not strictly increasing within a row";
+    }
+    return nullptr;
+  };
+  std::atomic<std::int32_t> bad_columns{bad_pointer};
+  for_each_range(bad_pointer, 1024, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1 && r < bad_columns.load(); ++r)
+      if (column_defect(static_cast<std::int32_t>(r))) {
+        std::int32_t seen = bad_columns.load();
+        while (r < seen && !bad_columns.compare_exchange_weak(seen, static_cast<std::int32_t>(r))) {
+        }
+        return;
+      }
+  });
+  if (bad_columns.load() < bad_pointer) throw std::invalid_argument(column_defect(bad_columns.load()));
+  if (bad_pointer < rows) throw std::invalid_argument("snk::cuda::Plan: row_ptr not monotone");
   im.avg_row_nnz = rows ? double(im.nnz) / rows : 0.0;
 
   // Packed columns.
   {
     std::vector<std::uint16_t> c16(col.size());
-    for (std::size_t j = 0; j < col.size(); ++j) c16[j] = static_cast<std::uint16_t>(col[j] & 0xffff);
+    for_each_range(static_cast<std::int64_t>(col.size()), std::int64_t(1) << 20, [&](std::int64_t j0, std::int64_t j1) {
+      for (std::int64_t j = j0; j < j1; ++j)
+        c16[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(col[static_cast<std::size_t>(j)] & 0xffff);
+    });
     check(im.col16.upload(c16, c16.size() + 8, stream), "upload col16");
     check(cudaStreamSynchronize(stream), "synchronize");
   }
@@ -212,15 +248,17 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
       im.tile_fine_cols = fine;
       im.tile_n_fine = nf;
       std::vector<int> bounds((static_cast<std::size_t>(nf) + 1) * rows);
-      for (std::int32_t r = 0; r < rows; ++r) {
-        int j = rp[r];
-        for (int f = 0; f < nf; ++f) {
-          const std::int64_t c0 = static_cast<std::int64_t>(f) * fine;
-          while (j < rp[r + 1] && col[j] < c0) ++j;
-          bounds[static_cast<std::size_t>(f) * rows + r] = j;
+      for_each_range(rows, 256, [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int32_t r = static_cast<std::int32_t>(r0); r < r1; ++r) {
+          int j = rp[r];
+          for (int f = 0; f < nf; ++f) {
+            const std::int64_t c0 = static_cast<std::int64_t>(f) * fine;
+            while (j < rp[r + 1] && col[j] < c0) ++j;
+            bounds[static_cast<std::size_t>(f) * rows + r] = j;
+          }
+          bounds[static_cast<std::size_t>(nf) * rows + r] = rp[r + 1];
         }
-        bounds[static_cast<std::size_t>(nf) * rows + r] = rp[r + 1];
-      }
+      });
       check(im.tile_bounds.upload(bounds, 0, stream), "upload row-tile offsets");
       check(cudaStreamSynchronize(stream), "synchronize");
     }
