@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "snack/error.hpp"
+#include "spmm/host_threads.hpp"
 
 namespace snk::cuda {
 
@@ -87,19 +88,15 @@ CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) 
     compacted->rows.push_back(host.hyper ? host.h[k] : k);
     row_ptr.push_back(static_cast<std::int32_t>(host.p[k + 1]));
   }
-  for (std::size_t e = 0; e < col.size(); ++e) col[e] = static_cast<std::int32_t>(host.j[e]);
+  for_each_range(static_cast<std::int64_t>(col.size()), std::int64_t(1) << 20, [&](std::int64_t e0, std::int64_t e1) {
+    for (std::int64_t e = e0; e < e1; ++e)
+      col[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(host.j[static_cast<std::size_t>(e)]);
+  });
 
-  DeviceBuffer d_row_ptr(row_ptr.size() * sizeof(std::int32_t)), d_col(col.size() * sizeof(std::int32_t));
-  d_row_ptr.upload(row_ptr.data(), d_row_ptr.bytes(), stream);
-  d_col.upload(col.data(), d_col.bytes(), stream);
-  CsrPattern p;
-  p.rows = static_cast<std::int32_t>(compacted->rows.size());
-  p.cols = static_cast<std::int32_t>(m.ncols());
-  p.nnz = static_cast<std::int64_t>(col.size());
-  p.row_ptr = static_cast<const std::int32_t*>(d_row_ptr.get());
-  p.col_idx = static_cast<const std::int32_t*>(d_col.get());
   try {
-    compacted->plan = Plan::create(p, PlanOptions{}, stream);   // synchronizes the stream
+    // From the host arrays: the plan is built on the host (synchronizes the stream).
+    const auto rows = static_cast<std::int32_t>(compacted->rows.size());
+    compacted->plan = Plan::create(rows, static_cast<std::int32_t>(m.ncols()), row_ptr, col, PlanOptions{}, stream);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
