@@ -1158,7 +1158,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     bool fits;   // at most 65536 columns
   };
   const LanesShape shapes[] = {
-      {"blocks", 1500, 20000, 0.03, -1, 0, true},   // 15 blocks of 1344 columns
+      {"blocks", 1500, 20000, 0.03, -1, 0, true},   // 15 blocks: 13 of 1344 columns, 2 of 1280 (the last 1248)
       {"one_block", 300, 1000, 0.1, -1, 0, true},
       {"heavy_row", 700, 3000, 0.02, 5, 2500, true},
       {"few_rows", 20, 500, 0.2, -1, 0, true},

@@ -104,8 +104,12 @@ std::string Choice::describe() const {
       << (runs_stream_kernel(*this) ? (windows ? ",stream,windows" : ",stream") : "") << ")";
   if (kernel == Kernel::RowSegmentBatchLanes) o << "(bt=" << batch_tile << ")";
   if (kernel == Kernel::RowRange) o << "(bt=" << batch_tile << ",slabs=" << slabs << (one_row ? ",one_row" : "") << ")";
-  if (kernel == Kernel::RowLanes)
-    o << "(bt=" << batch_tile << ",cols=" << lanes_block_cols << ",blocks=" << lanes_blocks << ",bound)";
+  if (kernel == Kernel::RowLanes) {
+    o << "(bt=" << batch_tile << ",cols=" << lanes_block_cols;
+    if (lanes_wide_blocks < lanes_blocks)   // e.g. cols=1408x4+1344x8
+      o << "x" << lanes_wide_blocks << "+" << lanes_narrow_cols << "x" << lanes_blocks - lanes_wide_blocks;
+    o << ",blocks=" << lanes_blocks << ",bound)";
+  }
   if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
       << column_block.rows_per_cta << ",splits=" << column_block.splits;
@@ -515,6 +519,8 @@ Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
       ch.bound_order = true;
       ch.lanes_block_cols = geo.block_cols;
       ch.lanes_blocks = geo.n_blocks;
+      ch.lanes_wide_blocks = geo.n_wide;
+      ch.lanes_narrow_cols = geo.block_cols - geo.fine_cols;
       return ch;
     }
     k = Kernel::Auto;   // RowLanes asked for where it cannot run: the call runs as Auto would
@@ -755,6 +761,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.cols = w.cols;
     p.n_blocks = o.geo.n_blocks;
     p.block_cols = o.geo.block_cols;
+    p.n_wide = o.geo.n_wide;
+    p.fine_cols = o.geo.fine_cols;
     p.rows_per_range = o.geo.rows_per_range;
     p.n_groups = (w.rows + 31) / 32;
     p.x = static_cast<const float*>(x);

@@ -180,8 +180,10 @@ struct Choice {
                                     // across items (StreamWalk::Windows), else item by item
   bool bound_order = false;         // ColumnBlock at batch tile 8, RowLanes: reads the values bound to the plan in
                                     // its order (SpmmArgs::values_bound)
-  int lanes_block_cols = 0;         // RowLanes: columns of the held blocks
+  int lanes_block_cols = 0;         // RowLanes: columns of the widest held blocks
   int lanes_blocks = 0;             // RowLanes: column blocks (> 1: partial tiles folded in block order)
+  int lanes_wide_blocks = 0;        // RowLanes: blocks lanes_block_cols wide (the first ones; the others
+  int lanes_narrow_cols = 0;        // lanes_narrow_cols wide)
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the

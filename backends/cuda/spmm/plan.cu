@@ -54,16 +54,24 @@ std::size_t Plan::Impl::device_bytes() const {
   return b;
 }
 
+std::vector<int> Plan::Impl::even_fine_edges(int step) const {
+  std::vector<int> fine_at(static_cast<std::size_t>(column_blocks(step)) + 1);
+  for (std::size_t i = 0; i < fine_at.size(); ++i) fine_at[i] = std::min(static_cast<int>(i) * step, tile_n_fine);
+  return fine_at;
+}
+
 cudaError_t Plan::Impl::column_edges(int step, cudaStream_t stream, std::vector<std::int32_t>& edges) const {
-  const int n_edges = column_blocks(step) + 1;
+  return column_edges_at(even_fine_edges(step), stream, edges);
+}
+
+cudaError_t Plan::Impl::column_edges_at(const std::vector<int>& fine_at, cudaStream_t stream,
+                                        std::vector<std::int32_t>& edges) const {
   const std::size_t r = static_cast<std::size_t>(rows);
-  edges.assign(static_cast<std::size_t>(n_edges) * r, 0);
+  edges.assign(fine_at.size() * r, 0);
   cudaError_t e = cudaSuccess;
-  for (int i = 0; i < n_edges && e == cudaSuccess && r > 0; ++i) {
-    const int f = std::min(i * step, tile_n_fine);
-    e = cudaMemcpyAsync(edges.data() + i * r, tile_bounds.get() + std::int64_t(f) * rows, r * 4,
+  for (std::size_t i = 0; i < fine_at.size() && e == cudaSuccess && r > 0; ++i)
+    e = cudaMemcpyAsync(edges.data() + i * r, tile_bounds.get() + std::int64_t(fine_at[i]) * rows, r * 4,
                         cudaMemcpyDeviceToHost, stream);
-  }
   return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
 }
 
@@ -302,15 +310,15 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   const int threads = bt == 8 ? RowLanesTile<8>::kThreads : RowLanesTile<32>::kThreads;
   const int per_sm = bt == 8 ? RowLanesTile<8>::kBlocksPerSm : RowLanesTile<32>::kBlocksPerSm;
   const std::int64_t most = tile_bytes / (std::int64_t(bt) * 4);   // columns of one block, at most
-  if (im.tile_fine_cols > most) return false;
-  std::int64_t parts = (std::int64_t(im.cols) + most - 1) / most, width = 0;
-  for (;; ++parts) {   // the fewest equal blocks, rounded up to the table's grain, that fit
-    const std::int64_t w = (im.cols + parts - 1) / parts;
-    width = (w + im.tile_fine_cols - 1) / im.tile_fine_cols * im.tile_fine_cols;
-    if (width <= most) break;
-  }
-  g.block_cols = static_cast<int>(width);
-  g.n_blocks = im.column_blocks(g.block_cols / im.tile_fine_cols);
+  const std::int64_t most_fine = most / im.tile_fine_cols;          // grains of the table in one block, at most
+  if (most_fine < 1) return false;
+  // The fewest blocks that fit, the table's n_fine grains dealt out evenly: the first n_wide take one more.
+  const std::int64_t blocks = (im.tile_n_fine + most_fine - 1) / most_fine;
+  const std::int64_t per = im.tile_n_fine / blocks, extra = im.tile_n_fine % blocks;
+  g.fine_cols = im.tile_fine_cols;
+  g.block_cols = static_cast<int>((per + (extra ? 1 : 0)) * im.tile_fine_cols);
+  g.n_blocks = static_cast<int>(blocks);
+  g.n_wide = static_cast<int>(extra ? extra : blocks);
   const int ranges = std::max(1, im.sm_count * per_sm / g.n_blocks);
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
   g.n_ranges = static_cast<int>((std::int64_t(im.rows) + g.rows_per_range - 1) / g.rows_per_range);
@@ -321,18 +329,19 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
 
 namespace {
 
-// The plan's packed columns (c16) and its column-boundary table's rows at the edges of column blocks of
-// block_cols columns (edges), copied to the host (the stream is synchronized), and the blocks' row segments over
-// them (seg, pointing into edges): what the bound orders are built from.
-cudaError_t host_segments(const Plan::Impl& im, int block_cols, cudaStream_t stream, std::vector<std::uint16_t>& c16,
-                          std::vector<std::int32_t>& edges, HeldSegments& seg) {
+// The plan's packed columns (c16) and its column-boundary table's rows at the column blocks' edges (edges; fine_at:
+// the edges as the table's fine boundaries, the first 0 and the last n_fine), copied to the host (the stream is
+// synchronized), and the blocks' row segments over them (seg, pointing into edges): what the bound orders are built
+// from.
+cudaError_t host_segments(const Plan::Impl& im, const std::vector<int>& fine_at, cudaStream_t stream,
+                          std::vector<std::uint16_t>& c16, std::vector<std::int32_t>& edges, HeldSegments& seg) {
   c16.resize(static_cast<std::size_t>(im.nnz));
   cudaError_t e = c16.empty() ? cudaSuccess
                               : cudaMemcpyAsync(c16.data(), im.col16.get(), c16.size() * 2, cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess) e = im.column_edges(block_cols / im.tile_fine_cols, stream, edges);
+  if (e == cudaSuccess) e = im.column_edges_at(fine_at, stream, edges);
   seg.bounds = edges.data();   // block c's segment of row r: [edges[c][r], edges[c + 1][r])
   seg.rows = im.rows;
-  seg.n_fine = im.column_blocks(block_cols / im.tile_fine_cols);
+  seg.n_fine = static_cast<int>(fine_at.size()) - 1;
   seg.ratio = 1;
   return e;
 }
@@ -360,7 +369,11 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   std::vector<std::uint16_t> c16;
   std::vector<std::int32_t> edges;
   HeldSegments seg;
-  cudaError_t e = host_segments(im, geo.block_cols, stream, c16, edges, seg);
+  std::vector<int> fine_at(static_cast<std::size_t>(geo.n_blocks) + 1);
+  for (int c = 0; c <= geo.n_blocks; ++c)
+    fine_at[static_cast<std::size_t>(c)] =
+        c == geo.n_blocks ? im.tile_n_fine : static_cast<int>(geo.first_col(c) / geo.fine_cols);
+  cudaError_t e = host_segments(im, fine_at, stream, c16, edges, seg);
   if (e != cudaSuccess) return e;
   RowLanesLayout L;
   if (!build_row_lanes_layout(seg, im.nnz, geo.rows_per_range, L, c16.data(), bt == 8 ? 4 : 0))
@@ -369,7 +382,7 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   for_each_range(static_cast<std::int64_t>(L.group_start.size()), 256, [&](std::int64_t g0, std::int64_t g1) {
     for (std::size_t gi = static_cast<std::size_t>(g0); gi < static_cast<std::size_t>(g1); ++gi)
       relative_columns(c16, L.perm, L.group_start[gi], L.group_start[gi] + std::int64_t(L.group_chunks[gi]) * 128,
-                       std::int64_t(gi / static_cast<std::size_t>(L.n_groups)) * geo.block_cols, rel);
+                       geo.first_col(static_cast<int>(gi / static_cast<std::size_t>(L.n_groups))), rel);
   });
   if ((e = o.perm.upload(L.perm, 0, stream)) != cudaSuccess || (e = o.col16.upload(rel, 0, stream)) != cudaSuccess ||
       (e = o.group_start.upload(L.group_start, 0, stream)) != cudaSuccess ||
@@ -431,7 +444,8 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     std::vector<std::uint16_t> c16;
     std::vector<std::int32_t> edges;
     HeldSegments seg;
-    if ((e = host_segments(im, block_cols, stream, c16, edges, seg)) != cudaSuccess)
+    const std::vector<int> fine_at = im.even_fine_edges(block_cols / im.tile_fine_cols);
+    if ((e = host_segments(im, fine_at, stream, c16, edges, seg)) != cudaSuccess)
       return cuda_fail("copy columns and column-boundary table");
     std::vector<std::int32_t> perm;
     if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))

@@ -36,11 +36,16 @@ struct RowTileParams;
 struct RowLanesParams;
 
 // The lanes-across-rows kernel's layout of a plan at one batch tile (lanes_geometry, below): its column blocks, and
-// its row ranges of a multiple of 32 rows; pays: where Auto takes the kernel.
+// its row ranges of a multiple of 32 rows; pays: where Auto takes the kernel. The blocks share the columns to within
+// one grain of the column-boundary table (fine_cols): the first n_wide are block_cols wide, the others
+// block_cols - fine_cols (the last one ends at the last column).
 struct LanesGeometry {
-  int block_cols = 0, n_blocks = 0, n_ranges = 0;
+  int block_cols = 0, n_blocks = 0, n_ranges = 0, n_wide = 0, fine_cols = 0;
   std::int32_t rows_per_range = 0;
   bool pays = false;
+  std::int64_t first_col(int c) const {
+    return std::int64_t(c) * block_cols - std::int64_t(c > n_wide ? c - n_wide : 0) * fine_cols;
+  }
 };
 
 // A device array that frees itself.
@@ -166,11 +171,17 @@ struct Plan::Impl {
   // Column blocks of `ratio` fine blocks each over the plan's columns (at least one).
   int column_blocks(int ratio) const { return std::max(1, (tile_n_fine + ratio - 1) / ratio); }
 
+  // The fine boundaries of column blocks `step` fine blocks wide: min(i * step, n_fine), i = 0 .. column_blocks(step).
+  std::vector<int> even_fine_edges(int step) const;
   // The rows of tile_bounds at every step-th fine boundary, the last one at n_fine: edges[i * rows + r] =
   // tile_bounds[min(i * step, n_fine)][r] for i = 0 .. max(1, ceil(n_fine / step)), i.e. the segments of
   // column ranges step fine blocks wide (a bound order's column blocks; a row map's column ranges). Copies them
   // to the host on `stream` and synchronizes it.
   cudaError_t column_edges(int step, cudaStream_t stream, std::vector<std::int32_t>& edges) const;
+  // The same at the fine boundaries fine_at (increasing, the last at most n_fine): edges[i * rows + r] =
+  // tile_bounds[fine_at[i]][r].
+  cudaError_t column_edges_at(const std::vector<int>& fine_at, cudaStream_t stream,
+                              std::vector<std::int32_t>& edges) const;
 };
 
 // The column width of the blocks colblock_held_kernel holds at batch tile 8 for values of type t when the
@@ -179,13 +190,15 @@ struct Plan::Impl {
 int held_block_cols(const Plan::Impl& a, ValueType t);
 
 // The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32; fp32 X' rows of bt values) on this
-// plan: the fewest equal column blocks (a multiple of the boundary table's grain) whose X' fits the tile's
-// RowLanesTile<bt>::kTileBytes, and row ranges of a multiple of 32 rows so that ranges x blocks about fill the SMs
-// once (at the tile's thread blocks per SM). Returns false where the plan has no column-boundary table or more than 65536
-// columns. `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of a thread block (16384 x
-// 16384 at batch 32: 1504 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against 0.0244 ms) and rows'
-// segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch 32, 99%: 14 per
-// segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
+// plan: the fewest column blocks whose X' fits the tile's RowLanesTile<bt>::kTileBytes, sharing the columns to
+// within one grain of the boundary table (16384 columns, either tile: 4 blocks of 1408 and 8 of 1344; equal blocks
+// of 1408 with the last 896 wide, bound, 90%: batch 8 0.0579-0.0580 against 0.0574 ms, batch 32 0.1398-0.1399
+// against 0.1383, batch 128 0.540 against 0.526), and row ranges of a multiple of 32 rows so that ranges x blocks
+// about fill the SMs once (at the tile's thread blocks per SM). Returns false where the plan has no column-boundary
+// table or more than 65536 columns. `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of
+// a thread block (16384 x 16384 at batch 32: 1504 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against
+// 0.0244 ms) and rows' segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch
+// 32, 99%: 14 per segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
 constexpr double kRowLanesMinSegment = 48;
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
 // The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
