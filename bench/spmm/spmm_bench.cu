@@ -16,7 +16,7 @@
 //   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
 //   dispatched_bound  the same with W's values bound to the plan (Plan::bind_values, timed once per matrix:
 //                   the first bind builds the bank-aware order, a re-bind gathers the values), where the choice
-//                   reads that order (the batch-8 column-block kernel; at batch 9-32 the lanes-across-rows
+//                   reads that order (the batch-8 column-block kernel; at batch 5-128 the lanes-across-rows
 //                   kernel, whose order and value copy the first timed call builds, in the warm-up)
 //   cusparse        every cusparseSpMM algorithm (CSR and COO) in both dense orders, plus cusparseSpMV
 //                   at batch 1; run in a child process per matrix, so an algorithm that fails with a

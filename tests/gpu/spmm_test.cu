@@ -261,9 +261,9 @@ std::mt19937& rng() {
   return g;
 }
 
-// Runs fp32 cases a and b (same orientation, layout and batch) on the same fresh W and X, each checked against
-// the host reference, and expects bitwise-equal outputs.
-void expect_same_bits(const Pattern& p, const Case& a, const Case& b, Plan& plan) {
+// Runs fp32 cases a and b (same orientation, layout and batch) on the same fresh W and X, a on plan_a and b on
+// plan_b (plans of the same pattern), each checked against the host reference, and expects bitwise-equal outputs.
+void expect_same_bits(const Pattern& p, const Case& a, Plan& plan_a, const Case& b, Plan& plan_b) {
   std::uniform_real_distribution<double> u(-1, 1);
   const std::int64_t kin = a.orientation == Orientation::WtX ? p.rows : p.cols;
   const DenseShape xs = a.orientation == Orientation::XWt ? shape_of(a.batch, kin, a.layout, a.pad)
@@ -272,9 +272,13 @@ void expect_same_bits(const Pattern& p, const Case& a, const Case& b, Plan& plan
   for (auto& v : w) v = float(u(rng()));
   for (auto& v : x) v = float(u(rng()));
   std::vector<unsigned char> first, second;
-  check_plus_times<float>(p, a, rng(), 1e-5, plan, &first, &w, &x);
-  check_plus_times<float>(p, b, rng(), 1e-5, plan, &second, &w, &x);
+  check_plus_times<float>(p, a, rng(), 1e-5, plan_a, &first, &w, &x);
+  check_plus_times<float>(p, b, rng(), 1e-5, plan_b, &second, &w, &x);
   EXPECT_TRUE(first == second) << "outputs differ: " << describe(a) << " / " << describe(b);
+}
+// The same on one plan.
+void expect_same_bits(const Pattern& p, const Case& a, const Case& b, Plan& plan) {
+  expect_same_bits(p, a, plan, b, plan);
 }
 
 // Runs the fp32 case twice on the same fresh W and X and expects bitwise-equal outputs.
@@ -1463,19 +1467,11 @@ TEST(SpmmPlan, FromHostArrays) {
   o.transposed = true;
   auto from_host = Plan::create(p.rows, p.cols, p.row_ptr, p.col, o);
   ASSERT_EQ(from_device->nnz(), from_host->nnz());
-  std::uniform_real_distribution<double> u(-1, 1);
   for (Orientation orient : {Orientation::WX, Orientation::WtX})
     for (int batch : {1, 8, 32}) {
       Case c = oriented(orient, Layout::RowMajor, batch, 0);
       c.deterministic = true;
-      const std::int64_t kin = orient == Orientation::WtX ? p.rows : p.cols;
-      std::vector<float> w(p.col.size()), x(static_cast<std::size_t>(kin) * batch);
-      for (auto& v : w) v = float(u(rng()));
-      for (auto& v : x) v = float(u(rng()));
-      std::vector<unsigned char> a, b;
-      check_plus_times<float>(p, c, rng(), 1e-5, *from_device, &a, &w, &x);
-      check_plus_times<float>(p, c, rng(), 1e-5, *from_host, &b, &w, &x);
-      EXPECT_TRUE(a == b) << "outputs differ: " << describe(c);
+      expect_same_bits(p, c, *from_device, c, *from_host);
     }
   // Bad patterns are refused with the first defect in row order, whichever host thread finds which.
   auto refused = [&](std::int32_t rows, std::int32_t cols, const std::vector<int>& rp, const std::vector<int>& ci,

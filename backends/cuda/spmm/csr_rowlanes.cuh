@@ -37,7 +37,7 @@ struct RowLanesParams {
   const int* slot_row = nullptr;              // [n_blocks][n_groups * 32]
   const int* slot_len = nullptr;              // [n_blocks][n_groups * 32]
   int rows = 0, cols = 0;
-  int n_blocks = 0, block_cols = 0;           // block c: block_cols wide for c < n_wide, else block_cols - fine_cols
+  int n_blocks = 0, block_cols = 0;           // block c: lanes_block_first / lanes_block_width (row_lanes_layout.hpp)
   int n_wide = 0, fine_cols = 0;
   int rows_per_range = 0;                     // a multiple of 32
   int n_groups = 0;
@@ -65,9 +65,8 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   constexpr int D = 1;
   extern __shared__ uint4 rowlanes_smem[];
   const int c = blockIdx.y;   // the column block; blockIdx.z: the batch tile (X' columns BT z .. BT z + BT - 1)
-  const int narrow = c > p.n_wide ? c - p.n_wide : 0;   // narrower blocks before this one
-  const int k0 = c * p.block_cols - narrow * p.fine_cols;
-  const int nc = min(c < p.n_wide ? p.block_cols : p.block_cols - p.fine_cols, p.cols - k0);
+  const int k0 = static_cast<int>(lanes_block_first(c, p.block_cols, p.n_wide, p.fine_cols));
+  const int nc = min(lanes_block_width(c, p.block_cols, p.n_wide, p.fine_cols), p.cols - k0);
   const unsigned raw = shared_address(rowlanes_smem);
   const unsigned base = (raw + 127u) & ~127u;   // the held block, aligned to 128 bytes
   char* tile = reinterpret_cast<char*>(rowlanes_smem) + (base - raw);

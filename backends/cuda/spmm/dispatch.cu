@@ -476,13 +476,13 @@ int held_block_cols(const Plan::Impl& a, ValueType t) {
 }
 
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args) {
-  SpmmArgs a = args;
-  a.values_bound = false;
-  const Choice ch = choose(plan, a);
   // The lanes-across-rows kernel, once bound (bind_values needs the batch-8 order's layout).
   if ((args.kernel == Kernel::Auto || args.kernel == Kernel::RowLanes) && held_block_cols(plan.impl(), args.type) > 0 &&
       lanes_serve(plan.impl(), args, true))
     return true;
+  SpmmArgs a = args;
+  a.values_bound = false;
+  const Choice ch = choose(plan, a);
   return ch.kernel == Kernel::ColumnBlock && held_layout(plan.impl(), args, ch.column_block) &&
          ch.column_block.block_cols == held_block_cols(plan.impl(), args.type);
 }

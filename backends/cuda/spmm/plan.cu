@@ -85,8 +85,7 @@ std::unique_ptr<Plan> Plan::create(const CsrPattern& pat, const PlanOptions& opt
   if (pat.nnz)
     check(cudaMemcpyAsync(col.data(), pat.col_idx, col.size() * 4, cudaMemcpyDeviceToHost, stream), "copy col_idx");
   check(cudaStreamSynchronize(stream), "synchronize");
-  if (row_ptr.back() != pat.nnz) throw std::invalid_argument("snk::cuda::Plan: row_ptr[rows] != nnz");
-  return from_host(pat.rows, pat.cols, row_ptr, col, options, stream);
+  return create(pat.rows, pat.cols, row_ptr, col, options, stream);
 }
 
 std::unique_ptr<Plan> Plan::create(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& row_ptr,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "spmm/dispatch.hpp"
+#include "spmm/row_lanes_layout.hpp"   // lanes_block_first
 
 namespace snk::cuda {
 
@@ -43,9 +44,7 @@ struct LanesGeometry {
   int block_cols = 0, n_blocks = 0, n_ranges = 0, n_wide = 0, fine_cols = 0;
   std::int32_t rows_per_range = 0;
   bool pays = false;
-  std::int64_t first_col(int c) const {
-    return std::int64_t(c) * block_cols - std::int64_t(c > n_wide ? c - n_wide : 0) * fine_cols;
-  }
+  std::int64_t first_col(int c) const { return lanes_block_first(c, block_cols, n_wide, fine_cols); }
 };
 
 // A device array that frees itself.

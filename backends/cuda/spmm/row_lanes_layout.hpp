@@ -50,6 +50,17 @@ template <> struct RowLanesTile<8> {
   static constexpr std::int64_t kTileBytes = 44 * 1024;
 };
 
+// The kernel's column blocks share the columns to within one grain (fine_cols, the column-boundary table's) of
+// each other: the first n_wide are block_cols wide, the others block_cols - fine_cols. Block c's first column and
+// its width (the last block ends at the last column: clip the width there). Plain constexpr: the kernel calls them
+// too (--expt-relaxed-constexpr).
+constexpr std::int64_t lanes_block_first(int c, int block_cols, int n_wide, int fine_cols) {
+  return std::int64_t(c) * block_cols - std::int64_t(c > n_wide ? c - n_wide : 0) * fine_cols;
+}
+constexpr int lanes_block_width(int c, int block_cols, int n_wide, int fine_cols) {
+  return c < n_wide ? block_cols : block_cols - fine_cols;
+}
+
 struct RowLanesLayout {
   int n_blocks = 0;                  // column blocks (seg.n_blocks())
   std::int32_t rows = 0;
