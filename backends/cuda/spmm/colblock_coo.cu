@@ -129,7 +129,8 @@ template <int BT>
 cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
   if (p.rows_per_range % 32 != 0 || p.rows_per_range <= 0 || p.ldx % 4 != 0 ||
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
-      std::int64_t(p.block_cols) * BT * 4 > RowLanesTile<BT>::kTileBytes || (p.n_blocks > 1) != (p.partial != nullptr))
+      std::int64_t(p.block_cols) * BT * 4 > RowLanesTile<BT>::kTileBytes ||
+      (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate))
     return cudaErrorInvalidValue;
   const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols);
   cudaError_t e =
@@ -137,6 +138,11 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
   if (e != cudaSuccess) return e;
   const unsigned tiles = static_cast<unsigned>((p.batch + BT - 1) / BT);   // grid z: the batch tiles
   dim3 grid(static_cast<unsigned>(n_ranges), static_cast<unsigned>(p.n_blocks), tiles);
+  if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
+    if ((e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, s)) != cudaSuccess)
+      return e;
+    return launch_dependent(rowlanes_kernel<BT>, grid, dim3(RowLanesTile<BT>::kThreads), smem, s, p);
+  }
   rowlanes_kernel<BT><<<grid, RowLanesTile<BT>::kThreads, smem, s>>>(p);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);

@@ -1,11 +1,14 @@
-// spmm/column_ranges.cuh: the in-order fold of split column ranges, shared by the column-block and row-tile
-// kernels. When those kernels cut the column blocks of a row range over several thread blocks, each block
-// writes its sums to partial[range][row][b]; this kernel adds the ranges in range order into Y, so the
-// result stays bitwise identical run to run (no atomics).
+// spmm/column_ranges.cuh: what kernels that cut the columns of a row range over several thread blocks do with
+// the blocks' sums (column-block, row-tile and row-lanes kernels). Deterministic calls: each block writes its
+// sums to partial[range][row][b] and fold_column_ranges_kernel adds the ranges in range order into Y, so the
+// result stays bitwise identical run to run (no atomics). Calls that allow otherwise (SpmmArgs::deterministic
+// false) may add the sums into Y with atomics instead, after zero_rows_kernel has zeroed it: no partial tiles and
+// no fold, at the price of sums whose order, and so whose last bits, change run to run.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 
@@ -62,6 +65,53 @@ __global__ void fold_column_ranges_kernel(const float* partial, std::int64_t par
   }
 }
 
+// Y'(m, b) = +0 for m < rows, b < batch (fp32, Y'(m, b) = y[m * ys_row + b * ys_col]), ahead of a kernel that adds
+// its blocks' sums into Y with atomics. The dependent is launched as a programmatic dependent of this grid, which
+// lets it start at once (griddepcontrol.launch_dependents): it stages its X' block meanwhile and waits for this
+// grid (griddepcontrol.wait) before its first atomic.
+template <class T>   // a template, so that each translation unit that includes this header may instantiate it
+__global__ void zero_rows_kernel(T* y, int rows, int batch, std::int64_t ys_row, std::int64_t ys_col) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const std::int64_t n = static_cast<std::int64_t>(rows) * batch;
+  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
+       t += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    y[(t / batch) * ys_row + (t % batch) * ys_col] = T(0);
+}
+
+inline cudaError_t launch_zero_rows(float* y, int rows, int batch, std::int64_t ys_row, std::int64_t ys_col,
+                                    cudaStream_t s) {
+  const std::int64_t n = static_cast<std::int64_t>(rows) * batch;
+  if (n == 0) return cudaSuccess;
+  const unsigned grid =
+      static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 4096)));
+  zero_rows_kernel<float><<<grid, 256, 0, s>>>(y, rows, batch, ys_row, ys_col);
+  return cudaGetLastError();
+}
+
+// Launches `kernel` as a programmatic dependent of the work before it in `s` (compute capability 9.0; an ordinary
+// launch where the attribute is refused). The kernel must execute griddepcontrol.wait before it reads or writes
+// what that work writes.
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+                             Args&&... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  if (cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...) == cudaSuccess) return cudaSuccess;
+  (void)cudaGetLastError();
+  kernel<<<grid, block, smem, s>>>(std::forward<Args>(args)...);
+  return cudaGetLastError();
+}
+
 template <class VT>
 cudaError_t launch_fold_column_ranges(const float* partial, std::int64_t partial_ld, int splits, int rows, int batch,
                                       void* y, std::int64_t ys_row, std::int64_t ys_col, cudaStream_t s) {
@@ -75,21 +125,8 @@ cudaError_t launch_fold_column_ranges(const float* partial, std::int64_t partial
   // -> 0.0369 / 0.0366, the results bitwise equal; with the writing kernel triggering its dependents early
   // (griddepcontrol.launch_dependents) 0.0602 / 0.0596: not done. Where the attribute is refused, an ordinary
   // launch.
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(256);
-  config.stream = s;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  if (cudaLaunchKernelEx(&config, fold_column_ranges_kernel<VT>, partial, partial_ld, splits, rows, batch, y, ys_row,
-                         ys_col) == cudaSuccess)
-    return cudaSuccess;
-  (void)cudaGetLastError();
-  fold_column_ranges_kernel<VT><<<grid, 256, 0, s>>>(partial, partial_ld, splits, rows, batch, y, ys_row, ys_col);
-  return cudaGetLastError();
+  return launch_dependent(fold_column_ranges_kernel<VT>, dim3(grid), dim3(256), 0, s, partial, partial_ld, splits,
+                          rows, batch, y, ys_row, ys_col);
 }
 
 }  // namespace snk::cuda

@@ -1,5 +1,5 @@
 // spmm/csr_rowlanes.cuh: the lanes-across-rows SpMM kernel (plus_times fp32, batch tiles 8 and 32, values bound to
-// the plan; deterministic).
+// the plan; deterministic unless its column blocks' sums are added into Y with atomics).
 //
 // At batch 32 every kernel that brings each non-zero's row of X (128 bytes) from shared memory into registers is
 // bound by the shared-memory data pipe: one 128-byte wavefront per non-zero at best (the on-chip floor of
@@ -17,7 +17,10 @@
 // per SM, so that more warps keep W's loads in flight); its warps take the groups of 32 rows of its row range from
 // a shared counter, longest first (the layout's order). Split column blocks write partial tiles that
 // fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order run to run
-// (bitwise repeatable). A batch wider than the tile runs one tile per grid z, each streaming W again (batch 33-128
+// (bitwise repeatable); where the call allows results that differ in the last bits run to run
+// (SpmmArgs::deterministic false), each block adds its sums into Y with 16-byte atomics instead (p.accumulate: Y
+// zeroed by zero_rows_kernel, which this kernel waits for after staging its block), so no partial tiles are
+// written and no fold runs. A batch wider than the tile runs one tile per grid z, each streaming W again (batch 33-128
 // at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit 32 rows'
 // lines per step and ran twice as slow (stand-alone harness, 16384 x 16384, 90%, batch 32: 0.32 against 0.16 ms).
 #pragma once
@@ -46,8 +49,9 @@ struct RowLanesParams {
   void* y = nullptr;                          // Y'(m, b) = y[m * ys_row + b * ys_col] (n_blocks == 1)
   std::int64_t ys_row = 0, ys_col = 1;
   int batch = 0;
-  float* partial = nullptr;                   // [n_blocks][rows][partial_ld] (n_blocks > 1)
+  float* partial = nullptr;                   // [n_blocks][rows][partial_ld] (n_blocks > 1, not accumulate)
   std::int64_t partial_ld = 0;
+  bool accumulate = false;                    // n_blocks > 1: add the sums into Y (zeroed first) with atomics
 };
 
 // Dynamic shared memory of a launch: the held block (rows of 4 bt bytes), 128 bytes to align it to a whole bank
@@ -77,6 +81,12 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   if (threadIdx.x == 0) *next_group = 0;
   cp_async_wait<0>();
   __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // With accumulate this grid is a programmatic dependent of zero_rows_kernel (launch_rowlanes): Y must be zero
+  // before the first atomic. The wait follows the staging, which then overlaps the zeroing; it returns at once
+  // after an ordinary launch.
+  if (p.accumulate) asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 
   const int lane = threadIdx.x & 31;
   const int lp = lane & (P - 1);   // the lane's first piece
@@ -145,7 +155,27 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
       }
     }
     if (row < 0) continue;
-    if (p.partial) {
+    if (p.accumulate) {
+      const int b_first = blockIdx.z * BT;
+      float* yr = static_cast<float*>(p.y) + std::int64_t(row) * p.ys_row;
+      // 16-byte atomics (compute capability 9.0) where Y's row holds the four values contiguously and aligned,
+      // else one per value. (This form of the test kept the tile-32 kernel at 8 bytes of spills; testing the
+      // alignment once per call in the launcher instead spilled 36.)
+      const bool vec = p.ys_col == 1 && (reinterpret_cast<std::uintptr_t>(yr + b_first) & 15u) == 0;
+#pragma unroll
+      for (int kk = 0; kk < P; ++kk) {
+        const int b0 = b_first + 4 * (kk ^ lp);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (vec && b0 + 4 <= p.batch) {
+          atomicAdd(reinterpret_cast<float4*>(yr + b0), make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]));
+          continue;
+        }
+#endif
+#pragma unroll
+        for (int v = 0; v < 4; ++v)
+          if (b0 + v < p.batch) atomicAdd(yr + std::int64_t(b0 + v) * p.ys_col, a[kk][v]);
+      }
+    } else if (p.partial) {
       float4* out =
           reinterpret_cast<float4*>(p.partial + (std::int64_t(c) * p.rows + row) * p.partial_ld + blockIdx.z * BT);
 #pragma unroll

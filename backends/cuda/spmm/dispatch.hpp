@@ -184,6 +184,8 @@ struct Choice {
   int lanes_blocks = 0;             // RowLanes: column blocks (> 1: partial tiles folded in block order)
   int lanes_wide_blocks = 0;        // RowLanes: blocks lanes_block_cols wide (the first ones; the others
   int lanes_narrow_cols = 0;        // lanes_narrow_cols wide)
+  bool atomic_sums = false;         // RowLanes with lanes_blocks > 1: the blocks add their sums into Y with atomics
+                                    // (SpmmArgs::deterministic false) instead of partial tiles folded in order
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the
