@@ -130,7 +130,8 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
   if (p.rows_per_range % 32 != 0 || p.rows_per_range <= 0 || p.ldx % 4 != 0 ||
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
       std::int64_t(p.block_cols) * BT * 4 > RowLanesTile<BT>::kTileBytes ||
-      (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate))
+      (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.pieces < 1 ||
+      (p.pieces > 1 && (!p.accumulate || BT != 8)))
     return cudaErrorInvalidValue;
   const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols);
   cudaError_t e =

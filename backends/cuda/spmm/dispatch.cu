@@ -108,7 +108,9 @@ std::string Choice::describe() const {
     o << "(bt=" << batch_tile << ",cols=" << lanes_block_cols;
     if (lanes_wide_blocks < lanes_blocks)   // e.g. cols=1408x4+1344x8
       o << "x" << lanes_wide_blocks << "+" << lanes_narrow_cols << "x" << lanes_blocks - lanes_wide_blocks;
-    o << ",blocks=" << lanes_blocks << (atomic_sums ? ",atomic" : "") << ",bound)";
+    o << ",blocks=" << lanes_blocks << (atomic_sums ? ",atomic" : "");
+    if (lanes_pieces > 1) o << ",pieces=" << lanes_pieces;
+    o << ",bound)";
   }
   if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
@@ -534,6 +536,9 @@ Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
       ch.lanes_narrow_cols = geo.block_cols - geo.fine_cols;
       ch.atomic_sums =
           !args.deterministic && geo.n_blocks > 1 && (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
+      if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
+        ch.lanes_pieces = args.lanes_pieces > 0 ? std::min(args.lanes_pieces, 16)
+                                                : geo.segment >= kRowLanesPieceSegment ? 2 : 1;
       return ch;
     }
     k = Kernel::Auto;   // RowLanes asked for where it cannot run: the call runs as Auto would
@@ -785,6 +790,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
     p.accumulate = ch.atomic_sums;
+    p.pieces = ch.lanes_pieces;
     if (p.n_blocks > 1 && !p.accumulate && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
     if ((e = launch_rowlanes(bt, p, o.geo.n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");

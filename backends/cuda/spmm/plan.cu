@@ -321,8 +321,8 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   const int ranges = std::max(1, im.sm_count * per_sm / g.n_blocks);
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
   g.n_ranges = static_cast<int>((std::int64_t(im.rows) + g.rows_per_range - 1) / g.rows_per_range);
-  const double segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
-  g.pays = g.rows_per_range >= threads && segment >= kRowLanesMinSegment;   // a group of 32 rows per warp
+  g.segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
+  g.pays = g.rows_per_range >= threads && g.segment >= kRowLanesMinSegment;   // a group of 32 rows per warp
   return true;
 }
 

@@ -43,6 +43,7 @@ struct RowLanesParams;
 struct LanesGeometry {
   int block_cols = 0, n_blocks = 0, n_ranges = 0, n_wide = 0, fine_cols = 0;
   std::int32_t rows_per_range = 0;
+  double segment = 0;   // non-zeros of a row's segment in a block, on average
   bool pays = false;
   std::int64_t first_col(int c) const { return lanes_block_first(c, block_cols, n_wide, fine_cols); }
 };
@@ -199,6 +200,15 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 // 0.0244 ms) and rows' segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch
 // 32, 99%: 14 per segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
 constexpr double kRowLanesMinSegment = 48;
+// Where the tile-8 kernel adds its blocks' sums with atomics, Auto cuts each group's walk into two work items (two
+// runs of its chunk steps, each adding its own sums) where rows' segments in a block average at least
+// kRowLanesPieceSegment non-zeros: the warps' groups then even out in each thread block (16 groups for 16 warps,
+// the longest first) at the cost of twice the atomics. 16384 x 16384, bound, batch 8, one GPU run alternating twice,
+// one / two / three / four items per group (ms): 80% (segments of 281) 0.0985, 0.0982 / 0.0961, 0.0959 / 0.0965 /
+// 0.0984; 85% (211) 0.0772 / 0.0756, 0.0753 / 0.0772 / 0.0797; 90% (141) 0.0567, 0.0559 / 0.0552, 0.0550 / 0.0572
+// / 0.0610; 95% (70) 0.0345, 0.0346 / 0.0352, 0.0353 / 0.0370 / 0.0412; 8192 x 8192 at 90% (70 again, 3 blocks)
+// 0.0266 / 0.0267-0.0269.
+constexpr double kRowLanesPieceSegment = 100;
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
 // The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
 // last bound, in CSR order), built on the first call that runs the kernel at that tile after a bind (the order
