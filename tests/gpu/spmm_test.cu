@@ -1321,8 +1321,8 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     EXPECT_EQ(1, choose(*plan_s, aq).lanes_pieces) << choose(*plan_s, aq).describe();
   }
   // Auto takes it where it pays: 16384 x 16384 in 12 column blocks, 4 of 1408 and 8 of 1344 (batch tile 32: 11 row
-  // ranges of 1504 rows, 47 groups for 32 warps; tile 8: 32 of 512, 16 groups for 16 warps), 4% (segments of about
-  // 56 non-zeros per block).
+  // ranges of 1504 rows, 47 groups for 32 warps; tile 8: up to 33 thread blocks per column block, dealt its 512
+  // groups in turn), 4% (segments of about 56 non-zeros per block).
   Pattern m = random_pattern(rng(), 16384, 16384, 0.04);
   auto plan_m = make_plan(m, false);
   for (int batch : {32, 20, 8, 5}) {

@@ -138,7 +138,13 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
       cudaFuncSetAttribute(rowlanes_kernel<BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   const unsigned tiles = static_cast<unsigned>((p.batch + BT - 1) / BT);   // grid z: the batch tiles
-  dim3 grid(static_cast<unsigned>(n_ranges), static_cast<unsigned>(p.n_blocks), tiles);
+  // Tile 8: n_ranges thread blocks per column block dealt its work items in turn, but no more than keep all their
+  // warps busy; tile 32: one per row range.
+  constexpr int kWarps = RowLanesTile<BT>::kThreads / 32;
+  const int ctas = BT == 32 ? n_ranges
+                            : static_cast<int>(std::max<std::int64_t>(
+                                  1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.pieces / kWarps)));
+  dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(p.n_blocks), tiles);
   if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
     if ((e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, s)) != cudaSuccess)
       return e;

@@ -103,12 +103,17 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   // The lane's first piece of X' row 0 (held opaque: the compiler would rebuild it per non-zero otherwise).
   unsigned lane_base = base + 16u * static_cast<unsigned>(lp);
   asm volatile("" : "+r"(lane_base));
-  const int g_first = blockIdx.x * (p.rows_per_range / 32);
-  const int g_count = min(p.n_groups, g_first + p.rows_per_range / 32) - g_first;
+  // Tile 32: the thread block's row range, its groups taken in order. Tile 8: the block's work items over all its
+  // rows (the layout's one range, the groups longest first, each cut into group_pieces runs), thread block x
+  // taking items x, x + gridDim.x, ...: each thread block gets long and short ones alike, so the SMs finish
+  // together; its warps take them in order.
+  const int g_first = BT == 8 ? 0 : blockIdx.x * (p.rows_per_range / 32);
+  const int g_count = BT == 8 ? p.n_groups : min(p.n_groups, g_first + p.rows_per_range / 32) - g_first;
   for (;;) {
     int item = 0;
     if (lane == 0) item = atomicAdd(next_group, 1);
     item = __shfl_sync(0xffffffffu, item, 0);
+    if (BT == 8) item = item * gridDim.x + blockIdx.x;
     if (item >= g_count * group_pieces<BT>(p)) break;
     const int gi = item / group_pieces<BT>(p);
     const std::int64_t gb = std::int64_t(c) * p.n_groups + g_first + gi;

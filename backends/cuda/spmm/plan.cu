@@ -320,7 +320,7 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   g.n_wide = static_cast<int>(extra ? extra : blocks);
   const int ranges = std::max(1, im.sm_count * per_sm / g.n_blocks);
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
-  g.n_ranges = static_cast<int>((std::int64_t(im.rows) + g.rows_per_range - 1) / g.rows_per_range);
+  g.n_ranges = bt == 8 ? ranges : static_cast<int>((std::int64_t(im.rows) + g.rows_per_range - 1) / g.rows_per_range);
   g.segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
   g.pays = g.rows_per_range >= threads && g.segment >= kRowLanesMinSegment;   // a group of 32 rows per warp
   return true;
@@ -374,8 +374,11 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
         c == geo.n_blocks ? im.tile_n_fine : static_cast<int>(geo.first_col(c) / geo.fine_cols);
   cudaError_t e = host_segments(im, fine_at, stream, c16, edges, seg);
   if (e != cudaSuccess) return e;
+  // Tile 8: one row range (each block's rows sorted by segment length over all rows), its work items dealt out
+  // to the thread blocks in turn (csr_rowlanes.cuh); tile 32: a range per thread block.
   RowLanesLayout L;
-  if (!build_row_lanes_layout(seg, im.nnz, geo.rows_per_range, L, c16.data(), bt == 8 ? 4 : 0))
+  if (!build_row_lanes_layout(seg, im.nnz, bt == 8 ? (im.rows + 31) / 32 * 32 : geo.rows_per_range, L, c16.data(),
+                              bt == 8 ? 4 : 0))
     return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);
   for_each_range(static_cast<std::int64_t>(L.group_start.size()), 256, [&](std::int64_t g0, std::int64_t g1) {

@@ -41,8 +41,10 @@ struct RowLanesParams;
 // one grain of the column-boundary table (fine_cols): the first n_wide are block_cols wide, the others
 // block_cols - fine_cols (the last one ends at the last column).
 struct LanesGeometry {
-  int block_cols = 0, n_blocks = 0, n_ranges = 0, n_wide = 0, fine_cols = 0;
-  std::int32_t rows_per_range = 0;
+  int block_cols = 0, n_blocks = 0, n_wide = 0, fine_cols = 0;
+  int n_ranges = 0;                  // tile 32: row ranges of rows_per_range rows, a thread block each; tile 8:
+                                     // thread blocks per column block (the layout holds one range)
+  std::int32_t rows_per_range = 0;   // the rows one thread block would hold in ranges (Auto's rule, `pays`)
   double segment = 0;   // non-zeros of a row's segment in a block, on average
   bool pays = false;
   std::int64_t first_col(int c) const { return lanes_block_first(c, block_cols, n_wide, fine_cols); }
@@ -193,8 +195,14 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 // plan: the fewest column blocks whose X' fits the tile's RowLanesTile<bt>::kTileBytes, sharing the columns to
 // within one grain of the boundary table (16384 columns, either tile: 4 blocks of 1408 and 8 of 1344; equal blocks
 // of 1408 with the last 896 wide, bound, 90%: batch 8 0.0579-0.0580 against 0.0574 ms, batch 32 0.1398-0.1399
-// against 0.1383, batch 128 0.540 against 0.526), and row ranges of a multiple of 32 rows so that ranges x blocks
-// about fill the SMs once (at the tile's thread blocks per SM). Returns false where the plan has no column-boundary
+// against 0.1383, batch 128 0.540 against 0.526), and thread blocks per column block so that they about fill the
+// SMs once (at the tile's thread blocks per SM): at tile 32 each holds a row range of a multiple of 32 rows; at tile
+// 8 the column block's work items over all its rows are dealt out to them in turn, long and short alike (16384 x
+// 16384, bound, batch 8, alternating twice, against 32 ranges of 512 rows: 90% 0.0548-0.0550 -> 0.0540-0.0545 ms
+// at two items per group, 0.0556-0.0559 -> 0.0553-0.0556 at one; 95% 0.0338-0.0340 -> 0.0333-0.0338 at one; the
+// same dealing over the 32 ranges' groups instead of one range sorted as a whole: 0.0548-0.0554, 0.0569-0.0570,
+// 0.0345-0.0349; items taken from one counter in global memory per column block: 0.0643-0.0646, 0.0603-0.0611,
+// 0.0397-0.0401). Returns false where the plan has no column-boundary
 // table or more than 65536 columns. `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of
 // a thread block (16384 x 16384 at batch 32: 1504 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against
 // 0.0244 ms) and rows' segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch
@@ -202,8 +210,9 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 constexpr double kRowLanesMinSegment = 48;
 // Where the tile-8 kernel adds its blocks' sums with atomics, Auto cuts each group's walk into two work items (two
 // runs of its chunk steps, each adding its own sums) where rows' segments in a block average at least
-// kRowLanesPieceSegment non-zeros: the warps' groups then even out in each thread block (16 groups for 16 warps,
-// the longest first) at the cost of twice the atomics. 16384 x 16384, bound, batch 8, one GPU run alternating twice,
+// kRowLanesPieceSegment non-zeros: the warps' work then evens out (at 16384 x 16384 a thread block's 16 warps
+// have about 16 groups) at the cost of twice the atomics. 16384 x 16384, bound, batch 8, one GPU run alternating
+// twice, with 32 row ranges of 512 rows (f841006; the same order of gains with the items dealt out since),
 // one / two / three / four items per group (ms): 80% (segments of 281) 0.0985, 0.0982 / 0.0961, 0.0959 / 0.0965 /
 // 0.0984; 85% (211) 0.0772 / 0.0756, 0.0753 / 0.0772 / 0.0797; 90% (141) 0.0567, 0.0559 / 0.0552, 0.0550 / 0.0572
 // / 0.0610; 95% (70) 0.0345, 0.0346 / 0.0352, 0.0353 / 0.0370 / 0.0412; 8192 x 8192 at 90% (70 again, 3 blocks)
@@ -237,7 +246,7 @@ cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s);
 // The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values, batch tile bt = 8 or 32) over n_ranges
-// row ranges, and its fold.
+// row ranges (tile 32) or with up to n_ranges thread blocks per column block (tile 8), and its fold or Y's zeroing.
 cudaError_t launch_rowlanes(int bt, const RowLanesParams& p, int n_ranges, cudaStream_t s);
 // The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
 cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);

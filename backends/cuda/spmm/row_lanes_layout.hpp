@@ -35,9 +35,10 @@ namespace snk::cuda {
 // more warps, and more of W's loads, are in flight). Stand-alone harness at 16384 x 16384, batch 8, 90% / 95%:
 // three 512-thread blocks, one chunk ahead (40 registers), 0.0636 / 0.0417 ms; three of 384 threads, two chunks
 // ahead (52 registers), 0.0676 / 0.0434; four of 256, 0.0680 / 0.0443; two of 512 with 88 KB, 0.0683 / 0.0444;
-// one of 512 with 176 KB, 0.0977 / 0.0617. A thread block's rows should fill its warps with groups exactly (16384
-// rows in 32 ranges of 512, 16 groups for 16 warps; with 384-thread blocks over 43 ranges of 384 rows, 1.3
-// waves of blocks: 0.0859 / 0.0559). Through the library, bound, 16384 x 16384 at 90%: 0.0588 ms as laid out here,
+// one of 512 with 176 KB, 0.0977 / 0.0617. The thread blocks should fill the SMs' slots once and their warps
+// with work (16384 rows in 32 ranges of 512, 16 groups for 16 warps; with 384-thread blocks over 43 ranges of 384
+// rows, 1.3 waves of blocks: 0.0859 / 0.0559; since, the groups are dealt out to 33 thread blocks per column
+// block: plan_impl.hpp, lanes_geometry). Through the library, bound, 16384 x 16384 at 90%: 0.0588 ms as laid out here,
 // 0.0599 with blocks of 960 columns (18 blocks, 22 ranges), 0.0625 with 704 (24 blocks), 0.0668 with 16 ranges of
 // 1024 rows (32 groups for 16 warps, but 192 thread blocks for 396 slots).
 template <int BT> struct RowLanesTile;
