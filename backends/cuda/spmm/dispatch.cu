@@ -36,6 +36,10 @@
 //     0.038-0.045, and on 4096 x 4096 (96 rows per thread block at tile 32) 0.036-0.059 against 0.008-0.028, both
 //     left out by the rule;
 //     batch 48 / 64 / 96 / 128 at 90%: 0.279 / 0.275 / 0.408 / 0.541 against 0.636 / 0.639 / 0.642 / 0.631;
+//     its column blocks' sums added into Y with atomics where the call is not deterministic and Y's rows hold
+//     aligned groups of four (y_rows_in_fours()), at tile 8 then in two work items per group where segments
+//     average >= kRowLanesPieceSegment; else partial tiles folded in block order (5acc6d0's table, bound, 90%:
+//     batch 8 0.0542, 32 0.131, 128 0.492 ms; folded, in probes: 0.0574, 0.139, 0.527);
 //   - plus_times fp32, W X and X W^T, Auto at batch 33-64 where the rules above would run batch tile 128, on plans
 //     of >= 2^19 non-zeros: passes of 32 batch columns, each a call of its own (pass_width(); 16384 x 16384,
 //     90%, batch 48: 0.418 against 0.639 ms); RowLanes past batch 32 with a last tile of 1-8 columns: the whole
