@@ -136,7 +136,7 @@ struct Case {
   int slabs = 0;
   bool tight_x = false;   // X's allocation ends where its last row's batch ends (BLAS convention)
   bool bind = false;      // bind W's values to the plan first and call with values_bound
-  int lanes_pieces = 0;   // RowLanes at batch tile 8 with atomic sums: work items per group (0: the dispatcher's)
+  int lanes_runs = 0;   // RowLanes at batch tile 8 with atomic sums: work items per group (0: the dispatcher's)
   StreamWalk walk = StreamWalk::Auto;   // batch 1, RowSegment with 32 lanes: items or windows
 };
 
@@ -152,7 +152,7 @@ std::string describe(const Case& c) {
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
          " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
          std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "") +
-         (c.lanes_pieces ? " pieces=" + std::to_string(c.lanes_pieces) : "") + walk_suffix(c.walk);
+         (c.lanes_runs ? " runs=" + std::to_string(c.lanes_runs) : "") + walk_suffix(c.walk);
 }
 
 // A case in one orientation and layout, with a batch and a padding of the leading dimensions (Auto unless set).
@@ -223,7 +223,7 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.batch_tile = cs.batch_tile;
   a.slabs = cs.slabs;
   a.deterministic = cs.deterministic;
-  a.lanes_pieces = cs.lanes_pieces;
+  a.lanes_runs = cs.lanes_runs;
   a.stream_walk = cs.walk;
   std::string msg;
   if (cs.bind) {
@@ -1275,9 +1275,9 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     }
   }
   // Tile 8 with atomic sums cuts each group's walk into work items (runs of its chunk steps): by default two where
-  // rows' segments in a block average >= kRowLanesPieceSegment non-zeros (here about 150 in each of 3 blocks), else
+  // rows' segments in a block average >= kRowLanesRunSegment non-zeros (here about 150 in each of 3 blocks), else
   // one; asked for, any number up to 16 (more than a group's chunk steps leaves items empty). Each against the
-  // reference; a deterministic call folds (no pieces).
+  // reference; a deterministic call folds (one run).
   {
     Pattern q = random_pattern(rng(), 600, 3000, 0.15);
     auto plan_q = make_plan(q, false);
@@ -1293,20 +1293,20 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     const Choice cq = choose(*plan_q, aq);
     EXPECT_EQ(Kernel::RowLanes, cq.kernel) << cq.describe();
     EXPECT_TRUE(cq.atomic_sums) << cq.describe();
-    EXPECT_EQ(2, cq.lanes_pieces) << cq.describe();
-    EXPECT_NE(std::string::npos, cq.describe().find(",pieces=2")) << cq.describe();
+    EXPECT_EQ(2, cq.lanes_runs) << cq.describe();
+    EXPECT_NE(std::string::npos, cq.describe().find(",runs=2")) << cq.describe();
     aq.deterministic = true;
-    EXPECT_EQ(1, choose(*plan_q, aq).lanes_pieces) << choose(*plan_q, aq).describe();
+    EXPECT_EQ(1, choose(*plan_q, aq).lanes_runs) << choose(*plan_q, aq).describe();
     aq.deterministic = false;
     aq.batch = 32;
-    EXPECT_EQ(1, choose(*plan_q, aq).lanes_pieces) << "tile 32 walks whole groups";
-    for (int pieces : {0, 1, 2, 3, 16})
+    EXPECT_EQ(1, choose(*plan_q, aq).lanes_runs) << "tile 32 walks whole groups";
+    for (int runs : {0, 1, 2, 3, 16})
       for (int batch : {8, 6}) {   // batch 6 asked for: one-value atomics
         Case c;
         c.batch = batch;
         c.kernel = Kernel::RowLanes;
         c.bind = true;
-        c.lanes_pieces = pieces;
+        c.lanes_runs = runs;
         check_plus_times<float>(q, c, rng(), 1e-5, *plan_q);
       }
     // Few non-zeros per segment: one item per group by default.
@@ -1318,7 +1318,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     c.bind = true;
     check_plus_times<float>(sparse_q, c, rng(), 1e-5, *plan_s);
     aq.batch = 8;
-    EXPECT_EQ(1, choose(*plan_s, aq).lanes_pieces) << choose(*plan_s, aq).describe();
+    EXPECT_EQ(1, choose(*plan_s, aq).lanes_runs) << choose(*plan_s, aq).describe();
   }
   // Auto takes it where it pays: 16384 x 16384 in 12 column blocks, 4 of 1408 and 8 of 1344 (batch tile 32: 11 row
   // ranges of 1504 rows, 47 groups for 32 warps; tile 8: up to 33 thread blocks per column block, dealt its 512

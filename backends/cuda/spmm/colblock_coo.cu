@@ -130,8 +130,8 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
   if (p.rows_per_range % 32 != 0 || p.rows_per_range <= 0 || p.ldx % 4 != 0 ||
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
       std::int64_t(p.block_cols) * BT * 4 > RowLanesTile<BT>::kTileBytes ||
-      (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.pieces < 1 ||
-      (p.pieces > 1 && (!p.accumulate || BT != 8)))
+      (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.runs < 1 ||
+      (p.runs > 1 && (!p.accumulate || BT != 8)))
     return cudaErrorInvalidValue;
   const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols);
   cudaError_t e =
@@ -143,7 +143,7 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
   constexpr int kWarps = RowLanesTile<BT>::kThreads / 32;
   const int ctas = BT == 32 ? n_ranges
                             : static_cast<int>(std::max<std::int64_t>(
-                                  1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.pieces / kWarps)));
+                                  1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.runs / kWarps)));
   dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(p.n_blocks), tiles);
   if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
     if ((e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, s)) != cudaSuccess)

@@ -14,16 +14,19 @@
 // does it instead (row_lanes_layout.hpp). The sums are never folded across lanes; the lane's register a[kk]
 // holds batch values 4 (kk ^ (l mod (BT / 4))) .. + 3 and is stored there. A thread block holds one column block of
 // X' for the whole call (RowLanesTile: up to 176 KB at tile 32, one block per SM; up to 44 KB at tile 8, three
-// per SM, so that more warps keep W's loads in flight); its warps take the groups of 32 rows of its row range from
-// a shared counter, longest first (the layout's order). Split column blocks write partial tiles that
+// per SM, so that more warps keep W's loads in flight). Its warps take their work from a counter in shared memory,
+// longest first (the layout's order): at tile 32 the groups of 32 rows of the thread block's row range; at tile 8
+// every n-th work item of the column block's list over all rows (thread block x of n: items x, x + n, ...), so
+// that each thread block gets long and short groups alike. Split column blocks write partial tiles that
 // fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order run to run
 // (bitwise repeatable); where the call allows results that differ in the last bits run to run
 // (SpmmArgs::deterministic false), each block adds its sums into Y with 16-byte atomics instead (p.accumulate: Y
 // zeroed by zero_rows_kernel, which this kernel waits for after staging its block), so no partial tiles are
-// written and no fold runs; at tile 8 a group's walk may then be cut into runs of its chunk steps (p.pieces), each
-// a work item that adds its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile per grid z, each streaming W again (batch 33-128
-// at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit 32 rows'
-// lines per step and ran twice as slow (stand-alone harness, 16384 x 16384, 90%, batch 32: 0.32 against 0.16 ms).
+// written and no fold runs; at tile 8 a group's walk may then be cut into runs of its chunk steps (p.runs), each
+// a work item that adds its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile
+// per grid z, each streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR
+// order a lane's chunk loads hit 32 rows' lines per step and ran twice as slow (stand-alone harness, 16384 x 16384,
+// 90%, batch 32: 0.32 against 0.16 ms).
 #pragma once
 
 #include <cstdint>
@@ -53,19 +56,19 @@ struct RowLanesParams {
   float* partial = nullptr;                   // [n_blocks][rows][partial_ld] (n_blocks > 1, not accumulate)
   std::int64_t partial_ld = 0;
   bool accumulate = false;                    // n_blocks > 1: add the sums into Y (zeroed first) with atomics
-  int pieces = 1;                             // accumulate: work items per group, each a run of its chunk steps
+  int runs = 1;                               // accumulate: work items per group, each a run of its chunk steps
 };
 
 // Dynamic shared memory of a launch: the held block (rows of 4 bt bytes), 128 bytes to align it to a whole bank
-// line (the pieces' rotation is a XOR on the address), and the group counter.
+// line (the 16-byte pieces' rotation is a XOR on the address), and the work counter.
 inline std::size_t rowlanes_shared_bytes(int bt, int block_cols) { return std::size_t(block_cols) * bt * 4 + 128 + 16; }
 
-// Work items per group of 32 rows: tile 8 may cut a group into runs of its chunk steps (p.pieces, with accumulate);
+// Work items per group of 32 rows: tile 8 may cut a group into runs of its chunk steps (p.runs, with accumulate);
 // tile 32 walks whole groups (its 32 sums leave no register for the runs' bounds: 24 more bytes spilled). Read from
 // the parameters at each use (a local copy cost the tile-8 kernel 8 bytes of spills).
 template <int BT>
-__device__ __forceinline__ int group_pieces(const RowLanesParams& p) {
-  return BT == 8 ? p.pieces : 1;
+__device__ __forceinline__ int group_runs(const RowLanesParams& p) {
+  return BT == 8 ? p.runs : 1;
 }
 
 template <int BT>
@@ -104,9 +107,9 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   unsigned lane_base = base + 16u * static_cast<unsigned>(lp);
   asm volatile("" : "+r"(lane_base));
   // Tile 32: the thread block's row range, its groups taken in order. Tile 8: the block's work items over all its
-  // rows (the layout's one range, the groups longest first, each cut into group_pieces runs), thread block x
-  // taking items x, x + gridDim.x, ...: each thread block gets long and short ones alike, so the SMs finish
-  // together; its warps take them in order.
+  // rows (the layout's one range, the groups longest first, each cut into group_runs runs of its chunk steps),
+  // thread block x taking items x, x + gridDim.x, ...: each thread block gets long and short ones alike, so the SMs
+  // finish together; its warps take them in order.
   const int g_first = BT == 8 ? 0 : blockIdx.x * (p.rows_per_range / 32);
   const int g_count = BT == 8 ? p.n_groups : min(p.n_groups, g_first + p.rows_per_range / 32) - g_first;
   for (;;) {
@@ -114,18 +117,19 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
     if (lane == 0) item = atomicAdd(next_group, 1);
     item = __shfl_sync(0xffffffffu, item, 0);
     if (BT == 8) item = item * gridDim.x + blockIdx.x;
-    if (item >= g_count * group_pieces<BT>(p)) break;
-    const int gi = item / group_pieces<BT>(p);
+    if (item >= g_count * group_runs<BT>(p)) break;
+    const int gi = item / group_runs<BT>(p);
     const std::int64_t gb = std::int64_t(c) * p.n_groups + g_first + gi;
     // The lane's row (-1: a pad lane): tile 32 reads it before the walk, tile 8 after it (each spills least so:
     // 8 and 0 bytes).
     const int row_early = BT == 32 ? p.slot_row[gb * 32 + lane] : 0;
     const int all_chunks = p.group_chunks[gb];
     // The item's chunk steps [k_first, k_first + n_chunks) of the group's, and the lane's entries among them.
-    const int per_piece = (all_chunks + group_pieces<BT>(p) - 1) / group_pieces<BT>(p);
-    const int k_first = BT == 8 ? min(all_chunks, (item - gi * group_pieces<BT>(p)) * per_piece) : 0;
-    const int n_chunks = BT == 8 ? min(all_chunks, k_first + per_piece) - k_first : all_chunks;
-    const int len = BT == 8 ? min(p.slot_len[gb * 32 + lane] - 4 * k_first, 4 * n_chunks) : p.slot_len[gb * 32 + lane];
+    const int per_run = (all_chunks + group_runs<BT>(p) - 1) / group_runs<BT>(p);
+    const int k_first = BT == 8 ? min(all_chunks, (item - gi * group_runs<BT>(p)) * per_run) : 0;
+    const int n_chunks = BT == 8 ? min(all_chunks, k_first + per_run) - k_first : all_chunks;
+    const int len =
+        BT == 8 ? min(p.slot_len[gb * 32 + lane] - 4 * k_first, 4 * n_chunks) : p.slot_len[gb * 32 + lane];
     const std::int64_t first = p.group_start[gb] + 4 * lane + 128 * std::int64_t(k_first);   // chunk k at + 128 k
 
     float a[P][4];
@@ -176,7 +180,7 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
         cc[i] = cc[i + 1];
       }
     }
-    const std::int64_t slot = (std::int64_t(c) * p.n_groups + g_first + item / group_pieces<BT>(p)) * 32 + lane;
+    const std::int64_t slot = (std::int64_t(c) * p.n_groups + g_first + item / group_runs<BT>(p)) * 32 + lane;
     const int row = BT == 32 ? row_early : p.slot_row[slot];   // (gb kept for this spilled 8 bytes at tile 8)
     if (row < 0 || (p.accumulate && len <= 0)) continue;   // (a fold reads every row's partial tile)
     if (p.accumulate) {

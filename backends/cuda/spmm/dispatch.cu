@@ -38,7 +38,7 @@
 //     batch 48 / 64 / 96 / 128 at 90%: 0.279 / 0.275 / 0.408 / 0.541 against 0.636 / 0.639 / 0.642 / 0.631;
 //     its column blocks' sums added into Y with atomics where the call is not deterministic and Y's rows hold
 //     aligned groups of four (y_rows_in_fours()), at tile 8 then in two work items per group where segments
-//     average >= kRowLanesPieceSegment; else partial tiles folded in block order (5acc6d0's table, bound, 90%:
+//     average >= kRowLanesRunSegment; else partial tiles folded in block order (5acc6d0's table, bound, 90%:
 //     batch 8 0.0542, 32 0.131, 128 0.492 ms; folded, in probes: 0.0574, 0.139, 0.527);
 //   - plus_times fp32, W X and X W^T, Auto at batch 33-64 where the rules above would run batch tile 128, on plans
 //     of >= 2^19 non-zeros: passes of 32 batch columns, each a call of its own (pass_width(); 16384 x 16384,
@@ -113,7 +113,7 @@ std::string Choice::describe() const {
     if (lanes_wide_blocks < lanes_blocks)   // e.g. cols=1408x4+1344x8
       o << "x" << lanes_wide_blocks << "+" << lanes_narrow_cols << "x" << lanes_blocks - lanes_wide_blocks;
     o << ",blocks=" << lanes_blocks << (atomic_sums ? ",atomic" : "");
-    if (lanes_pieces > 1) o << ",pieces=" << lanes_pieces;
+    if (lanes_runs > 1) o << ",runs=" << lanes_runs;
     o << ",bound)";
   }
   if (kernel == Kernel::ColumnBlock) {
@@ -541,8 +541,8 @@ Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
       ch.atomic_sums =
           !args.deterministic && geo.n_blocks > 1 && (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
       if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
-        ch.lanes_pieces = args.lanes_pieces > 0 ? std::min(args.lanes_pieces, 16)
-                                                : geo.segment >= kRowLanesPieceSegment ? 2 : 1;
+        ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16)
+                                                : geo.segment >= kRowLanesRunSegment ? 2 : 1;
       return ch;
     }
     k = Kernel::Auto;   // RowLanes asked for where it cannot run: the call runs as Auto would
@@ -794,7 +794,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
     p.accumulate = ch.atomic_sums;
-    p.pieces = ch.lanes_pieces;
+    p.runs = ch.lanes_runs;
     if (p.n_blocks > 1 && !p.accumulate && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
     if ((e = launch_rowlanes(bt, p, o.geo.n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");

@@ -164,7 +164,7 @@ struct SpmmArgs {
                                   // tile 128 always walks plain rows)
   ColumnBlockConfig column_block{};
   RowTileConfig row_tile{};
-  int lanes_pieces = 0;           // RowLanes at batch tile 8 with atomic sums: work items per group of 32 rows
+  int lanes_runs = 0;             // RowLanes at batch tile 8 with atomic sums: work items per group of 32 rows
                                   // (runs of its chunk steps, at most 16; 0 = the dispatcher's choice)
   StreamWalk stream_walk = StreamWalk::Auto;   // RowSegment at batch 1 with 32 lanes (see StreamWalk)
   cudaStream_t stream = nullptr;
@@ -188,7 +188,7 @@ struct Choice {
   int lanes_narrow_cols = 0;        // lanes_narrow_cols wide)
   bool atomic_sums = false;         // RowLanes with lanes_blocks > 1: the blocks add their sums into Y with atomics
                                     // (SpmmArgs::deterministic false) instead of partial tiles folded in order
-  int lanes_pieces = 1;             // RowLanes at batch tile 8 with atomic_sums: work items per group
+  int lanes_runs = 1;             // RowLanes at batch tile 8 with atomic_sums: work items per group
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the

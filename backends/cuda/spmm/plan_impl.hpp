@@ -210,14 +210,14 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 constexpr double kRowLanesMinSegment = 48;
 // Where the tile-8 kernel adds its blocks' sums with atomics, Auto cuts each group's walk into two work items (two
 // runs of its chunk steps, each adding its own sums) where rows' segments in a block average at least
-// kRowLanesPieceSegment non-zeros: the warps' work then evens out (at 16384 x 16384 a thread block's 16 warps
+// kRowLanesRunSegment non-zeros: the warps' work then evens out (at 16384 x 16384 a thread block's 16 warps
 // have about 16 groups) at the cost of twice the atomics. 16384 x 16384, bound, batch 8, one GPU run alternating
 // twice, with 32 row ranges of 512 rows (f841006; the same order of gains with the items dealt out since),
 // one / two / three / four items per group (ms): 80% (segments of 281) 0.0985, 0.0982 / 0.0961, 0.0959 / 0.0965 /
 // 0.0984; 85% (211) 0.0772 / 0.0756, 0.0753 / 0.0772 / 0.0797; 90% (141) 0.0567, 0.0559 / 0.0552, 0.0550 / 0.0572
 // / 0.0610; 95% (70) 0.0345, 0.0346 / 0.0352, 0.0353 / 0.0370 / 0.0412; 8192 x 8192 at 90% (70 again, 3 blocks)
 // 0.0266 / 0.0267-0.0269.
-constexpr double kRowLanesPieceSegment = 100;
+constexpr double kRowLanesRunSegment = 100;
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
 // The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
 // last bound, in CSR order), built on the first call that runs the kernel at that tile after a bind (the order
