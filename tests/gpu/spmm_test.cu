@@ -176,6 +176,15 @@ Case column_block8(int batch, bool bind = false) {
   return c;
 }
 
+// A case of the lanes-across-rows kernel with W's values bound (fresh values each run: every bind refreshes the copy).
+Case row_lanes_bound(int batch) {
+  Case c;
+  c.batch = batch;
+  c.kernel = Kernel::RowLanes;
+  c.bind = true;
+  return c;
+}
+
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
 template <class T>
 void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, double tol, Plan& plan,
@@ -1285,11 +1294,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     aq.batch = 8;
     aq.values_bound = true;
     aq.kernel = Kernel::RowLanes;
-    Case warm;   // binds values (the choice reads the bound type)
-    warm.batch = 8;
-    warm.kernel = Kernel::RowLanes;
-    warm.bind = true;
-    check_plus_times<float>(q, warm, rng(), 1e-5, *plan_q);
+    check_plus_times<float>(q, row_lanes_bound(8), rng(), 1e-5, *plan_q);   // binds (the choice reads the type)
     const Choice cq = choose(*plan_q, aq);
     EXPECT_EQ(Kernel::RowLanes, cq.kernel) << cq.describe();
     EXPECT_TRUE(cq.atomic_sums) << cq.describe();
@@ -1302,21 +1307,14 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     EXPECT_EQ(1, choose(*plan_q, aq).lanes_runs) << "tile 32 walks whole groups";
     for (int runs : {0, 1, 2, 3, 16})
       for (int batch : {8, 6}) {   // batch 6 asked for: one-value atomics
-        Case c;
-        c.batch = batch;
-        c.kernel = Kernel::RowLanes;
-        c.bind = true;
+        Case c = row_lanes_bound(batch);
         c.lanes_runs = runs;
         check_plus_times<float>(q, c, rng(), 1e-5, *plan_q);
       }
     // Few non-zeros per segment: one item per group by default.
     Pattern sparse_q = random_pattern(rng(), 600, 3000, 0.03);
     auto plan_s = make_plan(sparse_q, false);
-    Case c;
-    c.batch = 8;
-    c.kernel = Kernel::RowLanes;
-    c.bind = true;
-    check_plus_times<float>(sparse_q, c, rng(), 1e-5, *plan_s);
+    check_plus_times<float>(sparse_q, row_lanes_bound(8), rng(), 1e-5, *plan_s);
     aq.batch = 8;
     EXPECT_EQ(1, choose(*plan_s, aq).lanes_runs) << choose(*plan_s, aq).describe();
   }
