@@ -1627,6 +1627,31 @@ TEST(SpmmArguments, RejectedWithoutLaunching) {
   a.batch = 4;
   a.x.ld = 2;                         // ld < batch
   EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a));
+  // X and Y sharing memory (Y in place of X, or one row of Y over X's last): refused, Y unchanged; X and Y in
+  // the two halves of one buffer: served.
+  std::vector<float> w(p.col.size(), 0.5f), x(std::size_t(p.cols) * 4, 0.25f);
+  DeviceBuffer dw(w.size() * 4 + 16), buf(std::size_t(p.cols + p.rows) * 4 * 4);
+  dw.put(w);
+  a.values = dw.p;
+  a.x = {buf.p, 4, Layout::RowMajor};
+  float* x_last = static_cast<float*>(buf.p) + (p.cols - 1) * 4;
+  for (float* y_at : {static_cast<float*>(buf.p), x_last}) {
+    CUDA_OK(cudaMemset(buf.p, 0xff, buf.bytes));
+    a.y = {y_at, 4, Layout::RowMajor};
+    std::string msg;
+    EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a, &msg));
+    EXPECT_NE(std::string::npos, msg.find("X and Y overlap")) << msg;
+    std::vector<std::uint32_t> all(buf.bytes / 4);
+    CUDA_OK(cudaMemcpy(all.data(), buf.p, buf.bytes, cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(std::all_of(all.begin(), all.end(), [](std::uint32_t v) { return v == 0xffffffffu; }));
+  }
+  CUDA_OK(cudaMemcpy(buf.p, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
+  a.y = {static_cast<float*>(buf.p) + p.cols * 4, 4, Layout::RowMajor};
+  EXPECT_EQ(Status::Success, spmm(*plan, a));
+  std::vector<float> y(std::size_t(p.rows) * 4);
+  CUDA_OK(cudaMemcpy(y.data(), a.y.data, y.size() * 4, cudaMemcpyDeviceToHost));
+  for (int r = 0; r < p.rows; ++r)   // every value 0.5 x 0.25 per non-zero of the row
+    EXPECT_FLOAT_EQ(0.125f * float(p.row_ptr[r + 1] - p.row_ptr[r]), y[std::size_t(r) * 4]) << r;
   // An unsorted pattern is refused when the plan is built.
   std::vector<int> bad_col = p.col;
   if (p.row_ptr[1] - p.row_ptr[0] >= 2) {

@@ -651,6 +651,20 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   std::int64_t xs_row, xs_col, ys_row, ys_col;
   if (!strides(args.x, kx, xs_row, xs_col)) return fail(Status::InvalidArgument, "X leading dimension too small");
   if (!strides(args.y, my, ys_row, ys_col)) return fail(Status::InvalidArgument, "Y leading dimension too small");
+  // Y must not share memory with X: kernels read X while Y is written (and Y is zeroed first where the column
+  // blocks add into it). The test is on the spans from each one's first element to its last.
+  {
+    const std::int64_t vsz = static_cast<std::int64_t>(value_size(args.type));
+    auto span_end = [&](const Dense& d, std::int64_t inner) {
+      const std::int64_t ur = xwt ? batch : inner, uc = xwt ? inner : batch;   // user rows, cols
+      if (ur == 0 || uc == 0) return std::int64_t(0);
+      return (d.layout == Layout::RowMajor ? (ur - 1) * d.ld + uc : (uc - 1) * d.ld + ur) * vsz;
+    };
+    const auto x0 = reinterpret_cast<std::uintptr_t>(args.x.data), y0 = reinterpret_cast<std::uintptr_t>(args.y.data);
+    const std::uintptr_t x1 = x0 + static_cast<std::uintptr_t>(span_end(args.x, kx));
+    const std::uintptr_t y1 = y0 + static_cast<std::uintptr_t>(span_end(args.y, my));
+    if (x0 < x1 && y0 < y1 && x0 < y1 && y0 < x1) return fail(Status::InvalidArgument, "X and Y overlap");
+  }
 
   const Choice ch = choose(plan, args);
   const std::size_t vs = value_size(args.type);
