@@ -261,7 +261,10 @@ Choice choose(const Plan& plan, const SpmmArgs& args);
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
 
 // Y = op(W) (+).(x) X on args.stream. Asynchronous; returns InvalidArgument / Unsupported without
-// launching anything, CudaError when a launch failed. `message`, when given, receives the reason.
+// launching anything, CudaError when a launch failed. `message`, when given, receives the reason. X and Y must not
+// share memory (InvalidArgument where the spans from their first to their last element overlap). Calls on one plan
+// are ordered on one stream: the plan's workspaces serve one call at a time. With deterministic false a kernel may
+// add partial sums into Y with atomics, so results may differ in their last bits run to run.
 Status spmm(Plan& plan, const SpmmArgs& args, std::string* message = nullptr);
 
 }  // namespace snk::cuda
