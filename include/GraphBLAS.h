@@ -499,6 +499,14 @@ GrB_Info SNK_Fallback_reset(void) SNK_SYMBOL(SNK_Fallback_reset);
 /* Bitwise-reproducible results run to run (no floating-point atomics); $SNACK_DETERMINISTIC=1 also. */
 GrB_Info SNK_Deterministic_set(bool on) SNK_SYMBOL(SNK_Deterministic_set);
 GrB_Info SNK_Deterministic_get(bool *on) SNK_SYMBOL(SNK_Deterministic_get);
+/* When the cuda backend binds a sparse matrix's values to its SpMM plan (products with a full matrix at batch
+ * 5-128 then read them in the plan's own orders; the binding is host work linear in the entries, redone after the
+ * matrix changes): SNK_BIND_AUTO (default) once the matrix's products have taken as long as the binding is
+ * estimated to take, SNK_BIND_EAGER at the first product it would serve, SNK_BIND_NEVER not at all.
+ * $SNACK_BIND=auto|eager|never sets the initial policy. Another value: GrB_INVALID_VALUE. */
+typedef enum { SNK_BIND_AUTO = 0, SNK_BIND_EAGER = 1, SNK_BIND_NEVER = 2 } SNK_Bind;
+GrB_Info SNK_Bind_set(SNK_Bind policy) SNK_SYMBOL(SNK_Bind_set);
+GrB_Info SNK_Bind_get(SNK_Bind *policy) SNK_SYMBOL(SNK_Bind_get);
 /* Reads a MatrixMarket "matrix coordinate" text (real, integer or pattern; general, symmetric or
  * skew-symmetric) of `size` bytes into a new matrix of `type` (pattern entries become 1). Malformed text:
  * GrB_INVALID_VALUE with the line number in GrB_error's message... and nothing created. */

@@ -47,4 +47,14 @@ void reset_fallback_counts();
 void set_deterministic(bool on);
 bool deterministic();
 
+// When the cuda backend binds a sparse matrix's values to its SpMM plan, so that products with a full matrix at
+// batch 5-128 read them in the plan's own orders (faster; the binding is host work linear in the entries, about
+// 0.3 s at 26.8 M entries, redone after the matrix changes). Auto (the default): once the matrix's products that
+// would have run bound have taken as long as the binding is estimated to take, so a one-off product never pays for
+// it and a loop of products does; Eager: at the first such product; Never: not at all. $SNACK_BIND=auto, eager or
+// never sets the initial policy (anything else: Auto). Process-wide.
+enum class BindPolicy { Auto = 0, Eager = 1, Never = 2 };
+void set_bind_policy(BindPolicy policy);
+BindPolicy bind_policy();
+
 }  // namespace snk

@@ -368,6 +368,21 @@ GrB_Info SNK_Deterministic_get(bool* on) {
   });
 }
 
+GrB_Info SNK_Bind_set(SNK_Bind policy) {
+  return call("SNK_Bind_set", nullptr, [&] {
+    if (policy != SNK_BIND_AUTO && policy != SNK_BIND_EAGER && policy != SNK_BIND_NEVER)
+      throw snk::Error(snk::Info::InvalidValue, "policy must be SNK_BIND_AUTO, SNK_BIND_EAGER or SNK_BIND_NEVER");
+    snk::set_bind_policy(static_cast<snk::BindPolicy>(policy));
+  });
+}
+
+GrB_Info SNK_Bind_get(SNK_Bind* policy) {
+  return call("SNK_Bind_get", nullptr, [&] {
+    check_pointer(policy, "policy");
+    *policy = static_cast<SNK_Bind>(snk::bind_policy());
+  });
+}
+
 GrB_Info SNK_last_error(const char** message) {
   if (message == nullptr) return GrB_NULL_POINTER;
   *message = t_last_error.c_str();

@@ -11,7 +11,8 @@
 // set_backend() changes it and BackendScope overrides it for one thread (a thread_local pointer, so the
 // hot path, current_backend_object(), is one load). Fallback counts (calls a backend declined and that ran
 // on reference) are kept per (backend, operation) under a mutex: they are rare by design, so a lock costs
-// nothing measurable. The determinism flag starts from $SNACK_DETERMINISTIC=1.
+// nothing measurable. The determinism flag starts from $SNACK_DETERMINISTIC=1, the cuda backend's bind policy
+// from $SNACK_BIND.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -116,6 +117,18 @@ FallbackTable& fallback_table() {
   return table;
 }
 
+// The bind policy (BindPolicy as int), initially from $SNACK_BIND.
+std::atomic<int>& bind_policy_value() {
+  static std::atomic<int> value{0};
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* env = std::getenv("SNACK_BIND");
+    const std::string v = env ? env : "";
+    value.store(v == "eager" ? 1 : v == "never" ? 2 : 0);
+  });
+  return value;
+}
+
 std::atomic<bool>& deterministic_flag() {
   static std::atomic<bool> flag{false};
   static std::once_flag once;
@@ -200,5 +213,13 @@ void reset_fallback_counts() {
 void set_deterministic(bool on) { core::deterministic_flag().store(on); }
 
 bool deterministic() { return core::deterministic_flag().load(); }
+
+void set_bind_policy(BindPolicy policy) {
+  if (policy != BindPolicy::Auto && policy != BindPolicy::Eager && policy != BindPolicy::Never)
+    throw Error(Info::InvalidValue, "bind policy must be Auto, Eager or Never");
+  core::bind_policy_value().store(static_cast<int>(policy));
+}
+
+BindPolicy bind_policy() { return static_cast<BindPolicy>(core::bind_policy_value().load()); }
 
 }  // namespace snk

@@ -704,6 +704,13 @@ TEST_F(CapiErrors, Extensions) {
   EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_Fallback_count("kokkos", "mxm", nullptr));
   EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_Fallback_total(nullptr, &count));
   EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_Deterministic_get(nullptr));
+  SNK_Bind policy = SNK_BIND_NEVER;
+  EXPECT_EQ(GrB_SUCCESS, SNK_Bind_get(&policy));
+  EXPECT_API_ERROR(GrB_INVALID_VALUE, nullptr, SNK_Bind_set(static_cast<SNK_Bind>(5)));
+  SNK_Bind after = SNK_BIND_NEVER;
+  EXPECT_EQ(GrB_SUCCESS, SNK_Bind_get(&after));
+  EXPECT_EQ(policy, after) << "a refused policy changed the setting";
+  EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_Bind_get(nullptr));
   GrB_Matrix M = nullptr;
   const char bad[] = "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n";
   EXPECT_API_ERROR(GrB_INVALID_VALUE, nullptr, SNK_Matrix_read_mtx(&M, GrB_FP64, bad, sizeof bad - 1));

@@ -456,6 +456,13 @@ static void test_extensions(void) {
   OK(SNK_Deterministic_get(&det));
   CHECK(det);
   OK(SNK_Deterministic_set(false));
+  SNK_Bind policy = SNK_BIND_AUTO;
+  OK(SNK_Bind_set(SNK_BIND_NEVER));
+  OK(SNK_Bind_get(&policy));
+  CHECK(policy == SNK_BIND_NEVER);
+  OK(SNK_Bind_set(SNK_BIND_AUTO));
+  OK(SNK_Bind_get(&policy));
+  CHECK(policy == SNK_BIND_AUTO);
 }
 
 int main(int argc, char **argv) {

@@ -581,6 +581,19 @@ TEST(Backend, Controls) {
   set_deterministic(true);
   EXPECT_TRUE(deterministic());
   set_deterministic(was);
+  const BindPolicy policy = bind_policy();
+  for (BindPolicy p : {BindPolicy::Eager, BindPolicy::Never, BindPolicy::Auto}) {
+    set_bind_policy(p);
+    EXPECT_EQ(bind_policy(), p);
+  }
+  try {   // not a policy: refused, the setting kept
+    set_bind_policy(static_cast<BindPolicy>(7));
+    ADD_FAILURE() << "an invalid bind policy was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.info(), Info::InvalidValue);
+  }
+  EXPECT_EQ(bind_policy(), BindPolicy::Auto);
+  set_bind_policy(policy);
 }
 
 }  // namespace

@@ -391,6 +391,27 @@ TEST(CudaBackend, BoundValuesFollowChangesOfA) {
   EXPECT_FALSE(values_bound(A1)) << A1.device_copy()->describe();
 }
 
+// The bind policy (snk::set_bind_policy): Eager binds at the first product the bound values would serve, Never
+// not after many; every product checked against the reference. Auto is BoundValuesFollowChangesOfA's.
+TEST(CudaBackend, BindPolicyEagerAndNever) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  const snk::BindPolicy was = snk::bind_policy();
+  snk::set_bind_policy(snk::BindPolicy::Eager);
+  Matrix A = sparse_with_empty_rows(&snk::types::FP32, 3000, 4096, 0.05);
+  check_mxm(s, A, full(&snk::types::FP32, 4096, 8), "eager, first product");
+  EXPECT_TRUE(values_bound(A)) << (A.device_copy() ? A.device_copy()->describe() : "no device copy");
+  Matrix A1 = sparse_with_empty_rows(&snk::types::FP32, 500, 4096, 0.05);   // batch 1: nothing to bind for
+  check_mxm(s, A1, full(&snk::types::FP32, 4096, 1), "eager, batch 1");
+  EXPECT_FALSE(values_bound(A1));
+  snk::set_bind_policy(snk::BindPolicy::Never);
+  Matrix B = sparse_with_empty_rows(&snk::types::FP32, 3000, 4096, 0.05);
+  for (int i = 0; i < 200; ++i)   // Auto binds this one within about 90 (BoundValuesFollowChangesOfA)
+    check_mxm(s, B, full(&snk::types::FP32, 4096, 8), "never, product " + std::to_string(i));
+  EXPECT_FALSE(values_bound(B)) << (B.device_copy() ? B.device_copy()->describe() : "no device copy");
+  snk::set_bind_policy(was);
+}
+
 TEST(CudaBackend, DeterministicRunsAreBitwiseEqual) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);

@@ -49,7 +49,8 @@ constexpr Index kColumnsPerCall = 32768;
 // Binding saves part of each product there (the SpMM call 0.090 -> 0.058 ms, in a GrB_mxm of about 0.3-0.4 ms),
 // so a one-off product should not pay it and a loop of products should. The rule is the ski-rental one: a copy
 // of A binds once its products that ran unbound, where binding would have changed their kernel, have taken as
-// long as binding is estimated to take. Binding then costs about what those products already spent.
+// long as binding is estimated to take. Binding then costs about what those products already spent. The user may
+// bind at the first such product instead, or never (snk::set_bind_policy, SNK_Bind_set, $SNACK_BIND).
 constexpr double kBindSerialSecondsPerNonZero = 11e-9;
 constexpr double kBindSharedSecondsPerNonZero = 26e-9;
 
@@ -108,6 +109,7 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   Plan& plan = *pattern->plan;
   const auto started = std::chrono::steady_clock::now();
   bool binding_would_serve = false;   // some call of this product ran unbound where bound values would serve
+  const BindPolicy policy = snk::bind_policy();   // the user's setting (snack/backend.hpp); Auto: the rule above
   for (Index c0 = 0; c0 < N; c0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, N - c0));
     // Column c0 of B': B'(0, c0) is B(0, c0) (row-major, ld N) or B(c0, 0) (tb: column-major, ld K).
@@ -116,8 +118,9 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     // A's values serve every product until A changes (the copy goes with them), so where this call's kernel
     // would read a bound order they are bound to the plan once the products have paid for it (the rule above); a
     // bind that fails (device memory) leaves this call and the later ones on the per-call path.
-    if (!plan.has_bound_values() && bound_values_would_serve(plan, args)) {
-      if (!pattern->bind_failed && pattern->unbound_seconds >= binding_seconds(plan.nnz()) &&
+    if (!plan.has_bound_values() && policy != BindPolicy::Never && bound_values_would_serve(plan, args)) {
+      if (!pattern->bind_failed &&
+          (policy == BindPolicy::Eager || pattern->unbound_seconds >= binding_seconds(plan.nnz())) &&
           plan.bind_values(args.values, args.type, stream) != Status::Success) {
         (void)cudaGetLastError();
         pattern->bind_failed = true;
