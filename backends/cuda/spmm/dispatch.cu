@@ -542,7 +542,7 @@ Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
           !args.deterministic && geo.n_blocks > 1 && (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
       if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
         ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16)
-                                                : geo.segment >= kRowLanesRunSegment ? 2 : 1;
+                                            : geo.segment >= kRowLanesRunSegment ? 2 : 1;
       return ch;
     }
     k = Kernel::Auto;   // RowLanes asked for where it cannot run: the call runs as Auto would
