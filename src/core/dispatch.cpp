@@ -124,7 +124,8 @@ std::atomic<int>& bind_policy_value() {
   std::call_once(once, [] {
     const char* env = std::getenv("SNACK_BIND");
     const std::string v = env ? env : "";
-    value.store(v == "eager" ? 1 : v == "never" ? 2 : 0);
+    const BindPolicy p = v == "eager" ? BindPolicy::Eager : v == "never" ? BindPolicy::Never : BindPolicy::Auto;
+    value.store(static_cast<int>(p));
   });
   return value;
 }

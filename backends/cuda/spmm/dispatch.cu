@@ -652,17 +652,16 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   if (!strides(args.x, kx, xs_row, xs_col)) return fail(Status::InvalidArgument, "X leading dimension too small");
   if (!strides(args.y, my, ys_row, ys_col)) return fail(Status::InvalidArgument, "Y leading dimension too small");
   // Y must not share memory with X: kernels read X while Y is written (and Y is zeroed first where the column
-  // blocks add into it). The test is on the spans from each one's first element to its last.
+  // blocks add into it). The test is on the spans from each one's first element to its last (X' is kx x batch,
+  // Y' my x batch, through the strides above).
   {
     const std::int64_t vsz = static_cast<std::int64_t>(value_size(args.type));
-    auto span_end = [&](const Dense& d, std::int64_t inner) {
-      const std::int64_t ur = xwt ? batch : inner, uc = xwt ? inner : batch;   // user rows, cols
-      if (ur == 0 || uc == 0) return std::int64_t(0);
-      return (d.layout == Layout::RowMajor ? (ur - 1) * d.ld + uc : (uc - 1) * d.ld + ur) * vsz;
+    auto span_bytes = [&](std::int64_t r, std::int64_t s_row, std::int64_t s_col) {
+      return r == 0 ? std::int64_t(0) : ((r - 1) * s_row + (batch - 1) * s_col + 1) * vsz;
     };
     const auto x0 = reinterpret_cast<std::uintptr_t>(args.x.data), y0 = reinterpret_cast<std::uintptr_t>(args.y.data);
-    const std::uintptr_t x1 = x0 + static_cast<std::uintptr_t>(span_end(args.x, kx));
-    const std::uintptr_t y1 = y0 + static_cast<std::uintptr_t>(span_end(args.y, my));
+    const std::uintptr_t x1 = x0 + static_cast<std::uintptr_t>(span_bytes(kx, xs_row, xs_col));
+    const std::uintptr_t y1 = y0 + static_cast<std::uintptr_t>(span_bytes(my, ys_row, ys_col));
     if (x0 < x1 && y0 < y1 && x0 < y1 && y0 < x1) return fail(Status::InvalidArgument, "X and Y overlap");
   }
 

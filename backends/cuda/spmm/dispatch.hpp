@@ -188,7 +188,7 @@ struct Choice {
   int lanes_narrow_cols = 0;        // lanes_narrow_cols wide)
   bool atomic_sums = false;         // RowLanes with lanes_blocks > 1: the blocks add their sums into Y with atomics
                                     // (SpmmArgs::deterministic false) instead of partial tiles folded in order
-  int lanes_runs = 1;             // RowLanes at batch tile 8 with atomic_sums: work items per group
+  int lanes_runs = 1;               // RowLanes at batch tile 8 with atomic_sums: work items per group
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the

@@ -18,10 +18,11 @@
 namespace snk::cuda {
 
 // Threads for host order builds: the machine's hardware threads, at most 16 (the builds stop gaining there: they
-// stream the plan's columns from memory), at least 1.
+// stream the plan's columns from memory), at least 1. Asked once (hardware_concurrency reads the system each
+// time, and the cuda backend's binding rule asks on every product).
 inline int host_order_threads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp(n, 1u, 16u));
+  static const int n = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  return n;
 }
 
 // Calls f(begin, end) on consecutive chunks of [0, n) of about `grain` units each (the last may be shorter), from up

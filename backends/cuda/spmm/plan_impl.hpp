@@ -37,7 +37,8 @@ struct RowTileParams;
 struct RowLanesParams;
 
 // The lanes-across-rows kernel's layout of a plan at one batch tile (lanes_geometry, below): its column blocks, and
-// its row ranges of a multiple of 32 rows; pays: where Auto takes the kernel. The blocks share the columns to within
+// how its rows are dealt out to thread blocks (tile 32: row ranges of a multiple of 32 rows; tile 8: every n-th
+// work item); pays: where Auto takes the kernel. The blocks share the columns to within
 // one grain of the column-boundary table (fine_cols): the first n_wide are block_cols wide, the others
 // block_cols - fine_cols (the last one ends at the last column).
 struct LanesGeometry {
