@@ -4,9 +4,10 @@
 //
 // Fresh random patterns (rows not a multiple of 32 and fewer than 32, empty rows, rows of one to three
 // non-zeros, no non-zeros at all) with the plan's column-boundary table built as plan.cu builds it (64-column
-// grain), cut into one column block or several, for thread blocks of 32 and 64 rows and one covering all rows.
-// Checked: the header's sizes; each (block, row range) holds its rows once each, longest segment first (ties by
-// row), and the slots past the last row are empty; each group's chunks are its longest lane's, and the groups
+// grain), cut into one column block or several, in one row range per block and in several (more than the rows'
+// groups too). Checked: the header's sizes; each block's ranges cover its rows in order, each within one row's
+// weight of an equal share (a row weighing its segment's length + 1); each (block, row range) holds its rows once
+// each in its groups' first slots, longest segment first (ties by row), and the slots past them are empty; each group's chunks are its longest lane's, and the groups
 // lie one after another, 128-aligned, in (block, group) order; the order is a permutation of the CSR positions
 // plus pads, with lane l's i-th non-zero of its segment at start + ((i / 4) * 32 + l) * 4 + i % 4; on a uniform
 // 10% pattern the pads stay a few percent, a fraction of what the rows in plain order would take; bad arguments
@@ -65,28 +66,53 @@ struct Misses {
 
 #define EXPECT_NO_MISSES(m, what) EXPECT_EQ(0, (m).n) << what << "; first: " << (m).first
 
-// Builds the layout of p's segments of block_cols columns for thread blocks of rows_per_range rows (in the residue
-// order of `residues` classes with p's packed columns where residues > 0, else in CSR order through the default
+// Builds the layout of p's segments of block_cols columns in n_ranges row ranges per block (in the residue order
+// of `residues` classes with p's packed columns where residues > 0, else in CSR order through the default
 // arguments) and checks every property the header documents.
-void build_and_check(const Pattern& p, int block_cols, std::int32_t rows_per_range, RowLanesLayout* kept = nullptr,
+void build_and_check(const Pattern& p, int block_cols, std::int32_t n_ranges, RowLanesLayout* kept = nullptr,
                      int residues = 0) {
   SCOPED_TRACE(::testing::Message() << "seed " << kSeed << ", " << p.rows << " x " << p.cols << ", nnz " << p.nnz()
-                                    << ", blocks of " << block_cols << " columns, rows_per_range " << rows_per_range
+                                    << ", blocks of " << block_cols << " columns, " << n_ranges << " ranges"
                                     << ", residues " << residues);
   const HeldSegments seg = segments(p, block_cols);
   const std::int64_t nnz = p.nnz();
   const std::vector<std::uint16_t>& col16 = p.col16;
   RowLanesLayout L;
-  if (residues == 0) ASSERT_TRUE(build_row_lanes_layout(seg, nnz, rows_per_range, L));
-  else ASSERT_TRUE(build_row_lanes_layout(seg, nnz, rows_per_range, L, col16.data(), residues));
+  if (residues == 0) ASSERT_TRUE(build_row_lanes_layout(seg, nnz, n_ranges, L));
+  else ASSERT_TRUE(build_row_lanes_layout(seg, nnz, n_ranges, L, col16.data(), residues));
 
-  // 1. The header's sizes.
+  // 1. The header's sizes, and each block's ranges: contiguous, covering the rows, each within one row's weight
+  // (segment length + 1) of an equal share of the block's weight, and groups_per_range the groups of the widest.
   const int nb = seg.n_blocks();
   const std::int32_t rows = p.rows;
-  const std::int32_t n_groups = (rows + 31) / 32;
   ASSERT_EQ(nb, L.n_blocks);
   ASSERT_EQ(rows, L.rows);
-  ASSERT_EQ(rows_per_range, L.rows_per_range);
+  ASSERT_EQ(n_ranges, L.n_ranges);
+  ASSERT_EQ(static_cast<std::size_t>(nb) * (static_cast<std::size_t>(n_ranges) + 1), L.range_first.size());
+  auto first = [&](int c, std::int32_t u) {
+    return L.range_first[static_cast<std::size_t>(c) * (static_cast<std::size_t>(n_ranges) + 1) + static_cast<std::size_t>(u)];
+  };
+  std::int32_t widest = 0;
+  for (int c = 0; c < nb; ++c) {
+    auto weight = [&](std::int32_t r) { return seg.end(c, r) - seg.begin(c, r) + 1; };
+    std::int64_t total = 0, heaviest = 0;
+    for (std::int32_t r = 0; r < rows; ++r) {
+      total += weight(r);
+      heaviest = std::max(heaviest, weight(r));
+    }
+    ASSERT_EQ(0, first(c, 0)) << "block " << c;
+    ASSERT_EQ(rows, first(c, n_ranges)) << "block " << c;
+    for (std::int32_t u = 0; u < n_ranges; ++u) {
+      ASSERT_LE(first(c, u), first(c, u + 1)) << "block " << c << " range " << u;
+      std::int64_t w = 0;
+      for (std::int32_t r = first(c, u); r < first(c, u + 1); ++r) w += weight(r);
+      EXPECT_LE(w, (total + n_ranges - 1) / n_ranges + heaviest)
+          << "block " << c << " range " << u << " rows " << first(c, u) << " .. " << first(c, u + 1);
+      widest = std::max(widest, first(c, u + 1) - first(c, u));
+    }
+  }
+  ASSERT_EQ((widest + 31) / 32, L.groups_per_range);
+  const std::int32_t n_groups = L.groups_per_range * n_ranges;
   ASSERT_EQ(n_groups, L.n_groups);
   const std::size_t groups = static_cast<std::size_t>(nb) * static_cast<std::size_t>(n_groups);
   ASSERT_EQ(groups, L.group_start.size());
@@ -94,13 +120,15 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t rows_per_ran
   ASSERT_EQ(groups * 32, L.slot_row.size());
   ASSERT_EQ(groups * 32, L.slot_len.size());
 
-  // 2. Each (block, row range): its rows once each, longest segment first, ties by row; empty slots past them.
+  // 2. Each (block, row range): its rows once each in the first slots of its groups, longest segment first, ties
+  // by row; the slots past them empty.
   Misses order, lengths, empty;
   for (int c = 0; c < nb; ++c) {
-    const std::size_t base = static_cast<std::size_t>(c) * static_cast<std::size_t>(n_groups) * 32;
     auto len = [&](std::int32_t r) { return seg.end(c, r) - seg.begin(c, r); };
-    for (std::int32_t r0 = 0; r0 < rows; r0 += rows_per_range) {
-      const std::int32_t r1 = std::min(rows, r0 + rows_per_range);
+    for (std::int32_t u = 0; u < n_ranges; ++u) {
+      const std::size_t base = (static_cast<std::size_t>(c) * static_cast<std::size_t>(n_groups) +
+                                static_cast<std::size_t>(u) * static_cast<std::size_t>(L.groups_per_range)) * 32;
+      const std::int32_t r0 = first(c, u), r1 = first(c, u + 1), n = r1 - r0;
       std::vector<std::int32_t> want;
       for (std::int32_t r = r0; r < r1; ++r) want.push_back(r);
       std::sort(want.begin(), want.end(), [&](std::int32_t a, std::int32_t b) {
@@ -108,40 +136,41 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t rows_per_ran
       });
       // In the residue order the slots of a group may hold its rows in any order (balance_halves): compare the
       // group's rows as sorted sets there.
-      std::vector<std::int32_t> got_rows(L.slot_row.begin() + static_cast<std::ptrdiff_t>(base + r0),
-                                         L.slot_row.begin() + static_cast<std::ptrdiff_t>(base + r1));
+      std::vector<std::int32_t> got_rows(L.slot_row.begin() + static_cast<std::ptrdiff_t>(base),
+                                         L.slot_row.begin() + static_cast<std::ptrdiff_t>(base + n));
       if (residues > 0)
         for (std::size_t g0 = 0; g0 < got_rows.size(); g0 += 32) {
           const std::size_t g1 = std::min(got_rows.size(), g0 + 32);
           std::sort(got_rows.begin() + static_cast<std::ptrdiff_t>(g0), got_rows.begin() + static_cast<std::ptrdiff_t>(g1));
           std::sort(want.begin() + static_cast<std::ptrdiff_t>(g0), want.begin() + static_cast<std::ptrdiff_t>(g1));
         }
-      for (std::int32_t s = r0; s < r1; ++s) {
+      for (std::int32_t s = 0; s < n; ++s) {
         const std::int32_t got = L.slot_row[base + static_cast<std::size_t>(s)];
-        const std::int32_t got_sorted = got_rows[static_cast<std::size_t>(s - r0)];
-        const std::int32_t want_row = want[static_cast<std::size_t>(s - r0)];
+        const std::int32_t got_sorted = got_rows[static_cast<std::size_t>(s)];
+        const std::int32_t want_row = want[static_cast<std::size_t>(s)];
         order.check(got_sorted == want_row, [&](std::ostream& o) {
-          o << "block " << c << " slot " << s << " holds row " << got_sorted << " (in its group's sorted rows), want row "
-            << want_row;
+          o << "block " << c << " range " << u << " slot " << s << " holds row " << got_sorted
+            << " (in its group's sorted rows), want row " << want_row;
         });
         if (got < r0 || got >= r1) continue;
         const std::int32_t got_len = L.slot_len[base + static_cast<std::size_t>(s)];
         lengths.check(got_len == len(got), [&](std::ostream& o) {
-          o << "block " << c << " slot " << s << " (row " << got << ") length " << got_len << ", want " << len(got);
+          o << "block " << c << " range " << u << " slot " << s << " (row " << got << ") length " << got_len
+            << ", want " << len(got);
         });
       }
-    }
-    for (std::int32_t s = rows; s < n_groups * 32; ++s) {
-      const std::int32_t r = L.slot_row[base + static_cast<std::size_t>(s)];
-      const std::int32_t n = L.slot_len[base + static_cast<std::size_t>(s)];
-      empty.check(r == -1 && n == 0, [&](std::ostream& o) {
-        o << "block " << c << " slot " << s << " past the last row holds row " << r << " of length " << n;
-      });
+      for (std::int32_t s = n; s < L.groups_per_range * 32; ++s) {
+        const std::int32_t r = L.slot_row[base + static_cast<std::size_t>(s)];
+        const std::int32_t m = L.slot_len[base + static_cast<std::size_t>(s)];
+        empty.check(r == -1 && m == 0, [&](std::ostream& o) {
+          o << "block " << c << " range " << u << " slot " << s << " past its rows holds row " << r << " of length " << m;
+        });
+      }
     }
   }
   EXPECT_NO_MISSES(order, "slots out of length order");
   EXPECT_NO_MISSES(lengths, "slot lengths that are not the segments'");
-  EXPECT_NO_MISSES(empty, "slots past the last row not empty");
+  EXPECT_NO_MISSES(empty, "slots past a range's rows not empty");
 
   // 3. Each group's chunks cover its longest lane; the groups lie one after another, 128-aligned.
   Misses chunks, starts;
@@ -276,13 +305,13 @@ TEST(SpmmRowLanesLayout, RaggedRowsOneBlockAndSeveral) {
   const Pattern p = make(1000, 1000, 0.10, 7, 5);
   for (int block_cols : {64, 128, 1024}) {
     EXPECT_EQ(block_cols == 1024, segments(p, block_cols).n_blocks() == 1);
-    for (std::int32_t rpr : {32, 64, 1024}) ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rpr));
+    for (std::int32_t ranges : {1, 3, 16, 40}) ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, ranges));
   }
   // 300 columns: five fine blocks, in blocks of 64 (5), 128 (3, the last one short) and 320 (1).
   const Pattern q = make(333, 300, 0.20, 11, 3);
   for (int block_cols : {64, 128, 320}) {
     EXPECT_EQ(block_cols == 320, segments(q, block_cols).n_blocks() == 1);
-    for (std::int32_t rpr : {32, 64, 352}) ASSERT_NO_FATAL_FAILURE(build_and_check(q, block_cols, rpr));
+    for (std::int32_t ranges : {1, 5, 11}) ASSERT_NO_FATAL_FAILURE(build_and_check(q, block_cols, ranges));
   }
 }
 
@@ -290,18 +319,18 @@ TEST(SpmmRowLanesLayout, FewRowsShortRowsAndNoNonZeros) {
   // Fewer rows than a warp's lanes: one group, most of its slots empty.
   const Pattern few = make(20, 700, 0.15, 4, 3);
   for (int block_cols : {64, 128, 704})
-    for (std::int32_t rpr : {32, 64}) ASSERT_NO_FATAL_FAILURE(build_and_check(few, block_cols, rpr));
+    for (std::int32_t ranges : {1, 2, 7}) ASSERT_NO_FATAL_FAILURE(build_and_check(few, block_cols, ranges));
   // Every row one to three non-zeros: groups of a single chunk.
   const Pattern tiny = make(97, 500, 0.0, 0, 1);
   for (int block_cols : {64, 128, 512})
-    for (std::int32_t rpr : {32, 64, 128}) ASSERT_NO_FATAL_FAILURE(build_and_check(tiny, block_cols, rpr));
+    for (std::int32_t ranges : {1, 3, 4}) ASSERT_NO_FATAL_FAILURE(build_and_check(tiny, block_cols, ranges));
   // No non-zeros: every group has no chunks and the order is empty.
   const Pattern none = make(45, 300, 0.0);
   ASSERT_EQ(0, none.nnz());
   for (int block_cols : {64, 128, 320})
-    for (std::int32_t rpr : {32, 64}) {
+    for (std::int32_t ranges : {1, 2}) {
       RowLanesLayout L;
-      ASSERT_NO_FATAL_FAILURE(build_and_check(none, block_cols, rpr, &L));
+      ASSERT_NO_FATAL_FAILURE(build_and_check(none, block_cols, ranges, &L));
       EXPECT_TRUE(L.perm.empty());
       EXPECT_EQ(std::vector<std::int32_t>(L.group_chunks.size(), 0), L.group_chunks);
     }
@@ -317,22 +346,22 @@ TEST(SpmmRowLanesLayout, ResidueOrderOnRaggedShortAndEmptyRows) {
   // The shapes of the two tests above, in the residue order of four classes.
   const Pattern p = make(1000, 1000, 0.10, 7, 5);
   for (int block_cols : {64, 128, 1024})
-    for (std::int32_t rpr : {32, 64, 1024}) ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rpr, nullptr, 4));
+    for (std::int32_t ranges : {1, 3, 16, 40}) ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, ranges, nullptr, 4));
   const Pattern q = make(333, 300, 0.20, 11, 3);
   for (int block_cols : {64, 128, 320})
-    for (std::int32_t rpr : {32, 64, 352}) ASSERT_NO_FATAL_FAILURE(build_and_check(q, block_cols, rpr, nullptr, 4));
+    for (std::int32_t ranges : {1, 5, 11}) ASSERT_NO_FATAL_FAILURE(build_and_check(q, block_cols, ranges, nullptr, 4));
   const Pattern few = make(20, 700, 0.15, 4, 3);
   for (int block_cols : {64, 128, 704})
-    for (std::int32_t rpr : {32, 64}) ASSERT_NO_FATAL_FAILURE(build_and_check(few, block_cols, rpr, nullptr, 4));
+    for (std::int32_t ranges : {1, 2, 7}) ASSERT_NO_FATAL_FAILURE(build_and_check(few, block_cols, ranges, nullptr, 4));
   const Pattern tiny = make(97, 500, 0.0, 0, 1);
   for (int block_cols : {64, 128, 512})
-    for (std::int32_t rpr : {32, 64, 128})
-      ASSERT_NO_FATAL_FAILURE(build_and_check(tiny, block_cols, rpr, nullptr, 4));
+    for (std::int32_t ranges : {1, 3, 4})
+      ASSERT_NO_FATAL_FAILURE(build_and_check(tiny, block_cols, ranges, nullptr, 4));
   const Pattern none = make(45, 300, 0.0);
   for (int block_cols : {64, 128, 320})
-    for (std::int32_t rpr : {32, 64}) {
+    for (std::int32_t ranges : {1, 2}) {
       RowLanesLayout L;
-      ASSERT_NO_FATAL_FAILURE(build_and_check(none, block_cols, rpr, &L, 4));
+      ASSERT_NO_FATAL_FAILURE(build_and_check(none, block_cols, ranges, &L, 4));
       EXPECT_TRUE(L.perm.empty());
     }
   RowLanesLayout L;
@@ -342,21 +371,21 @@ TEST(SpmmRowLanesLayout, ResidueOrderOnRaggedShortAndEmptyRows) {
   // Other class counts (1: CSR order again; 3: not a divisor of the 64-column grain; 8: the most allowed).
   for (int residues : {1, 3, 8})
     for (int block_cols : {64, 1024})
-      for (std::int32_t rpr : {32, 1024})
-        ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rpr, nullptr, residues));
+      for (std::int32_t ranges : {1, 32})
+        ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, ranges, nullptr, residues));
 }
 
 TEST(SpmmRowLanesLayout, SameLayoutOnAnyNumberOfThreads) {
   // The units (column block, row range) and the groups are dealt out to host threads (host_threads.hpp); the
-  // layout must not depend on how many. Several chunks per thread: 4000 rows in ranges of 64 (63 ranges x 4
+  // layout must not depend on how many. Several chunks per thread: 4000 rows in 63 ranges (63 ranges x 4
   // blocks in pass 1, 500 groups in pass 2).
   const Pattern p = make(4000, 1024, 0.08, 9, 4);
   for (int residues : {0, 4}) {
     RowLanesLayout one;
-    ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 64, one, p.col16.data(), residues, 1));
+    ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 63, one, p.col16.data(), residues, 1));
     for (int threads : {2, 3, 8}) {
       RowLanesLayout many;
-      ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 64, many, p.col16.data(), residues, threads));
+      ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 63, many, p.col16.data(), residues, threads));
       EXPECT_EQ(one.perm, many.perm) << residues << " residues, " << threads << " threads";
       EXPECT_EQ(one.slot_row, many.slot_row) << residues << " residues, " << threads << " threads";
       EXPECT_EQ(one.slot_len, many.slot_len) << residues << " residues, " << threads << " threads";
@@ -368,13 +397,13 @@ TEST(SpmmRowLanesLayout, SameLayoutOnAnyNumberOfThreads) {
 }
 
 // The mean wavefronts of the batch-tile-8 kernel's shared-memory loads of X' over p's layout (blocks of block_cols
-// columns, ranges of rows_per_range rows, the given residues): an X' row is 32 bytes, so the half (lane & 1) of
+// columns, n_ranges ranges, the given residues): an X' row is 32 bytes, so the half (lane & 1) of
 // column j a lane reads lies in bank group (2 * (j % 4) + (lane & 1)) % 8, and a load phase of eight lanes (8q ..
 // 8q + 7) takes as many wavefronts as the most lanes in one group. Averaged over every group, chunk step, slot and
 // phase with a real non-zero (pads read nothing); prints and records it.
-void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t rows_per_range, int residues, double& mean) {
+void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t n_ranges, int residues, double& mean) {
   RowLanesLayout L;
-  ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rows_per_range, &L, residues));
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, n_ranges, &L, residues));
   double sum = 0;
   std::int64_t phases = 0;
   for (std::size_t gi = 0; gi < L.group_start.size(); ++gi)
@@ -395,32 +424,35 @@ void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t rows_per_ran
   ASSERT_GT(phases, 0);
   mean = sum / static_cast<double>(phases);
   std::cout << p.rows << " x " << p.cols << ", " << segments(p, block_cols).n_blocks() << " blocks of " << block_cols
-            << " columns, ranges of " << rows_per_range << " rows, residues " << residues << ": " << phases
+            << " columns, " << n_ranges << " ranges, residues " << residues << ": " << phases
             << " load phases, mean wavefronts " << mean << "\n";
   ::testing::Test::RecordProperty("mean_wavefronts_residues_" + std::to_string(residues), std::to_string(mean));
 }
 
 TEST(SpmmRowLanesLayout, ResidueOrderSpreadsTheLoadPhasesOverTheBanks) {
   // 2048 x 4096 at 10%, blocks of 1408 columns (a 44 KB tile of 32-byte rows: 22 fine blocks, the last block 20),
-  // ranges of 512 rows. In CSR order the eight lanes of a phase fall into the four even and four odd bank groups
+  // four ranges (512 rows each). In CSR order the eight lanes of a phase fall into the four even and four odd bank groups
   // at random (about 2.38 wavefronts); in the residue order each half-phase's lanes take distinct classes until
   // its rows' tails, where the half-phase's most frequent class outlasts the others: about 1.08 in all (the
   // half-phases' class totals bound it below by about 1.03).
   const Pattern p = make(2048, 4096, 0.10);
   ASSERT_EQ(3, segments(p, 1408).n_blocks());
   double csr = 0, residue = 0;
-  ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 512, 0, csr));
-  ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 512, 4, residue));
+  ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 4, 0, csr));
+  ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 4, 4, residue));
   EXPECT_GT(csr, 1.8);
   EXPECT_LT(residue, 1.12);
 }
 
-// The pads of p's layout for blocks of block_cols columns and ranges of rows_per_range rows, and those of the
-// same groups with the rows in plain order (no sort), as fractions of the non-zeros; prints and records both.
-void pads_of(const Pattern& p, int block_cols, std::int32_t rows_per_range, double& sorted, double& plain) {
+// The pads of p's layout for blocks of block_cols columns in n_ranges row ranges, as fractions of the non-zeros:
+// `walked`, the positions that lanes holding a row step over past its end (each lane rounded up to its group's
+// chunks: what the warps walk without work); `held`, all positions past the non-zeros (also the empty lanes of a
+// range's last, partial group: memory the kernel never reads); and `plain`, those the same groups would hold with
+// the rows in plain order (no sort) and no ranges. Prints and records them.
+void pads_of(const Pattern& p, int block_cols, std::int32_t n_ranges, double& walked, double& held, double& plain) {
   const HeldSegments seg = segments(p, block_cols);
   RowLanesLayout L;
-  ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, rows_per_range, &L));
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, n_ranges, &L));
   std::int64_t plain_positions = 0;
   for (int c = 0; c < seg.n_blocks(); ++c)
     for (std::int32_t r0 = 0; r0 < p.rows; r0 += 32) {
@@ -429,33 +461,42 @@ void pads_of(const Pattern& p, int block_cols, std::int32_t rows_per_range, doub
         most = std::max(most, seg.end(c, r) - seg.begin(c, r));
       plain_positions += (most + 3) / 4 * 128;
     }
+  std::int64_t walked_positions = 0;
+  for (std::size_t gi = 0; gi < L.group_chunks.size(); ++gi)
+    for (std::size_t l = 0; l < 32; ++l)
+      if (L.slot_row[gi * 32 + l] >= 0) walked_positions += std::int64_t(L.group_chunks[gi]) * 4 - L.slot_len[gi * 32 + l];
   const double nnz = static_cast<double>(p.nnz());
-  sorted = (static_cast<double>(L.perm.size()) - nnz) / nnz;
+  walked = static_cast<double>(walked_positions) / nnz;
+  held = (static_cast<double>(L.perm.size()) - nnz) / nnz;
   plain = (static_cast<double>(plain_positions) - nnz) / nnz;
   std::cout << p.rows << " x " << p.cols << ", " << seg.n_blocks() << " blocks of " << block_cols
-            << " columns, ranges of " << rows_per_range << " rows: " << L.perm.size() << " positions for "
-            << p.nnz() << " non-zeros, pads " << 100.0 * sorted << "% (" << 100.0 * plain
-            << "% with the rows in plain order)\n";
+            << " columns, " << n_ranges << " ranges: " << L.perm.size() << " positions for "
+            << p.nnz() << " non-zeros, pads walked " << 100.0 * walked << "%, held " << 100.0 * held << "% ("
+            << 100.0 * plain << "% with the rows in plain order)\n";
   const std::string key = "pad_percent_" + std::to_string(seg.n_blocks()) + "_blocks";
-  ::testing::Test::RecordProperty(key, std::to_string(100.0 * sorted));
+  ::testing::Test::RecordProperty(key, std::to_string(100.0 * walked));
+  ::testing::Test::RecordProperty(key + "_held", std::to_string(100.0 * held));
   ::testing::Test::RecordProperty(key + "_plain_order", std::to_string(100.0 * plain));
 }
 
 TEST(SpmmRowLanesLayout, FewPadsOnAUniformPattern) {
-  // 2048 x 2048 at 10%, thread blocks of 512 rows. With four blocks of 512 columns a segment holds about 51
-  // non-zeros, and rounding each lane up to whole chunks of four alone costs about 1.5 / 51 = 2.9%: the pads come
-  // to 5.3-5.8% (the rows in plain order: about 31%). With two blocks of 1024 columns (about 102 per segment) they
-  // come to about 3.3% (plain order: about 21%).
+  // 2048 x 2048 at 10%, four row ranges (about 512 rows each). With four blocks of 512 columns a segment holds
+  // about 51 non-zeros, and rounding each lane up to whole chunks of four alone costs about 1.5 / 51 = 2.9%: the
+  // walked pads come to about 5.5% (the rows in plain order: about 31%), all held positions to about 7.4% (the
+  // ranges' last groups are partial: about 510 rows to a range). With two blocks of 1024 columns (about 102 per
+  // segment): about 3.3% and 4.5% (plain order: about 21%).
   const Pattern p = make(2048, 2048, 0.10);
   ASSERT_EQ(4, segments(p, 512).n_blocks());
   ASSERT_EQ(2, segments(p, 1024).n_blocks());
-  double sorted = 0, plain = 0;
-  ASSERT_NO_FATAL_FAILURE(pads_of(p, 512, 512, sorted, plain));
-  EXPECT_LT(sorted, 0.07);
-  EXPECT_LT(sorted, plain / 4);
-  ASSERT_NO_FATAL_FAILURE(pads_of(p, 1024, 512, sorted, plain));
-  EXPECT_LT(sorted, 0.05);
-  EXPECT_LT(sorted, plain / 4);
+  double walked = 0, held = 0, plain = 0;
+  ASSERT_NO_FATAL_FAILURE(pads_of(p, 512, 4, walked, held, plain));
+  EXPECT_LT(walked, 0.07);
+  EXPECT_LT(held, 0.10);
+  EXPECT_LT(held, plain / 3);
+  ASSERT_NO_FATAL_FAILURE(pads_of(p, 1024, 4, walked, held, plain));
+  EXPECT_LT(walked, 0.05);
+  EXPECT_LT(held, 0.07);
+  EXPECT_LT(held, plain / 3);
 }
 
 TEST(SpmmRowLanesLayout, RefusesBadArgumentsAndTablesThatDoNotTile) {
@@ -463,16 +504,16 @@ TEST(SpmmRowLanesLayout, RefusesBadArgumentsAndTablesThatDoNotTile) {
   const std::int64_t nnz = p.nnz();
   ASSERT_GT(nnz, 0);
   RowLanesLayout good;
-  ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 32, good));
+  ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 2, good));
   const std::vector<std::uint16_t>& col16 = p.col16;
   RowLanesLayout good4;
-  ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 32, good4, col16.data(), 4));
-  ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 32, good4, col16.data(), 8));
-  auto expect_refused = [&](const Pattern& q, std::int64_t n, std::int32_t rpr, const char* why,
+  ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 2, good4, col16.data(), 4));
+  ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 2, good4, col16.data(), 8));
+  auto expect_refused = [&](const Pattern& q, std::int64_t n, std::int32_t ranges, const char* why,
                             const std::uint16_t* c16 = nullptr, int residues = 0) {
     SCOPED_TRACE(why);
     RowLanesLayout out = good;   // a layout from an earlier call, to be cleared
-    EXPECT_FALSE(build_row_lanes_layout(segments(q, 256), n, rpr, out, c16, residues));
+    EXPECT_FALSE(build_row_lanes_layout(segments(q, 256), n, ranges, out, c16, residues));
     EXPECT_EQ(0, out.n_blocks);
     EXPECT_EQ(0, out.n_groups);
     EXPECT_TRUE(out.perm.empty());
@@ -481,22 +522,21 @@ TEST(SpmmRowLanesLayout, RefusesBadArgumentsAndTablesThatDoNotTile) {
     EXPECT_TRUE(out.slot_row.empty());
     EXPECT_TRUE(out.slot_len.empty());
   };
-  expect_refused(p, nnz, 0, "rows_per_range 0");
-  expect_refused(p, nnz, 33, "rows_per_range not a multiple of 32");
-  expect_refused(p, nnz, -32, "negative rows_per_range");
-  expect_refused(p, nnz + 1, 32, "nnz past the table");
-  expect_refused(p, nnz - 1, 32, "nnz short of the table");
-  expect_refused(p, -1, 32, "negative nnz");
+  expect_refused(p, nnz, 0, "no ranges");
+  expect_refused(p, nnz, -3, "negative ranges");
+  expect_refused(p, nnz + 1, 2, "nnz past the table");
+  expect_refused(p, nnz - 1, 2, "nnz short of the table");
+  expect_refused(p, -1, 2, "negative nnz");
   Pattern gap = p;   // row 9 ends one non-zero before row 10 begins
   gap.bounds[static_cast<std::size_t>(gap.n_fine) * gap.rows + 9] -= 1;
-  expect_refused(gap, nnz, 32, "a gap between rows");
+  expect_refused(gap, nnz, 2, "a gap between rows");
   Pattern inverted = p;   // row 10's first block (fine blocks 0-3) ends after its second (4-7)
   const std::size_t rows = static_cast<std::size_t>(inverted.rows);
   inverted.bounds[4 * rows + 10] = inverted.bounds[8 * rows + 10] + 1;
-  expect_refused(inverted, nnz, 32, "a block that ends after the next");
-  expect_refused(p, nnz, 32, "residues without the packed columns", nullptr, 4);
-  expect_refused(p, nnz, 32, "residues past 8", col16.data(), 9);
-  expect_refused(p, nnz, 32, "negative residues", col16.data(), -1);
+  expect_refused(inverted, nnz, 2, "a block that ends after the next");
+  expect_refused(p, nnz, 2, "residues without the packed columns", nullptr, 4);
+  expect_refused(p, nnz, 2, "residues past 8", col16.data(), 9);
+  expect_refused(p, nnz, 2, "negative residues", col16.data(), -1);
 }
 
 }  // namespace

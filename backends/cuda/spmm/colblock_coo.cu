@@ -127,7 +127,8 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 namespace {
 template <int BT>
 cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
-  if (p.rows_per_range % 32 != 0 || p.rows_per_range <= 0 || p.ldx % 4 != 0 ||
+  if (p.slots_per_range % 32 != 0 || p.slots_per_range <= 0 ||
+      (BT == 32 && std::int64_t(p.slots_per_range / 32) * n_ranges != p.n_groups) || p.ldx % 4 != 0 ||
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
       std::int64_t(p.block_cols) * BT * 4 > RowLanesTile<BT>::kTileBytes ||
       (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.runs < 1 ||

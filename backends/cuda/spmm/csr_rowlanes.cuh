@@ -46,7 +46,7 @@ struct RowLanesParams {
   int rows = 0, cols = 0;
   int n_blocks = 0, block_cols = 0;           // block c: lanes_block_first / lanes_block_width (row_lanes_layout.hpp)
   int n_wide = 0, fine_cols = 0;
-  int rows_per_range = 0;                     // a multiple of 32
+  int slots_per_range = 0;                    // tile 32: 32 x the groups of a range (row_lanes_layout.hpp)
   int n_groups = 0;
   const float* x = nullptr;                   // X'(k, b) = x[k * ldx + b]
   std::int64_t ldx = 0;                       // a multiple of 4, >= the batch rounded up to the tile
@@ -110,8 +110,8 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   // rows (the layout's one range, the groups longest first, each cut into group_runs runs of its chunk steps),
   // thread block x taking items x, x + gridDim.x, ...: each thread block gets long and short ones alike, so the SMs
   // finish together; its warps take them in order.
-  const int g_first = BT == 8 ? 0 : blockIdx.x * (p.rows_per_range / 32);
-  const int g_count = BT == 8 ? p.n_groups : min(p.n_groups, g_first + p.rows_per_range / 32) - g_first;
+  const int g_first = BT == 8 ? 0 : blockIdx.x * (p.slots_per_range / 32);
+  const int g_count = BT == 8 ? p.n_groups : min(p.n_groups, g_first + p.slots_per_range / 32) - g_first;
   for (;;) {
     int item = 0;
     if (lane == 0) item = atomicAdd(next_group, 1);

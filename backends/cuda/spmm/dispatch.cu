@@ -798,8 +798,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.block_cols = o.geo.block_cols;
     p.n_wide = o.geo.n_wide;
     p.fine_cols = o.geo.fine_cols;
-    p.rows_per_range = o.geo.rows_per_range;
-    p.n_groups = (w.rows + 31) / 32;
+    p.slots_per_range = 32 * o.groups_per_range;
+    p.n_groups = o.n_groups;
     p.x = static_cast<const float*>(x);
     p.ldx = ldx;
     p.y = args.y.data;

@@ -309,18 +309,19 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   const int threads = bt == 8 ? RowLanesTile<8>::kThreads : RowLanesTile<32>::kThreads;
   const int per_sm = bt == 8 ? RowLanesTile<8>::kBlocksPerSm : RowLanesTile<32>::kBlocksPerSm;
   const std::int64_t most = tile_bytes / (std::int64_t(bt) * 4);   // columns of one block, at most
-  const std::int64_t most_fine = most / im.tile_fine_cols;          // grains of the table in one block, at most
-  if (most_fine < 1) return false;
-  // The fewest blocks that fit, the table's n_fine grains dealt out evenly: the first n_wide take one more.
-  const std::int64_t blocks = (im.tile_n_fine + most_fine - 1) / most_fine;
-  const std::int64_t per = im.tile_n_fine / blocks, extra = im.tile_n_fine % blocks;
-  g.fine_cols = im.tile_fine_cols;
-  g.block_cols = static_cast<int>((per + (extra ? 1 : 0)) * im.tile_fine_cols);
+  const std::int64_t most_grains = most / kLanesGrainCols;          // grains in one block, at most
+  const std::int64_t grains = (std::int64_t(im.cols) + kLanesGrainCols - 1) / kLanesGrainCols;
+  if (most_grains < 1) return false;
+  // The fewest blocks that fit, the grains dealt out evenly: the first n_wide take one more.
+  const std::int64_t blocks = (grains + most_grains - 1) / most_grains;
+  const std::int64_t per = grains / blocks, extra = grains % blocks;
+  g.fine_cols = kLanesGrainCols;
+  g.block_cols = static_cast<int>((per + (extra ? 1 : 0)) * kLanesGrainCols);
   g.n_blocks = static_cast<int>(blocks);
   g.n_wide = static_cast<int>(extra ? extra : blocks);
   const int ranges = std::max(1, im.sm_count * per_sm / g.n_blocks);
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
-  g.n_ranges = bt == 8 ? ranges : static_cast<int>((std::int64_t(im.rows) + g.rows_per_range - 1) / g.rows_per_range);
+  g.n_ranges = bt == 8 ? ranges : static_cast<int>(std::min<std::int64_t>(ranges, (std::int64_t(im.rows) + 31) / 32));
   g.segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
   g.pays = g.rows_per_range >= threads && g.segment >= kRowLanesMinSegment;   // a group of 32 rows per warp
   return true;
@@ -328,21 +329,53 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
 
 namespace {
 
-// The plan's packed columns (c16) and its column-boundary table's rows at the column blocks' edges (edges; fine_at:
-// the edges as the table's fine boundaries, the first 0 and the last n_fine), copied to the host (the stream is
-// synchronized), and the blocks' row segments over them (seg, pointing into edges): what the bound orders are built
-// from.
-cudaError_t host_segments(const Plan::Impl& im, const std::vector<int>& fine_at, cudaStream_t stream,
+// The plan's packed columns (c16), copied to the host (the stream is synchronized), and the row segments of the
+// column blocks whose edges are the columns `at` (ascending, the first 0 and the last the plan's columns): edges[i][r]
+// = the first non-zero of row r at column >= at[i], taken from the column-boundary table's row at at[i]'s grain and,
+// where at[i] falls inside a grain, advanced over the row's columns below it (rows' columns ascend); seg points
+// into edges. What the bound orders are built from.
+cudaError_t host_segments(const Plan::Impl& im, const std::vector<std::int64_t>& at, cudaStream_t stream,
                           std::vector<std::uint16_t>& c16, std::vector<std::int32_t>& edges, HeldSegments& seg) {
   c16.resize(static_cast<std::size_t>(im.nnz));
   cudaError_t e = c16.empty() ? cudaSuccess
                               : cudaMemcpyAsync(c16.data(), im.col16.get(), c16.size() * 2, cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess) e = im.column_edges_at(fine_at, stream, edges);
+  const std::int64_t fine = im.tile_fine_cols;
+  // The table's rows that are needed: each edge's grain, and the next one where the edge falls inside it.
+  std::vector<int> fine_at;
+  for (const std::int64_t c : at) {
+    const int f = c >= im.cols ? im.tile_n_fine : static_cast<int>(c / fine);
+    fine_at.push_back(f);
+    if (c < im.cols && c % fine != 0) fine_at.push_back(f + 1);
+  }
+  std::vector<std::int32_t> table;
+  if (e == cudaSuccess) e = im.column_edges_at(fine_at, stream, table);
+  if (e != cudaSuccess) return e;
+  const std::size_t rows = static_cast<std::size_t>(im.rows);
+  edges.assign(at.size() * rows, 0);
+  std::size_t t = 0;   // at[i]'s first row of the table
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const std::int64_t c = at[i];
+    const bool inside = c < im.cols && c % fine != 0;
+    const std::int32_t* lo = table.data() + t * rows;
+    std::int32_t* out = edges.data() + i * rows;
+    if (!inside) {
+      std::copy(lo, lo + rows, out);
+    } else {
+      const std::int32_t* hi = lo + rows;
+      const std::uint16_t below = static_cast<std::uint16_t>(c);   // c < 65536: packed columns are the columns
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::int32_t j = lo[r];
+        while (j < hi[r] && c16[static_cast<std::size_t>(j)] < below) ++j;
+        out[r] = j;
+      }
+    }
+    t += inside ? 2 : 1;
+  }
   seg.bounds = edges.data();   // block c's segment of row r: [edges[c][r], edges[c + 1][r])
   seg.rows = im.rows;
-  seg.n_fine = static_cast<int>(fine_at.size()) - 1;
+  seg.n_fine = static_cast<int>(at.size()) - 1;
   seg.ratio = 1;
-  return e;
+  return cudaSuccess;
 }
 
 // The columns of the non-zeros an order puts at positions [p0, p1) of one column block (perm[p]: the CSR
@@ -368,17 +401,15 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   std::vector<std::uint16_t> c16;
   std::vector<std::int32_t> edges;
   HeldSegments seg;
-  std::vector<int> fine_at(static_cast<std::size_t>(geo.n_blocks) + 1);
+  std::vector<std::int64_t> at(static_cast<std::size_t>(geo.n_blocks) + 1);
   for (int c = 0; c <= geo.n_blocks; ++c)
-    fine_at[static_cast<std::size_t>(c)] =
-        c == geo.n_blocks ? im.tile_n_fine : static_cast<int>(geo.first_col(c) / geo.fine_cols);
-  cudaError_t e = host_segments(im, fine_at, stream, c16, edges, seg);
+    at[static_cast<std::size_t>(c)] = c == geo.n_blocks ? im.cols : geo.first_col(c);
+  cudaError_t e = host_segments(im, at, stream, c16, edges, seg);
   if (e != cudaSuccess) return e;
   // Tile 8: one row range (each block's rows sorted by segment length over all rows), its work items dealt out
   // to the thread blocks in turn (csr_rowlanes.cuh); tile 32: a range per thread block.
   RowLanesLayout L;
-  if (!build_row_lanes_layout(seg, im.nnz, bt == 8 ? (im.rows + 31) / 32 * 32 : geo.rows_per_range, L, c16.data(),
-                              bt == 8 ? 4 : 0))
+  if (!build_row_lanes_layout(seg, im.nnz, bt == 8 ? 1 : std::max(1, geo.n_ranges), L, c16.data(), bt == 8 ? 4 : 0))
     return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);
   for_each_range(static_cast<std::int64_t>(L.group_start.size()), 256, [&](std::int64_t g0, std::int64_t g1) {
@@ -393,6 +424,8 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
       (e = o.slot_len.upload(L.slot_len, 0, stream)) != cudaSuccess ||
       (e = cudaStreamSynchronize(stream)) != cudaSuccess)
     return e;
+  o.groups_per_range = L.groups_per_range;
+  o.n_groups = L.n_groups;
   o.geo = geo;
   return cudaSuccess;
 }
@@ -446,8 +479,10 @@ Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream
     std::vector<std::uint16_t> c16;
     std::vector<std::int32_t> edges;
     HeldSegments seg;
-    const std::vector<int> fine_at = im.even_fine_edges(block_cols / im.tile_fine_cols);
-    if ((e = host_segments(im, fine_at, stream, c16, edges, seg)) != cudaSuccess)
+    std::vector<std::int64_t> at;
+    for (const int f : im.even_fine_edges(block_cols / im.tile_fine_cols))
+      at.push_back(std::min<std::int64_t>(std::int64_t(f) * im.tile_fine_cols, im.cols));
+    if ((e = host_segments(im, at, stream, c16, edges, seg)) != cudaSuccess)
       return cuda_fail("copy columns and column-boundary table");
     std::vector<std::int32_t> perm;
     if (!held_bank_order(c16.data(), im.nnz, seg, residues, perm))

@@ -39,12 +39,16 @@ struct RowLanesParams;
 // The lanes-across-rows kernel's layout of a plan at one batch tile (lanes_geometry, below): its column blocks, and
 // how its rows are dealt out to thread blocks (tile 32: row ranges of a multiple of 32 rows; tile 8: every n-th
 // work item); pays: where Auto takes the kernel. The blocks share the columns to within
-// one grain of the column-boundary table (fine_cols): the first n_wide are block_cols wide, the others
+// one grain of kLanesGrainCols columns (fine_cols): the first n_wide are block_cols wide, the others
 // block_cols - fine_cols (the last one ends at the last column).
+// The grain of the lanes kernel's column blocks: a multiple of 4, so that a column's residue class (column mod 4,
+// the tile-8 order's bank groups) is the same relative to its block's first column.
+constexpr int kLanesGrainCols = 8;
 struct LanesGeometry {
   int block_cols = 0, n_blocks = 0, n_wide = 0, fine_cols = 0;
-  int n_ranges = 0;                  // tile 32: row ranges of rows_per_range rows, a thread block each; tile 8:
-                                     // thread blocks per column block (the layout holds one range)
+  int n_ranges = 0;                  // tile 32: row ranges per column block, a thread block each (of about equal
+                                     // work: row_lanes_layout.hpp); tile 8: thread blocks per column block (the
+                                     // layout holds one range)
   std::int32_t rows_per_range = 0;   // the rows one thread block would hold in ranges (Auto's rule, `pays`)
   double segment = 0;   // non-zeros of a row's segment in a block, on average
   bool pays = false;
@@ -145,6 +149,7 @@ struct Plan::Impl {
     DeviceArray<float> values;                     // the bound values gathered into the order
     DeviceArray<std::int64_t> group_start;         // [n_blocks][ceil(rows / 32)]
     DeviceArray<std::int32_t> group_chunks, slot_row, slot_len;
+    std::int32_t groups_per_range = 0, n_groups = 0;   // the layout's (row_lanes_layout.hpp)
     bool has_values = false;   // values hold the values last bound (fp32)
     bool failed = false;       // building the order or its copy failed (device memory): the kernel is not used
     std::size_t bytes() const {
@@ -194,10 +199,13 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 
 // The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32; fp32 X' rows of bt values) on this
 // plan: the fewest column blocks whose X' fits the tile's RowLanesTile<bt>::kTileBytes, sharing the columns to
-// within one grain of the boundary table (16384 columns, either tile: 4 blocks of 1408 and 8 of 1344; equal blocks
-// of 1408 with the last 896 wide, bound, 90%: batch 8 0.0579-0.0580 against 0.0574 ms, batch 32 0.1398-0.1399
-// against 0.1383, batch 128 0.540 against 0.526), and thread blocks per column block so that they about fill the
-// SMs once (at the tile's thread blocks per SM): at tile 32 each holds a row range of a multiple of 32 rows; at tile
+// within one grain of kLanesGrainCols (16384 columns, either tile: 8 blocks of 1368 and 4 of 1360; one GPU run
+// alternating, bound, medians of 21, against the column-boundary table's 64-column grain, 4 blocks of 1408 and 8 of
+// 1344, whose wide blocks' thread blocks had 4.8% more work than the others: 90% batch 32 0.1316 -> 0.1288 ms,
+// batch 8 0.0541 -> 0.0538, 95% 0.0749 -> 0.0741 and 0.0343 -> 0.0335; before, equal blocks of 1408 with the last
+// 896 wide, 90%: batch 8 0.0579-0.0580 against 0.0574 ms, batch 32 0.1398-0.1399 against 0.1383, batch 128 0.540
+// against 0.526), and thread blocks per column block so that they about fill the SMs once (at the tile's thread
+// blocks per SM): at tile 32 each holds one of n_ranges row ranges of about equal work (row_lanes_layout.hpp); at tile
 // 8 the column block's work items over all its rows are dealt out to them in turn, long and short alike (16384 x
 // 16384, bound, batch 8, alternating twice, against 32 ranges of 512 rows: 90% 0.0548-0.0550 -> 0.0540-0.0545 ms
 // at two items per group, 0.0556-0.0559 -> 0.0553-0.0556 at one; 95% 0.0338-0.0340 -> 0.0333-0.0338 at one; the
@@ -205,7 +213,7 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 // 0.0345-0.0349; items taken from one counter in global memory per column block: 0.0643-0.0646, 0.0603-0.0611,
 // 0.0397-0.0401). Returns false where the plan has no column-boundary
 // table or more than 65536 columns. `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of
-// a thread block (16384 x 16384 at batch 32: 1504 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against
+// a thread block (16384 x 16384 at batch 32: about 1490 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against
 // 0.0244 ms) and rows' segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch
 // 32, 99%: 14 per segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
 constexpr double kRowLanesMinSegment = 48;

@@ -97,20 +97,47 @@ void schedule_half(const int (&lanes)[4], std::vector<std::int32_t> (&bucket)[32
 
 }  // namespace
 
-bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t rows_per_range,
+std::int32_t lanes_range_edge(const std::vector<std::int64_t>& prefix, std::int32_t n_ranges, std::int32_t u) {
+  const std::int32_t rows = static_cast<std::int32_t>(prefix.size()) - 1;
+  if (u <= 0) return 0;
+  if (u >= n_ranges) return rows;
+  // floor(total u / n_ranges) without overflow, then the first row boundary whose prefix reaches it.
+  const std::int64_t total = prefix.back();
+  const std::int64_t want = total / n_ranges * u + total % n_ranges * u / n_ranges;
+  return static_cast<std::int32_t>(std::lower_bound(prefix.begin(), prefix.end(), want) - prefix.begin());
+}
+
+bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t n_ranges,
                             RowLanesLayout& out, const std::uint16_t* col16, int residues, int threads) {
   out = RowLanesLayout{};
-  if (rows_per_range <= 0 || rows_per_range % 32 != 0 || seg.rows < 0 || nnz < 0) return false;
+  if (n_ranges <= 0 || seg.rows < 0 || nnz < 0) return false;
   if (residues < 0 || residues > 8 || (residues > 0 && !col16 && nnz > 0)) return false;
   if (!seg.tiles(nnz)) return false;
   const int nb = seg.n_blocks();
   const std::int32_t rows = seg.rows;
-  const std::int32_t n_groups = (rows + 31) / 32;
 
   RowLanesLayout L;
   L.n_blocks = nb;
   L.rows = rows;
-  L.rows_per_range = rows_per_range;
+  L.n_ranges = n_ranges;
+  // Each block's ranges: rows [range_first[c][u], range_first[c][u + 1]), about equal in weight (segment length
+  // + 1 per row, row_lanes_layout.hpp).
+  L.range_first.assign(static_cast<std::size_t>(nb) * (static_cast<std::size_t>(n_ranges) + 1), 0);
+  std::int32_t widest = 0;
+  {
+    std::vector<std::int64_t> prefix(static_cast<std::size_t>(rows) + 1);
+    for (int c = 0; c < nb; ++c) {
+      prefix[0] = 0;
+      for (std::int32_t r = 0; r < rows; ++r)
+        prefix[static_cast<std::size_t>(r) + 1] = prefix[static_cast<std::size_t>(r)] + seg.end(c, r) - seg.begin(c, r) + 1;
+      std::int32_t* edge = &L.range_first[static_cast<std::size_t>(c) * (static_cast<std::size_t>(n_ranges) + 1)];
+      for (std::int32_t u = 0; u <= n_ranges; ++u) edge[u] = lanes_range_edge(prefix, n_ranges, u);
+      for (std::int32_t u = 0; u < n_ranges; ++u) widest = std::max(widest, edge[u + 1] - edge[u]);
+    }
+  }
+  L.groups_per_range = (widest + 31) / 32;
+  if (std::int64_t(L.groups_per_range) * n_ranges >= (std::int64_t(1) << 26)) return false;
+  const std::int32_t n_groups = L.groups_per_range * n_ranges;
   L.n_groups = n_groups;
   const std::size_t groups = static_cast<std::size_t>(nb) * static_cast<std::size_t>(n_groups);
   L.group_start.assign(groups, 0);
@@ -118,24 +145,24 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
   L.slot_row.assign(groups * 32, -1);
   L.slot_len.assign(groups * 32, 0);
   // Pass 1: each (column block, row range)'s slots and its groups' chunk counts, then the groups' starts in order.
-  const std::int32_t n_ranges = (rows + rows_per_range - 1) / rows_per_range;
   for_each_range(std::int64_t(nb) * n_ranges, 16, [&](std::int64_t u0, std::int64_t u1) {
     std::vector<std::int32_t> order;
     for (std::int64_t u = u0; u < u1; ++u) {
       const int c = static_cast<int>(u / n_ranges);
-      const std::int32_t r0 = static_cast<std::int32_t>(u % n_ranges) * rows_per_range;
-      const std::int32_t r1 = std::min(rows, r0 + rows_per_range);
+      const std::int32_t ur = static_cast<std::int32_t>(u % n_ranges);
+      const std::int32_t* edge = &L.range_first[static_cast<std::size_t>(c) * (static_cast<std::size_t>(n_ranges) + 1)];
+      const std::int32_t r0 = edge[ur], r1 = edge[ur + 1];
       order.resize(static_cast<std::size_t>(r1 - r0));
       std::iota(order.begin(), order.end(), r0);
       auto len = [&](std::int32_t r) { return seg.end(c, r) - seg.begin(c, r); };
       std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return len(a) > len(b); });
-      const std::size_t base = static_cast<std::size_t>(c) * n_groups * 32;
+      const std::size_t g_first = static_cast<std::size_t>(c) * n_groups + static_cast<std::size_t>(ur) * L.groups_per_range;
       for (std::size_t i = 0; i < order.size(); ++i) {
-        L.slot_row[base + static_cast<std::size_t>(r0) + i] = order[i];
-        L.slot_len[base + static_cast<std::size_t>(r0) + i] = static_cast<std::int32_t>(len(order[i]));
+        L.slot_row[g_first * 32 + i] = order[i];
+        L.slot_len[g_first * 32 + i] = static_cast<std::int32_t>(len(order[i]));
       }
-      for (std::int32_t g = r0 / 32; g < (r1 + 31) / 32; ++g) {
-        const std::size_t gi = static_cast<std::size_t>(c) * n_groups + static_cast<std::size_t>(g);
+      for (std::int32_t g = 0; g < L.groups_per_range; ++g) {
+        const std::size_t gi = g_first + static_cast<std::size_t>(g);
         std::int32_t most = 0;
         for (int l = 0; l < 32; ++l) most = std::max(most, L.slot_len[gi * 32 + static_cast<std::size_t>(l)]);
         L.group_chunks[gi] = (most + 3) / 4;

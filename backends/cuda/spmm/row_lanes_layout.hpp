@@ -8,7 +8,8 @@
 // until its longest lane is done, so the rows of each (column block, row range) are sorted by the length of
 // their segment in that block, longest first, before they are cut into groups: the lanes of a group then have
 // nearly equal work, the few pad positions (value 0, never read by the kernel) stay under a few percent (1.7%
-// at 16384 x 16384, 90%), and the groups come longest first, which the kernel's warps take in that order (the
+// at 16384 x 16384, 90%; each range's last group may also be partial, its empty lanes' positions held but never
+// read), and the groups come longest first, which the kernel's warps take in that order (the
 // longest-first rule balances the warps). At batch tile 8 an X' row is 32 bytes, four rows to a bank line, and
 // the eight lanes of a load phase read random rows' halves. Lane l reads half l & 1 of its row first, so the four
 // lanes 8 q + 2 j + h (j = 0 .. 3) of phase q, a "half-phase", read bank group 2 (column mod 4) + h: they should
@@ -51,7 +52,7 @@ template <> struct RowLanesTile<8> {
   static constexpr std::int64_t kTileBytes = 44 * 1024;
 };
 
-// The kernel's column blocks share the columns to within one grain (fine_cols, the column-boundary table's) of
+// The kernel's column blocks share the columns to within one grain (fine_cols: kLanesGrainCols, plan_impl.hpp) of
 // each other: the first n_wide are block_cols wide, the others block_cols - fine_cols. Block c's first column and
 // its width (the last block ends at the last column: clip the width there). Plain constexpr: the kernel calls them
 // too (--expt-relaxed-constexpr).
@@ -65,9 +66,12 @@ constexpr int lanes_block_width(int c, int block_cols, int n_wide, int fine_cols
 struct RowLanesLayout {
   int n_blocks = 0;                  // column blocks (seg.n_blocks())
   std::int32_t rows = 0;
-  std::int32_t rows_per_range = 0;   // rows of one thread block (a multiple of 32)
-  std::int32_t n_groups = 0;         // ceil(rows / 32) groups per block; group g holds the slots [32 g, 32 g + 32),
-                                     // which lie in one row range
+  std::int32_t n_ranges = 0;         // row ranges per block (a thread block each at tile 32)
+  std::vector<std::int32_t> range_first;   // [n_blocks][n_ranges + 1]: block c's range u holds rows
+                                           // [range_first[c][u], range_first[c][u + 1])
+  std::int32_t groups_per_range = 0; // groups of each range: ceil(its most rows / 32) over all (block, range)s
+  std::int32_t n_groups = 0;         // n_ranges x groups_per_range per block; group g holds the slots
+                                     // [32 g, 32 g + 32), range u the groups [u groups_per_range, (u + 1) ...)
   std::vector<std::int64_t> group_start;   // [n_blocks][n_groups]: position of the group's first chunk
   std::vector<std::int32_t> group_chunks;  // [n_blocks][n_groups]: chunks of the group's longest lane
   std::vector<std::int32_t> slot_row;      // [n_blocks][n_groups * 32]: the row of slot s (-1: none)
@@ -75,19 +79,27 @@ struct RowLanesLayout {
   std::vector<std::int32_t> perm;          // [positions]: the CSR position of the non-zero there, -1 for a pad
 };
 
-// Builds the layout of the segments seg (rows seg.rows, blocks seg.n_blocks()) for thread blocks of
-// rows_per_range rows (> 0, a multiple of 32). Within a range the slots hold its rows sorted by segment length in
-// the block, longest first (ties by row); in the residue order the 32 slots of each group hold the same rows in
-// the order that balances its half-phases. Returns false (out empty) where the segments do not cover 0 .. nnz - 1
-// exactly once, in order, or the positions would pass 2^31.
+// Builds the layout of the segments seg (rows seg.rows, blocks seg.n_blocks()) for n_ranges (> 0) row ranges per
+// block. Each block's rows are cut into n_ranges contiguous ranges of about equal weight, a row weighing its
+// segment's length in the block plus one (its sums' stores): range u starts at the first row at which the rows
+// before it weigh at least floor(total u / n_ranges) (lanes_range_edge), so a block's thread blocks get equal work
+// however the rows' lengths run (at tile 32 each range is one thread block's; 16384 x 16384 at 90%: 11 ranges of
+// 1489-1490 rows, where ranges of a multiple of 32 rows had left one of 1344 beside ten of 1504). Each range has
+// groups_per_range groups, its rows first, sorted by segment length in the block, longest first (ties by row),
+// then empty slots (row -1, length 0) and empty groups; in the residue order the 32 slots of each group hold the
+// same rows in the order that balances its half-phases. Returns false (out empty) where the segments do not cover
+// 0 .. nnz - 1 exactly once, in order, or the positions would pass 2^31.
 // residues > 0 (with col16, the plan's packed columns; may be null where nnz = 0): each segment's non-zeros in
-// the residue order above (a column's residue is col16 % residues; the blocks are multiples of 64 columns wide;
+// the residue order above (a column's residue is col16 % residues; the blocks start at multiples of 8 columns;
 // each class's non-zeros keep their CSR order); else in CSR order. The (column block, row range) units and the
 // groups are built on `threads` host threads (0: host_order_threads(), host_threads.hpp); the layout is the same
 // for any count. The residue order takes about 0.6 s of host time on one thread at 26.8 M non-zeros (0.08 s in
 // CSR order), once per plan.
-bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t rows_per_range,
+bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t n_ranges,
                             RowLanesLayout& out, const std::uint16_t* col16 = nullptr, int residues = 0,
                             int threads = 0);
+
+// Range u's first row given a block's prefix weights (prefix[r]: the weight of rows 0 .. r - 1, as above).
+std::int32_t lanes_range_edge(const std::vector<std::int64_t>& prefix, std::int32_t n_ranges, std::int32_t u);
 
 }  // namespace snk::cuda
