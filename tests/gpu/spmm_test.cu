@@ -1173,7 +1173,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     bool fits;   // at most 65536 columns
   };
   const LanesShape shapes[] = {
-      {"blocks", 1500, 20000, 0.03, -1, 0, true},   // 15 blocks: 13 of 1344 columns, 2 of 1280 (the last 1248)
+      {"blocks", 1500, 20000, 0.03, -1, 0, true},   // 15 blocks: 10 of 1336 columns, 5 of 1328
       {"one_block", 300, 1000, 0.1, -1, 0, true},
       {"heavy_row", 700, 3000, 0.02, 5, 2500, true},
       {"few_rows", 20, 500, 0.2, -1, 0, true},
@@ -1318,9 +1318,10 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     aq.batch = 8;
     EXPECT_EQ(1, choose(*plan_s, aq).lanes_runs) << choose(*plan_s, aq).describe();
   }
-  // Auto takes it where it pays: 16384 x 16384 in 12 column blocks, 4 of 1408 and 8 of 1344 (batch tile 32: 11 row
-  // ranges of 1504 rows, 47 groups for 32 warps; tile 8: up to 33 thread blocks per column block, dealt its 512
-  // groups in turn), 4% (segments of about 56 non-zeros per block).
+  // Auto takes it where it pays: 16384 x 16384 in 12 column blocks, 8 of 1368 and 4 of 1360 (batch tile 32: 11 row
+  // ranges of about 1490 rows each, 47 groups for 32 warps, the sums added by bulk reductions at batch 32; tile 8:
+  // up to 33 thread blocks per column block, dealt its 512 groups in turn), 4% (segments of about 55 non-zeros per
+  // block).
   Pattern m = random_pattern(rng(), 16384, 16384, 0.04);
   auto plan_m = make_plan(m, false);
   for (int batch : {32, 20, 8, 5}) {

@@ -134,7 +134,11 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
       (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.runs < 1 ||
       (p.runs > 1 && (!p.accumulate || BT != 8)))
     return cudaErrorInvalidValue;
-  const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols);
+  // Bulk sums (csr_rowlanes.cuh) where tile 32 adds into Y rows of contiguous, 16-byte aligned values.
+  RowLanesParams q = p;
+  q.bulk_sums = BT == 32 && p.accumulate && p.ys_col == 1 && p.ys_row % 4 == 0 &&
+                reinterpret_cast<std::uintptr_t>(p.y) % 16 == 0;
+  const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols, q.bulk_sums);
   cudaError_t e =
       cudaFuncSetAttribute(rowlanes_kernel<BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (e != cudaSuccess) return e;
@@ -149,9 +153,9 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
   if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
     if ((e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, s)) != cudaSuccess)
       return e;
-    return launch_dependent(rowlanes_kernel<BT>, grid, dim3(RowLanesTile<BT>::kThreads), smem, s, p);
+    return launch_dependent(rowlanes_kernel<BT>, grid, dim3(RowLanesTile<BT>::kThreads), smem, s, q);
   }
-  rowlanes_kernel<BT><<<grid, RowLanesTile<BT>::kThreads, smem, s>>>(p);
+  rowlanes_kernel<BT><<<grid, RowLanesTile<BT>::kThreads, smem, s>>>(q);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
