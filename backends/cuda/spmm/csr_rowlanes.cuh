@@ -21,7 +21,7 @@
 // fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order run to run
 // (bitwise repeatable); where the call allows results that differ in the last bits run to run
 // (SpmmArgs::deterministic false), each block adds its sums into Y with 16-byte atomics instead (p.accumulate: Y
-// zeroed by zero_rows_kernel, which this kernel waits for after staging its block), so no partial tiles are
+// zeroed by zero_rows_kernel, which each thread of this kernel waits for before its first add), so no partial tiles are
 // written and no fold runs; at tile 32, where Y's rows hold their values contiguous and 16-byte aligned
 // (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction per row instead (cp.reduce.async.bulk,
 // staged per warp in shared memory eight rows at a time): the adds of 12 blocks into Y had cost about 5 us of the
@@ -114,12 +114,6 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   if (threadIdx.x == 0) *next_group = 0;
   cp_async_wait<0>();
   __syncthreads();
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // With accumulate this grid is a programmatic dependent of zero_rows_kernel (launch_rowlanes): Y must be zero
-  // before the first atomic. The wait follows the staging, which then overlaps the zeroing; it returns at once
-  // after an ordinary launch.
-  if (p.accumulate) asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
 
   const int lane = threadIdx.x & 31;
   const int lp = lane & (P - 1);   // the lane's first piece
@@ -203,6 +197,13 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
     const std::int64_t slot = (std::int64_t(c) * p.n_groups + g_first + item / group_runs<BT>(p)) * 32 + lane;
     const int row = BT == 32 ? row_early : p.slot_row[slot];   // (gb kept for this spilled 8 bytes at tile 8)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // With accumulate this grid is a programmatic dependent of zero_rows_kernel (launch_rowlanes): Y must be zero
+    // before this thread's first add, and only then. Waiting here rather than after the staging lets the zeroing
+    // run beside the block's staging and first walk (it returns at once once the zeroing is done, and after an
+    // ordinary launch). One GPU run alternating twice, bound, 16384 x 16384, medians of 15, waiting after the
+    // staging / here: batch 32 90% 0.1263-0.1267 / 0.1260-0.1263 ms, 95% 0.0703-0.0705 / 0.0700-0.0702; batch 8
+    // 90% 0.0534-0.0542 / 0.0528-0.0541 (within the noise).
+    if (p.accumulate) asm volatile("griddepcontrol.wait;" ::: "memory");
     if (BT == 32 && p.bulk_sums && int(blockIdx.z) * BT + BT <= p.batch) {
       // The warp's rows go out eight at a time: each lane of the pass writes its 32 sums to its 128-byte staging
       // row (piece kk ^ lp from a[kk]: the eight lanes hit distinct bank groups), makes them visible to the async
