@@ -4,6 +4,8 @@
 #include "io/reference.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -24,6 +26,7 @@ std::vector<int64_t> reference_infer(const Network& net, const CsrMatrix& inputs
   if (bias > 0) throw std::invalid_argument("reference_infer: a positive bias is not supported (the challenge's is negative)");
   const int64_t rows = inputs.nrows;
   std::vector<char> alive(static_cast<size_t>(rows), 0);
+  if (options.margins) options.margins->assign(static_cast<size_t>(rows), std::numeric_limits<double>::infinity());
 
   auto run = [&](int64_t rb, int64_t re) {
     std::vector<double> acc(static_cast<size_t>(n), 0.0);
@@ -31,6 +34,7 @@ std::vector<int64_t> reference_infer(const Network& net, const CsrMatrix& inputs
     std::vector<int32_t> idx, next_idx;
     std::vector<double> y, next_y;
     for (int64_t r = rb; r < re; ++r) {
+      double margin = std::numeric_limits<double>::infinity();
       idx.clear();
       y.clear();
       for (int64_t k = inputs.row_ptr[r]; k < inputs.row_ptr[r + 1]; ++k) {
@@ -55,6 +59,7 @@ std::vector<int64_t> reference_infer(const Network& net, const CsrMatrix& inputs
         y.clear();
         for (int32_t j : next_idx) {
           double v = acc[j] + bias;
+          if (options.margins) margin = std::min(margin, std::fabs(v));
           acc[j] = 0.0;
           touched_flag[j] = 0;
           if (v > 0.0) {
@@ -64,6 +69,7 @@ std::vector<int64_t> reference_infer(const Network& net, const CsrMatrix& inputs
         }
       }
       alive[r] = !idx.empty();
+      if (options.margins) (*options.margins)[static_cast<size_t>(r)] = margin;
     }
   };
 

@@ -1,10 +1,11 @@
 // Tests of the double-precision host reference: the official 1024 x 120 network on the official 1200 images
 // gives exactly the 19 official categories (this is the check every engine is held to), the clamp at 32 and
-// the bias act as the challenge rule says on a hand-computed network, and the result does not depend on the
-// thread count.
+// the bias act as the challenge rule says on a hand-computed network, which also shows each row's margin (how near
+// the ReLU's threshold it came), and the result does not depend on the thread count.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 
 #include "gc_test_util.hpp"
 #include "io/generator.hpp"
@@ -36,7 +37,7 @@ TEST(Reference, OfficialSubsetGivesTheOfficialCategories) {
 //   row 0: y = (3, 2): after W1 (60, 0.5) - 1 -> (59 -> clamp 32, 0 (cut)); after W2 (32, 0) - 1 -> (31, 0): alive
 //   row 1: y = (0, 4): after W1 (0, 1) - 1 -> (0, 0): dead
 //   row 2: empty: dead
-TEST(Reference, ClampBiasAndDeath) {
+Network hand_network() {
   Network net;
   net.neurons = 2;
   net.bias = -1.0f;
@@ -51,16 +52,26 @@ TEST(Reference, ClampBiasAndDeath) {
   w2.col = {0, 0, 1};
   w2.val = {1.0f, 1.0f, 1.0f};
   net.layers = {w1, w2};
+  return net;
+}
+
+CsrMatrix hand_inputs() {
   CsrMatrix y;
   y.nrows = 3;
   y.ncols = 2;
   y.row_ptr = {0, 2, 3, 3};
   y.col = {0, 1, 1};
   y.val = {3.0f, 2.0f, 4.0f};
+  return y;
+}
+
+TEST(Reference, ClampBiasAndDeath) {
+  Network net = hand_network();
+  CsrMatrix y = hand_inputs();
   EXPECT_EQ(reference_infer(net, y), (std::vector<int64_t>{0}));
   // Without the clamp row 0 would read 59 - 1 = 58 > 32 + something; check the clamp by a third layer that
   // subtracts 31.5 after scaling by 1: 31 + 0 - 1 = 30 -> alive; with W = 0.03 (<1/31): 0.93 - 1 < 0 -> dead.
-  CsrMatrix w3 = w2;
+  CsrMatrix w3 = net.layers[1];
   w3.val = {0.03f, 0.03f, 0.03f};
   net.layers.push_back(w3);
   EXPECT_TRUE(reference_infer(net, y).empty());
@@ -69,6 +80,24 @@ TEST(Reference, ClampBiasAndDeath) {
   EXPECT_EQ(reference_infer(net, y, two_layers), (std::vector<int64_t>{0}));
   net.bias = 0.5f;
   EXPECT_THROW(reference_infer(net, y), std::invalid_argument);
+}
+
+// The margins of the same rows: row 0 came within 0.5 of the threshold (neuron 1 after W1: 0.5 - 1), row 1 onto
+// it (0.25 x 4 - 1 = 0), row 2 reached no neuron. They do not change the categories.
+TEST(Reference, MarginsSayHowNearTheThresholdEachRowCame) {
+  const Network net = hand_network();
+  const CsrMatrix y = hand_inputs();
+  std::vector<double> margins = {7.0};   // replaced, one per row
+  ReferenceOptions o;
+  o.margins = &margins;
+  EXPECT_EQ(reference_infer(net, y, o), (std::vector<int64_t>{0}));
+  ASSERT_EQ(3u, margins.size());
+  EXPECT_EQ(0.5, margins[0]);
+  EXPECT_EQ(0.0, margins[1]);
+  EXPECT_TRUE(std::isinf(margins[2]));
+  o.layers = 1;   // row 0's second layer (31) does not lower it
+  EXPECT_EQ(reference_infer(net, y, o), (std::vector<int64_t>{0}));
+  EXPECT_EQ(0.5, margins[0]);
 }
 
 TEST(Reference, RejectsMismatchedSizes) {
