@@ -108,22 +108,6 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   const unsigned base = (raw + 127u) & ~127u;   // the held block, aligned to 128 bytes
   char* tile = reinterpret_cast<char*>(rowlanes_smem) + (base - raw);
   int* next_group = reinterpret_cast<int*>(tile + std::size_t(p.block_cols) * kRowBytes);
-  {
-    // Before the block stages: the entries of the first work items (warp w those of the w-th, whichever warp then
-    // takes it) into L1, so that the walks, which all start at once, do not begin with two round trips to DRAM.
-    // (Its own index arithmetic, held opaque: shared with the loop's, it kept more registers live there.)
-    unsigned t0 = threadIdx.x, bx = blockIdx.x;
-    asm volatile("" : "+r"(t0), "+r"(bx));
-    const int item0 = BT == 8 ? int(t0 >> 5) * int(gridDim.x) + int(bx) : int(t0 >> 5);
-    const int gf0 = BT == 8 ? 0 : int(bx) * (p.slots_per_range / 32);
-    if (item0 < (BT == 8 ? p.n_groups : p.slots_per_range / 32) * group_runs<BT>(p) && gf0 + item0 / group_runs<BT>(p) < p.n_groups) {
-      const std::int64_t gb0 = std::int64_t(c) * p.n_groups + gf0 + item0 / group_runs<BT>(p);
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(p.slot_len + gb0 * 32 + (t0 & 31)));
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(p.slot_row + gb0 * 32 + (t0 & 31)));
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(p.group_chunks + gb0));
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(p.group_start + gb0));
-    }
-  }
   for (int i = threadIdx.x; i < nc * P; i += blockDim.x)
     cp_async16(tile + std::size_t(i) * 16, p.x + std::int64_t(k0 + i / P) * p.ldx + blockIdx.z * BT + (i % P) * 4, 16);
   cp_async_commit();
