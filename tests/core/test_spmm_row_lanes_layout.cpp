@@ -2,15 +2,15 @@
 // kernel's non-zeros (backends/cuda/spmm/row_lanes_layout.hpp), on the host: it runs where no GPU is (the GPU
 // tests run the kernel with values bound in that order against a float64 reference).
 //
-// Fresh random patterns (rows not a multiple of 32 and fewer than 32, empty rows, rows of one to three
-// non-zeros, no non-zeros at all) with the plan's column-boundary table built as plan.cu builds it (64-column
-// grain), cut into one column block or several, in one row range per block and in several (more than the rows'
-// groups too). Checked: the header's sizes; each block's ranges cover its rows in order, each within one row's
-// weight of an equal share (a row weighing its segment's length + 1); each (block, row range) holds its rows once
-// each in its groups' first slots, longest segment first (ties by row), and the slots past them are empty; each group's chunks are its longest lane's, and the groups
-// lie one after another, 128-aligned, in (block, group) order; the order is a permutation of the CSR positions
-// plus pads, with lane l's i-th non-zero of its segment at start + ((i / 4) * 32 + l) * 4 + i % 4; on a uniform
-// 10% pattern the pads stay a few percent, a fraction of what the rows in plain order would take; bad arguments
+// Fresh random patterns (rows not a multiple of 32 and fewer than 32, empty rows, rows of one to three non-zeros, no
+// non-zeros at all) with the plan's column-boundary table built as plan.cu builds it (64-column grain), cut into one
+// column block or several, in one row range per block and in several (more than the rows' groups too). Checked: the
+// header's sizes; each block's ranges cover its rows in order, each within one row's weight of an equal share (a row
+// weighing its segment's length + 1); each (block, row range) holds its rows once each in its groups' first slots,
+// longest segment first (ties by row), and the slots past them are empty; each group's chunks are its longest lane's,
+// and the groups lie one after another, 128-aligned, in (block, group) order; the order is a permutation of the CSR
+// positions plus pads, with lane l's i-th non-zero of its segment at start + ((i / 4) * 32 + l) * 4 + i % 4; on a
+// uniform 10% pattern the pads stay a few percent, a fraction of what the rows in plain order would take; bad arguments
 // and tables that do not tile the non-zeros are refused and leave the layout empty.
 // With residues (4, and 1, 3, 8 on one pattern) and the packed columns, the same properties hold except that each
 // group holds its rows in any slot order and each lane holds a permutation of its segment in the residue order:
@@ -431,8 +431,8 @@ void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t n_ranges, in
 
 TEST(SpmmRowLanesLayout, ResidueOrderSpreadsTheLoadPhasesOverTheBanks) {
   // 2048 x 4096 at 10%, blocks of 1408 columns (a 44 KB tile of 32-byte rows: 22 fine blocks, the last block 20),
-  // four ranges (512 rows each). In CSR order the eight lanes of a phase fall into the four even and four odd bank groups
-  // at random (about 2.38 wavefronts); in the residue order each half-phase's lanes take distinct classes until
+  // four ranges (512 rows each). In CSR order the eight lanes of a phase fall into the four even and four odd bank
+  // groups at random (about 2.38 wavefronts); in the residue order each half-phase's lanes take distinct classes until
   // its rows' tails, where the half-phase's most frequent class outlasts the others: about 1.08 in all (the
   // half-phases' class totals bound it below by about 1.03).
   const Pattern p = make(2048, 4096, 0.10);

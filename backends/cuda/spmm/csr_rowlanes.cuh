@@ -15,25 +15,25 @@
 // holds batch values 4 (kk ^ (l mod (BT / 4))) .. + 3 and is stored there. A thread block holds one column block of
 // X' for the whole call (RowLanesTile: up to 176 KB at tile 32, one block per SM; up to 44 KB at tile 8, three
 // per SM, so that more warps keep W's loads in flight). Its warps take their work from a counter in shared memory,
-// longest first (the layout's order): at tile 32 the groups of 32 rows of the thread block's row range; at tile 8
-// every n-th work item of the column block's list over all rows (thread block x of n: items x, x + n, ...), so
-// that each thread block gets long and short groups alike. Split column blocks write partial tiles that
-// fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order run to run
-// (bitwise repeatable); where the call allows results that differ in the last bits run to run
-// (SpmmArgs::deterministic false), each block adds its sums into Y with 16-byte atomics instead (p.accumulate: Y
-// zeroed by zero_rows_kernel, which each thread of this kernel waits for before its first add), so no partial tiles are
-// written and no fold runs; at tile 32, where Y's rows hold their values contiguous and 16-byte aligned
-// (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction per row instead (cp.reduce.async.bulk,
-// staged per warp in shared memory eight rows at a time): the adds of 12 blocks into Y had cost about 5 us of the
-// 129 at 16384 x 16384, 90%, batch 32, and 9 us of 21 at 99.9%. One GPU run, bound, medians of 15, 16384 x 16384
-// batch 32, 16-byte atomics / bulk reductions / no adds at all (timing only): 90% 0.1285 / 0.1261 / 0.1235 ms, 95%
-// 0.0737 / 0.0700 / 0.0668, 99% 0.0320 / 0.0272 / 0.0218; batch 128 0.4965 / 0.4859 at 90%, 0.2751 / 0.2627 at 95%.
-// Not kept: 16-byte atomics from the same staging, eight lanes to a row (0.1276, 0.0711), four rows per pass in
-// two buffers (0.1286, 0.0732), twelve rows per pass (0.1300, 0.0723; 24 bytes more spilled); at tile 8 a group's walk may then be cut into runs of its chunk steps (p.runs), each
-// a work item that adds its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile
-// per grid z, each streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR
-// order a lane's chunk loads hit 32 rows' lines per step and ran twice as slow (stand-alone harness, 16384 x 16384,
-// 90%, batch 32: 0.32 against 0.16 ms).
+// longest first (the layout's order): at tile 32 the groups of 32 rows of the thread block's row range; at tile 8 every
+// n-th work item of the column block's list over all rows (thread block x of n: items x, x + n, ...), so that each
+// thread block gets long and short groups alike. Split column blocks write partial tiles that fold_column_ranges_kernel
+// sums in block order, so each result is the same sums in the same order run to run (bitwise repeatable); where the
+// call allows results that differ in the last bits run to run (SpmmArgs::deterministic false), each block adds its sums
+// into Y with 16-byte atomics instead (p.accumulate: Y zeroed by zero_rows_kernel, which each thread of this kernel
+// waits for before its first add), so no partial tiles are written and no fold runs; at tile 32, where Y's rows hold
+// their values contiguous and 16-byte aligned (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction
+// per row instead (cp.reduce.async.bulk, staged per warp in shared memory eight rows at a time): the adds of 12 blocks
+// into Y had cost about 5 us of the 129 at 16384 x 16384, 90%, batch 32, and 9 us of 21 at 99.9%. One GPU run, bound,
+// medians of 15, 16384 x 16384 batch 32, 16-byte atomics / bulk reductions / no adds at all (timing only): 90% 0.1285 /
+// 0.1261 / 0.1235 ms, 95% 0.0737 / 0.0700 / 0.0668, 99% 0.0320 / 0.0272 / 0.0218; batch 128 0.4965 / 0.4859 at 90%,
+// 0.2751 / 0.2627 at 95%. Not kept: 16-byte atomics from the same staging, eight lanes to a row (0.1276, 0.0711), four
+// rows per pass in two buffers (0.1286, 0.0732), twelve rows per pass (0.1300, 0.0723; 24 bytes more spilled). With
+// atomics, at tile 8 a group's walk may then be cut into runs of its chunk steps (p.runs), each a work item that adds
+// its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile per grid z, each streaming
+// W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit
+// 32 rows' lines per step and ran twice as slow (stand-alone harness, 16384 x 16384, 90%, batch 32: 0.32 against 0.16
+// ms).
 #pragma once
 
 #include <cstdint>
