@@ -136,8 +136,7 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
     return cudaErrorInvalidValue;
   // Bulk sums (csr_rowlanes.cuh) where tile 32 adds into Y rows of contiguous, 16-byte aligned values.
   RowLanesParams q = p;
-  q.bulk_sums = BT == 32 && p.accumulate && p.ys_col == 1 && p.ys_row % 4 == 0 &&
-                reinterpret_cast<std::uintptr_t>(p.y) % 16 == 0;
+  q.bulk_sums = BT == 32 && p.accumulate && rows_start_aligned(p.y, p.ys_row, p.ys_col);
   const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols, q.bulk_sums);
   cudaError_t e =
       cudaFuncSetAttribute(rowlanes_kernel<BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));

@@ -86,9 +86,15 @@ __global__ void zero_rows_kernel(T* y, int rows, int batch, std::int64_t ys_row,
     y[(t / batch) * ys_row + (t % batch) * ys_col] = T(0);
 }
 
+// Whether Y' (Y'(m, b) = y[m * ys_row + b * ys_col]) holds each row's values contiguous, every row starting on a
+// 16-byte boundary: each row's aligned groups of four can then go in one 16-byte store or reduction.
+inline bool rows_start_aligned(const void* y, std::int64_t ys_row, std::int64_t ys_col) {
+  return ys_col == 1 && ys_row % 4 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+}
+
 inline cudaError_t launch_zero_rows(float* y, int rows, int batch, std::int64_t ys_row, std::int64_t ys_col,
                                     cudaStream_t s) {
-  const bool fours = ys_col == 1 && ys_row % 4 == 0 && batch % 4 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+  const bool fours = rows_start_aligned(y, ys_row, ys_col) && batch % 4 == 0;
   const std::int64_t n = static_cast<std::int64_t>(rows) * (fours ? batch / 4 : batch);
   if (n == 0) return cudaSuccess;
   const unsigned grid =

@@ -75,12 +75,11 @@ constexpr int kBulkRowsPerPass = 8;
 // Dynamic shared memory of a launch: the held block (rows of 4 bt bytes), 128 bytes to align it to a whole bank
 // line (the 16-byte pieces' rotation is a XOR on the address), the work counter, and with bulk sums (tile 32) each
 // warp's staging rows after the next 128-byte boundary.
-inline std::size_t rowlanes_shared_bytes(int bt, int block_cols, bool bulk_sums = false) {
+constexpr std::size_t rowlanes_shared_bytes(int bt, int block_cols, bool bulk_sums = false) {
   return std::size_t(block_cols) * bt * 4 + 128 + 16 +
          (bulk_sums ? 128 + std::size_t(RowLanesTile<32>::kThreads / 32) * kBulkRowsPerPass * 128 : 0);
 }
-static_assert(RowLanesTile<32>::kTileBytes + 128 + 16 + 128 + (RowLanesTile<32>::kThreads / 32) * kBulkRowsPerPass * 128 <=
-                  227 * 1024,
+static_assert(rowlanes_shared_bytes(32, static_cast<int>(RowLanesTile<32>::kTileBytes / (32 * 4)), true) <= 227 * 1024,
               "the held block and the bulk sums' staging fit one thread block's shared memory");
 
 // Work items per group of 32 rows: tile 8 may cut a group into runs of its chunk steps (p.runs, with accumulate);

@@ -36,14 +36,15 @@ struct SnackCooParams;
 struct RowTileParams;
 struct RowLanesParams;
 
-// The lanes-across-rows kernel's layout of a plan at one batch tile (lanes_geometry, below): its column blocks, and
-// how its rows are dealt out to thread blocks (tile 32: row ranges of a multiple of 32 rows; tile 8: every n-th
-// work item); pays: where Auto takes the kernel. The blocks share the columns to within
-// one grain of kLanesGrainCols columns (fine_cols): the first n_wide are block_cols wide, the others
-// block_cols - fine_cols (the last one ends at the last column).
 // The grain of the lanes kernel's column blocks: a multiple of 4, so that a column's residue class (column mod 4,
 // the tile-8 order's bank groups) is the same relative to its block's first column.
 constexpr int kLanesGrainCols = 8;
+
+// The lanes-across-rows kernel's layout of a plan at one batch tile (lanes_geometry, below): its column blocks, and
+// how its rows are dealt out to thread blocks (tile 32: row ranges of about equal work; tile 8: every n-th work
+// item); pays: where Auto takes the kernel. The blocks share the columns to within one grain of kLanesGrainCols
+// columns (fine_cols): the first n_wide are block_cols wide, the others block_cols - fine_cols (the last one ends
+// at the last column).
 struct LanesGeometry {
   int block_cols = 0, n_blocks = 0, n_wide = 0, fine_cols = 0;
   int n_ranges = 0;                  // tile 32: row ranges per column block, a thread block each (of about equal
@@ -147,7 +148,7 @@ struct Plan::Impl {
     DeviceArray<std::uint16_t> col16;              // columns relative to their block's first (pads 0)
     DeviceArray<std::int32_t> perm;                // CSR position of each position, -1 for a pad
     DeviceArray<float> values;                     // the bound values gathered into the order
-    DeviceArray<std::int64_t> group_start;         // [n_blocks][ceil(rows / 32)]
+    DeviceArray<std::int64_t> group_start;         // [n_blocks][n_groups]
     DeviceArray<std::int32_t> group_chunks, slot_row, slot_len;
     std::int32_t groups_per_range = 0, n_groups = 0;   // the layout's (row_lanes_layout.hpp)
     bool has_values = false;   // values hold the values last bound (fp32)

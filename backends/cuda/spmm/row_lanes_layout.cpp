@@ -95,8 +95,7 @@ void schedule_half(const int (&lanes)[4], std::vector<std::int32_t> (&bucket)[32
   }
 }
 
-}  // namespace
-
+// Range u's first row given a block's prefix weights (prefix[r]: the weight of rows 0 .. r - 1; row_lanes_layout.hpp).
 std::int32_t lanes_range_edge(const std::vector<std::int64_t>& prefix, std::int32_t n_ranges, std::int32_t u) {
   const std::int32_t rows = static_cast<std::int32_t>(prefix.size()) - 1;
   if (u <= 0) return 0;
@@ -106,6 +105,8 @@ std::int32_t lanes_range_edge(const std::vector<std::int64_t>& prefix, std::int3
   const std::int64_t want = total / n_ranges * u + total % n_ranges * u / n_ranges;
   return static_cast<std::int32_t>(std::lower_bound(prefix.begin(), prefix.end(), want) - prefix.begin());
 }
+
+}  // namespace
 
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t n_ranges,
                             RowLanesLayout& out, const std::uint16_t* col16, int residues, int threads) {
@@ -129,7 +130,8 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
     for (int c = 0; c < nb; ++c) {
       prefix[0] = 0;
       for (std::int32_t r = 0; r < rows; ++r)
-        prefix[static_cast<std::size_t>(r) + 1] = prefix[static_cast<std::size_t>(r)] + seg.end(c, r) - seg.begin(c, r) + 1;
+        prefix[static_cast<std::size_t>(r) + 1] =
+            prefix[static_cast<std::size_t>(r)] + seg.end(c, r) - seg.begin(c, r) + 1;
       std::int32_t* edge = &L.range_first[static_cast<std::size_t>(c) * (static_cast<std::size_t>(n_ranges) + 1)];
       for (std::int32_t u = 0; u <= n_ranges; ++u) edge[u] = lanes_range_edge(prefix, n_ranges, u);
       for (std::int32_t u = 0; u < n_ranges; ++u) widest = std::max(widest, edge[u + 1] - edge[u]);
@@ -156,7 +158,8 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
       std::iota(order.begin(), order.end(), r0);
       auto len = [&](std::int32_t r) { return seg.end(c, r) - seg.begin(c, r); };
       std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return len(a) > len(b); });
-      const std::size_t g_first = static_cast<std::size_t>(c) * n_groups + static_cast<std::size_t>(ur) * L.groups_per_range;
+      const std::size_t g_first =
+          static_cast<std::size_t>(c) * n_groups + static_cast<std::size_t>(ur) * L.groups_per_range;
       for (std::size_t i = 0; i < order.size(); ++i) {
         L.slot_row[g_first * 32 + i] = order[i];
         L.slot_len[g_first * 32 + i] = static_cast<std::int32_t>(len(order[i]));

@@ -82,7 +82,7 @@ struct RowLanesLayout {
 // Builds the layout of the segments seg (rows seg.rows, blocks seg.n_blocks()) for n_ranges (> 0) row ranges per
 // block. Each block's rows are cut into n_ranges contiguous ranges of about equal weight, a row weighing its
 // segment's length in the block plus one (its sums' stores): range u starts at the first row at which the rows
-// before it weigh at least floor(total u / n_ranges) (lanes_range_edge), so a block's thread blocks get equal work
+// before it weigh at least floor(total u / n_ranges), so a block's thread blocks get equal work
 // however the rows' lengths run (at tile 32 each range is one thread block's; 16384 x 16384 at 90%: 11 ranges of
 // 1489-1490 rows, where ranges of a multiple of 32 rows had left one of 1344 beside ten of 1504). Each range has
 // groups_per_range groups, its rows first, sorted by segment length in the block, longest first (ties by row),
@@ -98,8 +98,5 @@ struct RowLanesLayout {
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t n_ranges,
                             RowLanesLayout& out, const std::uint16_t* col16 = nullptr, int residues = 0,
                             int threads = 0);
-
-// Range u's first row given a block's prefix weights (prefix[r]: the weight of rows 0 .. r - 1, as above).
-std::int32_t lanes_range_edge(const std::vector<std::int64_t>& prefix, std::int32_t n_ranges, std::int32_t u);
 
 }  // namespace snk::cuda
