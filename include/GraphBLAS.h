@@ -496,14 +496,16 @@ GrB_Info SNK_Backend_list(char *out, size_t out_size) SNK_SYMBOL(SNK_Backend_lis
 GrB_Info SNK_Fallback_count(const char *backend, const char *op, uint64_t *count) SNK_SYMBOL(SNK_Fallback_count);
 GrB_Info SNK_Fallback_total(const char *backend, uint64_t *count) SNK_SYMBOL(SNK_Fallback_total);
 GrB_Info SNK_Fallback_reset(void) SNK_SYMBOL(SNK_Fallback_reset);
-/* Bitwise-reproducible results run to run (no floating-point atomics); $SNACK_DETERMINISTIC=1 also. */
+/* Bitwise-reproducible results run to run (no floating-point atomics); $SNACK_DETERMINISTIC=1 also (0 leaves
+ * them off; another value prints a message on stderr and leaves them off). */
 GrB_Info SNK_Deterministic_set(bool on) SNK_SYMBOL(SNK_Deterministic_set);
 GrB_Info SNK_Deterministic_get(bool *on) SNK_SYMBOL(SNK_Deterministic_get);
 /* When the cuda backend binds a sparse matrix's values to its SpMM plan (products with a full matrix at batch
  * 5-128 then read them in the plan's own orders; the binding is host work linear in the entries, redone after the
  * matrix changes): SNK_BIND_AUTO (default) once the matrix's products have taken as long as the binding is
  * estimated to take, SNK_BIND_EAGER at the first product it would serve, SNK_BIND_NEVER not at all.
- * $SNACK_BIND=auto|eager|never sets the initial policy. Another value: GrB_INVALID_VALUE. */
+ * $SNACK_BIND=auto|eager|never sets the initial policy (another value prints a message on stderr: auto).
+ * SNK_Bind_set with a value not in SNK_Bind: GrB_INVALID_VALUE. */
 typedef enum { SNK_BIND_AUTO = 0, SNK_BIND_EAGER = 1, SNK_BIND_NEVER = 2 } SNK_Bind;
 GrB_Info SNK_Bind_set(SNK_Bind policy) SNK_SYMBOL(SNK_Bind_set);
 GrB_Info SNK_Bind_get(SNK_Bind *policy) SNK_SYMBOL(SNK_Bind_get);

@@ -43,7 +43,8 @@ std::uint64_t fallback_total(const std::string& backend);
 void reset_fallback_counts();
 
 // Determinism: when on, backends use only kernels whose results are bitwise identical run to run
-// (no floating-point atomics, fixed reduction orders). Default off; $SNACK_DETERMINISTIC=1 turns it on.
+// (no floating-point atomics, fixed reduction orders). Default off; $SNACK_DETERMINISTIC=1 (or true, on, yes)
+// turns it on, 0 (false, off, no) leaves it off; another value prints a message on stderr and leaves it off.
 void set_deterministic(bool on);
 bool deterministic();
 
@@ -52,7 +53,7 @@ bool deterministic();
 // 0.3 s at 26.8 M entries, redone after the matrix changes). Auto (the default): once the matrix's products that
 // would have run bound have taken as long as the binding is estimated to take, so a one-off product never pays for
 // it and a loop of products does; Eager: at the first such product; Never: not at all. $SNACK_BIND=auto, eager or
-// never sets the initial policy (anything else: Auto). Process-wide.
+// never sets the initial policy (another value prints a message on stderr: Auto). Process-wide.
 enum class BindPolicy { Auto = 0, Eager = 1, Never = 2 };
 void set_bind_policy(BindPolicy policy);
 BindPolicy bind_policy();

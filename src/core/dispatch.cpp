@@ -11,8 +11,8 @@
 // set_backend() changes it and BackendScope overrides it for one thread (a thread_local pointer, so the
 // hot path, current_backend_object(), is one load). Fallback counts (calls a backend declined and that ran
 // on reference) are kept per (backend, operation) under a mutex: they are rare by design, so a lock costs
-// nothing measurable. The determinism flag starts from $SNACK_DETERMINISTIC=1, the cuda backend's bind policy
-// from $SNACK_BIND.
+// nothing measurable. The determinism flag starts from $SNACK_DETERMINISTIC (1 or 0), the cuda backend's bind
+// policy from $SNACK_BIND; a value neither reads prints one message on stderr, as an unknown $SNACK_BACKEND does.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -117,25 +117,36 @@ FallbackTable& fallback_table() {
   return table;
 }
 
-// The bind policy (BindPolicy as int), initially from $SNACK_BIND.
+// The bind policy (BindPolicy as int), initially from $SNACK_BIND (auto, eager or never; unset or empty: auto;
+// another value: one message on stderr, and auto).
 std::atomic<int>& bind_policy_value() {
   static std::atomic<int> value{0};
   static std::once_flag once;
   std::call_once(once, [] {
     const char* env = std::getenv("SNACK_BIND");
     const std::string v = env ? env : "";
-    const BindPolicy p = v == "eager" ? BindPolicy::Eager : v == "never" ? BindPolicy::Never : BindPolicy::Auto;
+    BindPolicy p = BindPolicy::Auto;
+    if (v == "eager") p = BindPolicy::Eager;
+    else if (v == "never") p = BindPolicy::Never;
+    else if (!v.empty() && v != "auto")
+      std::fprintf(stderr, "snack: SNACK_BIND=%s is not auto, eager or never; using auto\n", env);
     value.store(static_cast<int>(p));
   });
   return value;
 }
 
+// The determinism flag, initially from $SNACK_DETERMINISTIC (1, true, on or yes: on; 0, false, off, no, unset or
+// empty: off; another value: one message on stderr, and off).
 std::atomic<bool>& deterministic_flag() {
   static std::atomic<bool> flag{false};
   static std::once_flag once;
   std::call_once(once, [] {
     const char* env = std::getenv("SNACK_DETERMINISTIC");
-    flag.store(env != nullptr && std::string(env) == "1");
+    const std::string v = env ? env : "";
+    const bool on = v == "1" || v == "true" || v == "on" || v == "yes";
+    if (!on && !v.empty() && v != "0" && v != "false" && v != "off" && v != "no")
+      std::fprintf(stderr, "snack: SNACK_DETERMINISTIC=%s is not 1 or 0; deterministic results stay off\n", env);
+    flag.store(on);
   });
   return flag;
 }
