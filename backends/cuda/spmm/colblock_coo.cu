@@ -126,7 +126,7 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 
 namespace {
 template <int BT>
-cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
+cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
   if (p.slots_per_range % 32 != 0 || p.slots_per_range <= 0 ||
       (BT == 32 && std::int64_t(p.slots_per_range / 32) * n_ranges != p.n_groups) || p.ldx % 4 != 0 ||
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
@@ -150,7 +150,7 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
                                   1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.runs / kWarps)));
   dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(p.n_blocks), tiles);
   if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
-    if ((e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, s)) != cudaSuccess)
+    if ((e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, sm_count, s)) != cudaSuccess)
       return e;
     return launch_dependent(rowlanes_kernel<BT>, grid, dim3(RowLanesTile<BT>::kThreads), smem, s, q);
   }
@@ -160,9 +160,9 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, cudaStream_t s) {
 }
 }  // namespace
 
-cudaError_t launch_rowlanes(int bt, const RowLanesParams& p, int n_ranges, cudaStream_t s) {
-  if (bt == 8) return launch_rl<8>(p, n_ranges, s);
-  if (bt == 32) return launch_rl<32>(p, n_ranges, s);
+cudaError_t launch_rowlanes(int bt, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
+  if (bt == 8) return launch_rl<8>(p, n_ranges, sm_count, s);
+  if (bt == 32) return launch_rl<32>(p, n_ranges, sm_count, s);
   return cudaErrorInvalidValue;
 }
 

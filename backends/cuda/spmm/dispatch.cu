@@ -810,7 +810,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.runs = ch.lanes_runs;
     if (p.n_blocks > 1 && !p.accumulate && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
-    if ((e = launch_rowlanes(bt, p, o.geo.n_ranges, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
+    if ((e = launch_rowlanes(bt, p, o.geo.n_ranges, w.sm_count, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
     return Status::Success;
   }
 
