@@ -3,12 +3,15 @@
 // 26.8 M non-zeros, next to products of 0.06-0.6 ms. Their units (segments, groups of 32 rows, column blocks) are
 // independent and write disjoint parts of the output, so for_each_range() deals them out to a few std::threads in
 // chunks taken from a shared counter; the result is the same for any number of threads (the CPU tests compare one
-// thread against several). Header only, no CUDA.
+// thread against several). How many: host_order_threads() ($SNACK_HOST_THREADS, else up to 16). Header only, no
+// CUDA.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -17,11 +20,30 @@
 
 namespace snk::cuda {
 
-// Threads for host order builds: the machine's hardware threads, at most 16 (the builds stop gaining there: they
-// stream the plan's columns from memory), at least 1. Asked once (hardware_concurrency reads the system each
-// time, and the cuda backend's binding rule asks on every product).
+// The default count of threads for host order builds: the machine's hardware threads, at most 16 (the builds stop
+// gaining there: they stream the plan's columns from memory), at least 1.
+inline int default_host_order_threads() {
+  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+}
+
+// Threads for host order builds: $SNACK_HOST_THREADS where set (a count from 1 to 1024: where several processes
+// share a node, say; another value prints one message on stderr and the default is used), else
+// default_host_order_threads(). Read once (hardware_concurrency reads the system each time, and the cuda backend's
+// binding rule asks on every product).
 inline int host_order_threads() {
-  static const int n = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  static const int n = [] {
+    const int fallback = default_host_order_threads();
+    const char* env = std::getenv("SNACK_HOST_THREADS");
+    if (env == nullptr || *env == '\0') return fallback;
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (*end != '\0' || v < 1 || v > 1024) {
+      std::fprintf(stderr, "snack: SNACK_HOST_THREADS=%s is not a count of threads from 1 to 1024; using %d\n", env,
+                   fallback);
+      return fallback;
+    }
+    return static_cast<int>(v);
+  }();
   return n;
 }
 
