@@ -74,9 +74,7 @@ __global__ void fold_column_ranges_kernel(const float* partial, std::int64_t par
 // waiting for the count before its first add), which saves the launch but ran slower, bound 16384 x 16384 batch 32
 // at 90% / 95%: the whole block waiting for the count before its walks 0.1354 / 0.0794 ms, one warp per block
 // zeroing while the others walk and each warp waiting before its first add 0.1270-0.1280 / 0.0703-0.0716, against
-// 0.1259-0.1262 / 0.0698-0.0704 with this kernel. Its grid (launch_zero_rows: 512 blocks of 256 threads there) cut
-// to 264, 132 or 66 blocks: within the noise (medians 0.1252-0.1258 / 0.0696-0.0698 against 0.1256-0.1260 /
-// 0.0698-0.0699 ms, two runs of 21 alternating).
+// 0.1259-0.1262 / 0.0698-0.0704 with this kernel (512 blocks of 256 threads then; its grid now: launch_zero_rows).
 template <class T>   // a template, so that each translation unit that includes this header may instantiate it
 __global__ void zero_rows_kernel(T* y, int rows, int batch, std::int64_t ys_row, std::int64_t ys_col, bool fours) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
