@@ -41,7 +41,11 @@ namespace snk::cuda {
 // rows, 1.3 waves of blocks: 0.0859 / 0.0559; since, the groups are dealt out to 33 thread blocks per column
 // block: plan_impl.hpp, lanes_geometry). Through the library, bound, 16384 x 16384 at 90%: 0.0588 ms as laid out here,
 // 0.0599 with blocks of 960 columns (18 blocks, 22 ranges), 0.0625 with 704 (24 blocks), 0.0668 with 16 ranges of
-// 1024 rows (32 groups for 16 warps, but 192 thread blocks for 396 slots).
+// 1024 rows (32 groups for 16 warps, but 192 thread blocks for 396 slots). Batch tile 32 at 512 threads (up to
+// 128 registers: no spills) instead of 1024 (64 registers), one GPU run alternating twice, bound, medians of 41 (ms;
+// 90% / 95%): batch 32 0.1267 / 0.0713-0.0715 with one chunk ahead, 0.1276-0.1278 / 0.0724-0.0726 with two, against
+// 0.1257 / 0.0697-0.0698; batch 128 0.4887-0.4889 / 0.2690-0.2696 and 0.4919-0.4929 / 0.2718-0.2723 against
+// 0.4852-0.4853 / 0.2621-0.2627. Half the rows in flight cost more than the registers gained.
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
