@@ -37,7 +37,8 @@ TEST(Environment, FirstUseReadsTheSettings) {
   const std::string host_threads = expected("SNACK_TEST_EXPECT_HOST_THREADS");
   const std::string message = expected("SNACK_TEST_EXPECT_MESSAGE");
   if (backend.empty() || bind.empty() || deterministic.empty() || host_threads.empty() || message.empty())
-    GTEST_SKIP() << "run by CTest with SNACK_TEST_EXPECT_BACKEND, _BIND, _DETERMINISTIC, _HOST_THREADS and _MESSAGE set";
+    GTEST_SKIP() << "run by CTest with SNACK_TEST_EXPECT_BACKEND, _BIND, _DETERMINISTIC, _HOST_THREADS and _MESSAGE "
+                    "set";
 
   testing::internal::CaptureStderr();
   const std::string got_backend = snk::current_backend();

@@ -150,8 +150,8 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaS
                                   1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.runs / kWarps)));
   dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(p.n_blocks), tiles);
   if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
-    if ((e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, sm_count, s)) != cudaSuccess)
-      return e;
+    e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, sm_count, s);
+    if (e != cudaSuccess) return e;
     return launch_dependent(rowlanes_kernel<BT>, grid, dim3(RowLanesTile<BT>::kThreads), smem, s, q);
   }
   rowlanes_kernel<BT><<<grid, RowLanesTile<BT>::kThreads, smem, s>>>(q);
