@@ -16,9 +16,12 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/internal.hpp"
@@ -117,19 +120,28 @@ FallbackTable& fallback_table() {
   return table;
 }
 
+// The value of $name: the value of its word in `words`, or `fallback` where it is unset or empty; another word
+// prints "snack: <name>=<word> is not <expected>; <otherwise>" on stderr and gives `fallback`.
+template <class T>
+T env_word(const char* name, std::initializer_list<std::pair<const char*, T>> words, T fallback, const char* expected,
+           const char* otherwise) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return fallback;
+  for (const auto& [word, value] : words)
+    if (std::strcmp(env, word) == 0) return value;
+  std::fprintf(stderr, "snack: %s=%s is not %s; %s\n", name, env, expected, otherwise);
+  return fallback;
+}
+
 // The bind policy (BindPolicy as int), initially from $SNACK_BIND (auto, eager or never; unset or empty: auto;
 // another value: one message on stderr, and auto).
 std::atomic<int>& bind_policy_value() {
   static std::atomic<int> value{0};
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* env = std::getenv("SNACK_BIND");
-    const std::string v = env ? env : "";
-    BindPolicy p = BindPolicy::Auto;
-    if (v == "eager") p = BindPolicy::Eager;
-    else if (v == "never") p = BindPolicy::Never;
-    else if (!v.empty() && v != "auto")
-      std::fprintf(stderr, "snack: SNACK_BIND=%s is not auto, eager or never; using auto\n", env);
+    const BindPolicy p =
+        env_word("SNACK_BIND", {{"auto", BindPolicy::Auto}, {"eager", BindPolicy::Eager}, {"never", BindPolicy::Never}},
+                 BindPolicy::Auto, "auto, eager or never", "using auto");
     value.store(static_cast<int>(p));
   });
   return value;
@@ -141,12 +153,10 @@ std::atomic<bool>& deterministic_flag() {
   static std::atomic<bool> flag{false};
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* env = std::getenv("SNACK_DETERMINISTIC");
-    const std::string v = env ? env : "";
-    const bool on = v == "1" || v == "true" || v == "on" || v == "yes";
-    if (!on && !v.empty() && v != "0" && v != "false" && v != "off" && v != "no")
-      std::fprintf(stderr, "snack: SNACK_DETERMINISTIC=%s is not 1 or 0; deterministic results stay off\n", env);
-    flag.store(on);
+    flag.store(env_word("SNACK_DETERMINISTIC",
+                        {{"1", true}, {"true", true}, {"on", true}, {"yes", true},
+                         {"0", false}, {"false", false}, {"off", false}, {"no", false}},
+                        false, "1 or 0", "deterministic results stay off"));
   });
   return flag;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/fused_gpu.hpp"
+#include "gc_test_util.hpp"   // tests/graphchallenge: case_seed
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/reference.hpp"
@@ -128,12 +129,6 @@ TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
     }
 }
 
-// The seed of a generated case: $SNACK_GC_SEED replays a printed one, else a fresh one.
-uint64_t case_seed() {
-  const char* env = std::getenv("SNACK_GC_SEED");
-  return env && *env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
-}
-
 // The float64 reference's categories of `in`, and each row's margin (how near the ReLU's threshold it came).
 std::vector<int64_t> reference_with_margins(const Network& net, const CsrMatrix& in, std::vector<double>& margins) {
   ReferenceOptions o;
@@ -170,7 +165,7 @@ void expect_categories(const std::vector<int64_t>& got, const std::vector<int64_
 
 TEST(FusedGpuEngine, GeneratedNetworksMatchTheHostReference) {
   REQUIRE_GPU();
-  const uint64_t seed = case_seed();
+  const uint64_t seed = test::case_seed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
   struct Case { int64_t neurons, layers, rows; };
   for (const Case c : {Case{4096, 24, 200}, Case{20000, 6, 40}}) {
@@ -198,7 +193,7 @@ TEST(FusedGpuEngine, GeneratedNetworksMatchTheHostReference) {
 // and, after every layer, the same number of live inputs.
 TEST(FusedGpuEngine, DeduplicationIsExact) {
   REQUIRE_GPU();
-  const uint64_t seed = case_seed();
+  const uint64_t seed = test::case_seed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
   std::mt19937_64 rng(seed);
   struct Case { int64_t neurons, layers, distinct; };
@@ -248,7 +243,7 @@ TEST(FusedGpuEngine, DeduplicationIsExact) {
 // launches every layer, with bundled and column-ELL layers, and with rows that die inside the tail.
 TEST(FusedGpuEngine, TailKernelMatchesTheLayerKernels) {
   REQUIRE_GPU();
-  const uint64_t seed = case_seed();
+  const uint64_t seed = test::case_seed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
   struct Case { int64_t neurons, layers; int bundles; bool irregular; };
   for (const Case c : {Case{1024, 160, 1, false}, Case{1024, 160, 0, false}, Case{4096, 100, -1, false},

@@ -1,10 +1,13 @@
-// Helpers shared by the graphchallenge data tests: where the official data and the MNIST package are, a
-// scratch folder per test, the official network loaded once per process, and a matcher for ReadError.
+// Helpers shared by the graphchallenge data tests (and the fused GPU engine's): where the official data and the
+// MNIST package are, a scratch folder per test, the official network loaded once per process, a matcher for
+// ReadError, and the seed of a generated case.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -93,6 +96,12 @@ inline std::vector<int64_t> column_counts(const CsrMatrix& m) {
   std::vector<int64_t> c(static_cast<size_t>(m.ncols), 0);
   for (int32_t j : m.col) ++c[j];
   return c;
+}
+
+// The seed of a generated case: $SNACK_GC_SEED replays a printed one, else a fresh one.
+inline uint64_t case_seed() {
+  const char* env = std::getenv("SNACK_GC_SEED");
+  return env && *env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
 }
 
 }  // namespace snk::gc::test

@@ -105,8 +105,7 @@ TEST_P(EngineOnBackend, OfficialSubsetGivesTheOfficialCategories) {
 }
 
 TEST_P(EngineOnBackend, GeneratedNetworksMatchTheHostReference) {
-  const char* env = std::getenv("SNACK_GC_SEED");   // to replay a printed seed
-  const uint64_t seed = env && *env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
+  const uint64_t seed = test::case_seed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
   // Uniformly random inputs lack the spatial structure of images and die out under the challenge bias, so
   // these cases use a milder bias and rows of varied density: some rows survive, some die, which is what

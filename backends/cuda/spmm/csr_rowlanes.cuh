@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
           float4* srow = reinterpret_cast<float4*>(stage + (lane - pass * kBulkRowsPerPass) * 128);
 #pragma unroll
           for (int kk = 0; kk < P; ++kk) srow[kk ^ lp] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
-          asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+          async_proxy_fence();
           float* dst = static_cast<float*>(p.y) + std::int64_t(row) * p.ys_row + blockIdx.z * BT;
           asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], 128;"
                        ::"l"(dst), "r"(shared_address(srow))

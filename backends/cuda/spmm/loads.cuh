@@ -150,7 +150,8 @@ __device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned count
 __device__ __forceinline__ void mbarrier_init_fence() {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
-// Orders this thread's earlier shared-memory accesses before later bulk copies into shared memory.
+// Orders this thread's earlier shared-memory accesses before its later bulk operations on shared memory (copies
+// into it, reductions out of it).
 __device__ __forceinline__ void async_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
   unsigned done = 0;
