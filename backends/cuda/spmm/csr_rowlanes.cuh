@@ -33,7 +33,9 @@
 // its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile per grid z, each streaming
 // W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit
 // 32 rows' lines per step and ran twice as slow (stand-alone harness, 16384 x 16384, 90%, batch 32: 0.32 against 0.16
-// ms).
+// ms). Not kept either: a share of each column block's X' rows read through the texture path instead of staged
+// (bench/results/onchip-paths-h200.md: that path runs beside the shared-memory one only with little shared memory
+// taken and without W's stream; built here at tile 32, 0.1694 against 0.1256 ms at 16384 x 16384, 90%, batch 32).
 #pragma once
 
 #include <cstdint>
