@@ -113,6 +113,10 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
     cp_async16(tile + std::size_t(i) * 16, p.x + std::int64_t(k0 + i / P) * p.ldx + blockIdx.z * BT + (i % P) * 4, 16);
   cp_async_commit();
   if (threadIdx.x == 0) *next_group = 0;
+  // (Measured, not kept: each warp of a tile-32 block having L2 prefetch the bookkeeping and first two chunk steps
+  // of the block's w-th group while the block stages, so that the first walks start on L2 hits: bound, 16384 x
+  // 16384, three runs alternating, medians of 41, batch 32 at 90% 0.1255-0.1257 ms against 0.1255-0.1257, at 95%
+  // 0.0697-0.0699 against 0.0695-0.0699: the walks' start is not where the time goes.)
   cp_async_wait<0>();
   __syncthreads();
 
