@@ -49,6 +49,7 @@
 #include <sstream>
 
 #include "spmm/bank_order.hpp"
+#include "spmm/column_ranges.cuh"   // rows_start_aligned
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowrange.cuh"
@@ -427,10 +428,11 @@ int lanes_tile(std::int64_t batch) {
 // ones then). Elsewhere Auto folds: one-value atomics (batch 5 with Y's rows 5 values apart) ran slower than the
 // fold (16384 x 16384, values bound, batch 5: 0.0615 against 0.0612 ms at 90%, 0.0415-0.0421 against 0.0388-0.0391
 // at 95%); RowLanes asked for adds with whichever atomics fit Y.
+// The launchers' rows_start_aligned (column_ranges.cuh) on Y' as spmm() will address it (rows ld apart where
+// they are contiguous), decided here before the strides exist.
 bool y_rows_in_fours(const SpmmArgs& args) {
   const bool rows_contiguous = (args.orientation == Orientation::XWt) == (args.y.layout == Layout::ColMajor);
-  return rows_contiguous && args.y.ld % 4 == 0 && args.batch % 4 == 0 &&
-         reinterpret_cast<std::uintptr_t>(args.y.data) % 16 == 0;
+  return rows_contiguous && rows_start_aligned(args.y.data, args.y.ld, 1) && args.batch % 4 == 0;
 }
 
 // Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch 5-128, the values bound
