@@ -202,7 +202,6 @@ struct Device {
   long long* clocks = nullptr;
   uint4* w_values = nullptr;
   uint2* w_cols = nullptr;
-  std::size_t w_steps = 0;   // steps of every warp's stream held
 };
 
 // Non-zeros per clock per SM of one walk configuration: each kind of warp's non-zeros over the slowest warp's
@@ -228,6 +227,14 @@ WalkRate walk(Device& d, WalkArgs p) {
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   std::vector<WalkRate> runs;
   std::vector<long long> h(static_cast<std::size_t>(d.sms) * 32);
+  // The slowest shared-memory warp's and texture warp's clocks over blocks [b0, b1).
+  auto slowest = [&](int b0, int b1, long long& lds_clk, long long& tex_clk) {
+    lds_clk = tex_clk = 0;
+    for (int i = b0 * 32; i < b1 * 32; ++i) {
+      long long& m = i % 32 < p.lds_warps ? lds_clk : tex_clk;
+      m = std::max(m, h[static_cast<std::size_t>(i)]);
+    }
+  };
   for (int run = 0; run < 5; ++run) {
     kernel<<<d.sms, kThreads, smem>>>(p);
     CHECK(cudaGetLastError());
@@ -237,9 +244,8 @@ WalkRate walk(Device& d, WalkArgs p) {
       // Warm-up, and with quarter-row warps a calibration: their steps scaled so that both kinds of warps end
       // together (the rates below are then those of the two paths running side by side throughout).
       if (p.lds_warps < 32) {
-        long long lds_clk = 0, tex_clk = 0;
-        for (int i = 0; i < d.sms * 32; ++i)
-          (i % 32 < p.lds_warps ? lds_clk : tex_clk) = std::max(i % 32 < p.lds_warps ? lds_clk : tex_clk, h[i]);
+        long long lds_clk, tex_clk;
+        slowest(0, d.sms, lds_clk, tex_clk);
         if (tex_clk > 0)
           p.quarter_steps = std::max(1, static_cast<int>(p.quarter_steps * static_cast<double>(lds_clk) / tex_clk));
       }
@@ -247,9 +253,8 @@ WalkRate walk(Device& d, WalkArgs p) {
     }
     WalkRate w;
     for (int b = 0; b < d.sms; ++b) {
-      long long lds_clk = 0, tex_clk = 0;
-      for (int warp = 0; warp < 32; ++warp)
-        (warp < p.lds_warps ? lds_clk : tex_clk) = std::max(warp < p.lds_warps ? lds_clk : tex_clk, h[b * 32 + warp]);
+      long long lds_clk, tex_clk;
+      slowest(b, b + 1, lds_clk, tex_clk);
       // (Lane rows: the shared-memory warps' non-zeros split between the paths as 4 to tex_per_step.)
       const double lds_nnz = 32.0 * p.lds_warps * p.lds_steps * (4 + p.tex_per_step);
       const double tex_nnz = 4.0 * (32 - p.lds_warps) * p.quarter_steps * 8;
@@ -316,8 +321,7 @@ int main(int argc, char** argv) {
   CHECK(cudaCreateTextureObject(&d.tex, &rd, &td, nullptr));
   // W's streams: random 16-bit columns, values 1.0 (each warp's steps laid out as the kernel's interleaved order).
   const int lds_steps = 500;
-  d.w_steps = lds_steps;
-  const std::size_t w_n = d.w_steps * d.sms * 32 * 32;
+  const std::size_t w_n = std::size_t(lds_steps) * d.sms * 32 * 32;   // every walk's lds_steps steps of each warp
   CHECK(cudaMalloc(&d.w_values, w_n * sizeof(uint4)));
   CHECK(cudaMalloc(&d.w_cols, w_n * sizeof(uint2)));
   {
@@ -398,12 +402,13 @@ int main(int argc, char** argv) {
     p.lds_steps = lds_steps;
     p.tex_per_step = c.tex_per_step;
     p.stream_w = c.stream;
-    // Quarter-row warps get about as much time as the shared-memory ones (0.45 against 0.93 non-zeros per clock).
+    // Quarter-row warps get about as much time as the shared-memory ones (0.45 against 0.93 non-zeros per clock;
+    // walk() calibrates it).
     p.quarter_steps = c.lds_warps < 32 ? static_cast<int>(lds_steps * 0.45 / 0.93 * c.lds_warps * 32.0 * 4 /
                                                            ((32 - c.lds_warps) * 4.0 * 8))
                                         : 0;
     const WalkRate w = walk(d, p);
-    const bool base = c.lds_warps == 32 && c.tex_per_step == 0;   // (the quarter steps are calibrated in walk())
+    const bool base = c.lds_warps == 32 && c.tex_per_step == 0;
     if (base && c.held == 768) alone[c.stream ? 1 : 0] = w.total;
     const double ref = alone[c.stream ? 1 : 0];
     std::string use = "none";
