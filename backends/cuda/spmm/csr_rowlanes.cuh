@@ -116,7 +116,10 @@ __global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::
   // (Measured, not kept: each warp of a tile-32 block having L2 prefetch the bookkeeping and first two chunk steps
   // of the block's w-th group while the block stages, so that the first walks start on L2 hits: bound, 16384 x
   // 16384, three runs alternating, medians of 41, batch 32 at 90% 0.1255-0.1257 ms against 0.1255-0.1257, at 95%
-  // 0.0697-0.0699 against 0.0695-0.0699: the walks' start is not where the time goes.)
+  // 0.0697-0.0699 against 0.0695-0.0699: the walks' start is not where the time goes. Nor kept, at tile 32 (the
+  // staging takes about 2 us per block, not bound by L2; bench/results/spmm-h200.md): the block staged by bulk
+  // copies, 0.1296 / 0.0717 against 0.1256 / 0.0697 ms at 90% / 95%, batch 32; staged in eight pieces on their own
+  // mbarriers with each warp's first steps waiting only for the pieces that hold their columns, 0.1270 / 0.0710.)
   cp_async_wait<0>();
   __syncthreads();
 

@@ -45,7 +45,9 @@ namespace snk::cuda {
 // 128 registers: no spills) instead of 1024 (64 registers), one GPU run alternating twice, bound, medians of 41 (ms;
 // 90% / 95%): batch 32 0.1267 / 0.0713-0.0715 with one chunk ahead, 0.1276-0.1278 / 0.0724-0.0726 with two, against
 // 0.1257 / 0.0697-0.0698; batch 128 0.4887-0.4889 / 0.2690-0.2696 and 0.4919-0.4929 / 0.2718-0.2723 against
-// 0.4852-0.4853 / 0.2621-0.2627. Half the rows in flight cost more than the registers gained.
+// 0.4852-0.4853 / 0.2621-0.2627. Half the rows in flight cost more than the registers gained. 768 threads (80
+// registers) ran 0.4-0.7% faster at 90% and 0.3-0.5% slower at 95%, batch 32 / 64 / 128 (bench/results/spmm-h200.md);
+// 896 and 640 threads were slower at both.
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
