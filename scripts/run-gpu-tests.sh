@@ -3,7 +3,8 @@
 # elsewhere). Runs every GPU test program in <build>/gpu-tests/ (each GoogleTest binary that any part of
 # the project registers with the `gpu` CTest label lands there), then runs each again under
 # compute-sanitizer memcheck, and prints a summary: one line per program, the totals last.
-# Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs),
+# Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs), SNACK_GC_CACHE (the
+# official-data cache for the fused engine's test; default <build>/gc/official-1024-120.bin where that exists),
 # SANITIZER_FILTER (a --gtest_filter for the memcheck pass; default: every test; a program none of whose tests
 # match it is listed as skipped).
 set -uo pipefail
@@ -12,6 +13,10 @@ BUILD=${BUILD_DIR:-build-gpu}
 DIR="$BUILD/gpu-tests"
 LOGS=${LOG_DIR:-$BUILD/gpu-test-logs}
 mkdir -p "$LOGS"
+# The official-data cache scripts/build-gpu.sh wrote, unless the caller names one.
+if [ -z "${SNACK_GC_CACHE:-}" ] && [ -f "$BUILD/gc/official-1024-120.bin" ]; then
+  export SNACK_GC_CACHE="$BUILD/gc/official-1024-120.bin"
+fi
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 shopt -s nullglob
 progs=("$DIR"/*)
@@ -19,13 +24,22 @@ if ((${#progs[@]} == 0)); then echo "run-gpu-tests: no test programs in $DIR (ru
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 summary=()
 fail=0
+ran=0          # tests that ran (passed or failed) over all programs
+memchecked=0   # programs run under the sanitizer
+skip_reason=""
 for p in "${progs[@]}"; do
   [ -x "$p" ] || continue
   name=$(basename "$p")
   "$p" >"$LOGS/$name.log" 2>&1
   rc=$?
-  line=$(grep -E '^\[  PASSED  \]|^\[  FAILED  \]|^\[  SKIPPED \]' "$LOGS/$name.log" | tr '\n' ' ')
-  summary+=("test      $name: rc=$rc $line")
+  # GoogleTest's totals: "[  PASSED  ] N tests.", "[  SKIPPED ] N tests, listed below:", "[  FAILED  ] N tests, ..."
+  count() { grep -E "^\[  $1 *\] [0-9]+ tests?[.,]" "$LOGS/$name.log" | tail -1 | sed -E 's/^[^]]*\] ([0-9]+).*/\1/'; }
+  n_pass=$(count PASSED); n_skip=$(count SKIPPED); n_fail=$(count FAILED)
+  ran=$((ran + ${n_pass:-0} + ${n_fail:-0}))
+  if [ -z "$skip_reason" ] && [ "${n_pass:-0}" = 0 ] && [ -n "$n_skip" ]; then
+    skip_reason=$(grep -A1 -E ': Skipped$' "$LOGS/$name.log" | grep -vE ': Skipped$|^--$' | head -1)
+  fi
+  summary+=("test      $name: rc=$rc, ${n_pass:-0} passed, ${n_skip:-0} skipped, ${n_fail:-0} failed")
   ((rc == 0)) || fail=1
   if [ -x "$SAN" ]; then
     filter=()
@@ -38,6 +52,7 @@ for p in "${progs[@]}"; do
     fi
     "$SAN" --tool memcheck --leak-check full --error-exitcode 99 "$p" "${filter[@]}" >"$LOGS/$name.memcheck.log" 2>&1
     src=$?
+    memchecked=$((memchecked + 1))
     sline=$(grep -E 'ERROR SUMMARY' "$LOGS/$name.memcheck.log" | tail -1)
     summary+=("memcheck  $name: rc=$src ${sline:-no summary line} ${filter[*]}")
     ((src == 0)) || fail=1
@@ -47,5 +62,10 @@ for p in "${progs[@]}"; do
 done
 echo "==== GPU test summary ===="
 printf '%s\n' "${summary[@]}"
-if ((fail)); then echo "RESULT: FAILED"; exit 1; fi
-echo "RESULT: all GPU test programs passed, memcheck clean"
+if ((fail)); then echo "RESULT: FAILED (logs in $LOGS)"; exit 1; fi
+if ((ran == 0)); then echo "RESULT: no GPU test ran, every test skipped (${skip_reason:-no reason printed})"; exit 0; fi
+if ((memchecked == 0)); then
+  echo "RESULT: all GPU test programs passed ($ran tests); memcheck not run (compute-sanitizer not found or no test matched)"
+  exit 0
+fi
+echo "RESULT: all GPU test programs passed ($ran tests), memcheck clean"
