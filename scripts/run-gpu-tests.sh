@@ -6,7 +6,8 @@
 # Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs), SNACK_GC_CACHE (the
 # official-data cache for the fused engine's test; default <build>/gc/official-1024-120.bin where that exists),
 # SANITIZER_FILTER (a --gtest_filter for the memcheck pass; default: every test; a program none of whose tests
-# match it is listed as skipped).
+# match it is listed as skipped), COMPUTE_SANITIZER (the sanitizer's path; default: the one on PATH, else CUDA's).
+# tests/scripts/test_run_gpu_tests.sh checks the summary against fake programs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build-gpu}
@@ -17,7 +18,7 @@ mkdir -p "$LOGS"
 if [ -z "${SNACK_GC_CACHE:-}" ] && [ -f "$BUILD/gc/official-1024-120.bin" ]; then
   export SNACK_GC_CACHE="$BUILD/gc/official-1024-120.bin"
 fi
-SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 shopt -s nullglob
 progs=("$DIR"/*)
 if ((${#progs[@]} == 0)); then echo "run-gpu-tests: no test programs in $DIR (run scripts/build-gpu.sh first)"; exit 1; fi

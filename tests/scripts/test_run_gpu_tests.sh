@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tests/scripts/test_run_gpu_tests.sh: checks the summary that scripts/run-gpu-tests.sh prints, without a GPU, by
+# running it over folders of fake test programs (shell scripts that print GoogleTest's totals) and a fake
+# compute-sanitizer: the per-program counts, the RESULT line and the exit status for programs that pass, fail,
+# skip everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran; and the default
+# official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE unless the
+# caller set one. Usage: test_run_gpu_tests.sh path/to/run-gpu-tests.sh
+set -uo pipefail
+RUNNER=$1
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+check() {   # check NAME CONDITION-STATUS: report one expectation
+  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; failures=$((failures + 1)); fi
+}
+
+# fake PROGRAM-PATH PASSED SKIPPED FAILED: a program printing GoogleTest's totals (exit 1 where a test failed).
+# It also prints the SNACK_GC_CACHE it was given and, asked for its list of tests, one test.
+fake() {
+  cat >"$1" <<PROG
+#!/usr/bin/env bash
+if [ "\${1:-}" = --gtest_list_tests ]; then echo "Suite."; echo "  Case"; exit 0; fi
+echo "cache=\${SNACK_GC_CACHE:-none}"
+if [ $3 -gt 0 ] && [ $2 -eq 0 ]; then echo "/src/t.cpp:10: Skipped"; echo "no CUDA device here"; fi
+echo "[  PASSED  ] $2 test$([ $2 -eq 1 ] || echo s)."
+[ $3 -gt 0 ] && echo "[  SKIPPED ] $3 test$([ $3 -eq 1 ] || echo s), listed below:"
+[ $4 -gt 0 ] && { echo "[  FAILED  ] $4 test$([ $4 -eq 1 ] || echo s), listed below:"; exit 1; }
+exit 0
+PROG
+  chmod +x "$1"
+}
+# A fake sanitizer: runs the program, then prints the summary line; with SAN_ERRORS > 0 it reports that many
+# errors and exits 99 as --error-exitcode 99 asks.
+SAN="$WORK/compute-sanitizer"
+cat >"$SAN" <<'SANEOF'
+#!/usr/bin/env bash
+while [ "${1:0:2}" = -- ]; do shift 2; done   # --tool memcheck --leak-check full --error-exitcode 99
+prog=$1; shift
+"$prog" "$@" >/dev/null; rc=$?
+echo "========= ERROR SUMMARY: ${SAN_ERRORS:-0} errors"
+[ "${SAN_ERRORS:-0}" -gt 0 ] && exit 99
+exit $rc
+SANEOF
+chmod +x "$SAN"
+
+run() {   # run CASE [env...]: the runner over $WORK/CASE, output in $WORK/CASE.out, status in $WORK/CASE.rc
+  local c=$1; shift
+  env "$@" BUILD_DIR="$WORK/$c" bash "$RUNNER" >"$WORK/$c.out" 2>&1
+  echo $? >"$WORK/$c.rc"
+}
+has() { grep -qF -- "$2" "$WORK/$1.out"; }
+
+# 1. Two programs pass (one with a skipped test), under the sanitizer.
+mkdir -p "$WORK/pass/gpu-tests"
+fake "$WORK/pass/gpu-tests/a_test" 3 0 0
+fake "$WORK/pass/gpu-tests/b_test" 1 1 0
+run pass COMPUTE_SANITIZER="$SAN"
+check "passing programs: status 0" "$(cat "$WORK/pass.rc")"
+has pass "test      a_test: rc=0, 3 passed, 0 skipped, 0 failed"; check "passing programs: a_test's counts" $?
+has pass "test      b_test: rc=0, 1 passed, 1 skipped, 0 failed"; check "passing programs: b_test's counts" $?
+has pass "RESULT: all GPU test programs passed (4 tests), memcheck clean"; check "passing programs: RESULT line" $?
+
+# 2. The same without a sanitizer: passed, and memcheck not claimed.
+run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
+check "no sanitizer: status 0" "$(cat "$WORK/pass.rc")"
+has pass "memcheck not run"; check "no sanitizer: says memcheck did not run" $?
+! has pass "memcheck clean"; check "no sanitizer: does not claim memcheck clean" $?
+
+# 3. A failing test: status 1, RESULT: FAILED.
+mkdir -p "$WORK/fail/gpu-tests"
+fake "$WORK/fail/gpu-tests/a_test" 3 0 0
+fake "$WORK/fail/gpu-tests/c_test" 2 0 1
+run fail COMPUTE_SANITIZER="$SAN"
+[ "$(cat "$WORK/fail.rc")" -eq 1 ]; check "failing test: status 1" $?
+has fail "test      c_test: rc=1, 2 passed, 0 skipped, 1 failed"; check "failing test: c_test's counts" $?
+has fail "RESULT: FAILED"; check "failing test: RESULT line" $?
+
+# 4. Errors found by the sanitizer only: status 1.
+run pass COMPUTE_SANITIZER="$SAN" SAN_ERRORS=2
+[ "$(cat "$WORK/pass.rc")" -eq 1 ]; check "sanitizer errors: status 1" $?
+has pass "ERROR SUMMARY: 2 errors"; check "sanitizer errors: summary line" $?
+has pass "RESULT: FAILED"; check "sanitizer errors: RESULT line" $?
+
+# 5. Every test skipped (no GPU): not reported as passed; the skip's reason shown.
+mkdir -p "$WORK/skip/gpu-tests"
+fake "$WORK/skip/gpu-tests/a_test" 0 4 0
+fake "$WORK/skip/gpu-tests/b_test" 0 2 0
+run skip COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
+check "all skipped: status 0" "$(cat "$WORK/skip.rc")"
+has skip "RESULT: no GPU test ran, every test skipped (no CUDA device here)"; check "all skipped: RESULT line" $?
+! has skip "passed ("; check "all skipped: not reported as passed" $?
+
+# 6. The official-data cache: the build folder's by default, the caller's where set, none where neither exists.
+mkdir -p "$WORK/pass/gc" && : >"$WORK/pass/gc/official-1024-120.bin"
+run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_GC_CACHE=
+grep -qF "cache=$WORK/pass/gc/official-1024-120.bin" "$WORK/pass/gpu-test-logs/a_test.log"; check "cache: default from the build folder" $?
+run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_GC_CACHE=/elsewhere/cache.bin
+grep -qF "cache=/elsewhere/cache.bin" "$WORK/pass/gpu-test-logs/a_test.log"; check "cache: the caller's kept" $?
+run skip COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_GC_CACHE=
+grep -qF "cache=none" "$WORK/skip/gpu-test-logs/a_test.log"; check "cache: none where the build folder has none" $?
+
+if ((failures)); then
+  echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
+  for c in pass fail skip; do [ -f "$WORK/$c.out" ] && { echo "--- $c"; cat "$WORK/$c.out"; }; done
+  exit 1
+fi
+echo "test_run_gpu_tests: all expectations met"
