@@ -16,9 +16,9 @@ echo "build-gpu: built target snack_gpu in $BUILD (commit $COMMIT)"
 # fused engine's official-data test, so a GPU machine without the data still runs that test.
 OFFICIAL=../shared/data/graphchallenge
 if [ -d "$OFFICIAL/neuron1024" ]; then
-  cmake --build "$BUILD" --target snack-spdnn -j "${JOBS:-2}" >/dev/null
-  if "$BUILD/graphchallenge/snack-spdnn" --data official --repeat 1 --official-dir "$OFFICIAL" \
-       --cache-dir "$BUILD/gc" >"$BUILD/gc-cache.log" 2>&1 && [ -f "$BUILD/gc/official-1024-120.bin" ]; then
+  if cmake --build "$BUILD" --target snack-spdnn -j "${JOBS:-2}" >"$BUILD/gc-cache.log" 2>&1 &&
+     "$BUILD/graphchallenge/snack-spdnn" --data official --repeat 1 --official-dir "$OFFICIAL" \
+       --cache-dir "$BUILD/gc" >>"$BUILD/gc-cache.log" 2>&1 && [ -f "$BUILD/gc/official-1024-120.bin" ]; then
     echo "build-gpu: official-data cache in $BUILD/gc/official-1024-120.bin"
   else
     echo "build-gpu: could not write the official-data cache (see $BUILD/gc-cache.log); its GPU test will skip"

@@ -23,6 +23,8 @@ shopt -s nullglob
 progs=("$DIR"/*)
 if ((${#progs[@]} == 0)); then echo "run-gpu-tests: no test programs in $DIR (run scripts/build-gpu.sh first)"; exit 1; fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+# count WORD LOG: N from GoogleTest's total line "[  WORD  ] N tests." / "... N tests, listed below:" (empty: none).
+count() { grep -E "^\[  $1 *\] [0-9]+ tests?[.,]" "$2" | tail -1 | sed -E 's/^[^]]*\] ([0-9]+).*/\1/'; }
 summary=()
 fail=0
 ran=0          # tests that ran (passed or failed) over all programs
@@ -33,9 +35,7 @@ for p in "${progs[@]}"; do
   name=$(basename "$p")
   "$p" >"$LOGS/$name.log" 2>&1
   rc=$?
-  # GoogleTest's totals: "[  PASSED  ] N tests.", "[  SKIPPED ] N tests, listed below:", "[  FAILED  ] N tests, ..."
-  count() { grep -E "^\[  $1 *\] [0-9]+ tests?[.,]" "$LOGS/$name.log" | tail -1 | sed -E 's/^[^]]*\] ([0-9]+).*/\1/'; }
-  n_pass=$(count PASSED); n_skip=$(count SKIPPED); n_fail=$(count FAILED)
+  n_pass=$(count PASSED "$LOGS/$name.log"); n_skip=$(count SKIPPED "$LOGS/$name.log"); n_fail=$(count FAILED "$LOGS/$name.log")
   ran=$((ran + ${n_pass:-0} + ${n_fail:-0}))
   if [ -z "$skip_reason" ] && [ "${n_pass:-0}" = 0 ] && [ -n "$n_skip" ]; then
     skip_reason=$(grep -A1 -E ': Skipped$' "$LOGS/$name.log" | grep -vE ': Skipped$|^--$' | head -1)
