@@ -43,6 +43,11 @@ exit $rc
 SANEOF
 chmod +x "$SAN"
 
+programs() {   # programs CASE NAME:PASSED:SKIPPED:FAILED...: a build folder $WORK/CASE of fake programs
+  local c=$1; shift
+  mkdir -p "$WORK/$c/gpu-tests"
+  for spec in "$@"; do IFS=: read -r n a b f <<<"$spec"; fake "$WORK/$c/gpu-tests/$n" "$a" "$b" "$f"; done
+}
 run() {   # run CASE [env...]: the runner over $WORK/CASE, output in $WORK/CASE.out, status in $WORK/CASE.rc
   local c=$1; shift
   env "$@" BUILD_DIR="$WORK/$c" bash "$RUNNER" >"$WORK/$c.out" 2>&1
@@ -51,9 +56,7 @@ run() {   # run CASE [env...]: the runner over $WORK/CASE, output in $WORK/CASE.
 has() { grep -qF -- "$2" "$WORK/$1.out"; }
 
 # 1. Two programs pass (one with a skipped test), under the sanitizer.
-mkdir -p "$WORK/pass/gpu-tests"
-fake "$WORK/pass/gpu-tests/a_test" 3 0 0
-fake "$WORK/pass/gpu-tests/b_test" 1 1 0
+programs pass a_test:3:0:0 b_test:1:1:0
 run pass COMPUTE_SANITIZER="$SAN"
 check "passing programs: status 0" "$(cat "$WORK/pass.rc")"
 has pass "test      a_test: rc=0, 3 passed, 0 skipped, 0 failed"; check "passing programs: a_test's counts" $?
@@ -67,9 +70,7 @@ has pass "memcheck not run"; check "no sanitizer: says memcheck did not run" $?
 ! has pass "memcheck clean"; check "no sanitizer: does not claim memcheck clean" $?
 
 # 3. A failing test: status 1, RESULT: FAILED.
-mkdir -p "$WORK/fail/gpu-tests"
-fake "$WORK/fail/gpu-tests/a_test" 3 0 0
-fake "$WORK/fail/gpu-tests/c_test" 2 0 1
+programs fail a_test:3:0:0 c_test:2:0:1
 run fail COMPUTE_SANITIZER="$SAN"
 [ "$(cat "$WORK/fail.rc")" -eq 1 ]; check "failing test: status 1" $?
 has fail "test      c_test: rc=1, 2 passed, 0 skipped, 1 failed"; check "failing test: c_test's counts" $?
@@ -82,9 +83,7 @@ has pass "ERROR SUMMARY: 2 errors"; check "sanitizer errors: summary line" $?
 has pass "RESULT: FAILED"; check "sanitizer errors: RESULT line" $?
 
 # 5. Every test skipped (no GPU): not reported as passed; the skip's reason shown.
-mkdir -p "$WORK/skip/gpu-tests"
-fake "$WORK/skip/gpu-tests/a_test" 0 4 0
-fake "$WORK/skip/gpu-tests/b_test" 0 2 0
+programs skip a_test:0:4:0 b_test:0:2:0
 run skip COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
 check "all skipped: status 0" "$(cat "$WORK/skip.rc")"
 has skip "RESULT: no GPU test ran, every test skipped (no CUDA device here)"; check "all skipped: RESULT line" $?
