@@ -29,11 +29,15 @@
 #include <string>
 #include <vector>
 
+#include "spmm/loads.cuh"   // ld_stream: W's values and columns read as the SpMM kernels read them
+
 #ifndef SNACK_GIT_COMMIT
 #define SNACK_GIT_COMMIT "unknown"
 #endif
 
 namespace {
+
+using snk::cuda::ld_stream;
 
 #define CHECK(x)                                                                                   \
   do {                                                                                             \
@@ -55,17 +59,6 @@ __device__ __forceinline__ float4 lds128(unsigned addr) {
   asm volatile("ld.volatile.shared.v4.f32 {%0,%1,%2,%3}, [%4];"
                : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
   return v;
-}
-__device__ __forceinline__ uint4 ld_stream(const uint4* p) {
-  uint4 r;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
-  return r;
-}
-__device__ __forceinline__ uint2 ld_stream(const uint2* p) {
-  uint2 r;
-  asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
-  return r;
 }
 
 __device__ __forceinline__ void fma4(float (&a)[4], float w, float4 x) {
@@ -259,8 +252,10 @@ WalkRate walk(Device& d, WalkArgs p) {
       const double lds_nnz = 32.0 * p.lds_warps * p.lds_steps * (4 + p.tex_per_step);
       const double tex_nnz = 4.0 * (32 - p.lds_warps) * p.quarter_steps * 8;
       const double lds_share = 4.0 / (4 + p.tex_per_step);
-      if (lds_clk) w.lds += lds_nnz * lds_share / lds_clk / d.sms;
-      if (lds_clk) w.tex += lds_nnz * (1 - lds_share) / lds_clk / d.sms;
+      if (lds_clk) {
+        w.lds += lds_nnz * lds_share / lds_clk / d.sms;
+        w.tex += lds_nnz * (1 - lds_share) / lds_clk / d.sms;
+      }
       if (tex_clk) w.tex += tex_nnz / tex_clk / d.sms;
       w.total += (lds_nnz + tex_nnz) / std::max(lds_clk, tex_clk) / d.sms;
     }
