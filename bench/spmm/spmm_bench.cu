@@ -17,7 +17,9 @@
 //   dispatched_bound  the same with W's values bound to the plan (Plan::bind_values, timed once per matrix:
 //                   the first bind builds the bank-aware order, a re-bind gathers the values), where the choice
 //                   reads that order (the batch-8 column-block kernel; at batch 5-128 the lanes-across-rows
-//                   kernel, whose order and value copy the first timed call builds, in the warm-up)
+//                   kernel, whose order and value copy the first timed call builds, in the warm-up); where that is
+//                   the lanes-across-rows kernel past batch 8, also with 768 and 1024 threads per block forced
+//                   (rl_t768, rl_t1024: the measurements behind SpmmArgs::lanes_threads' default)
 //   cusparse        every cusparseSpMM algorithm (CSR and COO) in both dense orders, plus cusparseSpMV
 //                   at batch 1; run in a child process per matrix, so an algorithm that fails with a
 //                   sticky error (CSR_ALG1 has raised an illegal address at 16384 / 95% / 128) loses
@@ -781,6 +783,12 @@ int main(int argc, char** argv) {
           auto s = ours(Kernel::Auto, {}, false, false);
           s.values_bound = true;
           if (snk::cuda::choose(*plan, s).bound_order) record("dispatched_bound", time_ours(s));
+          // The same call at batch tile 32 in thread blocks of each count (the lanes_threads rule's measurements).
+          if (snk::cuda::choose(*plan, s).kernel == Kernel::RowLanes && batch > 8)
+            for (int threads : {768, 1024}) {
+              s.lanes_threads = threads;
+              record("rl_t" + std::to_string(threads), time_ours(s));
+            }
         }
         if (sweep && batch > 1) {
           double best = -1;
@@ -979,6 +987,17 @@ int main(int argc, char** argv) {
         any = true;
         md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ": " << r.best_rt
            << " " << f(r.ms[r.best_rt]) << " ms (row_tile as dispatched: " << f(r.ms["row_tile"]) << " ms)\n";
+      }
+  }
+  {
+    bool any = false;
+    for (auto& r : rows)
+      if (r.ms.count("rl_t768") && r.ms.count("rl_t1024")) {
+        if (!any) md << "\nrow_lanes at batch tile 32 in thread blocks of 768 and 1024 threads (values bound, each count "
+                        "forced; `disp, bound values` runs the dispatcher's count, the `threads=` of its kernel):\n\n";
+        any = true;
+        md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch
+           << ": 768 " << f(r.ms["rl_t768"]) << " ms, 1024 " << f(r.ms["rl_t1024"]) << " ms\n";
       }
   }
   if (sweep) {

@@ -137,6 +137,7 @@ struct Case {
   bool tight_x = false;   // X's allocation ends where its last row's batch ends (BLAS convention)
   bool bind = false;      // bind W's values to the plan first and call with values_bound
   int lanes_runs = 0;   // RowLanes at batch tile 8 with atomic sums: work items per group (0: the dispatcher's)
+  int lanes_threads = 0;   // RowLanes at batch tile 32: threads per thread block (0: the dispatcher's)
   StreamWalk walk = StreamWalk::Auto;   // batch 1, RowSegment with 32 lanes: items or windows
 };
 
@@ -152,7 +153,8 @@ std::string describe(const Case& c) {
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
          " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
          std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "") +
-         (c.lanes_runs ? " runs=" + std::to_string(c.lanes_runs) : "") + walk_suffix(c.walk);
+         (c.lanes_runs ? " runs=" + std::to_string(c.lanes_runs) : "") +
+         (c.lanes_threads ? " threads=" + std::to_string(c.lanes_threads) : "") + walk_suffix(c.walk);
 }
 
 // A case in one orientation and layout, with a batch and a padding of the leading dimensions (Auto unless set).
@@ -233,6 +235,7 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.slabs = cs.slabs;
   a.deterministic = cs.deterministic;
   a.lanes_runs = cs.lanes_runs;
+  a.lanes_threads = cs.lanes_threads;
   a.stream_walk = cs.walk;
   std::string msg;
   if (cs.bind) {
@@ -1334,6 +1337,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     am.values_bound = true;
     const Choice cm = choose(*plan_m, am);
     EXPECT_EQ(Kernel::RowLanes, cm.kernel) << cm.describe();
+    EXPECT_EQ(cm.batch_tile == 32 ? 1024 : 512, cm.lanes_threads) << cm.describe();   // short segments
     // Auto adds the 12 blocks' sums with atomics only where they are 16-byte ones (Y row-major, batch 8, 20, 32).
     EXPECT_EQ(batch % 4 == 0, cm.atomic_sums) << cm.describe();
     am.y.layout = Layout::ColMajor;
@@ -1378,6 +1382,84 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
   r.bind = true;
   r.deterministic = true;
   expect_bitwise_repeatable(m, r, *plan_m);
+}
+
+// Batch tile 32 in thread blocks of 768 or 1024 threads: by default 768 where rows' segments in a column block average
+// at least kRowLanesLongSegment non-zeros, else 1024 (tile 8: always 512); asked for, either count at tile 32. Each
+// count against the float64 reference on long and short segments, with the blocks' sums added by bulk reductions
+// (row-major Y), by per-value atomics (column-major, padded) and folded in block order (deterministic, bitwise
+// repeatable); another count is refused with Y untouched.
+TEST(SpmmRowLanes, ThreadsPerBlock) {
+  SKIP_WITHOUT_GPU();
+  struct Segments {
+    const char* name;
+    double density;   // 3000 x 3000 in 3 column blocks of 1000 columns at tile 32
+    int rule;         // the dispatcher's count at tile 32
+  };
+  for (const Segments& sg : {Segments{"long", 0.2, 768}, Segments{"short", 0.05, 1024}}) {
+    SCOPED_TRACE(sg.name);
+    Pattern p = random_pattern(rng(), 3000, 3000, sg.density);
+    auto plan = make_plan(p, false);
+    check_plus_times<float>(p, row_lanes_bound(32), rng(), 1e-5, *plan);   // binds (the choice reads the type)
+    SpmmArgs probe;
+    probe.values_bound = true;
+    probe.kernel = Kernel::RowLanes;
+    probe.batch = 32;
+    const Choice dflt = choose(*plan, probe);
+    EXPECT_EQ(Kernel::RowLanes, dflt.kernel) << dflt.describe();
+    EXPECT_EQ(3, dflt.lanes_blocks) << dflt.describe();
+    EXPECT_EQ(sg.rule, dflt.lanes_threads) << dflt.describe();
+    probe.batch = 8;
+    EXPECT_EQ(512, choose(*plan, probe).lanes_threads) << choose(*plan, probe).describe();
+    probe.lanes_threads = 768;
+    EXPECT_EQ(512, choose(*plan, probe).lanes_threads) << "tile 8 runs 512 whatever is asked";
+    for (int threads : {768, 1024}) {
+      probe.batch = 32;
+      probe.lanes_threads = threads;
+      EXPECT_EQ(threads, choose(*plan, probe).lanes_threads) << choose(*plan, probe).describe();
+      for (int batch : {9, 32, 64, 100}) {
+        Case c = row_lanes_bound(batch);
+        c.lanes_threads = threads;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+        c.layout = Layout::ColMajor;
+        c.pad = 3;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+        c.layout = Layout::RowMajor;
+        c.pad = 0;
+        c.deterministic = true;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      }
+      Case d = row_lanes_bound(32);
+      d.lanes_threads = threads;
+      d.deterministic = true;
+      expect_bitwise_repeatable(p, d, *plan);
+    }
+  }
+  // Another count: InvalidArgument naming the setting, Y as it was.
+  Pattern p = random_pattern(rng(), 300, 1000, 0.1);
+  auto plan = make_plan(p, false);
+  std::vector<float> w(p.col.size(), 0.5f), x(std::size_t(p.cols) * 32, 0.25f);
+  DeviceBuffer dw(w.size() * 4 + 16), dx(x.size() * 4), dy(std::size_t(p.rows) * 32 * 4);
+  dw.put(w);
+  dx.put(x);
+  ASSERT_EQ(Status::Success, plan->bind_values(dw.p, ValueType::FP32));
+  for (int threads : {512, 1023, -1}) {
+    SpmmArgs a;
+    a.values = dw.p;
+    a.values_bound = true;
+    a.kernel = Kernel::RowLanes;
+    a.batch = 32;
+    a.x = {dx.p, 32, Layout::RowMajor};
+    a.y = {dy.p, 32, Layout::RowMajor};
+    a.lanes_threads = threads;
+    CUDA_OK(cudaMemset(dy.p, 0xff, dy.bytes));
+    std::string msg;
+    EXPECT_EQ(Status::InvalidArgument, spmm(*plan, a, &msg)) << threads;
+    EXPECT_NE(std::string::npos, msg.find("lanes_threads")) << msg;
+    std::vector<std::uint32_t> y(dy.bytes / 4);
+    CUDA_OK(cudaMemcpy(y.data(), dy.p, dy.bytes, cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](std::uint32_t v) { return v == 0xffffffffu; })) << threads;
+  }
 }
 
 // ---- calls captured into a CUDA graph and replayed ------------------------------------------------------------------

@@ -125,7 +125,7 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 }
 
 namespace {
-template <int BT>
+template <int BT, int Threads>
 cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
   if (p.slots_per_range % 32 != 0 || p.slots_per_range <= 0 ||
       (BT == 32 && std::int64_t(p.slots_per_range / 32) * n_ranges != p.n_groups) || p.ldx % 4 != 0 ||
@@ -137,14 +137,14 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaS
   // Bulk sums (csr_rowlanes.cuh) where tile 32 adds into Y rows of contiguous, 16-byte aligned values.
   RowLanesParams q = p;
   q.bulk_sums = BT == 32 && p.accumulate && rows_start_aligned(p.y, p.ys_row, p.ys_col);
-  const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols, q.bulk_sums);
-  cudaError_t e =
-      cudaFuncSetAttribute(rowlanes_kernel<BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols, Threads, q.bulk_sums);
+  cudaError_t e = cudaFuncSetAttribute(rowlanes_kernel<BT, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   const unsigned tiles = static_cast<unsigned>((p.batch + BT - 1) / BT);   // grid z: the batch tiles
   // Tile 8: n_ranges thread blocks per column block dealt its work items in turn, but no more than keep all their
   // warps busy; tile 32: one per row range.
-  constexpr int kWarps = RowLanesTile<BT>::kThreads / 32;
+  constexpr int kWarps = Threads / 32;
   const int ctas = BT == 32 ? n_ranges
                             : static_cast<int>(std::max<std::int64_t>(
                                   1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.runs / kWarps)));
@@ -152,17 +152,21 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaS
   if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
     e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, sm_count, s);
     if (e != cudaSuccess) return e;
-    return launch_dependent(rowlanes_kernel<BT>, grid, dim3(RowLanesTile<BT>::kThreads), smem, s, q);
+    return launch_dependent(rowlanes_kernel<BT, Threads>, grid, dim3(Threads), smem, s, q);
   }
-  rowlanes_kernel<BT><<<grid, RowLanesTile<BT>::kThreads, smem, s>>>(q);
+  rowlanes_kernel<BT, Threads><<<grid, Threads, smem, s>>>(q);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
 }  // namespace
 
-cudaError_t launch_rowlanes(int bt, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
-  if (bt == 8) return launch_rl<8>(p, n_ranges, sm_count, s);
-  if (bt == 32) return launch_rl<32>(p, n_ranges, sm_count, s);
+cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
+  if (bt == 8 && threads == RowLanesTile<8>::kThreads)
+    return launch_rl<8, RowLanesTile<8>::kThreads>(p, n_ranges, sm_count, s);
+  if (bt == 32 && threads == RowLanesTile<32>::kThreads)
+    return launch_rl<32, RowLanesTile<32>::kThreads>(p, n_ranges, sm_count, s);
+  if (bt == 32 && threads == RowLanesTile<32>::kLongThreads)
+    return launch_rl<32, RowLanesTile<32>::kLongThreads>(p, n_ranges, sm_count, s);
   return cudaErrorInvalidValue;
 }
 

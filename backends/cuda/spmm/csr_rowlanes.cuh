@@ -74,14 +74,16 @@ struct RowLanesParams {
 // out in four passes of eight (staging all 32, 4 KB per warp, would not fit beside the held block).
 constexpr int kBulkRowsPerPass = 8;
 
-// Dynamic shared memory of a launch: the held block (rows of 4 bt bytes), 128 bytes to align it to a whole bank
-// line (the 16-byte pieces' rotation is a XOR on the address), the work counter, and with bulk sums (tile 32) each
-// warp's staging rows after the next 128-byte boundary.
-constexpr std::size_t rowlanes_shared_bytes(int bt, int block_cols, bool bulk_sums = false) {
+// Dynamic shared memory of a launch of `threads` threads: the held block (rows of 4 bt bytes), 128 bytes to align it
+// to a whole bank line (the 16-byte pieces' rotation is a XOR on the address), the work counter, and with bulk sums
+// (tile 32) each warp's staging rows after the next 128-byte boundary.
+constexpr std::size_t rowlanes_shared_bytes(int bt, int block_cols, int threads, bool bulk_sums = false) {
   return std::size_t(block_cols) * bt * 4 + 128 + 16 +
-         (bulk_sums ? 128 + std::size_t(RowLanesTile<32>::kThreads / 32) * kBulkRowsPerPass * 128 : 0);
+         (bulk_sums ? 128 + std::size_t(threads / 32) * kBulkRowsPerPass * 128 : 0);
 }
-static_assert(rowlanes_shared_bytes(32, static_cast<int>(RowLanesTile<32>::kTileBytes / (32 * 4)), true) <= 227 * 1024,
+static_assert(rowlanes_shared_bytes(32, static_cast<int>(RowLanesTile<32>::kTileBytes / (32 * 4)),
+                                    RowLanesTile<32>::kThreads, true) <= 227 * 1024 &&
+                  RowLanesTile<32>::kLongThreads <= RowLanesTile<32>::kThreads,
               "the held block and the bulk sums' staging fit one thread block's shared memory");
 
 // Work items per group of 32 rows: tile 8 may cut a group into runs of its chunk steps (p.runs, with accumulate);
@@ -92,9 +94,9 @@ __device__ __forceinline__ int group_runs(const RowLanesParams& p) {
   return BT == 8 ? p.runs : 1;
 }
 
-template <int BT>
-__global__ void __launch_bounds__(RowLanesTile<BT>::kThreads, RowLanesTile<BT>::kBlocksPerSm)
-    rowlanes_kernel(RowLanesParams p) {
+// Threads: RowLanesTile<BT>::kThreads, or its kLongThreads (the same code; the register budget differs).
+template <int BT, int Threads>
+__global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowlanes_kernel(RowLanesParams p) {
   static_assert(BT == 8 || BT == 32, "batch tiles 8 and 32");
   constexpr int P = BT / 4;                  // 16-byte pieces of an X' row
   constexpr unsigned kRowBytes = BT * 4;

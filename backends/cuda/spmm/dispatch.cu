@@ -39,7 +39,9 @@
 //     its column blocks' sums added into Y with atomics where the call is not deterministic and Y's rows hold
 //     aligned groups of four (y_rows_in_fours()), at tile 8 then in two work items per group where segments
 //     average >= kRowLanesRunSegment; else partial tiles folded in block order (5acc6d0's table, bound, 90%:
-//     batch 8 0.0542, 32 0.131, 128 0.492 ms; folded, in probes: 0.0574, 0.139, 0.527);
+//     batch 8 0.0542, 32 0.131, 128 0.492 ms; folded, in probes: 0.0574, 0.139, 0.527); at tile 32 in thread
+//     blocks of 768 threads instead of 1024 where segments average >= kRowLanesLongSegment (90%: 0.1250 against
+//     0.1257 ms at batch 32; plan_impl.hpp);
 //   - plus_times fp32, W X and X W^T, Auto at batch 33-64 where the rules above would run batch tile 128, on plans
 //     of >= 2^19 non-zeros: passes of 32 batch columns, each a call of its own (pass_width(); 16384 x 16384,
 //     90%, batch 48: 0.418 against 0.639 ms); RowLanes past batch 32 with a last tile of 1-8 columns: the whole
@@ -115,7 +117,7 @@ std::string Choice::describe() const {
       o << "x" << lanes_wide_blocks << "+" << lanes_narrow_cols << "x" << lanes_blocks - lanes_wide_blocks;
     o << ",blocks=" << lanes_blocks << (atomic_sums ? ",atomic" : "");
     if (lanes_runs > 1) o << ",runs=" << lanes_runs;
-    o << ",bound)";
+    o << ",threads=" << lanes_threads << ",bound)";
   }
   if (kernel == Kernel::ColumnBlock) {
     o << "(bt=" << column_block.batch_tile << ",cols=" << column_block.block_cols << ",rows="
@@ -542,6 +544,7 @@ Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
       ch.lanes_narrow_cols = geo.block_cols - geo.fine_cols;
       ch.atomic_sums =
           !args.deterministic && geo.n_blocks > 1 && (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
+      ch.lanes_threads = ch.batch_tile == 32 && args.lanes_threads > 0 ? args.lanes_threads : geo.threads;
       if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
         ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16)
                                             : geo.segment >= kRowLanesRunSegment ? 2 : 1;
@@ -628,6 +631,11 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const std::int64_t batch = args.batch;
   if (batch < 1 || batch > 65535) return fail(Status::InvalidArgument, "batch must be in 1..65535");
   if (!args.x.data || !args.y.data) return fail(Status::InvalidArgument, "null X or Y");
+  if (args.lanes_threads != 0 && args.lanes_threads != RowLanesTile<32>::kThreads &&
+      args.lanes_threads != RowLanesTile<32>::kLongThreads)
+    return fail(Status::InvalidArgument, "lanes_threads must be 0 (the dispatcher's choice), " +
+                                             std::to_string(RowLanesTile<32>::kLongThreads) + " or " +
+                                             std::to_string(RowLanesTile<32>::kThreads));
   if (a.nnz > 0 && !args.values) return fail(Status::InvalidArgument, "null values");
   if (args.values_bound && !w.has_bound_values)
     return fail(Status::InvalidArgument, "values_bound: no values are bound to this plan (Plan::bind_values)");
@@ -812,7 +820,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.runs = ch.lanes_runs;
     if (p.n_blocks > 1 && !p.accumulate && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
-    if ((e = launch_rowlanes(bt, p, o.geo.n_ranges, w.sm_count, s)) != cudaSuccess) return cuda_fail(e, "row_lanes");
+    if ((e = launch_rowlanes(bt, ch.lanes_threads, p, o.geo.n_ranges, w.sm_count, s)) != cudaSuccess)
+      return cuda_fail(e, "row_lanes");
     return Status::Success;
   }
 

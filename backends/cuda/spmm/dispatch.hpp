@@ -166,6 +166,9 @@ struct SpmmArgs {
   RowTileConfig row_tile{};
   int lanes_runs = 0;             // RowLanes at batch tile 8 with atomic sums: work items per group of 32 rows
                                   // (runs of its chunk steps, at most 16; 0 = the dispatcher's choice)
+  int lanes_threads = 0;          // RowLanes at batch tile 32: threads per thread block, 768 or 1024 (0 = the
+                                  // dispatcher's choice: 768 where rows' segments in a column block are long; another
+                                  // value: InvalidArgument); tile 8 always runs 512
   StreamWalk stream_walk = StreamWalk::Auto;   // RowSegment at batch 1 with 32 lanes (see StreamWalk)
   cudaStream_t stream = nullptr;
 };
@@ -189,6 +192,7 @@ struct Choice {
   bool atomic_sums = false;         // RowLanes with lanes_blocks > 1: the blocks add their sums into Y with atomics
                                     // (SpmmArgs::deterministic false) instead of partial tiles folded in order
   int lanes_runs = 1;               // RowLanes at batch tile 8 with atomic_sums: work items per group
+  int lanes_threads = 0;            // RowLanes: threads per thread block
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   RowTileConfig row_tile{};         // RowTile: the resolved configuration
   int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the

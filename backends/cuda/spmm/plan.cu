@@ -323,7 +323,9 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
   g.n_ranges = bt == 8 ? ranges : static_cast<int>(std::min<std::int64_t>(ranges, (std::int64_t(im.rows) + 31) / 32));
   g.segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
-  g.pays = g.rows_per_range >= threads && g.segment >= kRowLanesMinSegment;   // a group of 32 rows per warp
+  g.threads = bt == 32 && g.segment >= kRowLanesLongSegment ? RowLanesTile<32>::kLongThreads : threads;
+  // A group of 32 rows per warp of kThreads (the rule as measured, whichever count runs).
+  g.pays = g.rows_per_range >= threads && g.segment >= kRowLanesMinSegment;
   return true;
 }
 

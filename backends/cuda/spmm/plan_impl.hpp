@@ -52,6 +52,8 @@ struct LanesGeometry {
                                      // layout holds one range)
   std::int32_t rows_per_range = 0;   // the rows one thread block would hold in ranges (Auto's rule, `pays`)
   double segment = 0;   // non-zeros of a row's segment in a block, on average
+  int threads = 0;      // threads of a thread block: the tile's kThreads, or at tile 32 its kLongThreads where
+                        // segment >= kRowLanesLongSegment
   bool pays = false;
   std::int64_t first_col(int c) const { return lanes_block_first(c, block_cols, n_wide, fine_cols); }
 };
@@ -228,6 +230,14 @@ constexpr double kRowLanesMinSegment = 48;
 // / 0.0610; 95% (70) 0.0345, 0.0346 / 0.0352, 0.0353 / 0.0370 / 0.0412; 8192 x 8192 at 90% (70 again, 3 blocks)
 // 0.0266 / 0.0267-0.0269.
 constexpr double kRowLanesRunSegment = 100;
+// At batch tile 32 the kernel runs thread blocks of RowLanesTile<32>::kLongThreads (768: 80 registers a thread, 24
+// warps) instead of kThreads (1024: 64 registers, 32 warps) where rows' segments in a block average at least
+// kRowLanesLongSegment non-zeros: long walks gain more from the registers than from the warps, short ones the
+// other way round. 16384 x 16384, bound, one GPU run alternating twice, medians of 41, 1024 / 768 threads (ms):
+// 90% (segments of 137) batch 32 0.1256-0.1257 / 0.1249-0.1251, 64 0.2451-0.2452 / 0.2441-0.2442, 128 0.4844 /
+// 0.4828-0.4829; 95% (68) batch 32 0.0698 / 0.0702, 64 0.1339-0.1340 / 0.1346-0.1349, 128 0.2623-0.2628 /
+// 0.2638-0.2643. The threshold lies between the two measured lengths, near their geometric mean (97).
+constexpr double kRowLanesLongSegment = 96;
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
 // The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
 // last bound, in CSR order), built on the first call that runs the kernel at that tile after a bind (the order
@@ -255,10 +265,11 @@ cudaError_t launch_rowrange(ValueType vt, int bt, const RowRangeParams& p, cudaS
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s);
-// The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values, batch tile bt = 8 or 32) over n_ranges
-// row ranges (tile 32) or with up to n_ranges thread blocks per column block (tile 8), and its fold or Y's zeroing
-// (in at most sm_count thread blocks, column_ranges.cuh).
-cudaError_t launch_rowlanes(int bt, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
+// The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values, batch tile bt = 8 or 32) in thread blocks of
+// `threads` (RowLanesTile<bt>::kThreads or kLongThreads; another count: cudaErrorInvalidValue) over n_ranges row
+// ranges (tile 32) or with up to n_ranges thread blocks per column block (tile 8), and its fold or Y's zeroing (in at
+// most sm_count thread blocks, column_ranges.cuh).
+cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
 // The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
 cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);
 int rowtile_rows_per_cta(int bt);   // rows one thread block of the row-tile kernel owns

@@ -46,15 +46,21 @@ namespace snk::cuda {
 // 90% / 95%): batch 32 0.1267 / 0.0713-0.0715 with one chunk ahead, 0.1276-0.1278 / 0.0724-0.0726 with two, against
 // 0.1257 / 0.0697-0.0698; batch 128 0.4887-0.4889 / 0.2690-0.2696 and 0.4919-0.4929 / 0.2718-0.2723 against
 // 0.4852-0.4853 / 0.2621-0.2627. Half the rows in flight cost more than the registers gained. 768 threads (80
-// registers) ran 0.4-0.7% faster at 90% and 0.3-0.5% slower at 95%, batch 32 / 64 / 128 (bench/results/spmm-h200.md);
-// 896 and 640 threads were slower at both.
+// registers) ran 0.4-0.7% faster at 90% and 0.3-0.5% slower at 95%, batch 32 / 64 / 128 (bench/results/spmm-h200.md),
+// so tile 32 runs kLongThreads where rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp); 896
+// and 640 threads were slower at both. Held blocks of 192 KB (11 column blocks instead of 12, 12 row ranges) were
+// slower at both with the bulk sums: one GPU run alternating twice, medians of 41, 1024 / 768 threads, batch 32 90%
+// 0.1271 / 0.1266-0.1269 ms against 0.1256-0.1257 / 0.1249-0.1251 at 176 KB, 95% 0.0702-0.0706 / 0.0705-0.0707
+// against 0.0698 / 0.0702.
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
+  static constexpr int kLongThreads = 768;   // 80 registers a thread instead of 64
   static constexpr std::int64_t kTileBytes = 176 * 1024;
 };
 template <> struct RowLanesTile<8> {
   static constexpr int kThreads = 512, kBlocksPerSm = 3;
+  static constexpr int kLongThreads = 512;
   static constexpr std::int64_t kTileBytes = 44 * 1024;
 };
 
