@@ -782,9 +782,10 @@ int main(int argc, char** argv) {
         if (plan->has_bound_values()) {   // the same call with the values bound: where the choice reads the bound order
           auto s = ours(Kernel::Auto, {}, false, false);
           s.values_bound = true;
-          if (snk::cuda::choose(*plan, s).bound_order) record("dispatched_bound", time_ours(s));
+          const snk::cuda::Choice bound = snk::cuda::choose(*plan, s);
+          if (bound.bound_order) record("dispatched_bound", time_ours(s));
           // The same call at batch tile 32 in thread blocks of each count (the lanes_threads rule's measurements).
-          if (snk::cuda::choose(*plan, s).kernel == Kernel::RowLanes && batch > 8)
+          if (bound.kernel == Kernel::RowLanes && batch > 8)
             for (int threads : {768, 1024}) {
               s.lanes_threads = threads;
               record("rl_t" + std::to_string(threads), time_ours(s));
@@ -993,8 +994,9 @@ int main(int argc, char** argv) {
     bool any = false;
     for (auto& r : rows)
       if (r.ms.count("rl_t768") && r.ms.count("rl_t1024")) {
-        if (!any) md << "\nrow_lanes at batch tile 32 in thread blocks of 768 and 1024 threads (values bound, each count "
-                        "forced; `disp, bound values` runs the dispatcher's count, the `threads=` of its kernel):\n\n";
+        if (!any)
+          md << "\nrow_lanes at batch tile 32 in thread blocks of 768 and 1024 threads (values bound, each count "
+                "forced; `disp, bound values` runs the dispatcher's count, the `threads=` of its kernel):\n\n";
         any = true;
         md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch
            << ": 768 " << f(r.ms["rl_t768"]) << " ms, 1024 " << f(r.ms["rl_t1024"]) << " ms\n";

@@ -94,7 +94,7 @@ __device__ __forceinline__ int group_runs(const RowLanesParams& p) {
   return BT == 8 ? p.runs : 1;
 }
 
-// Threads: RowLanesTile<BT>::kThreads, or its kLongThreads (the same code; the register budget differs).
+// Threads: RowLanesTile<BT>::kThreads, or at tile 32 its kLongThreads (the same code; the register budget differs).
 template <int BT, int Threads>
 __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowlanes_kernel(RowLanesParams p) {
   static_assert(BT == 8 || BT == 32, "batch tiles 8 and 32");

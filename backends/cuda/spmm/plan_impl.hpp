@@ -266,9 +266,9 @@ cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s);
 // The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values, batch tile bt = 8 or 32) in thread blocks of
-// `threads` (RowLanesTile<bt>::kThreads or kLongThreads; another count: cudaErrorInvalidValue) over n_ranges row
-// ranges (tile 32) or with up to n_ranges thread blocks per column block (tile 8), and its fold or Y's zeroing (in at
-// most sm_count thread blocks, column_ranges.cuh).
+// `threads` (RowLanesTile<bt>::kThreads, or at tile 32 its kLongThreads; another count: cudaErrorInvalidValue) over
+// n_ranges row ranges (tile 32) or with up to n_ranges thread blocks per column block (tile 8), and its fold or Y's
+// zeroing (in at most sm_count thread blocks, column_ranges.cuh).
 cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
 // The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
 cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);

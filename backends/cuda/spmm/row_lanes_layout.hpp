@@ -60,7 +60,6 @@ template <> struct RowLanesTile<32> {
 };
 template <> struct RowLanesTile<8> {
   static constexpr int kThreads = 512, kBlocksPerSm = 3;
-  static constexpr int kLongThreads = 512;
   static constexpr std::int64_t kTileBytes = 44 * 1024;
 };
 
