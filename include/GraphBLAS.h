@@ -1,14 +1,17 @@
-/* GraphBLAS.h: snack's C API, the GraphBLAS C API specification 2.0, written from the specification.
+/* GraphBLAS.h: snack's C API, the GraphBLAS C API specification 2.1, written from the specification.
  *
  * Every object, method, operation, predefined type/operator/monoid/semiring/descriptor and GrB_Info code
- * of the specification 2.0 is declared here, with the C11 _Generic polymorphic names (GrB_assign,
- * GrB_apply, GrB_reduce, ...), plus snack's extensions under the SNK_ prefix (backend choice, fallback
- * counters, determinism, a MatrixMarket reader). User code writes the standard names (GrB_mxm, ...); each
- * declaration carries an asm label that makes the linker use a prefixed symbol (snk_GrB_mxm, ...), so this
- * library and SuiteSparse:GraphBLAS (or any other GraphBLAS) can live in one process without their
- * symbols colliding. Compiles as C11 and as C++ (the functions have C linkage; the _Generic names are C
- * only). Functions are grouped by object as in the specification; the typed families (the 11 builtin
- * types and UDT) are declared through SNK_FOR_EACH_TYPE, whose expansion gives e.g.
+ * of the specification 2.1 is declared here (2.1 added GrB_get / GrB_set with their fields, type codes
+ * and the global context GrB_GLOBAL), with the C11 _Generic polymorphic names (GrB_assign, GrB_apply,
+ * GrB_reduce, GrB_get, ...), plus the GxB_ functions that GraphBLAS programs commonly call (type names,
+ * GxB_print; SuiteSparse's signatures) and snack's extensions under the SNK_ prefix (backend choice,
+ * fallback counters, determinism, a MatrixMarket reader). User code writes the standard names (GrB_mxm,
+ * ...); each declaration carries an asm label that makes the linker use a prefixed symbol (snk_GrB_mxm,
+ * ...), so this library and SuiteSparse:GraphBLAS (or any other GraphBLAS) can live in one process without
+ * their symbols colliding. Compiles as C11 and as C++ (the functions have C linkage; the _Generic names are
+ * C only, C++ gets overloads for the object methods, GrB_get / GrB_set and GxB_print). Functions are
+ * grouped by object as in the specification; the typed families (the 11 builtin types and UDT) are
+ * declared through SNK_FOR_EACH_TYPE, whose expansion gives e.g.
  * GrB_Matrix_setElement_FP64(GrB_Matrix C, double x, GrB_Index i, GrB_Index j).
  *
  * Inside snack's own source tree, <GraphBLAS.h> must also reach SuiteSparse's header (the reference
@@ -36,7 +39,7 @@ extern "C" {
 
 /* ==== versions ========================================================================================= */
 #define GRB_VERSION 2
-#define GRB_SUBVERSION 0
+#define GRB_SUBVERSION 1
 #define SNK_VERSION_MAJOR 0
 #define SNK_VERSION_MINOR 1
 #define SNK_VERSION_PATCH 0
@@ -66,6 +69,7 @@ typedef enum SNK_ENUM_INT {
   GrB_DIMENSION_MISMATCH = -6,
   GrB_OUTPUT_NOT_EMPTY = -7,
   GrB_NOT_IMPLEMENTED = -8,
+  GrB_ALREADY_SET = -9,   /* spec 2.1: a field that may be set once was set again */
   GrB_PANIC = -101,
   GrB_OUT_OF_MEMORY = -102,
   GrB_INSUFFICIENT_SPACE = -103,
@@ -126,6 +130,71 @@ extern const GrB_Index *const GrB_ALL SNK_SYMBOL(GrB_ALL);
   X(FP64, double, const double *, double *)
 #define SNK_FOR_EACH_TYPE(X) SNK_FOR_EACH_BUILTIN_TYPE(X) X(UDT, const void *, const void *, void *)
 
+/* ==== fields of GrB_get / GrB_set (spec 2.1) ============================================================ */
+/* The global context: the object GrB_get / GrB_set take for the library's own fields. */
+typedef struct SNK_Global_opaque *GrB_Global;
+extern const GrB_Global GrB_GLOBAL SNK_SYMBOL(GrB_GLOBAL);
+
+/* The fields and the value kind of each (INT32: int32_t, String: char *, SIZE: size_t). R = read only. */
+typedef enum SNK_ENUM_INT {
+  GrB_OUTP_FIELD = 0,                 /* GrB_Descriptor: INT32 (GrB_DEFAULT or GrB_REPLACE) */
+  GrB_MASK_FIELD = 1,                 /* GrB_Descriptor: INT32 (GrB_DEFAULT, GrB_COMP, GrB_STRUCTURE or both) */
+  GrB_INP0_FIELD = 2,                 /* GrB_Descriptor: INT32 (GrB_DEFAULT or GrB_TRAN) */
+  GrB_INP1_FIELD = 3,                 /* GrB_Descriptor: INT32 (GrB_DEFAULT or GrB_TRAN) */
+  GrB_NAME = 10,                      /* every object: String (see GrB_set below for who may set it) */
+  GrB_LIBRARY_VER_MAJOR = 11,         /* GrB_GLOBAL, R: INT32 (snack's version) */
+  GrB_LIBRARY_VER_MINOR = 12,
+  GrB_LIBRARY_VER_PATCH = 13,
+  GrB_API_VER_MAJOR = 14,             /* GrB_GLOBAL, R: INT32 (2.1.0) */
+  GrB_API_VER_MINOR = 15,
+  GrB_API_VER_PATCH = 16,
+  GrB_BLOCKING_MODE = 17,             /* GrB_GLOBAL, R: INT32 (GrB_Mode given to GrB_init) */
+  GrB_STORAGE_ORIENTATION_HINT = 100, /* GrB_GLOBAL, Matrix, Vector, Scalar: INT32 (GrB_Orientation), a hint */
+  GrB_EL_TYPE_CODE = 102,             /* Matrix, Vector, Scalar, Type, R: INT32 (GrB_Type_Code) */
+  GrB_INP0_TYPE_CODE = 103,           /* operators, monoids, semirings, R: INT32 (GrB_Type_Code) */
+  GrB_INP1_TYPE_CODE = 104,
+  GrB_OUTP_TYPE_CODE = 105,
+  GrB_EL_TYPE_STRING = 106,           /* Matrix, Vector, Scalar, Type, R: String (the type string) */
+  GrB_INP0_TYPE_STRING = 107,         /* operators, monoids, semirings, R: String (the type string) */
+  GrB_INP1_TYPE_STRING = 108,
+  GrB_OUTP_TYPE_STRING = 109,
+  GrB_SIZE = 110                      /* GrB_Type, R: SIZE (sizeof the C type) */
+} GrB_Field;
+
+/* GrB_STORAGE_ORIENTATION_HINT values. snack stores every matrix by rows: GrB_get gives GrB_ROWMAJOR, and
+ * GrB_set accepts any of the four and ignores it (a hint, as the spec allows). */
+typedef enum SNK_ENUM_INT { GrB_ROWMAJOR = 0, GrB_COLMAJOR = 1, GrB_BOTH = 2, GrB_UNKNOWN = 3 } GrB_Orientation;
+
+/* GrB_*_TYPE_CODE values: the 11 builtin types; every user-defined type is GrB_UDT_CODE. */
+typedef enum SNK_ENUM_INT {
+  GrB_UDT_CODE = 0,
+  GrB_BOOL_CODE = 1,
+  GrB_INT8_CODE = 2,
+  GrB_UINT8_CODE = 3,
+  GrB_INT16_CODE = 4,
+  GrB_UINT16_CODE = 5,
+  GrB_INT32_CODE = 6,
+  GrB_UINT32_CODE = 7,
+  GrB_INT64_CODE = 8,
+  GrB_UINT64_CODE = 9,
+  GrB_FP32_CODE = 10,
+  GrB_FP64_CODE = 11
+} GrB_Type_Code;
+
+/* GxB_print / GxB_fprint detail (SuiteSparse's values): SILENT checks the object and prints nothing,
+ * SUMMARY one line, SHORT also the first 30 entries, COMPLETE all entries; the _VERBOSE forms print
+ * floating-point values with all their digits. Below 0: SILENT; above 5: COMPLETE. */
+typedef enum SNK_ENUM_INT {
+  GxB_SILENT = 0,
+  GxB_SUMMARY = 1,
+  GxB_SHORT = 2,
+  GxB_COMPLETE = 3,
+  GxB_SHORT_VERBOSE = 4,
+  GxB_COMPLETE_VERBOSE = 5
+} GxB_Print_Level;
+/* The size of a buffer that holds any type name GxB_*_type_name writes, with its terminator. */
+#define GxB_MAX_NAME_LEN 128
+
 /* ==== context ========================================================================================== */
 GrB_Info GrB_init(GrB_Mode mode) SNK_SYMBOL(GrB_init);
 GrB_Info GrB_finalize(void) SNK_SYMBOL(GrB_finalize);
@@ -147,6 +216,55 @@ SNK_DECLARE_OBJECT_METHODS(Scalar)
 SNK_DECLARE_OBJECT_METHODS(Vector)
 SNK_DECLARE_OBJECT_METHODS(Matrix)
 SNK_DECLARE_OBJECT_METHODS(Descriptor)
+
+/* ==== get and set of fields (spec 2.1; polymorphic GrB_get / GrB_set below) ============================= */
+/* GrB_get(obj, value, field) reads a field (the GrB_Field list above says which object has which field and
+ * of which kind) as: _INT32 an INT32 field; _String a String field, written with its terminator into a
+ * buffer the caller sized (_SIZE first gives the bytes needed); _SIZE a SIZE field, or the buffer size of
+ * a String field; _Scalar an INT32 or SIZE field into a GrB_Scalar (cast to its type); _VOID no standard
+ * field (always GrB_INVALID_VALUE). GrB_set(obj, value, field) writes a writable field: _INT32 and
+ * _Scalar (not empty: else GrB_EMPTY_OBJECT) an INT32 field, _String a String field, _VOID none.
+ * GrB_NAME: builtin objects are named by their C names ("GrB_FP64", "GrB_PLUS_FP64", "GrB_DESC_RSC") and
+ * cannot be renamed; the global context's is "snack"; user objects start as "". A matrix, vector, scalar
+ * or user descriptor may be renamed at any time; a user type, operator, monoid or semiring once
+ * (GrB_ALREADY_SET after), to a name (1 .. GxB_MAX_NAME_LEN - 1 characters) no other such object or
+ * builtin object holds. Type strings: a builtin type's is its C type ("bool", "int8_t", ..., "double"), a
+ * user type's its GrB_NAME. An operator input that does not exist (input 1 of a unary operator, input 0
+ * of a positional index-unary operator) gives GrB_NO_VALUE. Errors: a NULL object or value
+ * GrB_NULL_POINTER; an object (or value GrB_Scalar) not initialized GrB_UNINITIALIZED_OBJECT; a field the
+ * object does not have, a value kind the field does not take, a read-only field or a value the field does
+ * not accept GrB_INVALID_VALUE; a GrB_Scalar of a type the value cannot be cast to GrB_DOMAIN_MISMATCH. On
+ * any error nothing changes, and the message is in GrB_error(obj) (SNK_last_error for GrB_GLOBAL). */
+#define SNK_DECLARE_GET_SET(Object)                                                                      \
+  GrB_Info GrB_##Object##_get_Scalar(GrB_##Object obj, GrB_Scalar value, GrB_Field field)               \
+      SNK_SYMBOL(GrB_##Object##_get_Scalar);                                                            \
+  GrB_Info GrB_##Object##_get_String(GrB_##Object obj, char *value, GrB_Field field)                    \
+      SNK_SYMBOL(GrB_##Object##_get_String);                                                            \
+  GrB_Info GrB_##Object##_get_INT32(GrB_##Object obj, int32_t *value, GrB_Field field)                  \
+      SNK_SYMBOL(GrB_##Object##_get_INT32);                                                             \
+  GrB_Info GrB_##Object##_get_SIZE(GrB_##Object obj, size_t *value, GrB_Field field)                    \
+      SNK_SYMBOL(GrB_##Object##_get_SIZE);                                                              \
+  GrB_Info GrB_##Object##_get_VOID(GrB_##Object obj, void *value, GrB_Field field)                      \
+      SNK_SYMBOL(GrB_##Object##_get_VOID);                                                              \
+  GrB_Info GrB_##Object##_set_Scalar(GrB_##Object obj, GrB_Scalar value, GrB_Field field)               \
+      SNK_SYMBOL(GrB_##Object##_set_Scalar);                                                            \
+  GrB_Info GrB_##Object##_set_String(GrB_##Object obj, const char *value, GrB_Field field)              \
+      SNK_SYMBOL(GrB_##Object##_set_String);                                                            \
+  GrB_Info GrB_##Object##_set_INT32(GrB_##Object obj, int32_t value, GrB_Field field)                   \
+      SNK_SYMBOL(GrB_##Object##_set_INT32);                                                             \
+  GrB_Info GrB_##Object##_set_VOID(GrB_##Object obj, void *value, GrB_Field field, size_t size)         \
+      SNK_SYMBOL(GrB_##Object##_set_VOID);
+SNK_DECLARE_GET_SET(Global)
+SNK_DECLARE_GET_SET(Type)
+SNK_DECLARE_GET_SET(UnaryOp)
+SNK_DECLARE_GET_SET(BinaryOp)
+SNK_DECLARE_GET_SET(IndexUnaryOp)
+SNK_DECLARE_GET_SET(Monoid)
+SNK_DECLARE_GET_SET(Semiring)
+SNK_DECLARE_GET_SET(Scalar)
+SNK_DECLARE_GET_SET(Vector)
+SNK_DECLARE_GET_SET(Matrix)
+SNK_DECLARE_GET_SET(Descriptor)
 
 /* ==== algebra: types, operators, monoids, semirings ==================================================== */
 GrB_Info GrB_Type_new(GrB_Type *type, size_t sizeof_ctype) SNK_SYMBOL(GrB_Type_new);
@@ -484,6 +602,43 @@ SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RC) SNK_DECLARE_DESC_T(RC)
 SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RS) SNK_DECLARE_DESC_T(RS)
 SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RSC) SNK_DECLARE_DESC_T(RSC)
 
+/* ==== GxB_ functions (SuiteSparse:GraphBLAS's names and signatures) ===================================== */
+#ifdef __cplusplus
+}  /* extern "C": <stdio.h> (FILE, for the fprint functions) is included outside it */
+#endif
+#include <stdio.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The type string (as GrB_EL_TYPE_STRING: "double", ..., a user type's GrB_NAME) of a type or of a
+ * container's type, into type_name, which must hold GxB_MAX_NAME_LEN bytes. */
+GrB_Info GxB_Type_name(char *type_name, const GrB_Type type) SNK_SYMBOL(GxB_Type_name);
+GrB_Info GxB_Matrix_type_name(char *type_name, const GrB_Matrix A) SNK_SYMBOL(GxB_Matrix_type_name);
+GrB_Info GxB_Vector_type_name(char *type_name, const GrB_Vector v) SNK_SYMBOL(GxB_Vector_type_name);
+GrB_Info GxB_Scalar_type_name(char *type_name, const GrB_Scalar s) SNK_SYMBOL(GxB_Scalar_type_name);
+/* The GrB_Type handle of a container's type (GrB_FP64, ..., or the user's GrB_Type; GrB_INVALID_OBJECT
+ * when that GrB_Type has been freed). */
+GrB_Info GxB_Matrix_type(GrB_Type *type, const GrB_Matrix A) SNK_SYMBOL(GxB_Matrix_type);
+GrB_Info GxB_Vector_type(GrB_Type *type, const GrB_Vector v) SNK_SYMBOL(GxB_Vector_type);
+GrB_Info GxB_Scalar_type(GrB_Type *type, const GrB_Scalar s) SNK_SYMBOL(GxB_Scalar_type);
+/* A readable description of an object on f (stdout when f is NULL), headed by `name` (NULL: none), at the
+ * detail of `pr` (GxB_Print_Level): kind, name, type, dimensions, entries. The polymorphic GxB_fprint(obj,
+ * pr, f) and GxB_print(obj, pr) (on stdout) pass the object's expression as the name. Checks the object as
+ * every call does (GrB_NULL_POINTER, GrB_UNINITIALIZED_OBJECT); GrB_INVALID_VALUE if writing to f fails. */
+#define SNK_DECLARE_FPRINT(Object)                                                                       \
+  GrB_Info GxB_##Object##_fprint(GrB_##Object object, const char *name, GxB_Print_Level pr, FILE *f)    \
+      SNK_SYMBOL(GxB_##Object##_fprint);
+SNK_DECLARE_FPRINT(Type)
+SNK_DECLARE_FPRINT(UnaryOp)
+SNK_DECLARE_FPRINT(BinaryOp)
+SNK_DECLARE_FPRINT(IndexUnaryOp)
+SNK_DECLARE_FPRINT(Monoid)
+SNK_DECLARE_FPRINT(Semiring)
+SNK_DECLARE_FPRINT(Scalar)
+SNK_DECLARE_FPRINT(Vector)
+SNK_DECLARE_FPRINT(Matrix)
+SNK_DECLARE_FPRINT(Descriptor)
+
 /* ==== snack extensions (SNK_) ========================================================================== */
 /* Backend for the calls that follow ("reference", "kokkos", "cuda", as built); the environment variable
  * SNACK_BACKEND sets the initial choice. Unknown name: GrB_INVALID_VALUE. */
@@ -580,6 +735,39 @@ GrB_Info SNK_last_error(const char **message) SNK_SYMBOL(SNK_last_error);
            GrB_Matrix: GrB_Matrix_##method, GrB_Descriptor: GrB_Descriptor_##method)
 #define GrB_wait(object, mode) SNK_GENERIC_OBJECT(object, wait)(object, mode)
 #define GrB_error(message, object) SNK_GENERIC_OBJECT(object, error)(message, object)
+
+/* GrB_get(obj, value, field) / GrB_set(obj, value, field [, size]) on every object and GrB_GLOBAL: by the
+ * value, get takes GrB_Scalar, char *, int32_t *, size_t *, void *; set takes GrB_Scalar, (const) char *,
+ * void * (with the size), and any integer or enumerator (int32_t). SNK_GET_FUNCTION / SNK_SET_FUNCTION
+ * name the function a call selects. */
+#define SNK_GENERIC_GET_SET(object, value, select, method)                                               \
+  _Generic((object), GrB_Global: select(value, GrB_Global_##method), GrB_Type: select(value, GrB_Type_##method), \
+           GrB_UnaryOp: select(value, GrB_UnaryOp_##method), GrB_BinaryOp: select(value, GrB_BinaryOp_##method), \
+           GrB_IndexUnaryOp: select(value, GrB_IndexUnaryOp_##method),                                  \
+           GrB_Monoid: select(value, GrB_Monoid_##method), GrB_Semiring: select(value, GrB_Semiring_##method), \
+           GrB_Scalar: select(value, GrB_Scalar_##method), GrB_Vector: select(value, GrB_Vector_##method), \
+           GrB_Matrix: select(value, GrB_Matrix_##method),                                              \
+           GrB_Descriptor: select(value, GrB_Descriptor_##method))
+#define SNK_GET_BY_VALUE(value, prefix)                                                                  \
+  _Generic((value), GrB_Scalar: prefix##_Scalar, char *: prefix##_String, int32_t *: prefix##_INT32,      \
+           size_t *: prefix##_SIZE, void *: prefix##_VOID)
+#define SNK_SET_BY_VALUE(value, prefix)                                                                  \
+  _Generic((value), GrB_Scalar: prefix##_Scalar, char *: prefix##_String, const char *: prefix##_String,  \
+           void *: prefix##_VOID, default: prefix##_INT32)
+#define SNK_GET_FUNCTION(object, value) SNK_GENERIC_GET_SET(object, value, SNK_GET_BY_VALUE, get)
+#define SNK_SET_FUNCTION(object, value) SNK_GENERIC_GET_SET(object, value, SNK_SET_BY_VALUE, set)
+#define GrB_get(object, value, field) SNK_GET_FUNCTION(object, value)(object, value, field)
+#define GrB_set(object, value, ...) SNK_SET_FUNCTION(object, value)(object, value, __VA_ARGS__)
+
+/* GxB_fprint(obj, pr, f) / GxB_print(obj, pr): GxB_<Object>_fprint with the object's expression as name. */
+#define SNK_FPRINT_FUNCTION(object)                                                                      \
+  _Generic((object), GrB_Type: GxB_Type_fprint, GrB_UnaryOp: GxB_UnaryOp_fprint,                         \
+           GrB_BinaryOp: GxB_BinaryOp_fprint, GrB_IndexUnaryOp: GxB_IndexUnaryOp_fprint,                 \
+           GrB_Monoid: GxB_Monoid_fprint, GrB_Semiring: GxB_Semiring_fprint, GrB_Scalar: GxB_Scalar_fprint, \
+           GrB_Vector: GxB_Vector_fprint, GrB_Matrix: GxB_Matrix_fprint,                                 \
+           GrB_Descriptor: GxB_Descriptor_fprint)
+#define GxB_fprint(object, pr, f) SNK_FPRINT_FUNCTION(object)(object, #object, pr, f)
+#define GxB_print(object, pr) SNK_FPRINT_FUNCTION(object)(object, #object, pr, NULL)
 
 #define GrB_eWiseAdd(C, Mask, accum, op, A, B, desc)                                                     \
   _Generic((C),                                                                                          \
@@ -678,6 +866,50 @@ SNK_CXX_OBJECT_METHODS(Vector)
 SNK_CXX_OBJECT_METHODS(Matrix)
 SNK_CXX_OBJECT_METHODS(Descriptor)
 #undef SNK_CXX_OBJECT_METHODS
+
+/* C++: GrB_get / GrB_set as overloads over the object and the value (as the C11 names), and GxB_print /
+ * GxB_fprint as macros over overloads of snk_cxx_fprint (the level as int or GxB_Print_Level). */
+#define SNK_CXX_GET_SET(Object)                                                                          \
+  inline GrB_Info GrB_get(GrB_##Object o, GrB_Scalar v, GrB_Field f) { return GrB_##Object##_get_Scalar(o, v, f); } \
+  inline GrB_Info GrB_get(GrB_##Object o, char *v, GrB_Field f) { return GrB_##Object##_get_String(o, v, f); } \
+  inline GrB_Info GrB_get(GrB_##Object o, int32_t *v, GrB_Field f) { return GrB_##Object##_get_INT32(o, v, f); } \
+  inline GrB_Info GrB_get(GrB_##Object o, size_t *v, GrB_Field f) { return GrB_##Object##_get_SIZE(o, v, f); } \
+  inline GrB_Info GrB_get(GrB_##Object o, void *v, GrB_Field f) { return GrB_##Object##_get_VOID(o, v, f); } \
+  inline GrB_Info GrB_set(GrB_##Object o, GrB_Scalar v, GrB_Field f) { return GrB_##Object##_set_Scalar(o, v, f); } \
+  inline GrB_Info GrB_set(GrB_##Object o, const char *v, GrB_Field f) { return GrB_##Object##_set_String(o, v, f); } \
+  inline GrB_Info GrB_set(GrB_##Object o, int32_t v, GrB_Field f) { return GrB_##Object##_set_INT32(o, v, f); } \
+  inline GrB_Info GrB_set(GrB_##Object o, void *v, GrB_Field f, size_t n) {                               \
+    return GrB_##Object##_set_VOID(o, v, f, n);                                                          \
+  }
+SNK_CXX_GET_SET(Global)
+SNK_CXX_GET_SET(Type)
+SNK_CXX_GET_SET(UnaryOp)
+SNK_CXX_GET_SET(BinaryOp)
+SNK_CXX_GET_SET(IndexUnaryOp)
+SNK_CXX_GET_SET(Monoid)
+SNK_CXX_GET_SET(Semiring)
+SNK_CXX_GET_SET(Scalar)
+SNK_CXX_GET_SET(Vector)
+SNK_CXX_GET_SET(Matrix)
+SNK_CXX_GET_SET(Descriptor)
+#undef SNK_CXX_GET_SET
+#define SNK_CXX_FPRINT(Object)                                                                           \
+  inline GrB_Info snk_cxx_fprint(GrB_##Object o, const char *name, int pr, FILE *f) {                     \
+    return GxB_##Object##_fprint(o, name, static_cast<GxB_Print_Level>(pr), f);                          \
+  }
+SNK_CXX_FPRINT(Type)
+SNK_CXX_FPRINT(UnaryOp)
+SNK_CXX_FPRINT(BinaryOp)
+SNK_CXX_FPRINT(IndexUnaryOp)
+SNK_CXX_FPRINT(Monoid)
+SNK_CXX_FPRINT(Semiring)
+SNK_CXX_FPRINT(Scalar)
+SNK_CXX_FPRINT(Vector)
+SNK_CXX_FPRINT(Matrix)
+SNK_CXX_FPRINT(Descriptor)
+#undef SNK_CXX_FPRINT
+#define GxB_fprint(object, pr, f) snk_cxx_fprint(object, #object, pr, f)
+#define GxB_print(object, pr) snk_cxx_fprint(object, #object, pr, NULL)
 #endif
 
 #endif /* SNACK_GRAPHBLAS_H */

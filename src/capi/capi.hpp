@@ -33,15 +33,24 @@ constexpr std::uint64_t kMagicBase = 0x534e4b0000000000ull;   // "SNK" then the 
 constexpr std::uint64_t kFreedMagic = 0x534e4b4652454544ull;  // "SNKFREED"
 constexpr std::uint64_t magic_of(Kind k) { return kMagicBase | static_cast<std::uint64_t>(k); }
 
+struct ObjectHeader;
+// Frees the name h holds in the registry of unique names (get_set.cpp).
+void release_name(const ObjectHeader* h) noexcept;
+
 struct ObjectHeader {
   explicit ObjectHeader(Kind k, bool is_predefined = false)
       : magic(magic_of(k)), predefined(is_predefined) {}
-  ~ObjectHeader() { magic = kFreedMagic; }
+  ~ObjectHeader() {
+    if (name_registered) release_name(this);
+    magic = kFreedMagic;
+  }
   ObjectHeader(const ObjectHeader&) = delete;
   ObjectHeader& operator=(const ObjectHeader&) = delete;
   std::uint64_t magic;   // first member: read through any handle to classify it
   bool predefined;
   std::string error;     // last error message of a call that had this object as its first argument
+  std::string name;      // GrB_NAME of a user object, as GrB_set wrote it ("" until then)
+  bool name_registered = false;   // a user type's or algebra object's name, held unique until destruction
 };
 
 // ---- the calling context ------------------------------------------------------------------------------
@@ -95,13 +104,29 @@ const Index* index_list(const GrB_Index* I, const char* what);
 // In blocking mode, finishes pending work of a container after a method that may leave some.
 void finish_if_blocking(const Matrix& m);
 
+// ---- names (get_set.cpp; the printers in print.cpp use them) -----------------------------------------------
+// User types by their snk::Type, so that a container's type leads back to its GrB_Type handle.
+void register_user_type(GrB_Type t) noexcept;
+void unregister_user_type(GrB_Type t) noexcept;
+// The handle of type t (the predefined one for a builtin type); nullptr when t's GrB_Type has been freed.
+GrB_Type type_handle(const Type* t);
+// GrB_NAME of a live object of kind k at h ("" for an unnamed user object).
+std::string name_of(const void* h, Kind k);
+// The type string of t: the C type of a builtin type ("double"), a user type's GrB_NAME.
+std::string type_string(const Type* t);
+
 }  // namespace snk::capi
 
 // ---- the opaque structs behind the handles (global namespace: the header names them) -------------------
 
 struct SNK_Type_opaque : snk::capi::ObjectHeader {
   explicit SNK_Type_opaque(const snk::Type* t, bool predefined = false)
-      : ObjectHeader(snk::capi::Kind::Type, predefined), type(t) {}
+      : ObjectHeader(snk::capi::Kind::Type, predefined), type(t) {
+    if (!predefined) snk::capi::register_user_type(this);
+  }
+  ~SNK_Type_opaque() {
+    if (!predefined) snk::capi::unregister_user_type(this);
+  }
   const snk::Type* type;
   std::unique_ptr<snk::Type> owned;   // user-defined types
 };
