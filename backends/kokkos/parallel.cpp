@@ -28,7 +28,7 @@ int concurrency() { return Exec().concurrency(); }
 Index exclusive_scan(const Index* counts, Index* p, Index n) {
   p[0] = 0;
   if (n == 0) return 0;
-  if (n < kSerialWork) {
+  if (n < kSerialWork || !on_pool()) {
     for (Index k = 0; k < n; ++k) p[k + 1] = p[k] + counts[k];
     return p[n];
   }
@@ -70,8 +70,8 @@ void parallel_chunks(const char* label, const std::vector<Index>& bounds, ChunkB
   const std::int64_t nchunks = std::int64_t(bounds.size()) - 1;
   if (nchunks <= 0) return;
   const Index* B = bounds.data();
-  if (nchunks == 1) {
-    body(context, B[0], B[1], 0);
+  if (nchunks == 1 || !on_pool()) {
+    for (std::int64_t k = 0; k < nchunks; ++k) body(context, B[k], B[k + 1], 0);
     return;
   }
   ThreadToken token;
@@ -98,7 +98,7 @@ void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep,
   std::vector<Index> pos(n + 1);
   Index* P = pos.data();
   P[0] = 0;
-  if (n > 0 && n < kSerialWork) {
+  if (n > 0 && (n < kSerialWork || !on_pool())) {
     for (Index e = 0; e < n; ++e) P[e + 1] = P[e] + keep[e];
   } else if (n > 0) {
     Kokkos::parallel_scan("snack::kokkos::compact_scan", Range(0, std::int64_t(n)),

@@ -84,6 +84,13 @@ struct CsrRef {
 
 CsrRef csr_ref(const Matrix& A);
 
+// Kokkos' host pool serves one user thread: the one that initialized Kokkos (GrB_init's thread, normally),
+// outside a parallel region of its own. Every other user thread runs the same kernels on itself, serially:
+// Kokkos 3.4 runs a parallel_for serially there but refuses a parallel_scan, so every parallel helper of this
+// folder asks this first. Several user threads may therefore call the backend at once, each on its own
+// objects (the kernels keep no state between calls).
+inline bool on_pool() { return !Exec::in_parallel(); }
+
 // Loops with less work than this run on the calling thread: a parallel region costs more than it saves
 // there (and much more when the machine is oversubscribed and a worker thread is descheduled).
 constexpr Index kSerialWork = 8192;
@@ -92,7 +99,7 @@ constexpr Index kSerialWork = 8192;
 // loop below kSerialWork items).
 template <class F>
 void host_parallel_for(const char* label, Index n, const F& f) {
-  if (n < kSerialWork) {
+  if (n < kSerialWork || !on_pool()) {
     for (Index k = 0; k < n; ++k) f(std::int64_t(k));
     return;
   }

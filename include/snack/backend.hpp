@@ -23,6 +23,10 @@ std::string current_backend();
 // Chooses the process-wide backend; InvalidValue (with the list of available ones) if unknown.
 void set_backend(const std::string& name);
 
+// Chooses the backend of the calling thread only (over set_backend's choice); "" goes back to the
+// process-wide choice. InvalidValue if unknown, and nothing changes.
+void set_thread_backend(const std::string& name);
+
 // Uses `name` on this thread for the lifetime of the object.
 class BackendScope {
  public:

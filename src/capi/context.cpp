@@ -320,6 +320,10 @@ GrB_Info SNK_Backend_set(const char* name) {
   });
 }
 
+GrB_Info SNK_Thread_backend_set(const char* name) {
+  return call("SNK_Thread_backend_set", nullptr, [&] { snk::set_thread_backend(name != nullptr ? name : ""); });
+}
+
 GrB_Info SNK_Backend_get(char* out, size_t out_size) {
   std::string name;
   const GrB_Info info = call("SNK_Backend_get", nullptr, [&] { name = snk::current_backend(); });

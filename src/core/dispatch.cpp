@@ -2,7 +2,7 @@
 // and the registry functions declared at the end of src/core/kernels.hpp).
 //
 // Each backend compiled in is created lazily, once, on first use (function-local statics, so creation is
-// thread-safe): "reference" always; "kokkos" when the library is built with SNACK_WITH_KOKKOS; "cuda" when
+// thread-safe): "reference" when its plugin loads (reference_plugin.cpp); "kokkos" when the library is built with SNACK_WITH_KOKKOS; "cuda" when
 // built with SNACK_WITH_CUDA_BACKEND and snk::cuda::device_available() says a GPU is usable. The
 // process-wide choice starts from $SNACK_BACKEND (an unknown or unavailable name prints one message on
 // stderr and the default is used), else the best complete backend (kokkos, else reference). The cuda
@@ -70,7 +70,8 @@ bool kokkos_compiled() {
 
 // Names of the backends that can be used in this process, "reference" first.
 std::vector<std::string> usable_names() {
-  std::vector<std::string> names{"reference"};
+  std::vector<std::string> names;
+  if (reference_backend_or_null() != nullptr) names.push_back("reference");
   if (kokkos_compiled()) names.push_back("kokkos");
   if (cuda_available()) names.push_back("cuda");
   return names;
@@ -163,14 +164,25 @@ std::atomic<bool>& deterministic_flag() {
 
 }  // namespace
 
+namespace {
+const ReferencePlugin& reference_plugin() {
+  static const ReferencePlugin plugin = load_reference_plugin();
+  return plugin;
+}
+}  // namespace
+
+Backend* reference_backend_or_null() { return reference_plugin().backend.get(); }
+
 Backend& reference_backend() {
-  static std::unique_ptr<Backend> backend = snk::reference::make_backend();
-  return *backend;
+  const ReferencePlugin& plugin = reference_plugin();
+  if (plugin.backend == nullptr)
+    throw Error(Info::NotImplemented, "the reference backend is unavailable: " + plugin.error);
+  return *plugin.backend;
 }
 
 Backend& backend_by_name(const std::string& name) {
   Backend* b = nullptr;
-  if (name == "reference") b = &reference_backend();
+  if (name == "reference") b = reference_backend_or_null();
   else if (name == "kokkos") b = kokkos_backend_or_null();
   else if (name == "cuda") b = cuda_backend_or_null();
   if (b == nullptr)
@@ -199,6 +211,10 @@ std::string current_backend() { return core::current_backend_object().name(); }
 void set_backend(const std::string& name) {
   core::Backend& b = core::backend_by_name(name);  // throws InvalidValue with the list when unknown
   core::process_choice().store(&b, std::memory_order_release);
+}
+
+void set_thread_backend(const std::string& name) {
+  core::thread_override = name.empty() ? nullptr : &core::backend_by_name(name);
 }
 
 BackendScope::BackendScope(const std::string& name) : previous_(), had_previous_(false) {
