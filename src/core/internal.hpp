@@ -33,7 +33,15 @@ bool mask_value_true(const Matrix& M, Index k);
 
 // Backend factories (defined in each backend's folder; the kokkos and cuda ones exist only when those
 // backends are built: SNACK_WITH_KOKKOS, SNACK_WITH_CUDA_BACKEND).
-namespace snk::reference { std::unique_ptr<core::Backend> make_backend(); }
+namespace snk::core {
+// The reference backend, loaded from its plugin (reference_plugin.cpp): `backend` is null when the plugin
+// could not be loaded, and `error` then says why.
+struct ReferencePlugin {
+  std::unique_ptr<Backend> backend;
+  std::string error;
+};
+ReferencePlugin load_reference_plugin();
+}  // namespace snk::core
 namespace snk::kokkos { std::unique_ptr<core::Backend> make_backend(); }
 namespace snk::cuda {
 std::unique_ptr<core::Backend> make_backend();

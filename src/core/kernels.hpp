@@ -111,7 +111,10 @@ class Backend {
   }
 };
 
-// The backends compiled in (created once, owned by the registry in src/core/dispatch.cpp).
+// The backends compiled in (created once, owned by the registry in src/core/dispatch.cpp). The reference
+// backend comes from its plugin: reference_backend_or_null() is null when the plugin could not be loaded,
+// and reference_backend() then throws Error(NotImplemented) saying why.
+Backend* reference_backend_or_null();
 Backend& reference_backend();
 Backend& backend_by_name(const std::string& name);   // throws Error(InvalidValue) if unknown
 Backend& current_backend_object();                   // this thread's current backend
@@ -127,7 +130,7 @@ template <class Call>
 void dispatch(const char* op_name, Call&& call) {
   Backend& b = current_backend_object();
   if (call(b) == KernelStatus::Done) return;
-  if (&b != &reference_backend()) {
+  if (&b != reference_backend_or_null()) {
     count_fallback(b.name(), op_name);
     if (call(reference_backend()) == KernelStatus::Done) return;
   }

@@ -181,7 +181,7 @@ const Type* type_of_code(TypeCode c) { return snk::builtin_type(c); }
 
 class ReferenceBackendTest : public ::testing::Test {
  protected:
-  std::unique_ptr<snk::core::Backend> backend = snk::reference::make_backend();
+  snk::core::Backend* backend = &snk::core::reference_backend();  // loaded from its plugin
   std::mt19937 rng{12345};
 };
 
