@@ -26,9 +26,19 @@
 #ifndef SNACK_GRAPHBLAS_H
 #define SNACK_GRAPHBLAS_H
 
+/* The standard headers that SuiteSparse:GraphBLAS's header brings, and that programs written for GraphBLAS
+ * (LAGraph among them) rely on: FILE, PRIu64, INFINITY, INT_MAX, errno, va_list. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -603,13 +613,6 @@ SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RS) SNK_DECLARE_DESC_T(RS)
 SNK_PREDEFINED(GrB_Descriptor, GrB_DESC_RSC) SNK_DECLARE_DESC_T(RSC)
 
 /* ==== GxB_ functions (SuiteSparse:GraphBLAS's names and signatures) ===================================== */
-#ifdef __cplusplus
-}  /* extern "C": <stdio.h> (FILE, for the fprint functions) is included outside it */
-#endif
-#include <stdio.h>
-#ifdef __cplusplus
-extern "C" {
-#endif
 /* The type string (as GrB_EL_TYPE_STRING: "double", ..., a user type's GrB_NAME) of a type or of a
  * container's type, into type_name, which must hold GxB_MAX_NAME_LEN bytes. */
 GrB_Info GxB_Type_name(char *type_name, const GrB_Type type) SNK_SYMBOL(GxB_Type_name);
@@ -643,6 +646,10 @@ SNK_DECLARE_FPRINT(Descriptor)
 /* Backend for the calls that follow ("reference", "kokkos", "cuda", as built); the environment variable
  * SNACK_BACKEND sets the initial choice. Unknown name: GrB_INVALID_VALUE. */
 GrB_Info SNK_Backend_set(const char *name) SNK_SYMBOL(SNK_Backend_set);
+/* The backend of the calling thread only, overriding SNK_Backend_set's choice there; NULL goes back to the
+ * process-wide choice. Unknown name: GrB_INVALID_VALUE, and nothing changes. Several threads may call
+ * GraphBLAS at once, each on its own objects, each on its own backend (README: "Threads"). */
+GrB_Info SNK_Thread_backend_set(const char *name) SNK_SYMBOL(SNK_Thread_backend_set);
 /* The current backend's name into out (GrB_INSUFFICIENT_SPACE if it does not fit with its terminator). */
 GrB_Info SNK_Backend_get(char *out, size_t out_size) SNK_SYMBOL(SNK_Backend_get);
 /* The backends compiled in, comma-separated. */

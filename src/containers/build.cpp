@@ -6,7 +6,8 @@
 // with it) and once more to write the CSR form directly, which the matrix adopts. Values are cast to the
 // matrix type; with the same type they are copied with a fixed-size loop. With a dup operator a run of
 // duplicates v1, v2, v3 becomes dup(dup(v1, v2), v3): each value is cast to dup's input types, each partial
-// result from dup's output type to its first input type, and the final result to the matrix type.
+// result from dup's output type to its first input type, and the final result to the matrix type. dup's three
+// domains must be equal (spec: GrB_DOMAIN_MISMATCH otherwise, so GrB_LT_FP64 is refused).
 #include <cstring>
 #include <string>
 
@@ -52,9 +53,10 @@ void build_tuples(Matrix& m, bool vec, const Index* I, const Index* J, const voi
             std::string(who) + ": values of type " + vtype->name + " cannot be cast to the type " + type->name);
   if (dup != nullptr) {
     SNK_CHECK(dup->fn != nullptr, Info::UninitializedObject, std::string(who) + ": the dup operator has no function");
-    SNK_CHECK(castable(dup->xtype, vtype) && castable(dup->ytype, vtype) && castable(dup->xtype, dup->ztype) &&
-                  castable(type, dup->ztype),
-              Info::DomainMismatch,
+    // Spec: dup's three domains must be the same, and castable to and from the values' and the output's.
+    SNK_CHECK(dup->xtype != nullptr && dup->xtype == dup->ytype && dup->xtype == dup->ztype, Info::DomainMismatch,
+              std::string(who) + ": the dup operator " + dup->name + " must have three equal domains");
+    SNK_CHECK(castable(dup->xtype, vtype) && castable(type, dup->ztype), Info::DomainMismatch,
               std::string(who) + ": the dup operator " + dup->name + " does not fit values of type " + vtype->name +
                   " and a result of type " + type->name);
   }

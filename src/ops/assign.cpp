@@ -4,9 +4,12 @@
 // Every variant ends in core::assign_region: Z = C with the region (I, J) taken from A and accumulated,
 // then C<M, replace> = Z with M applying to the whole of C (GrB_assign, not SuiteSparse's GxB_subassign).
 // Settled semantics and error codes:
-// - Index list lengths must not exceed the output's dimension and A must be |I| x |J| (after GrB_INP0):
-//   GrB_DIMENSION_MISMATCH; list entries past the dimension: GrB_INDEX_OUT_OF_BOUNDS (spec; checked before
-//   anything changes). SuiteSparse 7.4 accepts lists longer than the dimension; the spec does not.
+// - A must be |I| x |J| (after GrB_INP0), and u's size the count of indices: GrB_DIMENSION_MISMATCH; list
+//   entries past the dimension: GrB_INDEX_OUT_OF_BOUNDS (spec; checked before anything changes). A list
+//   longer than the dimension is no error by itself (the spec names none); it holds duplicates, whose
+//   result the spec leaves undefined (here: the last occurrence wins, as for shorter lists).
+// - GrB_ALL with a count n stands for the indices 0 .. n-1 (n may be below the dimension; above it is
+//   GrB_INDEX_OUT_OF_BOUNDS), on every backend.
 // - GrB_Row_assign / GrB_Col_assign: the row or column index past the dimension is GrB_INVALID_INDEX (spec;
 //   SuiteSparse 7.4 returns GrB_INDEX_OUT_OF_BOUNDS). Their mask is a vector that applies to that row or
 //   column only: entries of other rows/columns never change, even with GrB_REPLACE. They are computed as a
@@ -41,21 +44,9 @@ IndexList single(const Index* i) {
 
 // Checks shared by the matrix and constant forms (the region's shape is checked by the caller).
 void check_common(const char* op, const Matrix& C, const Matrix* mask, const BinaryOp* accum, const Type* a_type,
-                  const IndexList& I, const IndexList& J, const Descriptor& d, bool vector) {
+                  const Descriptor& d) {
   core::check_output_domains(op, C.type(), accum, a_type);
   core::check_mask(op, mask, C.nrows(), C.ncols(), d);
-  if (vector) {
-    if (J.n > C.ncols())
-      throw Error(Info::DimensionMismatch, std::string(op) + ": " + std::to_string(J.n) +
-                                               " indices exceed size(w) = " + std::to_string(C.ncols()));
-  } else {
-    if (I.n > C.nrows())
-      throw Error(Info::DimensionMismatch, std::string(op) + ": " + std::to_string(I.n) +
-                                               " row indices exceed nrows(C) = " + std::to_string(C.nrows()));
-    if (J.n > C.ncols())
-      throw Error(Info::DimensionMismatch, std::string(op) + ": " + std::to_string(J.n) +
-                                               " column indices exceed ncols(C) = " + std::to_string(C.ncols()));
-  }
 }
 
 void check_indices(const char* op, const Matrix& C, const IndexList& I, const IndexList& J, bool vector) {
@@ -110,7 +101,7 @@ void assign(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& 
             const Index* J, Index nj, const Descriptor& d) {
   const char* op = "assign";
   const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
-  check_common(op, C, mask, accum, A.type(), il, jl, d, false);
+  check_common(op, C, mask, accum, A.type(), d);
   const bool t = d.transpose_first;
   const Index ar = t ? A.ncols() : A.nrows(), ac = t ? A.nrows() : A.ncols();
   if (ar != ni || ac != nj)
@@ -131,7 +122,7 @@ void assign(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector& 
   const IndexList il = core::index_list(I, ni);
   const Index zero = 0;
   const IndexList row = single(&zero);
-  check_common(op, C, m, accum, u.type(), row, il, d, true);
+  check_common(op, C, m, accum, u.type(), d);
   core::check_dim(op, u.size(), "size(u)", ni, "the number of indices");
   check_indices(op, C, row, il, true);
   core::assign_region(C, m, accum, Operand(u.as_matrix()), row, il, d);
@@ -141,7 +132,7 @@ void assign_scalar(Matrix& C, const Matrix* mask, const BinaryOp* accum, const S
                    Index ni, const Index* J, Index nj, const Descriptor& d) {
   const char* op = "assign_scalar";
   const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
-  check_common(op, C, mask, accum, s.type(), il, jl, d, false);
+  check_common(op, C, mask, accum, s.type(), d);
   check_indices(op, C, il, jl, false);
   Matrix A = constant_region(s, ni, nj, mask, d, C, il.all && jl.all);
   core::assign_region(C, mask, accum, Operand(A), il, jl, d);
@@ -155,7 +146,7 @@ void assign_scalar(Vector& w, const Vector* mask, const BinaryOp* accum, const S
   const IndexList il = core::index_list(I, ni);
   const Index zero = 0;
   const IndexList row = single(&zero);
-  check_common(op, C, m, accum, s.type(), row, il, d, true);
+  check_common(op, C, m, accum, s.type(), d);
   check_indices(op, C, row, il, true);
   Matrix A = constant_region(s, 1, ni, m, d, C, il.all);
   core::assign_region(C, m, accum, Operand(A), row, il, d);
@@ -170,9 +161,6 @@ void assign_row(Matrix& C, const Vector* mask, const BinaryOp* accum, const Vect
   if (i >= C.nrows())
     throw Error(Info::InvalidIndex, std::string(op) + ": row index " + std::to_string(i) + " is out of range for " +
                                         std::to_string(C.nrows()) + " rows");
-  if (nj > C.ncols())
-    throw Error(Info::DimensionMismatch, std::string(op) + ": " + std::to_string(nj) +
-                                             " column indices exceed ncols(C) = " + std::to_string(C.ncols()));
   core::check_dim(op, u.size(), "size(u)", nj, "the number of column indices");
   const IndexList jl = core::index_list(J, nj);
   core::check_index_list(op, jl, C.ncols(), "column");
@@ -199,9 +187,6 @@ void assign_column(Matrix& C, const Vector* mask, const BinaryOp* accum, const V
   if (j >= C.ncols())
     throw Error(Info::InvalidIndex, std::string(op) + ": column index " + std::to_string(j) +
                                         " is out of range for " + std::to_string(C.ncols()) + " columns");
-  if (ni > C.nrows())
-    throw Error(Info::DimensionMismatch, std::string(op) + ": " + std::to_string(ni) +
-                                             " row indices exceed nrows(C) = " + std::to_string(C.nrows()));
   core::check_dim(op, u.size(), "size(u)", ni, "the number of row indices");
   const IndexList il = core::index_list(I, ni);
   core::check_index_list(op, il, C.nrows(), "row");

@@ -64,7 +64,8 @@ void check_index_list(const char* op, const IndexList& list, Index bound, const 
   if (list.all) {
     if (list.n > bound)
       throw Error(Info::IndexOutOfBounds, std::string(op) + ": GrB_ALL with " + std::to_string(list.n) + " " +
-                                              what + " indices exceeds the dimension " + std::to_string(bound));
+                                              what + " indices is out of bounds for the dimension " +
+                                              std::to_string(bound));
     return;
   }
   for (Index k = 0; k < list.n; ++k)

@@ -429,10 +429,17 @@ TEST_P(OpsSmoke, AssignMatrixAndVector) {
   Index bad[] = {0, 3};
   expect_error(Info::IndexOutOfBounds, [&] { assign(C, nullptr, nullptr, R, bad, 2, J, 2); });
   expect_error(Info::DimensionMismatch, [&] { assign(C, nullptr, nullptr, R, I, 2, J, 1); });
-  Index four[] = {0, 1, 2, 0};
-  expect_error(Info::DimensionMismatch,
-               [&] { assign(C, nullptr, nullptr, Matrix(FP64, 4, 2), four, 4, J, 2); });
+  Index four_past[] = {0, 1, 2, 3};  // more indices than nrows(C): the one past the end decides
+  expect_error(Info::IndexOutOfBounds,
+               [&] { assign(C, nullptr, nullptr, Matrix(FP64, 4, 2), four_past, 4, J, 2); });
   EXPECT_EQ(read(C), before);
+  // more indices than nrows(C), all in range: duplicates, the last occurrence wins (no error)
+  Index four[] = {0, 1, 2, 0};
+  Matrix R4 = mat(4, 2, {{{0, 0}, 1}, {{3, 0}, 4}});
+  assign(C, nullptr, nullptr, R4, four, 4, J, 2);
+  const Entries after = read(C);
+  EXPECT_EQ(after.count({0, J[0]}), 1u);
+  if (after.count({0, J[0]})) EXPECT_EQ(after.at({0, J[0]}), 4);
 }
 
 TEST_P(OpsSmoke, AssignScalar) {
