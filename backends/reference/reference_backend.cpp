@@ -60,39 +60,14 @@ MaskArgument import_mask(const MaskHint& hint, bool transposed) {
   return m;
 }
 
-// An index list as SuiteSparse takes it, for a dimension `dim`. The core's GrB_ALL with a count n means the
-// indices 0 .. n-1 (src/ops/assign.cpp); SuiteSparse reads GrB_ALL as the whole dimension whatever the count,
-// so GrB_ALL goes through only when n == dim, and a shorter one becomes the range 0 .. n-1 (GxB_RANGE). An
-// empty list may come as a null pointer, which SuiteSparse refuses, so it gets a valid (unread) address.
-class ListArg {
- public:
-  ListArg(const IndexList& L, Index dim) {
-    if (!L.all) {
-      list_ = L.list != nullptr ? L.list : range_;
-      n_ = L.n;
-    } else if (L.n == dim) {
-      list_ = GrB_ALL;
-      n_ = dim;
-    } else if (L.n == 0) {
-      list_ = range_;
-      n_ = 0;
-    } else {
-      range_[GxB_BEGIN] = 0;
-      range_[GxB_END] = L.n - 1;
-      list_ = range_;
-      n_ = GxB_RANGE;
-    }
-  }
-  ListArg(const ListArg&) = delete;
-  ListArg& operator=(const ListArg&) = delete;
-  const GrB_Index* list() const { return list_; }
-  GrB_Index n() const { return n_; }
-
- private:
-  GrB_Index range_[2] = {0, 0};
-  const GrB_Index* list_ = nullptr;
-  GrB_Index n_ = 0;
-};
+// An index list as SuiteSparse takes it: GrB_ALL for "all" (the core has already set its count to the
+// dimension, which is how SuiteSparse reads GrB_ALL too); an empty list may come as a null pointer, which
+// SuiteSparse refuses, so it gets a valid (unread) address.
+const GrB_Index* list_of(const IndexList& L) {
+  static const GrB_Index unread = 0;
+  if (L.all) return GrB_ALL;
+  return L.list != nullptr ? L.list : &unread;
+}
 
 // The last occurrence of each index of a list with duplicates: `positions` (where in the list, in
 // increasing order of the index) and `targets` (the index itself, increasing). Empty `positions` with
@@ -238,8 +213,7 @@ class ReferenceBackend final : public core::Backend {
   KernelStatus extract(Matrix& T, const Matrix& A, const IndexList& I, const IndexList& J) override {
     MatrixHandle a = import_matrix(A);
     MatrixHandle t = new_matrix(T.type(), T.nrows(), T.ncols());
-    const ListArg il(I, A.nrows()), jl(J, A.ncols());
-    check(GrB_Matrix_extract(t.get(), nullptr, nullptr, a.get(), il.list(), il.n(), jl.list(), jl.n(), nullptr),
+    check(GrB_Matrix_extract(t.get(), nullptr, nullptr, a.get(), list_of(I), I.n, list_of(J), J.n, nullptr),
           "GrB_Matrix_extract", t.get());
     export_matrix(t.get(), false, T);
     return KernelStatus::Done;
@@ -262,11 +236,10 @@ class ReferenceBackend final : public core::Backend {
             "GrB_Matrix_extract", kept.get());
       a = std::move(kept);
     }
-    const ListArg il(I, C.nrows()), jl(J, C.ncols());
-    const GrB_Index* ilist = rows.has_duplicates ? rows.targets.data() : il.list();
-    const GrB_Index* jlist = cols.has_duplicates ? cols.targets.data() : jl.list();
-    const Index ni = rows.has_duplicates ? static_cast<Index>(rows.targets.size()) : il.n();
-    const Index nj = cols.has_duplicates ? static_cast<Index>(cols.targets.size()) : jl.n();
+    const GrB_Index* ilist = rows.has_duplicates ? rows.targets.data() : list_of(I);
+    const GrB_Index* jlist = cols.has_duplicates ? cols.targets.data() : list_of(J);
+    const Index ni = rows.has_duplicates ? static_cast<Index>(rows.targets.size()) : I.n;
+    const Index nj = cols.has_duplicates ? static_cast<Index>(cols.targets.size()) : J.n;
     MatrixHandle z = import_matrix(C);
     check(GrB_Matrix_assign(z.get(), nullptr, f, a.get(), ilist, ni, jlist, nj, nullptr), "GrB_Matrix_assign",
           z.get());

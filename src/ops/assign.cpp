@@ -8,8 +8,7 @@
 //   entries past the dimension: GrB_INDEX_OUT_OF_BOUNDS (spec; checked before anything changes). A list
 //   longer than the dimension is no error by itself (the spec names none); it holds duplicates, whose
 //   result the spec leaves undefined (here: the last occurrence wins, as for shorter lists).
-// - GrB_ALL with a count n stands for the indices 0 .. n-1 (n may be below the dimension; above it is
-//   GrB_INDEX_OUT_OF_BOUNDS), on every backend.
+// - GrB_ALL stands for every index of C's dimension; the count passed with it is not read (core::list_count).
 // - GrB_Row_assign / GrB_Col_assign: the row or column index past the dimension is GrB_INVALID_INDEX (spec;
 //   SuiteSparse 7.4 returns GrB_INDEX_OUT_OF_BOUNDS). Their mask is a vector that applies to that row or
 //   column only: entries of other rows/columns never change, even with GrB_REPLACE. They are computed as a
@@ -100,6 +99,8 @@ Matrix constant_region(const Scalar& s, Index ni, Index nj, const Matrix* mask, 
 void assign(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, const Index* I, Index ni,
             const Index* J, Index nj, const Descriptor& d) {
   const char* op = "assign";
+  ni = core::list_count(I, ni, C.nrows());
+  nj = core::list_count(J, nj, C.ncols());
   const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
   check_common(op, C, mask, accum, A.type(), d);
   const bool t = d.transpose_first;
@@ -119,6 +120,7 @@ void assign(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector& 
   const char* op = "assign";
   Matrix& C = w.as_matrix();
   const Matrix* m = core::mask_matrix(mask);
+  ni = core::list_count(I, ni, w.size());
   const IndexList il = core::index_list(I, ni);
   const Index zero = 0;
   const IndexList row = single(&zero);
@@ -131,6 +133,8 @@ void assign(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector& 
 void assign_scalar(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Scalar& s, const Index* I,
                    Index ni, const Index* J, Index nj, const Descriptor& d) {
   const char* op = "assign_scalar";
+  ni = core::list_count(I, ni, C.nrows());
+  nj = core::list_count(J, nj, C.ncols());
   const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
   check_common(op, C, mask, accum, s.type(), d);
   check_indices(op, C, il, jl, false);
@@ -143,6 +147,7 @@ void assign_scalar(Vector& w, const Vector* mask, const BinaryOp* accum, const S
   const char* op = "assign_scalar";
   Matrix& C = w.as_matrix();
   const Matrix* m = core::mask_matrix(mask);
+  ni = core::list_count(I, ni, w.size());
   const IndexList il = core::index_list(I, ni);
   const Index zero = 0;
   const IndexList row = single(&zero);
@@ -161,6 +166,7 @@ void assign_row(Matrix& C, const Vector* mask, const BinaryOp* accum, const Vect
   if (i >= C.nrows())
     throw Error(Info::InvalidIndex, std::string(op) + ": row index " + std::to_string(i) + " is out of range for " +
                                         std::to_string(C.nrows()) + " rows");
+  nj = core::list_count(J, nj, C.ncols());
   core::check_dim(op, u.size(), "size(u)", nj, "the number of column indices");
   const IndexList jl = core::index_list(J, nj);
   core::check_index_list(op, jl, C.ncols(), "column");
@@ -187,6 +193,7 @@ void assign_column(Matrix& C, const Vector* mask, const BinaryOp* accum, const V
   if (j >= C.ncols())
     throw Error(Info::InvalidIndex, std::string(op) + ": column index " + std::to_string(j) +
                                         " is out of range for " + std::to_string(C.ncols()) + " columns");
+  ni = core::list_count(I, ni, C.nrows());
   core::check_dim(op, u.size(), "size(u)", ni, "the number of row indices");
   const IndexList il = core::index_list(I, ni);
   core::check_index_list(op, il, C.nrows(), "row");

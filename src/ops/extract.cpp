@@ -1,6 +1,7 @@
 // src/ops/extract.cpp: the front-ends of GrB_extract (C API spec 2.0, 4.3.6): sub-matrix, sub-vector and
 // column (GrB_Col_extract).
 //
+// GrB_ALL stands for every index of A's dimension; the count passed with it is not read (core::list_count).
 // Error codes as the spec gives them: the output's dimensions must equal the index list lengths
 // (GrB_DIMENSION_MISMATCH); an index list entry past the input's dimension is GrB_INDEX_OUT_OF_BOUNDS (an
 // execution error in the spec, checked here before anything changes); the column index of GrB_Col_extract
@@ -35,9 +36,11 @@ void extract(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix&
   const char* op = "extract";
   core::check_output_domains(op, C.type(), accum, A.type());
   core::check_mask(op, mask, C.nrows(), C.ncols(), d);
+  const bool t = d.transpose_first;
+  ni = core::list_count(I, ni, t ? A.ncols() : A.nrows());
+  nj = core::list_count(J, nj, t ? A.nrows() : A.ncols());
   core::check_dim(op, ni, "the number of row indices", C.nrows(), "nrows(C)");
   core::check_dim(op, nj, "the number of column indices", C.ncols(), "ncols(C)");
-  const bool t = d.transpose_first;
   const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
   core::check_index_list(op, il, t ? A.ncols() : A.nrows(), t ? "row (of A transposed)" : "row");
   core::check_index_list(op, jl, t ? A.nrows() : A.ncols(), t ? "column (of A transposed)" : "column");
@@ -59,6 +62,7 @@ void extract(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector&
   const Matrix* m = core::mask_matrix(mask);
   core::check_output_domains(op, w.type(), accum, u.type());
   core::check_mask(op, m, 1, w.size(), d);
+  ni = core::list_count(I, ni, u.size());
   core::check_dim(op, ni, "the number of indices", w.size(), "size(w)");
   const IndexList il = core::index_list(I, ni);
   core::check_index_list(op, il, u.size(), "vector");
@@ -75,9 +79,10 @@ void extract_column(Vector& w, const Vector* mask, const BinaryOp* accum, const 
   const Matrix* m = core::mask_matrix(mask);
   core::check_output_domains(op, w.type(), accum, A.type());
   core::check_mask(op, m, 1, w.size(), d);
-  core::check_dim(op, ni, "the number of row indices", w.size(), "size(w)");
   const bool t = d.transpose_first;
   const Index nrows = t ? A.ncols() : A.nrows(), ncols = t ? A.nrows() : A.ncols();
+  ni = core::list_count(I, ni, nrows);
+  core::check_dim(op, ni, "the number of row indices", w.size(), "size(w)");
   if (j >= ncols)
     throw Error(Info::InvalidIndex, std::string(op) + ": column index " + std::to_string(j) +
                                         " is out of range for " + std::to_string(ncols) + " columns" +
