@@ -6,7 +6,8 @@
 // fine: the library is ready either way. It is never finalised: the process exit releases it, and
 // finalising would break another user of SuiteSparse in the same process. Errors become snk::Error with
 // the same numeric GrB_Info code and SuiteSparse's own message. The 16 descriptors the kernels need
-// (input transposes x mask structure x mask complement) are made once and shared by all threads.
+// (input transposes x mask structure x mask complement) are made once and shared by all threads. In a
+// ThreadSanitizer build SuiteSparse's memory pool is switched off (see ensure_initialized).
 #include <mutex>
 #include <string>
 
@@ -44,6 +45,13 @@ void ensure_initialized() {
   std::call_once(init_once, [] {
     GrB_Info info = GrB_init(GrB_NONBLOCKING);
     if (info != GrB_SUCCESS && info != GrB_INVALID_VALUE) fail(info, "GrB_init", nullptr);
+#if defined(__SANITIZE_THREAD__)
+    // SuiteSparse's memory pool hands blocks from one thread to another under an OpenMP critical section
+    // that ThreadSanitizer cannot see (libgomp is not instrumented); with the pool off, every block goes
+    // through malloc and free, which it sees, so it reports only real races.
+    int64_t no_pool[64] = {0};
+    check(GxB_Global_Option_set(GxB_MEMORY_POOL, no_pool), "GxB_Global_Option_set(GxB_MEMORY_POOL)");
+#endif
     make_descriptors();
   });
 }
