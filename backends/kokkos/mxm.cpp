@@ -94,7 +94,7 @@ void symbolic_counts(MxmCall& c) {
   if (c.dense_workspace) {
     std::vector<Index> marks(std::size_t(nthreads) * ncols, kNoIndex);
     Index* mark_all = marks.data();
-    Kokkos::parallel_for("snack::kokkos::mxm_symbolic", DynamicRange(0, nchunks), [=](std::int64_t chunk) {
+    dynamic_for("snack::kokkos::mxm_symbolic", nchunks, [=](std::int64_t chunk) {
       const int id = token.acquire();
       Index* mark = mark_all + std::size_t(id) * ncols;
       for (Index s = chunks[chunk]; s < chunks[chunk + 1]; ++s) {
@@ -121,7 +121,7 @@ void symbolic_counts(MxmCall& c) {
   } else {
     std::vector<std::vector<Index>> bufs(nthreads);
     auto* buf_all = bufs.data();
-    Kokkos::parallel_for("snack::kokkos::mxm_symbolic_sort", DynamicRange(0, nchunks), [=](std::int64_t chunk) {
+    dynamic_for("snack::kokkos::mxm_symbolic_sort", nchunks, [=](std::int64_t chunk) {
       const int id = token.acquire();
       auto& buf = buf_all[id];
       for (Index s = chunks[chunk]; s < chunks[chunk + 1]; ++s) {

@@ -3,9 +3,26 @@
 #include "parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 
+#include "pool_governor.hpp"
+
 namespace snk::kokkos {
+
+namespace {
+PoolGovernor& governor() {
+  static PoolGovernor g;
+  return g;
+}
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+bool use_pool() { return on_pool() && governor().pool_allowed(now_ns()); }
 
 CsrRef csr_ref(const Matrix& A) {
   const CsrStorage& s = A.csr();
@@ -28,7 +45,7 @@ int concurrency() { return Exec().concurrency(); }
 Index exclusive_scan(const Index* counts, Index* p, Index n) {
   p[0] = 0;
   if (n == 0) return 0;
-  if (n < kSerialWork || !on_pool()) {
+  if (n < kSerialWork || !use_pool()) {
     for (Index k = 0; k < n; ++k) p[k + 1] = p[k] + counts[k];
     return p[n];
   }
@@ -70,17 +87,25 @@ void parallel_chunks(const char* label, const std::vector<Index>& bounds, ChunkB
   const std::int64_t nchunks = std::int64_t(bounds.size()) - 1;
   if (nchunks <= 0) return;
   const Index* B = bounds.data();
-  if (nchunks == 1 || !on_pool()) {
+  if (nchunks == 1 || !use_pool()) {
     for (std::int64_t k = 0; k < nchunks; ++k) body(context, B[k], B[k + 1], 0);
     return;
   }
+  // The region's wall time against the time its chunks took is the governor's evidence.
   ThreadToken token;
+  std::atomic<std::int64_t> work{0};
+  std::atomic<std::int64_t>* work_ptr = &work;
+  const std::int64_t start = now_ns();
   Kokkos::parallel_for(label, DynamicRange(0, nchunks), [=](std::int64_t k) {
     const int id = token.acquire();
+    const std::int64_t t0 = now_ns();
     body(context, B[k], B[k + 1], id);
+    work_ptr->fetch_add(now_ns() - t0, std::memory_order_relaxed);
     token.release(id);
   });
   Kokkos::fence();
+  const std::int64_t end = now_ns();
+  governor().record(end, end - start, work.load(std::memory_order_relaxed));
 }
 
 Index slot_of_entry(const CsrRef& A, Index e) {
@@ -98,7 +123,7 @@ void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep,
   std::vector<Index> pos(n + 1);
   Index* P = pos.data();
   P[0] = 0;
-  if (n > 0 && (n < kSerialWork || !on_pool())) {
+  if (n > 0 && (n < kSerialWork || !use_pool())) {
     for (Index e = 0; e < n; ++e) P[e + 1] = P[e] + keep[e];
   } else if (n > 0) {
     Kokkos::parallel_scan("snack::kokkos::compact_scan", Range(0, std::int64_t(n)),

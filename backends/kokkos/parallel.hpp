@@ -91,6 +91,10 @@ CsrRef csr_ref(const Matrix& A);
 // objects (the kernels keep no state between calls).
 inline bool on_pool() { return !Exec::in_parallel(); }
 
+// Whether a parallel helper called now runs on the pool: this thread owns it (on_pool) and the pool governor
+// (pool_governor.hpp) is not holding the pool back because other processes hold the machine's cores.
+bool use_pool();
+
 // Loops with less work than this run on the calling thread: a parallel region costs more than it saves
 // there (and much more when the machine is oversubscribed and a worker thread is descheduled).
 constexpr Index kSerialWork = 8192;
@@ -99,11 +103,23 @@ constexpr Index kSerialWork = 8192;
 // loop below kSerialWork items).
 template <class F>
 void host_parallel_for(const char* label, Index n, const F& f) {
-  if (n < kSerialWork || !on_pool()) {
+  if (n < kSerialWork || !use_pool()) {
     for (Index k = 0; k < n; ++k) f(std::int64_t(k));
     return;
   }
   Kokkos::parallel_for(label, Range(0, std::int64_t(n)), f);
+  Kokkos::fence();
+}
+
+// f(k) for k in [0, n) with Kokkos' dynamic schedule on the pool, or on this thread when use_pool() says no
+// (f may claim per-thread scratch with a ThreadToken either way).
+template <class F>
+void dynamic_for(const char* label, std::int64_t n, const F& f) {
+  if (!use_pool()) {
+    for (std::int64_t k = 0; k < n; ++k) f(k);
+    return;
+  }
+  Kokkos::parallel_for(label, DynamicRange(0, n), f);
   Kokkos::fence();
 }
 

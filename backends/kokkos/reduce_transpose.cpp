@@ -34,8 +34,8 @@ KOKKOS_INLINE_FUNCTION void copy_bytes(unsigned char* dst, const unsigned char* 
 // f(b) for each of a few blocks of rows, one thread each.
 template <class F>
 void parallel_blocks(const char* label, std::int64_t nblocks, const F& f) {
-  if (nblocks == 1) {
-    f(0);
+  if (nblocks == 1 || !use_pool()) {
+    for (std::int64_t b = 0; b < nblocks; ++b) f(b);
     return;
   }
   Kokkos::parallel_for(label, Range(0, nblocks), f);
