@@ -16,18 +16,13 @@
 #include <vector>
 
 #include "GraphBLAS.h"
+#include "backend_list.hpp"
 
 namespace {
 
 std::vector<std::string> backends() {
-  char list[256] = {0};
-  EXPECT_EQ(SNK_Backend_list(list, sizeof list), GrB_SUCCESS);
-  std::vector<std::string> names;
-  std::stringstream ss(list);
-  for (std::string name; std::getline(ss, name, ',');) {
-    while (!name.empty() && name.front() == ' ') name.erase(name.begin());
-    if (!name.empty()) names.push_back(name);
-  }
+  std::vector<std::string> names = snk_test::backend_list();
+  EXPECT_FALSE(names.empty()) << "SNK_Backend_list gave no backend";
   return names;
 }
 
