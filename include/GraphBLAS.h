@@ -642,6 +642,155 @@ SNK_DECLARE_FPRINT(Vector)
 SNK_DECLARE_FPRINT(Matrix)
 SNK_DECLARE_FPRINT(Descriptor)
 
+/* Options: SuiteSparse's GxB_Global_Option_get / _set, GxB_Matrix_Option_get / _set, GxB_Vector_Option_get /
+ * _set, GxB_Desc_get / _set (with their typed forms), GxB_Descriptor_get, and the polymorphic GxB_get /
+ * GxB_set below. The names and numbers are SuiteSparse:GraphBLAS 7.4's, all of them, so that programs
+ * written for it compile; snack answers the fields it can answer truthfully for a storage that is always by
+ * rows, in sparse or hypersparse CSR form (the value each variadic form reads or writes is in parentheses):
+ *   global, read only: GxB_MODE (GrB_Mode *: GrB_init's mode), GxB_LIBRARY_NAME ("snack"),
+ *     GxB_LIBRARY_VERSION (int[3]: SNK_VERSION_*), GxB_LIBRARY_DATE (the build date, as "Dec 2, 2025"),
+ *     GxB_LIBRARY_ABOUT, GxB_LIBRARY_COMPILE_DATE and _TIME (__DATE__ and __TIME__ of the build),
+ *     GxB_API_VERSION (int[3]: 2, 1, 0), GxB_API_DATE ("Dec 22, 2023"), GxB_API_ABOUT, GxB_API_URL,
+ *     GxB_COMPILER_NAME and GxB_COMPILER_VERSION (int[3]) of the compiler that built snack; strings as char **.
+ *   global: GxB_FORMAT (GxB_Format_Value *: GxB_BY_ROW; set: GxB_BY_ROW, while GxB_BY_COL is
+ *     GrB_INVALID_VALUE, as snack stores matrices by rows only) and GxB_BURBLE (bool *: false; set: false,
+ *     while true is GrB_INVALID_VALUE, as snack has no diagnostic output).
+ *   matrix and vector: GxB_FORMAT (as global), GxB_SPARSITY_STATUS (int *, read only: GxB_HYPERSPARSE or
+ *     GxB_SPARSE, the form held now), GxB_IS_HYPER (bool *, read only), GxB_SPARSITY_CONTROL (int *: the
+ *     forms snack chooses from by its size rule, GxB_HYPERSPARSE + GxB_SPARSE for a matrix, GxB_SPARSE for
+ *     a vector, whose one row is never hypersparse; set: a control that allows those forms is accepted and
+ *     changes nothing, any other is GrB_INVALID_VALUE; only its 4 low bits count, and 0 means
+ *     GxB_AUTO_SPARSITY, as in SuiteSparse).
+ *   descriptor: GrB_OUTP, GrB_MASK, GrB_INP0, GrB_INP1 (GrB_Desc_Value *), set as GrB_Descriptor_set sets
+ *     them; get on a NULL descriptor reads the defaults.
+ * Every other field (GxB_HYPER_SWITCH, GxB_BITMAP_SWITCH, GxB_NTHREADS, GxB_CHUNK, GxB_PRINTF, ..., the
+ * descriptor's GxB_ fields), a field of another object, setting a read-only field and a value the field
+ * does not accept are GrB_INVALID_VALUE, with a message that names the field. The typed forms take the
+ * kind their name says: _INT32 an int32_t field (int32_t[3] for the versions, 0 or 1 for the bool ones),
+ * _CHAR a string field; a kind the field does not hold (every _FP64, _INT64, _FUNCTION and _ARRAY use, as
+ * no field snack answers holds one) is GrB_INVALID_VALUE. A NULL value pointer is GrB_NULL_POINTER, and
+ * objects are checked as by every call. On any error nothing is written or changed, and the message is in
+ * GrB_error(obj) (SNK_last_error for the global options). */
+#define GxB_HYPER 0     /* historical spelling of GxB_HYPER_SWITCH */
+#define GxB_NTHREADS 5
+#define GxB_CHUNK 7
+#define GxB_GPU_CONTROL 21
+#define GxB_GPU_CHUNK 22
+typedef enum SNK_ENUM_INT {
+  GxB_HYPER_SWITCH = 0,
+  GxB_BITMAP_SWITCH = 34,
+  GxB_FORMAT = 1,
+  GxB_MODE = 2,
+  GxB_LIBRARY_NAME = 8,
+  GxB_LIBRARY_VERSION = 9,
+  GxB_LIBRARY_DATE = 10,
+  GxB_LIBRARY_ABOUT = 11,
+  GxB_LIBRARY_URL = 12,
+  GxB_LIBRARY_LICENSE = 13,
+  GxB_LIBRARY_COMPILE_DATE = 14,
+  GxB_LIBRARY_COMPILE_TIME = 15,
+  GxB_API_VERSION = 16,
+  GxB_API_DATE = 17,
+  GxB_API_ABOUT = 18,
+  GxB_API_URL = 19,
+  GxB_COMPILER_VERSION = 23,
+  GxB_COMPILER_NAME = 24,
+  GxB_LIBRARY_OPENMP = 25,
+  GxB_GLOBAL_NTHREADS = GxB_NTHREADS,
+  GxB_GLOBAL_CHUNK = GxB_CHUNK,
+  GxB_BURBLE = 99,
+  GxB_PRINTF = 101,
+  GxB_FLUSH = 102,
+  GxB_MEMORY_POOL = 103,
+  GxB_PRINT_1BASED = 104,
+  GxB_SPARSITY_STATUS = 33,
+  GxB_IS_HYPER = 6,
+  GxB_SPARSITY_CONTROL = 32,
+  GxB_GLOBAL_GPU_CONTROL = GxB_GPU_CONTROL,
+  GxB_GLOBAL_GPU_CHUNK = GxB_GPU_CHUNK
+} GxB_Option_Field;
+typedef enum SNK_ENUM_INT { GxB_BY_ROW = 0, GxB_BY_COL = 1, GxB_NO_FORMAT = -1 } GxB_Format_Value;
+/* GxB_SPARSITY_CONTROL / GxB_SPARSITY_STATUS values (a control is a sum of them). */
+#define GxB_HYPERSPARSE 1
+#define GxB_SPARSE 2
+#define GxB_BITMAP 4
+#define GxB_FULL 8
+#define GxB_ANY_SPARSITY (GxB_HYPERSPARSE + GxB_SPARSE + GxB_BITMAP + GxB_FULL)
+#define GxB_AUTO_SPARSITY GxB_ANY_SPARSITY
+#define GxB_NBITMAP_SWITCH 8
+/* SuiteSparse's constants: the default format (GxB_BY_ROW, the only one), and the hyper switch values,
+ * which snack's GxB_HYPER_SWITCH does not take (SuiteSparse's values: 0.0625, 1, -1). */
+extern const GxB_Format_Value GxB_FORMAT_DEFAULT SNK_SYMBOL(GxB_FORMAT_DEFAULT);
+extern const double GxB_HYPER_DEFAULT SNK_SYMBOL(GxB_HYPER_DEFAULT);
+extern const double GxB_ALWAYS_HYPER SNK_SYMBOL(GxB_ALWAYS_HYPER);
+extern const double GxB_NEVER_HYPER SNK_SYMBOL(GxB_NEVER_HYPER);
+/* SuiteSparse's descriptor fields and values beyond the spec's (GrB_Desc_Field, GrB_Desc_Value): none is
+ * supported; GxB_DEFAULT is GrB_DEFAULT. */
+#define GxB_DEFAULT GrB_DEFAULT
+#define GxB_DESCRIPTOR_NTHREADS ((GrB_Desc_Field)GxB_NTHREADS)
+#define GxB_DESCRIPTOR_CHUNK ((GrB_Desc_Field)GxB_CHUNK)
+#define GxB_DESCRIPTOR_GPU_CONTROL ((GrB_Desc_Field)GxB_GPU_CONTROL)
+#define GxB_DESCRIPTOR_GPU_CHUNK ((GrB_Desc_Field)GxB_GPU_CHUNK)
+#define GxB_AxB_METHOD ((GrB_Desc_Field)1000)
+#define GxB_SORT ((GrB_Desc_Field)35)
+#define GxB_COMPRESSION ((GrB_Desc_Field)36)
+#define GxB_IMPORT ((GrB_Desc_Field)37)
+#define GxB_GPU_ALWAYS ((GrB_Desc_Value)2001)
+#define GxB_GPU_NEVER ((GrB_Desc_Value)2002)
+#define GxB_AxB_GUSTAVSON ((GrB_Desc_Value)1001)
+#define GxB_AxB_DOT ((GrB_Desc_Value)1003)
+#define GxB_AxB_HASH ((GrB_Desc_Value)1004)
+#define GxB_AxB_SAXPY ((GrB_Desc_Value)1005)
+#define GxB_SECURE_IMPORT ((GrB_Desc_Value)502)
+#define GxB_FAST_IMPORT GxB_DEFAULT
+
+/* The field of the variadic forms is an int in C++ (an enumeration there is promoted when passed, and
+ * va_start may not take a parameter that is), the enumeration in C; both are passed alike. */
+#ifdef __cplusplus
+#define SNK_VA_FIELD(Field) int
+#else
+#define SNK_VA_FIELD(Field) Field
+#endif
+GrB_Info GxB_Global_Option_set(SNK_VA_FIELD(GxB_Option_Field) field, ...) SNK_SYMBOL(GxB_Global_Option_set);
+GrB_Info GxB_Global_Option_set_INT32(GxB_Option_Field field, int32_t value) SNK_SYMBOL(GxB_Global_Option_set_INT32);
+GrB_Info GxB_Global_Option_set_FP64(GxB_Option_Field field, double value) SNK_SYMBOL(GxB_Global_Option_set_FP64);
+GrB_Info GxB_Global_Option_set_FP64_ARRAY(GxB_Option_Field field, double *value)
+    SNK_SYMBOL(GxB_Global_Option_set_FP64_ARRAY);
+GrB_Info GxB_Global_Option_set_INT64_ARRAY(GxB_Option_Field field, int64_t *value)
+    SNK_SYMBOL(GxB_Global_Option_set_INT64_ARRAY);
+GrB_Info GxB_Global_Option_set_FUNCTION(GxB_Option_Field field, void *value)
+    SNK_SYMBOL(GxB_Global_Option_set_FUNCTION);
+GrB_Info GxB_Global_Option_get(SNK_VA_FIELD(GxB_Option_Field) field, ...) SNK_SYMBOL(GxB_Global_Option_get);
+GrB_Info GxB_Global_Option_get_INT32(GxB_Option_Field field, int32_t *value) SNK_SYMBOL(GxB_Global_Option_get_INT32);
+GrB_Info GxB_Global_Option_get_FP64(GxB_Option_Field field, double *value) SNK_SYMBOL(GxB_Global_Option_get_FP64);
+GrB_Info GxB_Global_Option_get_INT64(GxB_Option_Field field, int64_t *value) SNK_SYMBOL(GxB_Global_Option_get_INT64);
+GrB_Info GxB_Global_Option_get_CHAR(GxB_Option_Field field, char **value) SNK_SYMBOL(GxB_Global_Option_get_CHAR);
+GrB_Info GxB_Global_Option_get_FUNCTION(GxB_Option_Field field, void **value)
+    SNK_SYMBOL(GxB_Global_Option_get_FUNCTION);
+#define SNK_DECLARE_OPTION(Object)                                                                       \
+  GrB_Info GxB_##Object##_Option_set(GrB_##Object obj, SNK_VA_FIELD(GxB_Option_Field) field, ...)        \
+      SNK_SYMBOL(GxB_##Object##_Option_set);                                                            \
+  GrB_Info GxB_##Object##_Option_set_INT32(GrB_##Object obj, GxB_Option_Field field, int32_t value)      \
+      SNK_SYMBOL(GxB_##Object##_Option_set_INT32);                                                      \
+  GrB_Info GxB_##Object##_Option_set_FP64(GrB_##Object obj, GxB_Option_Field field, double value)        \
+      SNK_SYMBOL(GxB_##Object##_Option_set_FP64);                                                       \
+  GrB_Info GxB_##Object##_Option_get(GrB_##Object obj, SNK_VA_FIELD(GxB_Option_Field) field, ...)        \
+      SNK_SYMBOL(GxB_##Object##_Option_get);                                                            \
+  GrB_Info GxB_##Object##_Option_get_INT32(GrB_##Object obj, GxB_Option_Field field, int32_t *value)     \
+      SNK_SYMBOL(GxB_##Object##_Option_get_INT32);                                                      \
+  GrB_Info GxB_##Object##_Option_get_FP64(GrB_##Object obj, GxB_Option_Field field, double *value)       \
+      SNK_SYMBOL(GxB_##Object##_Option_get_FP64);
+SNK_DECLARE_OPTION(Matrix)
+SNK_DECLARE_OPTION(Vector)
+GrB_Info GxB_Desc_set(GrB_Descriptor desc, SNK_VA_FIELD(GrB_Desc_Field) field, ...) SNK_SYMBOL(GxB_Desc_set);
+GrB_Info GxB_Desc_set_INT32(GrB_Descriptor desc, GrB_Desc_Field field, int32_t value) SNK_SYMBOL(GxB_Desc_set_INT32);
+GrB_Info GxB_Desc_set_FP64(GrB_Descriptor desc, GrB_Desc_Field field, double value) SNK_SYMBOL(GxB_Desc_set_FP64);
+GrB_Info GxB_Desc_get(GrB_Descriptor desc, SNK_VA_FIELD(GrB_Desc_Field) field, ...) SNK_SYMBOL(GxB_Desc_get);
+GrB_Info GxB_Desc_get_INT32(GrB_Descriptor desc, GrB_Desc_Field field, int32_t *value) SNK_SYMBOL(GxB_Desc_get_INT32);
+GrB_Info GxB_Desc_get_FP64(GrB_Descriptor desc, GrB_Desc_Field field, double *value) SNK_SYMBOL(GxB_Desc_get_FP64);
+GrB_Info GxB_Descriptor_get(GrB_Desc_Value *value, GrB_Descriptor desc, GrB_Desc_Field field)
+    SNK_SYMBOL(GxB_Descriptor_get);
+
 /* ==== snack extensions (SNK_) ========================================================================== */
 /* Backend for the calls that follow ("reference", "kokkos", "cuda", as built); the environment variable
  * SNACK_BACKEND sets the initial choice. Unknown name: GrB_INVALID_VALUE. */
@@ -775,6 +924,23 @@ GrB_Info SNK_last_error(const char **message) SNK_SYMBOL(SNK_last_error);
            GrB_Descriptor: GxB_Descriptor_fprint)
 #define GxB_fprint(object, pr, f) SNK_FPRINT_FUNCTION(object)(object, #object, pr, f)
 #define GxB_print(object, pr) SNK_FPRINT_FUNCTION(object)(object, #object, pr, NULL)
+
+/* GxB_get(field, &value) / GxB_set(field, value): a global option (the field an int, as an enumerator is in
+ * C, or a GxB_Option_Field); GxB_get(obj, field, &value) / GxB_set(obj, field, value): an option of a
+ * GrB_Matrix, GrB_Vector or GrB_Descriptor. Selected by the first argument, as SuiteSparse selects;
+ * SNK_GXB_GET_FUNCTION / SNK_GXB_SET_FUNCTION name the function a call selects. */
+#define SNK_GXB_GET_FUNCTION(arg1)                                                                       \
+  _Generic((arg1), const int: GxB_Global_Option_get, int: GxB_Global_Option_get,                         \
+           const GxB_Option_Field: GxB_Global_Option_get, GxB_Option_Field: GxB_Global_Option_get,       \
+           const GrB_Vector: GxB_Vector_Option_get, GrB_Vector: GxB_Vector_Option_get,                   \
+           const GrB_Matrix: GxB_Matrix_Option_get, GrB_Matrix: GxB_Matrix_Option_get,                   \
+           const GrB_Descriptor: GxB_Desc_get, GrB_Descriptor: GxB_Desc_get)
+#define SNK_GXB_SET_FUNCTION(arg1)                                                                       \
+  _Generic((arg1), int: GxB_Global_Option_set, GxB_Option_Field: GxB_Global_Option_set,                  \
+           GrB_Vector: GxB_Vector_Option_set, GrB_Matrix: GxB_Matrix_Option_set,                         \
+           GrB_Descriptor: GxB_Desc_set)
+#define GxB_get(arg1, ...) SNK_GXB_GET_FUNCTION(arg1)(arg1, __VA_ARGS__)
+#define GxB_set(arg1, ...) SNK_GXB_SET_FUNCTION(arg1)(arg1, __VA_ARGS__)
 
 #define GrB_eWiseAdd(C, Mask, accum, op, A, B, desc)                                                     \
   _Generic((C),                                                                                          \
@@ -917,6 +1083,29 @@ SNK_CXX_FPRINT(Descriptor)
 #undef SNK_CXX_FPRINT
 #define GxB_fprint(object, pr, f) snk_cxx_fprint(object, #object, pr, f)
 #define GxB_print(object, pr) snk_cxx_fprint(object, #object, pr, NULL)
+/* C++: GxB_get / GxB_set as overloads over the first argument (as the C11 names select); the field is an int,
+ * as the functions take it in C++, and the value is passed on through their `...`. */
+template <class... V>
+inline GrB_Info GxB_get(int field, V... value) {
+  return GxB_Global_Option_get(field, value...);
+}
+template <class... V>
+inline GrB_Info GxB_set(int field, V... value) {
+  return GxB_Global_Option_set(field, value...);
+}
+#define SNK_CXX_GXB_GET_SET(Object, get, set)                                                            \
+  template <class... V>                                                                                  \
+  inline GrB_Info GxB_get(Object obj, int field, V... value) {                                           \
+    return get(obj, field, value...);                                                                    \
+  }                                                                                                      \
+  template <class... V>                                                                                  \
+  inline GrB_Info GxB_set(Object obj, int field, V... value) {                                           \
+    return set(obj, field, value...);                                                                    \
+  }
+SNK_CXX_GXB_GET_SET(GrB_Matrix, GxB_Matrix_Option_get, GxB_Matrix_Option_set)
+SNK_CXX_GXB_GET_SET(GrB_Vector, GxB_Vector_Option_get, GxB_Vector_Option_set)
+SNK_CXX_GXB_GET_SET(GrB_Descriptor, GxB_Desc_get, GxB_Desc_set)
+#undef SNK_CXX_GXB_GET_SET
 #endif
 
 #endif /* SNACK_GRAPHBLAS_H */

@@ -7,8 +7,9 @@
 # (1) declared in include/GraphBLAS.h with the asm label that links it to snk_<name> (found by
 # preprocessing the header as C11), and (2) exported by the built library (nm -D). Then compiles a C11
 # program against the header and the library and runs it: the polymorphic GrB_get / GrB_set / GxB_fprint
-# must select the right function for every object and value kind, and work end to end. Prints the counts
-# and every name missing; exits 1 if anything is.
+# must select the right function for every object and value kind, GxB_get / GxB_set for every first
+# argument SuiteSparse's select on, and all of them work end to end (the option calls as LAGraph makes
+# them). Prints the counts and every name missing; exits 1 if anything is.
 # Usage: scripts/check-capi-coverage.sh [path/to/libsnack.so]   (default: the newest build*/src/libsnack.so)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,14 @@ objects += ['GrB_GLOBAL']
 # The GxB_ functions snack provides (SuiteSparse's names).
 gxb = ['GxB_Type_name', 'GxB_Matrix_type_name', 'GxB_Vector_type_name', 'GxB_Scalar_type_name',
        'GxB_Matrix_type', 'GxB_Vector_type', 'GxB_Scalar_type'] + [f'GxB_{k}_fprint' for k in kinds[1:]]
+# SuiteSparse 7.4's option functions, with their typed forms, and its option constants.
+gxb += [f'GxB_Global_Option_{m}' for m in ('set', 'set_INT32', 'set_FP64', 'set_FP64_ARRAY', 'set_INT64_ARRAY',
+                                           'set_FUNCTION', 'get', 'get_INT32', 'get_FP64', 'get_INT64',
+                                           'get_CHAR', 'get_FUNCTION')]
+gxb += [f'GxB_{k}_Option_{m}' for k in ('Matrix', 'Vector')
+        for m in ('set', 'set_INT32', 'set_FP64', 'get', 'get_INT32', 'get_FP64')]
+gxb += [f'GxB_Desc_{m}' for m in ('set', 'set_INT32', 'set_FP64', 'get', 'get_INT32', 'get_FP64')]
+gxb += ['GxB_Descriptor_get', 'GxB_FORMAT_DEFAULT', 'GxB_HYPER_DEFAULT', 'GxB_ALWAYS_HYPER', 'GxB_NEVER_HYPER']
 exported = None
 if lib:
     out = subprocess.run(['nm', '-D', '--defined-only', lib], capture_output=True, text=True, check=True).stdout
@@ -50,7 +59,7 @@ if lib:
                         if s.startswith(('GrB_', 'GxB_', 'GB_')))
 missing = 0
 for kind, names in (('spec 2.1 functions', functions), ('spec 2.1 predefined objects', objects),
-                    ('GxB_ functions', gxb)):
+                    ('GxB_ functions and constants', gxb)):
     not_declared = [n for n in names if n not in labelled]
     print(f'{kind}: {len(names)}; declared in include/GraphBLAS.h: {len(names) - len(not_declared)}')
     for n in not_declared: print(f'  missing from the header: {n}')
@@ -73,7 +82,8 @@ print('missing: nothing' if missing == 0 else f'missing: {missing}')
 sys.exit(1 if missing else 0)
 PY
 
-# The C11 polymorphic names of spec 2.1 and GxB_fprint: which function each selects, and one use of each.
+# The C11 polymorphic names of spec 2.1, GxB_fprint and GxB_get / GxB_set: which function each selects, and
+# uses of each.
 if [ -n "$lib" ]; then
   cat > "$work/generic.c" <<'C'
 #include <stdio.h>
@@ -99,6 +109,9 @@ static int failures = 0;
   EXPECT(SNK_SET_FUNCTION(obj, true) == GrB_##Object##_set_INT32);                                      \
   EXPECT(SNK_SET_FUNCTION(obj, vp) == GrB_##Object##_set_VOID);
 #define CHECK_PRINT(obj, Object) EXPECT(SNK_FPRINT_FUNCTION(obj) == GxB_##Object##_fprint);
+#define CHECK_OPTION(arg1, get, set)                                                                    \
+  EXPECT(SNK_GXB_GET_FUNCTION(arg1) == get);                                                            \
+  EXPECT(SNK_GXB_SET_FUNCTION(arg1) == set);
 
 int main(void) {
   GrB_Scalar sc = NULL;
@@ -139,6 +152,20 @@ int main(void) {
   CHECK_PRINT(vector, Vector)
   CHECK_PRINT(matrix, Matrix)
   CHECK_PRINT(descriptor, Descriptor)
+  GxB_Option_Field option = GxB_FORMAT;
+  const GxB_Option_Field const_option = GxB_MODE;
+  const GrB_Vector const_vector = NULL;
+  const GrB_Descriptor const_descriptor = NULL;
+  CHECK_OPTION(GxB_FORMAT, GxB_Global_Option_get, GxB_Global_Option_set)     /* an enumerator: int */
+  CHECK_OPTION(GxB_NTHREADS, GxB_Global_Option_get, GxB_Global_Option_set)   /* a #define: int */
+  CHECK_OPTION(option, GxB_Global_Option_get, GxB_Global_Option_set)
+  CHECK_OPTION(const_option, GxB_Global_Option_get, GxB_Global_Option_set)
+  CHECK_OPTION(matrix, GxB_Matrix_Option_get, GxB_Matrix_Option_set)
+  CHECK_OPTION(const_matrix, GxB_Matrix_Option_get, GxB_Matrix_Option_set)
+  CHECK_OPTION(vector, GxB_Vector_Option_get, GxB_Vector_Option_set)
+  CHECK_OPTION(const_vector, GxB_Vector_Option_get, GxB_Vector_Option_set)
+  CHECK_OPTION(descriptor, GxB_Desc_get, GxB_Desc_set)
+  CHECK_OPTION(const_descriptor, GxB_Desc_get, GxB_Desc_set)
 
   /* End to end, as LAGraph calls them. */
   int32_t ver[3] = {0, 0, 0};
@@ -165,10 +192,53 @@ int main(void) {
     fclose(f);
   }
   EXPECT(GxB_print(sc, 3) == GrB_SUCCESS);
+
+  /* GxB_get / GxB_set as LAGraph 1.1.4 calls them: LAGraph_cdlp.c, test_MMRead.c, test_CheckGraph.c. */
+  GxB_Format_Value A_format = -1, global_format = -1;
+  EXPECT(GxB_get(matrix, GxB_FORMAT, &A_format) == GrB_SUCCESS && A_format == GxB_BY_ROW);
+  EXPECT(GxB_get(GxB_FORMAT, &global_format) == GrB_SUCCESS && global_format == GxB_BY_ROW);
+  char *name = NULL, *date = NULL;
+  int version[3] = {-1, -1, -1};
+  EXPECT(GxB_get(GxB_LIBRARY_NAME, &name) == GrB_SUCCESS && name != NULL && strcmp(name, "snack") == 0);
+  EXPECT(GxB_get(GxB_LIBRARY_DATE, &date) == GrB_SUCCESS && date != NULL && date[0] != '\0');
+  EXPECT(GxB_get(GxB_LIBRARY_VERSION, version) == GrB_SUCCESS && version[0] == SNK_VERSION_MAJOR &&
+         version[1] == SNK_VERSION_MINOR && version[2] == SNK_VERSION_PATCH);
+  EXPECT(GxB_get(GxB_API_VERSION, version) == GrB_SUCCESS && version[0] == 2 && version[1] == 1);
+  GrB_Mode mode = GrB_BLOCKING;
+  EXPECT(GxB_get(GxB_MODE, &mode) == GrB_SUCCESS && mode == GrB_NONBLOCKING);
+  EXPECT(GxB_set(matrix, GxB_FORMAT, GxB_BY_COL) == GrB_INVALID_VALUE);
+  EXPECT(GxB_set(matrix, GxB_FORMAT, GxB_BY_ROW) == GrB_SUCCESS);
+  EXPECT(GxB_set(GxB_FORMAT, GxB_BY_ROW) == GrB_SUCCESS);
+  EXPECT(GxB_set(GxB_BURBLE, false) == GrB_SUCCESS);
+  EXPECT(GxB_set(GxB_BURBLE, true) == GrB_INVALID_VALUE);
+  EXPECT(GxB_set(GxB_NTHREADS, 4) == GrB_INVALID_VALUE);
+  bool burble = true;
+  EXPECT(GxB_get(GxB_BURBLE, &burble) == GrB_SUCCESS && !burble);
+  int sparsity = -1;
+  EXPECT(GxB_get(matrix, GxB_SPARSITY_STATUS, &sparsity) == GrB_SUCCESS && sparsity == GxB_SPARSE);
+  EXPECT(GxB_get(matrix, GxB_SPARSITY_CONTROL, &sparsity) == GrB_SUCCESS &&
+         sparsity == GxB_HYPERSPARSE + GxB_SPARSE);
+  EXPECT(GxB_set(matrix, GxB_SPARSITY_CONTROL, GxB_AUTO_SPARSITY) == GrB_SUCCESS);
+  EXPECT(GxB_set(matrix, GxB_SPARSITY_CONTROL, GxB_BITMAP) == GrB_INVALID_VALUE);
+  double hyper = 0;
+  EXPECT(GxB_set(matrix, GxB_HYPER_SWITCH, GxB_ALWAYS_HYPER) == GrB_INVALID_VALUE);
+  EXPECT(GxB_get(matrix, GxB_HYPER_SWITCH, &hyper) == GrB_INVALID_VALUE && hyper == 0);
+  EXPECT(GrB_Vector_new(&vector, GrB_INT32, 5) == GrB_SUCCESS);
+  EXPECT(GxB_set(vector, GxB_SPARSITY_CONTROL, GxB_SPARSE) == GrB_SUCCESS);
+  EXPECT(GxB_get(vector, GxB_FORMAT, &A_format) == GrB_SUCCESS && A_format == GxB_BY_ROW);
+  GrB_Desc_Value desc_value = GrB_REPLACE;
+  EXPECT(GrB_Descriptor_new(&descriptor) == GrB_SUCCESS);
+  EXPECT(GxB_set(descriptor, GrB_INP0, GrB_TRAN) == GrB_SUCCESS);
+  EXPECT(GxB_get(descriptor, GrB_INP0, &desc_value) == GrB_SUCCESS && desc_value == GrB_TRAN);
+  EXPECT(GxB_get(descriptor, GrB_OUTP, &desc_value) == GrB_SUCCESS && desc_value == GxB_DEFAULT);
+  EXPECT(GxB_set(descriptor, GxB_SORT, 1) == GrB_INVALID_VALUE);
+  GrB_free(&vector);
+  GrB_free(&descriptor);
   GrB_free(&sc);
   GrB_free(&matrix);
   GrB_finalize();
-  printf("C11 GrB_get / GrB_set / GxB_fprint: %s\n", failures == 0 ? "all selections and uses right" : "FAILED");
+  printf("C11 GrB_get / GrB_set / GxB_fprint / GxB_get / GxB_set: %s\n",
+         failures == 0 ? "all selections and uses right" : "FAILED");
   return failures == 0 ? 0 : 1;
 }
 C
@@ -176,7 +246,7 @@ C
        -Wl,-rpath,"$(dirname "$lib")" -o "$work/generic"; then
     "$work/generic" || status=1
   else
-    echo "C11 GrB_get / GrB_set / GxB_fprint: the check program does not compile"
+    echo "C11 GrB_get / GrB_set / GxB_fprint / GxB_get / GxB_set: the check program does not compile"
     status=1
   fi
 fi
