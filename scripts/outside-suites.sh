@@ -66,9 +66,11 @@ die() { echo "outside-suites: $*" >&2; exit 2; }
 lagraph_version() {   # lagraph_version CMAKELISTS
   sed -nE 's/^ *set *\( *LAGraph_VERSION_(MAJOR|MINOR|SUB) +([0-9]+).*/\2/p' "$1" | head -3 | paste -sd.
 }
-# "FAILED TOTAL" from ctest's closing line ("95% tests passed, 3 tests failed out of 56"); nothing if absent.
+# "FAILED TOTAL" from ctest's closing line ("95% tests passed, 3 tests failed out of 56"; CMake 4's ctest says
+# "100% tests passed out of 56" when none failed); nothing if absent.
 ctest_counts() {   # ctest_counts CTEST_LOG
-  sed -nE 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' "$1" | tail -1
+  sed -nE -e 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' \
+          -e 's/^100% tests passed out of ([0-9]+).*/0 \1/p' "$1" | tail -1
 }
 # One "name|reason" line per test of ctest's closing "The following tests FAILED:" list (reason: Failed,
 # Not Run, Timeout, SEGFAULT, Subprocess aborted, ...).
@@ -137,6 +139,11 @@ LOG
   }
   check "version" "$(lagraph_version "$t/CMakeLists.txt")" "1.2.0"
   check "counts" "$(ctest_counts "$t/ctest.log")" "4 5"
+  printf '56/56 Test  #2: LAGraph_BreadthFirstSearch ..........   Passed   50.36 sec\n\n100%% tests passed out of 56\n' \
+    >"$t/ctest4.log"
+  check "counts, CMake 4 with no failure" "$(ctest_counts "$t/ctest4.log")" "0 56"
+  printf '100%% tests passed, 0 tests failed out of 56\n' >"$t/ctest3.log"
+  check "counts, CMake 3 with no failure" "$(ctest_counts "$t/ctest3.log")" "0 56"
   check "failure column" "$(ctest_failures "$t/ctest.log" | failure_column)" \
     "LAGraph_Betweenness LAGraph_ConnectedComponents(Timeout); not built: LAGraphX_cdlp LAGraphX_dnn"
   check "no failures" "$(printf '' | failure_column)" "-"
