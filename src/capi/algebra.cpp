@@ -31,6 +31,43 @@ void make_monoid(GrB_Monoid* monoid, GrB_BinaryOp op, const void* identity, cons
 
 }  // namespace
 
+namespace snk::capi {
+
+snk::Descriptor with_descriptor_field(snk::Descriptor d, GrB_Desc_Field field, std::int64_t value,
+                                      const std::string& field_name) {
+  const auto bad = [&](const char* allowed) {
+    return Error(Info::InvalidValue, "value " + std::to_string(value) + " is not valid for " + field_name +
+                                         " (allowed: " + allowed + ")");
+  };
+  switch (field) {
+    case GrB_OUTP:
+      if (value != GrB_DEFAULT && value != GrB_REPLACE) throw bad("GrB_DEFAULT, GrB_REPLACE");
+      d.replace = value == GrB_REPLACE;
+      return d;
+    case GrB_MASK:   // GrB_COMP and GrB_STRUCTURE add to what is set; GrB_DEFAULT clears both
+      if (value == GrB_DEFAULT) {
+        d.mask_complement = d.mask_structure = false;
+      } else if (value == GrB_COMP) {
+        d.mask_complement = true;
+      } else if (value == GrB_STRUCTURE) {
+        d.mask_structure = true;
+      } else if (value == GrB_COMP_STRUCTURE) {
+        d.mask_complement = d.mask_structure = true;
+      } else {
+        throw bad("GrB_DEFAULT, GrB_COMP, GrB_STRUCTURE, GrB_COMP_STRUCTURE");
+      }
+      return d;
+    case GrB_INP0:
+    case GrB_INP1:
+      if (value != GrB_DEFAULT && value != GrB_TRAN) throw bad("GrB_DEFAULT, GrB_TRAN");
+      (field == GrB_INP0 ? d.transpose_first : d.transpose_second) = value == GrB_TRAN;
+      return d;
+  }
+  throw Error(Info::InvalidValue, "unknown descriptor field " + std::to_string(static_cast<int>(field)));
+}
+
+}  // namespace snk::capi
+
 extern "C" {
 
 GrB_Info GrB_Type_new(GrB_Type* type, size_t sizeof_ctype) {
@@ -109,40 +146,10 @@ GrB_Info GrB_Descriptor_set(GrB_Descriptor desc, GrB_Desc_Field field, GrB_Desc_
   return call("GrB_Descriptor_set", desc, [&] {
     check_handle(desc, Kind::Descriptor, "desc");
     if (desc->predefined) throw Error(Info::InvalidValue, "a predefined descriptor cannot be modified");
-    snk::Descriptor d = desc->desc;
-    const auto bad = [&](const char* allowed) {
-      return Error(Info::InvalidValue, "value " + std::to_string(static_cast<int>(value)) +
-                                           " is not valid for this field (allowed: " + allowed + ")");
-    };
-    switch (field) {
-      case GrB_OUTP:
-        if (value != GrB_DEFAULT && value != GrB_REPLACE) throw bad("GrB_DEFAULT, GrB_REPLACE");
-        d.replace = value == GrB_REPLACE;
-        break;
-      case GrB_MASK:
-        // GrB_COMP and GrB_STRUCTURE accumulate (set one, then the other, to get both); GrB_DEFAULT clears.
-        if (value == GrB_DEFAULT) {
-          d.mask_complement = d.mask_structure = false;
-        } else if (value == GrB_COMP) {
-          d.mask_complement = true;
-        } else if (value == GrB_STRUCTURE) {
-          d.mask_structure = true;
-        } else if (value == GrB_COMP_STRUCTURE) {
-          d.mask_complement = d.mask_structure = true;
-        } else {
-          throw bad("GrB_DEFAULT, GrB_COMP, GrB_STRUCTURE, GrB_COMP_STRUCTURE");
-        }
-        break;
-      case GrB_INP0:
-      case GrB_INP1: {
-        if (value != GrB_DEFAULT && value != GrB_TRAN) throw bad("GrB_DEFAULT, GrB_TRAN");
-        (field == GrB_INP0 ? d.transpose_first : d.transpose_second) = value == GrB_TRAN;
-        break;
-      }
-      default:
-        throw Error(Info::InvalidValue, "unknown descriptor field " + std::to_string(static_cast<int>(field)));
-    }
-    desc->desc = d;
+    static const char* const names[] = {"GrB_OUTP", "GrB_MASK", "GrB_INP0", "GrB_INP1"};
+    const int f = static_cast<int>(field);
+    if (f < 0 || f > 3) throw Error(Info::InvalidValue, "unknown descriptor field " + std::to_string(f));
+    desc->desc = with_descriptor_field(desc->desc, field, value, names[f]);
   });
 }
 

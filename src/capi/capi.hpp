@@ -53,6 +53,12 @@ struct ObjectHeader {
   bool name_registered = false;   // a user type's or algebra object's name, held unique until destruction
 };
 
+// d with one field set as GrB_Descriptor_set sets it (GrB_OUTP, GrB_MASK, GrB_INP0, GrB_INP1; the GrB_set and
+// GxB_Desc_set forms map their own field numbers to these); `field_name` names the field in the message of the
+// InvalidValue that another value gives.
+snk::Descriptor with_descriptor_field(snk::Descriptor d, GrB_Desc_Field field, std::int64_t value,
+                                      const std::string& field_name);
+
 // ---- the calling context ------------------------------------------------------------------------------
 // True between GrB_init and GrB_finalize.
 bool initialized();

@@ -510,35 +510,11 @@ void write(GrB_Descriptor d, GrB_Field f, const Input& in) {
     return;
   }
   const std::int32_t value = in.int32(f);
-  snk::Descriptor s = d->desc;
-  const auto bad = [&](const char* allowed) {
-    return Error(Info::InvalidValue, "value " + std::to_string(value) + " is not valid for " + field_name(f) +
-                                         " (allowed: " + allowed + ")");
-  };
-  switch (field) {
-    case GrB_OUTP_FIELD:
-      if (value != GrB_DEFAULT && value != GrB_REPLACE) throw bad("GrB_DEFAULT, GrB_REPLACE");
-      s.replace = value == GrB_REPLACE;
-      break;
-    case GrB_MASK_FIELD:
-      if (value == GrB_DEFAULT) {
-        s.mask_complement = s.mask_structure = false;
-      } else if (value == GrB_COMP) {
-        s.mask_complement = true;
-      } else if (value == GrB_STRUCTURE) {
-        s.mask_structure = true;
-      } else if (value == GrB_COMP_STRUCTURE) {
-        s.mask_complement = s.mask_structure = true;
-      } else {
-        throw bad("GrB_DEFAULT, GrB_COMP, GrB_STRUCTURE, GrB_COMP_STRUCTURE");
-      }
-      break;
-    default:   // GrB_INP0_FIELD, GrB_INP1_FIELD
-      if (value != GrB_DEFAULT && value != GrB_TRAN) throw bad("GrB_DEFAULT, GrB_TRAN");
-      (field == GrB_INP0_FIELD ? s.transpose_first : s.transpose_second) = value == GrB_TRAN;
-      break;
-  }
-  d->desc = s;
+  const GrB_Desc_Field which = field == GrB_OUTP_FIELD ? GrB_OUTP
+                               : field == GrB_MASK_FIELD ? GrB_MASK
+                               : field == GrB_INP0_FIELD ? GrB_INP0
+                                                         : GrB_INP1;
+  d->desc = with_descriptor_field(d->desc, which, value, field_name(f));
 }
 
 // The global context.

@@ -369,35 +369,7 @@ void write_desc(GrB_Descriptor desc, int f, const Source& in) {
   if (f != GrB_OUTP && f != GrB_MASK && f != GrB_INP0 && f != GrB_INP1) desc_not_supported(f);
   if (desc->predefined) throw Error(Info::InvalidValue, "a predefined descriptor cannot be modified");
   const std::int32_t value = in.int32(desc_field_name(f));
-  snk::Descriptor d = desc->desc;
-  const auto bad = [&](const char* allowed) {
-    return Error(Info::InvalidValue, "value " + std::to_string(value) + " is not valid for " + desc_field_name(f) +
-                                         " (allowed: " + allowed + ")");
-  };
-  switch (f) {
-    case GrB_OUTP:
-      if (value != GrB_DEFAULT && value != GrB_REPLACE) throw bad("GrB_DEFAULT, GrB_REPLACE");
-      d.replace = value == GrB_REPLACE;
-      break;
-    case GrB_MASK:   // GrB_COMP and GrB_STRUCTURE add to what is set; GrB_DEFAULT clears both
-      if (value == GrB_DEFAULT) {
-        d.mask_complement = d.mask_structure = false;
-      } else if (value == GrB_COMP) {
-        d.mask_complement = true;
-      } else if (value == GrB_STRUCTURE) {
-        d.mask_structure = true;
-      } else if (value == GrB_COMP_STRUCTURE) {
-        d.mask_complement = d.mask_structure = true;
-      } else {
-        throw bad("GrB_DEFAULT, GrB_COMP, GrB_STRUCTURE, GrB_COMP + GrB_STRUCTURE");
-      }
-      break;
-    default:   // GrB_INP0, GrB_INP1
-      if (value != GrB_DEFAULT && value != GrB_TRAN) throw bad("GrB_DEFAULT, GrB_TRAN");
-      (f == GrB_INP0 ? d.transpose_first : d.transpose_second) = value == GrB_TRAN;
-      break;
-  }
-  desc->desc = d;
+  desc->desc = with_descriptor_field(desc->desc, static_cast<GrB_Desc_Field>(f), value, desc_field_name(f));
 }
 
 // ---- the calls ---------------------------------------------------------------------------------------------
