@@ -15,17 +15,11 @@
 #include <vector>
 
 #include "GraphBLAS.h"
+#include "capi_test_util.hpp"
 
 namespace {
 
-// Memory that holds no GraphBLAS object: handles to it must be reported as uninitialized.
-alignas(16) unsigned char g_garbage[512];
-
-template <class H>
-H uninitialized() {
-  std::memset(g_garbage, 0x5a, sizeof g_garbage);
-  return reinterpret_cast<H>(g_garbage);
-}
+using snk_test::uninitialized;
 
 std::vector<unsigned char> fingerprint(GrB_Matrix A) {
   GrB_Index n = 0;

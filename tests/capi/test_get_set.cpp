@@ -16,17 +16,11 @@
 #include <vector>
 
 #include "GraphBLAS.h"
+#include "capi_test_util.hpp"
 
 namespace {
 
-alignas(16) unsigned char g_garbage[512];
-
-// A handle to memory that holds no GraphBLAS object.
-template <class H>
-H uninitialized() {
-  std::memset(g_garbage, 0x5a, sizeof g_garbage);
-  return reinterpret_cast<H>(g_garbage);
-}
+using snk_test::uninitialized;
 
 // A string field through the spec's two calls: its size, then its text.
 template <class H>

@@ -17,16 +17,11 @@
 #include <vector>
 
 #include "GraphBLAS.h"
+#include "capi_test_util.hpp"
 
 namespace {
 
-alignas(16) unsigned char g_garbage[512];
-
-template <class H>
-H uninitialized() {
-  std::memset(g_garbage, 0x5a, sizeof g_garbage);
-  return reinterpret_cast<H>(g_garbage);
-}
+using snk_test::uninitialized;
 
 std::string last_error() {
   const char* e = nullptr;

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "GraphBLAS.h"
-#include "backend_list.hpp"
+#include "capi_test_util.hpp"
 
 namespace {
 

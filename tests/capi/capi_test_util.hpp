@@ -1,7 +1,8 @@
-// tests/capi/backend_list.hpp: the backends this library offers, as the C API lists them (SNK_Backend_list),
-// for the C API tests that run once per backend.
+// tests/capi/capi_test_util.hpp: what several C API tests share: the backends the library offers, as the C API
+// lists them (for the tests that run once per backend), and handles to memory that holds no GraphBLAS object.
 #pragma once
 
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +22,14 @@ inline std::vector<std::string> backend_list() {
     if (!name.empty()) names.push_back(name);
   }
   return names;
+}
+
+// A handle of type H to memory that holds no GraphBLAS object: the library must report it as uninitialized.
+template <class H>
+H uninitialized() {
+  alignas(16) static unsigned char garbage[512];
+  std::memset(garbage, 0x5a, sizeof garbage);
+  return reinterpret_cast<H>(garbage);
 }
 
 }  // namespace snk_test
