@@ -24,23 +24,31 @@
 //                   at batch 1; run in a child process per matrix, so an algorithm that fails with a
 //                   sticky error (CSR_ALG1 has raised an illegal address at 16384 / 95% / 128) loses
 //                   nothing else: the parent restarts the child without it; the best is reported
-//   cublas          dense SGEMM, CUBLAS_PEDANTIC_MATH (true fp32, no TF32)
-//   dense_mask      each call: Wm = W .* mask (fp32 mask), then the same SGEMM
+//   cublas:<call>   every dense fp32 call computing Y = W X, in pedantic math (no TF32): cublasSgemm in each layout
+//                   (W, X and Y each row- or column-major), cublasSgemv at batch 1, and cublasLtMatmul in each layout
+//                   with each of its heuristic's top kLtAlgos algorithms; a call that fails is skipped and named; the
+//                   table's cuBLAS is the fastest correct one, named
+//   dense_mask      each call: Wm = W .* mask (fp32 mask, in that call's W layout), then that fastest dense call
 // SNACK-COO is timed with 3 repetitions (1 warm-up) where one call takes over 20 ms (it is 100x to 500x
 // slower there; the median of 3 ranks it as well as 20 would).
 // Timing: warm-up, then `reps` runs each between CUDA events with L2 flushed (a 256 MB memset outside
 // the events; --flush read: a 256 MB read instead, see Timer) before each; the median is reported. Every
-// method's output is checked against cuBLAS's (relative error). --row-order plain|balanced runs the column-block
-// kernel with its rows in that order in every call (default auto, the dispatcher's rule, as in the tables).
+// method's output is checked against the first dense call that runs (relative error). --row-order
+// plain|balanced runs the column-block kernel with its rows in that order in every call (default auto, the
+// dispatcher's rule, as in the tables).
 // Bytes: the minimum traffic, nnz x 8 (value + 32-bit column) + (M + 1) x 4 + X + Y, against the
 // device-to-device copy bandwidth measured in the same run (bytes read + written).
 // The project's kernels move 6 bytes per non-zero (16-bit columns), so their "effective" bandwidth on
 // this count can exceed the copy bandwidth; the table says so. The on-chip floor: nnz x batch x 4 bytes (the
 // rows of X that a kernel gathering on chip reads once per non-zero) over the shared-memory read bandwidth
-// measured in the same run (conflict-free 16-byte loads on every SM). The targets section lists the project's
-// SpMM targets at 16384 x 16384 (speedups over cuBLAS, Dense+Mask and cuSPARSE, fractions of the copy
-// bandwidth) as the time each asks of the dispatched kernel, beside that floor. Output: a markdown table on
-// stdout and in <out>/spmm-h200.md, every measurement in <out>/spmm.csv (for plot.py).
+// measured in the same run (conflict-free 16-byte loads on every SM). The limit: the larger of that floor and
+// the stream time, stream_bytes (W in the plan's format, 6 bytes per non-zero, + row offsets + X + Y) over the
+// copy bandwidth; each row gives the dispatched call (values bound where that runs) over it. The targets section
+// lists the project's SpMM targets at 16384 x 16384 (speedups over cuBLAS, Dense+Mask and cuSPARSE, fractions of
+// the copy bandwidth, within 1.25x of the limit at 90% and 95%) as the time each asks of the dispatched kernel,
+// beside that floor. Output: a markdown table on stdout and in <out>/spmm-h200.md, every measurement in
+// <out>/spmm.csv (for plot.py; `limit` rows hold each point's limit).
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -55,6 +63,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -122,13 +131,15 @@ __global__ void fill_kernel(int rows, int cols, unsigned seed, unsigned threshol
     pos += __popc(m);
   }
 }
+// W and its fp32 mask as dense matrices (zero-filled beforehand), row-major and column-major.
 __global__ void scatter_dense_kernel(int rows, int cols, const int* row_ptr, const int* col, const float* val,
-                                     float* dense, float* mask) {
+                                     float* dense_row, float* mask_row, float* dense_col, float* mask_col) {
   const int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x & 31;
   if (r >= rows) return;
   for (int j = row_ptr[r] + lane; j < row_ptr[r + 1]; j += 32) {
-    dense[std::size_t(r) * cols + col[j]] = val[j];
-    mask[std::size_t(r) * cols + col[j]] = 1.0f;
+    const std::size_t at_row = std::size_t(r) * cols + col[j], at_col = std::size_t(col[j]) * rows + r;
+    dense_row[at_row] = dense_col[at_col] = val[j];
+    mask_row[at_row] = mask_col[at_col] = 1.0f;
   }
 }
 __global__ void fill_x_kernel(int k_rows, int batch, unsigned seed, float* x_row_major, float* x_batch_major) {
@@ -488,6 +499,180 @@ std::map<int, SparseResult> run_cusparse(const std::string& self, int m, double 
   return best;
 }
 
+// ---- dense cuBLAS ------------------------------------------------------------------------------------------------------
+// Where the dense operands of Y = W X lie: W (M x K), X (K x batch) and Y (M x batch), each row-major ("row") or
+// column-major ("col"). cuBLAS works in column-major terms, in which a row-major matrix is its transpose: Y
+// column-major is computed as Y = op(W) op(X), Y row-major as Y^T = op(X^T) op(W^T), each op N or T by how that
+// operand lies. Every operand's leading dimension follows from its own storage alone (W: K row, M col; X: batch
+// row, K col; Y: batch row, M col).
+struct DenseLayout {
+  bool w_row, x_row, y_row;
+  std::string name() const {
+    return std::string("W ") + (w_row ? "row" : "col") + "; X " + (x_row ? "row" : "col") + "; Y " + (y_row ? "row" : "col");
+  }
+};
+// Every layout of Y = W X. The first is the one the project's kernels take (X and Y row-major, W as CSR rows),
+// and serves as the reference of the error checks where it runs.
+const DenseLayout kDenseLayouts[] = {
+    {true, true, true},  {false, true, true},  {true, false, true},  {false, false, true},
+    {true, true, false}, {false, true, false}, {true, false, false}, {false, false, false},
+};
+
+// One column-major GEMM: c (rows x cols, ldc) = op_a(a) op_b(b), over `inner`.
+struct GemmOperands {
+  cublasOperation_t op_a, op_b;
+  int rows, cols, inner;
+  const float* a;
+  int lda;
+  const float* b;
+  int ldb;
+  float* c;
+  int ldc;
+};
+GemmOperands gemm_operands(const DenseLayout& l, int m, int k, int batch, const float* w, const float* x, float* y) {
+  const cublasOperation_t N = CUBLAS_OP_N, T = CUBLAS_OP_T;
+  const int ldw = l.w_row ? k : m, ldx = l.x_row ? batch : k;
+  if (!l.y_row) return {l.w_row ? T : N, l.x_row ? T : N, m, batch, k, w, ldw, x, ldx, y, m};   // Y = W X
+  return {l.x_row ? N : T, l.w_row ? N : T, batch, m, k, x, ldx, w, ldw, y, batch};            // Y^T = X^T W^T
+}
+
+// The cublasLt descriptors of one GEMM shape in pedantic fp32 (CUBLAS_COMPUTE_32F_PEDANTIC: no TF32), freed with it.
+struct LtMatmul {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  LtMatmul() = default;
+  LtMatmul(const LtMatmul&) = delete;
+  LtMatmul& operator=(const LtMatmul&) = delete;
+  ~LtMatmul() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    for (cublasLtMatrixLayout_t d : {a, b, c})
+      if (d) cublasLtMatrixLayoutDestroy(d);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+  // Describes g's shape (its pointers are not read); the first failing status, if any.
+  cublasStatus_t create(const GemmOperands& g, std::size_t workspace_bytes) {
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    auto ok = [&](cublasStatus_t s) {
+      if (st == CUBLAS_STATUS_SUCCESS) st = s;
+      return st == CUBLAS_STATUS_SUCCESS;
+    };
+    const bool ta = g.op_a == CUBLAS_OP_T, tb = g.op_b == CUBLAS_OP_T;
+    const std::uint64_t ws = workspace_bytes;
+    (void)(ok(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F_PEDANTIC, CUDA_R_32F)) &&
+        ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &g.op_a, sizeof g.op_a)) &&
+        ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &g.op_b, sizeof g.op_b)) &&
+        ok(cublasLtMatrixLayoutCreate(&a, CUDA_R_32F, ta ? g.inner : g.rows, ta ? g.rows : g.inner, g.lda)) &&
+        ok(cublasLtMatrixLayoutCreate(&b, CUDA_R_32F, tb ? g.cols : g.inner, tb ? g.inner : g.cols, g.ldb)) &&
+        ok(cublasLtMatrixLayoutCreate(&c, CUDA_R_32F, g.rows, g.cols, g.ldc)) && ok(cublasLtMatmulPreferenceCreate(&pref)) &&
+        ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws)));
+    return st;
+  }
+};
+
+struct DenseLibs {
+  cublasHandle_t blas = nullptr;   // in CUBLAS_PEDANTIC_MATH
+  cublasLtHandle_t lt = nullptr;
+  void* lt_workspace = nullptr;
+  std::size_t lt_workspace_bytes = 0;
+};
+// Algorithms asked of cublasLtMatmulAlgoGetHeuristic per layout (each that it returns is timed).
+constexpr int kLtAlgos = 8;
+
+// One dense call computing Y = W X for one batch: `run` takes W lying as layout.w_row says and writes Y as
+// layout.y_row says (X is bound at construction in its layout). `api`: sgemm, sgemv (batch 1) or lt.
+struct DenseCall {
+  std::string api, name;
+  DenseLayout layout;
+  std::function<cublasStatus_t(const float* w, float* y)> run;
+};
+
+// Every dense call of Y = W X at this batch (W M x M): cublasSgemm in each layout, cublasSgemv at batch 1 (W row or
+// col; X and Y are vectors), and cublasLtMatmul in each layout with each algorithm its heuristic returns for the
+// workspace. A layout whose descriptors or heuristic fail adds a line to `failures` and no call.
+std::vector<DenseCall> dense_calls(const DenseLibs& libs, int m, int batch, const float* x_row, const float* x_col,
+                                   std::vector<std::string>& failures) {
+  static const float kOne = 1.0f, kZero = 0.0f;
+  std::vector<DenseCall> calls;
+  for (const DenseLayout& l : kDenseLayouts) {
+    const float* x = l.x_row ? x_row : x_col;
+    calls.push_back({"sgemm", "sgemm(" + l.name() + ")", l, [=](const float* w, float* y) {
+                       const GemmOperands g = gemm_operands(l, m, m, batch, w, x, y);
+                       return cublasSgemm(libs.blas, g.op_a, g.op_b, g.rows, g.cols, g.inner, &kOne, g.a, g.lda, g.b,
+                                          g.ldb, &kZero, g.c, g.ldc);
+                     }});
+  }
+  if (batch == 1)
+    for (bool w_row : {true, false}) {
+      const DenseLayout l{w_row, true, true};
+      calls.push_back({"sgemv", std::string("sgemv(W ") + (w_row ? "row" : "col") + ")", l, [=](const float* w, float* y) {
+                         return cublasSgemv(libs.blas, w_row ? CUBLAS_OP_T : CUBLAS_OP_N, m, m, &kOne, w, m, x_row, 1,
+                                            &kZero, y, 1);
+                       }});
+    }
+  for (const DenseLayout& l : kDenseLayouts) {
+    const float* x = l.x_row ? x_row : x_col;
+    auto lt = std::make_shared<LtMatmul>();
+    cublasStatus_t st = lt->create(gemm_operands(l, m, m, batch, nullptr, nullptr, nullptr), libs.lt_workspace_bytes);
+    cublasLtMatmulHeuristicResult_t found[kLtAlgos] = {};
+    int n_found = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = cublasLtMatmulAlgoGetHeuristic(libs.lt, lt->op, lt->a, lt->b, lt->c, lt->c, lt->pref, kLtAlgos, found, &n_found);
+    if (st != CUBLAS_STATUS_SUCCESS || n_found == 0) {
+      failures.push_back("lt(" + l.name() + ") (" +
+                         (st != CUBLAS_STATUS_SUCCESS ? cublasGetStatusString(st) : "no algorithm") + ")");
+      continue;
+    }
+    for (int i = 0; i < n_found; ++i) {
+      // The algorithm named by the heuristic's rank (unique within the layout) and its configuration: id, tile,
+      // stages and split-k (each a 32-bit attribute; -1 where it cannot be read).
+      auto config = [&](cublasLtMatmulAlgoConfigAttributes_t what) {
+        std::int32_t v = -1;
+        std::size_t written = 0;
+        return cublasLtMatmulAlgoConfigGetAttribute(&found[i].algo, what, &v, sizeof v, &written) == CUBLAS_STATUS_SUCCESS
+                   ? v
+                   : -1;
+      };
+      char name[192];
+      std::snprintf(name, sizeof name, "lt(%s; #%d algo %d tile %d stages %d split-k %d)", l.name().c_str(), i,
+                    config(CUBLASLT_ALGO_CONFIG_ID), config(CUBLASLT_ALGO_CONFIG_TILE_ID),
+                    config(CUBLASLT_ALGO_CONFIG_STAGES_ID), config(CUBLASLT_ALGO_CONFIG_SPLITK_NUM));
+      if (found[i].state != CUBLAS_STATUS_SUCCESS || found[i].workspaceSize > libs.lt_workspace_bytes) {
+        failures.push_back(std::string(name) + " (" +
+                           (found[i].state != CUBLAS_STATUS_SUCCESS ? cublasGetStatusString(found[i].state)
+                                                                    : "needs more workspace") + ")");
+        continue;
+      }
+      const cublasLtMatmulAlgo_t algo = found[i].algo;
+      calls.push_back({"lt", name, l, [=](const float* w, float* y) {
+                         const GemmOperands g = gemm_operands(l, m, m, batch, w, x, y);
+                         return cublasLtMatmul(libs.lt, lt->op, &kOne, g.a, lt->a, g.b, lt->b, &kZero, g.c, lt->c, g.c,
+                                               lt->c, &algo, libs.lt_workspace, libs.lt_workspace_bytes, nullptr);
+                       }});
+    }
+  }
+  return calls;
+}
+
+// ---- the limit ------------------------------------------------------------------------------------------------------
+// Bytes any kernel reading W in the plan's format moves for Y = W X: each non-zero's packed 16-bit column and fp32
+// value (spmm/dispatch.hpp; bound values are the same 6 bytes in the plan's order), the row boundaries as M + 1
+// offsets, X read once and Y written once. A kernel's own extras (pads of a bound order, per-segment tables, partial
+// sums) are not counted: the limit is what the format asks, so they show in the ratio to it.
+constexpr double kPlanColumnBytes = 2, kValueBytes = 4;
+double stream_bytes(const snk::cuda::Plan& plan, int batch) {
+  return double(plan.nnz()) * (kPlanColumnBytes + kValueBytes) + double(plan.rows() + 1) * 4 +
+         (double(plan.cols()) + plan.rows()) * batch * kValueBytes;
+}
+// The on-chip floor (ms): each non-zero's row of X (batch x 4 bytes) read once from shared memory or L1, at the
+// shared-memory read bandwidth (GB/s; <= 0: not measured, -1).
+double onchip_floor_ms(double nnz, int batch, double shared_gbs) {
+  return shared_gbs > 0 ? nnz * batch * kValueBytes / (shared_gbs * 1e9) * 1e3 : -1.0;
+}
+// The stream time (ms) of `bytes` at the copy bandwidth (GB/s, bytes read + written). The limit of a point is the
+// larger of its stream_bytes' stream time and its on-chip floor.
+double stream_ms(double bytes, double copy_gbs) { return bytes / (copy_gbs * 1e9) * 1e3; }
+
 std::vector<int> parse_ints(const std::string& s) {
   std::vector<int> v;
   std::stringstream ss(s);
@@ -594,17 +779,36 @@ int main(int argc, char** argv) {
   std::fprintf(csv, "0,0,0,copy_gbs,%.1f,0\n", copy_gbs);
   std::fprintf(csv, "0,0,0,shared_gbs,%.1f,0\n", smem_gbs);
 
-  cublasHandle_t cublas;
-  if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) return 1;
-  cublasSetMathMode(cublas, CUBLAS_PEDANTIC_MATH);
+  DenseLibs dense;
+  if (cublasCreate(&dense.blas) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetMathMode(dense.blas, CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "cuBLAS: no handle in pedantic math\n");
+    return 1;
+  }
+  if (cublasLtCreate(&dense.lt) != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "cublasLt: no handle\n");
+    return 1;
+  }
+  dense.lt_workspace_bytes = std::size_t(32) << 20;
+  CK(cudaMalloc(&dense.lt_workspace, dense.lt_workspace_bytes));
 
   struct Row {
     int m, batch;
     double sparsity, min_bytes, nnz;
+    double stream_ms = -1, floor_ms = -1, limit_ms = -1;   // ms: stream_bytes streamed, the on-chip floor, the larger
     std::map<std::string, double> ms, err;
     std::string dispatched, cusparse_alg, cusparse_fail, best_cb, best_rt;
+    std::string cublas_call, cublas_fail;                   // the fastest dense call (ms["cublas"]); failed ones
+    std::map<std::string, std::pair<std::string, double>> cublas_api_best;   // api -> its fastest call, ms
     double bound_ms() const {   // the dispatched call with values bound to the plan, where that reads its order
       auto it = ms.find("dispatched_bound");
+      return it == ms.end() ? -1.0 : it->second;
+    }
+    // The call measured against the limit: the dispatched one with values bound where that runs, else unbound.
+    double limit_subject_ms() const {
+      const double b = bound_ms();
+      if (b > 0) return b;
+      auto it = ms.find("dispatched");
       return it == ms.end() ? -1.0 : it->second;
     }
   };
@@ -639,15 +843,18 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "[%d %.2f] nnz %lld, plan %.2f s, bind %.2f s (again: %.4f ms)\n", m, sp, (long long)a.nnz,
                    plan_s, bind_s, rebind_ms);
       std::fprintf(csv, "%d,%.2f,0,bind_s,%.6f,0\n%d,%.2f,0,rebind_ms,%.6f,0\n", m, sp, bind_s, m, sp, rebind_ms);
-      float *wd, *mask, *wm;
+      // Dense W and its mask in both storage orders (the dense calls take either), and Dense+Mask's masked W.
+      float *w_row, *w_col, *mask_row, *mask_col, *wm;
       const std::size_t mm = std::size_t(m) * m;
-      CK(cudaMalloc(&wd, mm * 4));
-      CK(cudaMalloc(&mask, mm * 4));
+      for (float** p : {&w_row, &w_col, &mask_row, &mask_col}) {
+        CK(cudaMalloc(p, mm * 4));
+        CK(cudaMemset(*p, 0, mm * 4));
+      }
       CK(cudaMalloc(&wm, mm * 4));
-      CK(cudaMemset(wd, 0, mm * 4));
-      CK(cudaMemset(mask, 0, mm * 4));
-      scatter_dense_kernel<<<(m + 7) / 8, 256>>>(m, m, a.row_ptr, a.col, a.val, wd, mask);
+      scatter_dense_kernel<<<(m + 7) / 8, 256>>>(m, m, a.row_ptr, a.col, a.val, w_row, mask_row, w_col, mask_col);
       CK(cudaGetLastError());
+      auto dense_w = [&](const DenseLayout& l) { return l.w_row ? w_row : w_col; };
+      auto dense_mask = [&](const DenseLayout& l) { return l.w_row ? mask_row : mask_col; };
       auto sparse = run_cusparse(self, m, sp, batches, reps, csv, log);
       for (int batch : batches) {
         Row row;
@@ -656,6 +863,10 @@ int main(int argc, char** argv) {
         row.sparsity = sp;
         row.min_bytes = double(a.nnz) * 8 + double(m + 1) * 4 + 2.0 * m * batch * 4;
         row.nnz = double(a.nnz);
+        row.stream_ms = stream_ms(stream_bytes(*plan, batch), copy_gbs);
+        row.floor_ms = onchip_floor_ms(row.nnz, batch, smem_gbs);
+        row.limit_ms = std::max(row.stream_ms, row.floor_ms);
+        std::fprintf(csv, "%d,%.2f,%d,limit,%.6f,0\n", m, sp, batch, row.limit_ms);
         float *x, *xb, *y, *yref;
         const std::size_t nb = std::size_t(m) * batch;
         CK(cudaMalloc(&x, nb * 4));
@@ -664,14 +875,37 @@ int main(int argc, char** argv) {
         CK(cudaMalloc(&yref, nb * 4));
         fill_x_kernel<<<1024, 256>>>(m, batch, 777u + batch, x, xb);
         CK(cudaGetLastError());
-        const float one = 1.0f, zero = 0.0f;
-        auto gemm = [&](const float* w, float* out) {
-          return cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, batch, m, m, &one, x, batch, w, m, &zero, out, batch) ==
-                 CUBLAS_STATUS_SUCCESS;
-        };
-        gemm(wd, yref);
-        CK(cudaDeviceSynchronize());
-        const std::vector<float> ref = fetch(yref, nb);
+        std::vector<std::string> dense_failures;
+        const std::vector<DenseCall> calls = dense_calls(dense, m, batch, x, xb, dense_failures);
+        // The reference of every error check: the first dense call that runs (kDenseLayouts' first where it does),
+        // else the project's deterministic row-segment kernel.
+        std::vector<float> ref;
+        for (const DenseCall& c : calls) {
+          if (c.run(dense_w(c.layout), yref) != CUBLAS_STATUS_SUCCESS || cudaDeviceSynchronize() != cudaSuccess) {
+            cudaGetLastError();
+            continue;
+          }
+          ref = fetch(yref, nb);
+          if (!c.layout.y_row) ref = from_batch_major(ref, m, batch);
+          break;
+        }
+        if (ref.empty()) {
+          snk::cuda::SpmmArgs s;
+          s.values = a.val;
+          s.x = {x, batch, Layout::RowMajor};
+          s.y = {yref, batch, Layout::RowMajor};
+          s.batch = batch;
+          s.kernel = Kernel::RowSegment;
+          s.deterministic = true;
+          if (snk::cuda::spmm(*plan, s) != snk::cuda::Status::Success) {
+            std::fprintf(stderr, "[%d %.2f b%d] no reference: neither a dense call nor row_segment ran\n", m, sp, batch);
+            return 2;
+          }
+          CK(cudaDeviceSynchronize());
+          ref = fetch(yref, nb);
+          log += "M=" + std::to_string(m) + " " + std::to_string(sp) + " batch " + std::to_string(batch) +
+                 ": no dense call ran; errors checked against row_segment\n";
+        }
         auto record = [&](const std::string& name, double ms, bool batch_major_out = false) {
           double err = INFINITY;
           if (ms >= 0) {
@@ -685,13 +919,55 @@ int main(int argc, char** argv) {
           std::fflush(csv);
           return err;
         };
+        // Every dense call, each recorded as cublas:<call>; the fastest with a correct result is the point's cuBLAS
+        // (ms["cublas"]), and Dense+Mask is that call on W .* mask, the mask applied in the call's W layout.
+        const DenseCall* best = nullptr;
+        for (const DenseCall& c : calls) {
+          CK(cudaMemset(y, 0xff, nb * 4));
+          cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+          const double ms = timer.median([&] { return (st = c.run(dense_w(c.layout), y)) == CUBLAS_STATUS_SUCCESS; });
+          const double err = record("cublas:" + c.name, ms, !c.layout.y_row);
+          if (ms < 0) {
+            const cudaError_t ce = cudaGetLastError();
+            dense_failures.push_back(
+                c.name + " (" + (st != CUBLAS_STATUS_SUCCESS ? cublasGetStatusString(st) : cudaGetErrorString(ce)) + ")");
+            continue;
+          }
+          if (err >= 1e-4) {
+            char e[48];
+            std::snprintf(e, sizeof e, " (relative error %.1e)", err);
+            dense_failures.push_back(c.name + e);
+            continue;
+          }
+          if (!best || ms < row.ms["cublas"]) {
+            best = &c;
+            row.ms["cublas"] = ms;
+            row.err["cublas"] = err;
+          }
+          auto& api_best = row.cublas_api_best[c.api];
+          if (api_best.first.empty() || ms < api_best.second) api_best = {c.name, ms};
+        }
+        for (const std::string& f : dense_failures) {
+          row.cublas_fail += (row.cublas_fail.empty() ? "" : "; ") + f;
+          log += "cublas " + std::to_string(m) + "/" + std::to_string(sp) + " batch " + std::to_string(batch) + " " + f +
+                 "\n";
+        }
         const int n4 = static_cast<int>(std::min<std::size_t>(65535, (mm / 4 + 255) / 256));
-        record("cublas", timer.median([&] { return gemm(wd, y); }));
-        record("dense_mask", timer.median([&] {
-                 mask_multiply_kernel<<<n4, 256>>>(reinterpret_cast<float4*>(wm), reinterpret_cast<const float4*>(wd),
-                                                   reinterpret_cast<const float4*>(mask), mm / 4);
-                 return gemm(wm, y);
-               }));
+        if (best) {
+          row.cublas_call = best->name;
+          CK(cudaMemset(y, 0xff, nb * 4));
+          record("dense_mask",
+                 timer.median([&] {
+                   mask_multiply_kernel<<<n4, 256>>>(reinterpret_cast<float4*>(wm),
+                                                     reinterpret_cast<const float4*>(dense_w(best->layout)),
+                                                     reinterpret_cast<const float4*>(dense_mask(best->layout)), mm / 4);
+                   return best->run(wm, y) == CUBLAS_STATUS_SUCCESS;
+                 }),
+                 !best->layout.y_row);
+        } else {
+          row.ms["cublas"] = row.ms["dense_mask"] = -1;
+          row.cublas_call = "none ran";
+        }
         auto ours = [&](Kernel k, const ColumnBlockConfig& cb, bool batch_major, bool det,
                         const RowTileConfig& rt = {}) {
           snk::cuda::SpmmArgs s;
@@ -823,20 +1099,18 @@ int main(int argc, char** argv) {
         row.cusparse_alg = sr.alg;
         for (auto& f : sr.failures) row.cusparse_fail += (row.cusparse_fail.empty() ? "" : "; ") + f;
         rows.push_back(row);
-        std::fprintf(stderr, "[%d %.2f b%d] disp %.4f (%s) rr %.4f (s1 %.4f s4 %.4f) bl %.4f rt %.4f %s cb %.4f rs %.4f coo %.4f | cusparse %.4f (%s) cublas %.4f dm %.4f %s\n", m,
+        std::fprintf(stderr, "[%d %.2f b%d] disp %.4f (%s) rr %.4f (s1 %.4f s4 %.4f) bl %.4f rt %.4f %s cb %.4f rs %.4f coo %.4f | cusparse %.4f (%s) cublas %.4f (%s) dm %.4f %s | limit %.4f\n", m,
                      sp, batch, row.ms["dispatched"], row.dispatched.c_str(), row.ms["row_range"], row.ms.count("rr_s1") ? row.ms["rr_s1"] : -1.0,
                      row.ms.count("rr_s4") ? row.ms["rr_s4"] : -1.0, row.ms["row_batch_lanes"], row.ms["row_tile"], row.best_rt.c_str(),
                      row.ms["column_block"], row.ms["row_segment"],
-                     row.ms["snack_coo"], row.ms["cusparse"], row.cusparse_alg.c_str(), row.ms["cublas"], row.ms["dense_mask"],
-                     row.best_cb.c_str());
+                     row.ms["snack_coo"], row.ms["cusparse"], row.cusparse_alg.c_str(), row.ms["cublas"], row.cublas_call.c_str(),
+                     row.ms["dense_mask"], row.best_cb.c_str(), row.limit_ms);
         cudaFree(x);
         cudaFree(xb);
         cudaFree(y);
         cudaFree(yref);
       }
-      cudaFree(wd);
-      cudaFree(mask);
-      cudaFree(wm);
+      for (float* p : {w_row, w_col, mask_row, mask_col, wm}) cudaFree(p);
     }
   std::fclose(csv);
 
@@ -861,12 +1135,21 @@ int main(int argc, char** argv) {
         "registers from shared memory or L1 (one data pipe) can run. `disp, bound values` = the same call with W's "
         "values bound to the plan beforehand (Plan::bind_values: batch 5-128 runs the lanes-across-rows kernel, "
         "row_lanes, on the plan's interleaved row-group order where the dispatcher's rule takes it, else batch 5-8 "
-        "the column-block kernel on its bank-aware order; `-` where neither runs). Every output was checked against "
-        "cuBLAS (max relative error in the last column).\n\n";
-  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_range ms | row_tile ms | disp ms (kernel) | eff BW | disp, bound values ms (eff BW) | on-chip floor ms | best cuSPARSE ms (alg) | "
-        "cuBLAS ms | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  auto floor_ms = [&](const Row& r) { return smem_gbs > 0 ? r.nnz * r.batch * 4.0 / (smem_gbs * 1e9) * 1e3 : -1.0; };
+        "the column-block kernel on its bank-aware order; `-` where neither runs). `limit` = the larger of the "
+        "stream time ((nnz x 6 bytes, W's 16-bit packed column and fp32 value per non-zero, + (M+1) x 4 + X + Y "
+        "bytes) over the copy bandwidth) and the on-chip floor; the word after it says which; `x limit` = `disp, "
+        "bound values` where that runs, else `disp`, over the limit. `best cuBLAS` = the fastest correct dense fp32 "
+        "call in pedantic math (no TF32) among cublasSgemm in every layout, cublasSgemv at batch 1 and "
+        "cublasLtMatmul (CUBLAS_COMPUTE_32F_PEDANTIC, " << (dense.lt_workspace_bytes >> 20)
+     << " MiB workspace) in every layout with each of its heuristic's top " << kLtAlgos
+     << " algorithms; a layout names how W (M x K), X (K x batch) and Y (M x batch) lie (row = row-major, col = "
+        "column-major; the snack kernels take X and Y row-major); `Dense+Mask` = W .* mask (fp32 mask, in the same W "
+        "layout) then that same call. Every output was checked against the first dense call that ran (sgemm(W row; "
+        "X row; Y row) where it runs; max relative error in the last column).\n\n";
+  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_range ms | row_tile ms | disp ms (kernel) | eff BW | disp, bound values ms (eff BW) | on-chip floor ms | limit ms | x limit | best cuSPARSE ms (alg) | "
+        "best cuBLAS ms (call) | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  auto floor_ms = [](const Row& r) { return r.floor_ms; };
   auto f = [](double v) {
     char b[32];
     if (v < 0) return std::string("failed");
@@ -888,18 +1171,23 @@ int main(int argc, char** argv) {
     const double b = r.bound_ms();
     return b > 0 ? f(b) + " (" + eff_bw(r, b) + ")" : std::string("-");
   };
+  auto limit_cell = [&](const Row& r) {
+    return r.limit_ms > 0 ? f(r.limit_ms) + (r.stream_ms >= r.floor_ms ? " stream" : " on-chip") : std::string("-");
+  };
   for (auto& r : rows) {
     const double d = r.ms["dispatched"];
     double maxerr = 0;
     for (auto& [k, v] : r.err)
       if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "row_batch_lanes" || k == "row_range" || k == "row_tile" ||
           k == "dispatched" || k == "dispatched_bound" ||
-          k == "dense_mask" || k == "cusparse")
+          k == "cublas" || k == "dense_mask" || k == "cusparse")
         if (r.ms[k] >= 0) maxerr = std::max(maxerr, v);
     md << "| " << r.m << " | " << static_cast<int>(std::lround(r.sparsity * 100)) << "% | " << r.batch << " | " << f(r.ms["snack_coo"])
        << " | " << f(r.ms["row_segment"]) << " | " << f(r.ms["column_block"]) << " | " << f(r.ms["row_batch_lanes"]) << " | "
        << f(r.ms["row_range"]) << " | " << f(r.ms["row_tile"]) << " | " << f(d) << " (" << r.dispatched << ") | "
-       << eff_bw(r, d) << " | " << bound_cell(r) << " | " << f(floor_ms(r)) << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | " << f(r.ms["cublas"]) << " | "
+       << eff_bw(r, d) << " | " << bound_cell(r) << " | " << f(floor_ms(r)) << " | " << limit_cell(r) << " | "
+       << r2(r.limit_subject_ms(), r.limit_ms) << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | "
+       << f(r.ms["cublas"]) << " (" << r.cublas_call << ") | "
        << f(r.ms["dense_mask"]) << " | " << r2(r.ms["snack_coo"], d) << " | " << r2(r.ms["cusparse"], d) << " | "
        << r2(r.ms["cublas"], d) << " | " << r2(r.ms["dense_mask"], d) << " | ";
     char e[32];
@@ -914,6 +1202,12 @@ int main(int argc, char** argv) {
         if (r.m == m && std::fabs(r.sparsity - sp) < 1e-9 && r.batch == batch) return &r;
       return nullptr;
     };
+    auto target_line = [&](const std::string& what, Row* r, double needed, const std::string& status) {
+      const double b = r->bound_ms();
+      tg << "| " << what << " | " << f(needed) << " | " << f(r->ms["dispatched"]) << " | "
+         << (b > 0 ? f(b) : std::string("-")) << " | " << f(floor_ms(*r)) << " | " << status << " |\n";
+    };
+    // A target on `disp`, met by the call as dispatched or with the values bound.
     auto target = [&](const std::string& what, Row* r, double needed) {
       if (!r || needed <= 0) return;
       const double d = r->ms["dispatched"], fl = floor_ms(*r), b = r->bound_ms();
@@ -921,8 +1215,7 @@ int main(int argc, char** argv) {
                            : b > 0 && b <= needed ? "met with bound values"
                            : fl > 0 && needed < fl ? "missed; below the on-chip floor"
                                                    : "missed";
-      tg << "| " << what << " | " << f(needed) << " | " << f(d) << " | " << (b > 0 ? f(b) : std::string("-")) << " | "
-         << f(fl) << " | " << status << " |\n";
+      target_line(what, r, needed, status);
     };
     const struct { int batch; double cublas, dm, cusparse, bw; } goals[] = {
         {1, 4, 10, 1.2, 0.8}, {8, 5, 10, 5, 0.6}, {32, 5, 10, 5, 0.4}, {128, 2, 0, 0, 0}};
@@ -931,7 +1224,7 @@ int main(int argc, char** argv) {
       if (!r) continue;
       const std::string b = "batch " + std::to_string(g.batch);
       char x[96];
-      std::snprintf(x, sizeof x, "%gx faster than cuBLAS, %s", g.cublas, b.c_str());
+      std::snprintf(x, sizeof x, "%gx faster than the best cuBLAS, %s", g.cublas, b.c_str());
       target(x, r, r->ms["cublas"] / g.cublas);
       if (g.dm > 0) {
         std::snprintf(x, sizeof x, "%gx faster than Dense+Mask, %s", g.dm, b.c_str());
@@ -949,10 +1242,42 @@ int main(int argc, char** argv) {
           target(x, q, q->min_bytes / (g.bw * copy_gbs * 1e9) * 1e3);
         }
     }
+    // Within kLimitFactor of the limit at every measured batch, 90% and 95%: the call of `x limit` (values bound
+    // where the call allows).
+    constexpr double kLimitFactor = 1.25;
+    int limit_points = 0, limit_met = 0;
+    const Row* limit_worst = nullptr;
+    auto limit_ratio = [](const Row& r) { return r.limit_subject_ms() / r.limit_ms; };
+    for (double sp : {0.9, 0.95})
+      for (int batch : batches) {
+        Row* r = find(16384, sp, batch);
+        if (!r || r->limit_ms <= 0) continue;
+        const double t = r->limit_subject_ms(), needed = kLimitFactor * r->limit_ms;
+        const bool met = t > 0 && t <= needed;
+        ++limit_points;
+        limit_met += met;
+        if (t > 0 && (!limit_worst || limit_ratio(*r) > limit_ratio(*limit_worst))) limit_worst = r;
+        char x[128];
+        std::snprintf(x, sizeof x, "within %gx of the limit (%s), batch %d, %.0f%%", kLimitFactor,
+                      r->stream_ms >= r->floor_ms ? "stream" : "on-chip", batch, 100 * sp);
+        target_line(x, r, needed, std::string(met ? "met" : "not met") + " (" + r2(t, r->limit_ms) + " the limit" +
+                                      (r->bound_ms() > 0 ? ", values bound" : "") + ")");
+      }
     if (!tg.str().empty())
       md << "\nTargets at M = K = 16384 (90% unless said), as the time each asks of `disp`:\n\n"
             "| target | needed ms | disp ms | disp, bound values ms | on-chip floor ms | |\n|---|---|---|---|---|---|\n"
          << tg.str();
+    if (limit_points) {
+      md << "\nWithin " << kLimitFactor << "x of the limit at M = K = 16384, 90% and 95% (`disp`, values bound where the "
+            "call allows), at the batches measured (";
+      for (std::size_t i = 0; i < batches.size(); ++i) md << (i ? ", " : "") << batches[i];
+      md << "): " << (limit_met == limit_points ? "met" : "not met") << ", " << limit_met << " of " << limit_points
+         << " points";
+      if (limit_worst)
+        md << "; the largest ratio " << r2(limit_worst->limit_subject_ms(), limit_worst->limit_ms) << " ("
+           << static_cast<int>(std::lround(limit_worst->sparsity * 100)) << "%, batch " << limit_worst->batch << ")";
+      md << ".\n";
+    }
     int points = 0, slower = 0;
     double worst = 1e30;
     for (auto& r : rows) {
@@ -971,6 +1296,25 @@ int main(int argc, char** argv) {
     if (points && worst < 1e29)   // (no comparison where those methods were skipped)
       md << "\nNever slower than SNACK-COO, the best cuSPARSE or cuBLAS: " << (points - slower) << " of " << points
          << " points (smallest ratio " << r2(worst, 1.0) << ").\n";
+  }
+  {
+    const std::string kernels_layout = "sgemm(" + kDenseLayouts[0].name() + ")";
+    md << "\nFastest dense call per API and point (every call's time in the CSV as cublas:<call>), and " << kernels_layout
+       << ", the layout the snack kernels take:\n\n";
+    for (auto& r : rows) {
+      md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ":";
+      for (auto& [api, best] : r.cublas_api_best) md << " " << api << " " << f(best.second) << " " << best.first << ";";
+      auto it = r.ms.find("cublas:" + kernels_layout);
+      md << " " << kernels_layout << " " << (it == r.ms.end() ? std::string("-") : f(it->second)) << "\n";
+    }
+    bool any = false;
+    for (auto& r : rows)
+      if (!r.cublas_fail.empty()) {
+        if (!any) md << "\nDense calls that failed or erred (guarded; not counted in the best):\n\n";
+        any = true;
+        md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ": "
+           << r.cublas_fail << "\n";
+      }
   }
   bool any_fail = false;
   for (auto& r : rows)
@@ -1017,6 +1361,8 @@ int main(int argc, char** argv) {
     std::fputs(text.c_str(), mdf);
     std::fclose(mdf);
   }
-  cublasDestroy(cublas);
+  cudaFree(dense.lt_workspace);
+  cublasLtDestroy(dense.lt);
+  cublasDestroy(dense.blas);
   return 0;
 }
