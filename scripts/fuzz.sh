@@ -2,7 +2,8 @@
 # scripts/fuzz.sh: builds and runs the C API's libFuzzer targets (fuzz/fuzz_*.c), one after another.
 #
 # Builds libsnack with clang, AddressSanitizer and libFuzzer's coverage instrumentation into build-fuzz/
-# (reference backend only; Kokkos and CUDA are not needed to reach the readers), links each target with
+# (reference backend only, with its plugin libsnack_reference.so beside libsnack; Kokkos and CUDA are not
+# needed to reach the readers), links each target with
 # -fsanitize=fuzzer,address, and runs it for the given time on the committed seed corpus
 # (fuzz/corpus/<target>/, read only). New inputs go to build-fuzz/corpus/<target>/ and crashes to
 # build-fuzz/artifacts/, never into the repository.
@@ -21,7 +22,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address" \
   -DSNACK_ENABLE_KOKKOS=OFF -DSNACK_ENABLE_CUDA=OFF -DSNACK_BUILD_TESTS=OFF -DSNACK_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j "$jobs" --target snack
+cmake --build "$build" -j "$jobs" --target snack snack_reference
 for t in "${targets[@]}"; do
   clang -std=c11 -g -O1 -fsanitize=fuzzer,address -DSNACK_C_API -Iinclude "fuzz/fuzz_$t.c" \
     -L"$build/src" -lsnack -Wl,-rpath,"$PWD/$build/src" -o "$build/fuzz_$t"
