@@ -4,7 +4,8 @@
 // that run at once. Each thread here runs one fixed program that touches every operation (mxm with mask and
 // accumulator, mxv, vxm, eWiseAdd/eWiseMult, apply in its three forms, select with the output also the input,
 // reduce to a vector, a GrB_Scalar and a C value, transpose, extract, assign with lists and GrB_ALL, kronecker,
-// build, setElement, removeElement) on matrices drawn from the thread's seed, and reduces every result to a
+// build, setElement, removeElement; the vector forms; row and column assign and extract; diag, resize and a
+// serialize round trip) on matrices drawn from the thread's seed, and reduces every result to a
 // digest of its tuples. The digests of 8 concurrent threads must equal those of the same programs run one
 // after another on the main thread. Threads use different backends at the same time (SNK_Thread_backend_set;
 // every backend built, cuda where a GPU is present), and each checks that its own choice is the one in use.
@@ -185,7 +186,43 @@ std::string program(std::uint64_t seed) {
   OK(GrB_Matrix_kronecker_BinaryOp(kron, nullptr, nullptr, GrB_TIMES_FP64, small, small, nullptr));
   digest(out, "kronecker", kron);
 
-  for (GrB_Matrix* m : {&A, &B, &M, &D, &C, &E, &K, &S, &X, &small, &kron}) GrB_Matrix_free(m);
+  // vectors, rows and columns
+  GrB_Vector v = nullptr, col = nullptr, sel = nullptr;
+  OK(GrB_Vector_new(&v, GrB_FP64, kN));
+  OK(GrB_Vector_eWiseAdd_BinaryOp(v, nullptr, nullptr, GrB_MAX_FP64, u, w, nullptr));
+  digest(out, "vector_ewise_add", v);
+  OK(GrB_Vector_new(&sel, GrB_FP64, kN));
+  OK(GrB_Vector_select_FP64(sel, nullptr, nullptr, GrB_VALUEGE_FP64, v, 2.0, nullptr));
+  digest(out, "vector_select", sel);
+  OK(GrB_Vector_apply(sel, nullptr, GrB_PLUS_FP64, GrB_ABS_FP64, v, nullptr));
+  digest(out, "vector_apply_accum", sel);
+  OK(GrB_Vector_new(&col, GrB_FP64, I.size()));
+  OK(GrB_Col_extract(col, nullptr, nullptr, A, I.data(), I.size(), 5, nullptr));
+  digest(out, "col_extract", col);
+  OK(GrB_Vector_extract(col, nullptr, GrB_PLUS_FP64, u, I.data(), I.size(), nullptr));
+  digest(out, "vector_extract_accum", col);
+  OK(GrB_Vector_assign(v, nullptr, GrB_TIMES_FP64, col, I.data(), I.size(), nullptr));
+  digest(out, "vector_assign", v);
+  OK(GrB_Row_assign(K, nullptr, nullptr, w, 7, GrB_ALL, kN, nullptr));
+  digest(out, "row_assign", K);
+  double vsum = 0;
+  OK(GrB_Vector_reduce_FP64(&vsum, nullptr, GrB_PLUS_MONOID_FP64, v, nullptr));
+  out << "vector_reduce " << vsum << '\n';
+  // diag, resize, serialize round trip
+  GrB_Matrix Dg = nullptr, R = nullptr;
+  OK(GrB_Matrix_diag(&Dg, u, 2));
+  digest(out, "diag", Dg);
+  OK(GrB_Matrix_resize(Dg, kN / 2, kN + 9));
+  digest(out, "resize", Dg);
+  GrB_Index blob_size = 0;
+  OK(GrB_Matrix_serializeSize(&blob_size, A));
+  std::vector<unsigned char> blob(blob_size);
+  OK(GrB_Matrix_serialize(blob.data(), &blob_size, A));
+  OK(GrB_Matrix_deserialize(&R, GrB_FP64, blob.data(), blob_size));
+  digest(out, "serialize_round_trip", R);
+
+  for (GrB_Vector* x : {&v, &col, &sel}) GrB_Vector_free(x);
+  for (GrB_Matrix* m : {&A, &B, &M, &D, &C, &E, &K, &S, &X, &small, &kron, &Dg, &R}) GrB_Matrix_free(m);
   GrB_Vector_free(&u);
   GrB_Vector_free(&w);
   GrB_Scalar_free(&s);
