@@ -4,12 +4,13 @@
  * of the specification 2.1 is declared here (2.1 added GrB_get / GrB_set with their fields, type codes
  * and the global context GrB_GLOBAL), with the C11 _Generic polymorphic names (GrB_assign, GrB_apply,
  * GrB_reduce, GrB_get, ...), plus the GxB_ functions that GraphBLAS programs commonly call (type names,
- * GxB_print; SuiteSparse's signatures) and snack's extensions under the SNK_ prefix (backend choice,
- * fallback counters, determinism, a MatrixMarket reader). User code writes the standard names (GrB_mxm,
+ * GxB_print, the option functions GxB_get / GxB_set; SuiteSparse's names, numbers and signatures) and
+ * snack's extensions under the SNK_ prefix (backend choice per process or per thread, fallback counters,
+ * determinism, a MatrixMarket reader). User code writes the standard names (GrB_mxm,
  * ...); each declaration carries an asm label that makes the linker use a prefixed symbol (snk_GrB_mxm,
  * ...), so this library and SuiteSparse:GraphBLAS (or any other GraphBLAS) can live in one process without
  * their symbols colliding. Compiles as C11 and as C++ (the functions have C linkage; the _Generic names are
- * C only, C++ gets overloads for the object methods, GrB_get / GrB_set and GxB_print). Functions are
+ * C only, C++ gets overloads for the object methods, GrB_get / GrB_set, GxB_get / GxB_set and GxB_print). Functions are
  * grouped by object as in the specification; the typed families (the 11 builtin types and UDT) are
  * declared through SNK_FOR_EACH_TYPE, whose expansion gives e.g.
  * GrB_Matrix_setElement_FP64(GrB_Matrix C, double x, GrB_Index i, GrB_Index j).
