@@ -3,8 +3,8 @@
 //
 // On a machine whose cores are taken by other processes, a thread of the OpenMP pool is often descheduled, and
 // every parallel region waits for it; meanwhile the pool's idle threads spin (libgomp's default wait policy)
-// and take CPU from the thread doing the work. A region can then take several times what its work takes on
-// one thread (SpDNN 1024 x 120 on 2 cores with one core busy: 4-8x). The governor watches parallel regions:
+// and take CPU from the thread doing the work, so a region can take several times what its work takes on one
+// thread (bench/results/spdnn-cpu-contention.md). The governor watches parallel regions:
 // one with at least kEvidenceNs of work that takes longer than that work would on one thread sends every
 // parallel helper to the calling thread for a hold-off period (kMinHoldNs, doubled after each failed probe up
 // to kMaxHoldNs, back to kMinHoldNs after a good one); the first region after the period is the probe. On a
@@ -19,9 +19,10 @@ namespace snk::kokkos {
 
 class PoolGovernor {
  public:
-  static constexpr std::int64_t kEvidenceNs = 200'000;      // regions with less work say nothing
-  static constexpr std::int64_t kMinHoldNs = 50'000'000;    // 50 ms
-  static constexpr std::int64_t kMaxHoldNs = 1'000'000'000; // 1 s
+  // Regions with less work than kEvidenceNs say nothing; holds last kMinHoldNs to kMaxHoldNs.
+  static constexpr std::int64_t kEvidenceNs = 200'000;
+  static constexpr std::int64_t kMinHoldNs = 50'000'000;
+  static constexpr std::int64_t kMaxHoldNs = 1'000'000'000;
 
   // Whether a region starting at `now` may use the pool.
   bool pool_allowed(std::int64_t now) const { return now >= serial_until_.load(std::memory_order_relaxed); }

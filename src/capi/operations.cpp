@@ -581,22 +581,18 @@ void reduce_to_value(void* c, const snk::Type* ctype, GrB_BinaryOp accum, GrB_Mo
   if (!snk::castable(ctype, mon->type())) {
     throw Error(Info::DomainMismatch, "cannot cast the monoid's " + mon->type()->name + " to " + ctype->name);
   }
-  // s starts as *c when accumulating (s = s accum reduce(A)), empty otherwise (s = reduce(A)). A C value
-  // always receives a value: the reduction of an input with no entries is the monoid's identity, so then
-  // *c = identity, or *c = *c accum identity (the GrB_Scalar variants leave the scalar empty, or unchanged,
-  // instead, as the spec says). The identity is reduced as a one-entry vector so that the accumulator and
-  // the casts take the same path as for any other input.
+  // s starts as *c when accumulating (s = s accum reduce(A)), empty otherwise (s = reduce(A)). The core's
+  // reduce checks the arguments; on an input with no entries it leaves s as it was (the GrB_Scalar variants'
+  // rule). A C value always receives a value, the reduction of no entries being the monoid's identity:
+  // *c = identity, or *c = *c accum identity, reduced as a one-entry vector so that the accumulator and the
+  // casts take the same path as for any other input.
   snk::Scalar s(ctype);
   if (acc != nullptr) s.set(c, ctype);
+  snk::reduce(s, acc, *mon, in, d);
   if (in.nvals() == 0) {
-    if (!snk::castable(mon->type(), in.type()))
-      throw Error(Info::DomainMismatch, "cannot cast the input's " + in.type()->name + " to the monoid's " +
-                                            mon->type()->name);
     snk::Vector identity(mon->type(), 1);
     identity.set_element(0, mon->identity.data(), mon->type());
     snk::reduce(s, acc, *mon, identity, d);
-  } else {
-    snk::reduce(s, acc, *mon, in, d);
   }
   s.get(c, ctype);
 }

@@ -2,8 +2,9 @@
 // and the registry functions declared at the end of src/core/kernels.hpp).
 //
 // Each backend compiled in is created lazily, once, on first use (function-local statics, so creation is
-// thread-safe): "reference" when its plugin loads (reference_plugin.cpp); "kokkos" when the library is built with SNACK_WITH_KOKKOS; "cuda" when
-// built with SNACK_WITH_CUDA_BACKEND and snk::cuda::device_available() says a GPU is usable. The
+// thread-safe): "reference" when its plugin loads (reference_plugin.cpp); "kokkos" when the library is built
+// with SNACK_WITH_KOKKOS; "cuda" when built with SNACK_WITH_CUDA_BACKEND and snk::cuda::device_available()
+// says a GPU is usable. The
 // process-wide choice starts from $SNACK_BACKEND (an unknown or unavailable name prints one message on
 // stderr and the default is used), else the best complete backend (kokkos, else reference). The cuda
 // backend is chosen only by name while it covers only part of the operations (today: mxm with a dense

@@ -8,7 +8,7 @@
 //   entries past the dimension: GrB_INDEX_OUT_OF_BOUNDS (spec; checked before anything changes). A list
 //   longer than the dimension is no error by itself (the spec names none); it holds duplicates, whose
 //   result the spec leaves undefined (here: the last occurrence wins, as for shorter lists).
-// - GrB_ALL stands for every index of C's dimension; the count passed with it is not read (core::list_count).
+// - GrB_ALL stands for every index of C's dimension; the count passed with it is not read (core::index_list).
 // - GrB_Row_assign / GrB_Col_assign: the row or column index past the dimension is GrB_INVALID_INDEX (spec;
 //   SuiteSparse 7.4 returns GrB_INDEX_OUT_OF_BOUNDS). Their mask is a vector that applies to that row or
 //   column only: entries of other rows/columns never change, even with GrB_REPLACE. They are computed as a
@@ -99,9 +99,9 @@ Matrix constant_region(const Scalar& s, Index ni, Index nj, const Matrix* mask, 
 void assign(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix& A, const Index* I, Index ni,
             const Index* J, Index nj, const Descriptor& d) {
   const char* op = "assign";
-  ni = core::list_count(I, ni, C.nrows());
-  nj = core::list_count(J, nj, C.ncols());
-  const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
+  const IndexList il = core::index_list(I, ni, C.nrows()), jl = core::index_list(J, nj, C.ncols());
+  ni = il.n;
+  nj = jl.n;
   check_common(op, C, mask, accum, A.type(), d);
   const bool t = d.transpose_first;
   const Index ar = t ? A.ncols() : A.nrows(), ac = t ? A.nrows() : A.ncols();
@@ -120,12 +120,11 @@ void assign(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector& 
   const char* op = "assign";
   Matrix& C = w.as_matrix();
   const Matrix* m = core::mask_matrix(mask);
-  ni = core::list_count(I, ni, w.size());
-  const IndexList il = core::index_list(I, ni);
+  const IndexList il = core::index_list(I, ni, w.size());
   const Index zero = 0;
   const IndexList row = single(&zero);
   check_common(op, C, m, accum, u.type(), d);
-  core::check_dim(op, u.size(), "size(u)", ni, "the number of indices");
+  core::check_dim(op, u.size(), "size(u)", il.n, "the number of indices");
   check_indices(op, C, row, il, true);
   core::assign_region(C, m, accum, Operand(u.as_matrix()), row, il, d);
 }
@@ -133,12 +132,10 @@ void assign(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector& 
 void assign_scalar(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Scalar& s, const Index* I,
                    Index ni, const Index* J, Index nj, const Descriptor& d) {
   const char* op = "assign_scalar";
-  ni = core::list_count(I, ni, C.nrows());
-  nj = core::list_count(J, nj, C.ncols());
-  const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
+  const IndexList il = core::index_list(I, ni, C.nrows()), jl = core::index_list(J, nj, C.ncols());
   check_common(op, C, mask, accum, s.type(), d);
   check_indices(op, C, il, jl, false);
-  Matrix A = constant_region(s, ni, nj, mask, d, C, il.all && jl.all);
+  Matrix A = constant_region(s, il.n, jl.n, mask, d, C, il.all && jl.all);
   core::assign_region(C, mask, accum, Operand(A), il, jl, d);
 }
 
@@ -147,13 +144,12 @@ void assign_scalar(Vector& w, const Vector* mask, const BinaryOp* accum, const S
   const char* op = "assign_scalar";
   Matrix& C = w.as_matrix();
   const Matrix* m = core::mask_matrix(mask);
-  ni = core::list_count(I, ni, w.size());
-  const IndexList il = core::index_list(I, ni);
+  const IndexList il = core::index_list(I, ni, w.size());
   const Index zero = 0;
   const IndexList row = single(&zero);
   check_common(op, C, m, accum, s.type(), d);
   check_indices(op, C, row, il, true);
-  Matrix A = constant_region(s, 1, ni, m, d, C, il.all);
+  Matrix A = constant_region(s, 1, il.n, m, d, C, il.all);
   core::assign_region(C, m, accum, Operand(A), row, il, d);
 }
 
@@ -166,9 +162,8 @@ void assign_row(Matrix& C, const Vector* mask, const BinaryOp* accum, const Vect
   if (i >= C.nrows())
     throw Error(Info::InvalidIndex, std::string(op) + ": row index " + std::to_string(i) + " is out of range for " +
                                         std::to_string(C.nrows()) + " rows");
-  nj = core::list_count(J, nj, C.ncols());
-  core::check_dim(op, u.size(), "size(u)", nj, "the number of column indices");
-  const IndexList jl = core::index_list(J, nj);
+  const IndexList jl = core::index_list(J, nj, C.ncols());
+  core::check_dim(op, u.size(), "size(u)", jl.n, "the number of column indices");
   core::check_index_list(op, jl, C.ncols(), "column");
 
   // r = C(i, :); r<mask, replace>(J) = r(J) (.) u at vector level; then row i of C = r.
@@ -178,7 +173,7 @@ void assign_row(Matrix& C, const Vector* mask, const BinaryOp* accum, const Vect
   extract_column(r, nullptr, nullptr, C, nullptr, C.ncols(), i, row_of_c);
   assign(r, mask, accum, u, J, nj, d);
   Matrix Z(C.type(), C.nrows(), C.ncols());
-  const IndexList all_cols = core::index_list(nullptr, C.ncols());
+  const IndexList all_cols = core::index_list(nullptr, 0, C.ncols());
   const Matrix& rm = r.as_matrix();
   core::dispatch("assign", [&](Backend& b) { return b.assign(Z, C, nullptr, rm, single(&i), all_cols); });
   C = std::move(Z);
@@ -193,9 +188,8 @@ void assign_column(Matrix& C, const Vector* mask, const BinaryOp* accum, const V
   if (j >= C.ncols())
     throw Error(Info::InvalidIndex, std::string(op) + ": column index " + std::to_string(j) +
                                         " is out of range for " + std::to_string(C.ncols()) + " columns");
-  ni = core::list_count(I, ni, C.nrows());
-  core::check_dim(op, u.size(), "size(u)", ni, "the number of row indices");
-  const IndexList il = core::index_list(I, ni);
+  const IndexList il = core::index_list(I, ni, C.nrows());
+  core::check_dim(op, u.size(), "size(u)", il.n, "the number of row indices");
   core::check_index_list(op, il, C.nrows(), "row");
 
   // c = C(:, j); c<mask, replace>(I) = c(I) (.) u at vector level; then column j of C = c.
@@ -204,7 +198,7 @@ void assign_column(Matrix& C, const Vector* mask, const BinaryOp* accum, const V
   assign(c, mask, accum, u, I, ni, d);
   const Matrix column = core::transposed(c.as_matrix());  // nrows x 1
   Matrix Z(C.type(), C.nrows(), C.ncols());
-  const IndexList all_rows = core::index_list(nullptr, C.nrows());
+  const IndexList all_rows = core::index_list(nullptr, 0, C.nrows());
   core::dispatch("assign", [&](Backend& b) { return b.assign(Z, C, nullptr, column, all_rows, single(&j)); });
   C = std::move(Z);
 }

@@ -52,22 +52,16 @@ void check_dim(const char* op, Index a, const char* what_a, Index b, const char*
                                              " but " + what_b + " is " + std::to_string(b));
 }
 
-IndexList index_list(const Index* list, Index n) {
+IndexList index_list(const Index* list, Index n, Index dim) {
   IndexList l;
   l.list = list;
-  l.n = n;
   l.all = (list == nullptr);
+  l.n = l.all ? dim : n;
   return l;
 }
 
 void check_index_list(const char* op, const IndexList& list, Index bound, const char* what) {
-  if (list.all) {
-    if (list.n > bound)
-      throw Error(Info::IndexOutOfBounds, std::string(op) + ": GrB_ALL with " + std::to_string(list.n) + " " +
-                                              what + " indices is out of bounds for the dimension " +
-                                              std::to_string(bound));
-    return;
-  }
+  if (list.all) return;   // every index below the dimension it was made for
   for (Index k = 0; k < list.n; ++k)
     if (list.list[k] >= bound)
       throw Error(Info::IndexOutOfBounds, std::string(op) + ": " + what + " index list entry " + std::to_string(k) +

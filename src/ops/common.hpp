@@ -33,14 +33,12 @@ void check_output_domains(const char* op, const Type* c_type, const BinaryOp* ac
 // DimensionMismatch "<op>: <what_a> is <a> but <what_b> is <b>" unless a == b.
 void check_dim(const char* op, Index a, const char* what_a, Index b, const char* what_b);
 
-// The count of an index list of the API: n, or `dim` for GrB_ALL (a null list). GrB_ALL stands for every index
-// of the dimension it indexes, 0 .. dim-1 in order, and the count passed with it is not read: SuiteSparse reads
-// it the same way, and programs written for GraphBLAS (LAGraph among them) pass counts other than the
-// dimension with GrB_ALL, 0 included. Every front-end resolves its counts with this before any check.
-inline Index list_count(const Index* list, Index n, Index dim) { return list == nullptr ? dim : n; }
-
-// An index list of the API (null pointer = GrB_ALL, n = the dimension) as the kernels take it.
-IndexList index_list(const Index* list, Index n);
+// An index list of the API as the kernels take it: `list` with n entries, or GrB_ALL (a null list), which stands
+// for every index of the dimension `dim` it indexes, 0 .. dim-1 in order; the count passed with GrB_ALL is not
+// read (SuiteSparse reads it the same way, and programs written for GraphBLAS, LAGraph among them, pass counts
+// other than the dimension with GrB_ALL, 0 included). The result's n is the list's length either way: every
+// front-end takes its counts from here before any check.
+IndexList index_list(const Index* list, Index n, Index dim);
 
 // Every entry of `list` (when not ALL) must be < bound: IndexOutOfBounds otherwise (the spec's execution
 // error for index arrays of extract and assign). With ALL, n must be <= bound.

@@ -1,7 +1,7 @@
 // src/ops/extract.cpp: the front-ends of GrB_extract (C API spec 2.0, 4.3.6): sub-matrix, sub-vector and
 // column (GrB_Col_extract).
 //
-// GrB_ALL stands for every index of A's dimension; the count passed with it is not read (core::list_count).
+// GrB_ALL stands for every index of A's dimension; the count passed with it is not read (core::index_list).
 // Error codes as the spec gives them: the output's dimensions must equal the index list lengths
 // (GrB_DIMENSION_MISMATCH); an index list entry past the input's dimension is GrB_INDEX_OUT_OF_BOUNDS (an
 // execution error in the spec, checked here before anything changes); the column index of GrB_Col_extract
@@ -37,11 +37,12 @@ void extract(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Matrix&
   core::check_output_domains(op, C.type(), accum, A.type());
   core::check_mask(op, mask, C.nrows(), C.ncols(), d);
   const bool t = d.transpose_first;
-  ni = core::list_count(I, ni, t ? A.ncols() : A.nrows());
-  nj = core::list_count(J, nj, t ? A.nrows() : A.ncols());
+  const IndexList il = core::index_list(I, ni, t ? A.ncols() : A.nrows()),
+                  jl = core::index_list(J, nj, t ? A.nrows() : A.ncols());
+  ni = il.n;
+  nj = jl.n;
   core::check_dim(op, ni, "the number of row indices", C.nrows(), "nrows(C)");
   core::check_dim(op, nj, "the number of column indices", C.ncols(), "ncols(C)");
-  const IndexList il = core::index_list(I, ni), jl = core::index_list(J, nj);
   core::check_index_list(op, il, t ? A.ncols() : A.nrows(), t ? "row (of A transposed)" : "row");
   core::check_index_list(op, jl, t ? A.nrows() : A.ncols(), t ? "column (of A transposed)" : "column");
   if (core::finish_if_all_masked_out(C, mask, accum, A.type(), d)) return;
@@ -62,9 +63,9 @@ void extract(Vector& w, const Vector* mask, const BinaryOp* accum, const Vector&
   const Matrix* m = core::mask_matrix(mask);
   core::check_output_domains(op, w.type(), accum, u.type());
   core::check_mask(op, m, 1, w.size(), d);
-  ni = core::list_count(I, ni, u.size());
+  const IndexList il = core::index_list(I, ni, u.size());
+  ni = il.n;
   core::check_dim(op, ni, "the number of indices", w.size(), "size(w)");
-  const IndexList il = core::index_list(I, ni);
   core::check_index_list(op, il, u.size(), "vector");
   if (core::finish_if_all_masked_out(w.as_matrix(), m, accum, u.type(), d)) return;
   core::Result T(u.type(), 1, ni, true);
@@ -81,13 +82,13 @@ void extract_column(Vector& w, const Vector* mask, const BinaryOp* accum, const 
   core::check_mask(op, m, 1, w.size(), d);
   const bool t = d.transpose_first;
   const Index nrows = t ? A.ncols() : A.nrows(), ncols = t ? A.nrows() : A.ncols();
-  ni = core::list_count(I, ni, nrows);
+  const IndexList il = core::index_list(I, ni, nrows);
+  ni = il.n;
   core::check_dim(op, ni, "the number of row indices", w.size(), "size(w)");
   if (j >= ncols)
     throw Error(Info::InvalidIndex, std::string(op) + ": column index " + std::to_string(j) +
                                         " is out of range for " + std::to_string(ncols) + " columns" +
                                         (t ? " (of A transposed)" : ""));
-  const IndexList il = core::index_list(I, ni);
   core::check_index_list(op, il, nrows, t ? "row (of A transposed)" : "row");
   if (core::finish_if_all_masked_out(w.as_matrix(), m, accum, A.type(), d)) return;
   if (t) {
