@@ -1,5 +1,5 @@
-// backends/kokkos/backend.cpp: the kokkos backend object (snk::kokkos::make_backend) and the lazy start of
-// Kokkos.
+// backends/kokkos/backend.cpp: the kokkos backend object, its registration (rank 20, complete: the default where
+// built) and the lazy start of Kokkos.
 //
 // The backend implements mxm (and through it mxv / vxm), eWiseAdd, eWiseMult, apply (unary, bound binary,
 // index-unary), select, reduce (rows and scalar) and transpose with its own Kokkos kernels for every
@@ -80,23 +80,14 @@ class KokkosBackend final : public core::Backend {
     return kokkos::reduce_scalar(s, m, A);
   }
   KernelStatus transpose(Matrix& T, const Matrix& A) override { return kokkos::transpose(T, A); }
-  KernelStatus extract(Matrix&, const Matrix&, const core::IndexList&, const core::IndexList&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus assign(Matrix&, const Matrix&, const BinaryOp*, const Matrix&, const core::IndexList&,
-                      const core::IndexList&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus kronecker(Matrix&, const BinaryOp&, const Matrix&, const Matrix&) override {
-    return KernelStatus::Declined;
-  }
 };
 
 }  // namespace
 
-std::unique_ptr<core::Backend> make_backend() {
-  ensure_initialized();
-  return std::make_unique<KokkosBackend>();
-}
-
 }  // namespace snk::kokkos
+
+// Built into libsnack; complete for the builtin types and operators on the CPU, so the default where built.
+SNACK_REGISTER_BACKEND(kokkos, snk::core::BackendEntry{"kokkos", 20, true, [] {
+                         snk::kokkos::ensure_initialized();
+                         return std::unique_ptr<snk::core::Backend>(std::make_unique<snk::kokkos::KokkosBackend>());
+                       }, ""})

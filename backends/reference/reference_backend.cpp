@@ -308,8 +308,14 @@ std::unique_ptr<core::Backend> make_backend() { return std::make_unique<Referenc
 
 }  // namespace snk::reference
 
-// The plugin's one exported symbol (backends/reference/plugin.map): libsnack looks it up after loading this
-// library and owns the backend it returns (src/core/reference_plugin.cpp).
-extern "C" __attribute__((visibility("default"))) snk::core::Backend* snk_reference_make_backend() {
-  return snk::reference::make_backend().release();
+// The plugin's one exported symbol (backends/reference/plugin.map), called by libsnack's registry after it loads
+// this library (src/core/registry.cpp). Reference is the oracle: it is never the default while a complete backend
+// of the project's own is built.
+extern "C" __attribute__((visibility("default"))) void snk_plugin_register() {
+  snk::core::BackendEntry entry;
+  entry.name = "reference";
+  entry.rank = 10;
+  entry.complete = true;
+  entry.make = [] { return snk::reference::make_backend(); };
+  snk::core::register_backend(std::move(entry));
 }

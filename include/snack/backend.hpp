@@ -15,8 +15,10 @@
 
 namespace snk {
 
-// Names of the backends compiled into this library, "reference" first.
+// Names of the backends usable in this process, "reference" first.
 std::vector<std::string> available_backends();
+// The backends built but not usable here, each with the reason (a plugin that did not load, no GPU, ...).
+std::map<std::string, std::string> unavailable_backends();
 // The backend that new calls use on this thread. Initially $SNACK_BACKEND, else the best complete one
 // (kokkos, else reference); "cuda" (partial so far: mxm with a dense operand) is used when named.
 std::string current_backend();

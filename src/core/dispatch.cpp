@@ -1,17 +1,12 @@
-// src/core/dispatch.cpp: the backend registry and the run-time choice of backend (include/snack/backend.hpp,
-// and the registry functions declared at the end of src/core/kernels.hpp).
+// src/core/dispatch.cpp: the run-time choice of backend (include/snack/backend.hpp) over the registry
+// (registry.cpp), and the process-wide settings the backends read.
 //
-// Each backend compiled in is created lazily, once, on first use (function-local statics, so creation is
-// thread-safe): "reference" when its plugin loads (reference_plugin.cpp); "kokkos" when the library is built
-// with SNACK_WITH_KOKKOS; "cuda" when built with SNACK_WITH_CUDA_BACKEND and snk::cuda::device_available()
-// says a GPU is usable. The
-// process-wide choice starts from $SNACK_BACKEND (an unknown or unavailable name prints one message on
-// stderr and the default is used), else the best complete backend (kokkos, else reference). The cuda
-// backend is chosen only by name while it covers only part of the operations (today: mxm with a dense
-// operand); making it the default would send every other call to reference.
-// set_backend() changes it and BackendScope overrides it for one thread (a thread_local pointer, so the
-// hot path, current_backend_object(), is one load). Fallback counts (calls a backend declined and that ran
-// on reference) are kept per (backend, operation) under a mutex: they are rare by design, so a lock costs
+// The process-wide choice starts from $SNACK_BACKEND (an unknown or unavailable name prints one message on
+// stderr and the default is used), else the highest-ranked usable backend registered as complete (kokkos where
+// built, else reference): a partial backend is chosen only by name, since as the default it would send the calls
+// it declines to reference. set_backend() changes it and BackendScope overrides it for one thread (a thread_local
+// pointer, so the hot path, current_backend_object(), is one load). Fallback counts (calls a backend declined and
+// that ran on reference) are kept per (backend, operation) under a mutex: they are rare by design, so a lock costs
 // nothing measurable. The determinism flag starts from $SNACK_DETERMINISTIC (1 or 0), the cuda backend's bind
 // policy from $SNACK_BIND; a value neither reads prints one message on stderr, as an unknown $SNACK_BACKEND does.
 #include <atomic>
@@ -26,6 +21,7 @@
 #include <vector>
 
 #include "core/internal.hpp"
+#include "core/registry.hpp"
 #include "snack/backend.hpp"
 #include "snack/error.hpp"
 
@@ -33,49 +29,20 @@ namespace snk {
 namespace core {
 namespace {
 
-Backend* kokkos_backend_or_null() {
-#if defined(SNACK_WITH_KOKKOS)
-  static std::unique_ptr<Backend> backend = snk::kokkos::make_backend();
-  return backend.get();
-#else
-  return nullptr;
-#endif
-}
-
-bool cuda_available() {
-#if defined(SNACK_WITH_CUDA_BACKEND)
-  static const bool available = snk::cuda::device_available();
-  return available;
-#else
-  return false;
-#endif
-}
-
-Backend* cuda_backend_or_null() {
-#if defined(SNACK_WITH_CUDA_BACKEND)
-  if (!cuda_available()) return nullptr;
-  static std::unique_ptr<Backend> backend = snk::cuda::make_backend();
-  return backend.get();
-#else
-  return nullptr;
-#endif
-}
-
-bool kokkos_compiled() {
-#if defined(SNACK_WITH_KOKKOS)
-  return true;
-#else
-  return false;
-#endif
-}
-
-// Names of the backends that can be used in this process, "reference" first.
+// Names of the backends that can be used in this process, "reference" first, then by rank.
 std::vector<std::string> usable_names() {
   std::vector<std::string> names;
   if (reference_backend_or_null() != nullptr) names.push_back("reference");
-  if (kokkos_compiled()) names.push_back("kokkos");
-  if (cuda_available()) names.push_back("cuda");
+  for (auto& slot : registry().slots)
+    if (slot->entry.name != "reference" && slot->get() != nullptr) names.push_back(slot->entry.name);
   return names;
+}
+
+// The default: the highest-ranked usable backend registered as complete (reference when none is).
+std::string best_complete() {
+  for (auto& slot : registry().slots)
+    if (slot->entry.complete && slot->get() != nullptr) return slot->entry.name;
+  return "reference";
 }
 
 bool is_usable(const std::string& name) {
@@ -95,7 +62,7 @@ std::atomic<Backend*>& process_choice() {
   static std::atomic<Backend*> choice{nullptr};
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string best = kokkos_compiled() ? "kokkos" : "reference";
+    std::string best = best_complete();
     std::string chosen = best;
     if (const char* env = std::getenv("SNACK_BACKEND"); env != nullptr && *env != '\0') {
       if (is_usable(env)) {
@@ -165,30 +132,24 @@ std::atomic<bool>& deterministic_flag() {
 
 }  // namespace
 
-namespace {
-const ReferencePlugin& reference_plugin() {
-  static const ReferencePlugin plugin = load_reference_plugin();
-  return plugin;
+Backend* reference_backend_or_null() {
+  Registry::Slot* slot = registry().find("reference");
+  return slot == nullptr ? nullptr : slot->get();
 }
-}  // namespace
-
-Backend* reference_backend_or_null() { return reference_plugin().backend.get(); }
 
 Backend& reference_backend() {
-  const ReferencePlugin& plugin = reference_plugin();
-  if (plugin.backend == nullptr)
-    throw Error(Info::NotImplemented, "the reference backend is unavailable: " + plugin.error);
-  return *plugin.backend;
+  Backend* b = reference_backend_or_null();
+  if (b == nullptr)
+    throw Error(Info::NotImplemented, "the reference backend is unavailable: " + registry().why_missing("reference"));
+  return *b;
 }
 
 Backend& backend_by_name(const std::string& name) {
-  Backend* b = nullptr;
-  if (name == "reference") b = reference_backend_or_null();
-  else if (name == "kokkos") b = kokkos_backend_or_null();
-  else if (name == "cuda") b = cuda_backend_or_null();
+  Registry::Slot* slot = registry().find(name);
+  Backend* b = slot == nullptr ? nullptr : slot->get();
   if (b == nullptr)
-    throw Error(Info::InvalidValue,
-                "unknown or unavailable backend \"" + name + "\" (available: " + joined_names() + ")");
+    throw Error(Info::InvalidValue, "unknown or unavailable backend \"" + name + "\" (" + registry().why_missing(name) +
+                                        "; available: " + joined_names() + ")");
   return *b;
 }
 
@@ -206,6 +167,20 @@ void count_fallback(const std::string& backend, const char* op_name) {
 }  // namespace core
 
 std::vector<std::string> available_backends() { return core::usable_names(); }
+
+std::map<std::string, std::string> unavailable_backends() {
+  std::map<std::string, std::string> out;
+  core::Registry& r = core::registry();
+  for (auto& slot : r.slots)
+    if (slot->get() == nullptr) out[slot->entry.name] = slot->entry.why_unavailable;
+  for (const auto& [file, why] : r.plugin_errors) {
+    const std::size_t at = file.rfind("libsnack_");
+    std::string name = at == std::string::npos ? file : file.substr(at + 9);
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0) name.resize(name.size() - 3);
+    if (!out.count(name)) out[name] = "cannot load the plugin " + file + ": " + why;
+  }
+  return out;
+}
 
 std::string current_backend() { return core::current_backend_object().name(); }
 

@@ -1,7 +1,6 @@
 // src/core/internal.hpp: core functions shared by the operation front-ends, the backends and the tests.
 //
-// The mask/accumulator/replace step (written once, here, for every backend), casting whole containers,
-// and the factories of the backends compiled into the library.
+// The mask/accumulator/replace step (written once, here, for every backend) and casting whole containers.
 #pragma once
 
 #include <memory>
@@ -30,20 +29,3 @@ std::unique_ptr<Matrix> cast_matrix(const Matrix& A, const Type* type);
 bool mask_value_true(const Matrix& M, Index k);
 
 }  // namespace snk::core
-
-// Backend factories (defined in each backend's folder; the kokkos and cuda ones exist only when those
-// backends are built: SNACK_WITH_KOKKOS, SNACK_WITH_CUDA_BACKEND).
-namespace snk::core {
-// The reference backend, loaded from its plugin (reference_plugin.cpp): `backend` is null when the plugin
-// could not be loaded, and `error` then says why.
-struct ReferencePlugin {
-  std::unique_ptr<Backend> backend;
-  std::string error;
-};
-ReferencePlugin load_reference_plugin();
-}  // namespace snk::core
-namespace snk::kokkos { std::unique_ptr<core::Backend> make_backend(); }
-namespace snk::cuda {
-std::unique_ptr<core::Backend> make_backend();
-bool device_available();   // a usable GPU is present
-}

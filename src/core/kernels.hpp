@@ -19,6 +19,7 @@
 // A.is_vector().
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,8 @@ struct IndexList {
   Index operator[](Index k) const { return all ? k : list[k]; }
 };
 
+// A backend overrides the operations it implements; every other one declines (the base's default), so a new
+// backend starts from nothing and grows one operation at a time, each counted as a fallback until it exists.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -57,41 +60,41 @@ class Backend {
   // w = A u as u^T A^T with vectors stored as rows). Types: A is s.multiply->xtype (ytype if flip), B is
   // s.multiply->ytype (xtype if flip), T is s.add->type(). T has no entry where no product term exists.
   virtual KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
-                           const Matrix& B, bool tb, bool flip) = 0;
+                           const Matrix& B, bool tb, bool flip);
 
   // Union: T(i,j) = op(A(i,j), B(i,j)) where both exist; A(i,j) or B(i,j) where only one does, cast to
   // op.ztype. A is op.xtype, B is op.ytype (same dimensions).
   virtual KernelStatus ewise_add(Matrix& T, const MaskHint& mask, const BinaryOp& op, const Matrix& A,
-                                 const Matrix& B) = 0;
+                                 const Matrix& B);
   // Intersection: T(i,j) = op(A(i,j), B(i,j)) where both exist.
   virtual KernelStatus ewise_mult(Matrix& T, const MaskHint& mask, const BinaryOp& op, const Matrix& A,
-                                  const Matrix& B) = 0;
+                                  const Matrix& B);
   // T(i,j) = op(A(i,j)); A is op.xtype.
-  virtual KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A) = 0;
+  virtual KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A);
   // T(i,j) = bind_first ? op(s, A(i,j)) : op(A(i,j), s); s has a value and is of the bound input's type.
   virtual KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& s, bool bind_first,
-                                   const Matrix& A) = 0;
+                                   const Matrix& A);
   // T(i,j) = op(A(i,j), i, j, thunk); A is op.xtype (any type when op.positional()), thunk is op.ytype.
-  virtual KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) = 0;
+  virtual KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
   // T keeps A(i,j) (same type as A) where op(A(i,j), i, j, thunk) cast to bool is true.
-  virtual KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) = 0;
+  virtual KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
   // T (a 1 x nrows(A) vector) holds the monoid reduction of each non-empty row of A. A is m.type().
-  virtual KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A) = 0;
+  virtual KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A);
   // s = monoid reduction of all entries of A (identity when A is empty). A and s are m.type().
-  virtual KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A) = 0;
+  virtual KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A);
   // T = A^T (same type).
-  virtual KernelStatus transpose(Matrix& T, const Matrix& A) = 0;
+  virtual KernelStatus transpose(Matrix& T, const Matrix& A);
   // T = A(I, J) (same type), T is |I| x |J|.
-  virtual KernelStatus extract(Matrix& T, const Matrix& A, const IndexList& I, const IndexList& J) = 0;
+  virtual KernelStatus extract(Matrix& T, const Matrix& A, const IndexList& I, const IndexList& J);
   // Z = C with the region (I, J) replaced: Z(I,J) = accum ? C(I,J) (+) A : A, where (+) is the union of
   // eWiseAdd (C entries of the region that A lacks are kept with accum and deleted without it). A is
   // |I| x |J|, of C's type when accum is null, else of accum->ytype; C is C's type and accum->xtype ==
   // C's type and accum->ztype == C's type (the core casts otherwise). With duplicate indices in I or J the
   // last one wins. Z has C's type and dimensions.
   virtual KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
-                              const IndexList& I, const IndexList& J) = 0;
+                              const IndexList& I, const IndexList& J);
   // T = kron(A, B) with op; A is op.xtype, B is op.ytype.
-  virtual KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) = 0;
+  virtual KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
 
   // In-place forms of apply, offered by the core for C = op(C) (the output is the input, with no mask,
   // accumulator or transposition): A's values become the result, so no copy of its pattern and no new
@@ -111,12 +114,37 @@ class Backend {
   }
 };
 
-// The backends compiled in (created once, owned by the registry in src/core/dispatch.cpp). The reference
-// backend comes from its plugin: reference_backend_or_null() is null when the plugin could not be loaded,
-// and reference_backend() then throws Error(NotImplemented) saying why.
+// ---- the registry of backends (src/core/registry.cpp) --------------------------------------------------------
+// A backend registers itself: one built into libsnack calls register_backend() from a static initializer of its
+// own folder (SNACK_REGISTER_BACKEND below); a plugin (a shared library libsnack_<name>.so beside libsnack,
+// loaded with RTLD_LOCAL on first use of the registry, or the files listed in $SNACK_PLUGINS) exports
+// `extern "C" void snk_plugin_register()`, which calls register_backend(). The core knows no backend by name
+// except "reference", the oracle every fallback runs on.
+struct BackendEntry {
+  std::string name;
+  // The default backend is the highest-ranked available one with `complete` set (every operation for every
+  // builtin type and operator, so that choosing it never sends the builtin calls to reference).
+  int rank = 0;
+  bool complete = false;
+  // Makes the backend (called once, on first use). Returns null, or throws, when the backend cannot run in
+  // this process (no GPU, say); `why_unavailable` is then the reason readable through
+  // snk::unavailable_backends(). An entry may also be registered as unavailable from the start.
+  std::function<std::unique_ptr<Backend>()> make;
+  std::string why_unavailable;
+};
+void register_backend(BackendEntry entry);
+
+// Registers a backend built into libsnack at load time: SNACK_REGISTER_BACKEND(kokkos, {...entry...}).
+#define SNACK_REGISTER_BACKEND(tag, ...)                                      \
+  namespace {                                                                 \
+  const bool snack_registered_##tag = (::snk::core::register_backend(__VA_ARGS__), true); \
+  }
+
+// The reference backend (null when its plugin could not be loaded; reference_backend() then throws
+// Error(NotImplemented) saying why).
 Backend* reference_backend_or_null();
 Backend& reference_backend();
-Backend& backend_by_name(const std::string& name);   // throws Error(InvalidValue) if unknown
+Backend& backend_by_name(const std::string& name);   // throws Error(InvalidValue) if unknown or unavailable
 Backend& current_backend_object();                   // this thread's current backend
 
 // Runs `call(backend)` on the current backend; if it declines, on reference, counting a fallback under

@@ -45,12 +45,16 @@ bool cuda_usable() {
   return false;
 }
 
-#define REQUIRE_CUDA()                                                                                  \
-  do {                                                                                                  \
-    if (!cuda_usable())                                                                                 \
-      GTEST_SKIP() << (snk::cuda::device_available()                                                    \
-                           ? "the library was built without the cuda backend"                           \
-                           : "no usable CUDA device (no GPU or no driver): the cuda backend is off");   \
+// The registry's reason when the cuda backend is not usable (its plugin missing, or no GPU).
+std::string why_no_cuda() {
+  const auto missing = snk::unavailable_backends();
+  const auto it = missing.find("cuda");
+  return it == missing.end() ? "the library was built without the cuda backend" : "cuda backend off: " + it->second;
+}
+
+#define REQUIRE_CUDA()                                   \
+  do {                                                   \
+    if (!cuda_usable()) GTEST_SKIP() << why_no_cuda();   \
   } while (0)
 
 std::mt19937_64& rng() {

@@ -1,5 +1,5 @@
-// backends/cuda/backend/cuda_backend.cpp: the cuda backend object (snk::cuda::make_backend) and the test for
-// a usable GPU (snk::cuda::device_available), declared in src/core/internal.hpp.
+// backends/cuda/backend/cuda_backend.cpp: the cuda backend object, the test for a usable GPU, and the plugin's
+// registration hook (the backend is the plugin libsnack_cuda.so, which libsnack loads when it is present).
 //
 // Supported in this stage (everything else returns Declined, so the dispatcher runs it on reference and
 // counts the fallback under the operation's name, readable through snk::fallback_counts("cuda")):
@@ -31,6 +31,9 @@
 
 namespace snk::cuda {
 
+namespace {
+
+// Whether a usable GPU is present.
 bool device_available() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
@@ -41,9 +44,6 @@ bool device_available() {
   return count > 0;
 }
 
-namespace {
-
-using core::IndexList;
 using core::KernelStatus;
 using core::MaskHint;
 
@@ -83,36 +83,6 @@ class CudaBackend final : public core::Backend {
     return mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
   }
 
-  KernelStatus ewise_add(Matrix&, const MaskHint&, const BinaryOp&, const Matrix&, const Matrix&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus ewise_mult(Matrix&, const MaskHint&, const BinaryOp&, const Matrix&, const Matrix&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus apply_unary(Matrix&, const UnaryOp&, const Matrix&) override { return KernelStatus::Declined; }
-  KernelStatus apply_bound(Matrix&, const BinaryOp&, const Scalar&, bool, const Matrix&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus apply_index(Matrix&, const IndexUnaryOp&, const Matrix&, const Scalar&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus select(Matrix&, const IndexUnaryOp&, const Matrix&, const Scalar&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus reduce_rows(Matrix&, const Monoid&, const Matrix&) override { return KernelStatus::Declined; }
-  KernelStatus reduce_scalar(Scalar&, const Monoid&, const Matrix&) override { return KernelStatus::Declined; }
-  KernelStatus transpose(Matrix&, const Matrix&) override { return KernelStatus::Declined; }
-  KernelStatus extract(Matrix&, const Matrix&, const IndexList&, const IndexList&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus assign(Matrix&, const Matrix&, const BinaryOp*, const Matrix&, const IndexList&,
-                      const IndexList&) override {
-    return KernelStatus::Declined;
-  }
-  KernelStatus kronecker(Matrix&, const BinaryOp&, const Matrix&, const Matrix&) override {
-    return KernelStatus::Declined;
-  }
-
  private:
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
@@ -121,6 +91,20 @@ class CudaBackend final : public core::Backend {
 
 }  // namespace
 
-std::unique_ptr<core::Backend> make_backend() { return std::make_unique<CudaBackend>(); }
-
 }  // namespace snk::cuda
+
+// The plugin's one exported symbol (backends/cuda/plugin.map), called by libsnack's registry after it loads this
+// library (src/core/registry.cpp). The backend covers part of the operations, so it is used only when named; where
+// no GPU is usable, making it throws and the registry keeps the reason.
+extern "C" __attribute__((visibility("default"))) void snk_plugin_register() {
+  snk::core::BackendEntry entry;
+  entry.name = "cuda";
+  entry.rank = 30;
+  entry.complete = false;
+  entry.make = []() -> std::unique_ptr<snk::core::Backend> {
+    if (!snk::cuda::device_available())
+      throw snk::Error(snk::Info::NotImplemented, "no usable CUDA device (no GPU or no driver)");
+    return std::make_unique<snk::cuda::CudaBackend>();
+  };
+  snk::core::register_backend(std::move(entry));
+}

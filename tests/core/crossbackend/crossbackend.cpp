@@ -422,8 +422,7 @@ long cases_run() { return case_counter.load(); }
 void CrossBackend::SetUp() {
   if (!backend_usable())
     GTEST_SKIP() << "backend \"" << backend_under_test() << "\" is not usable here (available: "
-                 << available_backends_text() << ")"
-                 << (backend_under_test() == "cuda" ? "; no usable GPU" : "");
+                 << available_backends_text() << "): " << snk::unavailable_backends()[backend_under_test()];
   rng_ = test_rng();
 }
 
