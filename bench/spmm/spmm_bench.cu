@@ -11,8 +11,6 @@
 //   row_batch_lanes csr_rowseg.cuh's batch-lane variant, forced (and with a 32-wide tile past batch 32)
 //   row_range       csr_rowrange.cuh, forced (dispatcher's slab count), and at batch 2-32 with 1, 2, 4 and 8
 //                   column slabs (rr_s<slabs> in the CSV: the measurements behind the slab rule)
-//   row_tile        csr_rowtile.cuh, forced (dispatcher's configuration); from batch 17 also a small sweep
-//                   of its block width and split count (fewer repetitions; it only ranks configurations)
 //   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
 //   dispatched_bound  the same with W's values bound to the plan (Plan::bind_values, timed once per matrix:
 //                   the first bind builds the bank-aware order, a re-bind gathers the values), where the choice
@@ -78,7 +76,6 @@
 namespace {
 
 using snk::cuda::ColumnBlockConfig;
-using snk::cuda::RowTileConfig;
 using snk::cuda::Kernel;
 using snk::cuda::Layout;
 
@@ -797,7 +794,7 @@ int main(int argc, char** argv) {
     double sparsity, min_bytes, nnz;
     double stream_ms = -1, floor_ms = -1, limit_ms = -1;   // ms: stream_bytes streamed, the on-chip floor, the larger
     std::map<std::string, double> ms, err;
-    std::string dispatched, cusparse_alg, cusparse_fail, best_cb, best_rt;
+    std::string dispatched, cusparse_alg, cusparse_fail, best_cb;
     std::string cublas_call, cublas_fail;                   // the fastest dense call (ms["cublas"]); failed ones
     std::map<std::string, std::pair<std::string, double>> cublas_api_best;   // api -> its fastest call, ms
     double bound_ms() const {   // the dispatched call with values bound to the plan, where that reads its order
@@ -968,8 +965,7 @@ int main(int argc, char** argv) {
           row.ms["cublas"] = row.ms["dense_mask"] = -1;
           row.cublas_call = "none ran";
         }
-        auto ours = [&](Kernel k, const ColumnBlockConfig& cb, bool batch_major, bool det,
-                        const RowTileConfig& rt = {}) {
+        auto ours = [&](Kernel k, const ColumnBlockConfig& cb, bool batch_major, bool det) {
           snk::cuda::SpmmArgs s;
           s.values = a.val;
           s.x = batch_major ? snk::cuda::Dense{xb, m, Layout::ColMajor} : snk::cuda::Dense{x, batch, Layout::RowMajor};
@@ -978,7 +974,6 @@ int main(int argc, char** argv) {
           s.kernel = k;
           s.column_block = cb;
           if (s.column_block.row_order == snk::cuda::RowOrder::Auto) s.column_block.row_order = g_row_order;
-          s.row_tile = rt;
           s.deterministic = det;
           return s;
         };
@@ -1025,26 +1020,6 @@ int main(int argc, char** argv) {
             s.slabs = slabs;
             record("rr_s" + std::to_string(slabs), time_ours(s));
           }
-        record("row_tile", time_ours(ours(Kernel::RowTile, {}, false, true)));
-        if (batch >= 17) {
-          const int saved_reps = timer.reps;
-          timer.reps = std::max(5, reps / 2);
-          double best = -1;
-          const int bt = batch <= 32 ? 32 : batch <= 64 ? 64 : 128;
-          for (int cols : {4096 / bt, 8192 / bt, 16384 / bt})
-            for (int splits : {0, 1, 2, 4, 8}) {
-              if (cols < 64) continue;
-              const double ms = time_ours(ours(Kernel::RowTile, {}, false, true, RowTileConfig{bt, cols, splits}));
-              char name[96];
-              std::snprintf(name, sizeof name, "rt_bt%d_c%d_s%d", bt, cols, splits);
-              const double err = record(name, ms);
-              if (ms > 0 && err < 1e-4 && (best < 0 || ms < best)) {
-                best = ms;
-                row.best_rt = name;
-              }
-            }
-          timer.reps = saved_reps;
-        }
         if (batch > 32) {
           auto s = ours(Kernel::RowSegmentBatchLanes, {}, false, true);
           s.batch_tile = 32;
@@ -1099,9 +1074,9 @@ int main(int argc, char** argv) {
         row.cusparse_alg = sr.alg;
         for (auto& f : sr.failures) row.cusparse_fail += (row.cusparse_fail.empty() ? "" : "; ") + f;
         rows.push_back(row);
-        std::fprintf(stderr, "[%d %.2f b%d] disp %.4f (%s) rr %.4f (s1 %.4f s4 %.4f) bl %.4f rt %.4f %s cb %.4f rs %.4f coo %.4f | cusparse %.4f (%s) cublas %.4f (%s) dm %.4f %s | limit %.4f\n", m,
+        std::fprintf(stderr, "[%d %.2f b%d] disp %.4f (%s) rr %.4f (s1 %.4f s4 %.4f) bl %.4f cb %.4f rs %.4f coo %.4f | cusparse %.4f (%s) cublas %.4f (%s) dm %.4f %s | limit %.4f\n", m,
                      sp, batch, row.ms["dispatched"], row.dispatched.c_str(), row.ms["row_range"], row.ms.count("rr_s1") ? row.ms["rr_s1"] : -1.0,
-                     row.ms.count("rr_s4") ? row.ms["rr_s4"] : -1.0, row.ms["row_batch_lanes"], row.ms["row_tile"], row.best_rt.c_str(),
+                     row.ms.count("rr_s4") ? row.ms["rr_s4"] : -1.0, row.ms["row_batch_lanes"],
                      row.ms["column_block"], row.ms["row_segment"],
                      row.ms["snack_coo"], row.ms["cusparse"], row.cusparse_alg.c_str(), row.ms["cublas"], row.cublas_call.c_str(),
                      row.ms["dense_mask"], row.best_cb.c_str(), row.limit_ms);
@@ -1146,9 +1121,9 @@ int main(int argc, char** argv) {
         "column-major; the snack kernels take X and Y row-major); `Dense+Mask` = W .* mask (fp32 mask, in the same W "
         "layout) then that same call. Every output was checked against the first dense call that ran (sgemm(W row; "
         "X row; Y row) where it runs; max relative error in the last column).\n\n";
-  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_range ms | row_tile ms | disp ms (kernel) | eff BW | disp, bound values ms (eff BW) | on-chip floor ms | limit ms | x limit | best cuSPARSE ms (alg) | "
+  md << "| M | sparsity | batch | SNACK-COO ms | row_segment ms | column_block ms | row_batch_lanes ms | row_range ms | disp ms (kernel) | eff BW | disp, bound values ms (eff BW) | on-chip floor ms | limit ms | x limit | best cuSPARSE ms (alg) | "
         "best cuBLAS ms (call) | Dense+Mask ms | vs SNACK-COO | vs cuSPARSE | vs cuBLAS | vs D+M | max rel err |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   auto floor_ms = [](const Row& r) { return r.floor_ms; };
   auto f = [](double v) {
     char b[32];
@@ -1178,13 +1153,13 @@ int main(int argc, char** argv) {
     const double d = r.ms["dispatched"];
     double maxerr = 0;
     for (auto& [k, v] : r.err)
-      if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "row_batch_lanes" || k == "row_range" || k == "row_tile" ||
+      if (k == "snack_coo" || k == "row_segment" || k == "column_block" || k == "row_batch_lanes" || k == "row_range" ||
           k == "dispatched" || k == "dispatched_bound" ||
           k == "cublas" || k == "dense_mask" || k == "cusparse")
         if (r.ms[k] >= 0) maxerr = std::max(maxerr, v);
     md << "| " << r.m << " | " << static_cast<int>(std::lround(r.sparsity * 100)) << "% | " << r.batch << " | " << f(r.ms["snack_coo"])
        << " | " << f(r.ms["row_segment"]) << " | " << f(r.ms["column_block"]) << " | " << f(r.ms["row_batch_lanes"]) << " | "
-       << f(r.ms["row_range"]) << " | " << f(r.ms["row_tile"]) << " | " << f(d) << " (" << r.dispatched << ") | "
+       << f(r.ms["row_range"]) << " | " << f(d) << " (" << r.dispatched << ") | "
        << eff_bw(r, d) << " | " << bound_cell(r) << " | " << f(floor_ms(r)) << " | " << limit_cell(r) << " | "
        << r2(r.limit_subject_ms(), r.limit_ms) << " | " << f(r.ms["cusparse"]) << " (" << r.cusparse_alg << ") | "
        << f(r.ms["cublas"]) << " (" << r.cublas_call << ") | "
@@ -1323,17 +1298,6 @@ int main(int argc, char** argv) {
       any_fail = true;
       md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ": " << r.cusparse_fail << "\n";
     }
-  {
-    bool any = false;
-    for (auto& r : rows)
-      if (!r.best_rt.empty()) {
-        if (!any) md << "\nFastest row_tile configuration per point (sweep of block width and split count, "
-                        "rt_bt<batch tile>_c<columns per block>_s<splits, 0 = the dispatcher's>):\n\n";
-        any = true;
-        md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch << ": " << r.best_rt
-           << " " << f(r.ms[r.best_rt]) << " ms (row_tile as dispatched: " << f(r.ms["row_tile"]) << " ms)\n";
-      }
-  }
   {
     bool any = false;
     for (auto& r : rows)

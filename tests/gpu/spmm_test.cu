@@ -130,7 +130,6 @@ struct Case {
   int pad = 0;
   Kernel kernel = Kernel::Auto;
   ColumnBlockConfig cb{};
-  RowTileConfig rt{};
   bool deterministic = false;
   int batch_tile = 0;
   int slabs = 0;
@@ -151,8 +150,7 @@ std::string describe(const Case& c) {
   return std::string(o[int(c.orientation)]) + (c.layout == Layout::RowMajor ? " row-major" : " col-major") +
          " batch=" + std::to_string(c.batch) + " pad=" + std::to_string(c.pad) + " kernel=" + kernel_name(c.kernel) +
          " splits=" + std::to_string(c.cb.splits) + " bt=" + std::to_string(c.cb.batch_tile) +
-         " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + " rt=(" + std::to_string(c.rt.batch_tile) + "," +
-         std::to_string(c.rt.block_cols) + "," + std::to_string(c.rt.splits) + ")" + (c.bind ? " bound" : "") +
+         " tile=" + std::to_string(c.batch_tile) + " slabs=" + std::to_string(c.slabs) + (c.bind ? " bound" : "") +
          (c.lanes_runs ? " runs=" + std::to_string(c.lanes_runs) : "") +
          (c.lanes_threads ? " threads=" + std::to_string(c.lanes_threads) : "") + walk_suffix(c.walk);
 }
@@ -230,7 +228,6 @@ void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, dou
   a.batch = cs.batch;
   a.kernel = cs.kernel;
   a.column_block = cs.cb;
-  a.row_tile = cs.rt;
   a.batch_tile = cs.batch_tile;
   a.slabs = cs.slabs;
   a.deterministic = cs.deterministic;
@@ -352,7 +349,7 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
         for (Layout l : {Layout::RowMajor, Layout::ColMajor})
           for (Kernel k : {Kernel::Auto, Kernel::SnackCoo, Kernel::RowSegment, Kernel::ColumnBlock,
-                           Kernel::RowSegmentBatchLanes, Kernel::RowTile, Kernel::RowRange}) {
+                           Kernel::RowSegmentBatchLanes, Kernel::RowRange}) {
             Case c;
             c.orientation = o;
             c.layout = l;
@@ -372,10 +369,6 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
               c.batch_tile = 128;                 // one row per warp, also on small batches
               check_plus_times<float>(p, c, rng(), 1e-5, *plan);
               if (batch == 37) packed_to_wide_tile(c, check_fp32);   // constant X' stride
-            }
-            if (k == Kernel::RowTile) {
-              c.rt = {batch > 32 ? 32 : 128, 64, 3};   // several batch passes or a wide tile; 3 ranges
-              check_plus_times<float>(p, c, rng(), 1e-5, *plan);
             }
             if (k == Kernel::ColumnBlock) {
               for (int bt : {8, 32, 128}) {       // every tile, also ones wider or narrower than the batch
@@ -447,7 +440,7 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
     auto plan = make_plan(p, false);
     for (int batch : {1, 8, 32, 37, 128, 130})   // 32 and 128: X' packed to the tile (bulk-copied column blocks)
       for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes,
-                       Kernel::RowTile, Kernel::RowRange}) {
+                       Kernel::RowRange}) {
         Case c;
         c.batch = batch;
         c.kernel = k;
@@ -460,45 +453,6 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
           expect_bitwise_repeatable(p, c, *plan);
         }
       }
-  }
-}
-
-// ---- the row-tile kernel: many row tiles, split column ranges, batch tiles that do not divide the batch ------
-TEST(SpmmRowTile, TilesSplitsAndBatchTails) {
-  SKIP_WITHOUT_GPU();
-  const Shape shapes[] = {
-      kShapes[0],                                   // nnz = 0
-      {"tall", 1500, 2100, 0.06},                   // several row tiles (64 to 256 rows each)
-      {"skewed", 700, 3000, 0.01, 350, 2900},       // one row holds most non-zeros (forced past the guard)
-      kShapes[4],                                   // more than 65536 columns (16-bit offsets wrap)
-  };
-  for (const Shape& sh : shapes) {
-    SCOPED_TRACE(sh.name);
-    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
-    auto plan = make_plan(p, false);
-    for (int batch : {2, 17, 64, 100, 133}) {
-      const RowTileConfig configs[] = {{}, {32, 64, 5}, {64, 128, 1}, {128, 64, 2}, {32, 512, 0}};
-      for (const RowTileConfig& rt : configs) {
-        Case c;
-        c.batch = batch;
-        c.kernel = Kernel::RowTile;
-        c.rt = rt;
-        c.pad = batch % 3;
-        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-      }
-      {
-        SpmmArgs a;
-        a.batch = batch;
-        const Kernel auto_kernel = choose(*plan, a).kernel;
-        EXPECT_NE(Kernel::RowTile, auto_kernel);   // measured slower: Auto does not take it
-      }
-      Case t;   // W^T X through the transposed pattern, column-major operands (repacked X)
-      t.orientation = Orientation::WtX;
-      t.layout = Layout::ColMajor;
-      t.batch = batch;
-      t.kernel = Kernel::RowTile;
-      check_plus_times<float>(p, t, rng(), 1e-5, *plan);
-    }
   }
 }
 
@@ -1617,7 +1571,7 @@ TEST(SpmmArguments, TightXAllocation) {
   // 28 and 124: ld 32 / 128, a whole column-block tile, with the batch short of it (its bulk-copied stages
   // would read whole tile rows).
   for (int batch : {2, 3, 5, 6, 13, 28, 29, 37, 124})
-    for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes, Kernel::RowTile,
+    for (Kernel k : {Kernel::Auto, Kernel::RowSegment, Kernel::ColumnBlock, Kernel::RowSegmentBatchLanes,
                      Kernel::RowRange}) {
       Case c;
       c.batch = batch;
@@ -1625,7 +1579,7 @@ TEST(SpmmArguments, TightXAllocation) {
       c.kernel = k;
       c.tight_x = true;
       check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-      if (k != Kernel::RowTile) check_plus_times<__half>(p, c, rng(), 1e-2, *plan);
+      check_plus_times<__half>(p, c, rng(), 1e-2, *plan);
     }
 }
 

@@ -1,10 +1,9 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of the
-// lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of the row-tile kernel (fp32, batch tiles
-// 32, 64 and 128, with its in-order fold of split ranges), of SNACK-COO, and of the small helper kernels the
-// dispatcher uses (strided copies of dense operands, value gathers for the transposed pattern, COO row expansion).
+// lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of SNACK-COO, and of the small helper kernels
+// the dispatcher uses (strided copies of dense operands, value gathers for the transposed pattern, COO row
+// expansion).
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
-#include "spmm/csr_rowtile.cuh"
 #include "spmm/column_ranges.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/snack_coo.cuh"
@@ -65,22 +64,6 @@ cudaError_t launch_cb_type(int bt, const ColBlockParams& p, int pairs_per_lane, 
     case 128: return launch_cb<VT, 128>(p, pairs_per_lane, s);
     default: return cudaErrorInvalidValue;
   }
-}
-
-constexpr int kRowTileThreads = 256;
-constexpr int kRowTileRowsPerSlot = 8;
-
-template <int BT>
-cudaError_t launch_rt(const RowTileParams& p, int row_tiles, cudaStream_t s) {
-  const std::size_t smem = std::size_t(2) * p.block_cols * BT * sizeof(float);
-  cudaError_t e = cudaFuncSetAttribute(rowtile_kernel<BT, kRowTileRowsPerSlot>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (e != cudaSuccess) return e;
-  dim3 grid(static_cast<unsigned>(row_tiles), static_cast<unsigned>(p.splits),
-            static_cast<unsigned>((p.batch + BT - 1) / BT));
-  rowtile_kernel<BT, kRowTileRowsPerSlot><<<grid, kRowTileThreads, smem, s>>>(p);
-  if ((e = cudaGetLastError()) != cudaSuccess || p.splits <= 1) return e;
-  return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.splits, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
 
 template <class E>
@@ -168,17 +151,6 @@ cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_
   if (bt == 32 && threads == RowLanesTile<32>::kLongThreads)
     return launch_rl<32, RowLanesTile<32>::kLongThreads>(p, n_ranges, sm_count, s);
   return cudaErrorInvalidValue;
-}
-
-int rowtile_rows_per_cta(int bt) { return kRowTileThreads / (bt / 4) * kRowTileRowsPerSlot; }
-
-cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s) {
-  switch (bt) {
-    case 32: return launch_rt<32>(p, row_tiles, s);
-    case 64: return launch_rt<64>(p, row_tiles, s);
-    case 128: return launch_rt<128>(p, row_tiles, s);
-    default: return cudaErrorInvalidValue;
-  }
 }
 
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s) {

@@ -1,5 +1,5 @@
 // spmm/column_ranges.cuh: what kernels that cut the columns of a row range over several thread blocks do with
-// the blocks' sums (column-block, row-tile and row-lanes kernels). Deterministic calls: each block writes its
+// the blocks' sums (column-block and row-lanes kernels). Deterministic calls: each block writes its
 // sums to partial[range][row][b] and fold_column_ranges_kernel adds the ranges in range order into Y, so the
 // result stays bitwise identical run to run (no atomics). Calls that allow otherwise (SpmmArgs::deterministic
 // false) may add the sums into Y with atomics instead, after zero_rows_kernel has zeroed it: no partial tiles and
@@ -20,11 +20,8 @@ namespace snk::cuda {
 // same additions as the earlier one-value-per-thread form, so the same bits). A thread folds four consecutive
 // batch values of one row: one 16-byte load per range (partial_ld a multiple of 4 and the partials 16-byte
 // aligned, as the callers' workspace, rows a whole batch tile apart, always is: the launcher refuses anything
-// else), the loads of up to kLoads ranges issued before any is added. Against one value per thread with its
-// loads in a loop (spmm_bench, one GPU run, the two builds alternating twice, ms): 16384 x 16384 batch 8, three
-// ranges, 90% 0.0908-0.0910 -> 0.0906-0.0907 (values bound 0.0756 -> 0.0751-0.0752), 95% 0.0574-0.0577 ->
-// 0.0569-0.0570 (0.0510-0.0512 -> 0.0508-0.0509); 4096 x 4096 at 90%, four ranges, batch 128 0.0545-0.0548 ->
-// 0.0543, batch 32 0.0239-0.0240 -> 0.0238-0.0239.
+// else), the loads of up to kLoads ranges issued before any is added (faster than one value per thread with its
+// loads in a loop: bench/results/spmm-dispatch-rules.md).
 template <class VT>
 __global__ void fold_column_ranges_kernel(const float* partial, std::int64_t partial_ld, int splits, int rows,
                                           int batch, void* y, std::int64_t ys_row, std::int64_t ys_col) {
@@ -68,13 +65,8 @@ __global__ void fold_column_ranges_kernel(const float* partial, std::int64_t par
 // Y'(m, b) = +0 for m < rows, b < batch (fp32, Y'(m, b) = y[m * ys_row + b * ys_col]), ahead of a kernel that adds
 // its blocks' sums into Y with atomics. The dependent is launched as a programmatic dependent of this grid, which
 // lets it start at once (griddepcontrol.launch_dependents): it stages its X' block meanwhile and waits for this
-// grid (griddepcontrol.wait) before its first atomic. The pair costs 1.8 us more than one kernel (one GPU run,
-// event-timed between L2 flushes: an empty kernel 0.0029 ms, this one with an empty dependent 0.0047). Not kept:
-// the row-lanes grid zeroing Y itself (units of 32 rows claimed from a counter, counted when zeroed, each warp
-// waiting for the count before its first add), which saves the launch but ran slower, bound 16384 x 16384 batch 32
-// at 90% / 95%: the whole block waiting for the count before its walks 0.1354 / 0.0794 ms, one warp per block
-// zeroing while the others walk and each warp waiting before its first add 0.1270-0.1280 / 0.0703-0.0716, against
-// 0.1259-0.1262 / 0.0698-0.0704 with this kernel (512 blocks of 256 threads then; its grid now: launch_zero_rows).
+// grid (griddepcontrol.wait) before its first atomic. The row-lanes grid zeroing Y itself saves the launch but ran
+// slower (bench/results/spmm-dispatch-rules.md).
 template <class T>   // a template, so that each translation unit that includes this header may instantiate it
 __global__ void zero_rows_kernel(T* y, int rows, int batch, std::int64_t ys_row, std::int64_t ys_col, bool fours) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -100,11 +92,7 @@ inline bool rows_start_aligned(const void* y, std::int64_t ys_row, std::int64_t 
 
 // At most `max_blocks` blocks of 256 threads (the caller passes the SM count), each striding over Y: the dependent
 // launches only once every block of this grid has started, so a grid that is resident at once lets it start
-// soonest. One GPU run, three times over, each setting 41 times alternating, bound row-lanes calls at 16384 x
-// 16384, medians in ms, 512 (batch 32) or 2048 (batch 128) blocks against one per SM: batch 32 90% 0.1257-0.1260
-// against 0.1254-0.1258, 95% 0.0698-0.0700 against 0.0696-0.0698; batch 128 90% 0.4855-0.4860 against
-// 0.4846-0.4852, 95% 0.2628-0.2633 against 0.2620-0.2625; batch 8 within the noise (0.0536-0.0542 against
-// 0.0539-0.0543, 95% 0.0339-0.0340 against 0.0339-0.0343). 66 blocks of 512 threads ran as fast as 132 of 256.
+// soonest (bench/results/spmm-dispatch-rules.md).
 inline cudaError_t launch_zero_rows(float* y, int rows, int batch, std::int64_t ys_row, std::int64_t ys_col,
                                     int max_blocks, cudaStream_t s) {
   const bool fours = rows_start_aligned(y, ys_row, ys_col) && batch % 4 == 0;
@@ -146,11 +134,9 @@ cudaError_t launch_fold_column_ranges(const float* partial, std::int64_t partial
   const unsigned grid =
       static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 65535)));
   // A programmatic dependent launch (compute capability 9.0): the launch is processed while the kernel that writes
-  // the partials finishes, and the fold waits for it in griddepcontrol.wait. Row-lanes tile 8, 16384 x 16384,
-  // bound (one GPU run, kernel + fold, twice each): 90% 0.0592 / 0.0594 -> 0.0585 / 0.0579 ms, 95% 0.0378 / 0.0376
-  // -> 0.0369 / 0.0366, the results bitwise equal; with the writing kernel triggering its dependents early
-  // (griddepcontrol.launch_dependents) 0.0602 / 0.0596: not done. Where the attribute is refused, an ordinary
-  // launch.
+  // the partials finishes, and the fold waits for it in griddepcontrol.wait; the writing kernel does not trigger
+  // its dependents early (griddepcontrol.launch_dependents), which was slower (bench/results/spmm-dispatch-rules.md).
+  // Where the attribute is refused, an ordinary launch.
   return launch_dependent(fold_column_ranges_kernel<VT>, dim3(grid), dim3(256), 0, s, partial, partial_ld, splits,
                           rows, batch, y, ys_row, ys_col);
 }

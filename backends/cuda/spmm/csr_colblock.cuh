@@ -163,12 +163,9 @@ __device__ __forceinline__ void colblock_store(const ColBlockParams& p, int r, i
 // in the other order, so that half of a quarter-warp reads each half and a load's lanes spread over more
 // banks) and does eight FMAs. At the end of a piece the 32 lanes' eight sums are folded by a transposing
 // butterfly (9 shuffles), and the four lanes that hold one batch column each add it to the row's shared
-// sum (a row belongs to one warp: no atomics, a fixed order). Against the earlier bt-8 kernel of this file
-// (lanes across the batch, non-zeros handed round by shuffles), 16384 x 16384, 90%, batch 8, 3 column blocks
-// of 5504 held for the whole call (the layout colblock_held_kernel now runs): 0.096 against 0.136 ms
-// (bench/results/spmm-h200.md); a stand-alone bank-conflict-free timing probe (wrong columns) ran 0.070
-// against 0.092 for its correct twin, so about a quarter of the time goes to shared-memory bank conflicts of
-// the random X rows.
+// sum (a row belongs to one warp: no atomics, a fixed order). It replaced a bt-8 kernel with lanes across the batch
+// and non-zeros handed round by shuffles, which was slower; shared-memory bank conflicts of the random X rows take
+// about a quarter of its time (bench/results/spmm-dispatch-rules.md).
 constexpr int kColBlockAhead = 2;
 
 // The fold at the end of a row piece (batch tile 8, lanes across non-zeros): a lane's eight sums a[] (odd lanes
@@ -341,15 +338,12 @@ __global__ void __launch_bounds__(1024, 1) colblock_kernel(ColBlockParams p) {
 // lanes-across-non-zeros walk as colblock_kernel, laid out for that case: a row has exactly one piece per thread
 // block, so each piece's folded sums go straight to Y (or to the block's partial tile) from the lanes that hold
 // them, with no shared row sums (the same walk over the warp's rows, ColBlockWalk, and the same summation
-// order). 16384 x 16384, batch 8, three blocks of 5504 columns (spmm_bench, alternating builds in one
-// GPU run): 0.0924 against 0.0961 ms for colblock_kernel's one-stage walk at 90%, 0.0587 against 0.0611 at 95%
-// (a stand-alone harness copy of this walk: 0.0885 against 0.0959 in one process). At the 64-register bound of
-// 1024 threads the compiler rebuilt the shared base, the block's first column and the lane's half offset for
-// every non-zero (SASS); held in registers it cannot rebuild (below), 0.0908 against 0.0925 at 90%, 0.0575
-// against 0.0589 at 95%. kBound: it reads the plan's bound copy (ColBlockParams::bound_layout), whose columns are
-// relative to the block's first, so a staged X' row's address is one multiply-add from the column, and whose
-// arrays are padded, so the chunk loads need no bounds test: with the values bound, 0.0714-0.0717 against
-// 0.0748-0.0750 ms at 16384/90%/8, 0.0482-0.0483 against 0.0506-0.0508 at 95% (one GPU run, alternating twice).
+// order); faster than colblock_kernel's one-stage walk. At the 64-register bound of 1024 threads the compiler
+// rebuilt the shared base, the block's first column and the lane's half offset for every non-zero (SASS); they are
+// held in registers it cannot rebuild (below). kBound: it reads the plan's bound copy
+// (ColBlockParams::bound_layout), whose columns are relative to the block's first, so a staged X' row's address is
+// one multiply-add from the column, and whose arrays are padded, so the chunk loads need no bounds test. The
+// measurements behind each of these: bench/results/spmm-dispatch-rules.md.
 template <class VT, bool kBound>
 __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p) {
   constexpr int BT = 8, D = kColBlockAhead;
@@ -461,8 +455,8 @@ struct ColBlockRun {
 // holds the others at every block.
 //
 // kMap: the rows in the plan's balanced order (p.row_map); else slot s is row s (a template argument, not a test
-// of p.row_map: at batch tile 32 the run-time test's few extra instructions cost 2.5% at 16384/90% with no map,
-// measured).
+// of p.row_map: the run-time test's few extra instructions cost time with no map;
+// bench/results/spmm-dispatch-rules.md).
 template <class VT, int BT, int K, bool kBulk, bool kMap>
 __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p) {
   static_assert(BT == 32 || BT == 128, "batch tile 32 or 128");

@@ -23,19 +23,14 @@
 // into Y with 16-byte atomics instead (p.accumulate: Y zeroed by zero_rows_kernel, which each thread of this kernel
 // waits for before its first add), so no partial tiles are written and no fold runs; at tile 32, where Y's rows hold
 // their values contiguous and 16-byte aligned (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction
-// per row instead (cp.reduce.async.bulk, staged per warp in shared memory eight rows at a time): the adds of 12 blocks
-// into Y had cost about 5 us of the 129 at 16384 x 16384, 90%, batch 32, and 9 us of 21 at 99.9%. One GPU run, bound,
-// medians of 15, 16384 x 16384 batch 32, 16-byte atomics / bulk reductions / no adds at all (timing only): 90% 0.1285 /
-// 0.1261 / 0.1235 ms, 95% 0.0737 / 0.0700 / 0.0668, 99% 0.0320 / 0.0272 / 0.0218; batch 128 0.4965 / 0.4859 at 90%,
-// 0.2751 / 0.2627 at 95%. Not kept: 16-byte atomics from the same staging, eight lanes to a row (0.1276, 0.0711), four
-// rows per pass in two buffers (0.1286, 0.0732), twelve rows per pass (0.1300, 0.0723; 24 bytes more spilled). With
-// atomics, at tile 8 a group's walk may then be cut into runs of its chunk steps (p.runs), each a work item that adds
-// its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile per grid z, each streaming
-// W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit
-// 32 rows' lines per step and ran twice as slow (stand-alone harness, 16384 x 16384, 90%, batch 32: 0.32 against 0.16
-// ms). Not kept either: a share of each column block's X' rows read through the texture path instead of staged
-// (bench/results/onchip-paths-h200.md: that path runs beside the shared-memory one only with little shared memory
-// taken and without W's stream; built here at tile 32, 0.1694 against 0.1256 ms at 16384 x 16384, 90%, batch 32).
+// per row instead (cp.reduce.async.bulk, staged per warp in shared memory eight rows at a time), faster than the
+// 16-byte atomics. With atomics, at tile 8 a group's walk may then be cut into runs of its chunk steps (p.runs), each
+// a work item that adds its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile
+// per grid z, each streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR
+// order a lane's chunk loads hit 32 rows' lines per step. Not kept: other stagings of the bulk sums, and a share of
+// each column block's X' rows read through the texture path instead of staged (bench/results/onchip-paths-h200.md:
+// that path runs beside the shared-memory one only with little shared memory taken and without W's stream). The
+// measurements behind these choices: bench/results/spmm-dispatch-rules.md.
 #pragma once
 
 #include <cstdint>
@@ -115,13 +110,8 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
     cp_async16(tile + std::size_t(i) * 16, p.x + std::int64_t(k0 + i / P) * p.ldx + blockIdx.z * BT + (i % P) * 4, 16);
   cp_async_commit();
   if (threadIdx.x == 0) *next_group = 0;
-  // (Measured, not kept: each warp of a tile-32 block having L2 prefetch the bookkeeping and first two chunk steps
-  // of the block's w-th group while the block stages, so that the first walks start on L2 hits: bound, 16384 x
-  // 16384, three runs alternating, medians of 41, batch 32 at 90% 0.1255-0.1257 ms against 0.1255-0.1257, at 95%
-  // 0.0697-0.0699 against 0.0695-0.0699: the walks' start is not where the time goes. Nor kept, at tile 32 (the
-  // staging takes about 2 us per block, not bound by L2; bench/results/spmm-h200.md): the block staged by bulk
-  // copies, 0.1296 / 0.0717 against 0.1256 / 0.0697 ms at 90% / 95%, batch 32; staged in eight pieces on their own
-  // mbarriers with each warp's first steps waiting only for the pieces that hold their columns, 0.1270 / 0.0710.)
+  // (Not kept, measured no faster: L2 prefetches of each warp's first group while the block stages; the block
+  // staged by bulk copies, or in pieces on their own mbarriers; bench/results/spmm-dispatch-rules.md.)
   cp_async_wait<0>();
   __syncthreads();
 
@@ -210,9 +200,7 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
     // With accumulate this grid is a programmatic dependent of zero_rows_kernel (launch_rowlanes): Y must be zero
     // before this thread's first add, and only then. Waiting here rather than after the staging lets the zeroing
     // run beside the block's staging and first walk (it returns at once once the zeroing is done, and after an
-    // ordinary launch). One GPU run alternating twice, bound, 16384 x 16384, medians of 15, waiting after the
-    // staging / here: batch 32 90% 0.1263-0.1267 / 0.1260-0.1263 ms, 95% 0.0703-0.0705 / 0.0700-0.0702; batch 8
-    // 90% 0.0534-0.0542 / 0.0528-0.0541 (within the noise).
+    // ordinary launch; bench/results/spmm-dispatch-rules.md).
     if (p.accumulate) asm volatile("griddepcontrol.wait;" ::: "memory");
     if (BT == 32 && p.bulk_sums && int(blockIdx.z) * BT + BT <= p.batch) {
       // The warp's rows go out eight at a time: each lane of the pass writes its 32 sums to its 128-byte staging

@@ -14,10 +14,8 @@
 // writes its rows' sums to Y' when its range is done.
 // Batch tile 128, and batch tile 32 on plans with many rows, run rowrange_row_kernel instead: one row per lane
 // group (32 lanes at 128, 8 at 32), so there is nothing to fold or to keep in shared memory and no slabs.
-// Measured at 16384 x 16384, 90%, batch 8: ranges of equal row counts beat the plan's non-zero-balanced
-// ranges on uniform patterns (0.113 against 0.118 ms, isolated copies in one process); a version that added
-// each slab's sums into Y' instead of shared memory ran 0.115 ms with 4 slabs (with the run-time X' stride);
-// this one runs 0.103 (bench/results/spmm-h200.md).
+// Ranges of equal row counts beat the plan's non-zero-balanced ranges on uniform patterns, and the slabs' sums are
+// kept in shared memory rather than added into Y' (bench/results/spmm-dispatch-rules.md).
 #pragma once
 
 #include <cstdint>
@@ -67,8 +65,8 @@ __device__ __forceinline__ void store_four(const RowRangeParams& p, std::int64_t
 }
 
 // kPackedX: X' rows are exactly BT values apart and the batch fills one tile to its last four values
-// (ldx == BT, BT - 4 < batch <= BT), so the row stride is a constant and every lane is in the batch. Measured: 0.102 against 0.114 ms at 16384 x 16384, 90%, batch 8 (the compiler's schedule of the
-// gathers is the difference).
+// (ldx == BT, BT - 4 < batch <= BT), so the row stride is a constant and every lane is in the batch; the compiler
+// then schedules the gathers better (bench/results/spmm-dispatch-rules.md).
 template <class VT, int BT, bool kVectorStore, bool kPackedX>
 __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowrange_kernel(RowRangeParams p) {
   static_assert(BT == 8 || BT == 32, "batch tile 8 or 32");
@@ -175,17 +173,13 @@ __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowrange_kernel(Ro
 // per 8-lane group. Each step takes one 4-non-zero chunk of the group's row (the next one's loads issued first)
 // and gathers its four X' rows before using any, so four gathers per lane are in flight; nothing is folded
 // across lanes (no shuffles: lanes may leave early). Rows the plan did not cut; n_slabs is ignored.
-// Both streams go through L1 here: a chunk's line serves the next steps (16 chunks of columns, 8 of fp32
-// values), and X' rows are reused from L1 now and then. Measured in an isolated harness at 16384 x 16384,
-// batch 128, 99% (copies in one process): a stand-alone copy of this loop 0.1295 ms (rowseg_batch_kernel
-// 0.154; cuSPARSE's best there, CSR_ALG3, 0.146); W streamed past L1 as the other kernels do, 0.155; X' rows
-// gathered past L1, 0.140. The library build ran 0.137 ms there until the chunk loader below kept each
-// chunk's columns packed until its gathers are issued and issued the next chunk's loads after them (the
-// compiler had unpacked the next columns where they were loaded, so each step waited for that load before
-// its gathers); the benchmark has it at 0.131 since. With 512-thread blocks (two resident per SM, 32 warps,
-// against five of 256 at ~49 registers) 0.141. At batch 32, 16384 x 16384, 99%: 0.0378 ms in the library (harness
-// 0.036) against 0.042 for rowrange_kernel; with 4096 rows (1024 warps) 0.0101 against 0.0081 (harness),
-// hence the dispatcher's row-count floor.
+// Both streams go through L1 here: a chunk's line serves the next steps (16 chunks of columns, 8 of fp32 values), and
+// X' rows are reused from L1 now and then (faster than streaming either past L1). The chunk loader below keeps each
+// chunk's columns packed until its gathers are issued and issues the next chunk's loads after them (where the compiler
+// unpacked the next columns as they were loaded, each step waited for that load before its gathers). Blocks of 256
+// threads (five resident per SM at ~49 registers): 512-thread blocks were slower. At batch 32 it beats rowrange_kernel
+// only on plans with many rows: hence the dispatcher's row-count floor (row_range_one_row(), dispatch.cu). The
+// measurements: bench/results/spmm-dispatch-rules.md.
 template <class VT, int BT, bool kVectorStore, bool kPackedX>
 __global__ void __launch_bounds__(kRowWarpThreads, kStreamWarpsPerSm * 32 / kRowWarpThreads)
     rowrange_row_kernel(RowRangeParams p) {

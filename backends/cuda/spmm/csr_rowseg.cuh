@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
     const int q_end = (end + 3) >> 2;
     // Software pipeline: the chunks of the next step load while this step's are used (kDepth chunks
     // per lane per step, so up to 2 x kDepth chunk loads in flight per lane).
-    constexpr int kDepth = 2;   // 4 was measured slower at batch 1 (0.099 vs 0.062 ms, 16384, 90%)
+    constexpr int kDepth = 2;   // 4 was measured slower at batch 1 (bench/results/spmm-dispatch-rules.md)
     int q = (begin >> 2) + lane;
     Four<VT> w[kDepth];
     Four<std::uint16_t> c[kDepth];
@@ -403,11 +403,10 @@ __global__ void __launch_bounds__(256, kMinBlocks) rowseg_window_kernel(RowSegPa
 // of its plan range, the next step's loads issued before the current step is used; grid.y walks the batch
 // in tiles of BT (every tile streams W again). X' offsets are 32-bit (the dispatcher checks cols x ldx < 2^31).
 // kVectorStore writes each lane's four sums with one 16-byte store (fp32 with aligned rows of Y' and a batch
-// that is a multiple of 4); the element-wise store in the loop cost 20% at 16384 x 16384, batch 8.
+// that is a multiple of 4), which beat the element-wise store in the loop (bench/results/spmm-dispatch-rules.md).
 // kPackedX: X' rows are exactly BT values apart and the batch fills the one tile to its last four values
 // (ldx == BT, BT - 4 < batch <= BT), so the row stride is a constant and every lane is in the batch (as in
-// rowrange_kernel, csr_rowrange.cuh). Measured at batch 128: 0.154 against 0.161 ms at 16384 x 16384, 99%,
-// and 0.0171 against 0.0182 ms at 4096 x 4096, 99% (spmm_bench, one run each).
+// rowrange_kernel, csr_rowrange.cuh; bench/results/spmm-dispatch-rules.md).
 template <class VT, int BT, bool kVectorStore, bool kPackedX>
 __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowseg_batch_kernel(RowSegParams p) {
   static_assert(BT == 8 || BT == 32 || BT == 128, "batch tile 8, 32 or 128");

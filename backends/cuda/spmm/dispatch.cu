@@ -9,44 +9,13 @@
 // the end of X's last row) it is first copied into a row-major workspace (K' x batch values, far less than the
 // matrix). Y' is written through its strides directly.
 //
-// The kernel rule (see bench/results/spmm-h200.md for the measurements behind it):
-//   - semirings other than plus_times, and value types other than fp32/fp16/bf16: RowSegment (generic);
-//   - plus_times, batch 1: RowSegment with a batch tile of 1 (the SpMV path): the stream kernel (32 lanes,
-//     warp ranges) when rows average >= 32 non-zeros, else 8-lane groups (as every semiring at batch 1:
-//     the generic instantiations run the stream kernel too);
-//   - plus_times, batch 2..4: RowSegment with a batch tile of 4;
-//   - plus_times, batch >= 5: RowRange (batch tile 8 up to batch 8, 32 up to batch 32, else 128 with one row
-//     per warp; column slabs by row_range_slabs()) where the plan has whole, unskewed rows and at most 65536
-//     columns, except ColumnBlock where column_block_wins() (batch > 8 with rows of >= 300 non-zeros; batch
-//     5-8 where rows' pieces average >= 128 non-zeros per column block and one block holds all the columns or
-//     each thread block streams at least twice the bytes of W that it stages of X', the column blocks then
-//     held for the whole call, resident_column_blocks());
-//   - plus_times, batch >= 5, plans RowRange does not take: ColumnBlock where column_block_wins() (batch > 8
-//     with rows of >= 200 non-zeros; batch 5-8 as above), else RowSegmentBatchLanes with a batch tile of 8
-//     (batch <= 8), 32 (<= 32) or 128;
-//   - RowTile only when asked for: measured slower than RowSegmentBatchLanes at every batch-32 and
-//     batch-128 point of the benchmark grid (1.0x to 5.4x; see bench/results/spmm-h200.md). Were it made
-//     faster, the guard below (fp32, batch >= 17, no skewed rows) is where Auto would take it;
-//   - plus_times fp32, batch 5-128 (batch tile 8 up to batch 8, else 32, one tile per grid z past 32), fp32 values
-//     bound to the plan (SpmmArgs::values_bound), where lanes_geometry() says it pays (a group of 32 rows per warp
-//     of each thread block, rows' segments per held column block of >= 48 non-zeros): RowLanes (before all of the
-//     above; lanes_serve()). 16384 x 16384, bound, batch 8: 0.0612 ms against the held kernel's 0.0715
-//     (24d1bc4's table) at 90%, 0.0392 against 0.0484 at 95%; batch 9-32: 0.146-0.151 against 0.205-0.210 ms
-//     at 90%, 0.0875-0.0925 against 0.127-0.133 at 95%; at 99% (14 per segment) 0.045-0.050 against row_range's
-//     0.038-0.045, and on 4096 x 4096 (96 rows per thread block at tile 32) 0.036-0.059 against 0.008-0.028, both
-//     left out by the rule;
-//     batch 48 / 64 / 96 / 128 at 90%: 0.279 / 0.275 / 0.408 / 0.541 against 0.636 / 0.639 / 0.642 / 0.631;
-//     its column blocks' sums added into Y with atomics where the call is not deterministic and Y's rows hold
-//     aligned groups of four (y_rows_in_fours()), at tile 8 then in two work items per group where segments
-//     average >= kRowLanesRunSegment; else partial tiles folded in block order (5acc6d0's table, bound, 90%:
-//     batch 8 0.0542, 32 0.131, 128 0.492 ms; folded, in probes: 0.0574, 0.139, 0.527); at tile 32 in thread
-//     blocks of 768 threads instead of 1024 where segments average >= kRowLanesLongSegment (90%: 0.1250 against
-//     0.1257 ms at batch 32; plan_impl.hpp);
-//   - plus_times fp32, W X and X W^T, Auto at batch 33-64 where the rules above would run batch tile 128, on plans
-//     of >= 2^19 non-zeros: passes of 32 batch columns, each a call of its own (pass_width(); 16384 x 16384,
-//     90%, batch 48: 0.418 against 0.639 ms); RowLanes past batch 32 with a last tile of 1-8 columns: the whole
-//     tiles, then the rest as a second call;
-//   - SnackCoo only when asked for (it is the baseline).
+// The kernel choice (choose()) walks kCandidates, an ordered table with one entry per kernel: whether the kernel can
+// run a call at all (can_run: types, semiring, plan structure, 32-bit offsets, batch range), whether Auto prefers it
+// for the call (prefers), and its configuration (configure). Auto takes the first entry whose can_run and prefers
+// both hold; the last entry, row_segment (generic: any semiring, type and plan), always holds. A call that asks for a
+// kernel takes that entry where it can run, else what the entry says (another kernel, or Auto). An Auto call may then
+// be cut into passes over its batch (pass_width()). Each entry's comment gives its rule; the measurements behind the
+// rules are in bench/results/spmm-dispatch-rules.md.
 #include <cstring>
 #include <sstream>
 
@@ -56,7 +25,6 @@
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowrange.cuh"
 #include "spmm/csr_rowseg.cuh"
-#include "spmm/csr_rowtile.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/row_balance.hpp"
 #include "spmm/snack_coo.cuh"
@@ -85,11 +53,6 @@ const char* mul_op_name(MulOp op) {
   static const char* n[] = {"times", "plus", "minus", "rminus", "div", "rdiv", "first", "second", "min", "max",
                             "pair", "lor", "land", "lxor", "eq", "ne", "gt", "lt", "ge", "le"};
   return n[static_cast<int>(op)];
-}
-const char* kernel_name(Kernel k) {
-  static const char* n[] = {"auto",     "snack_coo", "row_segment", "column_block", "row_segment_batch_lanes",
-                            "row_tile", "row_range", "row_lanes"};
-  return n[static_cast<int>(k)];
 }
 const char* status_name(Status s) {
   static const char* n[] = {"success", "invalid_argument", "unsupported", "cuda_error"};
@@ -127,8 +90,6 @@ std::string Choice::describe() const {
     if (bound_order) o << ",bound";
     o << ")";
   }
-  if (kernel == Kernel::RowTile)
-    o << "(bt=" << row_tile.batch_tile << ",cols=" << row_tile.block_cols << ",splits=" << row_tile.splits << ")";
   if (batch_passes > 1) o << " x" << batch_passes << " passes";
   return o.str();
 }
@@ -257,8 +218,8 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   if (colblock_wide(bt) && args.column_block.block_cols <= 0 && bc > c.block_cols && bc > a.tile_fine_cols) bc /= 2;
   c.block_cols = bc;
   if (colblock_wide(bt) && c.pairs_per_lane != 4 && c.pairs_per_lane != 8) {
-    // 8 per lane only where a warp's run (four rows) would not fit in 128 (measured: 0.270 against 0.313 ms
-    // at 16384/90%/32; where 128 fit, 8 was slower: 0.184 against 0.173 ms at 95%).
+    // 8 per lane only where a warp's run (four rows) would not fit in 128; where it fits, 8 is slower
+    // (bench/results/spmm-dispatch-rules.md).
     const double run = kColBlockRowsPerWarp * a.avg_row_nnz * c.block_cols / std::max<double>(1, a.cols);
     c.pairs_per_lane = run > 112 ? 8 : 4;
   }
@@ -317,56 +278,19 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   return c;
 }
 
-RowTileConfig resolve_row_tile(const Plan::Impl& a, const SpmmArgs& args) {
-  RowTileConfig c = args.row_tile;
-  if (c.batch_tile != 32 && c.batch_tile != 64 && c.batch_tile != 128)
-    c.batch_tile = args.batch <= 32 ? 32 : args.batch <= 64 ? 64 : 128;
-  if (c.block_cols <= 0) c.block_cols = 8192 / c.batch_tile;   // 2 x 32 KB of X per thread block
-  int bc = a.tile_fine_cols;
-  while (bc < c.block_cols && bc < 65536) bc *= 2;
-  c.block_cols = bc;
-  const int ratio = c.block_cols / a.tile_fine_cols;
-  const int n_blocks = a.column_blocks(ratio);
-  if (c.splits <= 0) {
-    // About four thread blocks per SM (two are resident at a time).
-    const std::int64_t tiles = (a.rows + rowtile_rows_per_cta(c.batch_tile) - 1) / rowtile_rows_per_cta(c.batch_tile);
-    const std::int64_t bz = (args.batch + c.batch_tile - 1) / c.batch_tile;
-    const double want = 4.0 * a.sm_count / std::max<std::int64_t>(1, tiles * bz);
-    c.splits = static_cast<int>(std::lround(want));
-  }
-  c.splits = std::max(1, std::min(c.splits, n_blocks));
-  const int per = (n_blocks + c.splits - 1) / c.splits;
-  c.splits = (n_blocks + per - 1) / per;
-  return c;
-}
-
-// Off: the row-tile kernel lost to the batch-lane kernel everywhere it was measured (see the rule above).
-constexpr bool kAutoRowTile = false;
-
 bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 256; }
 
-// Where the column-block kernels beat the lanes-across-the-batch kernels (bench/results/spmm-h200.md, with
-// X' packed to the column-block tile, so that its stages are bulk-copied: spmm() repacks X' to that end):
-// never at batch 5-8 (16384 / 90%: row_range 0.102, row_batch_lanes 0.109, column_block 0.137 ms); at
-// larger batches where rows average >= 300 non-zeros if the row-range kernel takes the call (batch 32:
-// 16384 / 90% and 95%, 1638 and 819 per row, 0.207 / 0.130 against 0.320 / 0.167 ms; 4096 / 90%, 410 per
-// row, 0.0242 against 0.0252; at 205 per row, 4096 / 95%, row_range wins, 0.0160 against 0.0179; batch 128,
-// row_range at batch tile 128: 4096 / 90%, 410 per row, 0.0553 against 0.0661; 4096 / 95%, 205 per row,
-// row_range 0.0367 against 0.0387; 99%, row_range 0.131 / 0.0124 against 0.222 / 0.0289 at 16384 / 4096),
-// else >= 200 (the batch-lane kernel; batch 128: 0.0387 against 0.0583 ms at 4096 / 95%, 205 per row; with
-// about 160 or fewer per row, 99%, the batch-lane kernel wins: 0.154 against 0.235 ms at 16384 and 0.0168
-// against 0.0288 at 4096).
+// Where the column-block kernels beat the lanes-across-the-batch kernels, with X' packed to the column-block tile so
+// that its stages are bulk-copied (spmm() repacks X' to that end): never on skewed plans or plans without the
+// column-boundary table; at batch 5-8 as below; at larger batches where rows average >= 300 non-zeros if the
+// row-range kernel takes the call (row_range), else >= 200 (the batch-lane kernel)
+// (bench/results/spmm-dispatch-rules.md).
 bool column_block_wins(const Plan::Impl& a, const SpmmArgs& args, bool row_range) {
   if (!a.tile_bounds.size() || skewed(a)) return false;
   if (args.batch <= 8) {
     // Batch 5-8 (colblock_held_kernel, column blocks held for the call): where a row's piece in a block averages
     // at least one warp step (128 non-zeros), and either one block holds all the columns or each thread block
-    // streams at least twice the bytes of W that it stages of X'. Measured (fp32, batch 8 / 5, against
-    // row_range): 16384 x 16384 at 90% and 95% (pieces of 546 / 273; 1.2 MB and 610 KB of W per block against
-    // 172 KB of X') 0.0925 / 0.0586 against 0.102 / 0.0663 ms at batch 8; 4096 x 4096 (one block) at 90% and
-    // 95% (pieces of 410 / 205) 0.0139 / 0.0107 against 0.0142 / 0.0115, at batch 5 0.0172 / 0.0140 against
-    // 0.0176 / 0.0148; pieces of 55 (16384, 99%) 0.0329 against 0.0240 and of 41 (4096, 99%) 0.0079 against
-    // 0.0069: row_range.
+    // streams at least twice the bytes of W that it stages of X'.
     const double vs = static_cast<double>(value_size(args.type));
     const double w_per_block = static_cast<double>(a.nnz) * (vs + 2) / std::max(1, a.sm_count);
     const ColumnBlockConfig r = resident_column_blocks(a, args, ColumnBlockConfig{});
@@ -385,8 +309,7 @@ bool row_range_fits(const Plan::Impl& a) {
 }
 
 // Whether batch tile 32 runs one row per 8-lane group (rowrange_row_kernel): where the plan has rows for at
-// least 24 warps per SM (four rows each). 16384 x 16384, 99%, batch 32: 0.0378 against 0.0421 ms (benchmark);
-// with 4096 rows (1024 warps on 132 SMs) 0.0101 against 0.0081 (isolated harness, csr_rowrange.cuh).
+// least 24 warps per SM (four rows each) (bench/results/spmm-dispatch-rules.md).
 bool row_range_one_row(const Plan::Impl& a) { return a.rows >= std::int64_t(96) * a.sm_count; }
 
 // Column boundaries of the plan's table per slab, for `slabs` slabs (the last slab may hold fewer).
@@ -395,11 +318,9 @@ int boundaries_per_slab(const Plan::Impl& a, int slabs) {
   return (most + slabs - 1) / slabs;
 }
 
-// Column slabs for the row-range kernel: at batch tile 8, slabs of about 128 KB of X (4096 fp32 columns)
-// where each row still has >= 128 non-zeros per slab on average (16384 x 16384, batch 8: 4 slabs at 90% and
-// 95%, 0.1026 / 0.0654 ms against 0.1035 / 0.0685 with plain rows; at 99%, 41 per slab, 0.030 against 0.024); at
-// batch tile 32 (128 KB is 1024 columns, a few non-zeros per row) plain rows (16384 x 16384, 95%: 0.167
-// against 0.171 ms with 4 slabs).
+// Column slabs for the row-range kernel: at batch tile 8, slabs of about 128 KB of X (4096 fp32 columns) where
+// each row still has >= 128 non-zeros per slab on average; at batch tile 32 (128 KB is 1024 columns, a few
+// non-zeros per row) plain rows (bench/results/spmm-dispatch-rules.md).
 int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
   if (bt == 128) return 1;   // one row per warp, no slabs (rowrange_row_kernel)
   const int most = std::max(1, a.tile_n_fine);
@@ -427,9 +348,8 @@ int lanes_tile(std::int64_t batch) {
 
 // Whether every row of Y' (my x batch) holds its values contiguously in 16-byte aligned groups of four (the batch a
 // multiple of 4): where Auto lets the lanes-across-rows kernel's blocks add their sums into Y with atomics (16-byte
-// ones then). Elsewhere Auto folds: one-value atomics (batch 5 with Y's rows 5 values apart) ran slower than the
-// fold (16384 x 16384, values bound, batch 5: 0.0615 against 0.0612 ms at 90%, 0.0415-0.0421 against 0.0388-0.0391
-// at 95%); RowLanes asked for adds with whichever atomics fit Y.
+// ones then). Elsewhere Auto folds, one-value atomics being slower than the fold
+// (bench/results/spmm-dispatch-rules.md); RowLanes asked for adds with whichever atomics fit Y.
 // The launchers' rows_start_aligned (column_ranges.cuh) on Y' as spmm() will address it (rows ld apart where
 // they are contiguous), decided here before the strides exist.
 bool y_rows_in_fours(const SpmmArgs& args) {
@@ -437,43 +357,31 @@ bool y_rows_in_fours(const SpmmArgs& args) {
   return rows_contiguous && rows_start_aligned(args.y.data, args.y.ld, 1) && args.batch % 4 == 0;
 }
 
-// Whether the lanes-across-rows kernel runs this call: plus_times fp32, W X or X W^T, batch 5-128, the values bound
-// (fp32; once_bound: as if they were) to a plan the kernel fits at the batch's tile, and either asked for or where
-// it pays (lanes_geometry); not where building its order failed before.
-bool lanes_serve(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, LanesGeometry* geometry = nullptr) {
-  LanesGeometry geo;
+// Whether the lanes-across-rows kernel can run this call: plus_times fp32, W X or X W^T, batch 5-128, the values
+// bound (fp32; once_bound: as if they were) to a plan the kernel fits at the batch's tile (lanes_geometry, which
+// fills geo); not where building its order failed before.
+bool lanes_fit(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, LanesGeometry& geo) {
   const int bt = lanes_tile(args.batch);
   const bool bound = once_bound || (args.values_bound && w.has_bound_values && w.bound_type == ValueType::FP32);
-  const bool serves = bound && bt > 0 && !w.lanes_of(bt).failed && args.orientation != Orientation::WtX &&
-                      args.semiring.is_plus_times() && args.type == ValueType::FP32 && lanes_geometry(w, bt, geo) &&
-                      (geo.pays || args.kernel == Kernel::RowLanes);
-  if (geometry) *geometry = geo;
-  return serves;
+  return bound && bt > 0 && !w.lanes_of(bt).failed && args.orientation != Orientation::WtX &&
+         args.semiring.is_plus_times() && args.type == ValueType::FP32 && lanes_geometry(w, bt, geo);
 }
 
 // Passes for an Auto call (fp32 plus_times, W X and X W^T: W^T X would gather the values into W^T's order again
-// for each pass), the width of each but the last; 0 where the call runs whole. Two cases:
-//   - batch 33-64 where the rules would run batch tile 128, on plans of at least 2^19 non-zeros: passes of 32
-//     batch columns (kBatchPassWidth). Those kernels do a whole tile's work whatever the batch, while each pass of
-//     the tile-32 kernels costs about what batch 32 does. Measured per call (one GPU run, medians of 15, L2
-//     flushed), batch 33 / 48 / 64 in passes against the whole call at batch tile 128:
-//       16384 x 16384, 90%: 0.257 / 0.418 / 0.420 against 0.636 / 0.639 / 0.640 ms (column_block); 95%: 0.163 /
-//       0.260 / 0.262 against 0.375 / 0.376 / 0.379; 99%: 0.057 / 0.078 / 0.078 against 0.117 / 0.111 / 0.111
-//       (row_range); 4096 x 4096, 90%: 0.037 / 0.050 / 0.050 against 0.056 / 0.056 / 0.057; 95%: 0.028 / 0.033 /
-//       0.033 against 0.048 / 0.043 / 0.043;
-//       4096 x 4096, 99% (168 K non-zeros, launch-bound): 0.019 / 0.015 / 0.016 against 0.017 / 0.013 / 0.013,
-//       left out by the size limit; batch 96 (three passes) gains nothing (16384, 90%: 0.641 against 0.642).
+// for each pass), the width of each but the last; 0 where the call runs whole. Two cases
+// (bench/results/spmm-dispatch-rules.md):
+//   - batch 33-64 where the rules would run batch tile 128, on plans of at least 2^19 non-zeros (smaller ones are
+//     launch-bound): passes of 32 batch columns (kBatchPassWidth). Those kernels do a whole tile's work whatever
+//     the batch, while each pass of the tile-32 kernels costs about what batch 32 does. Past batch 64 (three or
+//     more passes) there is nothing to gain.
 //   - the lanes-across-rows kernel (values bound) at a batch past 32 whose last tile of 32 would hold 1-8
 //     columns: the whole tiles in one pass, the rest in a second (batch tile 8, or the batch-1-4 kernels),
-//     instead of a tile of 32 streaming all of W for those few columns. Measured (same run conditions), bound,
-//     batch 33 / 36 / 40 / 72 in two passes against one call: 16384 x 16384, 90%: 0.198 / 0.254 / 0.200 / 0.334
-//     against 0.279 / 0.279 / 0.279 / 0.414 ms; 95%: 0.122 / 0.159 / 0.124 / 0.202 against 0.168 / 0.169 / 0.168
-//     / 0.249. A last tile of 9 or more columns costs a second pass about as much as the tile of 32 does.
+//     instead of a tile of 32 streaming all of W for those few columns. A last tile of 9 or more columns costs a
+//     second pass about as much as the tile of 32 does.
 constexpr std::int32_t kBatchPassWidth = 32;
 constexpr std::int64_t kBatchPassMinNnz = std::int64_t(1) << 19;
 int pass_width(const Plan::Impl& a, const SpmmArgs& args, const Choice& whole) {
-  const bool asked = args.kernel != Kernel::Auto || args.batch_tile != 0 || args.column_block.batch_tile != 0 ||
-                     args.row_tile.batch_tile != 0;
+  const bool asked = args.kernel != Kernel::Auto || args.batch_tile != 0 || args.column_block.batch_tile != 0;
   if (asked || args.type != ValueType::FP32 || !args.semiring.is_plus_times() || args.orientation == Orientation::WtX ||
       args.batch <= kBatchPassWidth)
     return 0;
@@ -485,7 +393,201 @@ int pass_width(const Plan::Impl& a, const SpmmArgs& args, const Choice& whole) {
                                                                                                   : 0;
 }
 
+// ---- The candidate table --------------------------------------------------------------------------------------------
+// One entry per kernel, in the order Auto tries them; the measurements behind each entry's rule:
+// bench/results/spmm-dispatch-rules.md. `a` is the plan of the call's operand A (W's, or for W^T X the transposed
+// pattern's); the values bound to a plan are W's and serve W X and X W^T only, where `a` is W's plan.
+
+// One kernel the dispatcher can choose.
+struct Candidate {
+  Kernel kernel;
+  const char* name;                                             // kernel_name()
+  bool (*can_run)(const Plan::Impl& a, const SpmmArgs& args);   // whether it can run this call at all
+  bool (*prefers)(const Plan::Impl& a, const SpmmArgs& args);   // whether Auto takes it (asked where can_run holds)
+  void (*configure)(const Plan::Impl& a, const SpmmArgs& args, Choice& ch);   // the Choice's fields but `kernel`
+  Kernel unfit;   // a call that asks for this kernel where can_run fails runs as this one instead (Auto: as Auto
+                  // would; the kernel itself: the choice stands and spmm() refuses the call)
+};
+
+bool fast_plus_times(const SpmmArgs& args) { return args.semiring.is_plus_times() && fast_type(args.type); }
+
+// Whether X' (a.cols rows of the batch rounded up to 8 values) lies within 32-bit offsets, as the
+// lanes-across-the-batch kernels address it (spmm() repacks a wider X' to batch-wide rows).
+bool x_offsets_fit(const Plan::Impl& a, const SpmmArgs& args) {
+  return std::int64_t(a.cols) * round_up(args.batch, 8) < (std::int64_t(1) << 31);
+}
+
+// The batch tile of the lanes-across-the-batch kernels (RowRange, RowSegmentBatchLanes): SpmmArgs::batch_tile where
+// it is 8, 32 or 128, else 8 up to batch 8, 32 up to batch 32, else 128.
+int batch_lanes_tile(const SpmmArgs& args) {
+  return (args.batch_tile == 8 || args.batch_tile == 32 || args.batch_tile == 128) ? args.batch_tile
+         : args.batch <= 8                                                        ? 8
+         : args.batch <= 32                                                       ? 32
+                                                                                  : 128;
+}
+
+bool always(const Plan::Impl&, const SpmmArgs&) { return true; }
+bool never(const Plan::Impl&, const SpmmArgs&) { return false; }
+bool batch_five_up(const Plan::Impl&, const SpmmArgs& args) { return args.batch >= 5; }
+
+// row_lanes (csr_rowlanes.cuh). Needs: plus_times fp32, W X or X W^T, batch 5-128, fp32 values bound to the plan
+// and read by the call (SpmmArgs::values_bound), a plan the kernel fits at the batch's tile (lanes_fit). Preferred
+// where lanes_geometry() says it pays (a group of 32 rows per warp of each thread block, rows' segments per held
+// column block of >= kRowLanesMinSegment non-zeros): then ahead of every other kernel. Asked for where it cannot
+// run, the call runs as Auto would.
+bool lanes_can_run(const Plan::Impl& a, const SpmmArgs& args) {
+  LanesGeometry geo;
+  return lanes_fit(a, args, false, geo);
+}
+bool lanes_prefers(const Plan::Impl& a, const SpmmArgs& args) {
+  LanesGeometry geo;
+  return lanes_geometry(a, lanes_tile(args.batch), geo) && geo.pays;
+}
+// Batch tile 8 up to batch 8, else 32 (one tile per grid z past 32). The column blocks' sums are added into Y with
+// atomics where the call is not deterministic and either asks for the kernel or Y's rows hold aligned groups of four
+// (y_rows_in_fours()), else partial tiles are folded in block order; at tile 8 with atomics, two work items per
+// group where segments average >= kRowLanesRunSegment; at tile 32, thread blocks of kLongThreads where segments
+// average >= kRowLanesLongSegment (lanes_geometry; plan_impl.hpp).
+void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
+  LanesGeometry geo;
+  lanes_geometry(a, lanes_tile(args.batch), geo);
+  ch.batch_tile = lanes_tile(args.batch);
+  ch.bound_order = true;
+  ch.lanes_block_cols = geo.block_cols;
+  ch.lanes_blocks = geo.n_blocks;
+  ch.lanes_wide_blocks = geo.n_wide;
+  ch.lanes_narrow_cols = geo.block_cols - geo.fine_cols;
+  ch.atomic_sums =
+      !args.deterministic && geo.n_blocks > 1 && (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
+  ch.lanes_threads = ch.batch_tile == 32 && args.lanes_threads > 0 ? args.lanes_threads : geo.threads;
+  if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
+    ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16) : geo.segment >= kRowLanesRunSegment ? 2 : 1;
+}
+
+// column_block (csr_colblock.cuh). Needs: plus_times fp32/fp16/bf16, a plan with the column-boundary table. Preferred
+// at batch >= 5 where column_block_wins(). Asked for where it cannot run, the choice stands and spmm() refuses the
+// call.
+bool colblock_can_run(const Plan::Impl& a, const SpmmArgs& args) {
+  return fast_plus_times(args) && a.tile_bounds.size() > 0;
+}
+bool colblock_prefers(const Plan::Impl& a, const SpmmArgs& args) {
+  return args.batch >= 5 && column_block_wins(a, args, row_range_fits(a));
+}
+void colblock_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
+  ch.column_block = resolve_column_block(a, args);
+  ch.batch_tile = ch.column_block.batch_tile;
+  ch.bound_order = reads_bound_order(a, args, ch.column_block);
+}
+
+// row_range (csr_rowrange.cuh). Needs: plus_times fp32/fp16/bf16, a plan of whole, unskewed rows with at most 65536
+// columns (row_range_fits), X' within 32-bit offsets. Preferred at batch >= 5 (where column_block is not). Asked for
+// where it cannot run, the call runs as row_segment_batch_lanes.
+bool range_can_run(const Plan::Impl& a, const SpmmArgs& args) {
+  return fast_plus_times(args) && row_range_fits(a) && x_offsets_fit(a, args);
+}
+// Batch tile batch_lanes_tile(); column slabs by row_range_slabs(); one row per lane group at tile 128, and at
+// tile 32 without slabs on plans with many rows (row_range_one_row()).
+void range_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
+  ch.batch_tile = batch_lanes_tile(args);
+  ch.slabs = row_range_slabs(a, args, ch.batch_tile);
+  ch.one_row = ch.batch_tile == 128 || (ch.batch_tile == 32 && ch.slabs == 1 && row_range_one_row(a));
+}
+
+// row_segment_batch_lanes (csr_rowseg.cuh). Needs: plus_times fp32/fp16/bf16, X' within 32-bit offsets; any plan.
+// Preferred at batch >= 5 (where neither column_block nor row_range is). Asked for where it cannot run, the call runs
+// as row_segment. Batch tile batch_lanes_tile().
+bool batch_lanes_can_run(const Plan::Impl& a, const SpmmArgs& args) {
+  return fast_plus_times(args) && x_offsets_fit(a, args);
+}
+void batch_lanes_configure(const Plan::Impl&, const SpmmArgs& args, Choice& ch) {
+  ch.batch_tile = batch_lanes_tile(args);
+  ch.group_lanes = 32;
+}
+
+// snack_coo (snack_coo.cuh). Needs: fp32 plus_times, a plan built with the COO arrays. Never preferred: it is the
+// published baseline, run only when asked for. Asked for where it cannot run, the choice stands and spmm() refuses
+// the call.
+bool coo_can_run(const Plan::Impl& a, const SpmmArgs& args) {
+  return a.has_coo && args.type == ValueType::FP32 && args.semiring.is_plus_times();
+}
+void coo_configure(const Plan::Impl&, const SpmmArgs&, Choice& ch) { ch.batch_tile = 1; }
+
+// row_segment (csr_rowseg.cuh). Needs nothing: any semiring, type and plan. Last in the table: Auto takes it where
+// no entry above is preferred (other semirings and types, batch 1-4, and the calls the others cannot run).
+// Batch tile: other semirings and types 1 at batch 1, else 4; plus_times fp32/fp16/bf16 1, 4, 8 or 32 (batch 1,
+// 2-4, 5-8, more). Lanes per segment, plus_times: 32 where rows average >= 32 non-zeros at batch 1 (the stream
+// kernel) or >= 48 at wider tiles, else 8 (bench/results/spmm-dispatch-rules.md). The stream kernel's walk of its
+// warp ranges: StreamWalk (Auto: windows where items average >= 512 non-zeros), on plans without column bases.
+void rowseg_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
+  if (!fast_plus_times(args)) {
+    ch.batch_tile = args.batch == 1 ? 1 : 4;
+    ch.group_lanes = 32;
+  } else {
+    ch.batch_tile = args.batch == 1 ? 1 : args.batch <= 4 ? 4 : args.batch <= 8 ? 8 : 32;
+    ch.group_lanes = a.avg_row_nnz >= (args.batch == 1 ? 32 : 48) ? 32 : 8;
+  }
+  if (runs_stream_kernel(ch) && a.item_colbase.size() == 0) {   // the walk of the warp ranges (StreamWalk)
+    const bool long_items = a.n_items > 0 && double(a.nnz) / double(a.n_items) >= 512.0;
+    ch.windows = args.stream_walk == StreamWalk::Windows || (args.stream_walk == StreamWalk::Auto && long_items);
+  }
+}
+
+constexpr Candidate kCandidates[] = {
+    {Kernel::RowLanes, "row_lanes", lanes_can_run, lanes_prefers, lanes_configure, Kernel::Auto},
+    {Kernel::ColumnBlock, "column_block", colblock_can_run, colblock_prefers, colblock_configure, Kernel::ColumnBlock},
+    {Kernel::RowRange, "row_range", range_can_run, batch_five_up, range_configure, Kernel::RowSegmentBatchLanes},
+    {Kernel::RowSegmentBatchLanes, "row_segment_batch_lanes", batch_lanes_can_run, batch_five_up,
+     batch_lanes_configure, Kernel::RowSegment},
+    {Kernel::SnackCoo, "snack_coo", coo_can_run, never, coo_configure, Kernel::SnackCoo},
+    {Kernel::RowSegment, "row_segment", always, always, rowseg_configure, Kernel::RowSegment},
+};
+constexpr std::size_t kNumCandidates = sizeof(kCandidates) / sizeof(kCandidates[0]);
+static_assert(kCandidates[kNumCandidates - 1].kernel == Kernel::RowSegment, "the generic fallback comes last");
+constexpr bool one_entry_per_kernel() {
+  for (std::size_t k = 1; k <= kNumCandidates; ++k) {   // the Kernel values after Auto (0)
+    int n = 0;
+    for (const Candidate& c : kCandidates) n += static_cast<std::size_t>(c.kernel) == k ? 1 : 0;
+    if (n != 1) return false;
+  }
+  return true;
+}
+static_assert(one_entry_per_kernel(), "one entry per kernel of the enum but Auto");
+
+const Candidate& candidate(Kernel k) {
+  for (const Candidate& c : kCandidates)
+    if (c.kernel == k) return c;
+  return kCandidates[kNumCandidates - 1];
+}
+
+// The choice for the call as one pass over its whole batch: a kernel asked for takes its entry where it can run the
+// call, else what the entry's `unfit` says; Auto takes the first entry that can run the call and prefers it (the
+// last one, row_segment, always does).
+Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
+  const Plan::Impl& a = operand(plan, args.orientation);
+  const Candidate* take = nullptr;
+  for (Kernel k = args.kernel; k != Kernel::Auto && !take;) {
+    const Candidate& c = candidate(k);
+    if (c.can_run(a, args) || c.unfit == k) take = &c;
+    else k = c.unfit;
+  }
+  for (std::size_t i = 0; !take; ++i) {
+    const Candidate& c = kCandidates[i];
+    if (i + 1 == kNumCandidates || (c.can_run(a, args) && c.prefers(a, args))) take = &c;
+  }
+  Choice ch;
+  ch.kernel = take->kernel;
+  take->configure(a, args, ch);
+  return ch;
+}
+
 }  // namespace
+
+const char* kernel_name(Kernel k) {
+  if (k == Kernel::Auto) return "auto";
+  for (const Candidate& c : kCandidates)
+    if (c.kernel == k) return c.name;
+  return "unknown";
+}
 
 int held_block_cols(const Plan::Impl& a, ValueType t) {
   if (!a.tile_bounds.size() || value_size(t) > 4) return 0;
@@ -497,9 +599,11 @@ int held_block_cols(const Plan::Impl& a, ValueType t) {
 }
 
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args) {
-  // The lanes-across-rows kernel, once bound (bind_values needs the batch-8 order's layout).
+  // The lanes-across-rows kernel, once bound (bind_values needs the batch-8 order's layout), where Auto would take
+  // it or it is asked for.
+  LanesGeometry geo;
   if ((args.kernel == Kernel::Auto || args.kernel == Kernel::RowLanes) && held_block_cols(plan.impl(), args.type) > 0 &&
-      lanes_serve(plan.impl(), args, true))
+      lanes_fit(plan.impl(), args, true, geo) && (geo.pays || args.kernel == Kernel::RowLanes))
     return true;
   SpmmArgs a = args;
   a.values_bound = false;
@@ -507,10 +611,6 @@ bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args) {
   return ch.kernel == Kernel::ColumnBlock && held_layout(plan.impl(), args, ch.column_block) &&
          ch.column_block.block_cols == held_block_cols(plan.impl(), args.type);
 }
-
-namespace {
-Choice choose_whole(const Plan& plan, const SpmmArgs& args);
-}  // namespace
 
 Choice choose(const Plan& plan, const SpmmArgs& args) {
   const Choice whole = choose_whole(plan, args);
@@ -523,98 +623,6 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
   ch.batch_passes = (args.batch + width - 1) / width;
   return ch;
 }
-
-namespace {
-
-// The choice for the call as one pass over its whole batch.
-Choice choose_whole(const Plan& plan, const SpmmArgs& args) {
-  const Plan::Impl& a = operand(plan, args.orientation);
-  Choice ch;
-  const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
-  Kernel k = args.kernel;
-  if (k == Kernel::Auto || k == Kernel::RowLanes) {
-    LanesGeometry geo;
-    if (&a == &plan.impl() && lanes_serve(a, args, false, &geo)) {
-      ch.kernel = Kernel::RowLanes;
-      ch.batch_tile = lanes_tile(args.batch);
-      ch.bound_order = true;
-      ch.lanes_block_cols = geo.block_cols;
-      ch.lanes_blocks = geo.n_blocks;
-      ch.lanes_wide_blocks = geo.n_wide;
-      ch.lanes_narrow_cols = geo.block_cols - geo.fine_cols;
-      ch.atomic_sums =
-          !args.deterministic && geo.n_blocks > 1 && (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
-      ch.lanes_threads = ch.batch_tile == 32 && args.lanes_threads > 0 ? args.lanes_threads : geo.threads;
-      if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
-        ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16)
-                                            : geo.segment >= kRowLanesRunSegment ? 2 : 1;
-      return ch;
-    }
-    k = Kernel::Auto;   // RowLanes asked for where it cannot run: the call runs as Auto would
-  }
-  if (k == Kernel::Auto) {
-    k = (!plus_times || args.batch <= 4) ? Kernel::RowSegment : Kernel::RowSegmentBatchLanes;
-    if (k == Kernel::RowSegmentBatchLanes) {
-      const bool row_range = row_range_fits(a);
-      if (column_block_wins(a, args, row_range)) k = Kernel::ColumnBlock;
-      else if (row_range) k = Kernel::RowRange;
-    }
-    if (kAutoRowTile && plus_times && args.type == ValueType::FP32 && args.batch >= 17 && a.tile_bounds.size() &&
-        !skewed(a))
-      k = Kernel::RowTile;
-  }
-  if (k == Kernel::RowTile && !(plus_times && args.type == ValueType::FP32 && a.tile_bounds.size()))
-    k = Kernel::RowSegmentBatchLanes;
-  const int range_tile = (args.batch_tile == 8 || args.batch_tile == 32 || args.batch_tile == 128) ? args.batch_tile
-                         : args.batch <= 8                                                        ? 8
-                         : args.batch <= 32                                                       ? 32
-                                                                                                  : 128;
-  if (k == Kernel::RowRange && !(plus_times && row_range_fits(a))) k = Kernel::RowSegmentBatchLanes;
-  if (k == Kernel::RowSegmentBatchLanes && !plus_times) k = Kernel::RowSegment;
-  // The lanes-across-the-batch kernels address X' with 32-bit offsets (spmm repacks a wider X' to batch-wide
-  // rows).
-  if ((k == Kernel::RowSegmentBatchLanes || k == Kernel::RowRange) &&
-      std::int64_t(a.cols) * round_up(args.batch, 8) >= (std::int64_t(1) << 31))
-    k = Kernel::RowSegment;
-  ch.kernel = k;
-  if (k == Kernel::RowRange) {
-    ch.batch_tile = range_tile;
-    ch.slabs = row_range_slabs(a, args, range_tile);
-    ch.one_row = range_tile == 128 || (range_tile == 32 && ch.slabs == 1 && row_range_one_row(a));
-  }
-  if (k == Kernel::RowSegmentBatchLanes) {
-    ch.batch_tile = (args.batch_tile == 8 || args.batch_tile == 32 || args.batch_tile == 128) ? args.batch_tile
-                    : args.batch <= 8 ? 8 : args.batch <= 32 ? 32 : 128;
-    ch.group_lanes = 32;
-  }
-  if (k == Kernel::RowSegment) {
-    if (!plus_times) {
-      ch.batch_tile = args.batch == 1 ? 1 : 4;
-      ch.group_lanes = 32;
-    } else {
-      ch.batch_tile = args.batch == 1 ? 1 : args.batch <= 4 ? 4 : args.batch <= 8 ? 8 : 32;
-      // Batch 1 with 32 lanes is the stream kernel, which beat 8-lane groups at 41 non-zeros per row
-      // (4096, 99%: 0.0061 against 0.0068 ms); wider tiles keep 8-lane groups below 48.
-      ch.group_lanes = a.avg_row_nnz >= (args.batch == 1 ? 32 : 48) ? 32 : 8;
-    }
-    if (runs_stream_kernel(ch) && a.item_colbase.size() == 0) {   // the walk of the warp ranges (StreamWalk)
-      const bool long_items = a.n_items > 0 && double(a.nnz) / double(a.n_items) >= 512.0;
-      ch.windows = args.stream_walk == StreamWalk::Windows || (args.stream_walk == StreamWalk::Auto && long_items);
-    }
-  } else if (k == Kernel::ColumnBlock) {
-    ch.column_block = resolve_column_block(a, args);
-    ch.batch_tile = ch.column_block.batch_tile;
-    ch.bound_order = reads_bound_order(plan.impl(), args, ch.column_block);
-  } else if (k == Kernel::RowTile) {
-    ch.row_tile = resolve_row_tile(a, args);
-    ch.batch_tile = ch.row_tile.batch_tile;
-  } else if (k == Kernel::SnackCoo) {
-    ch.batch_tile = 1;
-  }
-  return ch;
-}
-
-}  // namespace
 
 Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   auto fail = [&](Status s, const std::string& why) {
@@ -742,8 +750,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const int align_vals = ch.kernel == Kernel::ColumnBlock || lanes ? static_cast<int>(16 / vs) : 4;
   const bool offsets32 = ch.kernel == Kernel::RowSegmentBatchLanes || ch.kernel == Kernel::RowRange;
   // The wide column-block kernel with one batch tile bulk-copies its stages where X' rows are exactly one
-  // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain (16384 x 16384,
-  // 90%, batch 128: 0.681 against 0.836 ms). A batch short of the tile is copied too: the bulk copies read
+  // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain
+  // (bench/results/spmm-dispatch-rules.md). A batch short of the tile is copied too: the bulk copies read
   // whole tile rows, which past the batch would leave X's last row (its allocation may end at the batch).
   const int cb_tile = ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
                               batch <= ch.column_block.batch_tile
@@ -752,7 +760,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   // RowLanes stages whole tiles of each X' row likewise: X' is copied to rows of the batch rounded up to its
   // tile unless the batch fills its tiles.
   const std::int64_t lanes_ld = lanes ? round_up(static_cast<int>(batch), ch.batch_tile) : 0;
-  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || ch.kernel == Kernel::RowTile || lanes) {
+  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || lanes) {
     // batch % align_vals: the kernels read whole groups of align_vals values, which past the batch would leave
     // X's last row (its allocation may end at the batch).
     const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
@@ -777,7 +785,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     ldx = 1;
   }
 
-  // The partial tiles of split column ranges (column-block and row-tile kernels): [splits][rows][ld] floats,
+  // The partial tiles of split column ranges (column-block and row-lanes kernels): [splits][rows][ld] floats,
   // ld the batch rounded up to the batch tile; folded in range order (column_ranges.cuh).
   auto range_partials = [&](int splits, int batch_tile, float*& partial, std::int64_t& ld) -> cudaError_t {
     ld = (batch + batch_tile - 1) / batch_tile * batch_tile;
@@ -862,39 +870,6 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
     if ((e = launch_colblock(args.type, c.batch_tile, p, c.pairs_per_lane, s)) != cudaSuccess) return cuda_fail(e, "column_block");
-    return Status::Success;
-  }
-
-  if (ch.kernel == Kernel::RowTile) {
-    if (!args.semiring.is_plus_times() || args.type != ValueType::FP32)
-      return fail(Status::Unsupported, "the row-tile kernel runs plus_times fp32");
-    if (!a.tile_bounds.size()) return fail(Status::Unsupported, "this plan has no row-tile offsets (too large)");
-    const RowTileConfig& c = ch.row_tile;
-    RowTileParams p;
-    p.col16 = a.col16.get();
-    p.values = static_cast<const float*>(values);
-    p.nnz = a.nnz;
-    p.bounds = a.tile_bounds.get();
-    p.n_fine = a.tile_n_fine;
-    p.ratio = c.block_cols / a.tile_fine_cols;
-    p.rows = a.rows;
-    p.cols = a.cols;
-    p.x = static_cast<const float*>(x);
-    p.ldx = ldx;
-    p.y = static_cast<float*>(args.y.data);
-    p.ys_row = ys_row;
-    p.ys_col = ys_col;
-    p.batch = static_cast<int>(batch);
-    p.block_cols = c.block_cols;
-    p.n_blocks = a.column_blocks(p.ratio);
-    p.blocks_per_split = (p.n_blocks + c.splits - 1) / c.splits;
-    p.splits = c.splits;
-    const std::size_t smem = std::size_t(2) * p.block_cols * c.batch_tile * 4;
-    if (smem > 200 * 1024) return fail(Status::InvalidArgument, "row-tile configuration exceeds shared memory");
-    if (p.splits > 1 && (e = range_partials(p.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
-      return cuda_fail(e, "workspace");
-    const int tiles = (a.rows + rowtile_rows_per_cta(c.batch_tile) - 1) / rowtile_rows_per_cta(c.batch_tile);
-    if ((e = launch_rowtile(c.batch_tile, p, tiles, s)) != cudaSuccess) return cuda_fail(e, "row_tile");
     return Status::Success;
   }
 

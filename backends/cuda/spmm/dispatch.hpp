@@ -13,8 +13,9 @@
 // over a semiring (plus_times is the fast path; every builtin GraphBLAS semiring of the types below runs
 // through the generic row-segment kernel with the operators chosen at run time). Output rows with no
 // stored entry in W receive the additive identity; the caller, who owns the pattern, decides whether
-// that is an entry. The dispatcher picks a kernel from (batch, rows, nnz per row, skew); a caller can
-// force one (tests and the benchmark do). The rule and the numbers behind it: bench/results/spmm-h200.md.
+// that is an entry. The dispatcher picks a kernel from (batch, rows, nnz per row, skew) by walking an ordered
+// table of candidates (dispatch.cu); a caller can force one (tests and the benchmark do). The measurements behind
+// the rules: bench/results/spmm-dispatch-rules.md.
 #pragma once
 
 #include <cstddef>
@@ -52,7 +53,8 @@ const char* mul_op_name(MulOp op);
 enum class Orientation : std::uint8_t { WX, XWt, WtX };
 enum class Layout : std::uint8_t { RowMajor, ColMajor };
 
-// The kernels (see each header for what it does and when it wins).
+// The kernels (each header says what its kernel does; dispatch.cu's candidate table says what each needs to run a
+// call and when Auto takes it; every kernel but Auto has one entry there).
 enum class Kernel : std::uint8_t {
   Auto,          // the dispatcher's choice
   SnackCoo,      // snack_coo.cuh: published SNACK-COO (COO, one non-zero per thread, atomics); fp32 plus_times
@@ -62,9 +64,6 @@ enum class Kernel : std::uint8_t {
                  // sparse stream loaded cooperatively per warp; deterministic; plus_times fp32/fp16/bf16
   RowSegmentBatchLanes,  // csr_rowseg.cuh: the row segments with lanes across the batch (coalesced rows
                          // of X); deterministic; plus_times fp32/fp16/bf16; the batch >= 5 path
-  RowTile,       // csr_rowtile.cuh: a tile of rows per thread block, X column blocks staged once per tile in
-                 // shared memory, accumulators in registers; deterministic; plus_times fp32; only when
-                 // asked for (measured slower than RowSegmentBatchLanes)
   RowRange,      // csr_rowrange.cuh: whole rows per warp with lanes across the batch, optionally walked in
                  // column slabs, the row sums in shared memory; deterministic; plus_times fp32/fp16/bf16,
                  // batch tiles 8 and 32, and 128 with one row per warp and no slabs; for plans without split
@@ -110,11 +109,9 @@ struct Dense {
 // ...) and its warp w every 32nd of them from w. Balanced: the plan's row order (row_balance.hpp: contiguous
 // ranges of equal non-zeros per thread block, the rows of each spread over its warps longest first), built on the
 // first call of each layout, which synchronizes the stream once (capture calls into a CUDA graph after a first
-// call, or ask for Plain). Auto: Balanced where the column ranges are not split (16384 x 16384: batch 128 0.664 ->
-// 0.631 ms at 90%, 0.395 -> 0.372 at 95%; batch 32 0.207 -> 0.206, 0.131 -> 0.127), else Plain (4096 x 4096 / 90%,
-// four ranges: batch 128 0.0542-0.0547 plain, 0.0542-0.0543 balanced; batch 32 0.0239-0.0241 / 0.0237-0.0242:
-// nothing to gain). Batch tile 8 always runs Plain (its walk with a map measured slower: 16384/90% 0.0910 ->
-// 0.0921 ms; bench/results/spmm-h200.md).
+// call, or ask for Plain). Auto: Balanced where the column ranges are not split, else Plain (split ranges gain
+// nothing from it). Batch tile 8 always runs Plain (its walk with a map measured slower;
+// bench/results/spmm-dispatch-rules.md).
 enum class RowOrder { Auto, Plain, Balanced };
 
 // How a warp of the batch-1 row-segment kernel (32 lanes) walks its plan range of items (rows, or pieces of
@@ -122,10 +119,7 @@ enum class RowOrder { Auto, Plain, Balanced };
 // partly empty (rowseg_stream_kernel). Windows: windows of 256 consecutive non-zeros of the range that run
 // across item boundaries, every window but the range's first and last full (rowseg_window_kernel; only on
 // plans of at most 65536 columns, where no item carries a column base: elsewhere Items runs). Auto: Windows
-// where items average at least 512 non-zeros. Measured (16384 x 16384 and 4096 x 4096, fp32, batch 1; one GPU
-// run, the two walks alternating twice; bench/results/spmm-h200.md): 819 and 1638 non-zeros per row 0.0298-0.0300
-// against 0.0318-0.0320 ms and 0.0511 against 0.0520-0.0524; 410 per row 0.0107-0.0108 either way; 205 and 164
-// per row slower with windows, 0.0088 against 0.0083-0.0084 and 0.0144-0.0146 against 0.0140.
+// where items average at least 512 non-zeros (bench/results/spmm-dispatch-rules.md).
 enum class StreamWalk { Auto, Items, Windows };
 
 // Column-block configuration for Kernel::ColumnBlock (0 = the dispatcher's choice for each field).
@@ -137,13 +131,6 @@ struct ColumnBlockConfig {
   int splits = 0;          // column-block ranges per row range (>1: partial tiles folded in range order)
   int pairs_per_lane = 0;  // batch tiles 32 / 128: non-zeros each lane stages per block, 4 or 8 (8: batch 32 only)
   RowOrder row_order = RowOrder::Auto;   // which rows a thread block and its warps hold (below)
-};
-
-// Row-tile configuration for Kernel::RowTile (0 = the dispatcher's choice for each field).
-struct RowTileConfig {
-  int batch_tile = 0;      // 32, 64 or 128 values of the batch per pass
-  int block_cols = 0;      // columns of X staged per block (a power of two, >= the plan's 64-column grain)
-  int splits = 0;          // column-block ranges per row tile (>1: partial tiles folded in order)
 };
 
 struct SpmmArgs {
@@ -163,7 +150,6 @@ struct SpmmArgs {
   int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice; batch
                                   // tile 128 always walks plain rows)
   ColumnBlockConfig column_block{};
-  RowTileConfig row_tile{};
   int lanes_runs = 0;             // RowLanes at batch tile 8 with atomic sums: work items per group of 32 rows
                                   // (runs of its chunk steps, at most 16; 0 = the dispatcher's choice)
   int lanes_threads = 0;          // RowLanes at batch tile 32: threads per thread block, 768 or 1024 (0 = the
@@ -194,7 +180,6 @@ struct Choice {
   int lanes_runs = 1;               // RowLanes at batch tile 8 with atomic_sums: work items per group
   int lanes_threads = 0;            // RowLanes: threads per thread block
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
-  RowTileConfig row_tile{};         // RowTile: the resolved configuration
   int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the
   int pass_width = 0;               // last one the rest); the fields above: the first pass's choice (pass_width()
                                     // in dispatch.cu)
@@ -208,7 +193,7 @@ class Plan {
                                       cudaStream_t stream = nullptr);
   // The same from the pattern's arrays in host memory (row_ptr: rows + 1 entries, col_idx: row_ptr[rows]), for a
   // caller that holds them there (the cuda backend): the plan is built on the host anyway, so this spares copying
-  // the pattern to the device and back (at 26.8 M non-zeros about 0.1 s). Throws std::invalid_argument as create().
+  // the pattern to the device and back. Throws std::invalid_argument as create().
   static std::unique_ptr<Plan> create(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& row_ptr,
                                       const std::vector<std::int32_t>& col_idx, const PlanOptions& options = {},
                                       cudaStream_t stream = nullptr);

@@ -1,6 +1,6 @@
 // spmm/host_threads.hpp: the host threads that build a plan's bound orders (bank_order.cpp, row_lanes_layout.cpp,
-// plan.cu). Those orders are host work linear in the non-zeros, done once per plan but large: 1.0 s on one core at
-// 26.8 M non-zeros, next to products of 0.06-0.6 ms. Their units (segments, groups of 32 rows, column blocks) are
+// plan.cu). Those orders are host work linear in the non-zeros, done once per plan but large next to the products
+// they serve (bench/results/spmm-dispatch-rules.md). Their units (segments, groups of 32 rows, column blocks) are
 // independent and write disjoint parts of the output, so for_each_range() deals them out to a few std::threads in
 // chunks taken from a shared counter; the result is the same for any number of threads (the CPU tests compare one
 // thread against several). How many: host_order_threads() ($SNACK_HOST_THREADS, else up to 16). Header only, no

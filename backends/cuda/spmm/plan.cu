@@ -7,8 +7,9 @@
 // (rows cut into several segments get partial-row slots and a fix-up entry; the segments are also cut into
 // contiguous warp ranges of about equal non-zeros for the stream kernels), the offset where each row
 // crosses every 64-column boundary (coarser when the table would pass 2^26 entries), laid out
-// boundary-major, for the column-block and row-tile kernels (a column block of c columns takes every
-// (c/64)-th boundary), and on request the COO arrays for SNACK-COO and the transposed pattern (CSR of W^T plus the permutation of W's values into it).
+// boundary-major, for the column-block, row-range and row-lanes kernels (a column block of c columns takes
+// every (c/64)-th boundary), and on request the COO arrays for SNACK-COO and the transposed pattern (CSR of
+// W^T plus the permutation of W's values into it).
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -243,7 +244,8 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
     check(cudaStreamSynchronize(stream), "synchronize");
   }
 
-  // Column-boundary offsets (column-block and row-tile kernels), laid out [column boundary][row] so that consecutive rows read consecutive words:
+  // Column-boundary offsets (column-block, row-range and row-lanes kernels), laid out [column boundary][row] so
+  // that consecutive rows read consecutive words:
   // bounds[f][r] = first non-zero of row r at column >= f * tile_fine_cols (64, or coarser so the table
   // stays under 2^26 entries).
   {
@@ -266,7 +268,7 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
           bounds[static_cast<std::size_t>(nf) * rows + r] = rp[r + 1];
         }
       });
-      check(im.tile_bounds.upload(bounds, 0, stream), "upload row-tile offsets");
+      check(im.tile_bounds.upload(bounds, 0, stream), "upload column-boundary offsets");
       check(cudaStreamSynchronize(stream), "synchronize");
     }
   }

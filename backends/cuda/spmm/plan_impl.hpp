@@ -2,7 +2,7 @@
 //
 // The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row
 // segments ("items") and the split-row table for the fix-up, the [column boundary][row] offset table of
-// the column-block and row-tile kernels, and optionally the COO arrays (SNACK-COO) and the transposed
+// the column-block, row-range and row-lanes kernels, and optionally the COO arrays (SNACK-COO) and the transposed
 // pattern with its value permutation; on request (Plan::bind_values) a bank-aware order of the non-zeros with
 // the values gathered into it, and (fp32) the interleaved row-group order of the lanes-across-rows kernel with
 // its own copy of the values; and, built on first use, the balanced row orders of the wide column-block
@@ -33,7 +33,6 @@ struct RowSegParams;
 struct RowRangeParams;
 struct ColBlockParams;
 struct SnackCooParams;
-struct RowTileParams;
 struct RowLanesParams;
 
 // The grain of the lanes kernel's column blocks: a multiple of 4, so that a column's residue class (column mod 4,
@@ -119,8 +118,8 @@ struct Plan::Impl {
   int n_item_ranges = 0;
   DeviceArray<int2> range_spans;      // the window kernel, per warp range: {first non-zero, end} of its items
 
-  DeviceArray<int> tile_bounds;       // [n_tile_fine + 1][rows] (column-block and row-tile kernels); empty
-                                      // when too large
+  DeviceArray<int> tile_bounds;       // [n_tile_fine + 1][rows] (column-block, row-range and row-lanes kernels);
+                                      // empty when too large
   int tile_fine_cols = 64;
   int tile_n_fine = 0;
 
@@ -202,41 +201,24 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 
 // The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32; fp32 X' rows of bt values) on this
 // plan: the fewest column blocks whose X' fits the tile's RowLanesTile<bt>::kTileBytes, sharing the columns to
-// within one grain of kLanesGrainCols (16384 columns, either tile: 8 blocks of 1368 and 4 of 1360; one GPU run
-// alternating, bound, medians of 21, against the column-boundary table's 64-column grain, 4 blocks of 1408 and 8 of
-// 1344, whose wide blocks' thread blocks had 4.8% more work than the others: 90% batch 32 0.1316 -> 0.1288 ms,
-// batch 8 0.0541 -> 0.0538, 95% 0.0749 -> 0.0741 and 0.0343 -> 0.0335; before, equal blocks of 1408 with the last
-// 896 wide, 90%: batch 8 0.0579-0.0580 against 0.0574 ms, batch 32 0.1398-0.1399 against 0.1383, batch 128 0.540
-// against 0.526), and thread blocks per column block so that they about fill the SMs once (at the tile's thread
-// blocks per SM): at tile 32 each holds one of n_ranges row ranges of about equal work (row_lanes_layout.hpp); at tile
-// 8 the column block's work items over all its rows are dealt out to them in turn, long and short alike (16384 x
-// 16384, bound, batch 8, alternating twice, against 32 ranges of 512 rows: 90% 0.0548-0.0550 -> 0.0540-0.0545 ms
-// at two items per group, 0.0556-0.0559 -> 0.0553-0.0556 at one; 95% 0.0338-0.0340 -> 0.0333-0.0338 at one; the
-// same dealing over the 32 ranges' groups instead of one range sorted as a whole: 0.0548-0.0554, 0.0569-0.0570,
-// 0.0345-0.0349; items taken from one counter in global memory per column block: 0.0643-0.0646, 0.0603-0.0611,
-// 0.0397-0.0401). Returns false where the plan has no column-boundary
-// table or more than 65536 columns. `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of
-// a thread block (16384 x 16384 at batch 32: about 1490 rows per range, 32 warps; 4096 x 4096: 96 rows, 0.0556 against
-// 0.0244 ms) and rows' segments in a block averaging at least kRowLanesMinSegment non-zeros (16384 x 16384, batch
-// 32, 99%: 14 per segment, 0.0447 against 0.0378 ms; at 95%, 70: 0.0876 against 0.127; bench/results/spmm-h200.md).
+// within one grain of kLanesGrainCols (rather than the column-boundary table's 64-column grain, whose wider blocks'
+// thread blocks would have more work than the others), and thread blocks per column block so that they about fill
+// the SMs once (at the tile's thread blocks per SM): at tile 32 each holds one of n_ranges row ranges of about equal
+// work (row_lanes_layout.hpp); at tile 8 the column block's work items over all its rows are dealt out to them in
+// turn, long and short alike. Returns false where the plan has no column-boundary table or more than 65536 columns.
+// `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of a thread block and rows' segments
+// in a block averaging at least kRowLanesMinSegment non-zeros. The measurements behind these rules and the
+// constants below: bench/results/spmm-dispatch-rules.md.
 constexpr double kRowLanesMinSegment = 48;
 // Where the tile-8 kernel adds its blocks' sums with atomics, Auto cuts each group's walk into two work items (two
 // runs of its chunk steps, each adding its own sums) where rows' segments in a block average at least
 // kRowLanesRunSegment non-zeros: the warps' work then evens out (at 16384 x 16384 a thread block's 16 warps
-// have about 16 groups) at the cost of twice the atomics. 16384 x 16384, bound, batch 8, one GPU run alternating
-// twice, with 32 row ranges of 512 rows (f841006; the same order of gains with the items dealt out since),
-// one / two / three / four items per group (ms): 80% (segments of 281) 0.0985, 0.0982 / 0.0961, 0.0959 / 0.0965 /
-// 0.0984; 85% (211) 0.0772 / 0.0756, 0.0753 / 0.0772 / 0.0797; 90% (141) 0.0567, 0.0559 / 0.0552, 0.0550 / 0.0572
-// / 0.0610; 95% (70) 0.0345, 0.0346 / 0.0352, 0.0353 / 0.0370 / 0.0412; 8192 x 8192 at 90% (70 again, 3 blocks)
-// 0.0266 / 0.0267-0.0269.
+// have about 16 groups) at the cost of twice the atomics.
 constexpr double kRowLanesRunSegment = 100;
 // At batch tile 32 the kernel runs thread blocks of RowLanesTile<32>::kLongThreads (768: 80 registers a thread, 24
 // warps) instead of kThreads (1024: 64 registers, 32 warps) where rows' segments in a block average at least
 // kRowLanesLongSegment non-zeros: long walks gain more from the registers than from the warps, short ones the
-// other way round. 16384 x 16384, bound, one GPU run alternating twice, medians of 41, 1024 / 768 threads (ms):
-// 90% (segments of 137) batch 32 0.1256-0.1257 / 0.1249-0.1251, 64 0.2451-0.2452 / 0.2441-0.2442, 128 0.4844 /
-// 0.4828-0.4829; 95% (68) batch 32 0.0698 / 0.0702, 64 0.1339-0.1340 / 0.1346-0.1349, 128 0.2623-0.2628 /
-// 0.2638-0.2643. The threshold lies between the two measured lengths, near their geometric mean (97).
+// other way round. The threshold lies between the two measured segment lengths, near their geometric mean.
 constexpr double kRowLanesLongSegment = 96;
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
 // The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
@@ -270,9 +252,6 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 // n_ranges row ranges (tile 32) or with up to n_ranges thread blocks per column block (tile 8), and its fold or Y's
 // zeroing (in at most sm_count thread blocks, column_ranges.cuh).
 cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
-// The row-tile kernel (fp32; bt 32, 64 or 128) and, when p.splits > 1, its fold.
-cudaError_t launch_rowtile(int bt, const RowTileParams& p, int row_tiles, cudaStream_t s);
-int rowtile_rows_per_cta(int bt);   // rows one thread block of the row-tile kernel owns
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s);
 // Helpers: dst(i, j) = src(i, j) for an r x c matrix of elem_size-byte values with general strides.
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,

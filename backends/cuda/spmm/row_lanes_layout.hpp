@@ -16,10 +16,8 @@
 // take columns of distinct residue classes mod 4 at every step. With `residues` = 4 the layout first exchanges
 // rows between the half-phases of each group so that each half-phase's rows hold the four classes as evenly as
 // possible, then orders each half-phase's non-zeros step by step, each lane taking a class no other lane of its
-// half-phase takes at that step (row_lanes_layout.cpp). Mean wavefronts of a load phase, uniform 10% pattern:
-// 2.38 in CSR order, 1.22 with a fixed rotation of the classes per lane (lane l's i-th from class (l >> 1) + i),
-// 1.08 in this order. 16384 x 16384, batch 8, bound: 0.0863 ms in CSR order (harness), 0.0609-0.0615 with the
-// rotation, 0.0588-0.0595 in this order at 90%; 0.0516, 0.0387-0.0390, 0.0373-0.0379 at 95%. Summation within a
+// half-phase takes at that step (row_lanes_layout.cpp): fewer wavefronts per load phase, and faster, than CSR order
+// or a fixed rotation of the classes per lane (bench/results/spmm-dispatch-rules.md). Summation within a
 // row is order-free, so the values only follow the order: the first call after Plan::bind_values gathers them.
 // Pure C++: tests/core/test_spmm_row_lanes_layout.cpp checks it where no GPU exists.
 #pragma once
@@ -32,26 +30,13 @@
 namespace snk::cuda {
 
 // The kernel's two batch tiles (sums per lane): 32 (batch 9-128, a tile per grid z: one 1024-thread block per SM
-// holding up to 176 KB of X') and 8 (batch 5-8: three 512-thread blocks per SM, each holding up to 44 KB, so that
-// more warps, and more of W's loads, are in flight). Stand-alone harness at 16384 x 16384, batch 8, 90% / 95%:
-// three 512-thread blocks, one chunk ahead (40 registers), 0.0636 / 0.0417 ms; three of 384 threads, two chunks
-// ahead (52 registers), 0.0676 / 0.0434; four of 256, 0.0680 / 0.0443; two of 512 with 88 KB, 0.0683 / 0.0444;
-// one of 512 with 176 KB, 0.0977 / 0.0617. The thread blocks should fill the SMs' slots once and their warps
-// with work (16384 rows in 32 ranges of 512, 16 groups for 16 warps; with 384-thread blocks over 43 ranges of 384
-// rows, 1.3 waves of blocks: 0.0859 / 0.0559; since, the groups are dealt out to 33 thread blocks per column
-// block: plan_impl.hpp, lanes_geometry). Through the library, bound, 16384 x 16384 at 90%: 0.0588 ms as laid out here,
-// 0.0599 with blocks of 960 columns (18 blocks, 22 ranges), 0.0625 with 704 (24 blocks), 0.0668 with 16 ranges of
-// 1024 rows (32 groups for 16 warps, but 192 thread blocks for 396 slots). Batch tile 32 at 512 threads (up to
-// 128 registers: no spills) instead of 1024 (64 registers), one GPU run alternating twice, bound, medians of 41 (ms;
-// 90% / 95%): batch 32 0.1267 / 0.0713-0.0715 with one chunk ahead, 0.1276-0.1278 / 0.0724-0.0726 with two, against
-// 0.1257 / 0.0697-0.0698; batch 128 0.4887-0.4889 / 0.2690-0.2696 and 0.4919-0.4929 / 0.2718-0.2723 against
-// 0.4852-0.4853 / 0.2621-0.2627. Half the rows in flight cost more than the registers gained. 768 threads (80
-// registers) ran 0.4-0.7% faster at 90% and 0.3-0.5% slower at 95%, batch 32 / 64 / 128 (bench/results/spmm-h200.md),
-// so tile 32 runs kLongThreads where rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp); 896
-// and 640 threads were slower at both. Held blocks of 192 KB (11 column blocks instead of 12, 12 row ranges) were
-// slower at both with the bulk sums: one GPU run alternating twice, medians of 41, 1024 / 768 threads, batch 32 90%
-// 0.1271 / 0.1266-0.1269 ms against 0.1256-0.1257 / 0.1249-0.1251 at 176 KB, 95% 0.0702-0.0706 / 0.0705-0.0707
-// against 0.0698 / 0.0702.
+// holding up to 176 KB of X') and 8 (batch 5-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more
+// warps, and more of W's loads, are in flight; the other block shapes tried were slower). The thread blocks should fill
+// the SMs' slots once and their warps with work (the groups are dealt out to the thread blocks of each column block:
+// plan_impl.hpp, lanes_geometry). At tile 32, 1024 threads (64 registers) rather than 512 (no spills, but half the rows
+// in flight: slower), and kLongThreads (768, 80 registers) where rows' segments in a block are long
+// (kRowLanesLongSegment, plan_impl.hpp); 896 and 640 threads were slower, and so were held blocks of 192 KB. The
+// measurements behind these shapes: bench/results/spmm-dispatch-rules.md.
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
@@ -104,8 +89,8 @@ struct RowLanesLayout {
 // the residue order above (a column's residue is col16 % residues; the blocks start at multiples of 8 columns;
 // each class's non-zeros keep their CSR order); else in CSR order. The (column block, row range) units and the
 // groups are built on `threads` host threads (0: host_order_threads(), host_threads.hpp); the layout is the same
-// for any count. The residue order takes about 0.6 s of host time on one thread at 26.8 M non-zeros (0.08 s in
-// CSR order), once per plan.
+// for any count. The residue order costs several times the host time of CSR order, once per plan
+// (bench/results/spmm-dispatch-rules.md).
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t n_ranges,
                             RowLanesLayout& out, const std::uint16_t* col16 = nullptr, int residues = 0,
                             int threads = 0);
