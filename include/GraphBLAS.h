@@ -808,6 +808,13 @@ GrB_Info SNK_Backend_list(char *out, size_t out_size) SNK_SYMBOL(SNK_Backend_lis
 GrB_Info SNK_Fallback_count(const char *backend, const char *op, uint64_t *count) SNK_SYMBOL(SNK_Fallback_count);
 GrB_Info SNK_Fallback_total(const char *backend, uint64_t *count) SNK_SYMBOL(SNK_Fallback_total);
 GrB_Info SNK_Fallback_reset(void) SNK_SYMBOL(SNK_Fallback_reset);
+/* Host <-> device traffic of the GPU backends since the start or the last SNK_Transfers_reset: copies of container
+ * data to device memory (uploads) and back (downloads: the host reading a matrix whose only valid copy is on the
+ * device), with their bytes. A chain of GPU operations on data that lives there adds none. Any pointer may be NULL
+ * to skip that count. */
+GrB_Info SNK_Transfers_get(uint64_t *uploads, uint64_t *downloads, uint64_t *upload_bytes, uint64_t *download_bytes)
+    SNK_SYMBOL(SNK_Transfers_get);
+GrB_Info SNK_Transfers_reset(void) SNK_SYMBOL(SNK_Transfers_reset);
 /* Bitwise-reproducible results run to run (no floating-point atomics); $SNACK_DETERMINISTIC=1 also (0 leaves
  * them off; another value prints a message on stderr and leaves them off). */
 GrB_Info SNK_Deterministic_set(bool on) SNK_SYMBOL(SNK_Deterministic_set);

@@ -224,11 +224,13 @@ else
   say "snack: configuring $build (${args[*]})"
   cmake -S "$root" -B "$build" "${args[@]}" >"$work/snack-configure.log" 2>&1 \
     || { tail -30 "$work/snack-configure.log"; die "snack's configure failed (log: $work/snack-configure.log)"; }
-  # The library and the reference backend's plugin: what `cmake --install` installs.
+  # The library and the backend plugins built here (reference, cuda): what `cmake --install` installs.
   targets=(snack)
-  if cmake --build "$build" --target help 2>/dev/null | grep -qE '(^|[ .])snack_reference(:|$)'; then
-    targets+=(snack_reference)
-  fi
+  for plugin in snack_reference snack_cuda; do
+    if cmake --build "$build" --target help 2>/dev/null | grep -qE "(^|[ .])$plugin(:|\$)"; then
+      targets+=("$plugin")
+    fi
+  done
   say "snack: building ${targets[*]} (log: $work/snack-build.log)"
   run_logged "$work/snack-build.log" "snack build" cmake --build "$build" --parallel "$jobs" --target "${targets[@]}" \
     || { tail -30 "$work/snack-build.log"; die "snack's build failed (log: $work/snack-build.log)"; }

@@ -48,6 +48,18 @@ std::map<std::string, std::uint64_t> fallback_counts(const std::string& backend)
 std::uint64_t fallback_total(const std::string& backend);
 void reset_fallback_counts();
 
+// Host <-> device traffic of the GPU backends since the start (or the last reset_transfers()): copies of
+// container data to device memory (uploads) and back (downloads: the host reading a matrix whose only valid copy
+// is on the device). A chain of GPU operations on data that lives there adds none. Process-wide.
+struct Transfers {
+  std::uint64_t uploads = 0;
+  std::uint64_t downloads = 0;
+  std::uint64_t upload_bytes = 0;
+  std::uint64_t download_bytes = 0;
+};
+Transfers transfers();
+void reset_transfers();
+
 // Determinism: when on, backends use only kernels whose results are bitwise identical run to run
 // (no floating-point atomics, fixed reduction orders). Default off; $SNACK_DETERMINISTIC=1 (or true, on, yes)
 // turns it on, 0 (false, off, no) leaves it off; another value prints a message on stderr and leaves it off.

@@ -10,7 +10,9 @@
 //
 // Device copies: a backend that keeps data in its own memory (cuda) attaches a DeviceCopy. The two copies
 // carry validity flags (as Kokkos' DualView does): a GPU operation may leave only the device copy valid,
-// and the first host read brings the data back once.
+// and the first host read brings the data back once (counted: snk::transfers() in backend.hpp). Reading the
+// entry count, duplicating the matrix where the backend can, and moving a result into its output
+// (Matrix::take) do not bring it back.
 //
 // Pending work (the spec's non-blocking mode): setElement appends to a list of pending tuples, which are
 // merged into the CSR form by wait() or by the first read that needs it. Reads through the accessors below
@@ -55,8 +57,14 @@ struct BitmapStorage {
 class DeviceCopy {
  public:
   virtual ~DeviceCopy() = default;
-  // Writes the device data into `host` (called when only the device copy is valid).
+  // Writes the device data into `host` (called when only the device copy is valid). The core counts the
+  // download (snk::transfers()).
   virtual void download(CsrStorage& host) = 0;
+  // The number of entries, without a download.
+  virtual Index nvals() const = 0;
+  // A copy of this device copy for a duplicate of the matrix (GrB_Matrix_dup), made on the device; null where the
+  // backend makes none (the duplicate then copies the host form, downloading it first if needed).
+  virtual std::unique_ptr<DeviceCopy> clone() const { return nullptr; }
   virtual const char* backend() const = 0;
   // One line saying what the copy holds (for logs and tests); by default the backend's name.
   virtual std::string describe() const { return backend(); }
@@ -125,6 +133,9 @@ class Matrix {
   // invalid and will be downloaded by the next host read.
   void attach_device_copy(std::unique_ptr<DeviceCopy> copy, bool host_is_stale);
   void invalidate_device_copy();
+  // Replaces the content by t's (same type and dimensions, else InvalidValue), where it is: a result that lives
+  // only on the device stays there. t is left empty.
+  void take(Matrix&& t);
 
   // Converts a hyper CSR to plain CSR and back as the size rule says (after in-place edits).
   void normalize_format();

@@ -361,6 +361,20 @@ GrB_Info SNK_Fallback_reset(void) {
   return call("SNK_Fallback_reset", nullptr, [&] { snk::reset_fallback_counts(); });
 }
 
+GrB_Info SNK_Transfers_get(uint64_t* uploads, uint64_t* downloads, uint64_t* upload_bytes, uint64_t* download_bytes) {
+  return call("SNK_Transfers_get", nullptr, [&] {
+    const snk::Transfers t = snk::transfers();
+    if (uploads != nullptr) *uploads = t.uploads;
+    if (downloads != nullptr) *downloads = t.downloads;
+    if (upload_bytes != nullptr) *upload_bytes = t.upload_bytes;
+    if (download_bytes != nullptr) *download_bytes = t.download_bytes;
+  });
+}
+
+GrB_Info SNK_Transfers_reset(void) {
+  return call("SNK_Transfers_reset", nullptr, [&] { snk::reset_transfers(); });
+}
+
 GrB_Info SNK_Deterministic_set(bool on) {
   return call("SNK_Deterministic_set", nullptr, [&] { snk::set_deterministic(on); });
 }

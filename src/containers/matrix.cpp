@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "containers/csr_form.hpp"
+#include "core/kernels.hpp"
 #include "snack/containers.hpp"
 
 namespace snk {
@@ -80,8 +81,17 @@ Matrix::Matrix(const Type* type, Index nrows, Index ncols) : type_(type), nrows_
 }
 
 Matrix::Matrix(const Matrix& other)
-    : type_(other.type_), nrows_(other.nrows_), ncols_(other.ncols_), is_vector_(other.is_vector_),
-      csr_(other.csr()) {}
+    : type_(other.type_), nrows_(other.nrows_), ncols_(other.ncols_), is_vector_(other.is_vector_) {
+  if (!other.host_valid_ && other.pending_i_.empty()) {
+    if (std::unique_ptr<DeviceCopy> copy = other.device_->clone()) {   // the duplicate stays on the device
+      device_ = std::move(copy);
+      device_valid_ = true;
+      host_valid_ = false;
+      return;
+    }
+  }
+  csr_ = other.csr();
+}
 
 Matrix& Matrix::operator=(const Matrix& other) {
   if (this != &other) {
@@ -139,6 +149,8 @@ void Matrix::assemble_pending() const {
   if (!host_valid_) {
     CsrStorage fresh;
     device_->download(fresh);
+    core::count_download(fresh.h.size() * sizeof(Index) + fresh.p.size() * sizeof(Index) +
+                         fresh.j.size() * sizeof(Index) + fresh.x.size());
     core::check_csr_shape(fresh, nrows_, type_->size, "download of the device copy");
     core::normalize_csr(fresh, nrows_);
     csr_ = std::move(fresh);
@@ -196,7 +208,10 @@ void Matrix::invalidate_derived() {
 
 void Matrix::wait() const { assemble_pending(); }
 
-Index Matrix::nvals() const { return csr().nvals(); }
+Index Matrix::nvals() const {
+  if (!host_valid_ && pending_i_.empty()) return device_->nvals();
+  return csr().nvals();
+}
 
 const CsrStorage& Matrix::csr() const {
   assemble_pending();
@@ -425,6 +440,14 @@ void Matrix::attach_device_copy(std::unique_ptr<DeviceCopy> copy, bool host_is_s
   }
   device_ = std::move(copy);
   device_valid_ = true;
+}
+
+void Matrix::take(Matrix&& t) {
+  SNK_CHECK(t.type_ == type_ && t.nrows_ == nrows_ && t.ncols_ == ncols_, Info::InvalidValue,
+            "Matrix::take: the result's type or dimensions differ from the output's");
+  const bool vector = is_vector_;
+  *this = std::move(t);
+  is_vector_ = vector;
 }
 
 void Matrix::invalidate_device_copy() {

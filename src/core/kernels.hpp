@@ -19,6 +19,7 @@
 // A.is_vector().
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -113,6 +114,12 @@ class Backend {
     return KernelStatus::Declined;
   }
 };
+
+// ---- host <-> device traffic (src/containers/transfers.cpp; read through snk::transfers()) ---------------------
+// A backend counts each copy of container data it makes from host to device memory; the core counts each
+// download of a device copy (Matrix's host reads). Thread-safe.
+void count_upload(std::uint64_t bytes);
+void count_download(std::uint64_t bytes);
 
 // ---- the registry of backends (src/core/registry.cpp) --------------------------------------------------------
 // A backend registers itself: one built into libsnack calls register_backend() from a static initializer of its

@@ -137,8 +137,12 @@ void apply_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compleme
     return;
   }
 
-  // No mask, no accumulator: C = T (cast).
+  // No mask, no accumulator: C = T (cast). Without a cast C takes T where it is (a device result stays there).
   if (M == nullptr && accum == nullptr) {
+    if (t.type() == ctype && t.nrows() == C.nrows() && t.ncols() == C.ncols()) {
+      C.take(std::move(t));
+      return;
+    }
     CsrStorage s = std::move(t.csr_mutable());
     if (t.type() != ctype) {
       std::vector<unsigned char> x(s.nvals() * ctype->size);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/internal.hpp"
+#include "snack/backend.hpp"
 #include "snack/containers.hpp"
 
 namespace {
@@ -570,18 +571,26 @@ TEST(ContainersMethods, AdoptChecksItsInput) {
 
 // ---- device copies ----------------------------------------------------------------------------------------
 
+// A device copy whose "device" is a CsrStorage; counts its downloads, and duplicates itself on the "device" when
+// made with clones = true.
 class FakeDeviceCopy : public snk::DeviceCopy {
  public:
-  FakeDeviceCopy(CsrStorage content, int* downloads) : content_(std::move(content)), downloads_(downloads) {}
+  FakeDeviceCopy(CsrStorage content, int* downloads, bool clones = false)
+      : content_(std::move(content)), downloads_(downloads), clones_(clones) {}
   void download(CsrStorage& host) override {
     ++*downloads_;
     host = content_;
+  }
+  snk::Index nvals() const override { return content_.nvals(); }
+  std::unique_ptr<snk::DeviceCopy> clone() const override {
+    return clones_ ? std::make_unique<FakeDeviceCopy>(content_, downloads_, true) : nullptr;
   }
   const char* backend() const override { return "fake"; }
 
  private:
   CsrStorage content_;
   int* downloads_;
+  bool clones_;
 };
 
 TEST(ContainersDevice, HostReadDownloadsOnceAndHostWriteDropsTheDeviceCopy) {
@@ -597,8 +606,11 @@ TEST(ContainersDevice, HostReadDownloadsOnceAndHostWriteDropsTheDeviceCopy) {
   EXPECT_FALSE(A.host_valid());
   EXPECT_TRUE(A.device_valid());
   EXPECT_EQ(downloads, 0);
-  EXPECT_EQ(A.nvals(), 2u);
+  EXPECT_EQ(A.nvals(), 2u);   // from the device copy
+  EXPECT_EQ(downloads, 0);
+  const snk::Transfers before = snk::transfers();
   EXPECT_EQ(content(A), (Oracle{{{0, 2}, 7}, {{1, 0}, 8}}));
+  EXPECT_EQ(snk::transfers().downloads, before.downloads + 1);   // the core counts the download
   EXPECT_EQ(downloads, 1);
   EXPECT_TRUE(A.host_valid());
   EXPECT_TRUE(A.device_valid());   // both copies valid after a read
@@ -638,6 +650,52 @@ TEST(ContainersDevice, HostReadDownloadsOnceAndHostWriteDropsTheDeviceCopy) {
   EXPECT_TRUE(E.host_valid());
   EXPECT_EQ(content(E), (Oracle{{{0, 2}, 7}, {{1, 0}, 8}}));
   EXPECT_EQ(downloads_f, 0);
+}
+
+TEST(ContainersDevice, DuplicatesAndResultsStayOnTheDevice) {
+  CsrStorage dev;
+  dev.p = {0, 1, 2};
+  dev.j = {2, 0};
+  dev.x.resize(2 * sizeof(double));
+  const double vals[2] = {7, 8};
+  std::memcpy(dev.x.data(), vals, sizeof vals);
+  // A duplicate of a device-only matrix is made on the device where the backend can.
+  Matrix A(&types::FP64, 2, 3);
+  int downloads = 0;
+  A.attach_device_copy(std::make_unique<FakeDeviceCopy>(dev, &downloads, true), true);
+  Matrix D(A);
+  EXPECT_EQ(downloads, 0);
+  EXPECT_FALSE(D.host_valid());
+  EXPECT_EQ(D.nvals(), 2u);
+  EXPECT_EQ(content(D), (Oracle{{{0, 2}, 7}, {{1, 0}, 8}}));
+  EXPECT_EQ(downloads, 1);
+  // take(): the output takes a device-only result where it is; the result is left empty.
+  Matrix C(&types::FP64, 2, 3);
+  const double w = 1;
+  C.set_element(1, 1, &w, &types::FP64);
+  C.take(std::move(A));
+  EXPECT_EQ(downloads, 1);
+  EXPECT_FALSE(C.host_valid());
+  EXPECT_EQ(C.nvals(), 2u);
+  EXPECT_EQ(content(C), (Oracle{{{0, 2}, 7}, {{1, 0}, 8}}));
+  // Another type or shape is refused, and changes nothing.
+  Matrix other(&types::FP32, 2, 3);
+  try {
+    C.take(std::move(other));
+    FAIL() << "take of a matrix of another type must throw";
+  } catch (const snk::Error& e) {
+    EXPECT_EQ(e.info(), snk::Info::InvalidValue);
+  }
+  EXPECT_EQ(content(C), (Oracle{{{0, 2}, 7}, {{1, 0}, 8}}));
+  // The mask step without mask or accumulator moves a same-typed result into C without bringing it back.
+  Matrix T(&types::FP64, 2, 3);
+  int downloads_t = 0;
+  T.attach_device_copy(std::make_unique<FakeDeviceCopy>(dev, &downloads_t), true);
+  Matrix out(&types::FP64, 2, 3);
+  snk::core::apply_mask_accum(out, nullptr, false, false, nullptr, std::move(T), false);
+  EXPECT_EQ(downloads_t, 0);
+  EXPECT_FALSE(out.host_valid());
+  EXPECT_EQ(content(out), (Oracle{{{0, 2}, 7}, {{1, 0}, 8}}));
 }
 
 // ---- cast_matrix ------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "core/kernels.hpp"
 #include "snack/error.hpp"
 #include "spmm/host_threads.hpp"
 
@@ -64,7 +65,8 @@ MatrixOnDevice& MatrixOnDevice::of(const Matrix& m, cudaStream_t stream) {
   DeviceBuffer values(host.x.size());
   values.upload(host.x.data(), host.x.size(), stream);
   throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a matrix");
-  std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values)));
+  core::count_upload(host.x.size());
+  std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values), m.type()->size));
   MatrixOnDevice& attached = *copy;
   // Filling the device-copy cache leaves the matrix's content as it was (host form valid, no pending work).
   const_cast<Matrix&>(m).attach_device_copy(std::move(copy), /*host_is_stale=*/false);
@@ -117,10 +119,62 @@ std::string MatrixOnDevice::describe() const {
   return d;
 }
 
-void MatrixOnDevice::download(CsrStorage&) {
-  throw Error(Info::Panic,
-              "cuda backend: a device copy was asked to download, but this backend attaches copies only beside "
-              "a valid host form");
+std::unique_ptr<MatrixOnDevice> MatrixOnDevice::dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
+                                                           Index ncols, std::size_t elem_size, cudaStream_t stream) {
+  std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values), elem_size));
+  copy->dense_rows_ = true;
+  copy->rows_ = std::move(rows);
+  copy->ncols_ = ncols;
+  copy->stream_ = stream;
+  return copy;
+}
+
+Index MatrixOnDevice::nvals() const { return elem_size_ == 0 ? 0 : values_.bytes() / elem_size_; }
+
+void MatrixOnDevice::download(CsrStorage& out) {
+  if (!dense_rows_)
+    throw Error(Info::Panic, "cuda backend: a copy attached beside its host form was asked to download");
+  const Index rows = rows_.size(), n = ncols_;
+  out = CsrStorage();
+  out.hyper = true;
+  out.h = rows_;
+  out.p.resize(rows + 1);
+  for (Index r = 0; r <= rows; ++r) out.p[r] = r * n;
+  out.j.resize(rows * n);
+  for_each_range(static_cast<std::int64_t>(rows), 1024, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (Index c = 0; c < n; ++c) out.j[static_cast<std::size_t>(r) * n + c] = c;
+  });
+  out.x.resize(values_.bytes());
+  int previous = 0;
+  throw_on_cuda_error(cudaGetDevice(&previous), "current device");
+  if (previous != device_) throw_on_cuda_error(cudaSetDevice(device_), "select the copy's device");
+  const cudaError_t e = cudaMemcpyAsync(out.x.data(), values_.get(), values_.bytes(), cudaMemcpyDeviceToHost, stream_);
+  const cudaError_t s = e == cudaSuccess ? cudaStreamSynchronize(stream_) : e;
+  if (previous != device_) (void)cudaSetDevice(previous);
+  throw_on_cuda_error(s, "download of a result");
+}
+
+std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
+  if (!dense_rows_) return nullptr;   // an input's copy: the duplicate copies the host form and uploads when used
+  int previous = 0;
+  throw_on_cuda_error(cudaGetDevice(&previous), "current device");
+  if (previous != device_) throw_on_cuda_error(cudaSetDevice(device_), "select the copy's device");
+  std::unique_ptr<MatrixOnDevice> copy;
+  try {
+    DeviceBuffer values(values_.bytes());
+    if (values_.bytes() > 0) {
+      throw_on_cuda_error(cudaMemcpyAsync(values.get(), values_.get(), values_.bytes(), cudaMemcpyDeviceToDevice, stream_),
+                          "duplicate of a result");
+      throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
+    }
+    copy = dense_rows(device_, std::move(values), rows_, ncols_, elem_size_, stream_);
+  } catch (...) {
+    if (previous != device_) (void)cudaSetDevice(previous);
+    throw;
+  }
+  if (previous != device_) (void)cudaSetDevice(previous);
+  return copy;
 }
 
 }  // namespace snk::cuda

@@ -1,7 +1,9 @@
 // backends/cuda/backend/device_copy.hpp: device memory of the cuda backend and its copy of a Matrix.
 //
-// DeviceBuffer owns one cudaMalloc block. MatrixOnDevice is the backend's snk::DeviceCopy: attached to a
-// Matrix the first time a GPU kernel reads it, it holds the matrix's values in device memory, in the order
+// DeviceBuffer owns one cudaMalloc block. MatrixOnDevice is the backend's snk::DeviceCopy. A product's result is
+// made as one (dense_rows()): it lives on the device only, and a later product reads it there, until the host
+// reads it (download() then makes the host form once). Otherwise it is attached to a Matrix the first time a GPU
+// kernel reads it, it holds the matrix's values in device memory, in the order
 // of the host CSR form (for a matrix with every entry present that is the dense row-major array), and, on
 // first use as the sparse operand of a product, the SpMM library's Plan of its pattern. The container
 // releases the copy whenever the matrix changes (containers.hpp: every write drops the device copy), so a
@@ -74,21 +76,36 @@ class MatrixOnDevice final : public DeviceCopy {
 
   const void* values() const { return values_.get(); }
   int device() const { return device_; }
+  // A product's result that lives on the device only: every column of the listed rows (increasing), values
+  // row-major in `values` (rows.size() x ncols of elem_size bytes). The host form is made on download.
+  static std::unique_ptr<MatrixOnDevice> dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
+                                                    Index ncols, std::size_t elem_size, cudaStream_t stream);
+
   // The compacted pattern of `m` (the matrix this copy is attached to), built on first use. Returns null
   // when the pattern does not fit 32-bit indices (more than 2^31 - 1 columns or about 2^31 entries).
   CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
 
+  // Only for copies made by dense_rows() (the others are attached beside a valid host form).
   void download(CsrStorage& host) override;
+  Index nvals() const override;
+  std::unique_ptr<DeviceCopy> clone() const override;
   const char* backend() const override { return "cuda"; }
   // "cuda: <n> value bytes", then the plan's rows and non-zeros once built, and "values bound" once the
   // products have bound the values to it (sparse_times_full.cpp).
   std::string describe() const override;
 
  private:
-  MatrixOnDevice(int device, DeviceBuffer values) : device_(device), values_(std::move(values)) {}
+  MatrixOnDevice(int device, DeviceBuffer values, std::size_t elem_size)
+      : device_(device), values_(std::move(values)), elem_size_(elem_size) {}
 
   int device_;
   DeviceBuffer values_;
+  std::size_t elem_size_;
+  // dense_rows() copies: the rows held, the column count, and the stream their values were written on.
+  bool dense_rows_ = false;
+  std::vector<Index> rows_;
+  Index ncols_ = 0;
+  cudaStream_t stream_ = nullptr;
   bool pattern_tried_ = false;
   std::unique_ptr<CompactedPattern> pattern_;
 };

@@ -6,14 +6,15 @@
 // is every j of every row i that holds an entry of A, so T has the pattern (non-empty rows of A) x (all N
 // columns) and T(i,j) = (+)_{k in row i} f(A(i,k), B'(k,j)). The SpMM runs on A's compacted pattern (only
 // its non-empty rows, device_copy.hpp), so its dense output, row-major with N columns, is T's CSR value
-// array as it stands; T is adopted in hypersparse form (row list = A's non-empty rows) and the container
-// turns it into plain CSR when its size rule says so.
+// array as it stands; T's host form, when the host asks for it, is that array in hypersparse form (row list = A's
+// non-empty rows), which the container turns into plain CSR when its size rule says so.
 //
 // Data movement: A's values and Plan, and B's values, live in the MatrixOnDevice attached to each and are
 // reused while the matrix is unchanged (and where products would run faster with A's values bound to the Plan, in
 // the orders of its batch-5-128 kernels, they are bound once the products have paid for it: the rule below). B's
 // host CSR form of a full matrix is already its dense row-major array, so it is uploaded as is (tb: read as
-// column-major, the transpose costs nothing). Per call only T is allocated on the device and downloaded. N above
+// column-major, the transpose costs nothing). Per call only T is allocated on the device; it stays there
+// (MatrixOnDevice::dense_rows) until the host reads it, so a chain of products makes no round trip. N above
 // the library's batch limit (65535) runs in column chunks. The mask hint is ignored (the core applies the mask).
 //
 // Declined: ta (the core retries with a transposed copy), a B with missing entries, types and semirings
@@ -135,21 +136,12 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
       throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
   }
 
-  CsrStorage out;
-  out.hyper = true;
-  out.h = pattern->rows;
-  out.p.resize(rows + 1);
-  for (Index r = 0; r <= rows; ++r) out.p[r] = r * N;
-  out.j.resize(rows * N);
-  for (Index r = 0; r < rows; ++r)
-    for (Index c = 0; c < N; ++c) out.j[r * N + c] = c;
-  out.x.resize(t_bytes);
-  throw_on_cuda_error(cudaMemcpyAsync(out.x.data(), t_values.get(), t_bytes, cudaMemcpyDeviceToHost, stream),
-                      "download of the mxm result");
+  // T stays on the device: the next product reads it there, and the host form is made when the host reads it.
   throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
   if (binding_would_serve)
     pattern->unbound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  T.adopt(std::move(out));
+  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows, N, value_bytes, stream),
+                       /*host_is_stale=*/true);
   return KernelStatus::Done;
 }
 
