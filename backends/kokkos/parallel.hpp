@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "portable/csr_ref.hpp"
 #include "snack/containers.hpp"
 
 namespace snk::kokkos {
@@ -44,42 +45,6 @@ class Buffer {
  private:
   std::unique_ptr<T[]> data_;
   std::size_t size_ = 0;
-};
-
-// Sentinel for "no index".
-constexpr Index kNoIndex = ~Index(0);
-
-// A read-only view of a matrix's CSR form (captured by value in kernels).
-struct CsrRef {
-  const Index* h = nullptr;   // hyper only: row of each slot
-  const Index* p = nullptr;   // nslots + 1 row pointers
-  const Index* j = nullptr;   // column of each entry
-  const unsigned char* x = nullptr;  // values, packed
-  Index nslots = 0, nrows = 0, ncols = 0, nvals = 0;
-  bool hyper = false;
-
-  KOKKOS_INLINE_FUNCTION Index row_of(Index s) const { return hyper ? h[s] : s; }
-  // The entry range [b, e) of row i (empty when the row has no entries).
-  KOKKOS_INLINE_FUNCTION void row_range(Index i, Index& b, Index& e) const {
-    if (!hyper) {
-      if (i < nslots) { b = p[i]; e = p[i + 1]; } else { b = e = 0; }
-      return;
-    }
-    Index lo = 0, hi = nslots;
-    while (lo < hi) {
-      const Index mid = lo + (hi - lo) / 2;
-      if (h[mid] < i) lo = mid + 1; else hi = mid;
-    }
-    if (lo < nslots && h[lo] == i) { b = p[lo]; e = p[lo + 1]; } else { b = e = 0; }
-  }
-  KOKKOS_INLINE_FUNCTION Index row_length(Index i) const {
-    Index b, e;
-    row_range(i, b, e);
-    return e - b;
-  }
-  template <class T> KOKKOS_INLINE_FUNCTION const T* values() const { return reinterpret_cast<const T*>(x); }
-  // True when every position holds an entry (plain CSR with nrows * ncols entries).
-  bool full() const { return !hyper && nrows > 0 && ncols > 0 && nvals / ncols == nrows && nvals % ncols == 0; }
 };
 
 CsrRef csr_ref(const Matrix& A);

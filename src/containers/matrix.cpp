@@ -206,7 +206,10 @@ void Matrix::invalidate_derived() {
   bitmap_.reset();
 }
 
-void Matrix::wait() const { assemble_pending(); }
+// Pending tuples exist only beside a valid host form; a device-only result is already finished and stays there.
+void Matrix::wait() const {
+  if (!pending_i_.empty()) assemble_pending();
+}
 
 Index Matrix::nvals() const {
   if (!host_valid_ && pending_i_.empty()) return device_->nvals();

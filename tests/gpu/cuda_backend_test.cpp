@@ -466,4 +466,75 @@ TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {
   EXPECT_EQ(T.nvals(), 0u);
 }
 
+// A chain of GPU operations keeps its data on the device: after the inputs' one upload each, twelve calls (mxm,
+// apply with a bound and a unary operator, eWiseAdd, eWiseMult, select, reduce to a vector and to a scalar, and
+// mxm again on a result) make no transfer, and reading the results brings each back once. The results equal the
+// same chain on reference.
+struct ChainResult {
+  Matrix Y;
+  Vector r;
+  double s;
+  snk::Transfers during;
+};
+
+ChainResult run_chain(const std::string& backend, const Matrix& W, const Matrix& X) {
+  snk::BackendScope scope(backend);
+  using snk::builtin_binary_op;
+  const TypeCode t = TypeCode::FP32;
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, t);
+  const Index n = W.nrows(), b = X.ncols();
+  Matrix Y1(&snk::types::FP32, n, b), Y2(&snk::types::FP32, n, b), Y3(&snk::types::FP32, n, b),
+      Y4(&snk::types::FP32, n, b), Y5(&snk::types::FP32, n, b), Y6(&snk::types::FP32, n, b),
+      Y7(&snk::types::FP32, n, b), Y8(&snk::types::FP32, n, b);
+  Vector r(&snk::types::FP32, n), r2(&snk::types::FP32, n);
+  snk::Scalar two(&snk::types::FP32), zero(&snk::types::FP32), s(&snk::types::FP32);
+  const float v2 = 2, v0 = 0;
+  two.set(&v2, &snk::types::FP32);
+  zero.set(&v0, &snk::types::FP32);
+  // The inputs' uploads happen in the first product; count from there.
+  snk::mxm(Y1, nullptr, nullptr, pt, W, X);
+  snk::reset_transfers();
+  snk::apply_bind_second(Y2, nullptr, nullptr, *builtin_binary_op(Op::Times, t), Y1, two);       // 2
+  snk::ewise_add(Y3, nullptr, nullptr, *builtin_binary_op(Op::Plus, t), Y2, Y1);                  // 3
+  snk::ewise_mult(Y4, nullptr, nullptr, *builtin_binary_op(Op::Minus, t), Y3, Y1);                // 4
+  snk::select(Y5, nullptr, nullptr, *snk::builtin_index_unary_op(snk::IndexUnaryOpcode::ValueGt, t), Y4, zero);  // 5
+  snk::apply(Y6, nullptr, nullptr, *snk::builtin_unary_op(snk::UnaryOpcode::AInv, t), Y5);        // 6
+  snk::apply(Y7, nullptr, nullptr, *snk::builtin_unary_op(snk::UnaryOpcode::Abs, t), Y6);         // 7
+  snk::reduce(r, nullptr, nullptr, *snk::builtin_monoid(Op::Plus, t), Y7);                        // 8
+  snk::ewise_mult(r2, nullptr, nullptr, *builtin_binary_op(Op::Times, t), r, r);                  // 9
+  snk::mxm(Y8, nullptr, nullptr, pt, W, Y1);                                                       // 10
+  snk::ewise_add(Y8, nullptr, nullptr, *builtin_binary_op(Op::Max, t), Y8, Y3);                   // 11
+  snk::reduce(s, nullptr, *snk::builtin_monoid(Op::Plus, t), r2);                                  // 12
+  Y8.wait();
+  r2.wait();
+  ChainResult out{Y8, r2, 0.0, snk::transfers()};
+  float sv = 0;
+  s.get(&sv, &snk::types::FP32);
+  out.s = sv;
+  return out;
+}
+
+TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
+  REQUIRE_CUDA();
+  const Matrix W = random_matrix(&snk::types::FP32, 300, 300, 0.05, false);
+  const Matrix X = full(&snk::types::FP32, 300, 8);
+  snk::reset_fallback_counts();
+  const ChainResult got = run_chain("cuda", W, X);
+  EXPECT_EQ(snk::fallback_total("cuda"), 0u) << "a call of the chain fell back to reference";
+  std::printf("[residency] during the chain of 12 calls: %llu uploads, %llu downloads (%llu / %llu bytes)\n",
+              static_cast<unsigned long long>(got.during.uploads), static_cast<unsigned long long>(got.during.downloads),
+              static_cast<unsigned long long>(got.during.upload_bytes),
+              static_cast<unsigned long long>(got.during.download_bytes));
+  EXPECT_EQ(got.during.uploads, 0u);
+  EXPECT_EQ(got.during.downloads, 0u);
+  // Reading each result brings it back once.
+  snk::reset_transfers();
+  const ChainResult want = run_chain("reference", W, X);
+  snk::reset_transfers();
+  expect_same(got.Y, want.Y, "chain: Y8");
+  expect_same(got.r.as_matrix(), want.r.as_matrix(), "chain: r2");
+  EXPECT_EQ(snk::transfers().downloads, 2u);
+  EXPECT_TRUE(close(got.s, want.s, TypeCode::FP32)) << got.s << " vs " << want.s;
+}
+
 }  // namespace

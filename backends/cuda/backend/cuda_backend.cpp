@@ -3,15 +3,17 @@
 //
 // Supported in this stage (everything else returns Declined, so the dispatcher runs it on reference and
 // counts the fallback under the operation's name, readable through snk::fallback_counts("cuda")):
+//   - where the plugin is built with the CUDA build of Kokkos: eWiseAdd (inputs not hypersparse), eWiseMult,
+//     apply (unary, bound binary, index-unary), select and reduce (rows, scalar) through the portable kernels, for
+//     every builtin type and operator (portable_ops.hpp), on data that stays on the device;
 //   - mxm (and so mxv / vxm) with A sparse and B' = B or B^T having every entry present (a full matrix,
 //     or a full vector for vxm/mxv), A not transposed by the descriptor (a transposed A is retried by the
 //     core with a transposed copy, whose transpose is itself a counted fallback), on the value types BOOL,
 //     INT32, INT64, UINT32, UINT64, FP32, FP64, for every predefined semiring of those types and every
 //     semiring made of a predefined monoid and a predefined multiplier of one type other than the bitwise
 //     ones (semiring_map.hpp), with the operand flip; PLUS_TIMES on FP32 runs the fastest SpMM kernels.
-//   - declined: mxm with a sparse B, the types INT8, INT16, UINT8, UINT16 and user-defined types,
-//     user-defined operators, and every other operation (element-wise, apply, select, reduce, transpose,
-//     extract, assign, kronecker).
+//   - declined: mxm with a sparse B, mxm on the types INT8, INT16, UINT8, UINT16, user-defined types and
+//     operators, and transpose, extract, assign and kronecker.
 // The GPU is the device current on the thread that first uses the backend; every call runs there (the
 // caller's current device is restored afterwards) on one stream of the backend's own. Calls are
 // serialized by a mutex: one GPU, and the cached Plans hold per-call workspaces.
@@ -27,6 +29,7 @@
 
 #include "core/internal.hpp"
 #include "device_copy.hpp"
+#include "portable_ops.hpp"
 #include "sparse_times_full.hpp"
 
 namespace snk::cuda {
@@ -67,6 +70,9 @@ class CudaBackend final : public core::Backend {
   CudaBackend() {
     throw_on_cuda_error(cudaGetDevice(&device_), "current device");
     throw_on_cuda_error(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream creation");
+#if defined(SNACK_CUDA_PORTABLE)
+    start_kokkos(device_);
+#endif
   }
   ~CudaBackend() override {
     // Destroyed at process exit, possibly after the runtime itself: errors are of no consequence then.
@@ -78,12 +84,46 @@ class CudaBackend final : public core::Backend {
   // The mask hint is ignored: the core applies the mask to T.
   KernelStatus mxm(Matrix& T, const MaskHint&, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    DeviceScope on(device_);
-    return mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
+    return run([&] { return mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_); });
   }
+#if defined(SNACK_CUDA_PORTABLE)
+  // The element-wise operations, apply, select and reduce: the portable kernels (portable_ops.hpp). The mask hint
+  // is not used (the core applies the mask).
+  KernelStatus ewise_add(Matrix& T, const MaskHint&, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
+    return run([&] { return portable_ewise_add(T, op, A, B, stream_); });
+  }
+  KernelStatus ewise_mult(Matrix& T, const MaskHint&, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
+    return run([&] { return portable_ewise_mult(T, op, A, B, stream_); });
+  }
+  KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A) override {
+    return run([&] { return portable_apply_unary(T, op, A, stream_); });
+  }
+  KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x, bool bind_first, const Matrix& A) override {
+    return run([&] { return portable_apply_bound(T, op, x, bind_first, A, stream_); });
+  }
+  KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y) override {
+    return run([&] { return portable_apply_index(T, op, A, y, stream_); });
+  }
+  KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y) override {
+    return run([&] { return portable_select(T, op, A, y, stream_); });
+  }
+  KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A) override {
+    return run([&] { return portable_reduce_rows(T, m, A, stream_); });
+  }
+  KernelStatus reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A) override {
+    return run([&] { return portable_reduce_scalar(out, m, A, stream_); });
+  }
+#endif
 
  private:
+  // Runs one call on the backend's device, serialized with the others.
+  template <class F>
+  KernelStatus run(F&& f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceScope on(device_);
+    return f();
+  }
+
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
   std::mutex mutex_;

@@ -67,6 +67,8 @@ MatrixOnDevice& MatrixOnDevice::of(const Matrix& m, cudaStream_t stream) {
   throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a matrix");
   core::count_upload(host.x.size());
   std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values), m.type()->size));
+  copy->nvals_ = host.nvals();
+  copy->stream_ = stream;
   MatrixOnDevice& attached = *copy;
   // Filling the device-copy cache leaves the matrix's content as it was (host form valid, no pending work).
   const_cast<Matrix&>(m).attach_device_copy(std::move(copy), /*host_is_stale=*/false);
@@ -99,6 +101,11 @@ CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) 
     // From the host arrays: the plan is built on the host (synchronizes the stream).
     const auto rows = static_cast<std::int32_t>(compacted->rows.size());
     compacted->plan = Plan::create(rows, static_cast<std::int32_t>(m.ncols()), row_ptr, col, PlanOptions{}, stream);
+    core::count_upload(compacted->plan->device_bytes());
+    compacted->device_rows = DeviceBuffer(compacted->rows.size() * sizeof(Index));
+    compacted->device_rows.upload(compacted->rows.data(), compacted->rows.size() * sizeof(Index), stream);
+    core::count_upload(compacted->rows.size() * sizeof(Index));
+    throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a plan's rows");
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -120,18 +127,122 @@ std::string MatrixOnDevice::describe() const {
 }
 
 std::unique_ptr<MatrixOnDevice> MatrixOnDevice::dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
-                                                           Index ncols, std::size_t elem_size, cudaStream_t stream) {
+                                                           const DeviceBuffer& device_rows, Index ncols,
+                                                           std::size_t elem_size, cudaStream_t stream) {
   std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values), elem_size));
   copy->dense_rows_ = true;
+  copy->device_rows_ = DeviceBuffer(device_rows.bytes());
+  if (device_rows.bytes() > 0)
+    throw_on_cuda_error(cudaMemcpyAsync(copy->device_rows_.get(), device_rows.get(), device_rows.bytes(),
+                                        cudaMemcpyDeviceToDevice, stream),
+                        "copy of a result's rows");
+  copy->nvals_ = static_cast<Index>(rows.size()) * ncols;
   copy->rows_ = std::move(rows);
   copy->ncols_ = ncols;
   copy->stream_ = stream;
   return copy;
 }
 
-Index MatrixOnDevice::nvals() const { return elem_size_ == 0 ? 0 : values_.bytes() / elem_size_; }
+std::unique_ptr<MatrixOnDevice> MatrixOnDevice::from_csr(int device, bool hyper, Index nslots, Index nvals,
+                                                         DeviceBuffer h, DeviceBuffer p, DeviceBuffer j, DeviceBuffer x,
+                                                         std::size_t elem_size, cudaStream_t stream) {
+  std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(x), elem_size));
+  copy->nvals_ = nvals;
+  copy->has_csr_ = true;
+  copy->owns_host_form_ = true;
+  copy->hyper_ = hyper;
+  copy->nslots_ = nslots;
+  copy->h_ = std::move(h);
+  copy->p_ = std::move(p);
+  copy->j_ = std::move(j);
+  copy->stream_ = stream;
+  return copy;
+}
+
+MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
+  if (!has_csr_) {
+    if (dense_rows_) {
+      // Every row present: plain CSR (slot = row); else hypersparse over the rows held.
+      const Index rows = rows_.size();
+      hyper_ = rows != m.nrows();
+      if (hyper_) h_ = std::move(device_rows_);
+      p_ = DeviceBuffer((rows + 1) * sizeof(Index));
+      j_ = DeviceBuffer(nvals_ * sizeof(Index));
+      fill_dense_pattern(static_cast<Index*>(p_.get()), static_cast<Index*>(j_.get()), rows, ncols_, stream);
+      nslots_ = rows;
+    } else {
+      const CsrStorage& host = m.csr();   // this copy sits beside a valid host form
+      hyper_ = host.hyper;
+      nslots_ = host.nslots();
+      h_ = DeviceBuffer(host.h.size() * sizeof(Index));
+      p_ = DeviceBuffer(host.p.size() * sizeof(Index));
+      j_ = DeviceBuffer(host.j.size() * sizeof(Index));
+      h_.upload(host.h.data(), host.h.size() * sizeof(Index), stream);
+      p_.upload(host.p.data(), host.p.size() * sizeof(Index), stream);
+      j_.upload(host.j.data(), host.j.size() * sizeof(Index), stream);
+      core::count_upload((host.h.size() + host.p.size() + host.j.size()) * sizeof(Index));
+    }
+    throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a pattern");
+    has_csr_ = true;
+  }
+  Csr c;
+  c.hyper = hyper_;
+  c.nslots = nslots_;
+  c.nvals = nvals_;
+  c.h = static_cast<const Index*>(h_.get());
+  c.p = static_cast<const Index*>(p_.get());
+  c.j = static_cast<const Index*>(j_.get());
+  c.x = values_.get();
+  return c;
+}
+
+Index MatrixOnDevice::nvals() const { return nvals_; }
+
+namespace {
+// Runs f() with the copy's device current, restoring the caller's.
+template <class F>
+void on_device(int device, F&& f) {
+  int previous = 0;
+  throw_on_cuda_error(cudaGetDevice(&previous), "current device");
+  if (previous != device) throw_on_cuda_error(cudaSetDevice(device), "select the copy's device");
+  try {
+    f();
+  } catch (...) {
+    if (previous != device) (void)cudaSetDevice(previous);
+    throw;
+  }
+  if (previous != device) (void)cudaSetDevice(previous);
+}
+
+void copy_back(void* dst, const DeviceBuffer& src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes > 0) throw_on_cuda_error(cudaMemcpyAsync(dst, src.get(), bytes, cudaMemcpyDeviceToHost, stream), "download");
+}
+
+DeviceBuffer duplicate(const DeviceBuffer& src, cudaStream_t stream) {
+  DeviceBuffer out(src.bytes());
+  if (src.bytes() > 0)
+    throw_on_cuda_error(cudaMemcpyAsync(out.get(), src.get(), src.bytes(), cudaMemcpyDeviceToDevice, stream), "duplicate");
+  return out;
+}
+}  // namespace
 
 void MatrixOnDevice::download(CsrStorage& out) {
+  if (owns_host_form_) {
+    out = CsrStorage();
+    out.hyper = hyper_;
+    out.h.resize(hyper_ ? nslots_ : 0);
+    out.p.resize(nslots_ + 1);
+    out.j.resize(nvals_);
+    out.x.resize(nvals_ * elem_size_);
+    on_device(device_, [&] {
+      copy_back(out.h.data(), h_, out.h.size() * sizeof(Index), stream_);
+      copy_back(out.p.data(), p_, out.p.size() * sizeof(Index), stream_);
+      copy_back(out.j.data(), j_, out.j.size() * sizeof(Index), stream_);
+      copy_back(out.x.data(), values_, out.x.size(), stream_);
+      throw_on_cuda_error(cudaStreamSynchronize(stream_), "download of a result");
+    });
+    return;
+  }
   if (!dense_rows_)
     throw Error(Info::Panic, "cuda backend: a copy attached beside its host form was asked to download");
   const Index rows = rows_.size(), n = ncols_;
@@ -156,6 +267,15 @@ void MatrixOnDevice::download(CsrStorage& out) {
 }
 
 std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
+  if (owns_host_form_) {
+    std::unique_ptr<MatrixOnDevice> copy;
+    on_device(device_, [&] {
+      copy = from_csr(device_, hyper_, nslots_, nvals_, duplicate(h_, stream_), duplicate(p_, stream_),
+                      duplicate(j_, stream_), duplicate(values_, stream_), elem_size_, stream_);
+      throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
+    });
+    return copy;
+  }
   if (!dense_rows_) return nullptr;   // an input's copy: the duplicate copies the host form and uploads when used
   int previous = 0;
   throw_on_cuda_error(cudaGetDevice(&previous), "current device");
@@ -168,7 +288,7 @@ std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
                           "duplicate of a result");
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
     }
-    copy = dense_rows(device_, std::move(values), rows_, ncols_, elem_size_, stream_);
+    copy = dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? h_ : device_rows_, ncols_, elem_size_, stream_);
   } catch (...) {
     if (previous != device_) (void)cudaSetDevice(previous);
     throw;

@@ -60,12 +60,17 @@ class DeviceBuffer {
 struct CompactedPattern {
   std::unique_ptr<Plan> plan;
   std::vector<Index> rows;   // increasing; rows.size() == plan->rows()
+  DeviceBuffer device_rows;  // the same rows in device memory (a product's result takes a copy: dense_rows())
   // The products' record for binding the values to the plan (sparse_times_full.cpp): the wall seconds the products
   // have spent unbound where binding would have changed their kernel, and whether a bind failed (it is not tried
   // again while this copy lives).
   double unbound_seconds = 0;
   bool bind_failed = false;
 };
+
+// p[r] = r * ncols (r = 0 .. rows) and j[r * ncols + c] = c: the pattern of every column of `rows` rows, written on
+// `stream` (portable_ops.cu).
+void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t stream);
 
 class MatrixOnDevice final : public DeviceCopy {
  public:
@@ -78,14 +83,32 @@ class MatrixOnDevice final : public DeviceCopy {
   int device() const { return device_; }
   // A product's result that lives on the device only: every column of the listed rows (increasing), values
   // row-major in `values` (rows.size() x ncols of elem_size bytes). The host form is made on download.
+  // `device_rows` holds the rows in device memory (copied, so that the result needs no upload to become a CSR form).
   static std::unique_ptr<MatrixOnDevice> dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
-                                                    Index ncols, std::size_t elem_size, cudaStream_t stream);
+                                                    const DeviceBuffer& device_rows, Index ncols, std::size_t elem_size,
+                                                    cudaStream_t stream);
+
+  // A result of the portable kernels that lives on the device only: its (hyper)sparse CSR arrays (h only when
+  // hyper; slots may be empty). The host form is made on download.
+  static std::unique_ptr<MatrixOnDevice> from_csr(int device, bool hyper, Index nslots, Index nvals, DeviceBuffer h,
+                                                  DeviceBuffer p, DeviceBuffer j, DeviceBuffer x, std::size_t elem_size,
+                                                  cudaStream_t stream);
+
+  // The device CSR form of `m` (the matrix this copy is attached to): raw device pointers for the portable kernels.
+  // Made on first use: uploaded from m's host form (counted), or for a dense_rows() copy built on the device.
+  struct Csr {
+    bool hyper = false;
+    Index nslots = 0, nvals = 0;
+    const Index *h = nullptr, *p = nullptr, *j = nullptr;
+    const void* x = nullptr;
+  };
+  Csr csr(const Matrix& m, cudaStream_t stream);
 
   // The compacted pattern of `m` (the matrix this copy is attached to), built on first use. Returns null
   // when the pattern does not fit 32-bit indices (more than 2^31 - 1 columns or about 2^31 entries).
   CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
 
-  // Only for copies made by dense_rows() (the others are attached beside a valid host form).
+  // Only for copies made by dense_rows() and from_csr() (the others are attached beside a valid host form).
   void download(CsrStorage& host) override;
   Index nvals() const override;
   std::unique_ptr<DeviceCopy> clone() const override;
@@ -101,9 +124,17 @@ class MatrixOnDevice final : public DeviceCopy {
   int device_;
   DeviceBuffer values_;
   std::size_t elem_size_;
+  Index nvals_ = 0;
+  // The device CSR form (csr()); `owns_host_form_` for from_csr() copies, whose host form exists only on download.
+  bool has_csr_ = false;
+  bool owns_host_form_ = false;
+  bool hyper_ = false;
+  Index nslots_ = 0;
+  DeviceBuffer h_, p_, j_;
   // dense_rows() copies: the rows held, the column count, and the stream their values were written on.
   bool dense_rows_ = false;
   std::vector<Index> rows_;
+  DeviceBuffer device_rows_;
   Index ncols_ = 0;
   cudaStream_t stream_ = nullptr;
   bool pattern_tried_ = false;

@@ -140,7 +140,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
   if (binding_would_serve)
     pattern->unbound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows, N, value_bytes, stream),
+  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows, pattern->device_rows, N,
+                                                   value_bytes, stream),
                        /*host_is_stale=*/true);
   return KernelStatus::Done;
 }

@@ -1,8 +1,8 @@
 // tests/core/crossbackend/crossbackend.cpp: the shared part of the cross-backend suite: the random
 // generators, the comparison, the backend checks of crossbackend.hpp, and the suite's main(), which prints
 // which backend is tested (or why it is skipped) and, at the end, "cross-backend cases: N" plus the
-// backend's fallback counts. It is compiled once per backend together with each operation's test source
-// (the backend name is a compile definition), as a small static library per backend.
+// backend's fallback counts. It is linked into each operation's test program, which CTest runs once per backend
+// with --xb-backend=NAME (or $SNACK_XB_BACKEND) naming it.
 #include "crossbackend.hpp"
 
 #include <algorithm>
@@ -20,8 +20,19 @@ namespace xb {
 
 using namespace snk;
 
+namespace {
+std::string& backend_argument() {   // --xb-backend=NAME (main() reads it)
+  static std::string name;
+  return name;
+}
+}  // namespace
+
 const std::string& backend_under_test() {
-  static const std::string name = SNACK_TEST_BACKEND;
+  static const std::string name = [] {
+    if (!backend_argument().empty()) return backend_argument();
+    const char* env = std::getenv("SNACK_XB_BACKEND");
+    return std::string(env != nullptr && *env != '\0' ? env : "kokkos");
+  }();
   return name;
 }
 
@@ -456,6 +467,8 @@ class CaseCountReporter : public ::testing::Environment {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  for (int k = 1; k < argc; ++k)
+    if (std::strncmp(argv[k], "--xb-backend=", 13) == 0) xb::backend_argument() = argv[k] + 13;
   ::testing::AddGlobalTestEnvironment(new xb::CaseCountReporter);
   return RUN_ALL_TESTS();
 }

@@ -1,7 +1,7 @@
 // tests/core/crossbackend/crossbackend.hpp: the shared fixture of the cross-backend suite.
 //
-// Every test source of this folder (one per operation) is compiled once per backend with
-// SNACK_TEST_BACKEND="<backend>" (see CMakeLists.txt here). A case builds random inputs, runs the same call
+// Every test source of this folder (one per operation) is one program, which CTest runs once per backend other
+// than reference with --xb-backend=NAME naming it (see CMakeLists.txt here). A case builds random inputs, runs the same call
 // on the backend under test and on "reference" (SuiteSparse:GraphBLAS, the oracle), each on its own deep
 // copy of the output (the call may read the output too: aliasing cases pass it as an input as well), and
 // compares the outputs: integers and bool exactly, floating values with the rule of same_values() below.
@@ -25,9 +25,6 @@
 
 #include "snack/snack.hpp"
 
-#ifndef SNACK_TEST_BACKEND
-#error "compile with SNACK_TEST_BACKEND=\"<backend name>\" (tests/core/crossbackend/CMakeLists.txt does)"
-#endif
 
 namespace xb {
 
@@ -39,7 +36,8 @@ using snk::TypeCode;
 using snk::Vector;
 
 // ---- the backend under test ------------------------------------------------------------------------------
-// The backend this executable was compiled for (SNACK_TEST_BACKEND).
+// The backend under test: --xb-backend=NAME (CTest passes it for each registration of a program), else
+// $SNACK_XB_BACKEND, else kokkos.
 const std::string& backend_under_test();
 // True when that backend can be used in this process (compiled into the library; for cuda, a GPU present).
 bool backend_usable();

@@ -1,0 +1,286 @@
+// backends/cuda/backend/portable_ops.cu: the portable Kokkos kernels (backends/kokkos/portable/) instantiated for
+// Kokkos' CUDA space, and the glue between them and the backend's device copies (portable_ops.hpp).
+//
+// Compiled by nvcc against the CUDA build of Kokkos (scripts/setup.sh builds it; its symbols stay inside this
+// plugin). Kernels run on one Kokkos::Cuda instance made on the backend's stream, and allocate through
+// DeviceBuffer, so every result is a DeviceBuffer that the result's MatrixOnDevice owns (Kokkos never finalizes:
+// the backend lives until the process ends). Instantiation: each kernel once per builtin value type (11), times
+// the output type where an operator can give bool (comparisons); the operator is a run-time opcode
+// (op_eval.hpp says why).
+#include <Kokkos_Core.hpp>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "device_copy.hpp"
+#include "portable/elementwise.hpp"
+#include "portable/reduce.hpp"
+#include "portable_ops.hpp"
+
+namespace snk::cuda {
+namespace {
+
+namespace P = snk::kokkos::portable;
+using core::KernelStatus;
+using kokkos::CsrRef;
+using kokkos::TypeTag;
+using kokkos::with_type;
+
+// The context the portable kernels run with (portable/parts.hpp).
+struct DeviceContext {
+  Kokkos::Cuda space;
+  Kokkos::Cuda exec() const { return space; }
+  DeviceBuffer alloc(std::size_t bytes) { return DeviceBuffer(bytes); }
+};
+
+// One Kokkos::Cuda instance per stream (making one allocates Kokkos' per-instance scratch).
+DeviceContext context(cudaStream_t s) {
+  static std::mutex mutex;
+  static cudaStream_t made_for = nullptr;
+  static Kokkos::Cuda* instance = nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (instance == nullptr || made_for != s) {
+    instance = new Kokkos::Cuda(s);   // kept until the process ends, as the backend is
+    made_for = s;
+  }
+  return DeviceContext{*instance};
+}
+
+int current_device() {
+  int d = 0;
+  throw_on_cuda_error(cudaGetDevice(&d), "current device");
+  return d;
+}
+
+CsrRef ref_of(const Matrix& A, cudaStream_t s) {
+  MatrixOnDevice& copy = MatrixOnDevice::of(A, s);
+  const MatrixOnDevice::Csr c = copy.csr(A, s);
+  CsrRef r;
+  r.h = c.h;
+  r.p = c.p;
+  r.j = c.j;
+  r.x = static_cast<const unsigned char*>(c.x);
+  r.nslots = c.nslots;
+  r.nrows = A.nrows();
+  r.ncols = A.ncols();
+  r.nvals = c.nvals;
+  r.hyper = c.hyper;
+  return r;
+}
+
+// Attaches the kernel's result to T as its only (device) copy. Waits for the stream, so that a kernel failure
+// surfaces here, as an error of this call.
+void attach(Matrix& T, P::CsrParts<DeviceBuffer>&& parts, cudaStream_t s) {
+  throw_on_cuda_error(cudaStreamSynchronize(s), "portable kernel");
+  T.attach_device_copy(MatrixOnDevice::from_csr(current_device(), parts.hyper, parts.nslots, parts.nvals,
+                                                std::move(parts.h), std::move(parts.p), std::move(parts.j),
+                                                std::move(parts.x), T.type()->size, s),
+                       /*host_is_stale=*/true);
+}
+
+template <class T>
+T scalar_value(const Scalar& s) {
+  T v;
+  std::memcpy(&v, s.data(), sizeof(T));
+  return v;
+}
+
+bool builtin(const Type* t) { return t != nullptr && t->builtin(); }
+
+}  // namespace
+
+void start_kokkos(int device) {
+  static std::once_flag once;
+  std::call_once(once, [device] {
+    if (Kokkos::is_initialized()) return;
+    Kokkos::InitArguments args;
+    args.device_id = device;
+    args.disable_warnings = true;
+    Kokkos::initialize(args);
+  });
+}
+
+void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
+  DeviceContext ctx = context(s);
+  P::for_n(ctx, "snack::cuda::dense_pattern_p", rows + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
+  P::for_n(ctx, "snack::cuda::dense_pattern_j", rows * ncols, KOKKOS_LAMBDA(Index e) { j[e] = e % ncols; });
+}
+
+KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s) {
+  if (op.opcode == UnaryOpcode::User || !builtin(op.xtype) || op.ztype != op.xtype || A.type() != op.xtype)
+    return KernelStatus::Declined;
+  DeviceContext ctx = context(s);
+  bool done = false;
+  with_type(op.xtype->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    if (!P::defined_unary<V>(op.opcode)) return false;
+    attach(T, P::apply_unary<V>(ctx, ref_of(A, s), op.opcode), s);
+    return done = true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x, bool bind_first, const Matrix& A,
+                                  cudaStream_t s) {
+  if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
+      x.type() != op.xtype)
+    return KernelStatus::Declined;
+  DeviceContext ctx = context(s);
+  bool done = false;
+  with_type(op.xtype->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    const V bound = scalar_value<V>(x);
+    if (op.ztype == op.xtype && P::defined_binary<V, V>(op.opcode)) {
+      attach(T, P::apply_bound<V, V>(ctx, ref_of(A, s), op.opcode, bound, bind_first), s);
+      done = true;
+    } else if (op.ztype->code == TypeCode::Bool && P::defined_binary<V, bool>(op.opcode)) {
+      attach(T, P::apply_bound<V, bool>(ctx, ref_of(A, s), op.opcode, bound, bind_first), s);
+      done = true;
+    }
+    return done;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+namespace {
+// The thunk as int64 (positional operators read it so; SuiteSparse casts it the same way).
+std::int64_t thunk64(const Scalar& y) {
+  std::int64_t v = 0;
+  cast_array(&types::Int64, &v, y.type(), y.data(), 1);
+  return v;
+}
+}  // namespace
+
+KernelStatus portable_apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
+  if (op.opcode == IndexUnaryOpcode::User || !builtin(op.ztype) || !builtin(op.ytype) || !builtin(A.type()))
+    return KernelStatus::Declined;
+  DeviceContext ctx = context(s);
+  const bool vector = A.is_vector();
+  if (P::is_position_value(op.opcode)) {
+    if (op.ytype != op.ztype) return KernelStatus::Declined;
+    if (op.ztype->code == TypeCode::Int32)
+      attach(T, P::apply_position<std::int32_t>(ctx, ref_of(A, s), vector, op.opcode, thunk64(y)), s);
+    else if (op.ztype->code == TypeCode::Int64)
+      attach(T, P::apply_position<std::int64_t>(ctx, ref_of(A, s), vector, op.opcode, thunk64(y)), s);
+    else
+      return KernelStatus::Declined;
+    return KernelStatus::Done;
+  }
+  if (op.ztype->code != TypeCode::Bool) return KernelStatus::Declined;
+  if (P::is_position_test(op.opcode)) {
+    attach(T, P::apply_test<bool>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y)), s);
+    return KernelStatus::Done;
+  }
+  if (op.xtype != A.type() || op.ytype != op.xtype || y.type() != op.ytype) return KernelStatus::Declined;
+  bool done = false;
+  with_type(A.type()->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    attach(T, P::apply_test<V>(ctx, ref_of(A, s), vector, op.opcode, scalar_value<V>(y), 0), s);
+    return done = true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
+  if (op.opcode == IndexUnaryOpcode::User || !builtin(op.ytype) || !builtin(A.type()) || T.type() != A.type())
+    return KernelStatus::Declined;
+  DeviceContext ctx = context(s);
+  const bool vector = A.is_vector();
+  const std::size_t elem = A.type()->size;
+  if (P::is_position_test(op.opcode)) {
+    attach(T, P::select<bool>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y), elem), s);
+    return KernelStatus::Done;
+  }
+  if (!P::is_value_test(op.opcode) || op.xtype != A.type() || op.ytype != op.xtype || y.type() != op.ytype)
+    return KernelStatus::Declined;
+  bool done = false;
+  with_type(A.type()->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    attach(T, P::select<V>(ctx, ref_of(A, s), vector, op.opcode, scalar_value<V>(y), 0, elem), s);
+    return done = true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+namespace {
+template <bool Union>
+KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {
+  if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
+      B.type() != op.xtype)
+    return KernelStatus::Declined;
+  DeviceContext ctx = context(s);
+  const CsrRef a = ref_of(A, s), b = ref_of(B, s);
+  if (Union && (a.hyper || b.hyper)) return KernelStatus::Declined;
+  bool done = false;
+  with_type(op.xtype->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    auto run = [&](auto zt) {
+      using Z = typename decltype(zt)::type;
+      if constexpr (Union) attach(T, P::ewise_add<V, Z>(ctx, a, b, op.opcode), s);
+      else attach(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode), s);
+      done = true;
+    };
+    if (op.ztype == op.xtype && P::defined_binary<V, V>(op.opcode)) run(TypeTag<V>{});
+    else if (op.ztype->code == TypeCode::Bool && P::defined_binary<V, bool>(op.opcode)) run(TypeTag<bool>{});
+    return done;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+// The monoid as a run-time functor on V, when the portable kernels reduce with it.
+template <class V>
+bool monoid_of(const Monoid& m, P::MonoidFn<V>& out) {
+  const BinaryOp& op = *m.op;
+  if (op.opcode == BinaryOpcode::User || op.xtype != op.ztype || op.ytype != op.ztype) return false;
+  BinaryOpcode code = op.opcode;
+  if (code == BinaryOpcode::Eq && op.xtype->code == TypeCode::Bool) code = BinaryOpcode::LXnor;
+  const bool ok = code == BinaryOpcode::Plus || code == BinaryOpcode::Times || code == BinaryOpcode::Min ||
+                  code == BinaryOpcode::Max ||
+                  (math::is_bool_v<V> && (code == BinaryOpcode::LOr || code == BinaryOpcode::LAnd ||
+                                          code == BinaryOpcode::LXor || code == BinaryOpcode::LXnor));
+  if (!ok) return false;
+  out.op = code;
+  std::memcpy(&out.identity, m.identity.data(), sizeof(V));
+  return true;
+}
+}  // namespace
+
+KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {
+  return ewise<true>(T, op, A, B, s);
+}
+
+KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {
+  return ewise<false>(T, op, A, B, s);
+}
+
+KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s) {
+  if (!builtin(A.type()) || A.type() != m.type()) return KernelStatus::Declined;
+  DeviceContext ctx = context(s);
+  bool done = false;
+  with_type(A.type()->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    P::MonoidFn<V> fn{};
+    if (!monoid_of(m, fn)) return false;
+    attach(T, P::reduce_rows<V>(ctx, ref_of(A, s), fn), s);
+    return done = true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s) {
+  if (!builtin(A.type()) || A.type() != m.type() || out.type() != m.type()) return KernelStatus::Declined;
+  DeviceContext ctx = context(s);
+  bool done = false;
+  with_type(A.type()->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    P::MonoidFn<V> fn{};
+    if (!monoid_of(m, fn)) return false;
+    const V v = P::reduce_scalar<V>(ctx, ref_of(A, s), fn);
+    out.set(&v, A.type());
+    return done = true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+}  // namespace snk::cuda

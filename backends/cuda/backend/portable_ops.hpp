@@ -1,0 +1,31 @@
+// backends/cuda/backend/portable_ops.hpp: the cuda backend's operations that run the portable Kokkos kernels
+// (backends/kokkos/portable/) in Kokkos' CUDA space, on the backend's stream, on device-resident data.
+//
+// Plain C++ (the Kokkos CUDA instantiation lives in portable_ops.cu, compiled by nvcc against the CUDA build of
+// Kokkos), so the backend object includes it without Kokkos. Each function has core::Backend's contract for its
+// operation (src/core/kernels.hpp): inputs are read from their device copies (uploaded once, counted), the result
+// is attached to T as a device-only copy, and a call outside what the kernels cover (a user-defined type or
+// operator, an eWiseAdd of hypersparse inputs) returns Declined without touching T.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "core/kernels.hpp"
+
+namespace snk::cuda {
+
+// Starts Kokkos' CUDA backend on `device` (once per process); throws Error(Panic) when it cannot.
+void start_kokkos(int device);
+
+core::KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s);
+core::KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x, bool bind_first,
+                                        const Matrix& A, cudaStream_t s);
+core::KernelStatus portable_apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y,
+                                        cudaStream_t s);
+core::KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s);
+core::KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
+core::KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
+core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
+core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
+
+}  // namespace snk::cuda

@@ -1,0 +1,182 @@
+// backends/kokkos/portable/elementwise.hpp: apply (unary, bound binary, index-unary), select, eWiseMult and
+// eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract).
+//
+// Every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole device;
+// an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern; select and
+// eWiseMult flag the entries of A they keep and compact them (parts.hpp: compact), so the result has A's slots;
+// eWiseAdd places A's entries and B's entries that A lacks by counting, for each entry, the other side's entries
+// before it in its row (binary searches), which needs no merge and no atomics: results are deterministic. Value
+// types: T is the operator's input type, Z its output type (T, or bool for comparisons); the operator is an opcode
+// (op_eval.hpp). Preconditions the host side checks: builtin operators defined on T; for eWiseAdd, neither input
+// hypersparse (their slots are then their rows).
+#pragma once
+
+#include <cstdint>
+
+#include "portable/op_eval.hpp"
+#include "portable/parts.hpp"
+
+namespace snk::kokkos::portable {
+
+// z = op(a) for every entry.
+template <class T, class Ctx>
+CsrParts<BytesOf<Ctx>> apply_unary(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
+  auto out = copy_pattern(ctx, A, sizeof(T));
+  const T* a = A.values<T>();
+  T* z = as<T>(out.x);
+  for_n(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
+  return out;
+}
+
+// z = bind_first ? op(s, a) : op(a, s) for every entry.
+template <class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> apply_bound(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
+  auto out = copy_pattern(ctx, A, sizeof(Z));
+  const T* a = A.values<T>();
+  Z* z = as<Z>(out.x);
+  for_n(ctx, "snack::portable::apply_bound", A.nvals, KOKKOS_LAMBDA(Index e) {
+    z[e] = bind_first ? binary_eval<T, Z>(op, s, a[e]) : binary_eval<T, Z>(op, a[e], s);
+  });
+  return out;
+}
+
+// The entry's position as the operator sees it: (i, j), or (j, 0) for a vector's entry.
+KOKKOS_INLINE_FUNCTION void position(const CsrRef& A, bool vector, Index e, Index& i, Index& j) {
+  if (vector) {
+    i = A.j[e];
+    j = 0;
+  } else {
+    i = A.row_of(slot_of(A, e));
+    j = A.j[e];
+  }
+}
+
+// z = ROWINDEX / COLINDEX / DIAGINDEX (i, j, y) for every entry; Z is int32 or int64.
+template <class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> apply_position(Ctx& ctx, const CsrRef& A, bool vector, IU op, std::int64_t y) {
+  auto out = copy_pattern(ctx, A, sizeof(Z));
+  Z* z = as<Z>(out.x);
+  const CsrRef a = A;
+  for_n(ctx, "snack::portable::apply_position", A.nvals, KOKKOS_LAMBDA(Index e) {
+    Index i, j;
+    position(a, vector, e, i, j);
+    z[e] = static_cast<Z>(position_value(op, i, j, y));
+  });
+  return out;
+}
+
+// z = (bool) op(a, i, j, y) for every entry: a position test (T unused) or a value test of a against y.
+template <class T, class Ctx>
+CsrParts<BytesOf<Ctx>> apply_test(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y, std::int64_t y64) {
+  auto out = copy_pattern(ctx, A, sizeof(bool));
+  bool* z = as<bool>(out.x);
+  const CsrRef a = A;
+  const T* v = A.values<T>();
+  const bool positional = is_position_test(op);
+  for_n(ctx, "snack::portable::apply_test", A.nvals, KOKKOS_LAMBDA(Index e) {
+    if (positional) {
+      Index i, j;
+      position(a, vector, e, i, j);
+      z[e] = position_test(op, i, j, y64);
+    } else {
+      z[e] = value_test<T>(op, v[e], y);
+    }
+  });
+  return out;
+}
+
+// The entries of A where op(a, i, j, y) holds (a position test, or a value test of a against y), with A's values
+// (elem_size bytes; T is the values' type for a value test, unused otherwise).
+template <class T, class Ctx>
+CsrParts<BytesOf<Ctx>> select(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y, std::int64_t y64,
+                              std::size_t elem_size) {
+  auto flag_buf = ctx.alloc(A.nvals);
+  std::uint8_t* keep = as<std::uint8_t>(flag_buf);
+  const CsrRef a = A;
+  const bool positional = is_position_test(op);
+  for_n(ctx, "snack::portable::select_flags", A.nvals, KOKKOS_LAMBDA(Index e) {
+    if (positional) {
+      Index i, j;
+      position(a, vector, e, i, j);
+      keep[e] = position_test(op, i, j, y64);
+    } else {
+      keep[e] = value_test<T>(op, a.values<T>()[e], y);
+    }
+  });
+  return compact(ctx, A, keep, A.x, elem_size);
+}
+
+// The position in B of A's entry e's (row, column), or kNoIndex.
+KOKKOS_INLINE_FUNCTION Index find_in(const CsrRef& B, Index row, Index col) {
+  Index b, e;
+  B.row_range(row, b, e);
+  const Index at = lower_bound_col(B.j, b, e, col);
+  return at < e && B.j[at] == col ? at : kNoIndex;
+}
+
+// Intersection: z = op(a, b) where both have an entry; the result has A's slots.
+template <class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  auto match_buf = ctx.alloc(A.nvals * sizeof(Index));
+  auto flag_buf = ctx.alloc(A.nvals);
+  auto z_buf = ctx.alloc(A.nvals * sizeof(Z));
+  Index* match = as<Index>(match_buf);
+  std::uint8_t* keep = as<std::uint8_t>(flag_buf);
+  Z* zall = as<Z>(z_buf);
+  const CsrRef a = A, b = B;
+  for_n(ctx, "snack::portable::ewise_mult", A.nvals, KOKKOS_LAMBDA(Index e) {
+    const Index f = find_in(b, a.row_of(slot_of(a, e)), a.j[e]);
+    match[e] = f;
+    keep[e] = f != kNoIndex;
+    if (f != kNoIndex) zall[e] = binary_eval<T, Z>(op, a.values<T>()[e], b.values<T>()[f]);
+  });
+  return compact(ctx, A, keep, zall, sizeof(Z));
+}
+
+// Union: z = op(a, b) where both have an entry, else the one present cast to Z. Neither input is hypersparse.
+template <class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  const Index nrows = A.nslots;
+  // B's entries that A lacks, and their running count (posb[f]: such entries before f).
+  auto only_buf = ctx.alloc(B.nvals);
+  auto posb_buf = ctx.alloc((B.nvals + 1) * sizeof(Index));
+  std::uint8_t* b_only = as<std::uint8_t>(only_buf);
+  Index* posb = as<Index>(posb_buf);
+  const CsrRef a = A, b = B;
+  for_n(ctx, "snack::portable::ewise_add_b_only", B.nvals, KOKKOS_LAMBDA(Index f) {
+    b_only[f] = find_in(a, slot_of(b, f), b.j[f]) == kNoIndex;
+  });
+  const Index n_only = exclusive_scan_flags(ctx, b_only, posb, B.nvals);
+  CsrParts<BytesOf<Ctx>> out;
+  out.nslots = nrows;
+  out.nvals = A.nvals + n_only;
+  out.p = ctx.alloc((nrows + 1) * sizeof(Index));
+  out.j = ctx.alloc(out.nvals * sizeof(Index));
+  out.x = ctx.alloc(out.nvals * sizeof(Z));
+  Index* p = as<Index>(out.p);
+  Index* j = as<Index>(out.j);
+  Z* z = as<Z>(out.x);
+  for_n(ctx, "snack::portable::ewise_add_p", nrows + 1, KOKKOS_LAMBDA(Index k) { p[k] = a.p[k] + posb[b.p[k]]; });
+  // A's entries: after the row's A entries before them and the row's B-only entries of smaller column.
+  for_n(ctx, "snack::portable::ewise_add_a", A.nvals, KOKKOS_LAMBDA(Index e) {
+    const Index k = slot_of(a, e), c = a.j[e];
+    const Index lb = lower_bound_col(b.j, b.p[k], b.p[k + 1], c);
+    const Index o = a.p[k] + posb[b.p[k]] + (e - a.p[k]) + (posb[lb] - posb[b.p[k]]);
+    j[o] = c;
+    const T x = a.values<T>()[e];
+    z[o] = lb < b.p[k + 1] && b.j[lb] == c ? binary_eval<T, Z>(op, x, b.values<T>()[lb]) : static_cast<Z>(x);
+  });
+  // B's entries that A lacks: after the row's A entries of smaller column and the row's B-only entries before them.
+  for_n(ctx, "snack::portable::ewise_add_b", B.nvals, KOKKOS_LAMBDA(Index f) {
+    if (!b_only[f]) return;
+    const Index k = slot_of(b, f), c = b.j[f];
+    const Index la = lower_bound_col(a.j, a.p[k], a.p[k + 1], c);
+    const Index o = a.p[k] + posb[b.p[k]] + (la - a.p[k]) + (posb[f] - posb[b.p[k]]);
+    j[o] = c;
+    z[o] = static_cast<Z>(b.values<T>()[f]);
+  });
+  ctx.exec().fence();   // the scratch buffers are released on return
+  return out;
+}
+
+}  // namespace snk::kokkos::portable

@@ -1,0 +1,130 @@
+// backends/kokkos/portable/parts.hpp: what the portable kernels run with and what they return, for any Kokkos space.
+//
+// A kernel is called with a context `ctx` that gives the execution space instance (ctx.exec(): on a GPU, the
+// backend's stream) and owning buffers in that space's memory (ctx.alloc(bytes) -> an object with get(); the
+// backend decides how they are allocated, so results can outlive Kokkos' own allocation tracking). It returns its
+// result as CsrParts: the arrays of a (hyper)sparse CSR form in that memory, which the backend wraps as the result's
+// device copy. The helpers below (loops, scans, copies) are the only places kernels touch Kokkos' dispatch.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "portable/csr_ref.hpp"
+
+namespace snk::kokkos::portable {
+
+template <class Ctx>
+using BytesOf = decltype(std::declval<Ctx&>().alloc(std::size_t(0)));
+
+template <class Bytes>
+struct CsrParts {
+  bool hyper = false;
+  Index nslots = 0, nvals = 0;
+  Bytes h, p, j, x;   // h only when hyper; x holds nvals values of the result's type
+};
+
+template <class T, class Bytes>
+T* as(const Bytes& b) {
+  return static_cast<T*>(b.get());
+}
+
+template <class Ctx>
+using ExecOf = std::decay_t<decltype(std::declval<Ctx&>().exec())>;
+
+// for (i = 0; i < n; ++i) f(i), in parallel on the context's space.
+template <class Ctx, class F>
+void for_n(Ctx& ctx, const char* label, Index n, const F& f) {
+  if (n == 0) return;
+  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for(label, Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
+                       KOKKOS_LAMBDA(const std::int64_t i) { f(static_cast<Index>(i)); });
+}
+
+// pos[k] = flags[0] + ... + flags[k-1] for k = 0 .. n (n + 1 values); returns pos[n].
+template <class Ctx>
+Index exclusive_scan_flags(Ctx& ctx, const std::uint8_t* flags, Index* pos, Index n) {
+  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
+  Index total = 0;
+  if (n > 0)
+    Kokkos::parallel_scan("snack::portable::scan", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
+                          KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
+                            if (final) pos[k] = run;
+                            run += flags[k];
+                          },
+                          total);
+  Index* last = pos + n;
+  const Index t = total;
+  for_n(ctx, "snack::portable::scan_total", 1, KOKKOS_LAMBDA(Index) { *last = t; });
+  return total;
+}
+
+// Copies `bytes` bytes between two buffers of the context's memory.
+template <class Ctx>
+void copy_bytes(Ctx& ctx, void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  using Mem = typename ExecOf<Ctx>::memory_space;
+  using Out = Kokkos::View<unsigned char*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using In = Kokkos::View<const unsigned char*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::deep_copy(ctx.exec(), Out(static_cast<unsigned char*>(dst), bytes), In(static_cast<const unsigned char*>(src), bytes));
+}
+
+// A's pattern (h, p, j) copied into new buffers, with room for nvals values of elem_size bytes.
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> copy_pattern(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
+  CsrParts<BytesOf<Ctx>> out;
+  out.hyper = A.hyper;
+  out.nslots = A.nslots;
+  out.nvals = A.nvals;
+  if (A.hyper) {
+    out.h = ctx.alloc(A.nslots * sizeof(Index));
+    copy_bytes(ctx, out.h.get(), A.h, A.nslots * sizeof(Index));
+  }
+  out.p = ctx.alloc((A.nslots + 1) * sizeof(Index));
+  copy_bytes(ctx, out.p.get(), A.p, (A.nslots + 1) * sizeof(Index));
+  out.j = ctx.alloc(A.nvals * sizeof(Index));
+  copy_bytes(ctx, out.j.get(), A.j, A.nvals * sizeof(Index));
+  out.x = ctx.alloc(A.nvals * elem_size);
+  return out;
+}
+
+// Keeps the entries of A whose flag is set, with values from `values` (elem_size bytes each, in A's entry order):
+// the result has A's slots (some may become empty; the container drops them on its host copy).
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* flags, const void* values,
+                                std::size_t elem_size) {
+  auto pos_buf = ctx.alloc((A.nvals + 1) * sizeof(Index));
+  Index* pos = static_cast<Index*>(pos_buf.get());
+  const Index kept = exclusive_scan_flags(ctx, flags, pos, A.nvals);
+  CsrParts<BytesOf<Ctx>> out;
+  out.hyper = A.hyper;
+  out.nslots = A.nslots;
+  out.nvals = kept;
+  if (A.hyper) {
+    out.h = ctx.alloc(A.nslots * sizeof(Index));
+    copy_bytes(ctx, out.h.get(), A.h, A.nslots * sizeof(Index));
+  }
+  out.p = ctx.alloc((A.nslots + 1) * sizeof(Index));
+  out.j = ctx.alloc(kept * sizeof(Index));
+  out.x = ctx.alloc(kept * elem_size);
+  Index* p = static_cast<Index*>(out.p.get());
+  Index* j = static_cast<Index*>(out.j.get());
+  unsigned char* x = static_cast<unsigned char*>(out.x.get());
+  const Index* ap = A.p;
+  const Index* aj = A.j;
+  const unsigned char* v = static_cast<const unsigned char*>(values);
+  for_n(ctx, "snack::portable::compact_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) { p[k] = pos[ap[k]]; });
+  for_n(ctx, "snack::portable::compact_entries", A.nvals, KOKKOS_LAMBDA(Index e) {
+    if (!flags[e]) return;
+    const Index o = pos[e];
+    j[o] = aj[e];
+    for (std::size_t b = 0; b < elem_size; ++b) x[o * elem_size + b] = v[e * elem_size + b];
+  });
+  ctx.exec().fence();   // pos_buf is released on return
+  return out;
+}
+
+}  // namespace snk::kokkos::portable
