@@ -53,6 +53,8 @@ struct BitmapStorage {
   std::vector<unsigned char> x;
 };
 
+class Matrix;
+
 // A backend's copy of the matrix in its own memory. The backend derives from it.
 class DeviceCopy {
  public:
@@ -65,6 +67,15 @@ class DeviceCopy {
   // A copy of this device copy for a duplicate of the matrix (GrB_Matrix_dup), made on the device; null where the
   // backend makes none (the duplicate then copies the host form, downloading it first if needed).
   virtual std::unique_ptr<DeviceCopy> clone() const { return nullptr; }
+  // The final step of an operation whose result T holds this copy as its only valid one: C<M, replace> = C (.) T
+  // (src/core/internal.hpp: apply_mask_accum states it), computed where T lives, leaving C's new content on the
+  // device. The core has checked the arguments. Returns false, changing nothing, for anything the backend does not
+  // do there (the core then runs the step on the host). On an exception C is unchanged.
+  virtual bool mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
+                          Matrix& T, bool replace) {
+    (void)C, (void)M, (void)structural, (void)complement, (void)accum, (void)T, (void)replace;
+    return false;
+  }
   virtual const char* backend() const = 0;
   // One line saying what the copy holds (for logs and tests); by default the backend's name.
   virtual std::string describe() const { return backend(); }

@@ -137,12 +137,19 @@ void apply_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compleme
     return;
   }
 
-  // No mask, no accumulator: C = T (cast). Without a cast C takes T where it is (a device result stays there).
+  // No mask, no accumulator, no cast: C takes T where it is (a device result stays there).
+  if (M == nullptr && accum == nullptr && t.type() == ctype) {
+    C.take(std::move(t));
+    return;
+  }
+
+  // A result that lives on a device: the step runs there where its backend does it.
+  if (!t.host_valid() && t.device_copy() != nullptr &&
+      t.device_copy()->mask_accum(C, M, structural, complement, accum, t, replace))
+    return;
+
+  // No mask, no accumulator: C = T cast to C's type.
   if (M == nullptr && accum == nullptr) {
-    if (t.type() == ctype && t.nrows() == C.nrows() && t.ncols() == C.ncols()) {
-      C.take(std::move(t));
-      return;
-    }
     CsrStorage s = std::move(t.csr_mutable());
     if (t.type() != ctype) {
       std::vector<unsigned char> x(s.nvals() * ctype->size);

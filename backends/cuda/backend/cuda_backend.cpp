@@ -119,14 +119,13 @@ class CudaBackend final : public core::Backend {
   // Runs one call on the backend's device, serialized with the others.
   template <class F>
   KernelStatus run(F&& f) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(backend_mutex());
     DeviceScope on(device_);
     return f();
   }
 
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
-  std::mutex mutex_;
 };
 
 }  // namespace

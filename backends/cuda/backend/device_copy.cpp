@@ -10,10 +10,16 @@
 #include <utility>
 
 #include "core/kernels.hpp"
+#include "portable_ops.hpp"
 #include "snack/error.hpp"
 #include "spmm/host_threads.hpp"
 
 namespace snk::cuda {
+
+std::mutex& backend_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
 
 void throw_on_cuda_error(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
@@ -264,6 +270,19 @@ void MatrixOnDevice::download(CsrStorage& out) {
   const cudaError_t s = e == cudaSuccess ? cudaStreamSynchronize(stream_) : e;
   if (previous != device_) (void)cudaSetDevice(previous);
   throw_on_cuda_error(s, "download of a result");
+}
+
+bool MatrixOnDevice::mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
+                                Matrix& T, bool replace) {
+#if defined(SNACK_CUDA_PORTABLE)
+  std::lock_guard<std::mutex> lock(backend_mutex());
+  bool done = false;
+  on_device(device_, [&] { done = portable_mask_accum(C, M, structural, complement, accum, T, replace, stream_); });
+  return done;
+#else
+  (void)C, (void)M, (void)structural, (void)complement, (void)accum, (void)T, (void)replace;
+  return false;
+#endif
 }
 
 std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {

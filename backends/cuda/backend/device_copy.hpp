@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -31,6 +32,10 @@
 #include "spmm/dispatch.hpp"
 
 namespace snk::cuda {
+
+// The lock that serializes the backend's work: its calls and the final steps its results run (one GPU, and the
+// cached plans hold per-call workspaces).
+std::mutex& backend_mutex();
 
 // Throws snk::Error for a failed CUDA call: OutOfMemory for an allocation failure, Panic otherwise; `what`
 // names the step. Clears CUDA's sticky last error first so that the next call starts clean.
@@ -112,6 +117,9 @@ class MatrixOnDevice final : public DeviceCopy {
   void download(CsrStorage& host) override;
   Index nvals() const override;
   std::unique_ptr<DeviceCopy> clone() const override;
+  // The final step on the device (portable_ops.hpp: portable_mask_accum), where the plugin has the portable kernels.
+  bool mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum, Matrix& T,
+                  bool replace) override;
   const char* backend() const override { return "cuda"; }
   // "cuda: <n> value bytes", then the plan's rows and non-zeros once built, and "values bound" once the
   // products have bound the values to it (sparse_times_full.cpp).

@@ -15,6 +15,7 @@
 
 #include "device_copy.hpp"
 #include "portable/elementwise.hpp"
+#include "portable/mask_accum.hpp"
 #include "portable/reduce.hpp"
 #include "portable_ops.hpp"
 
@@ -281,6 +282,43 @@ KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& 
     return done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
+                         Matrix& T, bool replace, cudaStream_t s) {
+  const Type* v = C.type();
+  if (!builtin(v) || T.type() != v || (M != nullptr && !structural && !builtin(M->type()))) return false;
+  if (accum != nullptr && (accum->opcode == BinaryOpcode::User || accum->xtype != v || accum->ytype != v ||
+                           accum->ztype != v))
+    return false;
+  DeviceContext ctx = context(s);
+  const CsrRef c = ref_of(C, s), t = ref_of(T, s);
+  CsrRef m;
+  if (M != nullptr) m = ref_of(*M, s);
+  if (c.hyper || t.hyper || (M != nullptr && m.hyper)) return false;
+  bool done = false;
+  with_type(v->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    if (accum != nullptr && !P::defined_binary<V, V>(accum->opcode)) return false;
+    DeviceBuffer flags(M != nullptr ? m.nvals : 0);
+    auto* mask_true = static_cast<std::uint8_t*>(flags.get());
+    if (M != nullptr) {
+      if (structural) {
+        if (m.nvals > 0) throw_on_cuda_error(cudaMemsetAsync(mask_true, 1, m.nvals, s), "structural mask");
+      } else {
+        with_type(M->type()->code, [&](auto mt) {
+          P::mask_values<typename decltype(mt)::type>(ctx, m, mask_true);
+          return true;
+        });
+      }
+    }
+    P::CsrParts<DeviceBuffer> parts =
+        P::mask_accum<V>(ctx, c, t, M != nullptr, m, mask_true, complement, accum != nullptr,
+                         accum != nullptr ? accum->opcode : BinaryOpcode::First, replace);
+    attach(C, std::move(parts), s);
+    return done = true;
+  });
+  return done;
 }
 
 }  // namespace snk::cuda

@@ -27,5 +27,10 @@ core::KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matri
 core::KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
 core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
+// C<M, replace> = C (.) T on the device (snk::DeviceCopy::mask_accum's contract): where C and T are of one builtin
+// type, the accumulator (if any) a builtin operator of that type, the mask of a builtin type (or structural), and
+// C, T and M not hypersparse; false otherwise, changing nothing.
+bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
+                         Matrix& T, bool replace, cudaStream_t s);
 
 }  // namespace snk::cuda

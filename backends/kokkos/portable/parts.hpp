@@ -44,22 +44,39 @@ void for_n(Ctx& ctx, const char* label, Index n, const F& f) {
                        KOKKOS_LAMBDA(const std::int64_t i) { f(static_cast<Index>(i)); });
 }
 
+// One value of the context's memory, read back to the host after the work queued before it (on the context's
+// instance: Kokkos 3.4 returns a scan's or a reduction's host result through another stream, which does not wait
+// for a non-blocking one, so results come back through device memory and this copy instead).
+template <class T, class Ctx>
+T read_back(Ctx& ctx, const T* device_value) {
+  using Mem = typename ExecOf<Ctx>::memory_space;
+  T host{};
+  Kokkos::View<T, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(&host);
+  Kokkos::View<const T, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> d(device_value);
+  Kokkos::deep_copy(ctx.exec(), h, d);
+  ctx.exec().fence();
+  return host;
+}
+
 // pos[k] = flags[0] + ... + flags[k-1] for k = 0 .. n (n + 1 values); returns pos[n].
 template <class Ctx>
 Index exclusive_scan_flags(Ctx& ctx, const std::uint8_t* flags, Index* pos, Index n) {
   using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
-  Index total = 0;
-  if (n > 0)
-    Kokkos::parallel_scan("snack::portable::scan", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
-                          KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
-                            if (final) pos[k] = run;
-                            run += flags[k];
-                          },
-                          total);
-  Index* last = pos + n;
-  const Index t = total;
-  for_n(ctx, "snack::portable::scan_total", 1, KOKKOS_LAMBDA(Index) { *last = t; });
-  return total;
+  if (n == 0) {
+    for_n(ctx, "snack::portable::scan_empty", 1, KOKKOS_LAMBDA(Index) { pos[0] = 0; });
+    return 0;
+  }
+  const std::int64_t last = static_cast<std::int64_t>(n) - 1;
+  Kokkos::parallel_scan("snack::portable::scan", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
+                        KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
+                          const Index f = flags[k];
+                          if (final) {
+                            pos[k] = run;
+                            if (k == last) pos[k + 1] = run + f;
+                          }
+                          run += f;
+                        });
+  return read_back(ctx, pos + n);
 }
 
 // Copies `bytes` bytes between two buffers of the context's memory.

@@ -50,11 +50,14 @@ template <class T, class Ctx>
 T reduce_scalar(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   if (A.nvals == 0) return m.identity;
   using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
-  ReduceValue<T> result{};
-  unpad(result) = m.identity;
+  // The result goes to device memory and comes back through read_back (parts.hpp says why).
+  using Mem = typename ExecOf<Ctx>::memory_space;
+  auto result_buf = ctx.alloc(sizeof(ReduceValue<T>));
+  Kokkos::View<ReduceValue<T>, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(as<ReduceValue<T>>(result_buf));
   Kokkos::parallel_reduce("snack::portable::reduce_scalar", Policy(ctx.exec(), 0, static_cast<std::int64_t>(A.nvals)),
                           MonoidReduce<T>{A.values<T>(), m}, result);
-  return unpad(result);
+  ReduceValue<T> host = read_back(ctx, as<ReduceValue<T>>(result_buf));
+  return unpad(host);
 }
 
 // T(0, i) = the monoid's reduction of row i of A, for each row with an entry (a 1 x nrows vector).
