@@ -82,9 +82,18 @@ class CudaBackend final : public core::Backend {
   std::string name() const override { return "cuda"; }
 
   // The mask hint is ignored: the core applies the mask to T.
-  KernelStatus mxm(Matrix& T, const MaskHint&, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
+  // mxm: the SpMM family where B' is full (sparse_times_full.cpp), else the portable sparse x sparse products.
+  KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
-    return run([&] { return mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_); });
+    return run([&] {
+      const KernelStatus st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
+#if defined(SNACK_CUDA_PORTABLE)
+      if (st == KernelStatus::Declined) return portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
+#else
+      (void)mask;
+#endif
+      return st;
+    });
   }
 #if defined(SNACK_CUDA_PORTABLE)
   // The element-wise operations, apply, select and reduce: the portable kernels (portable_ops.hpp). The mask hint
@@ -112,6 +121,9 @@ class CudaBackend final : public core::Backend {
   }
   KernelStatus reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A) override {
     return run([&] { return portable_reduce_scalar(out, m, A, stream_); });
+  }
+  KernelStatus transpose(Matrix& T, const Matrix& A) override {
+    return run([&] { return portable_transpose(T, A, stream_); });
   }
 #endif
 

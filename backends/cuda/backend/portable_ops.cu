@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "device_copy.hpp"
+#include "device_context.hpp"
 #include "portable/elementwise.hpp"
 #include "portable/mask_accum.hpp"
 #include "portable/reduce.hpp"
@@ -28,14 +28,26 @@ using kokkos::CsrRef;
 using kokkos::TypeTag;
 using kokkos::with_type;
 
-// The context the portable kernels run with (portable/parts.hpp).
-struct DeviceContext {
-  Kokkos::Cuda space;
-  Kokkos::Cuda exec() const { return space; }
-  DeviceBuffer alloc(std::size_t bytes) { return DeviceBuffer(bytes); }
-};
+template <class T>
+T scalar_value(const Scalar& s) {
+  T v;
+  std::memcpy(&v, s.data(), sizeof(T));
+  return v;
+}
 
-// One Kokkos::Cuda instance per stream (making one allocates Kokkos' per-instance scratch).
+}  // namespace
+
+void start_kokkos(int device) {
+  static std::once_flag once;
+  std::call_once(once, [device] {
+    if (Kokkos::is_initialized()) return;
+    Kokkos::InitArguments args;
+    args.device_id = device;
+    args.disable_warnings = true;
+    Kokkos::initialize(args);
+  });
+}
+
 DeviceContext context(cudaStream_t s) {
   static std::mutex mutex;
   static cudaStream_t made_for = nullptr;
@@ -45,13 +57,7 @@ DeviceContext context(cudaStream_t s) {
     instance = new Kokkos::Cuda(s);   // kept until the process ends, as the backend is
     made_for = s;
   }
-  return DeviceContext{*instance};
-}
-
-int current_device() {
-  int d = 0;
-  throw_on_cuda_error(cudaGetDevice(&d), "current device");
-  return d;
+  return DeviceContext{*instance, s};
 }
 
 CsrRef ref_of(const Matrix& A, cudaStream_t s) {
@@ -70,37 +76,17 @@ CsrRef ref_of(const Matrix& A, cudaStream_t s) {
   return r;
 }
 
-// Attaches the kernel's result to T as its only (device) copy. Waits for the stream, so that a kernel failure
-// surfaces here, as an error of this call.
 void attach(Matrix& T, P::CsrParts<DeviceBuffer>&& parts, cudaStream_t s) {
   throw_on_cuda_error(cudaStreamSynchronize(s), "portable kernel");
-  T.attach_device_copy(MatrixOnDevice::from_csr(current_device(), parts.hyper, parts.nslots, parts.nvals,
-                                                std::move(parts.h), std::move(parts.p), std::move(parts.j),
-                                                std::move(parts.x), T.type()->size, s),
+  int device = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), "current device");
+  T.attach_device_copy(MatrixOnDevice::from_csr(device, parts.hyper, parts.nslots, parts.nvals, std::move(parts.h),
+                                                std::move(parts.p), std::move(parts.j), std::move(parts.x),
+                                                T.type()->size, s),
                        /*host_is_stale=*/true);
 }
 
-template <class T>
-T scalar_value(const Scalar& s) {
-  T v;
-  std::memcpy(&v, s.data(), sizeof(T));
-  return v;
-}
-
 bool builtin(const Type* t) { return t != nullptr && t->builtin(); }
-
-}  // namespace
-
-void start_kokkos(int device) {
-  static std::once_flag once;
-  std::call_once(once, [device] {
-    if (Kokkos::is_initialized()) return;
-    Kokkos::InitArguments args;
-    args.device_id = device;
-    args.disable_warnings = true;
-    Kokkos::initialize(args);
-  });
-}
 
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
   DeviceContext ctx = context(s);
@@ -229,22 +215,6 @@ KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix&
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
-// The monoid as a run-time functor on V, when the portable kernels reduce with it.
-template <class V>
-bool monoid_of(const Monoid& m, P::MonoidFn<V>& out) {
-  const BinaryOp& op = *m.op;
-  if (op.opcode == BinaryOpcode::User || op.xtype != op.ztype || op.ytype != op.ztype) return false;
-  BinaryOpcode code = op.opcode;
-  if (code == BinaryOpcode::Eq && op.xtype->code == TypeCode::Bool) code = BinaryOpcode::LXnor;
-  const bool ok = code == BinaryOpcode::Plus || code == BinaryOpcode::Times || code == BinaryOpcode::Min ||
-                  code == BinaryOpcode::Max ||
-                  (math::is_bool_v<V> && (code == BinaryOpcode::LOr || code == BinaryOpcode::LAnd ||
-                                          code == BinaryOpcode::LXor || code == BinaryOpcode::LXnor));
-  if (!ok) return false;
-  out.op = code;
-  std::memcpy(&out.identity, m.identity.data(), sizeof(V));
-  return true;
-}
 }  // namespace
 
 KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {

@@ -27,6 +27,13 @@ core::KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matri
 core::KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
 core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
+// T = A^T (portable/products.hpp).
+core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s);
+// mxm with both operands sparse (portable/products.hpp): the masked dot product where a mask (not complemented) is
+// given and B is transposed, else expand-sort-compress; a transposed A, or a transposed B without such a mask, is
+// declined (the core retries with transposed copies, made by portable_transpose).
+core::KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
+                                const Matrix& B, bool tb, bool flip, cudaStream_t stream);
 // C<M, replace> = C (.) T on the device (snk::DeviceCopy::mask_accum's contract): where C and T are of one builtin
 // type, the accumulator (if any) a builtin operator of that type, the mask of a builtin type (or structural), and
 // C, T and M not hypersparse; false otherwise, changing nothing.

@@ -79,6 +79,28 @@ Index exclusive_scan_flags(Ctx& ctx, const std::uint8_t* flags, Index* pos, Inde
   return read_back(ctx, pos + n);
 }
 
+// v[0 .. n-1] holds counts; replaces them by their exclusive prefix sums and sets v[n] to the total (v has n + 1
+// values); returns the total.
+template <class Ctx>
+Index exclusive_scan_in_place(Ctx& ctx, Index* v, Index n) {
+  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
+  if (n == 0) {
+    for_n(ctx, "snack::portable::scan_empty", 1, KOKKOS_LAMBDA(Index) { v[0] = 0; });
+    return 0;
+  }
+  const std::int64_t last = static_cast<std::int64_t>(n) - 1;
+  Kokkos::parallel_scan("snack::portable::scan_counts", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
+                        KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
+                          const Index c = v[k];
+                          if (final) {
+                            v[k] = run;
+                            if (k == last) v[k + 1] = run + c;
+                          }
+                          run += c;
+                        });
+  return read_back(ctx, v + n);
+}
+
 // Copies `bytes` bytes between two buffers of the context's memory.
 template <class Ctx>
 void copy_bytes(Ctx& ctx, void* dst, const void* src, std::size_t bytes) {

@@ -1,0 +1,58 @@
+// backends/cuda/backend/device_context.hpp: what the CUDA instantiations of the portable kernels share (nvcc only):
+// the context they run with, and the glue between device copies and the kernels' CSR views and results.
+//
+// DeviceContext is portable/parts.hpp's context for Kokkos' CUDA space: the Kokkos::Cuda instance on the backend's
+// stream, DeviceBuffer allocations (so results belong to MatrixOnDevice, outside Kokkos' tracking), and a stable
+// radix sort of (key, index) pairs (CUB's, in portable_products.cu).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstring>
+
+#include "device_copy.hpp"
+#include "portable/op_eval.hpp"
+#include "portable/parts.hpp"
+
+namespace snk::cuda {
+
+struct DeviceContext {
+  Kokkos::Cuda space;
+  cudaStream_t stream;
+  Kokkos::Cuda exec() const { return space; }
+  DeviceBuffer alloc(std::size_t bytes) { return DeviceBuffer(bytes); }
+  // Sorts the n pairs (keys[q], idx[q]) by the low `bits` bits of the key, stably, in place.
+  void sort_pairs(std::uint64_t* keys, std::uint64_t* idx, Index n, int bits);
+};
+
+// The context on stream s (one Kokkos::Cuda instance per stream: making one allocates Kokkos' scratch).
+DeviceContext context(cudaStream_t s);
+
+// The device CSR view of A (its device copy made, and its CSR form uploaded, on first use; counted).
+kokkos::CsrRef ref_of(const Matrix& A, cudaStream_t s);
+
+// Attaches a kernel's result to T as its only (device) copy. Waits for the stream first, so that a kernel's failure
+// surfaces as an error of this call.
+void attach(Matrix& T, kokkos::portable::CsrParts<DeviceBuffer>&& parts, cudaStream_t s);
+
+bool builtin(const Type* t);
+
+// The monoid as a run-time functor on V, when the portable kernels reduce with it.
+template <class V>
+inline bool monoid_of(const Monoid& m, kokkos::portable::MonoidFn<V>& out) {
+  const BinaryOp& op = *m.op;
+  if (op.opcode == BinaryOpcode::User || op.xtype != op.ztype || op.ytype != op.ztype) return false;
+  BinaryOpcode code = op.opcode;
+  if (code == BinaryOpcode::Eq && op.xtype->code == TypeCode::Bool) code = BinaryOpcode::LXnor;
+  const bool ok = code == BinaryOpcode::Plus || code == BinaryOpcode::Times || code == BinaryOpcode::Min ||
+                  code == BinaryOpcode::Max ||
+                  (math::is_bool_v<V> && (code == BinaryOpcode::LOr || code == BinaryOpcode::LAnd ||
+                                          code == BinaryOpcode::LXor || code == BinaryOpcode::LXnor));
+  if (!ok) return false;
+  out.op = code;
+  std::memcpy(&out.identity, m.identity.data(), sizeof(V));
+  return true;
+}
+
+}  // namespace snk::cuda

@@ -1,0 +1,197 @@
+// backends/kokkos/portable/products.hpp: sparse x sparse products (mxm with both operands sparse, so also mxv and
+// vxm with a sparse vector) and transpose, as portable kernels.
+//
+// Products: Gustavson's rows by expand, sort and compress (ESC). Each entry A(i,k) expands into its products with
+// the entries of row k of B, keyed by i * ncols + j; the keys are sorted with their positions (stable, by the
+// context's radix sort: ctx.sort_pairs), and each run of equal keys is reduced by the add monoid in expansion order,
+// so the result is deterministic. The masked dot product serves C<M> = A * B^T where a mask is given (the
+// triangle-counting form): one thread per entry of M intersects row i of A with row j of B, so only masked
+// positions are computed. Transpose is a stable sort of the entries by column (they are already in row order).
+// Keys need nrows * ncols < 2^64 (the host side checks). The semiring is run-time: add (a MonoidFn) and multiply
+// (an opcode, with its operands swapped when `flip`).
+#pragma once
+
+#include "portable/elementwise.hpp"
+#include "portable/reduce.hpp"
+
+namespace snk::kokkos::portable {
+
+// Bits needed for values below n (at least 1).
+inline int bits_for(Index n) {
+  int b = 1;
+  while (b < 64 && (Index(1) << b) < n) ++b;
+  return b;
+}
+
+// The CSR arrays of a result whose entries are sorted by (row, column), given each entry's row: plain CSR, or
+// hypersparse (only the rows that hold entries) where the container's size rule would make it so.
+template <class Ctx>
+void rows_to_csr(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, const Index* row, Index nrows) {
+  const Index n = out.nvals;
+  out.hyper = nrows > 4 * n + 64;
+  if (!out.hyper) {
+    out.nslots = nrows;
+    out.p = ctx.alloc((nrows + 1) * sizeof(Index));
+    Index* p = as<Index>(out.p);
+    for_n(ctx, "snack::portable::csr_rows", nrows + 1, KOKKOS_LAMBDA(Index r) {
+      Index lo = 0, hi = n;   // first entry whose row is >= r
+      while (lo < hi) {
+        const Index mid = lo + (hi - lo) / 2;
+        if (row[mid] < r) lo = mid + 1; else hi = mid;
+      }
+      p[r] = lo;
+    });
+    return;
+  }
+  auto head_buf = ctx.alloc(n);
+  auto pos_buf = ctx.alloc((n + 1) * sizeof(Index));
+  std::uint8_t* head = as<std::uint8_t>(head_buf);
+  Index* pos = as<Index>(pos_buf);
+  for_n(ctx, "snack::portable::csr_heads", n, KOKKOS_LAMBDA(Index e) { head[e] = e == 0 || row[e] != row[e - 1]; });
+  const Index slots = exclusive_scan_flags(ctx, head, pos, n);
+  out.nslots = slots;
+  out.h = ctx.alloc(slots * sizeof(Index));
+  out.p = ctx.alloc((slots + 1) * sizeof(Index));
+  Index* h = as<Index>(out.h);
+  Index* p = as<Index>(out.p);
+  for_n(ctx, "snack::portable::csr_slots", n + 1, KOKKOS_LAMBDA(Index e) {
+    if (e == n) {
+      p[slots] = n;
+    } else if (head[e]) {
+      h[pos[e]] = row[e];
+      p[pos[e]] = e;
+    }
+  });
+  ctx.exec().fence();
+}
+
+// T = A^T (values of elem_size bytes). A's entries are in (row, column) order, so a stable sort by column gives
+// the transpose's (row, column) order.
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
+  const Index n = A.nvals;
+  auto key_buf = ctx.alloc(n * sizeof(std::uint64_t));
+  auto idx_buf = ctx.alloc(n * sizeof(std::uint64_t));
+  std::uint64_t* key = as<std::uint64_t>(key_buf);
+  std::uint64_t* idx = as<std::uint64_t>(idx_buf);
+  const CsrRef a = A;
+  for_n(ctx, "snack::portable::transpose_keys", n, KOKKOS_LAMBDA(Index e) {
+    key[e] = a.j[e];
+    idx[e] = e;
+  });
+  ctx.sort_pairs(key, idx, n, bits_for(A.ncols));
+  CsrParts<BytesOf<Ctx>> out;
+  out.nvals = n;
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = ctx.alloc(n * elem_size);
+  auto row_buf = ctx.alloc(n * sizeof(Index));
+  Index* j = as<Index>(out.j);
+  Index* row = as<Index>(row_buf);
+  unsigned char* x = as<unsigned char>(out.x);
+  for_n(ctx, "snack::portable::transpose_gather", n, KOKKOS_LAMBDA(Index q) {
+    const Index e = idx[q];
+    row[q] = key[q];
+    j[q] = a.row_of(slot_of(a, e));
+    for (std::size_t b = 0; b < elem_size; ++b) x[q * elem_size + b] = a.x[e * elem_size + b];
+  });
+  rows_to_csr(ctx, out, row, A.ncols);
+  return out;
+}
+
+// T = A * B over (add, mul) on V, every operand of type V; f(a, b) = flip ? mul(b, a) : mul(a, b).
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
+                              bool flip) {
+  const Index nA = A.nvals, ncols = B.ncols;
+  auto off_buf = ctx.alloc((nA + 1) * sizeof(Index));
+  Index* off = as<Index>(off_buf);
+  const CsrRef a = A, b = B;
+  // Products per entry of A, then their offsets.
+  for_n(ctx, "snack::portable::spgemm_counts", nA, KOKKOS_LAMBDA(Index e) {
+    Index lo, hi;
+    b.row_range(a.j[e], lo, hi);
+    off[e] = hi - lo;
+  });
+  const Index flops = exclusive_scan_in_place(ctx, off, nA);
+  auto key_buf = ctx.alloc(flops * sizeof(std::uint64_t));
+  auto idx_buf = ctx.alloc(flops * sizeof(std::uint64_t));
+  auto val_buf = ctx.alloc(flops * sizeof(V));
+  std::uint64_t* key = as<std::uint64_t>(key_buf);
+  std::uint64_t* idx = as<std::uint64_t>(idx_buf);
+  V* val = as<V>(val_buf);
+  for_n(ctx, "snack::portable::spgemm_expand", nA, KOKKOS_LAMBDA(Index e) {
+    const Index i = a.row_of(slot_of(a, e));
+    const V av = a.values<V>()[e];
+    Index lo, hi;
+    b.row_range(a.j[e], lo, hi);
+    Index q = off[e];
+    for (Index f = lo; f < hi; ++f, ++q) {
+      const V bv = b.values<V>()[f];
+      key[q] = i * ncols + b.j[f];
+      idx[q] = q;
+      val[q] = flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv);
+    }
+  });
+  ctx.sort_pairs(key, idx, flops, bits_for(A.nrows) + bits_for(ncols));
+  // Runs of equal keys: one output entry each, reduced in expansion order.
+  auto head_buf = ctx.alloc(flops);
+  auto pos_buf = ctx.alloc((flops + 1) * sizeof(Index));
+  std::uint8_t* head = as<std::uint8_t>(head_buf);
+  Index* pos = as<Index>(pos_buf);
+  for_n(ctx, "snack::portable::spgemm_heads", flops, KOKKOS_LAMBDA(Index q) { head[q] = q == 0 || key[q] != key[q - 1]; });
+  const Index n = exclusive_scan_flags(ctx, head, pos, flops);
+  CsrParts<BytesOf<Ctx>> out;
+  out.nvals = n;
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = ctx.alloc(n * sizeof(V));
+  auto row_buf = ctx.alloc(n * sizeof(Index));
+  Index* j = as<Index>(out.j);
+  V* z = as<V>(out.x);
+  Index* row = as<Index>(row_buf);
+  for_n(ctx, "snack::portable::spgemm_compress", flops, KOKKOS_LAMBDA(Index q) {
+    if (!head[q]) return;
+    V acc = val[idx[q]];
+    for (Index r = q + 1; r < flops && !head[r]; ++r) acc = add(acc, val[idx[r]]);
+    const Index o = pos[q];
+    row[o] = key[q] / ncols;
+    j[o] = key[q] % ncols;
+    z[o] = acc;
+  });
+  rows_to_csr(ctx, out, row, A.nrows);
+  return out;
+}
+
+// T<M> = A * B^T at M's entries only (B given by its rows: T(i,j) = add over k in both A(i,:) and B(j,:) of
+// f(A(i,k), B(j,k))); an entry of M with no common k gives no entry. The result has M's slots.
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, MonoidFn<V> add,
+                                  BinaryOpcode mul, bool flip) {
+  auto keep_buf = ctx.alloc(M.nvals);
+  auto z_buf = ctx.alloc(M.nvals * sizeof(V));
+  std::uint8_t* keep = as<std::uint8_t>(keep_buf);
+  V* zall = as<V>(z_buf);
+  const CsrRef m = M, a = A, b = B;
+  for_n(ctx, "snack::portable::masked_dot", M.nvals, KOKKOS_LAMBDA(Index e) {
+    Index pa, ea, pb, eb;
+    a.row_range(m.row_of(slot_of(m, e)), pa, ea);
+    b.row_range(m.j[e], pb, eb);
+    bool any = false;
+    V acc = add.identity;
+    while (pa < ea && pb < eb) {
+      const Index ka = a.j[pa], kb = b.j[pb];
+      if (ka < kb) { ++pa; continue; }
+      if (kb < ka) { ++pb; continue; }
+      const V av = a.values<V>()[pa], bv = b.values<V>()[pb];
+      const V t = flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv);
+      acc = any ? add(acc, t) : t;
+      any = true;
+      ++pa;
+      ++pb;
+    }
+    keep[e] = any;
+    zall[e] = acc;
+  });
+  return compact(ctx, M, keep, zall, sizeof(V));
+}
+
+}  // namespace snk::kokkos::portable
