@@ -82,11 +82,13 @@ class CudaBackend final : public core::Backend {
   std::string name() const override { return "cuda"; }
 
   // The mask hint is ignored: the core applies the mask to T.
-  // mxm: the SpMM family where B' is full (sparse_times_full.cpp), else the portable sparse x sparse products.
+  // mxm: the SpMM family where B' is full, or where A is a full row and B is transposed (mxv; sparse_times_full.cpp),
+  // else the portable sparse x sparse products.
   KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
     return run([&] {
-      const KernelStatus st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
+      KernelStatus st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
+      if (st == KernelStatus::Declined) st = mxm_full_row_times_sparse_t(T, s, A, ta, B, tb, flip, stream_);
 #if defined(SNACK_CUDA_PORTABLE)
       if (st == KernelStatus::Declined) return portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
 #else

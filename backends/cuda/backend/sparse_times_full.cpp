@@ -146,4 +146,58 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   return KernelStatus::Done;
 }
 
+KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, const Matrix& u, bool ta, const Matrix& B,
+                                         bool tb, bool flip, cudaStream_t stream) {
+  if (ta || !tb || u.nrows() != 1) return KernelStatus::Declined;
+  // X W^T applies the multiply as f(x, w) with x from u and w from B: the operand order of mxm(u, B^T), which is
+  // the mapping of an ordinary call (the library's multiply of (a, b) with a from the A operand).
+  const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, flip);
+  if (!semiring) return KernelStatus::Declined;
+  const Type* type = s.add->type();
+  if (u.type() != type || B.type() != type || T.type() != type) return KernelStatus::Declined;
+  if (!has_every_entry(u) || u.ncols() != B.ncols() || T.ncols() != B.nrows()) return KernelStatus::Declined;
+  if (B.nvals() == 0) return KernelStatus::Done;   // no product term: T stays empty
+
+  MatrixOnDevice& w = MatrixOnDevice::of(B, stream);
+  CompactedPattern* pattern = w.pattern(B, stream);
+  if (pattern == nullptr) return KernelStatus::Declined;
+  MatrixOnDevice& x = MatrixOnDevice::of(u, stream);
+  const std::size_t value_bytes = type->size;
+  const Index rows = pattern->rows.size();
+  DeviceBuffer y(rows * value_bytes);
+
+  SpmmArgs args;
+  args.orientation = Orientation::XWt;
+  args.semiring = semiring->id;
+  args.type = semiring->type;
+  args.values = w.values();
+  args.deterministic = snk::deterministic();
+  args.stream = stream;
+  args.batch = 1;
+  args.x.data = const_cast<void*>(x.values());
+  args.x.layout = Layout::RowMajor;
+  args.x.ld = static_cast<std::int64_t>(u.ncols());
+  args.y.data = y.get();
+  args.y.layout = Layout::RowMajor;
+  args.y.ld = static_cast<std::int64_t>(rows);
+  std::string why;
+  const Status st = spmm(*pattern->plan, args, &why);
+  if (st == Status::Unsupported) return KernelStatus::Declined;
+  if (st != Status::Success)
+    throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
+  // T's one row holds B's non-empty rows, in order: the pattern's device row list is its column array.
+  DeviceBuffer p(2 * sizeof(Index)), j(rows * sizeof(Index));
+  const Index p_host[2] = {0, rows};
+  p.upload(p_host, sizeof p_host, stream);
+  if (rows > 0)
+    throw_on_cuda_error(cudaMemcpyAsync(j.get(), pattern->device_rows.get(), rows * sizeof(Index),
+                                        cudaMemcpyDeviceToDevice, stream),
+                        "mxv result columns");
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "mxv");
+  T.attach_device_copy(MatrixOnDevice::from_csr(w.device(), false, 1, rows, DeviceBuffer(), std::move(p), std::move(j),
+                                                std::move(y), value_bytes, stream),
+                       /*host_is_stale=*/true);
+  return KernelStatus::Done;
+}
+
 }  // namespace snk::cuda

@@ -10,8 +10,15 @@ namespace snk::cuda {
 
 // T = A (+).(x) B' (B' = tb ? B^T : B) as core::Backend::mxm defines it, when B has all nrows x ncols
 // entries and the semiring and type are ones the SpMM library runs; KernelStatus::Declined (T untouched)
-// otherwise, and for ta. Runs on `stream` and returns with T filled on the host.
+// otherwise, and for ta. Runs on `stream`; T is left on the device.
 core::KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                                          bool tb, bool flip, cudaStream_t stream);
+
+// T = u (+).(x) B^T for a full row u (1 x K, the A operand) and a sparse B (M x K, given with tb): mxv's form
+// (w = B u, computed as u^T B^T), through the SpMM family's X W^T orientation at batch 1 with W = B. T (1 x M) has an
+// entry at each non-empty row of B. Declined (T untouched) where u is not full, B is not transposed, or the
+// semiring and type are not the SpMM library's. T is left on the device.
+core::KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, const Matrix& u, bool ta, const Matrix& B,
+                                               bool tb, bool flip, cudaStream_t stream);
 
 }  // namespace snk::cuda
