@@ -426,6 +426,7 @@ int main(int argc, char** argv) {
         std::fprintf(csv, "%d,%llu,%llu,%s,%s,%.4f,%.4f,%.5f,%s,%llu\n", scale, (unsigned long long)g.n,
                      (unsigned long long)edges, name, backend, ms_a, ms_b, ratio, why.empty() ? "PASS" : "FAIL",
                      (unsigned long long)fallbacks);
+      if (csv) std::fflush(csv);   // rows survive a run cut short
     }
     snack_release();
     suitesparse_release();

@@ -5,7 +5,7 @@ One panel per snack backend found in the CSV files given: the speedup of snack o
 called directly (SuiteSparse ms / snack ms, log scale; above the dashed line at 1, snack is faster) against
 the R-MAT scale, one line per algorithm. Skipped rows are left out; a row whose check failed is drawn as a
 red cross, since its time does not belong to a correct result.
-Usage: plot.py graph.csv [more.csv ...] -o graph.png
+Usage: plot.py graph.csv [more.csv ...] -o graph.png [--target 10]
 """
 import argparse
 import csv
@@ -25,6 +25,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", nargs="+")
     parser.add_argument("-o", "--output", default="bench-graph.png")
+    parser.add_argument("--target", type=float, default=None, help="draw a target speedup (e.g. 10) as a dotted line")
     args = parser.parse_args()
 
     # series[backend][algorithm] = [(scale, ratio, passed)]
@@ -52,6 +53,8 @@ def main():
             if failed:
                 ax.plot([p[0] for p in failed], [p[1] for p in failed], "x", color="red", markersize=12, mew=2)
         ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+        if args.target:
+            ax.axhline(args.target, color="black", linestyle=":", linewidth=1.2, label=f"target {args.target:g}x")
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(ticker.FuncFormatter(
