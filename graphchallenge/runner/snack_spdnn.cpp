@@ -24,6 +24,9 @@
 #include <vector>
 
 #include "engine/graphblas_engine.hpp"
+#ifndef SNACK_SUITESPARSE_DIRECT
+#include "snack/backend.hpp"
+#endif
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/readers.hpp"
@@ -42,6 +45,7 @@ struct Config {
   int64_t layers = 120;
   std::string data = "generated";
   std::string official_dir;
+  std::string official_cache;   // a binary cache of the official data (as build-gpu.sh writes), read instead of the files
   int64_t repeat = 50;
   int64_t inputs = 60000;
   uint64_t seed = 2019;
@@ -60,6 +64,7 @@ void usage() {
       "  --layers L         120 | 480 | 1920 (default 120)\n"
       "  --data KIND        generated (default) | official\n"
       "  --official-dir D   folder of the official files (default ../shared/data/graphchallenge if present)\n"
+      "  --official-cache F official data: read this binary cache (made by a run with --cache-dir) instead\n"
       "  --repeat K         official data: copies of the 1200-image subset (default 50 = 60,000 inputs)\n"
       "  --inputs N         generated data: number of inputs (default 60000)\n"
       "  --seed S           generated data: network seed (default 2019)\n"
@@ -84,6 +89,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--layers") c.layers = std::stoll(next());
     else if (a == "--data") c.data = next();
     else if (a == "--official-dir") c.official_dir = next();
+    else if (a == "--official-cache") c.official_cache = next();
     else if (a == "--repeat") c.repeat = std::stoll(next());
     else if (a == "--inputs") c.inputs = std::stoll(next());
     else if (a == "--seed") c.seed = std::stoull(next());
@@ -164,12 +170,18 @@ int main(int argc, char** argv) {
       src.layers = 120;
       src.inputs = cfg.official_dir + "/sparse-images-1024_subset.mtx";
       src.truth = cfg.official_dir + "/neuron1024-l120-categories_subset.mtx";
-      std::fprintf(stderr, "[spdnn] reading the official 1024 x 120 data from %s\n", cfg.official_dir.c_str());
-      auto loaded = snk::gc::load_official(src, cfg.cache_dir + "/official-1024-120.bin");
-      net = std::move(loaded.data.network);
-      inputs = snk::gc::repeat_rows(loaded.data.inputs, cfg.repeat);
+      snk::gc::Dataset d;
+      if (!cfg.official_cache.empty()) {
+        std::fprintf(stderr, "[spdnn] reading the official 1024 x 120 data from the cache %s\n", cfg.official_cache.c_str());
+        d = snk::gc::read_cache(cfg.official_cache);
+      } else {
+        std::fprintf(stderr, "[spdnn] reading the official 1024 x 120 data from %s\n", cfg.official_dir.c_str());
+        d = snk::gc::load_official(src, cfg.cache_dir + "/official-1024-120.bin").data;
+      }
+      net = std::move(d.network);
+      inputs = snk::gc::repeat_rows(d.inputs, cfg.repeat);
       for (int64_t c = 0; c < cfg.repeat; ++c)
-        for (int64_t id : loaded.data.categories) truth.push_back(id + c * loaded.data.inputs.nrows);
+        for (int64_t id : d.categories) truth.push_back(id + c * d.inputs.nrows);
       truth_source = "official";
     } else {
       std::fprintf(stderr, "[spdnn] generating a %lld x %lld RadiX-Net network (seed %llu) and %lld MNIST inputs\n",
@@ -223,7 +235,7 @@ int main(int argc, char** argv) {
 #else
     std::string backend_name = engine == "fused" ? "cuda (fused engine)" : (cfg.backend.empty() ? "default" : cfg.backend);
 #endif
-    std::string device = "CPU";
+    std::string device = engine == "graphblas" && cfg.backend == "cuda" ? "GPU (the cuda backend)" : "CPU";
     double best = 1e300;
     std::vector<int64_t> categories;
     std::vector<int64_t> live;      // inputs alive after each layer
@@ -273,6 +285,14 @@ int main(int argc, char** argv) {
                 engine == "fused" ? (dedup_used ? " (row deduplication on)" : " (row deduplication off)") : "",
                 backend_name.c_str(), device.c_str());
     std::printf("  inference time %.6f s, rate %.4f TeraEdges/s\n", best, rate / 1e12);
+#ifndef SNACK_SUITESPARSE_DIRECT
+    if (engine == "graphblas") {   // calls the backend declined (they ran on reference), all runs
+      std::string detail;
+      for (const auto& [op, n] : snk::fallback_counts(backend_name)) detail += " " + op + "=" + std::to_string(n);
+      std::printf("  fallbacks to reference: %llu%s\n", (unsigned long long)snk::fallback_total(backend_name),
+                  detail.c_str());
+    }
+#endif
     std::printf("  categories %zu (truth %zu from %s): %s\n", categories.size(), truth.size(), truth_source.c_str(),
                 join(categories, 8).c_str());
     if (!computed.empty()) {

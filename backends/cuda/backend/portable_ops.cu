@@ -179,6 +179,15 @@ KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A,
     attach(T, P::select<bool>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y), elem), s);
     return KernelStatus::Done;
   }
+  if (P::is_position_value(op.opcode)) {   // kept where i + y (...) is nonzero in the operator's INT32 / INT64
+    if (op.ztype->code == TypeCode::Int32)
+      attach(T, P::select<bool, std::int32_t>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y), elem), s);
+    else if (op.ztype->code == TypeCode::Int64)
+      attach(T, P::select<bool, std::int64_t>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y), elem), s);
+    else
+      return KernelStatus::Declined;
+    return KernelStatus::Done;
+  }
   if (!P::is_value_test(op.opcode) || op.xtype != A.type() || op.ytype != op.xtype || y.type() != op.ytype)
     return KernelStatus::Declined;
   bool done = false;
@@ -289,6 +298,32 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
     return done = true;
   });
   return done;
+}
+
+namespace {
+// Whether an index list covers every index 0 .. n-1 in order (GrB_ALL, or a vector's one row).
+bool whole(const core::IndexList& l, Index n) {
+  return l.all || (n == 1 && l.n == 1 && l.list[0] == 0);
+}
+}  // namespace
+
+KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
+                             const core::IndexList& I, const core::IndexList& J, cudaStream_t s) {
+  const Type* v = C.type();
+  if (!whole(I, C.nrows()) || !whole(J, C.ncols()) || !builtin(v) || A.type() != v || Z.type() != v ||
+      A.nrows() != C.nrows() || A.ncols() != C.ncols())
+    return KernelStatus::Declined;
+  if (accum == nullptr) {   // the region is all of C: Z = A
+    DeviceContext ctx = context(s);
+    const CsrRef a = ref_of(A, s);
+    P::CsrParts<DeviceBuffer> parts = P::copy_pattern(ctx, a, v->size);
+    P::copy_bytes(ctx, parts.x.get(), a.x, a.nvals * v->size);
+    attach(Z, std::move(parts), s);
+    return KernelStatus::Done;
+  }
+  // Z = C (+) A with the accumulator: the union of eWiseAdd.
+  if (accum->ztype != v) return KernelStatus::Declined;
+  return portable_ewise_add(Z, *accum, C, A, s);
 }
 
 }  // namespace snk::cuda

@@ -85,20 +85,21 @@ CsrParts<BytesOf<Ctx>> apply_test(Ctx& ctx, const CsrRef& A, bool vector, IU op,
   return out;
 }
 
-// The entries of A where op(a, i, j, y) holds (a position test, or a value test of a against y), with A's values
-// (elem_size bytes; T is the values' type for a value test, unused otherwise).
-template <class T, class Ctx>
+// The entries of A where op(a, i, j, y) cast to bool holds (a position test; a position value, kept where it is
+// nonzero in the operator's output type Z; or a value test of a against y), with A's values (elem_size bytes; T is
+// the values' type for a value test, unused otherwise).
+template <class T, class Z = std::int64_t, class Ctx>
 CsrParts<BytesOf<Ctx>> select(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y, std::int64_t y64,
                               std::size_t elem_size) {
   auto flag_buf = ctx.alloc(A.nvals);
   std::uint8_t* keep = as<std::uint8_t>(flag_buf);
   const CsrRef a = A;
-  const bool positional = is_position_test(op);
+  const bool positional = is_position_test(op), position_valued = is_position_value(op);
   for_n(ctx, "snack::portable::select_flags", A.nvals, KOKKOS_LAMBDA(Index e) {
-    if (positional) {
+    if (positional || position_valued) {
       Index i, j;
       position(a, vector, e, i, j);
-      keep[e] = position_test(op, i, j, y64);
+      keep[e] = positional ? position_test(op, i, j, y64) : static_cast<Z>(position_value(op, i, j, y64)) != Z(0);
     } else {
       keep[e] = value_test<T>(op, a.values<T>()[e], y);
     }
