@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # scripts/run-gpu-tests.sh: runs on a GPU machine, after scripts/build-gpu.sh built the binaries (here or
 # elsewhere). Runs every GPU test program in <build>/gpu-tests/ (each GoogleTest binary that any part of
-# the project registers with the `gpu` CTest label lands there), then runs each again under
-# compute-sanitizer memcheck, and prints a summary: one line per program, the totals last.
+# the project registers with the `gpu` CTest label lands there) and every cross-backend program of
+# <build>/tests/core/crossbackend/ on the cuda backend (--xb-backend=cuda), then runs each again under
+# compute-sanitizer memcheck and racecheck, and prints a summary: one line per program and tool, the totals last.
 # Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs), SNACK_GC_CACHE (the
 # official-data cache for the fused engine's test; default <build>/gc/official-1024-120.bin where that exists),
-# SANITIZER_FILTER (a --gtest_filter for the memcheck pass; default: every test; a program none of whose tests
-# match it is listed as skipped), COMPUTE_SANITIZER (the sanitizer's path; default: the one on PATH, else CUDA's).
+# SANITIZER_FILTER (a --gtest_filter for the sanitizer passes; default: every test; a program none of whose tests
+# match it is listed as skipped), SANITIZER_TOOLS (default "memcheck racecheck"; racecheck passes where it reports
+# no error: its warnings, such as those of Kokkos' warp-synchronous reductions, are listed, not failed),
+# COMPUTE_SANITIZER (the sanitizer's path; default: the one on PATH, else CUDA's).
 # tests/scripts/test_run_gpu_tests.sh checks the summary against fake programs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +25,8 @@ SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/
 shopt -s nullglob
 progs=("$DIR"/*)
 if ((${#progs[@]} == 0)); then echo "run-gpu-tests: no test programs in $DIR (run scripts/build-gpu.sh first)"; exit 1; fi
+xb_progs=("$BUILD"/tests/core/crossbackend/xb_*)
+TOOLS=${SANITIZER_TOOLS:-memcheck racecheck}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 # count WORD LOG: N from GoogleTest's total line "[  WORD  ] N tests." / "... N tests, listed below:" (empty: none).
 count() { grep -E "^\[  $1 *\] [0-9]+ tests?[.,]" "$2" | tail -1 | sed -E 's/^[^]]*\] ([0-9]+).*/\1/'; }
@@ -30,10 +35,18 @@ fail=0
 ran=0          # tests that ran (passed or failed) over all programs
 memchecked=0   # programs run under the sanitizer
 skip_reason=""
-for p in "${progs[@]}"; do
+# The programs with their arguments: the GPU programs as they are, the cross-backend ones on cuda.
+runs=()
+for p in "${progs[@]}"; do runs+=("$p|"); done
+for p in "${xb_progs[@]}"; do [[ "$(basename "$p")" == *.* ]] || runs+=("$p|--xb-backend=cuda"); done
+racechecked=0
+for entry in "${runs[@]}"; do
+  p=${entry%%|*}
+  args=()
+  [ -n "${entry#*|}" ] && args=("${entry#*|}")
   [ -x "$p" ] || continue
   name=$(basename "$p")
-  "$p" >"$LOGS/$name.log" 2>&1
+  "$p" "${args[@]}" >"$LOGS/$name.log" 2>&1
   rc=$?
   n_pass=$(count PASSED "$LOGS/$name.log"); n_skip=$(count SKIPPED "$LOGS/$name.log"); n_fail=$(count FAILED "$LOGS/$name.log")
   ran=$((ran + ${n_pass:-0} + ${n_fail:-0}))
@@ -51,12 +64,25 @@ for p in "${progs[@]}"; do
       summary+=("memcheck  $name: skipped, no test matches ${filter[*]}")
       continue
     fi
-    "$SAN" --tool memcheck --leak-check full --error-exitcode 99 "$p" "${filter[@]}" >"$LOGS/$name.memcheck.log" 2>&1
-    src=$?
-    memchecked=$((memchecked + 1))
-    sline=$(grep -E 'ERROR SUMMARY' "$LOGS/$name.memcheck.log" | tail -1)
-    summary+=("memcheck  $name: rc=$src ${sline:-no summary line} ${filter[*]}")
-    ((src == 0)) || fail=1
+    for tool in $TOOLS; do
+      case $tool in
+        memcheck) "$SAN" --tool memcheck --leak-check full --error-exitcode 99 "$p" "${args[@]}" "${filter[@]}" \
+                    >"$LOGS/$name.memcheck.log" 2>&1 ;;
+        racecheck) "$SAN" --tool racecheck --error-exitcode 99 "$p" "${args[@]}" "${filter[@]}" \
+                     >"$LOGS/$name.racecheck.log" 2>&1 ;;
+        *) summary+=("$tool  $name: unknown tool (memcheck or racecheck)"); fail=1; continue ;;
+      esac
+      src=$?
+      sline=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/$name.$tool.log" | tail -1)
+      summary+=("$(printf '%-9s' "$tool") $name: rc=$src ${sline:-no summary line} ${filter[*]}")
+      if [ "$tool" = memcheck ]; then
+        memchecked=$((memchecked + 1))
+        ((src == 0)) || fail=1
+      else
+        racechecked=$((racechecked + 1))
+        ((src == 0)) || [[ "$sline" == *"(0 errors"* ]] || fail=1
+      fi
+    done
   else
     summary+=("memcheck  $name: compute-sanitizer not found")
   fi
@@ -69,4 +95,8 @@ if ((memchecked == 0)); then
   echo "RESULT: all GPU test programs passed ($ran tests); memcheck not run (compute-sanitizer not found or no test matched)"
   exit 0
 fi
-echo "RESULT: all GPU test programs passed ($ran tests), memcheck clean"
+if ((racechecked > 0)); then
+  echo "RESULT: all GPU test programs passed ($ran tests), memcheck clean, racecheck without errors"
+else
+  echo "RESULT: all GPU test programs passed ($ran tests), memcheck clean"
+fi

@@ -62,6 +62,8 @@ check "passing programs: status 0" "$(cat "$WORK/pass.rc")"
 has pass "test      a_test: rc=0, 3 passed, 0 skipped, 0 failed"; check "passing programs: a_test's counts" $?
 has pass "test      b_test: rc=0, 1 passed, 1 skipped, 0 failed"; check "passing programs: b_test's counts" $?
 has pass "RESULT: all GPU test programs passed (4 tests), memcheck clean"; check "passing programs: RESULT line" $?
+has pass "racecheck a_test: rc=0"; check "passing programs: racecheck ran too" $?
+has pass "racecheck without errors"; check "passing programs: RESULT line names racecheck" $?
 
 # 2. The same without a sanitizer: passed, and memcheck not claimed.
 run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
@@ -98,9 +100,35 @@ grep -qF "cache=/elsewhere/cache.bin" "$WORK/pass/gpu-test-logs/a_test.log"; che
 run skip COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_GC_CACHE=
 grep -qF "cache=none" "$WORK/skip/gpu-test-logs/a_test.log"; check "cache: none where the build folder has none" $?
 
+# 7. The cross-backend programs run on cuda, with --xb-backend=cuda; racecheck warnings (no error) do not fail.
+programs xb a_test:1:0:0
+mkdir -p "$WORK/xb/tests/core/crossbackend"
+cat >"$WORK/xb/tests/core/crossbackend/xb_apply" <<'XBEOF'
+#!/usr/bin/env bash
+echo "args: $*"
+echo "[  PASSED  ] 2 tests."
+XBEOF
+chmod +x "$WORK/xb/tests/core/crossbackend/xb_apply"
+RACE="$WORK/racecheck-warnings"
+cat >"$RACE" <<'SANEOF'
+#!/usr/bin/env bash
+tool=$2
+while [ "${1:0:2}" = -- ]; do shift 2; done
+"$@" >/dev/null
+if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 3 hazards displayed (0 errors, 3 warnings)"; exit 99; fi
+echo "========= ERROR SUMMARY: 0 errors"
+SANEOF
+chmod +x "$RACE"
+run xb COMPUTE_SANITIZER="$RACE"
+check "cross-backend: status 0" "$(cat "$WORK/xb.rc")"
+has xb "test      xb_apply: rc=0, 2 passed, 0 skipped, 0 failed"; check "cross-backend: xb_apply counted" $?
+grep -qF "args: --xb-backend=cuda" "$WORK/xb/gpu-test-logs/xb_apply.log"; check "cross-backend: run on cuda" $?
+has xb "RESULT: all GPU test programs passed (3 tests), memcheck clean, racecheck without errors"
+check "cross-backend: racecheck warnings do not fail" $?
+
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
-  for c in pass fail skip; do [ -f "$WORK/$c.out" ] && { echo "--- $c"; cat "$WORK/$c.out"; }; done
+  for c in pass fail skip xb; do [ -f "$WORK/$c.out" ] && { echo "--- $c"; cat "$WORK/$c.out"; }; done
   exit 1
 fi
 echo "test_run_gpu_tests: all expectations met"
