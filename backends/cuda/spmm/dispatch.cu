@@ -256,7 +256,7 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
     int r = 1;
     while (r * 2 <= std::min(rows_cap, 2048)) r *= 2;
     for (; r > 32; r /= 2) {
-      const std::int64_t ranges = (a.rows + r - 1) / r;
+      const std::int64_t ranges = std::max<std::int64_t>(1, (a.rows + r - 1) / r);   // a plan of no rows: one
       const std::int64_t splits = std::min<std::int64_t>(n_blocks, std::max<std::int64_t>(1, a.sm_count / (ranges * bz)));
       if (ranges * splits * bz >= a.sm_count * 9 / 10) break;
     }
@@ -264,7 +264,7 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   }
   if (!colblock_wide(bt)) c.rows_per_cta = std::max(1, std::min(c.rows_per_cta, rows_cap));
   if (c.splits <= 0) {
-    const std::int64_t ranges = (a.rows + c.rows_per_cta - 1) / c.rows_per_cta;
+    const std::int64_t ranges = std::max<std::int64_t>(1, (a.rows + c.rows_per_cta - 1) / c.rows_per_cta);
     c.splits = static_cast<int>(std::max<std::int64_t>(1, a.sm_count / (ranges * bz)));
   }
   c.splits = std::max(1, std::min(c.splits, n_blocks));
