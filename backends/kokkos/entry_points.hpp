@@ -24,6 +24,8 @@ KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Sc
 KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A);
 KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A);
 KernelStatus transpose(Matrix& T, const Matrix& A);
+// Through the portable kernels (portable/), instantiated for the host in portable_host.cpp.
+KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
 
 // Starts Kokkos (once per process) if nobody has; finalized at exit.
 void ensure_initialized();
