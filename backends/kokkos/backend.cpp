@@ -3,9 +3,9 @@
 //
 // The backend implements mxm (and through it mxv / vxm), eWiseAdd, eWiseMult, apply (unary, bound binary,
 // index-unary), select, reduce (rows and scalar) and transpose with its own Kokkos kernels for every
-// builtin type and every predefined operator, monoid and semiring, assign over the whole of C, and kronecker (the
-// portable kernel, portable_host.cpp); it declines user-defined types and operators, assign to part of C and
-// extract, which the dispatcher then runs on reference (counted as
+// builtin type and every predefined operator, monoid and semiring, and kronecker (the portable kernel,
+// portable_host.cpp); it declines user-defined types and operators, assign to part of C (assign over the whole of C
+// is an eWiseAdd or a copy, which the core makes) and extract, which the dispatcher then runs on reference (counted as
 // fallbacks). Kokkos is initialized on the first backend creation unless the application already did it,
 // and finalized at exit in that case. All kernels are deterministic (no floating-point atomics; every
 // value is reduced by one thread in a fixed order), so snk::deterministic() needs no separate path.
@@ -83,21 +83,6 @@ class KokkosBackend final : public core::Backend {
   KernelStatus transpose(Matrix& T, const Matrix& A) override { return kokkos::transpose(T, A); }
   KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
     return kokkos::kronecker(T, op, A, B);
-  }
-  // assign whose region is every index (GrB_ALL, or a vector's one row): Z = A, or with the accumulator the union
-  // C (+) A, which is eWiseAdd's. A region that is part of C is declined.
-  KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A, const core::IndexList& I,
-                      const core::IndexList& J) override {
-    auto whole = [](const core::IndexList& l, Index n) { return l.all || (n == 1 && l.n == 1 && l.list[0] == 0); };
-    if (!whole(I, C.nrows()) || !whole(J, C.ncols()) || A.type() != C.type() || A.nrows() != C.nrows() ||
-        A.ncols() != C.ncols())
-      return KernelStatus::Declined;
-    if (accum == nullptr) {
-      Z.adopt(CsrStorage(A.csr()));
-      return KernelStatus::Done;
-    }
-    if (accum->ztype != C.type()) return KernelStatus::Declined;
-    return kokkos::ewise_add(Z, *accum, C, A);
   }
 };
 

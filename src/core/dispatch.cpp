@@ -173,12 +173,8 @@ std::map<std::string, std::string> unavailable_backends() {
   core::Registry& r = core::registry();
   for (auto& slot : r.slots)
     if (slot->get() == nullptr) out[slot->entry.name] = slot->entry.why_unavailable;
-  for (const auto& [file, why] : r.plugin_errors) {
-    const std::size_t at = file.rfind("libsnack_");
-    std::string name = at == std::string::npos ? file : file.substr(at + 9);
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0) name.resize(name.size() - 3);
-    if (!out.count(name)) out[name] = "cannot load the plugin " + file + ": " + why;
-  }
+  for (const auto& e : r.plugin_errors)
+    if (!out.count(e.name)) out[e.name] = e.message();
   return out;
 }
 

@@ -47,6 +47,8 @@ struct IndexList {
   Index n = 0;
   bool all = true;
   Index operator[](Index k) const { return all ? k : list[k]; }
+  // Whether the list is exactly 0 .. n-1 in order: GrB_ALL, or the single index 0 of a one-row (vector) dimension.
+  bool covers(Index dim) const { return all || (dim == 1 && n == 1 && list[0] == 0); }
 };
 
 // A backend overrides the operations it implements; every other one declines (the base's default), so a new

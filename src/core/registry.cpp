@@ -55,6 +55,14 @@ std::vector<std::string> plugins_in(const std::string& folder) {
   return files;
 }
 
+// The backend a plugin file promises: <name> of .../libsnack_<name>.so (the file's base name otherwise).
+std::string plugin_name(const std::string& file) {
+  std::string base = file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1);
+  if (base.compare(0, 9, "libsnack_") == 0) base.erase(0, 9);
+  if (base.size() > 3 && base.compare(base.size() - 3, 3, ".so") == 0) base.resize(base.size() - 3);
+  return base;
+}
+
 std::vector<std::string> plugin_files() {
   const char* env = std::getenv("SNACK_PLUGINS");
   if (env == nullptr || *env == '\0') return plugins_in(folder_of_libsnack());
@@ -98,12 +106,12 @@ Registry::Registry() {
     void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
       const char* why = dlerror();
-      plugin_errors.push_back({file, why != nullptr ? why : "dlopen failed"});
+      plugin_errors.push_back({plugin_name(file), file, why != nullptr ? why : "dlopen failed"});
       continue;
     }
     auto hook = reinterpret_cast<void (*)()>(dlsym(handle, "snk_plugin_register"));
     if (hook == nullptr) {
-      plugin_errors.push_back({file, "not a snack backend plugin (no snk_plugin_register)"});
+      plugin_errors.push_back({plugin_name(file), file, "not a snack backend plugin (no snk_plugin_register)"});
       continue;
     }
     hook();
@@ -150,8 +158,8 @@ std::string Registry::why_missing(const std::string& name) {
     s->get();
     return s->entry.why_unavailable;
   }
-  for (const auto& [file, why] : plugin_errors)
-    if (file.find("libsnack_" + name + ".so") != std::string::npos) return "cannot load the plugin " + file + ": " + why;
+  for (const auto& e : plugin_errors)
+    if (e.name == name) return e.message();
   return "no such backend in this build";
 }
 

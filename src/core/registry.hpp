@@ -23,7 +23,12 @@ struct Registry {
     Backend* get();
   };
   std::vector<std::unique_ptr<Slot>> slots;                      // by rank, highest first
-  std::vector<std::pair<std::string, std::string>> plugin_errors;  // (file, reason)
+  // A plugin that did not load: the backend its file name promises (libsnack_<name>.so), and why.
+  struct PluginError {
+    std::string name, file, why;
+    std::string message() const { return "cannot load the plugin " + file + ": " + why; }
+  };
+  std::vector<PluginError> plugin_errors;
 
   Registry();   // loads the plugins and takes every registered entry
   Slot* find(const std::string& name);

@@ -115,6 +115,20 @@ void assign_region(Matrix& C, const Matrix* mask, const BinaryOp* accum, Operand
   if (finish_if_all_masked_out(C, mask, nullptr, C.type(), d)) return;
   Result Z(C.type(), C.nrows(), C.ncols(), C.is_vector());
   Matrix& z = Z.get();
+  // The region is all of C: Z is A (cast to C's type), or with an accumulator of C's type the union C (+) A, which is
+  // eWiseAdd's; no backend needs an assign kernel for it, and a device-resident A stays where it is.
+  if (I.covers(C.nrows()) && J.covers(C.ncols()) && (accum == nullptr || (accum->xtype == C.type() &&
+                                                                           accum->ztype == C.type()))) {
+    if (accum == nullptr) {
+      A.cast_to(C.type());
+      z.take(A.take());
+    } else {
+      A.cast_to(accum->ytype);
+      dispatch("ewise_add", [&](Backend& b) { return b.ewise_add(z, MaskHint{}, *accum, C, A.get()); });
+    }
+    finish(C, mask, nullptr, Z.take(), d);
+    return;
+  }
   if (accum == nullptr) {
     A.cast_to(C.type());
     dispatch("assign", [&](Backend& b) { return b.assign(z, C, nullptr, A.get(), I, J); });

@@ -5,7 +5,7 @@
 // suite on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has
 // no GPU) checks their logic: apply, select, eWiseMult, eWiseAdd, reduce, transpose, SpGEMM, the masked dot product
 // and the mask step, on fresh random inputs (with empty rows, and vectors), each result against the same call on
-// reference. The host context allocates with new[] and sorts with std::stable_sort.
+// reference, in the kokkos backend's host context (host_context.hpp).
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "core/internal.hpp"
+#include "host_context.hpp"
+#include "parallel.hpp"
 #include "portable/elementwise.hpp"
 #include "portable/mask_accum.hpp"
 #include "portable/products.hpp"
@@ -36,25 +38,8 @@ using snk::TypeCode;
 using Op = snk::BinaryOpcode;
 using IU = snk::IndexUnaryOpcode;
 
-struct HostBytes {
-  std::unique_ptr<unsigned char[]> data;
-  void* get() const { return data.get(); }
-};
-
-struct HostContext {
-  Kokkos::DefaultHostExecutionSpace exec() const { return {}; }
-  HostBytes alloc(std::size_t bytes) { return HostBytes{std::unique_ptr<unsigned char[]>(new unsigned char[bytes + 1]())}; }
-  void sort_pairs(std::uint64_t* keys, std::uint64_t* idx, Index n, int bits) {
-    const std::uint64_t mask = bits >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> v(n);
-    for (Index q = 0; q < n; ++q) v[q] = {keys[q] & mask, idx[q]};
-    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (Index q = 0; q < n; ++q) {
-      keys[q] = v[q].first;
-      idx[q] = v[q].second;
-    }
-  }
-};
+using HostContext = snk::kokkos::HostContext<Kokkos::DefaultHostExecutionSpace>;
+using snk::kokkos::HostBytes;
 
 std::mt19937_64& rng() {
   static std::mt19937_64 g(static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
@@ -82,49 +67,12 @@ Matrix random_matrix(const snk::Type* type, Index nrows, Index ncols, double den
   return A;
 }
 
-snk::kokkos::CsrRef ref(const Matrix& A) {
-  const CsrStorage& s = A.csr();
-  snk::kokkos::CsrRef r;
-  r.h = s.h.data();
-  r.p = s.p.data();
-  r.j = s.j.data();
-  r.x = s.x.data();
-  r.nslots = s.nslots();
-  r.nrows = A.nrows();
-  r.ncols = A.ncols();
-  r.nvals = s.nvals();
-  r.hyper = s.hyper;
-  return r;
-}
+snk::kokkos::CsrRef ref(const Matrix& A) { return snk::kokkos::csr_ref(A); }
 
 // The kernel's result as a Matrix of `type` and the given shape.
 Matrix to_matrix(const P::CsrParts<HostBytes>& parts, const snk::Type* type, Index nrows, Index ncols) {
-  CsrStorage s;
-  s.hyper = parts.hyper;
-  const auto* h = static_cast<const Index*>(parts.h.get());
-  const auto* p = static_cast<const Index*>(parts.p.get());
-  const auto* j = static_cast<const Index*>(parts.j.get());
-  const auto* x = static_cast<const unsigned char*>(parts.x.get());
-  if (parts.hyper) s.h.assign(h, h + parts.nslots);
-  s.p.assign(p, p + parts.nslots + 1);
-  s.j.assign(j, j + parts.nvals);
-  s.x.assign(x, x + parts.nvals * type->size);
-  // Drop empty hyper slots as the container's normal form asks (the kernels may leave them).
   Matrix M(type, nrows, ncols);
-  if (s.hyper) {
-    CsrStorage t;
-    t.hyper = true;
-    t.p.push_back(0);
-    for (Index k = 0; k < parts.nslots; ++k)
-      if (s.p[k + 1] > s.p[k]) {
-        t.h.push_back(s.h[k]);
-        t.p.push_back(s.p[k + 1]);
-      }
-    t.j = std::move(s.j);
-    t.x = std::move(s.x);
-    s = std::move(t);
-  }
-  M.adopt(std::move(s));
+  snk::kokkos::adopt_result(M, parts);
   return M;
 }
 

@@ -12,7 +12,8 @@
 //     INT32, INT64, UINT32, UINT64, FP32, FP64, for every predefined semiring of those types and every
 //     semiring made of a predefined monoid and a predefined multiplier of one type other than the bitwise
 //     ones (semiring_map.hpp), with the operand flip; PLUS_TIMES on FP32 runs the fastest SpMM kernels.
-//   - with the same kernels: mxm with both operands sparse, transpose, and assign over the whole of C;
+//   - with the same kernels: mxm with both operands sparse, and transpose (assign over the whole of C is an
+//     eWiseAdd or a copy, which the core makes);
 //   - declined: user-defined types and operators, assign to part of C, extract and kronecker.
 // The GPU is the device current on the thread that first uses the backend; every call runs there (the
 // caller's current device is restored afterwards) on one stream of the backend's own. Calls are
@@ -126,10 +127,6 @@ class CudaBackend final : public core::Backend {
   }
   KernelStatus transpose(Matrix& T, const Matrix& A) override {
     return run([&] { return portable_transpose(T, A, stream_); });
-  }
-  KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A, const core::IndexList& I,
-                      const core::IndexList& J) override {
-    return run([&] { return portable_assign(Z, C, accum, A, I, J, stream_); });
   }
 #endif
 

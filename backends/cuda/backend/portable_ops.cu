@@ -28,13 +28,6 @@ using kokkos::CsrRef;
 using kokkos::TypeTag;
 using kokkos::with_type;
 
-template <class T>
-T scalar_value(const Scalar& s) {
-  T v;
-  std::memcpy(&v, s.data(), sizeof(T));
-  return v;
-}
-
 }  // namespace
 
 void start_kokkos(int device) {
@@ -117,7 +110,7 @@ KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x
   bool done = false;
   with_type(op.xtype->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
-    const V bound = scalar_value<V>(x);
+    const V bound = kokkos::load_value<V>(x.data());
     if (op.ztype == op.xtype && P::defined_binary<V, V>(op.opcode)) {
       attach(T, P::apply_bound<V, V>(ctx, ref_of(A, s), op.opcode, bound, bind_first), s);
       done = true;
@@ -163,7 +156,7 @@ KernelStatus portable_apply_index(Matrix& T, const IndexUnaryOp& op, const Matri
   bool done = false;
   with_type(A.type()->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
-    attach(T, P::apply_test<V>(ctx, ref_of(A, s), vector, op.opcode, scalar_value<V>(y), 0), s);
+    attach(T, P::apply_test<V>(ctx, ref_of(A, s), vector, op.opcode, kokkos::load_value<V>(y.data()), 0), s);
     return done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
@@ -193,7 +186,7 @@ KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A,
   bool done = false;
   with_type(A.type()->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
-    attach(T, P::select<V>(ctx, ref_of(A, s), vector, op.opcode, scalar_value<V>(y), 0, elem), s);
+    attach(T, P::select<V>(ctx, ref_of(A, s), vector, op.opcode, kokkos::load_value<V>(y.data()), 0, elem), s);
     return done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
@@ -234,33 +227,40 @@ KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A,
   return ewise<false>(T, op, A, B, s);
 }
 
-KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s) {
+namespace {
+// Calls f(monoid functor) with the value type of A, which must be the monoid's builtin type with a monoid the
+// portable kernels reduce with; Declined otherwise.
+template <class F>
+KernelStatus with_monoid(const Monoid& m, const Matrix& A, F&& f) {
   if (!builtin(A.type()) || A.type() != m.type()) return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
   bool done = false;
   with_type(A.type()->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> fn{};
     if (!monoid_of(m, fn)) return false;
-    attach(T, P::reduce_rows<V>(ctx, ref_of(A, s), fn), s);
+    f(fn);
     return done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
+}  // namespace
+
+KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s) {
+  DeviceContext ctx = context(s);
+  return with_monoid(m, A, [&](auto fn) {
+    using V = decltype(fn.identity);
+    attach(T, P::reduce_rows<V>(ctx, ref_of(A, s), fn), s);
+  });
+}
 
 KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s) {
-  if (!builtin(A.type()) || A.type() != m.type() || out.type() != m.type()) return KernelStatus::Declined;
+  if (out.type() != m.type()) return KernelStatus::Declined;
   DeviceContext ctx = context(s);
-  bool done = false;
-  with_type(A.type()->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    P::MonoidFn<V> fn{};
-    if (!monoid_of(m, fn)) return false;
+  return with_monoid(m, A, [&](auto fn) {
+    using V = decltype(fn.identity);
     const V v = P::reduce_scalar<V>(ctx, ref_of(A, s), fn);
     out.set(&v, A.type());
-    return done = true;
   });
-  return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
 bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
@@ -298,32 +298,6 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
     return done = true;
   });
   return done;
-}
-
-namespace {
-// Whether an index list covers every index 0 .. n-1 in order (GrB_ALL, or a vector's one row).
-bool whole(const core::IndexList& l, Index n) {
-  return l.all || (n == 1 && l.n == 1 && l.list[0] == 0);
-}
-}  // namespace
-
-KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
-                             const core::IndexList& I, const core::IndexList& J, cudaStream_t s) {
-  const Type* v = C.type();
-  if (!whole(I, C.nrows()) || !whole(J, C.ncols()) || !builtin(v) || A.type() != v || Z.type() != v ||
-      A.nrows() != C.nrows() || A.ncols() != C.ncols())
-    return KernelStatus::Declined;
-  if (accum == nullptr) {   // the region is all of C: Z = A
-    DeviceContext ctx = context(s);
-    const CsrRef a = ref_of(A, s);
-    P::CsrParts<DeviceBuffer> parts = P::copy_pattern(ctx, a, v->size);
-    P::copy_bytes(ctx, parts.x.get(), a.x, a.nvals * v->size);
-    attach(Z, std::move(parts), s);
-    return KernelStatus::Done;
-  }
-  // Z = C (+) A with the accumulator: the union of eWiseAdd.
-  if (accum->ztype != v) return KernelStatus::Declined;
-  return portable_ewise_add(Z, *accum, C, A, s);
 }
 
 }  // namespace snk::cuda

@@ -27,10 +27,6 @@ core::KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matri
 core::KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
 core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
-// assign over the whole of C (I and J every index: GrB_ALL, or a vector's one row): Z = A, or Z = C (+) A with the
-// accumulator (eWiseAdd's union); a region that is part of C is declined.
-core::KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
-                                   const core::IndexList& I, const core::IndexList& J, cudaStream_t s);
 // T = A^T (portable/products.hpp).
 core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s);
 // mxm with both operands sparse (portable/products.hpp): the masked dot product where a mask (not complemented) is

@@ -60,6 +60,18 @@ double binding_seconds(std::int64_t nnz) {
   return static_cast<double>(nnz) * per_non_zero;
 }
 
+// The arguments every product here passes: W's values, the semiring, determinism, the stream.
+SpmmArgs product_args(Orientation orientation, const SpmmSemiring& semiring, const void* values, cudaStream_t stream) {
+  SpmmArgs args;
+  args.orientation = orientation;
+  args.semiring = semiring.id;
+  args.type = semiring.type;
+  args.values = values;
+  args.deterministic = snk::deterministic();
+  args.stream = stream;
+  return args;
+}
+
 bool has_every_entry(const Matrix& B) {
   const Index n = B.nvals();
   if (B.nrows() == 0 || B.ncols() == 0) return n == 0;
@@ -94,13 +106,7 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   const std::size_t t_bytes = static_cast<std::size_t>(rows * N * value_bytes);
   DeviceBuffer t_values(t_bytes);
 
-  SpmmArgs args;
-  args.orientation = Orientation::WX;
-  args.semiring = semiring->id;
-  args.type = semiring->type;
-  args.values = a.values();
-  args.deterministic = snk::deterministic();
-  args.stream = stream;
+  SpmmArgs args = product_args(Orientation::WX, *semiring, a.values(), stream);
   args.x.layout = tb ? Layout::ColMajor : Layout::RowMajor;
   args.x.ld = static_cast<std::int64_t>(tb ? K : N);
   args.y.layout = Layout::RowMajor;
@@ -166,13 +172,7 @@ KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, const Mat
   const Index rows = pattern->rows.size();
   DeviceBuffer y(rows * value_bytes);
 
-  SpmmArgs args;
-  args.orientation = Orientation::XWt;
-  args.semiring = semiring->id;
-  args.type = semiring->type;
-  args.values = w.values();
-  args.deterministic = snk::deterministic();
-  args.stream = stream;
+  SpmmArgs args = product_args(Orientation::XWt, *semiring, w.values(), stream);
   args.batch = 1;
   args.x.data = const_cast<void*>(x.values());
   args.x.layout = Layout::RowMajor;

@@ -58,47 +58,39 @@ T read_back(Ctx& ctx, const T* device_value) {
   return host;
 }
 
-// pos[k] = flags[0] + ... + flags[k-1] for k = 0 .. n (n + 1 values); returns pos[n].
-template <class Ctx>
-Index exclusive_scan_flags(Ctx& ctx, const std::uint8_t* flags, Index* pos, Index n) {
+// out[k] = count(0) + ... + count(k-1) for k = 0 .. n (n + 1 values); returns out[n]. count(k) is read before out[k]
+// is written, so out may be the array count reads (a scan in place).
+template <class Ctx, class Count>
+Index exclusive_scan(Ctx& ctx, const Count& count, Index* out, Index n) {
   using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
   if (n == 0) {
-    for_n(ctx, "snack::portable::scan_empty", 1, KOKKOS_LAMBDA(Index) { pos[0] = 0; });
+    for_n(ctx, "snack::portable::scan_empty", 1, KOKKOS_LAMBDA(Index) { out[0] = 0; });
     return 0;
   }
   const std::int64_t last = static_cast<std::int64_t>(n) - 1;
   Kokkos::parallel_scan("snack::portable::scan", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
                         KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
-                          const Index f = flags[k];
+                          const Index c = count(static_cast<Index>(k));
                           if (final) {
-                            pos[k] = run;
-                            if (k == last) pos[k + 1] = run + f;
+                            out[k] = run;
+                            if (k == last) out[k + 1] = run + c;
                           }
-                          run += f;
+                          run += c;
                         });
-  return read_back(ctx, pos + n);
+  return read_back(ctx, out + n);
+}
+
+// pos[k] = flags[0] + ... + flags[k-1] for k = 0 .. n (n + 1 values); returns pos[n].
+template <class Ctx>
+Index exclusive_scan_flags(Ctx& ctx, const std::uint8_t* flags, Index* pos, Index n) {
+  return exclusive_scan(ctx, KOKKOS_LAMBDA(Index k) { return Index(flags[k]); }, pos, n);
 }
 
 // v[0 .. n-1] holds counts; replaces them by their exclusive prefix sums and sets v[n] to the total (v has n + 1
 // values); returns the total.
 template <class Ctx>
 Index exclusive_scan_in_place(Ctx& ctx, Index* v, Index n) {
-  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
-  if (n == 0) {
-    for_n(ctx, "snack::portable::scan_empty", 1, KOKKOS_LAMBDA(Index) { v[0] = 0; });
-    return 0;
-  }
-  const std::int64_t last = static_cast<std::int64_t>(n) - 1;
-  Kokkos::parallel_scan("snack::portable::scan_counts", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
-                        KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
-                          const Index c = v[k];
-                          if (final) {
-                            v[k] = run;
-                            if (k == last) v[k + 1] = run + c;
-                          }
-                          run += c;
-                        });
-  return read_back(ctx, v + n);
+  return exclusive_scan(ctx, KOKKOS_LAMBDA(Index k) { return v[k]; }, v, n);
 }
 
 // Copies `bytes` bytes between two buffers of the context's memory.

@@ -23,6 +23,27 @@ inline int bits_for(Index n) {
   return b;
 }
 
+// The runs of equal values in a sorted array of n keys: head[q] says whether q starts one, pos[q] counts the runs
+// that start before q, and count is their number. The buffers live as long as the object.
+template <class Ctx>
+struct Runs {
+  BytesOf<Ctx> head_buf, pos_buf;
+  const std::uint8_t* head;
+  const Index* pos;
+  Index count;
+};
+
+template <class K, class Ctx>
+Runs<Ctx> runs_of(Ctx& ctx, const K* keys, Index n) {
+  Runs<Ctx> r{ctx.alloc(n), ctx.alloc((n + 1) * sizeof(Index)), nullptr, nullptr, 0};
+  std::uint8_t* head = as<std::uint8_t>(r.head_buf);
+  for_n(ctx, "snack::portable::run_heads", n, KOKKOS_LAMBDA(Index q) { head[q] = q == 0 || keys[q] != keys[q - 1]; });
+  r.count = exclusive_scan_flags(ctx, head, as<Index>(r.pos_buf), n);
+  r.head = head;
+  r.pos = as<Index>(r.pos_buf);
+  return r;
+}
+
 // The CSR arrays of a result whose entries are sorted by (row, column), given each entry's row: plain CSR, or
 // hypersparse (only the rows that hold entries) where the container's size rule would make it so.
 template <class Ctx>
@@ -43,12 +64,10 @@ void rows_to_csr(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, const Index* row, Index 
     });
     return;
   }
-  auto head_buf = ctx.alloc(n);
-  auto pos_buf = ctx.alloc((n + 1) * sizeof(Index));
-  std::uint8_t* head = as<std::uint8_t>(head_buf);
-  Index* pos = as<Index>(pos_buf);
-  for_n(ctx, "snack::portable::csr_heads", n, KOKKOS_LAMBDA(Index e) { head[e] = e == 0 || row[e] != row[e - 1]; });
-  const Index slots = exclusive_scan_flags(ctx, head, pos, n);
+  const Runs<Ctx> rows = runs_of(ctx, row, n);   // one slot per run of a row
+  const std::uint8_t* head = rows.head;
+  const Index* pos = rows.pos;
+  const Index slots = rows.count;
   out.nslots = slots;
   out.h = ctx.alloc(slots * sizeof(Index));
   out.p = ctx.alloc((slots + 1) * sizeof(Index));
@@ -134,12 +153,10 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
   });
   ctx.sort_pairs(key, idx, flops, bits_for(A.nrows) + bits_for(ncols));
   // Runs of equal keys: one output entry each, reduced in expansion order.
-  auto head_buf = ctx.alloc(flops);
-  auto pos_buf = ctx.alloc((flops + 1) * sizeof(Index));
-  std::uint8_t* head = as<std::uint8_t>(head_buf);
-  Index* pos = as<Index>(pos_buf);
-  for_n(ctx, "snack::portable::spgemm_heads", flops, KOKKOS_LAMBDA(Index q) { head[q] = q == 0 || key[q] != key[q - 1]; });
-  const Index n = exclusive_scan_flags(ctx, head, pos, flops);
+  const Runs<Ctx> runs = runs_of(ctx, key, flops);
+  const std::uint8_t* head = runs.head;
+  const Index* pos = runs.pos;
+  const Index n = runs.count;
   CsrParts<BytesOf<Ctx>> out;
   out.nvals = n;
   out.j = ctx.alloc(n * sizeof(Index));

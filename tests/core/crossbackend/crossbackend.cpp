@@ -2,7 +2,7 @@
 // generators, the comparison, the backend checks of crossbackend.hpp, and the suite's main(), which prints
 // which backend is tested (or why it is skipped) and, at the end, "cross-backend cases: N" plus the
 // backend's fallback counts. It is linked into each operation's test program, which CTest runs once per backend
-// with --xb-backend=NAME (or $SNACK_XB_BACKEND) naming it.
+// with --xb-backend=NAME naming it.
 #include "crossbackend.hpp"
 
 #include <algorithm>
@@ -28,11 +28,7 @@ std::string& backend_argument() {   // --xb-backend=NAME (main() reads it)
 }  // namespace
 
 const std::string& backend_under_test() {
-  static const std::string name = [] {
-    if (!backend_argument().empty()) return backend_argument();
-    const char* env = std::getenv("SNACK_XB_BACKEND");
-    return std::string(env != nullptr && *env != '\0' ? env : "kokkos");
-  }();
+  static const std::string name = backend_argument().empty() ? std::string("kokkos") : backend_argument();
   return name;
 }
 

@@ -36,8 +36,7 @@ using snk::TypeCode;
 using snk::Vector;
 
 // ---- the backend under test ------------------------------------------------------------------------------
-// The backend under test: --xb-backend=NAME (CTest passes it for each registration of a program), else
-// $SNACK_XB_BACKEND, else kokkos.
+// The backend under test: --xb-backend=NAME (CTest passes it for each registration of a program), else kokkos.
 const std::string& backend_under_test();
 // True when that backend can be used in this process (compiled into the library; for cuda, a GPU present).
 bool backend_usable();
