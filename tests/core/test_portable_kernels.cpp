@@ -3,8 +3,8 @@
 //
 // The cuda backend compiles these kernels for Kokkos' CUDA space; their GPU runs are covered by the cross-backend
 // suite on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has
-// no GPU) checks their logic: apply, select, eWiseMult, eWiseAdd, reduce, transpose, SpGEMM, the masked dot product
-// and the mask step, on fresh random inputs (with empty rows, and vectors), each result against the same call on
+// no GPU) checks their logic: apply, select, eWiseMult, eWiseAdd (of hypersparse operands too), reduce, transpose,
+// SpGEMM, the masked dot product, the mask step, extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the same call on
 // reference, in the kokkos backend's host context (host_context.hpp).
 #include <gtest/gtest.h>
 
@@ -16,13 +16,16 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/internal.hpp"
 #include "host_context.hpp"
 #include "parallel.hpp"
 #include "portable/elementwise.hpp"
+#include "portable/index_ops.hpp"
 #include "portable/mask_accum.hpp"
 #include "portable/products.hpp"
 #include "portable/reduce.hpp"
@@ -65,6 +68,32 @@ Matrix random_matrix(const snk::Type* type, Index nrows, Index ncols, double den
   Matrix A(type, nrows, ncols);
   A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
   return A;
+}
+
+// A random nrows x ncols matrix of `type` with n entries at random positions (hypersparse where nrows is large).
+Matrix random_sparse(const snk::Type* type, Index nrows, Index ncols, Index n) {
+  std::set<std::pair<Index, Index>> at;
+  std::uniform_int_distribution<Index> row(0, nrows - 1), col(0, ncols - 1);
+  while (static_cast<Index>(at.size()) < n) at.insert({row(rng()), col(rng())});
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::uniform_int_distribution<int> v(1, 9);
+  for (const auto& [i, j] : at) {
+    I.push_back(i);
+    J.push_back(j);
+    X.push_back(v(rng()));
+  }
+  Matrix A(type, nrows, ncols);
+  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return A;
+}
+
+// n random indices below dim (repeats likely, any order).
+std::vector<Index> random_list(Index n, Index dim) {
+  std::uniform_int_distribution<Index> k(0, dim - 1);
+  std::vector<Index> out(n);
+  for (Index& x : out) x = k(rng());
+  return out;
 }
 
 snk::kokkos::CsrRef ref(const Matrix& A) { return snk::kokkos::csr_ref(A); }
@@ -188,6 +217,66 @@ TEST_F(PortableKernels, MaskStep) {
                                  t, 33, 27);
     expect_same(got, want, std::string("C<") + (complement ? "!" : "") + "M" + (replace ? ",replace" : "") + "> += T");
   }
+}
+
+TEST_F(PortableKernels, ExtractAssignAndHypersparseUnion) {
+  const snk::Type* t = &snk::types::FP64;
+  const snk::BinaryOp& plus = *snk::builtin_binary_op(Op::Plus, TypeCode::FP64);
+  const Matrix A = random_matrix(t, 40, 30, 0.3);
+  // Extract: rows with repeats, columns unsorted with repeats, increasing, and every one.
+  const std::vector<Index> I = random_list(17, 40), J = random_list(12, 30);
+  std::vector<Index> Jinc = random_list(12, 30);
+  std::sort(Jinc.begin(), Jinc.end());
+  Jinc.erase(std::unique(Jinc.begin(), Jinc.end()), Jinc.end());
+  for (int form = 0; form < 3; ++form) {
+    const std::vector<Index>& cols = form == 1 ? Jinc : J;
+    const bool all_cols = form == 2;
+    const Index nj = all_cols ? 30 : static_cast<Index>(cols.size());
+    Matrix want(t, 17, nj);
+    snk::extract(want, nullptr, nullptr, A, I.data(), 17, all_cols ? nullptr : cols.data(), nj);
+    expect_same(to_matrix(P::extract(ctx, ref(A), I.data(), 17, false, cols.data(), nj, all_cols, form != 0, 8), t, 17,
+                          nj),
+                want, "extract, column form " + std::to_string(form));
+  }
+  // Assign: C(I, J) = S and C(I, J) += S, with repeated and unsorted indices (the last one wins), and with J increasing.
+  const Matrix C = random_matrix(t, 40, 30, 0.3);
+  for (int form = 0; form < 4; ++form) {
+    const bool accum = form & 1, increasing = form & 2;
+    const std::vector<Index>& cols = increasing ? Jinc : J;
+    const Index nj = static_cast<Index>(cols.size());
+    const Matrix S = random_matrix(t, 17, nj, 0.5);
+    Matrix want = C;
+    snk::assign(want, nullptr, accum ? &plus : nullptr, S, I.data(), 17, cols.data(), nj);
+    const P::ResolvedList ri = P::resolve_last_wins(I.data(), 17), rj = P::resolve_last_wins(cols.data(), nj);
+    const P::PlacedList rows{false, ri.target.data(), ri.source.data(), ri.size(), ri.keeps_order};
+    const P::PlacedList pcols{false, rj.target.data(), rj.source.data(), rj.size(), rj.keeps_order};
+    const Matrix placed = to_matrix(P::scatter(ctx, ref(S), 40, 30, rows, pcols, 8), t, 40, 30);
+    Matrix got(t, 40, 30);
+    if (accum) {
+      got = to_matrix(P::ewise_union<double, double>(ctx, ref(C), ref(placed), Op::Plus), t, 40, 30);
+    } else {
+      const Matrix kept = to_matrix(P::drop_region(ctx, ref(C), rows.target, rows.n, false, pcols.target, pcols.n,
+                                                   false, 8),
+                                    t, 40, 30);
+      got = to_matrix(P::ewise_union<double, double>(ctx, ref(kept), ref(placed), Op::First), t, 40, 30);
+    }
+    expect_same(got, want, std::string("assign") + (accum ? " with PLUS" : "") + (increasing ? ", J increasing" : ""));
+  }
+  // eWiseAdd of hypersparse operands (both, and one with a plain operand), with MINUS.
+  const Index huge = Index(1) << 40;
+  const Matrix H1 = random_sparse(t, huge, 50, 60), H2 = random_sparse(t, huge, 50, 60);
+  Matrix want(t, huge, 50);
+  const snk::BinaryOp& minus = *snk::builtin_binary_op(Op::Minus, TypeCode::FP64);
+  snk::ewise_add(want, nullptr, nullptr, minus, H1, H2);
+  ASSERT_TRUE(ref(H1).hyper && ref(H2).hyper);
+  expect_same(to_matrix(P::ewise_union<double, double>(ctx, ref(H1), ref(H2), Op::Minus), t, huge, 50), want,
+              "eWiseAdd of two hypersparse matrices");
+  const Matrix D = random_matrix(t, 3000, 50, 0.01), H3 = random_sparse(t, 3000, 50, 4);
+  Matrix want2(t, 3000, 50);
+  snk::ewise_add(want2, nullptr, nullptr, minus, H3, D);
+  ASSERT_TRUE(ref(H3).hyper && !ref(D).hyper);
+  expect_same(to_matrix(P::ewise_union<double, double>(ctx, ref(H3), ref(D), Op::Minus), t, 3000, 50), want2,
+              "eWiseAdd of a hypersparse and a plain matrix");
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 //
 // Supported in this stage (everything else returns Declined, so the dispatcher runs it on reference and
 // counts the fallback under the operation's name, readable through snk::fallback_counts("cuda")):
-//   - where the plugin is built with the CUDA build of Kokkos: eWiseAdd (inputs not hypersparse), eWiseMult,
-//     apply (unary, bound binary, index-unary), select and reduce (rows, scalar) through the portable kernels, for
-//     every builtin type and operator (portable_ops.hpp), on data that stays on the device;
+//   - where the plugin is built with the CUDA build of Kokkos: eWiseAdd, eWiseMult, apply (unary, bound binary,
+//     index-unary), select, reduce (rows, scalar), extract, assign (to part of C) and kronecker through the portable
+//     kernels, for every builtin type and operator (portable_ops.hpp), on data that stays on the device;
 //   - mxm (and so mxv / vxm) with A sparse and B' = B or B^T having every entry present (a full matrix,
 //     or a full vector for vxm/mxv), A not transposed by the descriptor (a transposed A is retried by the
 //     core with a transposed copy, whose transpose is itself a counted fallback), on the value types BOOL,
@@ -14,7 +14,7 @@
 //     ones (semiring_map.hpp), with the operand flip; PLUS_TIMES on FP32 runs the fastest SpMM kernels.
 //   - with the same kernels: mxm with both operands sparse, and transpose (assign over the whole of C is an
 //     eWiseAdd or a copy, which the core makes);
-//   - declined: user-defined types and operators, assign to part of C, extract and kronecker.
+//   - declined: user-defined types and operators (and an accumulator of assign whose inputs are not C's type).
 // The GPU is the device current on the thread that first uses the backend; every call runs there (the
 // caller's current device is restored afterwards) on one stream of the backend's own. Calls are
 // serialized by a mutex: one GPU, and the cached Plans hold per-call workspaces.
@@ -127,6 +127,16 @@ class CudaBackend final : public core::Backend {
   }
   KernelStatus transpose(Matrix& T, const Matrix& A) override {
     return run([&] { return portable_transpose(T, A, stream_); });
+  }
+  KernelStatus extract(Matrix& T, const Matrix& A, const core::IndexList& I, const core::IndexList& J) override {
+    return run([&] { return portable_extract(T, A, I, J, stream_); });
+  }
+  KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A, const core::IndexList& I,
+                      const core::IndexList& J) override {
+    return run([&] { return portable_assign(Z, C, accum, A, I, J, stream_); });
+  }
+  KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
+    return run([&] { return portable_kronecker(T, op, A, B, stream_); });
   }
 #endif
 

@@ -15,6 +15,7 @@
 
 #include "device_context.hpp"
 #include "portable/elementwise.hpp"
+#include "portable/index_ops.hpp"
 #include "portable/mask_accum.hpp"
 #include "portable/reduce.hpp"
 #include "portable_ops.hpp"
@@ -200,13 +201,12 @@ KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix&
     return KernelStatus::Declined;
   DeviceContext ctx = context(s);
   const CsrRef a = ref_of(A, s), b = ref_of(B, s);
-  if (Union && (a.hyper || b.hyper)) return KernelStatus::Declined;
   bool done = false;
   with_type(op.xtype->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     auto run = [&](auto zt) {
       using Z = typename decltype(zt)::type;
-      if constexpr (Union) attach(T, P::ewise_add<V, Z>(ctx, a, b, op.opcode), s);
+      if constexpr (Union) attach(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode), s);
       else attach(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode), s);
       done = true;
     };

@@ -5,7 +5,7 @@
 // Kokkos), so the backend object includes it without Kokkos. Each function has core::Backend's contract for its
 // operation (src/core/kernels.hpp): inputs are read from their device copies (uploaded once, counted), the result
 // is attached to T as a device-only copy, and a call outside what the kernels cover (a user-defined type or
-// operator, an eWiseAdd of hypersparse inputs) returns Declined without touching T.
+// operator) returns Declined without touching T.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -34,6 +34,14 @@ core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s
 // declined (the core retries with transposed copies, made by portable_transpose).
 core::KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
                                 const Matrix& B, bool tb, bool flip, cudaStream_t stream);
+// T = A(I, J), Z = C with the region (I, J) assigned from A (with the accumulator, if any), and T = kron(A, B), with
+// core::Backend's contracts (portable_index_ops.cu); a user-defined type or operator, or an accumulator whose inputs
+// are not all C's type, is declined.
+core::KernelStatus portable_extract(Matrix& T, const Matrix& A, const core::IndexList& I, const core::IndexList& J,
+                                    cudaStream_t s);
+core::KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
+                                   const core::IndexList& I, const core::IndexList& J, cudaStream_t s);
+core::KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 // C<M, replace> = C (.) T on the device (snk::DeviceCopy::mask_accum's contract): where C and T are of one builtin
 // type, the accumulator (if any) a builtin operator of that type, the mask of a builtin type (or structural), and
 // C, T and M not hypersparse; false otherwise, changing nothing.

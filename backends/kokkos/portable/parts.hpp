@@ -122,11 +122,12 @@ CsrParts<BytesOf<Ctx>> copy_pattern(Ctx& ctx, const CsrRef& A, std::size_t elem_
   return out;
 }
 
-// Keeps the entries of A whose flag is set, with values from `values` (elem_size bytes each, in A's entry order):
-// the result has A's slots (some may become empty; the container drops them on its host copy).
+// Keeps the entries of A whose flag is set, with values from `values` (elem_size bytes each, in A's entry order) and
+// columns from `columns` (A's own when null; they must keep each row in increasing order): the result has A's slots
+// (some may become empty; the container drops them on its host copy).
 template <class Ctx>
 CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* flags, const void* values,
-                                std::size_t elem_size) {
+                                std::size_t elem_size, const Index* columns = nullptr) {
   auto pos_buf = ctx.alloc((A.nvals + 1) * sizeof(Index));
   Index* pos = static_cast<Index*>(pos_buf.get());
   const Index kept = exclusive_scan_flags(ctx, flags, pos, A.nvals);
@@ -145,7 +146,7 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   Index* j = static_cast<Index*>(out.j.get());
   unsigned char* x = static_cast<unsigned char*>(out.x.get());
   const Index* ap = A.p;
-  const Index* aj = A.j;
+  const Index* aj = columns != nullptr ? columns : A.j;
   const unsigned char* v = static_cast<const unsigned char*>(values);
   for_n(ctx, "snack::portable::compact_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) { p[k] = pos[ap[k]]; });
   for_n(ctx, "snack::portable::compact_entries", A.nvals, KOKKOS_LAMBDA(Index e) {
