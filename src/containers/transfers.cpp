@@ -3,7 +3,13 @@
 //
 // They live with the containers because the containers count the downloads (Matrix's host reads of a device-only
 // matrix) and the backends count their uploads; relaxed atomics, since they are statistics read after the fact.
+// The call trace ($SNACK_TRACE, core::CallTrace) reports them per call, so it lives here too.
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "core/kernels.hpp"
 #include "snack/backend.hpp"
@@ -22,6 +28,38 @@ void count_download(std::uint64_t bytes) {
   downloads.fetch_add(1, std::memory_order_relaxed);
   download_bytes.fetch_add(bytes, std::memory_order_relaxed);
 }
+
+bool trace_on() {
+  static const bool on = [] {
+    const char* env = std::getenv("SNACK_TRACE");
+    return env != nullptr && *env != '\0' && std::strcmp(env, "0") != 0;
+  }();
+  return on;
+}
+
+namespace {
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+CallTrace::CallTrace(const char* op) : op_(op) {
+  const Transfers t = snk::transfers();
+  uploads_ = t.uploads;
+  downloads_ = t.downloads;
+  start_ = now_ms();
+}
+
+CallTrace::~CallTrace() {
+  const double ms = now_ms() - start_;
+  const Transfers t = snk::transfers();
+  std::string who = who_.empty() ? "?" : who_;
+  if (!declined_.empty()) who += " (declined by " + declined_ + ")";
+  std::fprintf(stderr, "[snack trace] %-12s %-28s %10.3f ms  %llu uploads  %llu downloads\n", op_, who.c_str(), ms,
+               static_cast<unsigned long long>(t.uploads - uploads_),
+               static_cast<unsigned long long>(t.downloads - downloads_));
+}
+
 }  // namespace core
 
 Transfers transfers() {

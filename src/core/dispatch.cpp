@@ -27,6 +27,7 @@
 
 namespace snk {
 namespace core {
+
 namespace {
 
 // Names of the backends that can be used in this process, "reference" first, then by rank.

@@ -17,6 +17,7 @@
 // in that order (it need not be commutative).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "containers/csr_form.hpp"
@@ -144,9 +145,16 @@ void apply_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compleme
   }
 
   // A result that lives on a device: the step runs there where its backend does it.
-  if (!t.host_valid() && t.device_copy() != nullptr &&
-      t.device_copy()->mask_accum(C, M, structural, complement, accum, t, replace))
-    return;
+  if (!t.host_valid() && t.device_copy() != nullptr) {
+    std::unique_ptr<CallTrace> trace = trace_on() ? std::make_unique<CallTrace>("mask_accum") : nullptr;
+    if (t.device_copy()->mask_accum(C, M, structural, complement, accum, t, replace)) {
+      if (trace) trace->ran_on("device");
+      return;
+    }
+    if (trace) trace->ran_on("declined by the device: host");
+  }
+  std::unique_ptr<CallTrace> trace = trace_on() ? std::make_unique<CallTrace>("mask_accum") : nullptr;
+  if (trace) trace->ran_on("host");
 
   // No mask, no accumulator: C = T cast to C's type.
   if (M == nullptr && accum == nullptr) {

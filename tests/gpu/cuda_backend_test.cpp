@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "GraphBLAS.h"
 #include "core/internal.hpp"
 #include "snack/snack.hpp"
 
@@ -467,9 +468,9 @@ TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {
   EXPECT_EQ(T.nvals(), 0u);
 }
 
-// A chain of GPU operations keeps its data on the device: after the inputs' one upload each, twelve calls (mxm,
-// apply with a bound and a unary operator, eWiseAdd, eWiseMult, select, reduce to a vector and to a scalar, and
-// mxm again on a result) make no transfer, and reading the results brings each back once. The results equal the
+// A chain of GPU operations keeps its data on the device: after the inputs' one upload each, fourteen calls (mxm,
+// apply with a bound and a unary operator, eWiseAdd, eWiseMult, select, reduce to a vector and to a scalar, mxm
+// again on a result, extract, and assign with an accumulator to part of a matrix) make no transfer, and reading the results brings each back once. The results equal the
 // same chain on reference.
 struct ChainResult {
   Matrix Y;
@@ -506,6 +507,11 @@ ChainResult run_chain(const std::string& backend, const Matrix& W, const Matrix&
   snk::mxm(Y8, nullptr, nullptr, pt, W, Y1);                                                       // 10
   snk::ewise_add(Y8, nullptr, nullptr, *builtin_binary_op(Op::Max, t), Y8, Y3);                   // 11
   snk::reduce(s, nullptr, *snk::builtin_monoid(Op::Plus, t), r2);                                  // 12
+  // A block of Y3 (rows in a shuffled order, columns 1, 3, 5) added into Y8 at other rows.
+  const Index rows[] = {7, 2, 150, 99, 2}, cols[] = {1, 3, 5}, to_rows[] = {0, 1, 2, 3, 4};
+  Matrix block(&snk::types::FP32, 5, 3);
+  snk::extract(block, nullptr, nullptr, Y3, rows, 5, cols, 3);                                     // 13
+  snk::assign(Y8, nullptr, builtin_binary_op(Op::Plus, t), block, to_rows, 5, cols, 3);           // 14
   Y8.wait();
   r2.wait();
   ChainResult out{Y8, r2, 0.0, snk::transfers()};
@@ -522,7 +528,7 @@ TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
   snk::reset_fallback_counts();
   const ChainResult got = run_chain("cuda", W, X);
   EXPECT_EQ(snk::fallback_total("cuda"), 0u) << "a call of the chain fell back to reference";
-  std::printf("[residency] during the chain of 12 calls: %llu uploads, %llu downloads (%llu / %llu bytes)\n",
+  std::printf("[residency] during the chain of 14 calls: %llu uploads, %llu downloads (%llu / %llu bytes)\n",
               static_cast<unsigned long long>(got.during.uploads), static_cast<unsigned long long>(got.during.downloads),
               static_cast<unsigned long long>(got.during.upload_bytes),
               static_cast<unsigned long long>(got.during.download_bytes));
@@ -536,6 +542,74 @@ TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
   expect_same(got.r.as_matrix(), want.r.as_matrix(), "chain: r2");
   EXPECT_EQ(snk::transfers().downloads, 2u);
   EXPECT_TRUE(close(got.s, want.s, TypeCode::FP32)) << got.s << " vs " << want.s;
+}
+
+// Device memory exhaustion, forced: u * v^T with u and v of 2^20 entries has 2^40 entries (8 TiB of FP64), more than
+// any GPU holds. Through the C API the call returns GrB_OUT_OF_MEMORY with a message in GrB_error, C and both inputs
+// keep their contents, nothing falls back to the CPU (which would try the same on the host), and the backend serves
+// the next call.
+TEST(CudaBackend, DeviceMemoryExhaustionIsOutOfMemoryAndChangesNothing) {
+  REQUIRE_CUDA();
+  (void)GrB_init(GrB_NONBLOCKING);   // GrB_INVALID_VALUE when already initialized; either way usable
+  snk::BackendScope scope("cuda");
+  snk::reset_fallback_counts();
+  const GrB_Index n = GrB_Index(1) << 20;
+  std::vector<GrB_Index> I(n), zeros(n, 0);
+  std::vector<double> u(n), v(n);
+  std::uniform_real_distribution<double> value(0.5, 2.0);
+  for (GrB_Index k = 0; k < n; ++k) {
+    I[k] = k;
+    u[k] = value(rng());
+    v[k] = value(rng());
+  }
+  GrB_Matrix A = nullptr, B = nullptr, C = nullptr, S = nullptr;
+  ASSERT_EQ(GrB_Matrix_new(&A, GrB_FP64, n, 1), GrB_SUCCESS);
+  ASSERT_EQ(GrB_Matrix_new(&B, GrB_FP64, 1, n), GrB_SUCCESS);
+  ASSERT_EQ(GrB_Matrix_new(&C, GrB_FP64, n, n), GrB_SUCCESS);
+  ASSERT_EQ(GrB_Matrix_build_FP64(A, I.data(), zeros.data(), u.data(), n, GrB_PLUS_FP64), GrB_SUCCESS);
+  ASSERT_EQ(GrB_Matrix_build_FP64(B, zeros.data(), I.data(), v.data(), n, GrB_PLUS_FP64), GrB_SUCCESS);
+  const GrB_Index ci[] = {3, 77, n - 1}, cj[] = {5, 0, n - 2};
+  const double cx[] = {1.5, -2.0, 4.25};
+  ASSERT_EQ(GrB_Matrix_build_FP64(C, ci, cj, cx, 3, GrB_PLUS_FP64), GrB_SUCCESS);
+  // The inputs on the device first (a product that fits), so that what fails is the large product itself.
+  ASSERT_EQ(GrB_Matrix_new(&S, GrB_FP64, 1, 1), GrB_SUCCESS);
+  ASSERT_EQ(GrB_mxm(S, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP64, B, A, nullptr), GrB_SUCCESS);
+
+  for (int attempt = 0; attempt < 2; ++attempt) {   // twice: a failure leaves nothing behind that breaks a retry
+    EXPECT_EQ(GrB_mxm(C, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP64, A, B, nullptr), GrB_OUT_OF_MEMORY);
+    const char* message = nullptr;
+    ASSERT_EQ(GrB_Matrix_error(&message, C), GrB_SUCCESS);
+    ASSERT_NE(message, nullptr);
+    EXPECT_NE(std::string(message).find("memory"), std::string::npos) << message;
+    std::printf("[out of memory] attempt %d: GrB_mxm returned GrB_OUT_OF_MEMORY: %s\n", attempt + 1, message);
+  }
+  EXPECT_EQ(snk::fallback_total("cuda"), 0u) << "an out-of-memory call must not be retried on the CPU";
+  // C unchanged.
+  GrB_Index nc = 0;
+  ASSERT_EQ(GrB_Matrix_nvals(&nc, C), GrB_SUCCESS);
+  ASSERT_EQ(nc, 3u);
+  GrB_Index gi[3], gj[3], count = 3;
+  double gx[3];
+  ASSERT_EQ(GrB_Matrix_extractTuples_FP64(gi, gj, gx, &count, C), GrB_SUCCESS);
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(gi[k] == ci[k] && gj[k] == cj[k] && gx[k] == cx[k]) << "C entry " << k;
+  // A and B unchanged.
+  for (GrB_Matrix M : {A, B}) {
+    std::vector<GrB_Index> mi(n), mj(n);
+    std::vector<double> mx(n);
+    GrB_Index m = n;
+    ASSERT_EQ(GrB_Matrix_extractTuples_FP64(mi.data(), mj.data(), mx.data(), &m, M), GrB_SUCCESS);
+    ASSERT_EQ(m, n);
+    const std::vector<double>& want = M == A ? u : v;
+    for (GrB_Index k = 0; k < n; ++k)
+      ASSERT_TRUE((M == A ? mi[k] : mj[k]) == k && mx[k] == want[k]) << (M == A ? "A" : "B") << " entry " << k;
+  }
+  // The backend serves the next call: v * u (1 x 1), against a float64 host sum.
+  ASSERT_EQ(GrB_mxm(S, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP64, B, A, nullptr), GrB_SUCCESS);
+  double got = 0, want = 0;
+  for (GrB_Index k = 0; k < n; ++k) want += u[k] * v[k];
+  ASSERT_EQ(GrB_Matrix_extractElement_FP64(&got, S, 0, 0), GrB_SUCCESS);
+  EXPECT_NEAR(got, want, 1e-9 * want);
+  for (GrB_Matrix* M : {&A, &B, &C, &S}) GrB_Matrix_free(M);
 }
 
 }  // namespace

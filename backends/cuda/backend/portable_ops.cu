@@ -3,12 +3,13 @@
 //
 // Compiled by nvcc against the CUDA build of Kokkos (scripts/setup.sh builds it; its symbols stay inside this
 // plugin). Kernels run on one Kokkos::Cuda instance made on the backend's stream, and allocate through
-// DeviceBuffer, so every result is a DeviceBuffer that the result's MatrixOnDevice owns (Kokkos never finalizes:
-// the backend lives until the process ends). Instantiation: each kernel once per builtin value type (11), times
+// DeviceBuffer, so every result is a DeviceBuffer that the result's MatrixOnDevice owns, outside Kokkos' tracking
+// (Kokkos is finalized at process exit, when such buffers may still be alive). Instantiation: each kernel once per builtin value type (11), times
 // the output type where an operator can give bool (comparisons); the operator is a run-time opcode
 // (op_eval.hpp says why).
 #include <Kokkos_Core.hpp>
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -31,25 +32,40 @@ using kokkos::with_type;
 
 }  // namespace
 
+namespace {
+// The Kokkos::Cuda instance on the backend's stream (one per stream: making one allocates Kokkos' scratch), made on
+// first use; Kokkos is finalized at process exit, after the instance is released (otherwise Kokkos' own static
+// destructors report that finalize() was never called).
+std::mutex instance_mutex;
+cudaStream_t instance_stream = nullptr;
+Kokkos::Cuda* instance = nullptr;
+
+void finalize_kokkos() {
+  std::lock_guard<std::mutex> lock(instance_mutex);
+  delete instance;
+  instance = nullptr;
+  if (Kokkos::is_initialized()) Kokkos::finalize();
+}
+}  // namespace
+
 void start_kokkos(int device) {
   static std::once_flag once;
   std::call_once(once, [device] {
-    if (Kokkos::is_initialized()) return;
+    if (Kokkos::is_initialized()) return;   // a program that started Kokkos itself finalizes it too
     Kokkos::InitArguments args;
     args.device_id = device;
     args.disable_warnings = true;
     Kokkos::initialize(args);
+    std::atexit(finalize_kokkos);
   });
 }
 
 DeviceContext context(cudaStream_t s) {
-  static std::mutex mutex;
-  static cudaStream_t made_for = nullptr;
-  static Kokkos::Cuda* instance = nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (instance == nullptr || made_for != s) {
-    instance = new Kokkos::Cuda(s);   // kept until the process ends, as the backend is
-    made_for = s;
+  std::lock_guard<std::mutex> lock(instance_mutex);
+  if (instance == nullptr || instance_stream != s) {
+    delete instance;
+    instance = new Kokkos::Cuda(s);
+    instance_stream = s;
   }
   return DeviceContext{*instance, s};
 }
