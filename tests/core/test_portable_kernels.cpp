@@ -4,7 +4,7 @@
 // The cuda backend compiles these kernels for Kokkos' CUDA space; their GPU runs are covered by the cross-backend
 // suite on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has
 // no GPU) checks their logic: apply, select, eWiseMult, eWiseAdd (of hypersparse operands too), reduce, transpose,
-// SpGEMM, the masked dot product, the mask step, extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the same call on
+// SpGEMM, the masked dot product, the row-wise SpMV of mxv / vxm, the mask step, extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the same call on
 // reference, in the kokkos backend's host context (host_context.hpp).
 #include <gtest/gtest.h>
 
@@ -86,6 +86,22 @@ Matrix random_sparse(const snk::Type* type, Index nrows, Index ncols, Index n) {
   Matrix A(type, nrows, ncols);
   A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
   return A;
+}
+
+// A random vector of n positions, about half of them present (values in -3..3, zeros included).
+snk::Vector random_vector(const snk::Type* type, Index n) {
+  std::vector<Index> I;
+  std::vector<double> X;
+  std::bernoulli_distribution on(0.5);
+  std::uniform_int_distribution<int> v(-3, 3);
+  for (Index k = 0; k < n; ++k)
+    if (on(rng())) {
+      I.push_back(k);
+      X.push_back(v(rng()));
+    }
+  snk::Vector u(type, n);
+  u.build(I.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return u;
 }
 
 // n random indices below dim (repeats likely, any order).
@@ -277,6 +293,46 @@ TEST_F(PortableKernels, ExtractAssignAndHypersparseUnion) {
   ASSERT_TRUE(ref(H3).hyper && !ref(D).hyper);
   expect_same(to_matrix(P::ewise_union<double, double>(ctx, ref(H3), ref(D), Op::Minus), t, 3000, 50), want2,
               "eWiseAdd of a hypersparse and a plain matrix");
+}
+
+TEST_F(PortableKernels, VectorTimesMatrixPulledThroughRows) {
+  const snk::Type* t = &snk::types::FP64;
+  // PLUS_MINUS: MINUS shows the operand order.
+  const auto plus_minus = snk::new_semiring(snk::builtin_monoid(Op::Plus, TypeCode::FP64),
+                                            snk::builtin_binary_op(Op::Minus, TypeCode::FP64));
+  const snk::Semiring& pt = *plus_minus;
+  const P::MonoidFn<double> plus{Op::Plus, 0.0};
+  const Matrix A = random_matrix(t, 45, 38, 0.2);
+  const snk::Vector u = random_vector(t, 38), w = random_vector(t, 45), m = random_vector(&snk::types::Int32, 45);
+  for (int complement = 0; complement < 2; ++complement) {
+    snk::Descriptor d;
+    d.mask_complement = complement;
+    // mxv: y(i) = sum over k of A(i,k) - u(k) (the matrix operand first), over A's rows.
+    snk::Vector y(t, 45);
+    snk::mxv(y, &m, nullptr, pt, A, u, d);
+    std::vector<double> xv(38);
+    std::vector<std::uint8_t> xf(38), allow(45), mask_true(m.nvals());
+    std::vector<std::int32_t> mv(m.nvals());
+    m.as_matrix().extract_tuples(nullptr, nullptr, mv.data(), &snk::types::Int32);
+    for (Index e = 0; e < m.nvals(); ++e) mask_true[e] = mv[e] != 0;
+    P::densify_vector<double>(ctx, ref(u.as_matrix()), 38, xv.data(), xf.data());
+    P::allowed_positions(ctx, ref(m.as_matrix()), mask_true.data(), complement, 45, allow.data());
+    Matrix got = to_matrix(P::spmv_rows<double>(ctx, ref(A), xv.data(), xf.data(), allow.data(), plus, Op::Minus, true),
+                           t, 1, 45);
+    Matrix masked(t, 1, 45);   // the hint only skips rows: the mask itself is the core's step
+    snk::core::apply_mask_accum(masked, &m.as_matrix(), false, complement, nullptr, std::move(got), false);
+    expect_same(masked, y.as_matrix(), std::string("mxv pulled") + (complement ? ", complemented mask" : ""));
+    // vxm: z(j) = sum over k of w(k) - A(k,j) (the vector first), over the rows of A^T.
+    snk::Vector z(t, 38);
+    snk::vxm(z, nullptr, nullptr, pt, w, A);
+    const Matrix at = to_matrix(P::transpose(ctx, ref(A), 8), t, 38, 45);
+    std::vector<double> wv(45);
+    std::vector<std::uint8_t> wf(45);
+    P::densify_vector<double>(ctx, ref(w.as_matrix()), 45, wv.data(), wf.data());
+    expect_same(to_matrix(P::spmv_rows<double>(ctx, ref(at), wv.data(), wf.data(), nullptr, plus, Op::Minus, false), t,
+                          1, 38),
+                z.as_matrix(), "vxm pulled");
+  }
 }
 
 }  // namespace

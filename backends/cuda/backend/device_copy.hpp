@@ -113,6 +113,11 @@ class MatrixOnDevice final : public DeviceCopy {
   // when the pattern does not fit 32-bit indices (more than 2^31 - 1 columns or about 2^31 entries).
   CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
 
+  // The transpose of the matrix this copy is attached to, as a device-only Matrix, once a kernel has made it
+  // (portable_products.cu): kept while this copy lives, so a change of the matrix, which drops the copy, drops it too.
+  const Matrix* transpose() const { return transpose_.get(); }
+  void keep_transpose(std::unique_ptr<Matrix> t) { transpose_ = std::move(t); }
+
   // Only for copies made by dense_rows() and from_csr() (the others are attached beside a valid host form).
   void download(CsrStorage& host) override;
   Index nvals() const override;
@@ -147,6 +152,7 @@ class MatrixOnDevice final : public DeviceCopy {
   cudaStream_t stream_ = nullptr;
   bool pattern_tried_ = false;
   std::unique_ptr<CompactedPattern> pattern_;
+  std::unique_ptr<Matrix> transpose_;
 };
 
 }  // namespace snk::cuda

@@ -29,9 +29,11 @@ core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix
 core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
 // T = A^T (portable/products.hpp).
 core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s);
-// mxm with both operands sparse (portable/products.hpp): the masked dot product where a mask (not complemented) is
-// given and B is transposed, else expand-sort-compress; a transposed A, or a transposed B without such a mask, is
-// declined (the core retries with transposed copies, made by portable_transpose).
+// mxm with both operands sparse (portable/products.hpp): a 1 x n A (mxv, vxm) by a row-wise SpMV over B (B^T given)
+// or over B^T, skipping the rows the mask hint rules out, unless pushing A's few entries through expand-sort-compress
+// costs less; else the masked dot product where a mask (not complemented) is given and B is transposed; else
+// expand-sort-compress. B^T, where needed, is made once and kept with B's device copy. A transposed A is declined
+// (the core retries with a transposed copy, made by portable_transpose).
 core::KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
                                 const Matrix& B, bool tb, bool flip, cudaStream_t stream);
 // T = A(I, J), Z = C with the region (I, J) assigned from A (with the accumulator, if any), and T = kron(A, B), with

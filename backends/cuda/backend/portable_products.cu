@@ -2,11 +2,15 @@
 // (backends/kokkos/portable/products.hpp) instantiated for Kokkos' CUDA space, and the CUDA context's radix sort.
 //
 // A separate source from portable_ops.cu so that the two compile in parallel. Instantiation: the products once per
-// builtin value type (11; the semiring's operators are run-time opcodes), transpose once (values moved as bytes),
-// the sort once (64-bit keys with 64-bit positions; the values follow through the positions).
+// builtin value type (11; the semiring's operators are run-time opcodes), the mask's value test once per mask type,
+// transpose once (values moved as bytes), the sort once (64-bit keys with 64-bit positions; the values follow
+// through the positions).
 #include <cub/device/device_radix_sort.cuh>
 
+#include <memory>
+
 #include "device_context.hpp"
+#include "portable/mask_accum.hpp"
 #include "portable/products.hpp"
 #include "portable_ops.hpp"
 
@@ -51,6 +55,48 @@ KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s) {
   return KernelStatus::Done;
 }
 
+namespace {
+
+// B^T, made on the device once and kept with B's device copy until B changes.
+const Matrix& transpose_of(const Matrix& B, cudaStream_t s) {
+  MatrixOnDevice& copy = MatrixOnDevice::of(B, s);
+  if (copy.transpose() == nullptr) {
+    auto t = std::make_unique<Matrix>(B.type(), B.ncols(), B.nrows());
+    DeviceContext ctx = context(s);
+    attach(*t, P::transpose(ctx, ref_of(B, s), B.type()->size), s);
+    copy.keep_transpose(std::move(t));
+  }
+  return *copy.transpose();
+}
+
+// Whether a vector times B (vxm) is cheaper pushed (expand-sort-compress over the vector's entries) than pulled (a
+// row-wise SpMV over B^T): the push's products, estimated from B's mean row length, against the pull's reading of
+// B^T once, with a sort-based expansion counted at a sixteenth of a streamed entry's speed.
+bool push_is_cheaper(const Matrix& x, const Matrix& B) {
+  const double mean_row = B.nrows() > 0 ? static_cast<double>(B.nvals()) / static_cast<double>(B.nrows()) : 0.0;
+  return 16.0 * static_cast<double>(x.nvals()) * mean_row < static_cast<double>(B.nvals());
+}
+
+// The mask hint of a vector product as allowed positions (null when there is no mask).
+DeviceBuffer allowed(DeviceContext& ctx, const core::MaskHint& mask, Index n, cudaStream_t s) {
+  if (mask.M == nullptr) return DeviceBuffer();
+  const CsrRef m = ref_of(*mask.M, s);
+  DeviceBuffer flags(m.nvals), allow(n);
+  auto* mask_true = static_cast<std::uint8_t*>(flags.get());
+  if (mask.structural || !builtin(mask.M->type())) {
+    if (m.nvals > 0) throw_on_cuda_error(cudaMemsetAsync(mask_true, 1, m.nvals, s), "structural mask");
+  } else {
+    with_type(mask.M->type()->code, [&](auto mt) {
+      P::mask_values<typename decltype(mt)::type>(ctx, m, mask_true);
+      return true;
+    });
+  }
+  P::allowed_positions(ctx, m, mask_true, mask.complement, n, static_cast<std::uint8_t*>(allow.get()));
+  return allow;
+}
+
+}  // namespace
+
 KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
                           const Matrix& B, bool tb, bool flip, cudaStream_t stream) {
   const Type* v = s.add->type();
@@ -58,19 +104,34 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
   if (!builtin(v) || mul.opcode == BinaryOpcode::User || mul.xtype != v || mul.ytype != v || mul.ztype != v ||
       A.type() != v || B.type() != v || T.type() != v || ta)
     return KernelStatus::Declined;
-  // Masked dot products: a mask that is not complemented, with B given by the rows of B^T.
-  const bool dot = tb && mask.M != nullptr && !mask.complement;
-  if (tb && !dot) return KernelStatus::Declined;   // the core retries with B transposed (on this backend)
-  if (!dot && !keys_fit(A.nrows(), B.ncols())) return KernelStatus::Declined;
+  // A vector (a 1 x n row A: mxv and vxm as the core hands them over) pulls through the rows of B' ^ T (B itself
+  // for mxv) unless pushing its few entries costs less; a not-complemented mask with B^T given takes the masked dot
+  // product; everything else expands, sorts and compresses, with B^T made once and kept where B' is B^T.
+  const bool vector = A.nrows() == 1 && T.nrows() == 1;
+  const bool pull = vector && (tb || !push_is_cheaper(A, B));
+  const bool dot = !vector && tb && mask.M != nullptr && !mask.complement;
+  if (!pull && !dot && !keys_fit(A.nrows(), tb ? B.nrows() : B.ncols())) return KernelStatus::Declined;
   DeviceContext ctx = context(stream);
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> add{};
     if (!monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
-    const CsrRef a = ref_of(A, stream), b = ref_of(B, stream);
-    if (dot) attach(T, P::masked_dot<V>(ctx, ref_of(*mask.M, stream), a, b, add, mul.opcode, flip), stream);
-    else attach(T, P::spgemm<V>(ctx, a, b, add, mul.opcode, flip), stream);
+    const CsrRef a = ref_of(A, stream);
+    if (pull) {
+      const CsrRef rows = ref_of(tb ? B : transpose_of(B, stream), stream);
+      DeviceBuffer xv(A.ncols() * sizeof(V)), xf(A.ncols());
+      P::densify_vector<V>(ctx, a, A.ncols(), static_cast<V*>(xv.get()), static_cast<std::uint8_t*>(xf.get()));
+      const DeviceBuffer allow = allowed(ctx, mask, T.ncols(), stream);
+      attach(T,
+             P::spmv_rows<V>(ctx, rows, static_cast<const V*>(xv.get()), static_cast<const std::uint8_t*>(xf.get()),
+                             static_cast<const std::uint8_t*>(allow.get()), add, mul.opcode, flip),
+             stream);
+    } else if (dot) {
+      attach(T, P::masked_dot<V>(ctx, ref_of(*mask.M, stream), a, ref_of(B, stream), add, mul.opcode, flip), stream);
+    } else {
+      attach(T, P::spgemm<V>(ctx, a, ref_of(tb ? transpose_of(B, stream) : B, stream), add, mul.opcode, flip), stream);
+    }
     return done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;

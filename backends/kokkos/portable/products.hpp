@@ -1,6 +1,10 @@
 // backends/kokkos/portable/products.hpp: sparse x sparse products (mxm with both operands sparse, so also mxv and
 // vxm with a sparse vector) and transpose, as portable kernels.
 //
+// Products of a vector and a matrix (mxv, vxm): a row-wise SpMV, one thread per row of the matrix that holds the
+// vector's partner in each row (B for mxv, B^T for vxm), with the vector made dense and the rows the mask hint rules
+// out skipped (BFS's pull step).
+//
 // Products: Gustavson's rows by expand, sort and compress (ESC). Each entry A(i,k) expands into its products with
 // the entries of row k of B, keyed by i * ncols + j; the keys are sorted with their positions (stable, by the
 // context's radix sort: ctx.sort_pairs), and each run of equal keys is reduced by the add monoid in expansion order,
@@ -209,6 +213,81 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
     zall[e] = acc;
   });
   return compact(ctx, M, keep, zall, sizeof(V));
+}
+
+// The vector x (1 x n) as dense arrays: xv[k] = x(k), and xf[k] = 1 where x has an entry, 0 elsewhere.
+template <class V, class Ctx>
+void densify_vector(Ctx& ctx, const CsrRef& x, Index n, V* xv, std::uint8_t* xf) {
+  for_n(ctx, "snack::portable::densify_clear", n, KOKKOS_LAMBDA(Index k) { xf[k] = 0; });
+  const CsrRef v = x;
+  for_n(ctx, "snack::portable::densify", x.nvals, KOKKOS_LAMBDA(Index e) {
+    xv[v.j[e]] = v.values<V>()[e];
+    xf[v.j[e]] = 1;
+  });
+}
+
+// The positions a mask vector m (1 x n) allows: allow[k] = (m has an entry at k whose mask_true flag is set), or its
+// negation when `complement`.
+template <class Ctx>
+void allowed_positions(Ctx& ctx, const CsrRef& m, const std::uint8_t* mask_true, bool complement, Index n,
+                       std::uint8_t* allow) {
+  const std::uint8_t outside = complement ? 1 : 0;
+  for_n(ctx, "snack::portable::allow_clear", n, KOKKOS_LAMBDA(Index k) { allow[k] = outside; });
+  const CsrRef v = m;
+  for_n(ctx, "snack::portable::allow", m.nvals, KOKKOS_LAMBDA(Index e) {
+    if (mask_true[e]) allow[v.j[e]] = 1 - outside;
+  });
+}
+
+// T (1 x R.nrows): T(r) = add over the entries (r, k) of R where x(k) is present of f(x(k), R(r, k)), with f(a, b)
+// = flip ? mul(b, a) : mul(a, b); an entry only where a term exists. x is dense (densify_vector); with `allow`
+// (null: every row) rows r without allow[r] are skipped.
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const std::uint8_t* xf,
+                                 const std::uint8_t* allow, MonoidFn<V> add, BinaryOpcode mul, bool flip) {
+  const Index slots = R.nslots;
+  auto has_buf = ctx.alloc(slots);
+  auto val_buf = ctx.alloc(slots * sizeof(V));
+  auto pos_buf = ctx.alloc((slots + 1) * sizeof(Index));
+  std::uint8_t* has = as<std::uint8_t>(has_buf);
+  V* val = as<V>(val_buf);
+  Index* pos = as<Index>(pos_buf);
+  const CsrRef r = R;
+  for_n(ctx, "snack::portable::spmv_rows", slots, KOKKOS_LAMBDA(Index s) {
+    const Index row = r.row_of(s);
+    bool any = false;
+    V acc = add.identity;
+    if (allow == nullptr || allow[row]) {
+      for (Index e = r.p[s]; e < r.p[s + 1]; ++e) {
+        const Index k = r.j[e];
+        if (!xf[k]) continue;
+        const V rv = r.values<V>()[e];
+        const V t = flip ? binary_eval<V, V>(mul, rv, xv[k]) : binary_eval<V, V>(mul, xv[k], rv);
+        acc = any ? add(acc, t) : t;
+        any = true;
+      }
+    }
+    has[s] = any;
+    val[s] = acc;
+  });
+  const Index n = exclusive_scan_flags(ctx, has, pos, slots);
+  CsrParts<BytesOf<Ctx>> out;
+  out.nslots = 1;
+  out.nvals = n;
+  out.p = ctx.alloc(2 * sizeof(Index));
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = ctx.alloc(n * sizeof(V));
+  Index* p = as<Index>(out.p);
+  Index* j = as<Index>(out.j);
+  V* z = as<V>(out.x);
+  for_n(ctx, "snack::portable::spmv_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : pos[slots]; });
+  for_n(ctx, "snack::portable::spmv_out", slots, KOKKOS_LAMBDA(Index s) {
+    if (!has[s]) return;
+    j[pos[s]] = r.row_of(s);
+    z[pos[s]] = val[s];
+  });
+  ctx.exec().fence();
+  return out;
 }
 
 }  // namespace snk::kokkos::portable
