@@ -333,6 +333,17 @@ TEST_F(PortableKernels, VectorTimesMatrixPulledThroughRows) {
                           1, 38),
                 z.as_matrix(), "vxm pulled");
   }
+  // Rows longer than one piece of the SpMV (a row of 1000 entries, one of 300, an empty one).
+  const Matrix L = random_matrix(t, 4, 1000, 0.9);
+  const snk::Vector x = random_vector(t, 1000);
+  snk::Vector y(t, 4);
+  snk::mxv(y, nullptr, nullptr, pt, L, x);
+  std::vector<double> lv(1000);
+  std::vector<std::uint8_t> lf(1000);
+  P::densify_vector<double>(ctx, ref(x.as_matrix()), 1000, lv.data(), lf.data());
+  expect_same(to_matrix(P::spmv_rows<double>(ctx, ref(L), lv.data(), lf.data(), nullptr, plus, Op::Minus, true), t, 1,
+                        4),
+              y.as_matrix(), "mxv with rows of several pieces");
 }
 
 }  // namespace

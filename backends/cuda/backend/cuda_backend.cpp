@@ -6,14 +6,14 @@
 //   - where the plugin is built with the CUDA build of Kokkos: eWiseAdd, eWiseMult, apply (unary, bound binary,
 //     index-unary), select, reduce (rows, scalar), extract, assign (to part of C) and kronecker through the portable
 //     kernels, for every builtin type and operator (portable_ops.hpp), on data that stays on the device;
-//   - mxm (and so mxv / vxm) with A sparse and B' = B or B^T having every entry present (a full matrix,
-//     or a full vector for vxm/mxv), A not transposed by the descriptor (a transposed A is retried by the
-//     core with a transposed copy, whose transpose is itself a counted fallback), on the value types BOOL,
-//     INT32, INT64, UINT32, UINT64, FP32, FP64, for every predefined semiring of those types and every
-//     semiring made of a predefined monoid and a predefined multiplier of one type other than the bitwise
-//     ones (semiring_map.hpp), with the operand flip; PLUS_TIMES on FP32 runs the fastest SpMM kernels.
-//   - with the same kernels: mxm with both operands sparse, and transpose (assign over the whole of C is an
-//     eWiseAdd or a copy, which the core makes);
+//   - mxm with A sparse and B' = B or B^T having every entry present (a full matrix), A not transposed by the
+//     descriptor (a transposed A is retried by the core with a transposed copy), on the value types BOOL, INT32,
+//     INT64, UINT32, UINT64, FP32, FP64, for every predefined semiring of those types and every semiring made of a
+//     predefined monoid and a predefined multiplier of one type other than the bitwise ones (semiring_map.hpp), with
+//     the operand flip: the SpMM family (PLUS_TIMES on FP32 runs its fastest kernels);
+//   - with the portable kernels: mxv and vxm (a row-wise SpMV, or expand-sort-compress for a few entries), mxm with
+//     both operands sparse (the masked dot product, or expand-sort-compress), and transpose (assign over the whole of
+//     C is an eWiseAdd or a copy, which the core makes);
 //   - declined: user-defined types and operators (and an accumulator of assign whose inputs are not C's type).
 // The GPU is the device current on the thread that first uses the backend; every call runs there (the
 // caller's current device is restored afterwards) on one stream of the backend's own. Calls are
@@ -82,19 +82,19 @@ class CudaBackend final : public core::Backend {
 
   std::string name() const override { return "cuda"; }
 
-  // The mask hint is ignored: the core applies the mask to T.
-  // mxm: the SpMM family where B' is full, or where A is a full row and B is transposed (mxv; sparse_times_full.cpp),
-  // else the portable sparse x sparse products.
+  // mxm: the SpMM family where B' is full (sparse_times_full.cpp), else the portable products, which use the mask hint
+  // (vector products and the masked dot product); without them (a plugin built without Kokkos CUDA), a full row A
+  // times B^T (mxv) through the SpMM family.
   KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
     return run([&] {
       KernelStatus st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
-      if (st == KernelStatus::Declined) st = mxm_full_row_times_sparse_t(T, s, A, ta, B, tb, flip, stream_);
 #if defined(SNACK_CUDA_PORTABLE)
-      if (st == KernelStatus::Declined) return portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
+      if (st == KernelStatus::Declined) st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
 #else
       (void)mask;
 #endif
+      if (st == KernelStatus::Declined) st = mxm_full_row_times_sparse_t(T, s, A, ta, B, tb, flip, stream_);
       return st;
     });
   }

@@ -142,18 +142,21 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
   std::uint64_t* key = as<std::uint64_t>(key_buf);
   std::uint64_t* idx = as<std::uint64_t>(idx_buf);
   V* val = as<V>(val_buf);
-  for_n(ctx, "snack::portable::spgemm_expand", nA, KOKKOS_LAMBDA(Index e) {
+  // One thread per product (not per entry of A: a long row of B would be one thread's serial walk).
+  CsrRef offsets;   // off as the row pointers of A's entries, to find each product's entry
+  offsets.p = off;
+  offsets.nslots = nA;
+  const CsrRef o = offsets;
+  for_n(ctx, "snack::portable::spgemm_expand", flops, KOKKOS_LAMBDA(Index q) {
+    const Index e = slot_of(o, q);
     const Index i = a.row_of(slot_of(a, e));
-    const V av = a.values<V>()[e];
     Index lo, hi;
     b.row_range(a.j[e], lo, hi);
-    Index q = off[e];
-    for (Index f = lo; f < hi; ++f, ++q) {
-      const V bv = b.values<V>()[f];
-      key[q] = i * ncols + b.j[f];
-      idx[q] = q;
-      val[q] = flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv);
-    }
+    const Index f = lo + (q - off[e]);
+    const V av = a.values<V>()[e], bv = b.values<V>()[f];
+    key[q] = i * ncols + b.j[f];
+    idx[q] = q;
+    val[q] = flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv);
   });
   ctx.sort_pairs(key, idx, flops, bits_for(A.nrows) + bits_for(ncols));
   // Runs of equal keys: one output entry each, reduced in expansion order.
@@ -245,20 +248,34 @@ void allowed_positions(Ctx& ctx, const CsrRef& m, const std::uint8_t* mask_true,
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const std::uint8_t* xf,
                                  const std::uint8_t* allow, MonoidFn<V> add, BinaryOpcode mul, bool flip) {
+  // Each row is cut into pieces of at most kPiece entries, one thread each (a hub's row is not one thread's serial
+  // walk); a second pass combines each row's pieces in order, so the result is deterministic.
+  constexpr Index kPiece = 128;
   const Index slots = R.nslots;
-  auto has_buf = ctx.alloc(slots);
-  auto val_buf = ctx.alloc(slots * sizeof(V));
-  auto pos_buf = ctx.alloc((slots + 1) * sizeof(Index));
-  std::uint8_t* has = as<std::uint8_t>(has_buf);
-  V* val = as<V>(val_buf);
-  Index* pos = as<Index>(pos_buf);
+  auto first_buf = ctx.alloc((slots + 1) * sizeof(Index));
+  Index* first = as<Index>(first_buf);
   const CsrRef r = R;
-  for_n(ctx, "snack::portable::spmv_rows", slots, KOKKOS_LAMBDA(Index s) {
-    const Index row = r.row_of(s);
+  for_n(ctx, "snack::portable::spmv_pieces", slots, KOKKOS_LAMBDA(Index s) {
+    const Index len = r.p[s + 1] - r.p[s];
+    first[s] = len == 0 ? 1 : (len + kPiece - 1) / kPiece;
+  });
+  const Index pieces = exclusive_scan_in_place(ctx, first, slots);
+  auto part_any_buf = ctx.alloc(pieces);
+  auto part_val_buf = ctx.alloc(pieces * sizeof(V));
+  std::uint8_t* part_any = as<std::uint8_t>(part_any_buf);
+  V* part_val = as<V>(part_val_buf);
+  CsrRef by_piece;   // first[] as row pointers of the pieces, to find each piece's row
+  by_piece.p = first;
+  by_piece.nslots = slots;
+  const CsrRef bp = by_piece;
+  for_n(ctx, "snack::portable::spmv_rows", pieces, KOKKOS_LAMBDA(Index q) {
+    const Index s = slot_of(bp, q);
     bool any = false;
     V acc = add.identity;
-    if (allow == nullptr || allow[row]) {
-      for (Index e = r.p[s]; e < r.p[s + 1]; ++e) {
+    if (allow == nullptr || allow[r.row_of(s)]) {
+      const Index begin = r.p[s] + (q - first[s]) * kPiece;
+      const Index end = begin + kPiece < r.p[s + 1] ? begin + kPiece : r.p[s + 1];
+      for (Index e = begin; e < end; ++e) {
         const Index k = r.j[e];
         if (!xf[k]) continue;
         const V rv = r.values<V>()[e];
@@ -266,6 +283,23 @@ CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const s
         acc = any ? add(acc, t) : t;
         any = true;
       }
+    }
+    part_any[q] = any;
+    part_val[q] = acc;
+  });
+  auto has_buf = ctx.alloc(slots);
+  auto val_buf = ctx.alloc(slots * sizeof(V));
+  auto pos_buf = ctx.alloc((slots + 1) * sizeof(Index));
+  std::uint8_t* has = as<std::uint8_t>(has_buf);
+  V* val = as<V>(val_buf);
+  Index* pos = as<Index>(pos_buf);
+  for_n(ctx, "snack::portable::spmv_combine", slots, KOKKOS_LAMBDA(Index s) {
+    bool any = false;
+    V acc = add.identity;
+    for (Index q = first[s]; q < first[s + 1]; ++q) {
+      if (!part_any[q]) continue;
+      acc = any ? add(acc, part_val[q]) : part_val[q];
+      any = true;
     }
     has[s] = any;
     val[s] = acc;
