@@ -29,6 +29,16 @@ struct DeviceContext {
 // The context on stream s (one Kokkos::Cuda instance per stream: making one allocates Kokkos' scratch).
 DeviceContext context(cudaStream_t s);
 
+// Each CUDA source runs the portable kernels with a context type of its own, with internal linkage
+// (SNACK_SOURCE_CONTEXT): nvcc's wrappers of extended __host__ __device__ lambdas keep state per translation unit, so
+// one instantiation of a kernel template in two sources of the plugin, merged by the linker, would call through a
+// pointer that the other source never set. A type with internal linkage keeps every instantiation in its source.
+#define SNACK_SOURCE_CONTEXT                                                        \
+  namespace {                                                                       \
+  struct SourceContext : DeviceContext {};                                          \
+  inline SourceContext source_context(cudaStream_t s) { return SourceContext{context(s)}; } \
+  }
+
 // The device CSR view of A (its device copy made, and its CSR form uploaded, on first use; counted).
 kokkos::CsrRef ref_of(const Matrix& A, cudaStream_t s);
 

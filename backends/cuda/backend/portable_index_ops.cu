@@ -13,6 +13,8 @@
 #include "portable_ops.hpp"
 
 namespace snk::cuda {
+
+SNACK_SOURCE_CONTEXT
 namespace {
 
 namespace P = snk::kokkos::portable;
@@ -64,7 +66,7 @@ Matrix device_matrix(const Type* type, Index nrows, Index ncols, Parts&& parts, 
 
 KernelStatus portable_extract(Matrix& T, const Matrix& A, const IndexList& I, const IndexList& J, cudaStream_t s) {
   if (!builtin(A.type()) || T.type() != A.type()) return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   const bool all_rows = I.covers(A.nrows()), all_cols = J.covers(A.ncols());
   const DeviceBuffer rows = all_rows ? DeviceBuffer() : upload(I.list, I.n, s);
   const DeviceBuffer cols = all_cols ? DeviceBuffer() : upload(J.list, J.n, s);
@@ -82,7 +84,7 @@ KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, 
   if (accum != nullptr &&
       (accum->opcode == BinaryOpcode::User || accum->xtype != v || accum->ytype != v || accum->ztype != v))
     return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   const std::size_t elem = v->size;
   const DevicePlacedList rows = place(I, C.nrows(), s), cols = place(J, C.ncols(), s);
   const Matrix S = device_matrix(
@@ -100,7 +102,7 @@ KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, 
   if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
       B.type() != op.xtype)
     return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   const CsrRef a = ref_of(A, s), b = ref_of(B, s);
   bool done = false;
   with_type(op.xtype->code, [&](auto tt) {

@@ -22,6 +22,8 @@
 #include "portable_ops.hpp"
 
 namespace snk::cuda {
+
+SNACK_SOURCE_CONTEXT
 namespace {
 
 namespace P = snk::kokkos::portable;
@@ -99,7 +101,7 @@ void attach(Matrix& T, P::CsrParts<DeviceBuffer>&& parts, cudaStream_t s) {
 bool builtin(const Type* t) { return t != nullptr && t->builtin(); }
 
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   P::for_n(ctx, "snack::cuda::dense_pattern_p", rows + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
   P::for_n(ctx, "snack::cuda::dense_pattern_j", rows * ncols, KOKKOS_LAMBDA(Index e) { j[e] = e % ncols; });
 }
@@ -107,7 +109,7 @@ void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_
 KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s) {
   if (op.opcode == UnaryOpcode::User || !builtin(op.xtype) || op.ztype != op.xtype || A.type() != op.xtype)
     return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   bool done = false;
   with_type(op.xtype->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
@@ -123,7 +125,7 @@ KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x
   if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
       x.type() != op.xtype)
     return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   bool done = false;
   with_type(op.xtype->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
@@ -152,7 +154,7 @@ std::int64_t thunk64(const Scalar& y) {
 KernelStatus portable_apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
   if (op.opcode == IndexUnaryOpcode::User || !builtin(op.ztype) || !builtin(op.ytype) || !builtin(A.type()))
     return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   const bool vector = A.is_vector();
   if (P::is_position_value(op.opcode)) {
     if (op.ytype != op.ztype) return KernelStatus::Declined;
@@ -182,7 +184,7 @@ KernelStatus portable_apply_index(Matrix& T, const IndexUnaryOp& op, const Matri
 KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
   if (op.opcode == IndexUnaryOpcode::User || !builtin(op.ytype) || !builtin(A.type()) || T.type() != A.type())
     return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   const bool vector = A.is_vector();
   const std::size_t elem = A.type()->size;
   if (P::is_position_test(op.opcode)) {
@@ -215,7 +217,7 @@ KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix&
   if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
       B.type() != op.xtype)
     return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   const CsrRef a = ref_of(A, s), b = ref_of(B, s);
   bool done = false;
   with_type(op.xtype->code, [&](auto tt) {
@@ -262,7 +264,7 @@ KernelStatus with_monoid(const Monoid& m, const Matrix& A, F&& f) {
 }  // namespace
 
 KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s) {
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   return with_monoid(m, A, [&](auto fn) {
     using V = decltype(fn.identity);
     attach(T, P::reduce_rows<V>(ctx, ref_of(A, s), fn), s);
@@ -271,7 +273,7 @@ KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, c
 
 KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s) {
   if (out.type() != m.type()) return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   return with_monoid(m, A, [&](auto fn) {
     using V = decltype(fn.identity);
     const V v = P::reduce_scalar<V>(ctx, ref_of(A, s), fn);
@@ -286,7 +288,7 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
   if (accum != nullptr && (accum->opcode == BinaryOpcode::User || accum->xtype != v || accum->ytype != v ||
                            accum->ztype != v))
     return false;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   const CsrRef c = ref_of(C, s), t = ref_of(T, s);
   CsrRef m;
   if (M != nullptr) m = ref_of(*M, s);

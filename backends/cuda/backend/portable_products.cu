@@ -16,6 +16,8 @@
 
 namespace snk::cuda {
 
+SNACK_SOURCE_CONTEXT
+
 void DeviceContext::sort_pairs(std::uint64_t* keys, std::uint64_t* idx, Index n, int bits) {
   if (n <= 1) return;
   DeviceBuffer keys_out(n * sizeof(std::uint64_t)), idx_out(n * sizeof(std::uint64_t));
@@ -50,7 +52,7 @@ bool keys_fit(Index nrows, Index ncols) { return P::bits_for(nrows) + P::bits_fo
 
 KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s) {
   if (A.type() != T.type() || !builtin(A.type())) return KernelStatus::Declined;
-  DeviceContext ctx = context(s);
+  SourceContext ctx = source_context(s);
   attach(T, P::transpose(ctx, ref_of(A, s), A.type()->size), s);
   return KernelStatus::Done;
 }
@@ -62,7 +64,7 @@ const Matrix& transpose_of(const Matrix& B, cudaStream_t s) {
   MatrixOnDevice& copy = MatrixOnDevice::of(B, s);
   if (copy.transpose() == nullptr) {
     auto t = std::make_unique<Matrix>(B.type(), B.ncols(), B.nrows());
-    DeviceContext ctx = context(s);
+    SourceContext ctx = source_context(s);
     attach(*t, P::transpose(ctx, ref_of(B, s), B.type()->size), s);
     copy.keep_transpose(std::move(t));
   }
@@ -78,7 +80,7 @@ bool push_is_cheaper(const Matrix& x, const Matrix& B) {
 }
 
 // The mask hint of a vector product as allowed positions (null when there is no mask).
-DeviceBuffer allowed(DeviceContext& ctx, const core::MaskHint& mask, Index n, cudaStream_t s) {
+DeviceBuffer allowed(SourceContext& ctx, const core::MaskHint& mask, Index n, cudaStream_t s) {
   if (mask.M == nullptr) return DeviceBuffer();
   const CsrRef m = ref_of(*mask.M, s);
   DeviceBuffer flags(m.nvals), allow(n);
@@ -111,7 +113,7 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
   const bool pull = vector && (tb || !push_is_cheaper(A, B));
   const bool dot = !vector && tb && mask.M != nullptr && !mask.complement;
   if (!pull && !dot && !keys_fit(A.nrows(), tb ? B.nrows() : B.ncols())) return KernelStatus::Declined;
-  DeviceContext ctx = context(stream);
+  SourceContext ctx = source_context(stream);
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
