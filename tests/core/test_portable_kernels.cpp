@@ -278,6 +278,18 @@ TEST_F(PortableKernels, ExtractAssignAndHypersparseUnion) {
     }
     expect_same(got, want, std::string("assign") + (accum ? " with PLUS" : "") + (increasing ? ", J increasing" : ""));
   }
+  {   // An empty row list (the region is empty: C unchanged).
+    const std::vector<Index> none;
+    const P::ResolvedList ri = P::resolve_last_wins(none.data(), 0), rj = P::resolve_last_wins(J.data(), 12);
+    const P::PlacedList rows{false, ri.target.data(), ri.source.data(), 0, true};
+    const P::PlacedList pcols{false, rj.target.data(), rj.source.data(), rj.size(), rj.keeps_order};
+    const Matrix S = random_matrix(t, 0, 12, 0.5);
+    const Matrix placed = to_matrix(P::scatter(ctx, ref(S), 40, 30, rows, pcols, 8), t, 40, 30);
+    const Matrix kept = to_matrix(P::drop_region(ctx, ref(C), nullptr, 0, false, pcols.target, pcols.n, false, 8), t,
+                                  40, 30);
+    expect_same(to_matrix(P::ewise_union<double, double>(ctx, ref(kept), ref(placed), Op::First), t, 40, 30), C,
+                "assign to an empty row list");
+  }
   // eWiseAdd of hypersparse operands (both, and one with a plain operand), with MINUS.
   const Index huge = Index(1) << 40;
   const Matrix H1 = random_sparse(t, huge, 50, 60), H2 = random_sparse(t, huge, 50, 60);

@@ -48,13 +48,13 @@ KOKKOS_INLINE_FUNCTION bool listed(const Index* v, Index n, bool all, Index x) {
   return k < n && v[k] == x;
 }
 
-// T's slot s holds A's row source[s] (any order, repeats allowed, each < A.nrows), for s < n. With target null,
-// T is plain CSR with n rows (row s is slot s); otherwise T is hypersparse and slot s is row target[s] (increasing).
+// T's slot s holds A's row source[s] (any order, repeats allowed, each < A.nrows), for s < n. Without `to_targets`,
+// T is plain CSR with n rows (row s is slot s); with it, T is hypersparse and slot s is row target[s] (increasing).
 template <class Ctx>
-CsrParts<BytesOf<Ctx>> rows_from(Ctx& ctx, const CsrRef& A, const Index* source, Index n, const Index* target,
-                                 std::size_t elem_size) {
+CsrParts<BytesOf<Ctx>> rows_from(Ctx& ctx, const CsrRef& A, const Index* source, Index n, bool to_targets,
+                                 const Index* target, std::size_t elem_size) {
   CsrParts<BytesOf<Ctx>> out;
-  out.hyper = target != nullptr;
+  out.hyper = to_targets;
   out.nslots = n;
   out.p = ctx.alloc((n + 1) * sizeof(Index));
   Index* p = as<Index>(out.p);
@@ -207,7 +207,7 @@ CsrParts<BytesOf<Ctx>> extract(Ctx& ctx, const CsrRef& A, const Index* I, Index 
   CsrParts<BytesOf<Ctx>> rows;
   CsrRef r = A;
   if (!all_rows) {
-    rows = rows_from(ctx, A, I, ni, nullptr, elem_size);
+    rows = rows_from(ctx, A, I, ni, false, nullptr, elem_size);
     r = view_of(rows, ni, A.ncols);
   }
   if (all_cols) {
@@ -220,7 +220,7 @@ CsrParts<BytesOf<Ctx>> extract(Ctx& ctx, const CsrRef& A, const Index* I, Index 
   if (j_increasing) return rename_columns(ctx, r, J, nullptr, nj, elem_size);
   // (A(I, :)^T)(J, :)^T
   const CsrParts<BytesOf<Ctx>> t = transpose(ctx, r, elem_size);
-  const CsrParts<BytesOf<Ctx>> g = rows_from(ctx, view_of(t, r.ncols, ni), J, nj, nullptr, elem_size);
+  const CsrParts<BytesOf<Ctx>> g = rows_from(ctx, view_of(t, r.ncols, ni), J, nj, false, nullptr, elem_size);
   return transpose(ctx, view_of(g, nj, ni), elem_size);
 }
 
@@ -268,12 +268,13 @@ CsrParts<BytesOf<Ctx>> scatter(Ctx& ctx, const CsrRef& A, Index nrows, Index nco
       moved = rename_columns(ctx, A, cols.source, cols.target, cols.n, elem_size);
     } else {   // (A^T scattered by rows)^T
       const CsrParts<BytesOf<Ctx>> t = transpose(ctx, A, elem_size);
-      const CsrParts<BytesOf<Ctx>> g = rows_from(ctx, view_of(t, A.ncols, ni), cols.source, cols.n, cols.target, elem_size);
+      const CsrParts<BytesOf<Ctx>> g = rows_from(ctx, view_of(t, A.ncols, ni), cols.source, cols.n, true, cols.target,
+                                                         elem_size);
       moved = transpose(ctx, view_of(g, ncols, ni), elem_size);
     }
     r = view_of(moved, ni, ncols);
   }
-  if (!rows.all) return rows_from(ctx, r, rows.source, rows.n, rows.target, elem_size);
+  if (!rows.all) return rows_from(ctx, r, rows.source, rows.n, true, rows.target, elem_size);
   if (!cols.all) return moved;
   CsrParts<BytesOf<Ctx>> all = copy_pattern(ctx, A, elem_size);
   copy_bytes(ctx, all.x.get(), A.x, A.nvals * elem_size);
