@@ -135,6 +135,11 @@ class Matrix {
   const BitmapStorage& bitmap() const;          // InvalidValue if nrows*ncols exceeds 2^31
   // Range of row i in csr(): entries [begin, end). O(1), or O(log) when hypersparse.
   void row_range(Index i, Index& begin, Index& end) const;
+  // Copies of this matrix cast to another type, kept with the derived forms (until the content changes), so that an
+  // operand cast on every call (an FP64 graph under an INT64 semiring, in a loop) is cast, and uploaded, once.
+  // The core fills the cache under its own lock (src/ops/common.cpp).
+  const Matrix* cached_cast(const Type* type) const;
+  const Matrix& keep_cast(std::unique_ptr<Matrix> cast) const;
 
   // Device copy management. `device_copy()` is null when none exists.
   DeviceCopy* device_copy() const { return device_.get(); }
@@ -165,6 +170,7 @@ class Matrix {
   mutable std::vector<unsigned char> pending_x_;
   mutable std::unique_ptr<std::vector<Index>> coo_rows_;
   mutable std::unique_ptr<BitmapStorage> bitmap_;
+  mutable std::vector<std::unique_ptr<Matrix>> casts_;
   mutable std::unique_ptr<DeviceCopy> device_;
   mutable bool host_valid_ = true;
   mutable bool device_valid_ = false;

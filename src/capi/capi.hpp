@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "GraphBLAS.h"
+#include "core/kernels.hpp"
 #include "snack/snack.hpp"
 
 namespace snk::capi {
@@ -242,6 +243,9 @@ GrB_Info call(const char* where, const void* target, Body&& body) noexcept {
       return fail(where, target, GrB_PANIC, "GrB_init has not been called (or GrB_finalize was)");
     }
     clear_error(target);
+    // With $SNACK_TRACE, the whole call is traced too (its kernel calls print their own lines first).
+    std::unique_ptr<core::CallTrace> trace = core::trace_on() ? std::make_unique<core::CallTrace>(where) : nullptr;
+    if (trace) trace->ran_on("C API");
     if constexpr (std::is_void_v<decltype(body())>) {
       body();
       return GrB_SUCCESS;

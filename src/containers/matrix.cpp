@@ -105,7 +105,8 @@ Matrix::Matrix(Matrix&& other) noexcept
     : type_(other.type_), nrows_(other.nrows_), ncols_(other.ncols_), is_vector_(other.is_vector_),
       csr_(std::move(other.csr_)), pending_i_(std::move(other.pending_i_)), pending_j_(std::move(other.pending_j_)),
       pending_x_(std::move(other.pending_x_)), coo_rows_(std::move(other.coo_rows_)),
-      bitmap_(std::move(other.bitmap_)), device_(std::move(other.device_)), host_valid_(other.host_valid_),
+      bitmap_(std::move(other.bitmap_)), casts_(std::move(other.casts_)), device_(std::move(other.device_)),
+      host_valid_(other.host_valid_),
       device_valid_(other.device_valid_) {
   other.nrows_ = other.ncols_ = 0;
   other.csr_ = CsrStorage();
@@ -128,6 +129,7 @@ Matrix& Matrix::operator=(Matrix&& other) noexcept {
   pending_x_ = std::move(other.pending_x_);
   coo_rows_ = std::move(other.coo_rows_);
   bitmap_ = std::move(other.bitmap_);
+  casts_ = std::move(other.casts_);
   device_ = std::move(other.device_);
   host_valid_ = other.host_valid_;
   device_valid_ = other.device_valid_;
@@ -204,6 +206,7 @@ void Matrix::assemble_pending() const {
 void Matrix::invalidate_derived() {
   coo_rows_.reset();
   bitmap_.reset();
+  casts_.clear();
 }
 
 // Pending tuples exist only beside a valid host form; a device-only result is already finished and stays there.
@@ -426,6 +429,19 @@ const BitmapStorage& Matrix::bitmap() const {
 }
 
 void Matrix::row_range(Index i, Index& begin, Index& end) const { find_row(csr(), i, begin, end); }
+
+const Matrix* Matrix::cached_cast(const Type* type) const {
+  for (const auto& c : casts_)
+    if (c->type() == type) return c.get();
+  return nullptr;
+}
+
+const Matrix& Matrix::keep_cast(std::unique_ptr<Matrix> cast) const {
+  SNK_CHECK(cast != nullptr && cast->nrows() == nrows_ && cast->ncols() == ncols_, Info::InvalidValue,
+            "keep_cast: the cast copy's dimensions differ from the matrix's");
+  casts_.push_back(std::move(cast));
+  return *casts_.back();
+}
 
 // ---- device copies --------------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 // operands, results, index lists, and the assign step used by every assign variant.
 #include "ops/common.hpp"
 
+#include <mutex>
 #include <new>
 #include <utility>
 
@@ -90,6 +91,17 @@ void Operand::transpose() { own(std::make_unique<Matrix>(transposed(*ptr_))); }
 
 void Operand::cast_to(const Type* type) {
   if (ptr_->type() == type) return;
+  if (!ptr_->is_vector()) {   // a matrix: its cast is kept with it (Matrix::cached_cast), made once under a lock
+    static std::mutex cache_mutex;
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (const Matrix* kept = ptr_->cached_cast(type)) {
+      ptr_ = kept;
+      return;
+    }
+    std::unique_ptr<Matrix> c = cast_matrix(*ptr_, type);
+    if (c) ptr_ = &ptr_->keep_cast(std::move(c));
+    return;
+  }
   std::unique_ptr<Matrix> c = cast_matrix(*ptr_, type);
   if (!c) return;
   if (ptr_->is_vector() && !c->is_vector()) {

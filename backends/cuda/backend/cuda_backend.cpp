@@ -71,6 +71,7 @@ class CudaBackend final : public core::Backend {
   CudaBackend() {
     throw_on_cuda_error(cudaGetDevice(&device_), "current device");
     throw_on_cuda_error(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream creation");
+    set_allocation_stream(stream_);
 #if defined(SNACK_CUDA_PORTABLE)
     start_kokkos(device_);
 #endif

@@ -3,6 +3,7 @@
 // device_copy.hpp for the caching contract).
 #include "device_copy.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -29,26 +30,72 @@ void throw_on_cuda_error(cudaError_t e, const char* what) {
 }
 
 // ---- DeviceBuffer ---------------------------------------------------------------------------------------
+// Allocations are stream-ordered (cudaMallocAsync / cudaFreeAsync) on the backend's stream, from the device's default
+// pool, which keeps what is freed for reuse (its release threshold raised once): a call allocates a dozen buffers and
+// plain cudaMalloc / cudaFree would map and unmap device memory for each. Freed memory returns to the device only when
+// an allocation fails: the pool is trimmed and the allocation tried once more, so exhaustion is still OutOfMemory.
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) {
+namespace {
+std::atomic<cudaStream_t> allocation_stream{nullptr};
+
+cudaMemPool_t pool_of_current_device() {
+  int device = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), "current device");
+  cudaMemPool_t pool = nullptr;
+  throw_on_cuda_error(cudaDeviceGetDefaultMemPool(&pool, device), "default memory pool");
+  return pool;
+}
+
+// Runs alloc(); on exhaustion, returns the pool's free memory to the device and runs it once more.
+template <class Alloc>
+void allocate_or_trim(Alloc&& alloc) {
+  cudaError_t e = alloc();
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    (void)cudaDeviceSynchronize();
+    (void)cudaMemPoolTrimTo(pool_of_current_device(), 0);
+    e = alloc();
+  }
+  throw_on_cuda_error(e, "device allocation");
+}
+}  // namespace
+
+void set_allocation_stream(cudaStream_t stream) {
+  cudaMemPool_t pool = pool_of_current_device();
+  std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+  throw_on_cuda_error(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "memory pool threshold");
+  allocation_stream.store(stream);
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : stream_(allocation_stream.load()) {
   if (bytes == 0) return;
-  throw_on_cuda_error(cudaMalloc(&data_, bytes), "device allocation");
+  if (stream_ != nullptr) allocate_or_trim([&] { return cudaMallocAsync(&data_, bytes, stream_); });
+  else allocate_or_trim([&] { return cudaMalloc(&data_, bytes); });
   bytes_ = bytes;
 }
 
-DeviceBuffer::~DeviceBuffer() {
+void DeviceBuffer::release() noexcept {
   // At process exit the runtime may already be unloaded (statics destroyed after it): nothing to report.
-  if (data_ != nullptr) (void)cudaFree(data_);
+  if (data_ == nullptr) return;
+  if (stream_ != nullptr) (void)cudaFreeAsync(data_, stream_);
+  else (void)cudaFree(data_);
+  data_ = nullptr;
+  bytes_ = 0;
 }
 
+DeviceBuffer::~DeviceBuffer() { release(); }
+
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      stream_(std::exchange(other.stream_, nullptr)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
-    if (data_ != nullptr) (void)cudaFree(data_);
+    release();
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
+    stream_ = std::exchange(other.stream_, nullptr);
   }
   return *this;
 }

@@ -41,6 +41,8 @@ std::mutex& backend_mutex();
 // names the step. Clears CUDA's sticky last error first so that the next call starts clean.
 void throw_on_cuda_error(cudaError_t e, const char* what);
 
+// Device memory, stream-ordered on the backend's stream once set_allocation_stream() has named it (device_copy.cpp
+// says why), else plain cudaMalloc.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -57,9 +59,15 @@ class DeviceBuffer {
   void upload(const void* host, std::size_t bytes, cudaStream_t stream);
 
  private:
+  void release() noexcept;
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
+  cudaStream_t stream_ = nullptr;   // the stream it was allocated on (null: cudaMalloc)
 };
+
+// Makes every later DeviceBuffer a stream-ordered allocation on `stream` (the backend's one stream, on which all its
+// work runs), from the current device's default pool, which then keeps freed memory for reuse.
+void set_allocation_stream(cudaStream_t stream);
 
 // The sparse operand of an SpMM: the Plan of the compacted pattern and the matrix row of each plan row.
 struct CompactedPattern {
