@@ -49,35 +49,12 @@ std::mt19937_64& rng() {
   return g;
 }
 
-// A random nrows x ncols matrix of `type` (values in -3..3), with about `density` of the positions, every fourth
-// row empty.
-Matrix random_matrix(const snk::Type* type, Index nrows, Index ncols, double density) {
+// A matrix of `type` with an entry at each of `at` (row-major order, no repeats), values drawn from lo..hi.
+Matrix with_entries(const snk::Type* type, Index nrows, Index ncols, const std::vector<std::pair<Index, Index>>& at,
+                    int lo, int hi) {
   std::vector<Index> I, J;
   std::vector<double> X;
-  std::bernoulli_distribution on(density);
-  std::uniform_int_distribution<int> v(-3, 3);
-  for (Index i = 0; i < nrows; ++i) {
-    if (i % 4 == 3) continue;
-    for (Index j = 0; j < ncols; ++j)
-      if (on(rng())) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(v(rng()));
-      }
-  }
-  Matrix A(type, nrows, ncols);
-  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
-  return A;
-}
-
-// A random nrows x ncols matrix of `type` with n entries at random positions (hypersparse where nrows is large).
-Matrix random_sparse(const snk::Type* type, Index nrows, Index ncols, Index n) {
-  std::set<std::pair<Index, Index>> at;
-  std::uniform_int_distribution<Index> row(0, nrows - 1), col(0, ncols - 1);
-  while (static_cast<Index>(at.size()) < n) at.insert({row(rng()), col(rng())});
-  std::vector<Index> I, J;
-  std::vector<double> X;
-  std::uniform_int_distribution<int> v(1, 9);
+  std::uniform_int_distribution<int> v(lo, hi);
   for (const auto& [i, j] : at) {
     I.push_back(i);
     J.push_back(j);
@@ -86,6 +63,25 @@ Matrix random_sparse(const snk::Type* type, Index nrows, Index ncols, Index n) {
   Matrix A(type, nrows, ncols);
   A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
   return A;
+}
+
+// A random nrows x ncols matrix of `type` (values in -3..3), with about `density` of the positions, every fourth
+// row empty.
+Matrix random_matrix(const snk::Type* type, Index nrows, Index ncols, double density) {
+  std::vector<std::pair<Index, Index>> at;
+  std::bernoulli_distribution on(density);
+  for (Index i = 0; i < nrows; ++i)
+    for (Index j = 0; j < ncols && i % 4 != 3; ++j)
+      if (on(rng())) at.push_back({i, j});
+  return with_entries(type, nrows, ncols, at, -3, 3);
+}
+
+// A random nrows x ncols matrix of `type` with n entries at random positions (hypersparse where nrows is large).
+Matrix random_sparse(const snk::Type* type, Index nrows, Index ncols, Index n) {
+  std::set<std::pair<Index, Index>> at;
+  std::uniform_int_distribution<Index> row(0, nrows - 1), col(0, ncols - 1);
+  while (static_cast<Index>(at.size()) < n) at.insert({row(rng()), col(rng())});
+  return with_entries(type, nrows, ncols, std::vector<std::pair<Index, Index>>(at.begin(), at.end()), 1, 9);
 }
 
 // A random vector of n positions, about half of them present (values in -3..3, zeros included).

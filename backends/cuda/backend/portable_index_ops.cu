@@ -21,8 +21,6 @@ namespace P = snk::kokkos::portable;
 using core::IndexList;
 using core::KernelStatus;
 using kokkos::CsrRef;
-using kokkos::TypeTag;
-using kokkos::with_type;
 using Parts = P::CsrParts<DeviceBuffer>;
 
 DeviceBuffer upload(const Index* v, Index n, cudaStream_t s) {
@@ -99,22 +97,11 @@ KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, 
 }
 
 KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {
-  if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
-      B.type() != op.xtype)
-    return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
-  const CsrRef a = ref_of(A, s), b = ref_of(B, s);
-  bool done = false;
-  with_type(op.xtype->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    if (op.ztype == op.xtype && P::defined_binary<V, V>(op.opcode)) {
-      attach(T, P::kronecker<V, V>(ctx, a, b, op.opcode), s);
-      done = true;
-    } else if (op.ztype->code == TypeCode::Bool && P::defined_binary<V, bool>(op.opcode)) {
-      attach(T, P::kronecker<V, bool>(ctx, a, b, op.opcode), s);
-      done = true;
-    }
-    return done;
+  const bool done = with_binary_op(op, A, B, [&](auto vt, auto zt) {
+    using V = typename decltype(vt)::type;
+    using Z = typename decltype(zt)::type;
+    attach(T, P::kronecker<V, Z>(ctx, ref_of(A, s), ref_of(B, s), op.opcode), s);
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }

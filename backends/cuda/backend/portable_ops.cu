@@ -29,7 +29,6 @@ namespace {
 namespace P = snk::kokkos::portable;
 using core::KernelStatus;
 using kokkos::CsrRef;
-using kokkos::TypeTag;
 using kokkos::with_type;
 
 }  // namespace
@@ -214,23 +213,13 @@ KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A,
 namespace {
 template <bool Union>
 KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {
-  if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
-      B.type() != op.xtype)
-    return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
-  const CsrRef a = ref_of(A, s), b = ref_of(B, s);
-  bool done = false;
-  with_type(op.xtype->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    auto run = [&](auto zt) {
-      using Z = typename decltype(zt)::type;
-      if constexpr (Union) attach(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode), s);
-      else attach(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode), s);
-      done = true;
-    };
-    if (op.ztype == op.xtype && P::defined_binary<V, V>(op.opcode)) run(TypeTag<V>{});
-    else if (op.ztype->code == TypeCode::Bool && P::defined_binary<V, bool>(op.opcode)) run(TypeTag<bool>{});
-    return done;
+  const bool done = with_binary_op(op, A, B, [&](auto vt, auto zt) {
+    using V = typename decltype(vt)::type;
+    using Z = typename decltype(zt)::type;
+    const CsrRef a = ref_of(A, s), b = ref_of(B, s);
+    if constexpr (Union) attach(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode), s);
+    else attach(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode), s);
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
