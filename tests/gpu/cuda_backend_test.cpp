@@ -1,18 +1,18 @@
 // tests/gpu/cuda_backend_test.cpp: the cuda backend through the snack C++ API, against reference.
 //
-// Every case runs the same GraphBLAS call under snk::BackendScope("cuda") and under "reference"
-// (SuiteSparse) and compares the results: patterns exactly, values exactly for integers and BOOL and to a
-// relative 1e-5 (FP32) / 1e-12 (FP64) for floating point (inputs are multiples of 1/4, so most sums are
-// exact anyway). Covered: mxm with a random sparse A (with empty rows) and a full B for every predefined
-// semiring on FP32, FP64, INT32, INT64 and BOOL at batch 1, 7 and 64; a larger FP32 PLUS_TIMES product at
-// the batch sizes of each SpMM kernel path; a hypersparse A of 2^40 rows; B and A transposed by the
-// descriptor; mxv and vxm with a full matrix (the operand flip); semirings built from predefined parts
-// (mirrored MINUS and DIV); mask and accumulator; more than 65535 columns (several SpMM calls); empty
-// inputs; the device-copy cache following changes of A, also where the products bound A's values to the plan
-// (batch 5-8: not at the first product, after a loop of them); determinism. These must not fall back
-// (fallback_counts("cuda")["mxm"] unchanged). Sparse B, INT8 and user-defined operators must fall back,
-// counted. Everything skips with the reason printed where the cuda backend is not usable (no GPU, no
-// driver).
+// Every case runs the same GraphBLAS call under snk::BackendScope("cuda") and under "reference" (SuiteSparse) and
+// compares the results: patterns exactly, values exactly for integers and BOOL and to a relative 1e-5 (FP32) / 1e-12
+// (FP64) for floating point (inputs are multiples of 1/4, so most sums are exact anyway). Covered: mxm with a random
+// sparse A (with empty rows) and a full B for every predefined semiring on FP32, FP64, INT32, INT64 and BOOL at
+// batch 1, 7 and 64; a larger FP32 PLUS_TIMES product at the batch sizes of each SpMM kernel path; a hypersparse A
+// of 2^40 rows; B and A transposed by the descriptor; mxv and vxm with a full matrix (the operand flip); semirings
+// built from predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask);
+// more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
+// where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
+// determinism; a chain of calls that stays on the device; device memory exhaustion through the C API. These must not
+// fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
+// user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is
+// not usable (no GPU, no driver).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -310,6 +310,36 @@ TEST(CudaBackend, MaskAndAccumulator) {
       expect_same(got, want, std::string("masked, accumulated") + (structural ? ", structural" : "") +
                                  (complement ? ", complemented" : ""));
     }
+}
+
+// SDDMM, the sampled product of two full operands on a sparse mask (the sparse layers' weight gradient dW<W> =
+// dY^T X): C<M> = A * B, C<M> = A * B^T and C<M> = A^T * B with A and B full and M at 5% of the positions, against
+// reference, with no fallback (the masked dot product serves them, over the kept transpose where B is not
+// transposed).
+TEST(CudaBackend, SampledProductOfFullOperands) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  const Matrix M = random_matrix(&snk::types::Bool, 300, 200, 0.05, false);
+  const Matrix A = full(&snk::types::FP32, 300, 48), At = full(&snk::types::FP32, 48, 300);
+  const Matrix B = full(&snk::types::FP32, 48, 200), Bt = full(&snk::types::FP32, 200, 48);
+  struct Case {
+    const Matrix& a;
+    const Matrix& b;
+    bool ta, tb;
+    const char* what;
+  };
+  for (const Case& c : {Case{A, B, false, false, "C<M> = A * B"}, Case{A, Bt, false, true, "C<M> = A * B^T"},
+                        Case{At, B, true, false, "C<M> = A^T * B"}}) {
+    snk::Descriptor d;
+    d.mask_structure = true;
+    d.transpose_first = c.ta;
+    d.transpose_second = c.tb;
+    const std::uint64_t before = mxm_fallbacks();
+    const Matrix got = mxm_on("cuda", s, c.a, c.b, d, &M);
+    EXPECT_EQ(mxm_fallbacks(), before) << c.what;
+    EXPECT_EQ(got.nvals(), M.nvals()) << c.what;
+    expect_same(got, mxm_on("reference", s, c.a, c.b, d, &M), c.what);
+  }
 }
 
 TEST(CudaBackend, MoreColumnsThanOneSpmmCall) {

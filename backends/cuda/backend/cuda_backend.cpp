@@ -83,13 +83,21 @@ class CudaBackend final : public core::Backend {
 
   std::string name() const override { return "cuda"; }
 
-  // mxm: the SpMM family where B' is full (sparse_times_full.cpp), else the portable products, which use the mask hint
-  // (vector products and the masked dot product); without them (a plugin built without Kokkos CUDA), a full row A
-  // times B^T (mxv) through the SpMM family.
+  // mxm: the masked dot product where a sparse mask makes it cheaper, then the SpMM family where B' is full
+  // (sparse_times_full.cpp), else the portable products, which use the mask hint (vector products and the masked dot
+  // product); without them (a plugin built without Kokkos CUDA), a full row A times B^T (mxv) through the SpMM family.
   KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
     return run([&] {
-      KernelStatus st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
+      KernelStatus st = KernelStatus::Declined;
+#if defined(SNACK_CUDA_PORTABLE)
+      // A mask that leaves fewer than a quarter of the positions (SDDMM, the sparse layers' weight gradient): the
+      // masked dot product computes only those, where the SpMM family would compute every one.
+      if (mask.M != nullptr && !mask.complement &&
+          4.0 * static_cast<double>(mask.M->nvals()) < static_cast<double>(T.nrows()) * static_cast<double>(T.ncols()))
+        st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_, /*only_masked_dot=*/true);
+#endif
+      if (st == KernelStatus::Declined) st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
 #if defined(SNACK_CUDA_PORTABLE)
       if (st == KernelStatus::Declined) st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
 #else

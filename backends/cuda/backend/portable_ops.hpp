@@ -31,11 +31,14 @@ core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Ma
 core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s);
 // mxm with both operands sparse (portable/products.hpp): a 1 x n A (mxv, vxm) by a row-wise SpMV over B (B^T given)
 // or over B^T, skipping the rows the mask hint rules out, unless pushing A's few entries through expand-sort-compress
-// costs less; else the masked dot product where a mask (not complemented) is given and B is transposed; else
-// expand-sort-compress. B^T, where needed, is made once and kept with B's device copy. A transposed A is declined
-// (the core retries with a transposed copy, made by portable_transpose).
+// costs less; else the masked dot product where a mask (not complemented) is given and the merges cost less than the
+// expansion; else expand-sort-compress. B^T, where needed, is made once and kept with B's device copy. A transposed
+// A is declined (the core retries with a transposed copy, made by portable_transpose). With only_masked_dot, every
+// other case is declined (the backend asks that first where a sparse mask would make the SpMM family's full product
+// wasteful).
 core::KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
-                                const Matrix& B, bool tb, bool flip, cudaStream_t stream);
+                                const Matrix& B, bool tb, bool flip, cudaStream_t stream,
+                                bool only_masked_dot = false);
 // T = A(I, J), Z = C with the region (I, J) assigned from A (with the accumulator, if any), and T = kron(A, B), with
 // core::Backend's contracts (portable_index_ops.cu); a user-defined type or operator, or an accumulator whose inputs
 // are not all C's type, is declined.

@@ -79,6 +79,18 @@ bool push_is_cheaper(const Matrix& x, const Matrix& B) {
   return 16.0 * static_cast<double>(x.nvals()) * mean_row < static_cast<double>(B.nvals());
 }
 
+// Whether the masked dot product (one merge of a row of A and a row of B'^T per entry of M) costs less than expanding
+// every product of A * B' and sorting them: the merges read about nvals(M) x (mean row of A + mean row of B'^T)
+// entries, the expansion writes flops(A * B') products (estimated from mean lengths), each counted at eight merged
+// entries (a radix sort's passes).
+bool dot_is_cheaper(const Matrix& M, const Matrix& A, const Matrix& B, bool tb) {
+  auto mean = [](Index n, Index d) { return d > 0 ? static_cast<double>(n) / static_cast<double>(d) : 0.0; };
+  const double merges =
+      static_cast<double>(M.nvals()) * (mean(A.nvals(), A.nrows()) + mean(B.nvals(), tb ? B.nrows() : B.ncols()));
+  const double products = static_cast<double>(A.nvals()) * mean(B.nvals(), tb ? B.ncols() : B.nrows());
+  return merges < 8.0 * products;
+}
+
 // The mask hint of a vector product as allowed positions (null when there is no mask).
 DeviceBuffer allowed(SourceContext& ctx, const core::MaskHint& mask, Index n, cudaStream_t s) {
   if (mask.M == nullptr) return DeviceBuffer();
@@ -100,18 +112,20 @@ DeviceBuffer allowed(SourceContext& ctx, const core::MaskHint& mask, Index n, cu
 }  // namespace
 
 KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
-                          const Matrix& B, bool tb, bool flip, cudaStream_t stream) {
+                          const Matrix& B, bool tb, bool flip, cudaStream_t stream, bool only_masked_dot) {
   const Type* v = s.add->type();
   const BinaryOp& mul = *s.multiply;
   if (!builtin(v) || mul.opcode == BinaryOpcode::User || mul.xtype != v || mul.ytype != v || mul.ztype != v ||
       A.type() != v || B.type() != v || T.type() != v || ta)
     return KernelStatus::Declined;
-  // A vector (a 1 x n row A: mxv and vxm as the core hands them over) pulls through the rows of B' ^ T (B itself
-  // for mxv) unless pushing its few entries costs less; a not-complemented mask with B^T given takes the masked dot
-  // product; everything else expands, sorts and compresses, with B^T made once and kept where B' is B^T.
+  // A vector (a 1 x n row A: mxv and vxm as the core hands them over) pulls through the rows of B'^T (B itself for
+  // mxv) unless pushing its few entries costs less; a mask that is not complemented takes the masked dot product
+  // where it costs less than the expansion (always for two full operands: SDDMM), over the rows of B (B^T given) or
+  // of the kept B^T; everything else expands, sorts and compresses, with B^T made once and kept where B' is B^T.
   const bool vector = A.nrows() == 1 && T.nrows() == 1;
   const bool pull = vector && (tb || !push_is_cheaper(A, B));
-  const bool dot = !vector && tb && mask.M != nullptr && !mask.complement;
+  const bool dot = !vector && mask.M != nullptr && !mask.complement && dot_is_cheaper(*mask.M, A, B, tb);
+  if (only_masked_dot && !dot) return KernelStatus::Declined;
   if (!pull && !dot && !keys_fit(A.nrows(), tb ? B.nrows() : B.ncols())) return KernelStatus::Declined;
   SourceContext ctx = source_context(stream);
   bool done = false;
@@ -130,7 +144,8 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
                              static_cast<const std::uint8_t*>(allow.get()), add, mul.opcode, flip),
              stream);
     } else if (dot) {
-      attach(T, P::masked_dot<V>(ctx, ref_of(*mask.M, stream), a, ref_of(B, stream), add, mul.opcode, flip), stream);
+      const CsrRef bt = ref_of(tb ? B : transpose_of(B, stream), stream);
+      attach(T, P::masked_dot<V>(ctx, ref_of(*mask.M, stream), a, bt, add, mul.opcode, flip), stream);
     } else {
       attach(T, P::spgemm<V>(ctx, a, ref_of(tb ? transpose_of(B, stream) : B, stream), add, mul.opcode, flip), stream);
     }
