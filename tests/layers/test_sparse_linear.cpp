@@ -1,0 +1,211 @@
+// tests/layers/test_sparse_linear.cpp: SparseLinear and SgdMomentum (layers/sparse_linear.hpp) against float64 host
+// computations on fresh random inputs, on every usable backend (reference, kokkos, and cuda where a GPU is present):
+// the initialization's invariants (each neuron's fan-in, the weight scale), forward, the three gradients (dW only at
+// W's positions), two momentum steps with weight decay (the non-zero count kept), and bad input.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sparse_linear.hpp"
+
+namespace {
+
+using snk::Index;
+using snk::Matrix;
+using snk::layers::SgdMomentum;
+using snk::layers::SparseLinear;
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 g(static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  return g;
+}
+
+using Dense = std::vector<std::vector<double>>;
+
+// A full FP32 batch of values in [-1, 1], and the same values as doubles.
+Matrix random_batch(Index rows, Index cols, Dense& values) {
+  std::uniform_real_distribution<float> v(-1.0f, 1.0f);
+  values.assign(rows, std::vector<double>(cols));
+  std::vector<Index> I, J;
+  std::vector<float> X;
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < cols; ++j) {
+      const float x = v(rng());
+      values[i][j] = x;
+      I.push_back(i);
+      J.push_back(j);
+      X.push_back(x);
+    }
+  Matrix M(&snk::types::FP32, rows, cols);
+  M.build(I.data(), J.data(), X.data(), &snk::types::FP32, I.size(), nullptr);
+  return M;
+}
+
+std::map<std::pair<Index, Index>, double> entries(const Matrix& M) {
+  const Index n = M.nvals();
+  std::vector<Index> I(n), J(n);
+  std::vector<double> X(n);
+  M.extract_tuples(I.data(), J.data(), X.data(), &snk::types::FP64);
+  std::map<std::pair<Index, Index>, double> out;
+  for (Index k = 0; k < n; ++k) out[{I[k], J[k]}] = X[k];
+  return out;
+}
+
+Dense dense(const Matrix& M) {
+  Dense out(M.nrows(), std::vector<double>(M.ncols(), 0.0));
+  for (const auto& [at, x] : entries(M)) out[at.first][at.second] = x;
+  return out;
+}
+
+std::vector<double> values_of(const snk::Vector& v) {
+  std::vector<double> out(v.size(), 0.0);
+  for (const auto& [at, x] : entries(v.as_matrix())) out[at.second] = x;
+  return out;
+}
+
+// |got - want| within fp32 rounding of a sum whose terms' magnitudes add up to `scale`.
+void expect_close(double got, double want, double scale, const std::string& what) {
+  EXPECT_LE(std::fabs(got - want), 1e-5 * (scale + 1.0)) << what << ": got " << got << ", want " << want;
+}
+
+std::vector<std::string> backends() {
+  std::vector<std::string> out;
+  for (const std::string& b : snk::available_backends()) out.push_back(b);
+  return out;
+}
+
+TEST(SparseLinear, InitializationFanInAndScale) {
+  const SparseLinear layer(200, 50, 0.1, rng()());
+  const auto W = entries(layer.weight());
+  std::vector<Index> fan_in(50, 0);
+  for (const auto& [at, x] : W) {
+    ++fan_in[at.first];
+    EXPECT_LE(std::fabs(x), 1.0 / std::sqrt(20.0) + 1e-7);
+  }
+  for (Index j = 0; j < 50; ++j) EXPECT_EQ(fan_in[j], 20u) << "neuron " << j;
+  EXPECT_EQ(layer.bias().nvals(), 50u);
+  // A density so small that round(density * in) is 0 still gives each neuron one input.
+  const SparseLinear thin(10, 4, 0.01, rng()());
+  EXPECT_EQ(thin.weight().nvals(), 4u);
+}
+
+TEST(SparseLinear, ForwardAndBackwardEqualTheHostComputation) {
+  const Index in = 37, out = 23, batch = 9;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    SparseLinear layer(in, out, 0.3, rng()());
+    Dense x, dy;
+    const Matrix X = random_batch(batch, in, x), dY = random_batch(batch, out, dy);
+    const Dense w = dense(layer.weight());
+    const std::vector<double> b = values_of(layer.bias());
+    const Dense y = dense(layer.forward(X));
+    for (Index i = 0; i < batch; ++i)
+      for (Index j = 0; j < out; ++j) {
+        double want = b[j], scale = std::fabs(b[j]);
+        for (Index k = 0; k < in; ++k) {
+          want += x[i][k] * w[j][k];
+          scale += std::fabs(x[i][k] * w[j][k]);
+        }
+        expect_close(y[i][j], want, scale, backend + ": Y(" + std::to_string(i) + "," + std::to_string(j) + ")");
+      }
+    const Dense dx = dense(layer.backward(X, dY));
+    for (Index i = 0; i < batch; ++i)
+      for (Index k = 0; k < in; ++k) {
+        double want = 0, scale = 0;
+        for (Index j = 0; j < out; ++j) {
+          want += dy[i][j] * w[j][k];
+          scale += std::fabs(dy[i][j] * w[j][k]);
+        }
+        expect_close(dx[i][k], want, scale, backend + ": dX(" + std::to_string(i) + "," + std::to_string(k) + ")");
+      }
+    // dW exactly at W's positions.
+    const auto W = entries(layer.weight()), dW = entries(layer.weight_grad());
+    ASSERT_EQ(dW.size(), W.size()) << backend << ": dW must have W's pattern";
+    for (const auto& [at, g] : dW) {
+      ASSERT_TRUE(W.count(at)) << backend << ": dW has an entry W lacks";
+      double want = 0, scale = 0;
+      for (Index i = 0; i < batch; ++i) {
+        want += dy[i][at.first] * x[i][at.second];
+        scale += std::fabs(dy[i][at.first] * x[i][at.second]);
+      }
+      expect_close(g, want, scale, backend + ": dW");
+    }
+    const std::vector<double> db = values_of(layer.bias_grad());
+    for (Index j = 0; j < out; ++j) {
+      double want = 0, scale = 0;
+      for (Index i = 0; i < batch; ++i) {
+        want += dy[i][j];
+        scale += std::fabs(dy[i][j]);
+      }
+      expect_close(db[j], want, scale, backend + ": db");
+    }
+  }
+}
+
+TEST(SgdMomentum, TwoStepsWithWeightDecayKeepThePattern) {
+  const float lr = 0.1f, momentum = 0.9f, decay = 0.01f;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    SparseLinear layer(15, 11, 0.4, rng()());
+    SgdMomentum sgd(lr, momentum, decay);
+    const auto w0 = entries(layer.weight());
+    const std::vector<double> b0 = values_of(layer.bias());
+    Dense x, dy;
+    const Matrix X1 = random_batch(4, 15, x), dY1 = random_batch(4, 11, dy);
+    layer.backward(X1, dY1);
+    const auto g1 = entries(layer.weight_grad());
+    const std::vector<double> gb1 = values_of(layer.bias_grad());
+    sgd.step(layer);
+    const auto w1 = entries(layer.weight());
+    const Matrix X2 = random_batch(4, 15, x), dY2 = random_batch(4, 11, dy);
+    layer.backward(X2, dY2);
+    const auto g2 = entries(layer.weight_grad());
+    const std::vector<double> gb2 = values_of(layer.bias_grad());
+    sgd.step(layer);
+    const auto w2 = entries(layer.weight());
+    ASSERT_EQ(w1.size(), w0.size()) << backend;
+    ASSERT_EQ(w2.size(), w0.size()) << backend;
+    for (const auto& [at, a0] : w0) {
+      const double v1 = g1.at(at) + decay * a0, a1 = a0 - lr * v1;
+      const double v2 = momentum * v1 + g2.at(at) + decay * a1, a2 = a1 - lr * v2;
+      expect_close(w1.at(at), a1, std::fabs(a0) + std::fabs(v1), backend + ": W after one step");
+      expect_close(w2.at(at), a2, std::fabs(a1) + std::fabs(v2), backend + ": W after two steps");
+    }
+    const std::vector<double> b2 = values_of(layer.bias());
+    for (Index j = 0; j < 11; ++j) {
+      const double v1 = gb1[j], v2 = momentum * v1 + gb2[j];
+      expect_close(b2[j], b0[j] - lr * v1 - lr * v2, std::fabs(b0[j]) + std::fabs(v1) + std::fabs(v2),
+                   backend + ": b after two steps");
+    }
+  }
+}
+
+TEST(SparseLinear, BadInputIsAnErrorAndChangesNothing) {
+  EXPECT_THROW(SparseLinear(0, 4, 0.5, 1), snk::Error);
+  EXPECT_THROW(SparseLinear(4, 4, 0.0, 1), snk::Error);
+  EXPECT_THROW(SparseLinear(4, 4, 1.5, 1), snk::Error);
+  SparseLinear layer(8, 5, 0.5, rng()());
+  const auto before = entries(layer.weight());
+  Dense x;
+  try {
+    layer.forward(random_batch(3, 7, x));
+    FAIL() << "a batch of 7 features into a layer of 8 must be rejected";
+  } catch (const snk::Error& e) {
+    EXPECT_EQ(e.info(), snk::Info::DimensionMismatch);
+  }
+  try {
+    layer.backward(random_batch(3, 8, x), random_batch(2, 5, x));
+    FAIL() << "X and dY of different batch sizes must be rejected";
+  } catch (const snk::Error& e) {
+    EXPECT_EQ(e.info(), snk::Info::DimensionMismatch);
+  }
+  EXPECT_EQ(entries(layer.weight()), before);
+}
+
+}  // namespace
