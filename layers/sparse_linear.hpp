@@ -56,6 +56,9 @@ class SgdMomentum {
   void step(SparseLinear& layer);
   float lr() const { return lr_; }
   void set_lr(float lr) { lr_ = lr; }
+  // After a rewiring of the layer's weights (dst.hpp): the velocity is kept at `keep`'s positions and starts at zero
+  // at `grown`'s (defined in dst.cpp).
+  void rewire(const Matrix& keep, const Matrix& grown);
 
  private:
   float lr_, momentum_, weight_decay_;
