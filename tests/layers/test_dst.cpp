@@ -4,59 +4,28 @@
 // rejected without a change.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
-#include <map>
-#include <random>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "dst.hpp"
+#include "layer_test_util.hpp"
 
 namespace {
 
 using snk::Index;
-using snk::Matrix;
 using snk::layers::SgdMomentum;
 using snk::layers::SparseLinear;
-
-std::mt19937_64& rng() {
-  static std::mt19937_64 g(static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  return g;
-}
-
-std::map<std::pair<Index, Index>, double> entries(const Matrix& M) {
-  const Index n = M.nvals();
-  std::vector<Index> I(n), J(n);
-  std::vector<double> X(n);
-  M.extract_tuples(I.data(), J.data(), X.data(), &snk::types::FP64);
-  std::map<std::pair<Index, Index>, double> out;
-  for (Index k = 0; k < n; ++k) out[{I[k], J[k]}] = X[k];
-  return out;
-}
-
-Matrix full_batch(Index rows, Index cols) {
-  std::uniform_real_distribution<float> v(-1.0f, 1.0f);
-  std::vector<Index> I, J;
-  std::vector<float> X;
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j) {
-      I.push_back(i);
-      J.push_back(j);
-      X.push_back(v(rng()));
-    }
-  Matrix M(&snk::types::FP32, rows, cols);
-  M.build(I.data(), J.data(), X.data(), &snk::types::FP32, I.size(), nullptr);
-  return M;
-}
+using layer_test::entries;
+using layer_test::random_batch;
+using layer_test::rng;
 
 TEST(SetRewiring, PrunesTheSmallestAndGrowsZerosElsewhere) {
   for (const std::string& backend : snk::available_backends()) {
     snk::BackendScope scope(backend);
     SparseLinear layer(40, 30, 0.2, rng()());
     SgdMomentum sgd(0.05f, 0.9f);
-    layer.backward(full_batch(6, 40), full_batch(6, 30));
+    layer.backward(random_batch(6, 40), random_batch(6, 30));
     sgd.step(layer);   // the velocity now has W's pattern and non-zero values
     // Two rounds: the second, right after the first, meets the zeros the first grew (more ties at |w| = 0 than it
     // prunes: they are broken by position).
@@ -92,7 +61,7 @@ TEST(SetRewiring, PrunesTheSmallestAndGrowsZerosElsewhere) {
       if (round == 1) {
         // The velocity follows: one more step moves a grown weight by its gradient alone (its velocity restarts at
         // zero).
-        layer.backward(full_batch(6, 40), full_batch(6, 30));
+        layer.backward(random_batch(6, 40), random_batch(6, 30));
         const auto grad = entries(layer.weight_grad());
         const auto w0 = entries(layer.weight());
         sgd.step(layer);

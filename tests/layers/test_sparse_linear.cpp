@@ -4,14 +4,13 @@
 // W's positions), two momentum steps with weight decay (the non-zero count kept), and bad input.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <map>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "layer_test_util.hpp"
 #include "sparse_linear.hpp"
 
 namespace {
@@ -20,42 +19,10 @@ using snk::Index;
 using snk::Matrix;
 using snk::layers::SgdMomentum;
 using snk::layers::SparseLinear;
-
-std::mt19937_64& rng() {
-  static std::mt19937_64 g(static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  return g;
-}
-
-using Dense = std::vector<std::vector<double>>;
-
-// A full FP32 batch of values in [-1, 1], and the same values as doubles.
-Matrix random_batch(Index rows, Index cols, Dense& values) {
-  std::uniform_real_distribution<float> v(-1.0f, 1.0f);
-  values.assign(rows, std::vector<double>(cols));
-  std::vector<Index> I, J;
-  std::vector<float> X;
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j) {
-      const float x = v(rng());
-      values[i][j] = x;
-      I.push_back(i);
-      J.push_back(j);
-      X.push_back(x);
-    }
-  Matrix M(&snk::types::FP32, rows, cols);
-  M.build(I.data(), J.data(), X.data(), &snk::types::FP32, I.size(), nullptr);
-  return M;
-}
-
-std::map<std::pair<Index, Index>, double> entries(const Matrix& M) {
-  const Index n = M.nvals();
-  std::vector<Index> I(n), J(n);
-  std::vector<double> X(n);
-  M.extract_tuples(I.data(), J.data(), X.data(), &snk::types::FP64);
-  std::map<std::pair<Index, Index>, double> out;
-  for (Index k = 0; k < n; ++k) out[{I[k], J[k]}] = X[k];
-  return out;
-}
+using layer_test::Dense;
+using layer_test::entries;
+using layer_test::random_batch;
+using layer_test::rng;
 
 Dense dense(const Matrix& M) {
   Dense out(M.nrows(), std::vector<double>(M.ncols(), 0.0));
