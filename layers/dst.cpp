@@ -1,4 +1,4 @@
-// layers/dst.cpp: SET rewiring (dst.hpp).
+// layers/dst.cpp: prune-and-regrow rewiring and ERK densities (dst.hpp).
 #include "dst.hpp"
 
 #include <algorithm>
@@ -35,9 +35,10 @@ void rewire(Matrix& X, const Matrix& keep, const Matrix& grown) {
 
 }  // namespace
 
-Rewiring set_rewire(SparseLinear& layer, double zeta, std::uint64_t seed, SgdMomentum* optimizer) {
+Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
+                          SgdMomentum* optimizer) {
   if (!(zeta >= 0.0 && zeta <= 1.0))
-    throw Error(Info::InvalidValue, "set_rewire: zeta must lie in [0, 1], not " + std::to_string(zeta));
+    throw Error(Info::InvalidValue, "prune_and_regrow: zeta must lie in [0, 1], not " + std::to_string(zeta));
   Matrix& W = layer.weight();
   const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
   const Index k = std::min<Index>(n, static_cast<Index>(std::llround(zeta * static_cast<double>(n))));
@@ -46,11 +47,11 @@ Rewiring set_rewire(SparseLinear& layer, double zeta, std::uint64_t seed, SgdMom
   std::vector<Index> I(n), J(n);
   std::vector<float> X(n);
   W.extract_tuples(I.data(), J.data(), X.data(), &types::FP32);
-  // Prune the k smallest |w|, ties broken by position (row-major order).
+  // Prune the k smallest by the rule, ties broken by position (row-major order).
+  const auto key = [&](Index e) { return rule == PruneRule::SmallestMagnitude ? std::fabs(X[e]) : X[e]; };
   std::vector<Index> order(n);
   std::iota(order.begin(), order.end(), Index(0));
-  std::stable_sort(order.begin(), order.end(),
-                   [&](Index a, Index b) { return std::fabs(X[a]) < std::fabs(X[b]); });
+  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return key(a) < key(b); });
   std::vector<char> pruned(n, 0);
   for (Index q = 0; q < k; ++q) pruned[order[q]] = 1;
   std::vector<Index> KI, KJ;
@@ -93,6 +94,38 @@ Rewiring set_rewire(SparseLinear& layer, double zeta, std::uint64_t seed, SgdMom
   result.pruned = k;
   result.grown = want;
   return result;
+}
+
+std::vector<double> erk_densities(const std::vector<std::pair<Index, Index>>& shapes, double density) {
+  if (!(density > 0.0 && density <= 1.0))
+    throw Error(Info::InvalidValue, "erk_densities: the density must lie in (0, 1], not " + std::to_string(density));
+  double total = 0;
+  for (const auto& [in, out] : shapes) {
+    if (in == 0 || out == 0) throw Error(Info::InvalidValue, "erk_densities: a layer has no inputs or no outputs");
+    total += static_cast<double>(in) * static_cast<double>(out);
+  }
+  std::vector<double> out(shapes.size(), 0.0);
+  std::vector<char> dense(shapes.size(), 0);
+  for (;;) {   // each pass makes at least one more layer dense, or ends
+    double kept = density * total, weighted = 0;
+    for (std::size_t l = 0; l < shapes.size(); ++l) {
+      const double in = static_cast<double>(shapes[l].first), o = static_cast<double>(shapes[l].second);
+      if (dense[l]) kept -= in * o;
+      else weighted += (in + o);   // raw share (in + o) / (in * o) times the layer's size in * o
+    }
+    const double scale = weighted > 0 ? kept / weighted : 0.0;
+    bool changed = false;
+    for (std::size_t l = 0; l < shapes.size(); ++l) {
+      const double in = static_cast<double>(shapes[l].first), o = static_cast<double>(shapes[l].second);
+      out[l] = dense[l] ? 1.0 : scale * (in + o) / (in * o);
+      if (!dense[l] && out[l] > 1.0) {
+        dense[l] = 1;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return out;
 }
 
 // The velocity follows its connections: kept where the weight is kept, zero where a weight is new.

@@ -2,12 +2,15 @@
 // count stays constant, new weights start at zero, and the optimizer's per-non-zero state follows its connection.
 //
 // SET (Mocanu et al., 2018): prune the fraction zeta of the weights with the smallest |w| and regrow as many at random
-// positions that held no weight. The choice of positions is made on the host from the weights' values (an order
+// positions that held no weight; SNACK's rule prunes the smallest signed values instead. ERK sets each layer's
+// density from its shape. The choice of positions is made on the host from the weights' values (an order
 // statistic with ties broken by position, and rejection sampling of free positions); the new pattern is then applied
 // to the weights and to the optimizer state by masked GraphBLAS calls on the layer's backend.
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "sparse_linear.hpp"
 
@@ -17,9 +20,21 @@ struct Rewiring {
   Index pruned = 0, grown = 0;
 };
 
-// One SET step on `layer` (and on `optimizer`'s state for it, if given). zeta in [0, 1] (InvalidValue otherwise);
-// round(zeta * nvals) weights are pruned; as many are grown where the layer held no weight before this step (fewer
-// only when there are not that many free positions). Deterministic for a given seed and layer.
-Rewiring set_rewire(SparseLinear& layer, double zeta, std::uint64_t seed, SgdMomentum* optimizer = nullptr);
+// Which weights a rewiring prunes: SET's rule (the smallest |w|) or SNACK's (the smallest signed values, so the most
+// negative weights go first).
+enum class PruneRule { SmallestMagnitude, SmallestValue };
+
+// One prune-and-regrow step on `layer` (and on `optimizer`'s state for it, if given). zeta in [0, 1] (InvalidValue
+// otherwise); round(zeta * nvals) weights are pruned by `rule` (ties broken by position); as many are grown at random
+// where the layer held no weight before this step (fewer only when there are not that many free positions).
+// Deterministic for a given seed and layer. SET is PruneRule::SmallestMagnitude.
+Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
+                          SgdMomentum* optimizer = nullptr);
+
+// ERK (Erdos-Renyi-Kernel) densities for layers of the given (in_features, out_features): each layer's density is
+// proportional to (in + out) / (in * out), scaled so that the layers together keep `density` of their weights; a
+// layer whose share would exceed 1 is dense and the rest are scaled again. InvalidValue for a density outside (0, 1]
+// or an empty shape.
+std::vector<double> erk_densities(const std::vector<std::pair<Index, Index>>& shapes, double density);
 
 }  // namespace snk::layers

@@ -1,7 +1,7 @@
-// tests/layers/test_dst.cpp: SET rewiring (layers/dst.hpp) on every usable backend: the non-zero count stays, exactly
+// tests/layers/test_dst.cpp: prune-and-regrow (layers/dst.hpp) on every usable backend, SET's rule: the non-zero count stays, exactly
 // round(zeta * nnz) weights are pruned and they are the smallest |w| (ties included), the grown weights are zero at
 // positions that held none, no position repeats, the optimizer's velocity follows its connections, and bad zeta is
-// rejected without a change.
+// rejected without a change; SNACK's rule prunes the smallest signed values; ERK densities keep the global density.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@ namespace {
 
 using snk::Index;
 using snk::layers::SgdMomentum;
+using snk::layers::PruneRule;
 using snk::layers::SparseLinear;
 using layer_test::entries;
 using layer_test::random_batch;
@@ -33,7 +34,7 @@ TEST(SetRewiring, PrunesTheSmallestAndGrowsZerosElsewhere) {
       const double zeta = round == 0 ? 0.3 : 0.2;
       const Index n = layer.weight().nvals(), k = static_cast<Index>(std::llround(zeta * static_cast<double>(n)));
       const auto weights = entries(layer.weight());
-      const auto result = snk::layers::set_rewire(layer, zeta, rng()(), &sgd);
+      const auto result = snk::layers::prune_and_regrow(layer, zeta, PruneRule::SmallestMagnitude, rng()(), &sgd);
       const auto after = entries(layer.weight());
       const std::string at = backend + ", round " + std::to_string(round);
       EXPECT_EQ(result.pruned, k) << at;
@@ -79,18 +80,60 @@ TEST(SetRewiring, PrunesTheSmallestAndGrowsZerosElsewhere) {
 TEST(SetRewiring, ZetaZeroChangesNothingAndBadZetaIsRejected) {
   SparseLinear layer(12, 9, 0.5, rng()());
   const auto before = entries(layer.weight());
-  const auto r = snk::layers::set_rewire(layer, 0.0, 1);
+  const auto r = snk::layers::prune_and_regrow(layer, 0.0, PruneRule::SmallestMagnitude, 1);
   EXPECT_EQ(r.pruned, 0u);
   EXPECT_EQ(entries(layer.weight()), before);
   for (double zeta : {-0.1, 1.5}) {
     try {
-      snk::layers::set_rewire(layer, zeta, 1);
+      snk::layers::prune_and_regrow(layer, zeta, PruneRule::SmallestMagnitude, 1);
       FAIL() << "zeta " << zeta << " must be rejected";
     } catch (const snk::Error& e) {
       EXPECT_EQ(e.info(), snk::Info::InvalidValue);
     }
     EXPECT_EQ(entries(layer.weight()), before);
   }
+}
+
+TEST(SnackRule, PrunesTheSmallestSignedValues) {
+  for (const std::string& backend : snk::available_backends()) {
+    snk::BackendScope scope(backend);
+    SparseLinear layer(30, 20, 0.3, rng()());
+    const auto weights = entries(layer.weight());
+    const auto r = snk::layers::prune_and_regrow(layer, 0.25, PruneRule::SmallestValue, rng()());
+    const auto after = entries(layer.weight());
+    ASSERT_EQ(after.size(), weights.size()) << backend;
+    double largest_pruned = -1e300, smallest_kept = 1e300;
+    Index pruned = 0;
+    for (const auto& [pos, w] : weights) {
+      if (after.count(pos)) smallest_kept = std::min(smallest_kept, w);
+      else {
+        largest_pruned = std::max(largest_pruned, w);
+        ++pruned;
+      }
+    }
+    EXPECT_EQ(pruned, r.pruned) << backend;
+    EXPECT_LE(largest_pruned, smallest_kept) << backend << ": a pruned value exceeds a kept one";
+    EXPECT_LT(largest_pruned, 0.0) << backend << ": with a quarter pruned from symmetric weights, all are negative";
+  }
+}
+
+TEST(Erk, DensitiesKeepTheGlobalDensityAndFavourSmallLayers) {
+  const std::vector<std::pair<Index, Index>> shapes{{784, 1024}, {1024, 1024}, {1024, 10}};
+  const std::vector<double> d = snk::layers::erk_densities(shapes, 0.1);
+  double kept = 0, total = 0;
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    const double size = static_cast<double>(shapes[l].first) * static_cast<double>(shapes[l].second);
+    kept += d[l] * size;
+    total += size;
+    EXPECT_GT(d[l], 0.0);
+    EXPECT_LE(d[l], 1.0);
+  }
+  EXPECT_NEAR(kept / total, 0.1, 1e-12);
+  EXPECT_EQ(d[2], 1.0) << "the 1024 x 10 output layer's share exceeds 1: it is dense";
+  EXPECT_GT(d[0], d[1]) << "the smaller hidden layer is denser";
+  EXPECT_NEAR(d[0] / d[1], ((784.0 + 1024) / (784.0 * 1024)) / (2048.0 / (1024.0 * 1024)), 1e-12);
+  EXPECT_THROW(snk::layers::erk_densities(shapes, 0.0), snk::Error);
+  EXPECT_THROW(snk::layers::erk_densities({{0, 5}}, 0.5), snk::Error);
 }
 
 }  // namespace
