@@ -35,53 +35,46 @@ void rewire(Matrix& X, const Matrix& keep, const Matrix& grown) {
 
 }  // namespace
 
-Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
-                          SgdMomentum* optimizer) {
-  if (!(zeta >= 0.0 && zeta <= 1.0))
-    throw Error(Info::InvalidValue, "prune_and_regrow: zeta must lie in [0, 1], not " + std::to_string(zeta));
-  Matrix& W = layer.weight();
-  const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
-  const Index k = std::min<Index>(n, static_cast<Index>(std::llround(zeta * static_cast<double>(n))));
-  Rewiring result;
-  if (k == 0) return result;
-  std::vector<Index> I(n), J(n);
+namespace {
+
+// The weights' tuples, and which k of them a rule prunes (ties broken by position, row-major order).
+struct Pruning {
+  std::vector<Index> I, J;   // every weight's position
+  std::vector<char> pruned;
+};
+
+Pruning choose_pruned(const Matrix& W, Index k, PruneRule rule) {
+  const Index n = W.nvals();
+  Pruning p;
+  p.I.resize(n);
+  p.J.resize(n);
   std::vector<float> X(n);
-  W.extract_tuples(I.data(), J.data(), X.data(), &types::FP32);
-  // Prune the k smallest by the rule, ties broken by position (row-major order).
+  W.extract_tuples(p.I.data(), p.J.data(), X.data(), &types::FP32);
   const auto key = [&](Index e) { return rule == PruneRule::SmallestMagnitude ? std::fabs(X[e]) : X[e]; };
   std::vector<Index> order(n);
   std::iota(order.begin(), order.end(), Index(0));
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return key(a) < key(b); });
-  std::vector<char> pruned(n, 0);
-  for (Index q = 0; q < k; ++q) pruned[order[q]] = 1;
+  p.pruned.assign(n, 0);
+  for (Index q = 0; q < k; ++q) p.pruned[order[q]] = 1;
+  return p;
+}
+
+// Applies a rewiring: the weights not pruned are kept, zeros are grown at `grown` (row-major positions i * ncols + j,
+// increasing), on the layer and on the optimizer's state.
+Rewiring apply_rewiring(SparseLinear& layer, const Pruning& p, const std::vector<Index>& grown,
+                        SgdMomentum* optimizer) {
+  Matrix& W = layer.weight();
+  const Index nrows = W.nrows(), ncols = W.ncols();
   std::vector<Index> KI, KJ;
-  for (Index e = 0; e < n; ++e)
-    if (!pruned[e]) {
-      KI.push_back(I[e]);
-      KJ.push_back(J[e]);
+  Index pruned = 0;
+  for (std::size_t e = 0; e < p.I.size(); ++e) {
+    if (p.pruned[e]) {
+      ++pruned;
+      continue;
     }
-  // Regrow k positions that held no weight, uniformly at random.
-  const Index capacity = nrows * ncols - n;   // free positions (W fits host memory, so this does not overflow)
-  const Index want = std::min(k, capacity);
-  std::unordered_set<Index> taken;
-  taken.reserve(2 * (n + want));
-  for (Index e = 0; e < n; ++e) taken.insert(I[e] * ncols + J[e]);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<Index> any(0, nrows * ncols - 1);
-  std::vector<Index> grown;
-  if (2 * want <= capacity) {
-    while (static_cast<Index>(grown.size()) < want) {
-      const Index p = any(rng);
-      if (taken.insert(p).second) grown.push_back(p);
-    }
-  } else {   // a nearly full layer: draw from the list of free positions
-    std::vector<Index> free;
-    for (Index p = 0; p < nrows * ncols; ++p)
-      if (!taken.count(p)) free.push_back(p);
-    std::shuffle(free.begin(), free.end(), rng);
-    grown.assign(free.begin(), free.begin() + want);
+    KI.push_back(p.I[e]);
+    KJ.push_back(p.J[e]);
   }
-  std::sort(grown.begin(), grown.end());
   std::vector<Index> GI(grown.size()), GJ(grown.size());
   for (std::size_t q = 0; q < grown.size(); ++q) {
     GI[q] = grown[q] / ncols;
@@ -91,9 +84,101 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
   const Matrix fresh = at_positions(&types::FP32, nrows, ncols, GI, GJ);
   rewire(W, keep, fresh);
   if (optimizer != nullptr) optimizer->rewire(keep, fresh);
-  result.pruned = k;
-  result.grown = want;
-  return result;
+  return Rewiring{pruned, static_cast<Index>(grown.size())};
+}
+
+Index count_of(double zeta, Index n, const char* who) {
+  if (!(zeta >= 0.0 && zeta <= 1.0))
+    throw Error(Info::InvalidValue, std::string(who) + ": zeta must lie in [0, 1], not " + std::to_string(zeta));
+  return std::min<Index>(n, static_cast<Index>(std::llround(zeta * static_cast<double>(n))));
+}
+
+}  // namespace
+
+Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
+                          SgdMomentum* optimizer) {
+  Matrix& W = layer.weight();
+  const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
+  const Index k = count_of(zeta, n, "prune_and_regrow");
+  if (k == 0) return Rewiring{};
+  const Pruning p = choose_pruned(W, k, rule);
+  // Regrow k positions that held no weight, uniformly at random.
+  const Index capacity = nrows * ncols - n;   // free positions (W fits host memory, so this does not overflow)
+  const Index want = std::min(k, capacity);
+  std::unordered_set<Index> taken;
+  taken.reserve(2 * (n + want));
+  for (Index e = 0; e < n; ++e) taken.insert(p.I[e] * ncols + p.J[e]);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<Index> any(0, nrows * ncols - 1);
+  std::vector<Index> grown;
+  if (2 * want <= capacity) {
+    while (static_cast<Index>(grown.size()) < want) {
+      const Index q = any(rng);
+      if (taken.insert(q).second) grown.push_back(q);
+    }
+  } else {   // a nearly full layer: draw from the list of free positions
+    std::vector<Index> free;
+    for (Index q = 0; q < nrows * ncols; ++q)
+      if (!taken.count(q)) free.push_back(q);
+    std::shuffle(free.begin(), free.end(), rng);
+    grown.assign(free.begin(), free.begin() + want);
+  }
+  std::sort(grown.begin(), grown.end());
+  return apply_rewiring(layer, p, grown, optimizer);
+}
+
+Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
+                     SgdMomentum* optimizer) {
+  Matrix& W = layer.weight();
+  const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
+  const Index k = count_of(zeta, n, "rigl_rewire");
+  if (X.ncols() != ncols || dY.ncols() != nrows || X.nrows() != dY.nrows())
+    throw Error(Info::DimensionMismatch, "rigl_rewire: X must be batch x in_features and dY batch x out_features");
+  if (block_rows == 0) throw Error(Info::InvalidValue, "rigl_rewire: block_rows must be positive");
+  if (k == 0) return Rewiring{};
+  const Pruning p = choose_pruned(W, k, PruneRule::SmallestMagnitude);
+  // The k largest |G| over positions that hold no weight, G = dY^T X made block_rows rows at a time (only the free
+  // positions of each block: a complemented structural mask of W's rows); ties broken by position.
+  using Candidate = std::pair<float, Index>;   // (|g|, position)
+  const auto better = [](const Candidate& a, const Candidate& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  std::vector<Candidate> best;   // a heap whose top is the worst candidate kept
+  const Semiring& pt = *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::FP32);
+  std::vector<Index> all_rows(X.nrows());
+  std::iota(all_rows.begin(), all_rows.end(), Index(0));
+  for (Index r0 = 0; r0 < nrows; r0 += block_rows) {
+    const Index nb = std::min(block_rows, nrows - r0);
+    std::vector<Index> rows(nb);
+    std::iota(rows.begin(), rows.end(), r0);
+    Matrix dYb(&types::FP32, dY.nrows(), nb), Wb(W.type(), nb, ncols), Gb(&types::FP32, nb, ncols);
+    extract(dYb, nullptr, nullptr, dY, nullptr, dY.nrows(), rows.data(), nb);
+    extract(Wb, nullptr, nullptr, W, rows.data(), nb, nullptr, ncols);
+    Descriptor d;
+    d.transpose_first = true;
+    d.mask_structure = true;
+    d.mask_complement = true;
+    mxm(Gb, &Wb, nullptr, pt, dYb, X, d);
+    const Index m = Gb.nvals();
+    std::vector<Index> GI(m), GJ(m);
+    std::vector<float> GX(m);
+    Gb.extract_tuples(GI.data(), GJ.data(), GX.data(), &types::FP32);
+    for (Index e = 0; e < m; ++e) {
+      const Candidate c{std::fabs(GX[e]), (r0 + GI[e]) * ncols + GJ[e]};
+      if (static_cast<Index>(best.size()) < k) {
+        best.push_back(c);
+        std::push_heap(best.begin(), best.end(), better);
+      } else if (better(c, best.front())) {
+        std::pop_heap(best.begin(), best.end(), better);
+        best.back() = c;
+        std::push_heap(best.begin(), best.end(), better);
+      }
+    }
+  }
+  std::vector<Index> grown;
+  for (const Candidate& c : best) grown.push_back(c.second);
+  std::sort(grown.begin(), grown.end());
+  return apply_rewiring(layer, p, grown, optimizer);
 }
 
 std::vector<double> erk_densities(const std::vector<std::pair<Index, Index>>& shapes, double density) {
@@ -126,6 +211,17 @@ std::vector<double> erk_densities(const std::vector<std::pair<Index, Index>>& sh
     if (!changed) break;
   }
   return out;
+}
+
+double cosine_fraction(double zeta0, Index step, Index total_steps, double stop_fraction) {
+  const double end = stop_fraction * static_cast<double>(total_steps);
+  if (static_cast<double>(step) >= end) return 0.0;
+  return zeta0 * 0.5 * (1.0 + std::cos(3.14159265358979323846 * static_cast<double>(step) / end));
+}
+
+bool rewire_due(Index step, Index interval, Index total_steps, double stop_fraction) {
+  return interval > 0 && step > 0 && step % interval == 0 &&
+         static_cast<double>(step) < stop_fraction * static_cast<double>(total_steps);
 }
 
 // The velocity follows its connections: kept where the weight is kept, zero where a weight is new.

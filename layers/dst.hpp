@@ -2,8 +2,8 @@
 // count stays constant, new weights start at zero, and the optimizer's per-non-zero state follows its connection.
 //
 // SET (Mocanu et al., 2018): prune the fraction zeta of the weights with the smallest |w| and regrow as many at random
-// positions that held no weight; SNACK's rule prunes the smallest signed values instead. ERK sets each layer's
-// density from its shape. The choice of positions is made on the host from the weights' values (an order
+// positions that held no weight; SNACK's rule prunes the smallest signed values instead; RigL grows where the dense
+// gradient is largest. ERK sets each layer's density from its shape. The choice of positions is made on the host from the weights' values (an order
 // statistic with ties broken by position, and rejection sampling of free positions); the new pattern is then applied
 // to the weights and to the optimizer state by masked GraphBLAS calls on the layer's backend.
 #pragma once
@@ -30,6 +30,19 @@ enum class PruneRule { SmallestMagnitude, SmallestValue };
 // Deterministic for a given seed and layer. SET is PruneRule::SmallestMagnitude.
 Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
                           SgdMomentum* optimizer = nullptr);
+
+// One RigL step (Evci et al., 2020): prune as SET does (the smallest |w|), and grow where the dense gradient
+// G = dY^T X has its largest |g| among the positions that held no weight (ties broken by position), from a batch's
+// input X (batch x in) and output gradient dY (batch x out). G is made block_rows rows at a time, and only at free
+// positions, so neither a dense W nor a dense G is ever held. Fewer are grown only where G has fewer free entries.
+Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
+                     SgdMomentum* optimizer = nullptr);
+
+// RigL's schedule: the fraction to rewire at `step` of `total_steps`, zeta0 * (1 + cos(pi * step / end)) / 2 with
+// end = stop_fraction * total_steps, and 0 from `end` on; rewire_due says whether `step` is an update step (every
+// `interval` steps, before `end`).
+double cosine_fraction(double zeta0, Index step, Index total_steps, double stop_fraction);
+bool rewire_due(Index step, Index interval, Index total_steps, double stop_fraction);
 
 // ERK (Erdos-Renyi-Kernel) densities for layers of the given (in_features, out_features): each layer's density is
 // proportional to (in + out) / (in * out), scaled so that the layers together keep `density` of their weights; a

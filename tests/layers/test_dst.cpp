@@ -1,7 +1,8 @@
 // tests/layers/test_dst.cpp: prune-and-regrow (layers/dst.hpp) on every usable backend, SET's rule: the non-zero count stays, exactly
 // round(zeta * nnz) weights are pruned and they are the smallest |w| (ties included), the grown weights are zero at
 // positions that held none, no position repeats, the optimizer's velocity follows its connections, and bad zeta is
-// rejected without a change; SNACK's rule prunes the smallest signed values; ERK densities keep the global density.
+// rejected without a change; SNACK's rule prunes the smallest signed values; RigL grows where the dense gradient
+// (made in blocks) is largest among free positions; its cosine schedule; ERK densities keep the global density.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +135,56 @@ TEST(Erk, DensitiesKeepTheGlobalDensityAndFavourSmallLayers) {
   EXPECT_NEAR(d[0] / d[1], ((784.0 + 1024) / (784.0 * 1024)) / (2048.0 / (1024.0 * 1024)), 1e-12);
   EXPECT_THROW(snk::layers::erk_densities(shapes, 0.0), snk::Error);
   EXPECT_THROW(snk::layers::erk_densities({{0, 5}}, 0.5), snk::Error);
+}
+
+TEST(Rigl, GrowsWhereTheDenseGradientIsLargest) {
+  const Index in = 30, out = 20, batch = 8;
+  for (const std::string& backend : snk::available_backends()) {
+    snk::BackendScope scope(backend);
+    for (Index block_rows : {Index(1), Index(7), Index(20)}) {
+      SparseLinear layer(in, out, 0.2, rng()());
+      layer_test::Dense x, dy;
+      const snk::Matrix X = random_batch(batch, in, x), dY = random_batch(batch, out, dy);
+      const auto weights = entries(layer.weight());
+      const Index n = weights.size(), k = static_cast<Index>(std::llround(0.25 * static_cast<double>(n)));
+      const auto r = snk::layers::rigl_rewire(layer, 0.25, X, dY, block_rows);
+      const auto after = entries(layer.weight());
+      const std::string at = backend + ", blocks of " + std::to_string(block_rows);
+      EXPECT_EQ(r.pruned, k) << at;
+      EXPECT_EQ(r.grown, k) << at;
+      ASSERT_EQ(after.size(), n) << at;
+      // |G| of every grown position >= |G| of every free position not grown (fp32 rounding aside).
+      auto g = [&](Index i, Index j) {
+        double s = 0;
+        for (Index b = 0; b < batch; ++b) s += dy[b][i] * x[b][j];
+        return std::fabs(s);
+      };
+      double smallest_grown = 1e300, largest_left = 0;
+      for (Index i = 0; i < out; ++i)
+        for (Index j = 0; j < in; ++j) {
+          if (weights.count({i, j})) continue;
+          if (after.count({i, j})) {
+            EXPECT_EQ(after.at({i, j}), 0.0) << at;
+            smallest_grown = std::min(smallest_grown, g(i, j));
+          } else {
+            largest_left = std::max(largest_left, g(i, j));
+          }
+        }
+      EXPECT_GE(smallest_grown, largest_left - 1e-5) << at << ": a free position with a larger |G| was left";
+    }
+  }
+}
+
+TEST(Rigl, CosineScheduleAndUpdateSteps) {
+  EXPECT_DOUBLE_EQ(snk::layers::cosine_fraction(0.3, 0, 1000, 0.75), 0.3);
+  EXPECT_NEAR(snk::layers::cosine_fraction(0.3, 375, 1000, 0.75), 0.15, 1e-12);
+  EXPECT_EQ(snk::layers::cosine_fraction(0.3, 750, 1000, 0.75), 0.0);
+  EXPECT_EQ(snk::layers::cosine_fraction(0.3, 900, 1000, 0.75), 0.0);
+  EXPECT_TRUE(snk::layers::rewire_due(100, 100, 1000, 0.75));
+  EXPECT_TRUE(snk::layers::rewire_due(700, 100, 1000, 0.75));
+  EXPECT_FALSE(snk::layers::rewire_due(800, 100, 1000, 0.75)) << "after the stop fraction";
+  EXPECT_FALSE(snk::layers::rewire_due(150, 100, 1000, 0.75));
+  EXPECT_FALSE(snk::layers::rewire_due(0, 100, 1000, 0.75));
 }
 
 }  // namespace
