@@ -1,5 +1,5 @@
-// layers/sparse_linear.cpp: SparseLinear's initialization and passes, and SgdMomentum (sparse_linear.hpp), each a few
-// GraphBLAS calls on the thread's backend.
+// layers/sparse_linear.cpp: SparseLinear's initialization and passes, gradient clipping, and SgdMomentum
+// (sparse_linear.hpp), each a few GraphBLAS calls on the thread's backend.
 #include "sparse_linear.hpp"
 
 #include <algorithm>
@@ -116,6 +116,40 @@ Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
     db_ = std::move(db);
   }
   return dX;
+}
+
+namespace {
+// The sum of the squares of a gradient's values.
+double sum_of_squares(const Matrix& g) {
+  Matrix sq(&types::FP32, g.nrows(), g.ncols());
+  ewise_mult(sq, nullptr, nullptr, op(BinaryOpcode::Times), g, g);
+  Scalar s(&types::FP64);
+  reduce(s, nullptr, *builtin_monoid(BinaryOpcode::Plus, TypeCode::FP64), sq);
+  double v = 0;
+  s.get(&v, &types::FP64);
+  return v;
+}
+}  // namespace
+
+double clip_grad_norm(const std::vector<SparseLinear*>& layers, double max_norm) {
+  if (!(max_norm > 0.0))
+    throw Error(Info::InvalidValue, "clip_grad_norm: max_norm must be positive, not " + std::to_string(max_norm));
+  double total = 0;
+  for (const SparseLinear* l : layers) {
+    total += sum_of_squares(l->weight_grad());
+    if (l->has_bias()) total += sum_of_squares(l->bias_grad().as_matrix());
+  }
+  const double norm = std::sqrt(total);
+  const double coef = max_norm / (norm + 1e-6);
+  if (coef < 1.0) {
+    const Scalar c = fp32(static_cast<float>(coef));
+    for (SparseLinear* l : layers) {
+      apply_bind_second(l->weight_grad(), nullptr, nullptr, op(BinaryOpcode::Times), l->weight_grad(), c);
+      if (l->has_bias())
+        apply_bind_second(l->bias_grad(), nullptr, nullptr, op(BinaryOpcode::Times), l->bias_grad(), c);
+    }
+  }
+  return norm;
 }
 
 void SgdMomentum::step(SparseLinear& layer) {

@@ -1,6 +1,6 @@
 // layers/sparse_linear.hpp: SparseLinear, a linear layer that stores and computes only its non-zeros, built from
-// the library's GraphBLAS operations (so it runs on whichever backend the thread uses), and SGD with momentum whose
-// state lives per non-zero.
+// the library's GraphBLAS operations (so it runs on whichever backend the thread uses), SGD with momentum whose
+// state lives per non-zero, and gradient clipping.
 //
 // Shapes follow torch.nn.Linear: the weights W are out x in (a sparse FP32 Matrix: row j holds neuron j's inputs),
 // a batch X is batch x in, the output Y = X W^T + b is batch x out. The passes are:
@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "snack/snack.hpp"
 
@@ -35,9 +36,11 @@ class SparseLinear {
 
   Matrix& weight() { return W_; }
   const Matrix& weight() const { return W_; }
+  Matrix& weight_grad() { return dW_; }
   const Matrix& weight_grad() const { return dW_; }
   Vector& bias() { return b_; }
   const Vector& bias() const { return b_; }
+  Vector& bias_grad() { return db_; }
   const Vector& bias_grad() const { return db_; }
 
  private:
@@ -45,6 +48,11 @@ class SparseLinear {
   Vector b_, db_;
   bool has_bias_;
 };
+
+// Gradient clipping by the global norm (torch.nn.utils.clip_grad_norm_): the 2-norm of every layer's dW and db
+// together, computed by GraphBLAS reductions; where it exceeds max_norm, every gradient is scaled by
+// max_norm / (norm + 1e-6). Returns the norm before clipping. InvalidValue unless max_norm > 0.
+double clip_grad_norm(const std::vector<SparseLinear*>& layers, double max_norm);
 
 // SGD with momentum and weight decay, per non-zero: v = momentum * v + (dW + weight_decay * W), W -= lr * v (and the
 // same for the bias, without decay). The velocity has W's pattern; W keeps its non-zero count.

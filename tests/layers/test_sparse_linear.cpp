@@ -1,7 +1,7 @@
 // tests/layers/test_sparse_linear.cpp: SparseLinear and SgdMomentum (layers/sparse_linear.hpp) against float64 host
 // computations on fresh random inputs, on every usable backend (reference, kokkos, and cuda where a GPU is present):
 // the initialization's invariants (each neuron's fan-in, the weight scale), forward, the three gradients (dW only at
-// W's positions), two momentum steps with weight decay (the non-zero count kept), and bad input.
+// W's positions), two momentum steps with weight decay (the non-zero count kept), gradient clipping, and bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,6 +173,32 @@ TEST(SparseLinear, BadInputIsAnErrorAndChangesNothing) {
     EXPECT_EQ(e.info(), snk::Info::DimensionMismatch);
   }
   EXPECT_EQ(entries(layer.weight()), before);
+}
+
+TEST(ClipGradNorm, ScalesEveryGradientToTheLimitOnlyAboveIt) {
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    SparseLinear a(20, 12, 0.4, rng()()), b(12, 5, 0.5, rng()());
+    Dense x;
+    a.backward(random_batch(6, 20, x), random_batch(6, 12, x));
+    b.backward(random_batch(6, 12, x), random_batch(6, 5, x));
+    double want = 0;
+    for (const SparseLinear* l : {&a, &b}) {
+      for (const auto& [at, g] : entries(l->weight_grad())) want += g * g;
+      for (double g : values_of(l->bias_grad())) want += g * g;
+    }
+    want = std::sqrt(want);
+    const auto a_before = entries(a.weight_grad());
+    // A limit above the norm changes nothing.
+    EXPECT_NEAR(snk::layers::clip_grad_norm({&a, &b}, 2 * want), want, 1e-5 * want) << backend;
+    EXPECT_EQ(entries(a.weight_grad()), a_before) << backend;
+    // A limit below it scales every gradient to the limit.
+    EXPECT_NEAR(snk::layers::clip_grad_norm({&a, &b}, want / 4), want, 1e-5 * want) << backend;
+    for (const auto& [at, g] : entries(a.weight_grad()))
+      EXPECT_NEAR(g, a_before.at(at) / 4, 1e-5 * (std::fabs(g) + 1e-3)) << backend;
+    EXPECT_NEAR(snk::layers::clip_grad_norm({&a, &b}, 1e9), want / 4, 1e-5 * want) << backend << ": the new norm";
+    EXPECT_THROW(snk::layers::clip_grad_norm({&a}, 0.0), snk::Error);
+  }
 }
 
 }  // namespace
