@@ -244,8 +244,8 @@ GrB_Info call(const char* where, const void* target, Body&& body) noexcept {
     }
     clear_error(target);
     // With $SNACK_TRACE, the whole call is traced too (its kernel calls print their own lines first).
-    std::unique_ptr<core::CallTrace> trace = core::trace_on() ? std::make_unique<core::CallTrace>(where) : nullptr;
-    if (trace) trace->ran_on("C API");
+    core::CallTrace trace(where);
+    trace.ran_on("C API");
     if constexpr (std::is_void_v<decltype(body())>) {
       body();
       return GrB_SUCCESS;

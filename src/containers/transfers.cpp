@@ -43,7 +43,8 @@ double now_ms() {
 }
 }  // namespace
 
-CallTrace::CallTrace(const char* op) : op_(op) {
+CallTrace::CallTrace(const char* op) : op_(op), on_(trace_on()) {
+  if (!on_) return;
   const Transfers t = snk::transfers();
   uploads_ = t.uploads;
   downloads_ = t.downloads;
@@ -51,6 +52,7 @@ CallTrace::CallTrace(const char* op) : op_(op) {
 }
 
 CallTrace::~CallTrace() {
+  if (!on_) return;
   const double ms = now_ms() - start_;
   const Transfers t = snk::transfers();
   std::string who = who_.empty() ? "?" : who_;

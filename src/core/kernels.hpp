@@ -23,7 +23,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "snack/algebra.hpp"
 #include "snack/containers.hpp"
@@ -165,20 +164,28 @@ void dispatch(const char* op_name, Call&& call);
 void count_fallback(const std::string& backend, const char* op_name);
 
 // $SNACK_TRACE (set and not "0"): every kernel call prints one line on stderr when it ends: the operation, the
-// backend that ran it (a fallback names both), its wall time, and the host <-> device copies made meanwhile.
+// backend that ran it (a fallback names both), its wall time, and the host <-> device copies made meanwhile. A
+// CallTrace does nothing (not even read the clock) when tracing is off.
 bool trace_on();
 class CallTrace {
  public:
-  explicit CallTrace(const char* op);   // records the start (only when trace_on())
-  ~CallTrace();                         // prints the line
-  void ran_on(Backend& b) { who_ = b.name(); }
-  void ran_on(std::string where) { who_ = std::move(where); }
-  void fell_back_from(Backend& b) { declined_ = b.name(); }
+  explicit CallTrace(const char* op);   // records the start when trace_on()
+  ~CallTrace();                         // prints the line when trace_on()
+  void ran_on(Backend& b) {
+    if (on_) who_ = b.name();
+  }
+  void ran_on(const char* where) {
+    if (on_) who_ = where;
+  }
+  void fell_back_from(Backend& b) {
+    if (on_) declined_ = b.name();
+  }
   CallTrace(const CallTrace&) = delete;
   CallTrace& operator=(const CallTrace&) = delete;
 
  private:
   const char* op_;
+  bool on_;
   std::string who_, declined_;
   double start_ = 0;
   std::uint64_t uploads_ = 0, downloads_ = 0;
@@ -187,14 +194,6 @@ class CallTrace {
 template <class Call>
 void dispatch(const char* op_name, Call&& call) {
   Backend& b = current_backend_object();
-  if (!trace_on()) {
-    if (call(b) == KernelStatus::Done) return;
-    if (&b != reference_backend_or_null()) {
-      count_fallback(b.name(), op_name);
-      if (call(reference_backend()) == KernelStatus::Done) return;
-    }
-    throw Error(Info::NotImplemented, std::string("no backend implements ") + op_name + " for these arguments");
-  }
   CallTrace trace(op_name);
   trace.ran_on(b);
   if (call(b) == KernelStatus::Done) return;

@@ -17,7 +17,6 @@
 // in that order (it need not be commutative).
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <string>
 
 #include "containers/csr_form.hpp"
@@ -145,16 +144,15 @@ void apply_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compleme
   }
 
   // A result that lives on a device: the step runs there where its backend does it.
+  CallTrace trace("mask_accum");
+  trace.ran_on("host");
   if (!t.host_valid() && t.device_copy() != nullptr) {
-    std::unique_ptr<CallTrace> trace = trace_on() ? std::make_unique<CallTrace>("mask_accum") : nullptr;
     if (t.device_copy()->mask_accum(C, M, structural, complement, accum, t, replace)) {
-      if (trace) trace->ran_on("device");
+      trace.ran_on("device");
       return;
     }
-    if (trace) trace->ran_on("declined by the device: host");
+    trace.ran_on("host (declined by the device)");
   }
-  std::unique_ptr<CallTrace> trace = trace_on() ? std::make_unique<CallTrace>("mask_accum") : nullptr;
-  if (trace) trace->ran_on("host");
 
   // No mask, no accumulator: C = T cast to C's type.
   if (M == nullptr && accum == nullptr) {

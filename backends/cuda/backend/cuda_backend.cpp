@@ -102,8 +102,8 @@ class CudaBackend final : public core::Backend {
       if (st == KernelStatus::Declined) st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
 #else
       (void)mask;
-#endif
       if (st == KernelStatus::Declined) st = mxm_full_row_times_sparse_t(T, s, A, ta, B, tb, flip, stream_);
+#endif
       return st;
     });
   }

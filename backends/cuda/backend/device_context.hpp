@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "device_copy.hpp"
+#include "portable/mask_accum.hpp"
 #include "portable/op_eval.hpp"
 #include "portable/parts.hpp"
 
@@ -69,6 +70,23 @@ bool with_binary_op(const BinaryOp& op, const Matrix& A, const Matrix& B, F&& f)
     return done;
   });
   return done;
+}
+
+// Which entries of the mask M (viewed as m on the device) count as true, one flag per entry: all of them for a
+// structural mask (or one of a type with no value test), else those of nonzero value.
+template <class Ctx>
+DeviceBuffer mask_true_flags(Ctx& ctx, const Matrix& M, const kokkos::CsrRef& m, bool structural, cudaStream_t s) {
+  DeviceBuffer flags(m.nvals);
+  auto* mask_true = static_cast<std::uint8_t*>(flags.get());
+  if (structural || !builtin(M.type())) {
+    if (m.nvals > 0) throw_on_cuda_error(cudaMemsetAsync(mask_true, 1, m.nvals, s), "structural mask");
+  } else {
+    kokkos::with_type(M.type()->code, [&](auto mt) {
+      kokkos::portable::mask_values<typename decltype(mt)::type>(ctx, m, mask_true);
+      return true;
+    });
+  }
+  return flags;
 }
 
 // The monoid as a run-time functor on V, when the portable kernels reduce with it.

@@ -31,9 +31,6 @@ using core::KernelStatus;
 using kokkos::CsrRef;
 using kokkos::with_type;
 
-}  // namespace
-
-namespace {
 // The Kokkos::Cuda instance on the backend's stream (one per stream: making one allocates Kokkos' scratch), made on
 // first use; Kokkos is finalized at process exit, after the instance is released (otherwise Kokkos' own static
 // destructors report that finalize() was never called).
@@ -121,22 +118,12 @@ KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A,
 
 KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x, bool bind_first, const Matrix& A,
                                   cudaStream_t s) {
-  if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
-      x.type() != op.xtype)
-    return KernelStatus::Declined;
+  if (x.type() != op.xtype) return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
-  bool done = false;
-  with_type(op.xtype->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    const V bound = kokkos::load_value<V>(x.data());
-    if (op.ztype == op.xtype && P::defined_binary<V, V>(op.opcode)) {
-      attach(T, P::apply_bound<V, V>(ctx, ref_of(A, s), op.opcode, bound, bind_first), s);
-      done = true;
-    } else if (op.ztype->code == TypeCode::Bool && P::defined_binary<V, bool>(op.opcode)) {
-      attach(T, P::apply_bound<V, bool>(ctx, ref_of(A, s), op.opcode, bound, bind_first), s);
-      done = true;
-    }
-    return done;
+  const bool done = with_binary_op(op, A, A, [&](auto vt, auto zt) {
+    using V = typename decltype(vt)::type;
+    using Z = typename decltype(zt)::type;
+    attach(T, P::apply_bound<V, Z>(ctx, ref_of(A, s), op.opcode, kokkos::load_value<V>(x.data()), bind_first), s);
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
@@ -286,21 +273,10 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     if (accum != nullptr && !P::defined_binary<V, V>(accum->opcode)) return false;
-    DeviceBuffer flags(M != nullptr ? m.nvals : 0);
-    auto* mask_true = static_cast<std::uint8_t*>(flags.get());
-    if (M != nullptr) {
-      if (structural) {
-        if (m.nvals > 0) throw_on_cuda_error(cudaMemsetAsync(mask_true, 1, m.nvals, s), "structural mask");
-      } else {
-        with_type(M->type()->code, [&](auto mt) {
-          P::mask_values<typename decltype(mt)::type>(ctx, m, mask_true);
-          return true;
-        });
-      }
-    }
+    const DeviceBuffer flags = M != nullptr ? mask_true_flags(ctx, *M, m, structural, s) : DeviceBuffer();
     P::CsrParts<DeviceBuffer> parts =
-        P::mask_accum<V>(ctx, c, t, M != nullptr, m, mask_true, complement, accum != nullptr,
-                         accum != nullptr ? accum->opcode : BinaryOpcode::First, replace);
+        P::mask_accum<V>(ctx, c, t, M != nullptr, m, static_cast<const std::uint8_t*>(flags.get()), complement,
+                         accum != nullptr, accum != nullptr ? accum->opcode : BinaryOpcode::First, replace);
     attach(C, std::move(parts), s);
     return done = true;
   });

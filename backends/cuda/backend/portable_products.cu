@@ -10,7 +10,6 @@
 #include <memory>
 
 #include "device_context.hpp"
-#include "portable/mask_accum.hpp"
 #include "portable/products.hpp"
 #include "portable_ops.hpp"
 
@@ -95,17 +94,10 @@ bool dot_is_cheaper(const Matrix& M, const Matrix& A, const Matrix& B, bool tb) 
 DeviceBuffer allowed(SourceContext& ctx, const core::MaskHint& mask, Index n, cudaStream_t s) {
   if (mask.M == nullptr) return DeviceBuffer();
   const CsrRef m = ref_of(*mask.M, s);
-  DeviceBuffer flags(m.nvals), allow(n);
-  auto* mask_true = static_cast<std::uint8_t*>(flags.get());
-  if (mask.structural || !builtin(mask.M->type())) {
-    if (m.nvals > 0) throw_on_cuda_error(cudaMemsetAsync(mask_true, 1, m.nvals, s), "structural mask");
-  } else {
-    with_type(mask.M->type()->code, [&](auto mt) {
-      P::mask_values<typename decltype(mt)::type>(ctx, m, mask_true);
-      return true;
-    });
-  }
-  P::allowed_positions(ctx, m, mask_true, mask.complement, n, static_cast<std::uint8_t*>(allow.get()));
+  const DeviceBuffer flags = mask_true_flags(ctx, *mask.M, m, mask.structural, s);
+  DeviceBuffer allow(n);
+  P::allowed_positions(ctx, m, static_cast<const std::uint8_t*>(flags.get()), mask.complement, n,
+                       static_cast<std::uint8_t*>(allow.get()));
   return allow;
 }
 

@@ -210,13 +210,7 @@ CsrParts<BytesOf<Ctx>> extract(Ctx& ctx, const CsrRef& A, const Index* I, Index 
     rows = rows_from(ctx, A, I, ni, false, nullptr, elem_size);
     r = view_of(rows, ni, A.ncols);
   }
-  if (all_cols) {
-    if (!all_rows) return rows;
-    CsrParts<BytesOf<Ctx>> all = copy_pattern(ctx, A, elem_size);
-    copy_bytes(ctx, all.x.get(), A.x, A.nvals * elem_size);
-    ctx.exec().fence();
-    return all;
-  }
+  if (all_cols) return all_rows ? copy_of(ctx, A, elem_size) : std::move(rows);
   if (j_increasing) return rename_columns(ctx, r, J, nullptr, nj, elem_size);
   // (A(I, :)^T)(J, :)^T
   const CsrParts<BytesOf<Ctx>> t = transpose(ctx, r, elem_size);
@@ -276,10 +270,7 @@ CsrParts<BytesOf<Ctx>> scatter(Ctx& ctx, const CsrRef& A, Index nrows, Index nco
   }
   if (!rows.all) return rows_from(ctx, r, rows.source, rows.n, true, rows.target, elem_size);
   if (!cols.all) return moved;
-  CsrParts<BytesOf<Ctx>> all = copy_pattern(ctx, A, elem_size);
-  copy_bytes(ctx, all.x.get(), A.x, A.nvals * elem_size);
-  ctx.exec().fence();
-  return all;
+  return copy_of(ctx, A, elem_size);
 }
 
 }  // namespace snk::kokkos::portable

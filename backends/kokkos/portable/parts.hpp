@@ -159,4 +159,43 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   return out;
 }
 
+// A copy of A: its pattern and its values (elem_size bytes each).
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> copy_of(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
+  CsrParts<BytesOf<Ctx>> out = copy_pattern(ctx, A, elem_size);
+  copy_bytes(ctx, out.x.get(), A.x, A.nvals * elem_size);
+  ctx.exec().fence();
+  return out;
+}
+
+// The 1 x nrows vector of per-slot results of A: an entry at row_of(s), with value values[s] (elem_size bytes), for
+// each slot s whose flag is set.
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> slots_as_vector(Ctx& ctx, const CsrRef& A, const std::uint8_t* flags, const void* values,
+                                       std::size_t elem_size) {
+  const Index slots = A.nslots;
+  auto pos_buf = ctx.alloc((slots + 1) * sizeof(Index));
+  Index* pos = as<Index>(pos_buf);
+  const Index n = exclusive_scan_flags(ctx, flags, pos, slots);
+  CsrParts<BytesOf<Ctx>> out;
+  out.nslots = 1;
+  out.nvals = n;
+  out.p = ctx.alloc(2 * sizeof(Index));
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = ctx.alloc(n * elem_size);
+  Index* p = as<Index>(out.p);
+  Index* j = as<Index>(out.j);
+  unsigned char* x = as<unsigned char>(out.x);
+  const unsigned char* v = static_cast<const unsigned char*>(values);
+  const CsrRef a = A;
+  for_n(ctx, "snack::portable::slots_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : n; });
+  for_n(ctx, "snack::portable::slots_entries", slots, KOKKOS_LAMBDA(Index s) {
+    if (!flags[s]) return;
+    j[pos[s]] = a.row_of(s);
+    for (std::size_t b = 0; b < elem_size; ++b) x[pos[s] * elem_size + b] = v[s * elem_size + b];
+  });
+  ctx.exec().fence();   // pos_buf is released on return
+  return out;
+}
+
 }  // namespace snk::kokkos::portable

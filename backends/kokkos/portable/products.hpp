@@ -289,10 +289,8 @@ CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const s
   });
   auto has_buf = ctx.alloc(slots);
   auto val_buf = ctx.alloc(slots * sizeof(V));
-  auto pos_buf = ctx.alloc((slots + 1) * sizeof(Index));
   std::uint8_t* has = as<std::uint8_t>(has_buf);
   V* val = as<V>(val_buf);
-  Index* pos = as<Index>(pos_buf);
   for_n(ctx, "snack::portable::spmv_combine", slots, KOKKOS_LAMBDA(Index s) {
     bool any = false;
     V acc = add.identity;
@@ -304,24 +302,7 @@ CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const s
     has[s] = any;
     val[s] = acc;
   });
-  const Index n = exclusive_scan_flags(ctx, has, pos, slots);
-  CsrParts<BytesOf<Ctx>> out;
-  out.nslots = 1;
-  out.nvals = n;
-  out.p = ctx.alloc(2 * sizeof(Index));
-  out.j = ctx.alloc(n * sizeof(Index));
-  out.x = ctx.alloc(n * sizeof(V));
-  Index* p = as<Index>(out.p);
-  Index* j = as<Index>(out.j);
-  V* z = as<V>(out.x);
-  for_n(ctx, "snack::portable::spmv_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : pos[slots]; });
-  for_n(ctx, "snack::portable::spmv_out", slots, KOKKOS_LAMBDA(Index s) {
-    if (!has[s]) return;
-    j[pos[s]] = r.row_of(s);
-    z[pos[s]] = val[s];
-  });
-  ctx.exec().fence();
-  return out;
+  return slots_as_vector(ctx, R, has, val, sizeof(V));
 }
 
 }  // namespace snk::kokkos::portable

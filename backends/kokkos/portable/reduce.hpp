@@ -64,36 +64,19 @@ T reduce_scalar(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
 template <class T, class Ctx>
 CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   auto flag_buf = ctx.alloc(A.nslots);
-  auto pos_buf = ctx.alloc((A.nslots + 1) * sizeof(Index));
+  auto sum_buf = ctx.alloc(A.nslots * sizeof(T));
   std::uint8_t* nonempty = as<std::uint8_t>(flag_buf);
-  Index* pos = as<Index>(pos_buf);
+  T* sum = as<T>(sum_buf);
   const CsrRef a = A;
-  for_n(ctx, "snack::portable::reduce_rows_flags", A.nslots,
-        KOKKOS_LAMBDA(Index k) { nonempty[k] = a.p[k + 1] > a.p[k]; });
-  const Index rows = exclusive_scan_flags(ctx, nonempty, pos, A.nslots);
-  CsrParts<BytesOf<Ctx>> out;
-  out.nslots = 1;
-  out.nvals = rows;
-  out.p = ctx.alloc(2 * sizeof(Index));
-  out.j = ctx.alloc(rows * sizeof(Index));
-  out.x = ctx.alloc(rows * sizeof(T));
-  Index* p = as<Index>(out.p);
-  Index* j = as<Index>(out.j);
-  T* z = as<T>(out.x);
-  for_n(ctx, "snack::portable::reduce_rows_p", 1, KOKKOS_LAMBDA(Index) {
-    p[0] = 0;
-    p[1] = rows;
-  });
   for_n(ctx, "snack::portable::reduce_rows", A.nslots, KOKKOS_LAMBDA(Index k) {
+    nonempty[k] = a.p[k + 1] > a.p[k];
     if (!nonempty[k]) return;
     const T* v = a.values<T>();
     T acc = v[a.p[k]];
     for (Index e = a.p[k] + 1; e < a.p[k + 1]; ++e) acc = m(acc, v[e]);
-    j[pos[k]] = a.row_of(k);
-    z[pos[k]] = acc;
+    sum[k] = acc;
   });
-  ctx.exec().fence();
-  return out;
+  return slots_as_vector(ctx, A, nonempty, sum, sizeof(T));
 }
 
 }  // namespace snk::kokkos::portable
