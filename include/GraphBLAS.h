@@ -518,6 +518,13 @@ SNK_FOR_EACH_BUILTIN_TYPE(SNK_DECLARE_BUILTIN_TYPE)
   SNK_PREDEFINED(GrB_UnaryOp, GrB_ABS_##T)
 SNK_FOR_EACH_BUILTIN_TYPE(SNK_DECLARE_UNARY_ALL)
 SNK_PREDEFINED(GrB_UnaryOp, GrB_LNOT)
+/* The library's extensions: SQRT, EXP, LOG and TANH on FP32 and FP64 (SuiteSparse's GxB_SQRT_FP32 ... compute the
+   same functions of C's math library). */
+#define SNK_DECLARE_UNARY_FLOAT(T)                                                                       \
+  SNK_PREDEFINED(GrB_UnaryOp, SNK_SQRT_##T) SNK_PREDEFINED(GrB_UnaryOp, SNK_EXP_##T)                     \
+  SNK_PREDEFINED(GrB_UnaryOp, SNK_LOG_##T) SNK_PREDEFINED(GrB_UnaryOp, SNK_TANH_##T)
+SNK_DECLARE_UNARY_FLOAT(FP32)
+SNK_DECLARE_UNARY_FLOAT(FP64)
 
 /* The 8 integer types (bitwise operators and the integer-only families). */
 #define SNK_FOR_EACH_INTEGER_TYPE(X) X(INT8) X(UINT8) X(INT16) X(UINT16) X(INT32) X(UINT32) X(INT64) X(UINT64)

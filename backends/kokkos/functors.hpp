@@ -58,6 +58,9 @@ template <UnaryOpcode Op, class T>
 constexpr bool unary_defined() {
   if constexpr (Op == UnaryOpcode::LNot) return math::is_bool_v<T>;
   else if constexpr (Op == UnaryOpcode::BNot) return math::is_int_v<T>;
+  else if constexpr (Op == UnaryOpcode::Sqrt || Op == UnaryOpcode::Exp || Op == UnaryOpcode::Log ||
+                     Op == UnaryOpcode::Tanh)
+    return math::is_float_v<T>;
   else return Op != UnaryOpcode::User;
 }
 
@@ -68,6 +71,10 @@ KOKKOS_INLINE_FUNCTION T unary_apply(T x) {
   else if constexpr (Op == UnaryOpcode::MInv) return math::minv(x);
   else if constexpr (Op == UnaryOpcode::LNot) return !x;
   else if constexpr (Op == UnaryOpcode::Abs) return math::abs(x);
+  else if constexpr (Op == UnaryOpcode::Sqrt) return math::sqrt_of(x);
+  else if constexpr (Op == UnaryOpcode::Exp) return math::exp_of(x);
+  else if constexpr (Op == UnaryOpcode::Log) return math::log_of(x);
+  else if constexpr (Op == UnaryOpcode::Tanh) return math::tanh_of(x);
   else return math::bnot(x);
 }
 

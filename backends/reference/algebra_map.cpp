@@ -38,6 +38,8 @@ Key key_of(F fn) { return reinterpret_cast<Key>(fn); }
   { nullptr, P##INT8, P##INT16, P##INT32, P##INT64, P##UINT8, P##UINT16, P##UINT32, P##UINT64, P##FP32, P##FP64 }
 #define SNK_REF_INTEGER(P) \
   { nullptr, P##INT8, P##INT16, P##INT32, P##INT64, P##UINT8, P##UINT16, P##UINT32, P##UINT64, nullptr, nullptr }
+#define SNK_REF_FLOAT(P) \
+  { nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, P##FP32, P##FP64 }
 #define SNK_REF_BOOL_ONLY(X) \
   { X, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr }
 
@@ -46,7 +48,8 @@ struct Predefined {
   GrB_Type types[kTypes] = SNK_REF_ALL(GrB_);
   GrB_UnaryOp unary[static_cast<int>(UnaryOpcode::User)][kTypes] = {
       SNK_REF_ALL(GrB_IDENTITY_), SNK_REF_ALL(GrB_AINV_), SNK_REF_ALL(GrB_MINV_),
-      SNK_REF_ALL(GxB_LNOT_),     SNK_REF_ALL(GrB_ABS_),  SNK_REF_INTEGER(GrB_BNOT_)};
+      SNK_REF_ALL(GxB_LNOT_),     SNK_REF_ALL(GrB_ABS_),  SNK_REF_INTEGER(GrB_BNOT_),
+      SNK_REF_FLOAT(GxB_SQRT_),   SNK_REF_FLOAT(GxB_EXP_), SNK_REF_FLOAT(GxB_LOG_), SNK_REF_FLOAT(GxB_TANH_)};
   GrB_BinaryOp binary[static_cast<int>(BinaryOpcode::User)][kTypes] = {
       SNK_REF_ALL(GrB_FIRST_), SNK_REF_ALL(GrB_SECOND_), SNK_REF_ALL(GrB_ONEB_),
       SNK_REF_ALL(GrB_MIN_),   SNK_REF_ALL(GrB_MAX_),    SNK_REF_ALL(GrB_PLUS_),

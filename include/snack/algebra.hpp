@@ -27,7 +27,9 @@ using UnaryFunction = void (*)(void* z, const void* x);
 using BinaryFunction = void (*)(void* z, const void* x, const void* y);
 using IndexUnaryFunction = void (*)(void* z, const void* x, Index i, Index j, const void* thunk);
 
-enum class UnaryOpcode : std::uint8_t { Identity, AInv, MInv, LNot, Abs, BNot, User };
+// Identity ... BNot are the spec's; Sqrt, Exp, Log and Tanh (FP32 and FP64 only) are the library's extensions
+// (SNK_SQRT_FP32 ... in the C API), the math the sparse layers' optimizers and losses need.
+enum class UnaryOpcode : std::uint8_t { Identity, AInv, MInv, LNot, Abs, BNot, Sqrt, Exp, Log, Tanh, User };
 
 enum class BinaryOpcode : std::uint8_t {
   First, Second, Oneb, Min, Max, Plus, Minus, Times, Div,

@@ -82,6 +82,25 @@ template <class T> SNK_HD T abs(T x) {
   else return x < 0 ? ainv(x) : x;
 }
 
+// The library's float-only extensions (SNK_SQRT / EXP / LOG / TANH): C's functions, as SuiteSparse's GxB_SQRT,
+// GxB_EXP, GxB_LOG and GxB_TANH compute them (a GPU's results may differ from the host's in the last bits).
+template <class T> SNK_HD T sqrt_of(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::sqrtf(x);
+  else return ::sqrt(x);
+}
+template <class T> SNK_HD T exp_of(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::expf(x);
+  else return ::exp(x);
+}
+template <class T> SNK_HD T log_of(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::logf(x);
+  else return ::log(x);
+}
+template <class T> SNK_HD T tanh_of(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::tanhf(x);
+  else return ::tanh(x);
+}
+
 template <class T> SNK_HD T div(T x, T y) {
   if constexpr (is_bool_v<T>) {
     (void)y;

@@ -1,8 +1,9 @@
 // src/algebra/unary_ops.cpp: the predefined unary operators of the C API spec 2.0.
 //
-// IDENTITY, AINV, MINV and ABS on all 11 builtin types, LNOT on BOOL, BNOT on the 8 integer types: 53
-// objects, each a singleton built once, on first use. The function of each is one instantiation of
-// unary_fn<Op, T>, which applies the rule of builtin_math.hpp.
+// IDENTITY, AINV, MINV and ABS on all 11 builtin types, LNOT on BOOL, BNOT on the 8 integer types: the spec's 53;
+// and the library's extensions SQRT, EXP, LOG and TANH on FP32 and FP64 (named SNK_<OP>_<T>): 61 objects, each a
+// singleton built once, on first use. The function of each is one instantiation of unary_fn<Op, T>, which applies
+// the rule of builtin_math.hpp.
 #include <array>
 #include <cstring>
 #include <memory>
@@ -16,10 +17,15 @@ namespace {
 
 constexpr int kUnaryOpcodeCount = static_cast<int>(UnaryOpcode::User);
 
+constexpr bool is_extension(UnaryOpcode op) {
+  return op == UnaryOpcode::Sqrt || op == UnaryOpcode::Exp || op == UnaryOpcode::Log || op == UnaryOpcode::Tanh;
+}
+
 template <UnaryOpcode Op, class T>
 constexpr bool unary_defined() {
   if constexpr (Op == UnaryOpcode::LNot) return math::is_bool_v<T>;
   else if constexpr (Op == UnaryOpcode::BNot) return math::is_int_v<T>;
+  else if constexpr (is_extension(Op)) return math::is_float_v<T>;
   else return true;
 }
 
@@ -30,6 +36,10 @@ T unary_compute(T x) {
   else if constexpr (Op == UnaryOpcode::MInv) return math::minv(x);
   else if constexpr (Op == UnaryOpcode::LNot) return !x;
   else if constexpr (Op == UnaryOpcode::Abs) return math::abs(x);
+  else if constexpr (Op == UnaryOpcode::Sqrt) return math::sqrt_of(x);
+  else if constexpr (Op == UnaryOpcode::Exp) return math::exp_of(x);
+  else if constexpr (Op == UnaryOpcode::Log) return math::log_of(x);
+  else if constexpr (Op == UnaryOpcode::Tanh) return math::tanh_of(x);
   else return math::bnot(x);
 }
 
@@ -49,6 +59,10 @@ const char* unary_name(UnaryOpcode op) {
     case UnaryOpcode::LNot: return "LNOT";
     case UnaryOpcode::Abs: return "ABS";
     case UnaryOpcode::BNot: return "BNOT";
+    case UnaryOpcode::Sqrt: return "SQRT";
+    case UnaryOpcode::Exp: return "EXP";
+    case UnaryOpcode::Log: return "LOG";
+    case UnaryOpcode::Tanh: return "TANH";
     default: return "USER";
   }
 }
@@ -60,7 +74,7 @@ struct UnaryTable {
 
   void put(UnaryOpcode op, const Type* t, UnaryFunction fn) {
     // LNOT exists only on BOOL and carries no type suffix (GrB_LNOT).
-    std::string name = std::string("GrB_") + unary_name(op);
+    std::string name = std::string(is_extension(op) ? "SNK_" : "GrB_") + unary_name(op);
     if (op != UnaryOpcode::LNot) name += "_" + t->name;
     owned.push_back(std::make_unique<UnaryOp>(UnaryOp{op, t, t, fn, name}));
     at[static_cast<int>(op)][algebra::type_index(t->code)] = owned.back().get();
@@ -82,6 +96,10 @@ struct UnaryTable {
     add<UnaryOpcode::LNot>();
     add<UnaryOpcode::Abs>();
     add<UnaryOpcode::BNot>();
+    add<UnaryOpcode::Sqrt>();
+    add<UnaryOpcode::Exp>();
+    add<UnaryOpcode::Log>();
+    add<UnaryOpcode::Tanh>();
   }
 };
 

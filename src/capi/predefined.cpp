@@ -70,6 +70,15 @@ SNK_FOR_ALL_TYPES(SNK_UNARY, MINV, MInv)
 SNK_FOR_ALL_TYPES(SNK_UNARY, ABS, Abs)
 SNK_FOR_INT_TYPES(SNK_UNARY, BNOT, BNot)
 SNK_DEFINE(UnaryOp, LNOT, UnaryOpcode::LNot, TypeCode::Bool)
+// The library's extensions (SNK_ names).
+#define SNK_DEFINE_EXTENSION(T, NAME, opc)                                                                 \
+  static SNK_UnaryOp_opaque snk_ext_##NAME##_##T(UnaryOpcode::opc, SNK_TC_##T, "SNK_" #NAME "_" #T);       \
+  GrB_UnaryOp SNK_##NAME##_##T = &snk_ext_##NAME##_##T;
+#define SNK_DEFINE_UNARY_FLOAT(T)                                                                          \
+  SNK_DEFINE_EXTENSION(T, SQRT, Sqrt) SNK_DEFINE_EXTENSION(T, EXP, Exp) SNK_DEFINE_EXTENSION(T, LOG, Log)   \
+  SNK_DEFINE_EXTENSION(T, TANH, Tanh)
+SNK_DEFINE_UNARY_FLOAT(FP32)
+SNK_DEFINE_UNARY_FLOAT(FP64)
 
 #define SNK_BINARY(T, NAME, opc) SNK_DEFINE(BinaryOp, NAME##_##T, BinaryOpcode::opc, SNK_TC_##T)
 SNK_FOR_ALL_TYPES(SNK_BINARY, FIRST, First)

@@ -19,6 +19,13 @@ namespace snk::kokkos::portable {
 using IU = IndexUnaryOpcode;
 
 // ---- unary: z = op(x), z and x of type T --------------------------------------------------------------------
+// The float-only extensions (SQRT, EXP, LOG, TANH): x itself on the types they are not defined on.
+template <UnaryOpcode Op, class T>
+KOKKOS_INLINE_FUNCTION T unary_float(T x) {
+  if constexpr (unary_defined<Op, T>()) return unary_apply<Op, T>(x);
+  else return x;
+}
+
 template <class T>
 KOKKOS_INLINE_FUNCTION T unary_eval(UnaryOpcode op, T x) {
   switch (op) {
@@ -32,6 +39,10 @@ KOKKOS_INLINE_FUNCTION T unary_eval(UnaryOpcode op, T x) {
     case UnaryOpcode::BNot:
       if constexpr (unary_defined<UnaryOpcode::BNot, T>()) return unary_apply<UnaryOpcode::BNot, T>(x);
       else return x;
+    case UnaryOpcode::Sqrt: return unary_float<UnaryOpcode::Sqrt>(x);
+    case UnaryOpcode::Exp: return unary_float<UnaryOpcode::Exp>(x);
+    case UnaryOpcode::Log: return unary_float<UnaryOpcode::Log>(x);
+    case UnaryOpcode::Tanh: return unary_float<UnaryOpcode::Tanh>(x);
     default: return x;
   }
 }
@@ -42,6 +53,8 @@ bool defined_unary(UnaryOpcode op) {
     case UnaryOpcode::Identity: case UnaryOpcode::AInv: case UnaryOpcode::MInv: case UnaryOpcode::Abs: return true;
     case UnaryOpcode::LNot: return unary_defined<UnaryOpcode::LNot, T>();
     case UnaryOpcode::BNot: return unary_defined<UnaryOpcode::BNot, T>();
+    case UnaryOpcode::Sqrt: case UnaryOpcode::Exp: case UnaryOpcode::Log: case UnaryOpcode::Tanh:
+      return unary_defined<UnaryOpcode::Sqrt, T>();
     default: return false;
   }
 }
