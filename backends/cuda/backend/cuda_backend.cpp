@@ -10,7 +10,8 @@
 //     descriptor (a transposed A is retried by the core with a transposed copy), on the value types BOOL, INT32,
 //     INT64, UINT32, UINT64, FP32, FP64, for every predefined semiring of those types and every semiring made of a
 //     predefined monoid and a predefined multiplier of one type other than the bitwise ones (semiring_map.hpp), with
-//     the operand flip: the SpMM family (PLUS_TIMES on FP32 runs its fastest kernels);
+//     the operand flip: the SpMM family (PLUS_TIMES on FP32 runs its fastest kernels); likewise A full and B' sparse
+//     where the result is full (X W^T and X W: the family's transposed orientations);
 //   - with the portable kernels: mxv and vxm (a row-wise SpMV, or expand-sort-compress for a few entries), mxm with
 //     both operands sparse (the masked dot product, or expand-sort-compress), and transpose (assign over the whole of
 //     C is an eWiseAdd or a copy, which the core makes);
@@ -83,8 +84,9 @@ class CudaBackend final : public core::Backend {
 
   std::string name() const override { return "cuda"; }
 
-  // mxm: the masked dot product where a sparse mask makes it cheaper, then the SpMM family where B' is full
-  // (sparse_times_full.cpp), else the portable products, which use the mask hint (vector products and the masked dot
+  // mxm: the masked dot product where a sparse mask makes it cheaper, then the SpMM family where B' is full, or A is
+  // full and B' sparse with A more than one row (a batch of rows times a layer's weights, sparse_times_full.cpp; one
+  // row is mxv / vxm, whose portable SpMV needs no plan), else the portable products, which use the mask hint (vector products and the masked dot
   // product); without them (a plugin built without Kokkos CUDA), a full row A times B^T (mxv) through the SpMM family.
   KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
@@ -98,6 +100,7 @@ class CudaBackend final : public core::Backend {
         st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_, /*only_masked_dot=*/true);
 #endif
       if (st == KernelStatus::Declined) st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
+      if (st == KernelStatus::Declined && A.nrows() > 1) st = mxm_full_times_sparse(T, s, A, ta, B, tb, flip, stream_);
 #if defined(SNACK_CUDA_PORTABLE)
       if (st == KernelStatus::Declined) st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
 #else

@@ -128,6 +128,35 @@ MatrixOnDevice& MatrixOnDevice::of(const Matrix& m, cudaStream_t stream) {
   return attached;
 }
 
+std::uint64_t MatrixOnDevice::next_id() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+
+namespace {
+// The compacted pattern of a host CSR form as the plan takes it: its non-empty rows, their row pointers and the
+// entries' columns (32-bit).
+struct CompactedArrays {
+  std::vector<Index> rows;
+  std::vector<std::int32_t> row_ptr{0}, col;
+};
+
+CompactedArrays compacted_arrays(const CsrStorage& host) {
+  CompactedArrays a;
+  a.col.resize(host.j.size());
+  for (Index k = 0; k < host.nslots(); ++k) {
+    if (host.p[k + 1] == host.p[k]) continue;
+    a.rows.push_back(host.hyper ? host.h[k] : k);
+    a.row_ptr.push_back(static_cast<std::int32_t>(host.p[k + 1]));
+  }
+  for_each_range(static_cast<std::int64_t>(a.col.size()), std::int64_t(1) << 20, [&](std::int64_t e0, std::int64_t e1) {
+    for (std::int64_t e = e0; e < e1; ++e)
+      a.col[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(host.j[static_cast<std::size_t>(e)]);
+  });
+  return a;
+}
+}  // namespace
+
 CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) {
   if (pattern_tried_) return pattern_.get();
   const CsrStorage& host = m.csr();
@@ -137,23 +166,21 @@ CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) 
     return nullptr;
   }
 
-  auto compacted = std::make_unique<CompactedPattern>();
-  std::vector<std::int32_t> row_ptr{0};
-  std::vector<std::int32_t> col(host.j.size());
-  for (Index k = 0; k < host.nslots(); ++k) {
-    if (host.p[k + 1] == host.p[k]) continue;
-    compacted->rows.push_back(host.hyper ? host.h[k] : k);
-    row_ptr.push_back(static_cast<std::int32_t>(host.p[k + 1]));
+  auto compacted = std::make_shared<CompactedPattern>();
+  CompactedArrays arrays = compacted_arrays(host);
+  compacted->rows = std::move(arrays.rows);
+  {
+    std::vector<char> used(m.ncols(), 0);
+    Index distinct = 0;
+    for (const std::int32_t c : arrays.col) distinct += used[c] ? 0 : (used[c] = 1);
+    compacted->every_column = distinct == m.ncols();
   }
-  for_each_range(static_cast<std::int64_t>(col.size()), std::int64_t(1) << 20, [&](std::int64_t e0, std::int64_t e1) {
-    for (std::int64_t e = e0; e < e1; ++e)
-      col[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(host.j[static_cast<std::size_t>(e)]);
-  });
 
   try {
     // From the host arrays: the plan is built on the host (synchronizes the stream).
     const auto rows = static_cast<std::int32_t>(compacted->rows.size());
-    compacted->plan = Plan::create(rows, static_cast<std::int32_t>(m.ncols()), row_ptr, col, PlanOptions{}, stream);
+    compacted->plan =
+        Plan::create(rows, static_cast<std::int32_t>(m.ncols()), arrays.row_ptr, arrays.col, PlanOptions{}, stream);
     core::count_upload(compacted->plan->device_bytes());
     compacted->device_rows = DeviceBuffer(compacted->rows.size() * sizeof(Index));
     compacted->device_rows.upload(compacted->rows.data(), compacted->rows.size() * sizeof(Index), stream);
@@ -167,6 +194,27 @@ CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) 
   pattern_tried_ = true;
   pattern_ = std::move(compacted);
   return pattern_.get();
+}
+
+Plan* MatrixOnDevice::transposed_plan(const Matrix& m, cudaStream_t stream) {
+  CompactedPattern* p = pattern(m, stream);
+  if (p == nullptr) return nullptr;
+  if (!p->transposed) {
+    // The host form of a device-only result is downloaded (counted) for this, once per pattern.
+    const CompactedArrays arrays = compacted_arrays(m.csr());
+    try {
+      PlanOptions options;
+      options.transposed = true;
+      p->transposed = Plan::create(static_cast<std::int32_t>(arrays.rows.size()), static_cast<std::int32_t>(m.ncols()),
+                                   arrays.row_ptr, arrays.col, options, stream);
+      core::count_upload(p->transposed->device_bytes());
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(Info::Panic, std::string("cuda backend: building the transposed SpMM plan failed: ") + e.what());
+    }
+  }
+  return p->transposed.get();
 }
 
 std::string MatrixOnDevice::describe() const {
@@ -340,6 +388,7 @@ std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
                       duplicate(j_, stream_), duplicate(values_, stream_), elem_size_, stream_);
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
     });
+    copy->inherit_pattern(pattern_);   // the same pattern: its plans serve the duplicate too
     return copy;
   }
   if (!dense_rows_) return nullptr;   // an input's copy: the duplicate copies the host form and uploads when used
@@ -355,6 +404,7 @@ std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
     }
     copy = dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? h_ : device_rows_, ncols_, elem_size_, stream_);
+    copy->inherit_pattern(pattern_);
   } catch (...) {
     if (previous != device_) (void)cudaSetDevice(previous);
     throw;

@@ -11,7 +11,7 @@
 // the matrix is unchanged, which is what makes a loop of products with one sparse matrix (a layer's
 // weights) upload it once. For the same reason the products may bind the uploaded values to the Plan
 // (Plan::bind_values: the bound orders of the batch-5-128 kernels), once they have run long enough to pay for it
-// (sparse_times_full.cpp); the binding goes with the copy. The
+// (sparse_times_full.cpp); the bound values belong to the copy that bound them (CompactedPattern::bound_owner). The
 // backend attaches copies only beside a valid host form (host_is_stale = false), so download() is never
 // needed; it throws Panic if that invariant is ever broken.
 //
@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -69,11 +70,21 @@ class DeviceBuffer {
 // work runs), from the current device's default pool, which then keeps freed memory for reuse.
 void set_allocation_stream(cudaStream_t stream);
 
-// The sparse operand of an SpMM: the Plan of the compacted pattern and the matrix row of each plan row.
+// The sparse operand of an SpMM: the Plan of the compacted pattern and the matrix row of each plan row. A pattern
+// is shared by the copies of matrices that hold it: an operation whose result keeps an operand's pattern (apply, and
+// the mask step of C += T where T adds no entry: an optimizer's update of a layer's weights) hands it on
+// (MatrixOnDevice::inherit_pattern), so the plans of a matrix whose values change every step are built once.
 struct CompactedPattern {
   std::unique_ptr<Plan> plan;
   std::vector<Index> rows;   // increasing; rows.size() == plan->rows()
   DeviceBuffer device_rows;  // the same rows in device memory (a product's result takes a copy: dense_rows())
+  bool every_column = false;   // each column holds an entry (the transposed products' result is then full)
+  // The plan of the same pattern with its transposed form too (PlanOptions::transposed), for W^T X: built on the
+  // first such product (MatrixOnDevice::transposed_plan).
+  std::unique_ptr<Plan> transposed;
+  // Which copy's values are bound to `plan` (MatrixOnDevice::id; 0: none): the copies sharing a pattern hold
+  // different values, and only the owner's products may read the bound ones.
+  std::uint64_t bound_owner = 0;
   // The products' record for binding the values to the plan (sparse_times_full.cpp): the wall seconds the products
   // have spent unbound where binding would have changed their kernel, and whether a bind failed (it is not tried
   // again while this copy lives).
@@ -120,6 +131,18 @@ class MatrixOnDevice final : public DeviceCopy {
   // The compacted pattern of `m` (the matrix this copy is attached to), built on first use. Returns null
   // when the pattern does not fit 32-bit indices (more than 2^31 - 1 columns or about 2^31 entries).
   CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
+  // The pattern's plan with the transposed form (CompactedPattern::transposed), built on first use; null as pattern().
+  Plan* transposed_plan(const Matrix& m, cudaStream_t stream);
+  // The pattern as built so far (null when none was), to hand to a result of the same pattern.
+  std::shared_ptr<CompactedPattern> shared_pattern() const { return pattern_; }
+  // Takes `p` as this copy's pattern. The caller guarantees that the matrix has exactly p's pattern.
+  void inherit_pattern(std::shared_ptr<CompactedPattern> p) {
+    if (!p) return;
+    pattern_ = std::move(p);
+    pattern_tried_ = true;
+  }
+  // A number no other copy in the process carries (the owner of a plan's bound values).
+  std::uint64_t id() const { return id_; }
 
   // The transpose of the matrix this copy is attached to, as a device-only Matrix, once a kernel has made it
   // (portable_products.cu): kept while this copy lives, so a change of the matrix, which drops the copy, drops it too.
@@ -159,7 +182,9 @@ class MatrixOnDevice final : public DeviceCopy {
   Index ncols_ = 0;
   cudaStream_t stream_ = nullptr;
   bool pattern_tried_ = false;
-  std::unique_ptr<CompactedPattern> pattern_;
+  std::shared_ptr<CompactedPattern> pattern_;
+  std::uint64_t id_ = next_id();
+  static std::uint64_t next_id();
   std::unique_ptr<Matrix> transpose_;
 };
 

@@ -96,6 +96,19 @@ void attach(Matrix& T, P::CsrParts<DeviceBuffer>&& parts, cudaStream_t s) {
 
 bool builtin(const Type* t) { return t != nullptr && t->builtin(); }
 
+namespace {
+// The pattern A's copy has built (null when none), and its hand-over to a result T of exactly that pattern
+// (CompactedPattern: the plans of a matrix whose values change are then built once).
+std::shared_ptr<CompactedPattern> pattern_of(const Matrix& A) {
+  auto* copy = dynamic_cast<MatrixOnDevice*>(A.device_copy());
+  return copy != nullptr ? copy->shared_pattern() : nullptr;
+}
+void inherit(Matrix& T, std::shared_ptr<CompactedPattern> p) {
+  if (!p) return;
+  if (auto* copy = dynamic_cast<MatrixOnDevice*>(T.device_copy())) copy->inherit_pattern(std::move(p));
+}
+}  // namespace
+
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
   SourceContext ctx = source_context(s);
   P::for_n(ctx, "snack::cuda::dense_pattern_p", rows + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
@@ -110,7 +123,9 @@ KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A,
   with_type(op.xtype->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     if (!P::defined_unary<V>(op.opcode)) return false;
+    std::shared_ptr<CompactedPattern> pattern = pattern_of(A);   // before T's attach (T may be A)
     attach(T, P::apply_unary<V>(ctx, ref_of(A, s), op.opcode), s);
+    inherit(T, std::move(pattern));
     return done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
@@ -123,7 +138,9 @@ KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x
   const bool done = with_binary_op(op, A, A, [&](auto vt, auto zt) {
     using V = typename decltype(vt)::type;
     using Z = typename decltype(zt)::type;
+    std::shared_ptr<CompactedPattern> pattern = pattern_of(A);   // before T's attach (T may be A)
     attach(T, P::apply_bound<V, Z>(ctx, ref_of(A, s), op.opcode, kokkos::load_value<V>(x.data()), bind_first), s);
+    inherit(T, std::move(pattern));
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
@@ -257,6 +274,23 @@ KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& 
   });
 }
 
+namespace {
+// A hypersparse operand of the mask step read as plain CSR over all its rows: its row pointers made on the device
+// (held by `keep`), its columns and values as they are. False where the rows are too many for that to pay (the step
+// then declines, and the host runs it).
+bool as_plain(SourceContext& ctx, CsrRef& a, DeviceBuffer& keep) {
+  if (!a.hyper) return true;
+  constexpr Index kAlwaysRows = Index(1) << 20;
+  if (a.nrows > kAlwaysRows && a.nrows / 8 > a.nvals + a.nslots) return false;
+  keep = P::reslot(ctx, a, nullptr, a.nrows);
+  a.hyper = false;
+  a.h = nullptr;
+  a.p = static_cast<const Index*>(keep.get());
+  a.nslots = a.nrows;
+  return true;
+}
+}  // namespace
+
 bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
                          Matrix& T, bool replace, cudaStream_t s) {
   const Type* v = C.type();
@@ -265,10 +299,13 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
                            accum->ztype != v))
     return false;
   SourceContext ctx = source_context(s);
-  const CsrRef c = ref_of(C, s), t = ref_of(T, s);
+  CsrRef c = ref_of(C, s), t = ref_of(T, s);
   CsrRef m;
   if (M != nullptr) m = ref_of(*M, s);
-  if (c.hyper || t.hyper || (M != nullptr && m.hyper)) return false;
+  // The kernel reads its operands as plain CSR (a new, empty C is hypersparse, and so is a sampled product).
+  DeviceBuffer c_rows, t_rows, m_rows;
+  if (!as_plain(ctx, c, c_rows) || !as_plain(ctx, t, t_rows) || (M != nullptr && !as_plain(ctx, m, m_rows)))
+    return false;
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
@@ -277,7 +314,12 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
     P::CsrParts<DeviceBuffer> parts =
         P::mask_accum<V>(ctx, c, t, M != nullptr, m, static_cast<const std::uint8_t*>(flags.get()), complement,
                          accum != nullptr, accum != nullptr ? accum->opcode : BinaryOpcode::First, replace);
+    // Without a mask the result is C's pattern united with T's (accumulated) or T's (replaced): with as many entries
+    // as C, the union is C's pattern exactly.
+    std::shared_ptr<CompactedPattern> pattern;
+    if (M == nullptr) pattern = accum == nullptr ? pattern_of(T) : (parts.nvals == c.nvals ? pattern_of(C) : nullptr);
     attach(C, std::move(parts), s);
+    inherit(C, std::move(pattern));
     return done = true;
   });
   return done;

@@ -125,16 +125,21 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     // A's values serve every product until A changes (the copy goes with them), so where this call's kernel
     // would read a bound order they are bound to the plan once the products have paid for it (the rule above); a
     // bind that fails (device memory) leaves this call and the later ones on the per-call path.
-    if (!plan.has_bound_values() && policy != BindPolicy::Never && bound_values_would_serve(plan, args)) {
+    // The plan may hold another copy's values (copies of one pattern share it): only the owner reads them.
+    const auto bound_here = [&] { return plan.has_bound_values() && pattern->bound_owner == a.id(); };
+    if (!bound_here() && policy != BindPolicy::Never && bound_values_would_serve(plan, args)) {
       if (!pattern->bind_failed &&
-          (policy == BindPolicy::Eager || pattern->unbound_seconds >= binding_seconds(plan.nnz())) &&
-          plan.bind_values(args.values, args.type, stream) != Status::Success) {
-        (void)cudaGetLastError();
-        pattern->bind_failed = true;
+          (policy == BindPolicy::Eager || pattern->unbound_seconds >= binding_seconds(plan.nnz()))) {
+        if (plan.bind_values(args.values, args.type, stream) == Status::Success) {
+          pattern->bound_owner = a.id();
+        } else {
+          (void)cudaGetLastError();
+          pattern->bind_failed = true;
+        }
       }
-      if (!plan.has_bound_values()) binding_would_serve = true;
+      if (!bound_here()) binding_would_serve = true;
     }
-    args.values_bound = plan.has_bound_values();
+    args.values_bound = bound_here();
     std::string why;
     const Status st = spmm(plan, args, &why);
     if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
@@ -147,6 +152,64 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   if (binding_would_serve)
     pattern->unbound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows, pattern->device_rows, N,
+                                                   value_bytes, stream),
+                       /*host_is_stale=*/true);
+  return KernelStatus::Done;
+}
+
+KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B, bool tb,
+                                   bool flip, cudaStream_t stream) {
+  if (ta) return KernelStatus::Declined;
+  // X W^T applies the multiply as f(x, w) (x from A, w from B: mxm's own order); W^T X as f(w, x), the flipped one.
+  const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, tb ? flip : !flip);
+  if (!semiring) return KernelStatus::Declined;
+  const Type* type = s.add->type();
+  if (A.type() != type || B.type() != type || T.type() != type) return KernelStatus::Declined;
+  const Index batch = A.nrows(), K = A.ncols(), M = tb ? B.nrows() : B.ncols();
+  if ((tb ? B.ncols() : B.nrows()) != K || T.nrows() != batch || T.ncols() != M) return KernelStatus::Declined;
+  if (!has_every_entry(A) || B.nvals() == 0 || batch == 0) return KernelStatus::Declined;
+
+  MatrixOnDevice& w = MatrixOnDevice::of(B, stream);
+  CompactedPattern* pattern = w.pattern(B, stream);
+  // The result is full where every row of B (X W^T) or every column (W^T X) holds an entry, and B's rows are then
+  // the plan's rows as they stand; otherwise the portable products run it.
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != B.nrows() || (!tb && !pattern->every_column))
+    return KernelStatus::Declined;
+  Plan* plan = tb ? pattern->plan.get() : w.transposed_plan(B, stream);
+  if (plan == nullptr) return KernelStatus::Declined;
+  MatrixOnDevice& x = MatrixOnDevice::of(A, stream);
+
+  const std::size_t value_bytes = type->size;
+  if (M > std::numeric_limits<std::size_t>::max() / value_bytes / batch)
+    throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(batch) + " rows x " +
+                                       std::to_string(M) + " columns)");
+  DeviceBuffer t_values(static_cast<std::size_t>(batch * M * value_bytes));
+  // X W^T: X = A row-major (batch x K), Y = T row-major (batch x M). W^T X: X' = A^T, K x batch, read column-major
+  // from A's rows; Y' = T^T, M x batch, written column-major into T's rows. Both walk the batch in chunks of rows of A.
+  SpmmArgs args = product_args(tb ? Orientation::XWt : Orientation::WtX, *semiring, w.values(), stream);
+  args.x.layout = tb ? Layout::RowMajor : Layout::ColMajor;
+  args.x.ld = static_cast<std::int64_t>(K);
+  args.y.layout = tb ? Layout::RowMajor : Layout::ColMajor;
+  args.y.ld = static_cast<std::int64_t>(M);
+  const auto* a_values = static_cast<const unsigned char*>(x.values());
+  auto* y_values = static_cast<unsigned char*>(t_values.get());
+  for (Index r0 = 0; r0 < batch; r0 += kColumnsPerCall) {
+    args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, batch - r0));
+    args.x.data = const_cast<unsigned char*>(a_values + r0 * K * value_bytes);
+    args.y.data = y_values + r0 * M * value_bytes;
+    std::string why;
+    const Status st = spmm(*plan, args, &why);
+    if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
+    if (st != Status::Success)
+      throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
+  }
+  // Every row of T is full: its rows 0 .. batch-1, listed on the device for the result's CSR form.
+  std::vector<Index> rows(batch);
+  for (Index r = 0; r < batch; ++r) rows[r] = r;
+  DeviceBuffer device_rows(batch * sizeof(Index));
+  device_rows.upload(rows.data(), batch * sizeof(Index), stream);
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
+  T.attach_device_copy(MatrixOnDevice::dense_rows(w.device(), std::move(t_values), std::move(rows), device_rows, M,
                                                    value_bytes, stream),
                        /*host_is_stale=*/true);
   return KernelStatus::Done;

@@ -14,6 +14,14 @@ namespace snk::cuda {
 core::KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                                          bool tb, bool flip, cudaStream_t stream);
 
+// T = A (+).(x) B' for a full A (batch x K) and a sparse B: B' = B^T (tb) through the SpMM family's X W^T orientation
+// with W = B, or B' = B through its W^T X orientation (the plan's transposed pattern, built once per pattern) with
+// A read as X^T. The layers' forward (X W^T) and input-gradient (dY W) products. Declined (T untouched) for ta, an A
+// with a missing entry, a B with an empty row (either form) or an empty column (B' = B), where T would not be full,
+// and semirings and types the library does not run. T is left on the device.
+core::KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
+                                         bool tb, bool flip, cudaStream_t stream);
+
 // T = u (+).(x) B^T for a full row u (1 x K, the A operand) and a sparse B (M x K, given with tb): mxv's form
 // (w = B u, computed as u^T B^T), through the SpMM family's X W^T orientation at batch 1 with W = B. T (1 x M) has an
 // entry at each non-empty row of B. Declined (T untouched) where u is not full, B is not transposed, or the

@@ -5,7 +5,8 @@
 // an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern; select and
 // eWiseMult flag the entries of A they keep and compact them (parts.hpp: compact), so the result has A's slots;
 // eWiseAdd places A's entries and B's entries that A lacks by counting, for each entry, the other side's entries
-// before it in its row (binary searches), which needs no merge and no atomics: results are deterministic. Value
+// before it in its row (binary searches), which needs no merge and no atomics: results are deterministic. Operands of
+// one pattern (an optimizer's state and a gradient on a layer's weights) skip the search: values alone. Value
 // types: T is the operator's input type, Z its output type (T, or bool for comparisons); the operator is an opcode
 // (op_eval.hpp). Preconditions the host side checks: builtin operators defined on T; for eWiseAdd, neither input
 // hypersparse (their slots are then their rows).
@@ -115,9 +116,40 @@ KOKKOS_INLINE_FUNCTION Index find_in(const CsrRef& B, Index row, Index col) {
   return at < e && B.j[at] == col ? at : kNoIndex;
 }
 
+// Whether A and B (plain CSR of one shape) hold the same positions: one pass over both patterns, a flag read back.
+template <class Ctx>
+bool same_pattern(Ctx& ctx, const CsrRef& A, const CsrRef& B) {
+  if (A.hyper || B.hyper || A.nslots != B.nslots || A.nvals != B.nvals) return false;
+  if (A.p == B.p && A.j == B.j) return true;
+  auto flag_buf = ctx.alloc(sizeof(Index));
+  Index* differ = as<Index>(flag_buf);
+  const CsrRef a = A, b = B;
+  for_n(ctx, "snack::portable::same_pattern_clear", 1, KOKKOS_LAMBDA(Index) { differ[0] = 0; });
+  for_n(ctx, "snack::portable::same_pattern_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) {
+    if (a.p[k] != b.p[k]) differ[0] = 1;
+  });
+  for_n(ctx, "snack::portable::same_pattern_j", A.nvals, KOKKOS_LAMBDA(Index e) {
+    if (a.j[e] != b.j[e]) differ[0] = 1;
+  });
+  return read_back(ctx, differ) == 0;
+}
+
+// z = op(a, b) for operands of one pattern (same_pattern): the values alone, on A's pattern.
+template <class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> ewise_same_pattern(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  auto out = copy_pattern(ctx, A, sizeof(Z));
+  Z* z = as<Z>(out.x);
+  const T *a = A.values<T>(), *b = B.values<T>();
+  for_n(ctx, "snack::portable::ewise_same_pattern", A.nvals, KOKKOS_LAMBDA(Index e) {
+    z[e] = binary_eval<T, Z>(op, a[e], b[e]);
+  });
+  return out;
+}
+
 // Intersection: z = op(a, b) where both have an entry; the result has A's slots.
 template <class T, class Z, class Ctx>
 CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  if (same_pattern(ctx, A, B)) return ewise_same_pattern<T, Z>(ctx, A, B, op);
   auto match_buf = ctx.alloc(A.nvals * sizeof(Index));
   auto flag_buf = ctx.alloc(A.nvals);
   auto z_buf = ctx.alloc(A.nvals * sizeof(Z));
@@ -137,6 +169,7 @@ CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bi
 // Union: z = op(a, b) where both have an entry, else the one present cast to Z. Neither input is hypersparse.
 template <class T, class Z, class Ctx>
 CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  if (same_pattern(ctx, A, B)) return ewise_same_pattern<T, Z>(ctx, A, B, op);
   const Index nrows = A.nslots;
   // B's entries that A lacks, and their running count (posb[f]: such entries before f).
   auto only_buf = ctx.alloc(B.nvals);
