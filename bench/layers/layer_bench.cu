@@ -309,9 +309,15 @@ int main(int argc, char** argv) {
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
     if (a == "--quick") sizes = {4096}, batches = {8, 128}, sparsities = {0.9}, reps = 3;
+    else if (a == "--point" && k + 3 < argc) {   // one point: M sparsity batch
+      sizes = {std::atoi(argv[k + 1])};
+      sparsities = {std::atof(argv[k + 2])};
+      batches = {std::atoi(argv[k + 3])};
+      k += 3;
+    }
     else if (a == "--reps" && k + 1 < argc) reps = std::atoi(argv[++k]);
     else {
-      std::fprintf(stderr, "usage: layer_bench [--quick] [--reps N]\n");
+      std::fprintf(stderr, "usage: layer_bench [--quick | --point M SPARSITY BATCH] [--reps N]\n");
       return 1;
     }
   }

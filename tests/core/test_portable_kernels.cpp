@@ -156,6 +156,17 @@ TEST_F(PortableKernels, ApplySelectAndElementWise) {
         expect_same(to_matrix(P::ewise_mult<V, V>(ctx, ref(A), ref(B), Op::Minus), t, rows, 53), mult,
                     "eWiseMult " + at);
         expect_same(to_matrix(P::ewise_add<V, V>(ctx, ref(A), ref(B), Op::Minus), t, rows, 53), add, "eWiseAdd " + at);
+        // Operands of one pattern held in different arrays (`want` is AINV(A)): the values-only path.
+        Matrix same_add(t, rows, 53), same_mult(t, rows, 53);
+        snk::ewise_add(same_add, nullptr, nullptr, minus, A, want);
+        snk::ewise_mult(same_mult, nullptr, nullptr, minus, want, A);
+        EXPECT_TRUE(P::same_pattern(ctx, ref(A), ref(want))) << at;
+        EXPECT_FALSE(P::same_pattern(ctx, ref(A), ref(B))) << at;
+        P::CsrParts<HostBytes> on_a = P::copy_pattern(ctx, ref(A), 0), on_want = P::copy_pattern(ctx, ref(want), 0);
+        on_a.x = P::ewise_values<V, V>(ctx, ref(A), ref(want), Op::Minus);
+        on_want.x = P::ewise_values<V, V>(ctx, ref(want), ref(A), Op::Minus);
+        expect_same(to_matrix(std::move(on_a), t, rows, 53), same_add, "eWise values of one pattern " + at);
+        expect_same(to_matrix(std::move(on_want), t, rows, 53), same_mult, "eWise values of one pattern, swapped " + at);
         return true;
       });
     }
@@ -208,6 +219,37 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
   snk::mxm(masked, &M, nullptr, pt, A, B, d);
   expect_same(to_matrix(P::masked_dot<double>(ctx, ref(M), ref(A), ref(bt), plus, Op::Times, false), t, 41, 31), masked,
               "C<M> = A * (B^T)^T");
+  // Full operands (SDDMM), with MINUS as the multiply and flipped: small integers, so every order of the sums is exact.
+  auto full_ints = [&](Index r, Index c, std::uint64_t seed) {
+    std::mt19937_64 g(seed);
+    std::vector<Index> I, J;
+    std::vector<double> X;
+    for (Index i = 0; i < r; ++i)
+      for (Index j = 0; j < c; ++j) {
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(double(int(g() % 17) - 8));
+      }
+    Matrix F(t, r, c);
+    F.build(I.data(), J.data(), X.data(), t, I.size(), nullptr);
+    return F;
+  };
+  const Matrix Af = full_ints(41, 23, std::random_device{}()), Bf = full_ints(23, 31, std::random_device{}());
+  Matrix bft(t, 31, 23), sampled(t, 41, 31), flipped(t, 41, 31);
+  snk::transpose(bft, nullptr, nullptr, Bf);
+  snk::mxm(sampled, &M, nullptr, pt, Af, Bf, d);
+  expect_same(to_matrix(P::masked_dot_full<double>(ctx, ref(M), ref(Af), ref(bft), 23, Op::Times, false), t, 41, 31),
+              sampled, "C<M> = A * B, full operands");
+  // flip: each product is f(b, a) = b - a, here checked against the transposed problem C'<M'> = B^T (-) A^T.
+  const snk::Semiring pm{snk::builtin_monoid(Op::Plus, TypeCode::FP64), snk::builtin_binary_op(Op::Minus, TypeCode::FP64),
+                         "PLUS_MINUS_FP64"};
+  Matrix at_f(t, 23, 41), mt(t, 31, 41), want_t(t, 31, 41), want_f(t, 41, 31);
+  snk::transpose(at_f, nullptr, nullptr, Af);
+  snk::transpose(mt, nullptr, nullptr, M);
+  snk::mxm(want_t, &mt, nullptr, pm, bft, at_f, d);
+  snk::transpose(want_f, nullptr, nullptr, want_t);
+  expect_same(to_matrix(P::masked_dot_full<double>(ctx, ref(M), ref(Af), ref(bft), 23, Op::Minus, true), t, 41, 31),
+              want_f, "C<M> = A * B, full operands, MINUS flipped");
 }
 
 TEST_F(PortableKernels, MaskStep) {

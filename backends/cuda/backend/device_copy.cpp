@@ -253,10 +253,24 @@ std::unique_ptr<MatrixOnDevice> MatrixOnDevice::from_csr(int device, bool hyper,
   copy->owns_host_form_ = true;
   copy->hyper_ = hyper;
   copy->nslots_ = nslots;
-  copy->h_ = std::move(h);
-  copy->p_ = std::move(p);
-  copy->j_ = std::move(j);
+  copy->arrays_ = std::make_shared<CsrArrays>(CsrArrays{std::move(h), std::move(p), std::move(j)});
   copy->stream_ = stream;
+  return copy;
+}
+
+std::unique_ptr<MatrixOnDevice> MatrixOnDevice::with_values(const MatrixOnDevice& source, DeviceBuffer x,
+                                                            std::size_t elem_size, cudaStream_t stream) {
+  if (!source.has_csr_) throw Error(Info::Panic, "cuda backend: a result shares the pattern of a copy that has none");
+  std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(source.device_, std::move(x), elem_size));
+  copy->nvals_ = source.nvals_;
+  copy->has_csr_ = true;
+  copy->owns_host_form_ = true;
+  copy->hyper_ = source.hyper_;
+  copy->nslots_ = source.nslots_;
+  copy->arrays_ = source.arrays_;
+  copy->stream_ = stream;
+  copy->pattern_ = source.pattern_;
+  copy->pattern_tried_ = source.pattern_tried_ && source.pattern_ != nullptr;
   return copy;
 }
 
@@ -266,21 +280,26 @@ MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
       // Every row present: plain CSR (slot = row); else hypersparse over the rows held.
       const Index rows = rows_.size();
       hyper_ = rows != m.nrows();
-      if (hyper_) h_ = std::move(device_rows_);
-      p_ = DeviceBuffer((rows + 1) * sizeof(Index));
-      j_ = DeviceBuffer(nvals_ * sizeof(Index));
-      fill_dense_pattern(static_cast<Index*>(p_.get()), static_cast<Index*>(j_.get()), rows, ncols_, stream);
+      auto arrays = std::make_shared<CsrArrays>();
+      if (hyper_) arrays->h = std::move(device_rows_);
+      arrays->p = DeviceBuffer((rows + 1) * sizeof(Index));
+      arrays->j = DeviceBuffer(nvals_ * sizeof(Index));
+      fill_dense_pattern(static_cast<Index*>(arrays->p.get()), static_cast<Index*>(arrays->j.get()), rows, ncols_,
+                         stream);
+      arrays_ = std::move(arrays);
       nslots_ = rows;
     } else {
       const CsrStorage& host = m.csr();   // this copy sits beside a valid host form
       hyper_ = host.hyper;
       nslots_ = host.nslots();
-      h_ = DeviceBuffer(host.h.size() * sizeof(Index));
-      p_ = DeviceBuffer(host.p.size() * sizeof(Index));
-      j_ = DeviceBuffer(host.j.size() * sizeof(Index));
-      h_.upload(host.h.data(), host.h.size() * sizeof(Index), stream);
-      p_.upload(host.p.data(), host.p.size() * sizeof(Index), stream);
-      j_.upload(host.j.data(), host.j.size() * sizeof(Index), stream);
+      auto arrays = std::make_shared<CsrArrays>();
+      arrays->h = DeviceBuffer(host.h.size() * sizeof(Index));
+      arrays->p = DeviceBuffer(host.p.size() * sizeof(Index));
+      arrays->j = DeviceBuffer(host.j.size() * sizeof(Index));
+      arrays->h.upload(host.h.data(), host.h.size() * sizeof(Index), stream);
+      arrays->p.upload(host.p.data(), host.p.size() * sizeof(Index), stream);
+      arrays->j.upload(host.j.data(), host.j.size() * sizeof(Index), stream);
+      arrays_ = std::move(arrays);
       core::count_upload((host.h.size() + host.p.size() + host.j.size()) * sizeof(Index));
     }
     throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a pattern");
@@ -290,9 +309,9 @@ MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
   c.hyper = hyper_;
   c.nslots = nslots_;
   c.nvals = nvals_;
-  c.h = static_cast<const Index*>(h_.get());
-  c.p = static_cast<const Index*>(p_.get());
-  c.j = static_cast<const Index*>(j_.get());
+  c.h = static_cast<const Index*>(arrays_->h.get());
+  c.p = static_cast<const Index*>(arrays_->p.get());
+  c.j = static_cast<const Index*>(arrays_->j.get());
   c.x = values_.get();
   return c;
 }
@@ -336,9 +355,9 @@ void MatrixOnDevice::download(CsrStorage& out) {
     out.j.resize(nvals_);
     out.x.resize(nvals_ * elem_size_);
     on_device(device_, [&] {
-      copy_back(out.h.data(), h_, out.h.size() * sizeof(Index), stream_);
-      copy_back(out.p.data(), p_, out.p.size() * sizeof(Index), stream_);
-      copy_back(out.j.data(), j_, out.j.size() * sizeof(Index), stream_);
+      copy_back(out.h.data(), arrays_->h, out.h.size() * sizeof(Index), stream_);
+      copy_back(out.p.data(), arrays_->p, out.p.size() * sizeof(Index), stream_);
+      copy_back(out.j.data(), arrays_->j, out.j.size() * sizeof(Index), stream_);
       copy_back(out.x.data(), values_, out.x.size(), stream_);
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "download of a result");
     });
@@ -384,11 +403,10 @@ std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
   if (owns_host_form_) {
     std::unique_ptr<MatrixOnDevice> copy;
     on_device(device_, [&] {
-      copy = from_csr(device_, hyper_, nslots_, nvals_, duplicate(h_, stream_), duplicate(p_, stream_),
-                      duplicate(j_, stream_), duplicate(values_, stream_), elem_size_, stream_);
+      // The pattern's arrays are shared (no copy writes them); the values are duplicated.
+      copy = with_values(*this, duplicate(values_, stream_), elem_size_, stream_);
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
     });
-    copy->inherit_pattern(pattern_);   // the same pattern: its plans serve the duplicate too
     return copy;
   }
   if (!dense_rows_) return nullptr;   // an input's copy: the duplicate copies the host form and uploads when used
@@ -403,7 +421,8 @@ std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
                           "duplicate of a result");
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
     }
-    copy = dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? h_ : device_rows_, ncols_, elem_size_, stream_);
+    copy = dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? arrays_->h : device_rows_, ncols_,
+                      elem_size_, stream_);
     copy->inherit_pattern(pattern_);
   } catch (...) {
     if (previous != device_) (void)cudaSetDevice(previous);

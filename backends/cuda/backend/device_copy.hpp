@@ -118,6 +118,12 @@ class MatrixOnDevice final : public DeviceCopy {
                                                   DeviceBuffer p, DeviceBuffer j, DeviceBuffer x, std::size_t elem_size,
                                                   cudaStream_t stream);
 
+  // A result with the pattern of `source` (a copy whose CSR form is made) and the values x: the pattern's arrays are
+  // shared with the source, not copied (device-only, like from_csr()). apply, and the element-wise operations and the
+  // mask step of operands of one pattern, make their results so.
+  static std::unique_ptr<MatrixOnDevice> with_values(const MatrixOnDevice& source, DeviceBuffer x, std::size_t elem_size,
+                                                     cudaStream_t stream);
+
   // The device CSR form of `m` (the matrix this copy is attached to): raw device pointers for the portable kernels.
   // Made on first use: uploaded from m's host form (counted), or for a dense_rows() copy built on the device.
   struct Csr {
@@ -174,7 +180,11 @@ class MatrixOnDevice final : public DeviceCopy {
   bool owns_host_form_ = false;
   bool hyper_ = false;
   Index nslots_ = 0;
-  DeviceBuffer h_, p_, j_;
+  // The CSR arrays, shared by the copies of one pattern (with_values); never written once made.
+  struct CsrArrays {
+    DeviceBuffer h, p, j;
+  };
+  std::shared_ptr<CsrArrays> arrays_;
   // dense_rows() copies: the rows held, the column count, and the stream their values were written on.
   bool dense_rows_ = false;
   std::vector<Index> rows_;

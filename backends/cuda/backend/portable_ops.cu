@@ -107,6 +107,14 @@ void inherit(Matrix& T, std::shared_ptr<CompactedPattern> p) {
   if (!p) return;
   if (auto* copy = dynamic_cast<MatrixOnDevice*>(T.device_copy())) copy->inherit_pattern(std::move(p));
 }
+
+// Attaches to T the values x on the pattern of A, whose device copy (its CSR form made by ref_of) shares its arrays
+// and its plans with the result (MatrixOnDevice::with_values). T may be A.
+void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s) {
+  throw_on_cuda_error(cudaStreamSynchronize(s), "portable kernel");
+  MatrixOnDevice& source = MatrixOnDevice::of(A, s);
+  T.attach_device_copy(MatrixOnDevice::with_values(source, std::move(x), T.type()->size, s), /*host_is_stale=*/true);
+}
 }  // namespace
 
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
@@ -123,9 +131,7 @@ KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A,
   with_type(op.xtype->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     if (!P::defined_unary<V>(op.opcode)) return false;
-    std::shared_ptr<CompactedPattern> pattern = pattern_of(A);   // before T's attach (T may be A)
-    attach(T, P::apply_unary<V>(ctx, ref_of(A, s), op.opcode), s);
-    inherit(T, std::move(pattern));
+    attach_values(T, A, P::apply_unary_values<V>(ctx, ref_of(A, s), op.opcode), s);
     return done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
@@ -138,9 +144,9 @@ KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x
   const bool done = with_binary_op(op, A, A, [&](auto vt, auto zt) {
     using V = typename decltype(vt)::type;
     using Z = typename decltype(zt)::type;
-    std::shared_ptr<CompactedPattern> pattern = pattern_of(A);   // before T's attach (T may be A)
-    attach(T, P::apply_bound<V, Z>(ctx, ref_of(A, s), op.opcode, kokkos::load_value<V>(x.data()), bind_first), s);
-    inherit(T, std::move(pattern));
+    attach_values(T, A, P::apply_bound_values<V, Z>(ctx, ref_of(A, s), op.opcode, kokkos::load_value<V>(x.data()),
+                                                    bind_first),
+                  s);
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
@@ -222,7 +228,8 @@ KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix&
     using V = typename decltype(vt)::type;
     using Z = typename decltype(zt)::type;
     const CsrRef a = ref_of(A, s), b = ref_of(B, s);
-    if constexpr (Union) attach(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode), s);
+    if (P::same_pattern(ctx, a, b)) attach_values(T, A, P::ewise_values<V, Z>(ctx, a, b, op.opcode), s);
+    else if constexpr (Union) attach(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode), s);
     else attach(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode), s);
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
@@ -306,10 +313,23 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
   DeviceBuffer c_rows, t_rows, m_rows;
   if (!as_plain(ctx, c, c_rows) || !as_plain(ctx, t, t_rows) || (M != nullptr && !as_plain(ctx, m, m_rows)))
     return false;
+  // An empty C without an accumulator under a structural mask that T fills exactly (a sampled product, as a layer's
+  // weight gradient dW<W> = dY^T X): the result is T.
+  if (c.nvals == 0 && accum == nullptr && M != nullptr && structural && !complement && P::same_pattern(ctx, m, t)) {
+    DeviceBuffer x(t.nvals * v->size);
+    P::copy_bytes(ctx, x.get(), t.x, t.nvals * v->size);
+    attach_values(C, T, std::move(x), s);
+    return true;
+  }
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     if (accum != nullptr && !P::defined_binary<V, V>(accum->opcode)) return false;
+    // Without a mask, where T has C's positions (an update of a layer's weights or optimizer state): values alone.
+    if (M == nullptr && !complement && P::same_pattern(ctx, c, t)) {
+      attach_values(C, C, P::accum_values<V>(ctx, c, t, accum != nullptr, accum != nullptr ? accum->opcode : BinaryOpcode::First), s);
+      return done = true;
+    }
     const DeviceBuffer flags = M != nullptr ? mask_true_flags(ctx, *M, m, structural, s) : DeviceBuffer();
     P::CsrParts<DeviceBuffer> parts =
         P::mask_accum<V>(ctx, c, t, M != nullptr, m, static_cast<const std::uint8_t*>(flags.get()), complement,

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include <type_traits>
+
 #include "device_context.hpp"
 #include "portable/products.hpp"
 #include "portable_ops.hpp"
@@ -137,7 +139,15 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
              stream);
     } else if (dot) {
       const CsrRef bt = ref_of(tb ? B : transpose_of(B, stream), stream);
-      attach(T, P::masked_dot<V>(ctx, ref_of(*mask.M, stream), a, bt, add, mul.opcode, flip), stream);
+      const CsrRef mref = ref_of(*mask.M, stream);
+      // Full floating operands under PLUS (SDDMM): dense rows, no merge.
+      if constexpr (std::is_floating_point_v<V>) {
+        if (a.full() && bt.full() && a.ncols == bt.ncols && s.add->op->opcode == BinaryOpcode::Plus) {
+          attach(T, P::masked_dot_full<V>(ctx, mref, a, bt, a.ncols, mul.opcode, flip), stream);
+          return done = true;
+        }
+      }
+      attach(T, P::masked_dot<V>(ctx, mref, a, bt, add, mul.opcode, flip), stream);
     } else {
       attach(T, P::spgemm<V>(ctx, a, ref_of(tb ? transpose_of(B, stream) : B, stream), add, mul.opcode, flip), stream);
     }

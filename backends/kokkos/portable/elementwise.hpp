@@ -5,8 +5,9 @@
 // an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern; select and
 // eWiseMult flag the entries of A they keep and compact them (parts.hpp: compact), so the result has A's slots;
 // eWiseAdd places A's entries and B's entries that A lacks by counting, for each entry, the other side's entries
-// before it in its row (binary searches), which needs no merge and no atomics: results are deterministic. Operands of
-// one pattern (an optimizer's state and a gradient on a layer's weights) skip the search: values alone. Value
+// before it in its row (binary searches), which needs no merge and no atomics: results are deterministic. For operands
+// of one pattern (same_pattern: an optimizer's state and a gradient on a layer's weights) ewise_values computes the
+// values alone, which the caller puts on the operands' pattern; likewise the *_values forms of apply. Value
 // types: T is the operator's input type, Z its output type (T, or bool for comparisons); the operator is an opcode
 // (op_eval.hpp). Preconditions the host side checks: builtin operators defined on T; for eWiseAdd, neither input
 // hypersparse (their slots are then their rows).
@@ -19,25 +20,37 @@
 
 namespace snk::kokkos::portable {
 
-// z = op(a) for every entry.
+// z = op(a) for every entry: the values alone (A's pattern is the result's), and the result with its own pattern.
+template <class T, class Ctx>
+BytesOf<Ctx> apply_unary_values(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
+  auto x = ctx.alloc(A.nvals * sizeof(T));
+  const T* a = A.values<T>();
+  T* z = as<T>(x);
+  for_n(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
+  return x;
+}
 template <class T, class Ctx>
 CsrParts<BytesOf<Ctx>> apply_unary(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
-  auto out = copy_pattern(ctx, A, sizeof(T));
-  const T* a = A.values<T>();
-  T* z = as<T>(out.x);
-  for_n(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
+  auto out = copy_pattern(ctx, A, 0);
+  out.x = apply_unary_values<T>(ctx, A, op);
   return out;
 }
 
-// z = bind_first ? op(s, a) : op(a, s) for every entry.
+// z = bind_first ? op(s, a) : op(a, s) for every entry: the values alone, and the result with its own pattern.
 template <class T, class Z, class Ctx>
-CsrParts<BytesOf<Ctx>> apply_bound(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
-  auto out = copy_pattern(ctx, A, sizeof(Z));
+BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
+  auto x = ctx.alloc(A.nvals * sizeof(Z));
   const T* a = A.values<T>();
-  Z* z = as<Z>(out.x);
+  Z* z = as<Z>(x);
   for_n(ctx, "snack::portable::apply_bound", A.nvals, KOKKOS_LAMBDA(Index e) {
     z[e] = bind_first ? binary_eval<T, Z>(op, s, a[e]) : binary_eval<T, Z>(op, a[e], s);
   });
+  return x;
+}
+template <class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> apply_bound(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
+  auto out = copy_pattern(ctx, A, 0);
+  out.x = apply_bound_values<T, Z>(ctx, A, op, s, bind_first);
   return out;
 }
 
@@ -134,22 +147,19 @@ bool same_pattern(Ctx& ctx, const CsrRef& A, const CsrRef& B) {
   return read_back(ctx, differ) == 0;
 }
 
-// z = op(a, b) for operands of one pattern (same_pattern): the values alone, on A's pattern.
+// z = op(a, b) for operands of one pattern (same_pattern), either eWise operation: the values alone, in A's order.
 template <class T, class Z, class Ctx>
-CsrParts<BytesOf<Ctx>> ewise_same_pattern(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
-  auto out = copy_pattern(ctx, A, sizeof(Z));
-  Z* z = as<Z>(out.x);
+BytesOf<Ctx> ewise_values(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  auto x = ctx.alloc(A.nvals * sizeof(Z));
+  Z* z = as<Z>(x);
   const T *a = A.values<T>(), *b = B.values<T>();
-  for_n(ctx, "snack::portable::ewise_same_pattern", A.nvals, KOKKOS_LAMBDA(Index e) {
-    z[e] = binary_eval<T, Z>(op, a[e], b[e]);
-  });
-  return out;
+  for_n(ctx, "snack::portable::ewise_values", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = binary_eval<T, Z>(op, a[e], b[e]); });
+  return x;
 }
 
 // Intersection: z = op(a, b) where both have an entry; the result has A's slots.
 template <class T, class Z, class Ctx>
 CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
-  if (same_pattern(ctx, A, B)) return ewise_same_pattern<T, Z>(ctx, A, B, op);
   auto match_buf = ctx.alloc(A.nvals * sizeof(Index));
   auto flag_buf = ctx.alloc(A.nvals);
   auto z_buf = ctx.alloc(A.nvals * sizeof(Z));
@@ -169,7 +179,6 @@ CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bi
 // Union: z = op(a, b) where both have an entry, else the one present cast to Z. Neither input is hypersparse.
 template <class T, class Z, class Ctx>
 CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
-  if (same_pattern(ctx, A, B)) return ewise_same_pattern<T, Z>(ctx, A, B, op);
   const Index nrows = A.nslots;
   // B's entries that A lacks, and their running count (posb[f]: such entries before f).
   auto only_buf = ctx.alloc(B.nvals);

@@ -6,7 +6,7 @@
 // lays out its union (elementwise.hpp), each position remembering its C entry and its T entry. Then each position
 // decides, from the mask value found by a binary search of M's row, whether it keeps C's value, T's value, the
 // accumulation of both, or nothing, and the kept positions are compacted. Without a mask, where C and T hold the same
-// positions, only the values are computed. Preconditions the host side checks: C and
+// positions, accum_values computes the values alone. Preconditions the host side checks: C and
 // T of one builtin type V (no cast), the accumulator (if any) a builtin operator on V giving V, no input
 // hypersparse, and `mask_true` one flag per entry of M (its value test, or 1 when structural).
 #pragma once
@@ -22,21 +22,23 @@ void mask_values(Ctx& ctx, const CsrRef& M, std::uint8_t* flags) {
   for_n(ctx, "snack::portable::mask_values", M.nvals, KOKKOS_LAMBDA(Index e) { flags[e] = v[e] != MV(0); });
 }
 
+// The step without a mask where T has C's positions (same_pattern: an update of a layer's weights or optimizer state):
+// every position takes T's value or the accumulation, so the values alone are computed, in C's order.
+template <class V, class Ctx>
+BytesOf<Ctx> accum_values(Ctx& ctx, const CsrRef& C, const CsrRef& T, bool has_accum, BinaryOpcode accum) {
+  auto x = ctx.alloc(C.nvals * sizeof(V));
+  V* z = as<V>(x);
+  const V *cv = C.values<V>(), *tv = T.values<V>();
+  for_n(ctx, "snack::portable::accum_values", C.nvals, KOKKOS_LAMBDA(Index e) {
+    z[e] = has_accum ? binary_eval<V, V>(accum, cv[e], tv[e]) : tv[e];
+  });
+  return x;
+}
+
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> mask_accum(Ctx& ctx, const CsrRef& C, const CsrRef& T, bool has_mask, const CsrRef& M,
                                   const std::uint8_t* mask_true, bool complement, bool has_accum, BinaryOpcode accum,
                                   bool replace) {
-  // Without a mask, where T has C's positions (an update of a layer's weights or optimizer state), every position
-  // takes T's value or the accumulation: the values alone are computed, on C's pattern.
-  if (!has_mask && !complement && same_pattern(ctx, C, T)) {
-    CsrParts<BytesOf<Ctx>> out = copy_pattern(ctx, C, sizeof(V));
-    V* z = as<V>(out.x);
-    const V *cv = C.values<V>(), *tv = T.values<V>();
-    for_n(ctx, "snack::portable::mask_accum_same", C.nvals, KOKKOS_LAMBDA(Index e) {
-      z[e] = has_accum ? binary_eval<V, V>(accum, cv[e], tv[e]) : tv[e];
-    });
-    return out;
-  }
   const Index nrows = C.nslots;
   // T's entries that C lacks, and their running count.
   auto only_buf = ctx.alloc(T.nvals);

@@ -15,6 +15,8 @@
 // (an opcode, with its operands swapped when `flip`).
 #pragma once
 
+#include <algorithm>
+
 #include "portable/elementwise.hpp"
 #include "portable/reduce.hpp"
 
@@ -216,6 +218,49 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
     zall[e] = acc;
   });
   return compact(ctx, M, keep, zall, sizeof(V));
+}
+
+// masked_dot for full operands under a PLUS monoid (SDDMM: a layer's weight gradient dY^T X at its weights' positions):
+// A is nrows x K and B (B^T's rows) ncols x K, both with every entry, so each of M's entries is the dot product of two
+// dense rows. A team per row of M, its threads over the row's entries, each entry's K products over vector lanes (on a
+// GPU the lanes read both rows coalesced; the A row stays in cache for the whole mask row). Every entry of M
+// gets a value (K > 0: the caller's precondition).
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, Index K,
+                                       BinaryOpcode mul, bool flip) {
+  CsrParts<BytesOf<Ctx>> out = copy_pattern(ctx, M, sizeof(V));
+  if (M.nslots == 0 || M.nvals == 0) return out;
+  using Exec = ExecOf<Ctx>;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using Member = typename Policy::member_type;
+  // As many lanes as the rows are long (a power of two, at most a warp), so short rows leave no lane idle.
+  int lanes = 1;
+  while (lanes < 32 && lanes < static_cast<std::int64_t>(K)) lanes *= 2;
+  lanes = static_cast<int>(std::min<std::int64_t>(lanes, Policy::vector_length_max()));
+  V* z = as<V>(out.x);
+  const CsrRef m = M;
+  const V *a = A.values<V>(), *b = B.values<V>();
+  const std::int64_t k_len = static_cast<std::int64_t>(K);
+  Kokkos::parallel_for("snack::portable::masked_dot_full",
+                       Policy(ctx.exec(), static_cast<std::int64_t>(M.nslots), Kokkos::AUTO, lanes),
+                       KOKKOS_LAMBDA(const Member& team) {
+                         const std::int64_t s = team.league_rank();
+                         const V* arow = a + static_cast<std::int64_t>(m.row_of(static_cast<Index>(s))) * k_len;
+                         const std::int64_t e0 = static_cast<std::int64_t>(m.p[s]), e1 = static_cast<std::int64_t>(m.p[s + 1]);
+                         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, e0, e1), [&](const std::int64_t e) {
+                           const V* brow = b + static_cast<std::int64_t>(m.j[e]) * k_len;
+                           V acc = V();
+                           Kokkos::parallel_reduce(
+                               Kokkos::ThreadVectorRange(team, k_len),
+                               [&](const std::int64_t k, V& sum) {
+                                 sum += flip ? binary_eval<V, V>(mul, brow[k], arow[k])
+                                             : binary_eval<V, V>(mul, arow[k], brow[k]);
+                               },
+                               acc);
+                           Kokkos::single(Kokkos::PerThread(team), [&]() { z[e] = acc; });
+                         });
+                       });
+  return out;
 }
 
 // The vector x (1 x n) as dense arrays: xv[k] = x(k), and xf[k] = 1 where x has an entry, 0 elsewhere.
