@@ -52,14 +52,17 @@ def main():
         "every step; `torch` = torch.nn.Linear with torch.optim.Adam, in FP32 with TF32 tensor cores allowed, and in "
         "bf16. Times are medians of 10 repetitions (CUDA events for torch, a synchronized wall clock for the others). "
         "Ratios are the other method's time over snack's (> 1: snack is faster). `state` = bytes of W, dW and Adam's "
-        "two moments (snack: CSR per matrix, 8-byte column indices); `peak` = device memory the step held (snack: "
+        "two moments: `host` counts each as its own CSR matrix (8-byte column indices), `device` as the cuda backend "
+        "holds them, four value arrays on one shared pattern (results that keep an operand's pattern share its "
+        "arrays: MatrixOnDevice::with_values), plus the dense bias vectors; `peak` = device memory the step held (snack: "
         "device memory in use after the steps over what was in use before the layer existed, the pool trimmed "
         "before the point; cuBLAS: its allocations; torch: max_memory_allocated).\n")
     lines.append("| M | sparsity | batch | snack step ms | cuBLAS step ms | D+M step ms | torch fp32 step ms | "
                  "torch bf16 step ms | vs cuBLAS | vs D+M | vs torch fp32 | vs torch bf16 | snack infer ms | "
-                 "cuBLAS infer ms | torch bf16 infer ms | infer vs cuBLAS | infer vs torch bf16 | snack state MB | "
-                 "dense state MB | state % of dense | snack peak MB | cuBLAS peak MB | torch fp32 peak MB |")
-    lines.append("|" + "---|" * 23)
+                 "cuBLAS infer ms | torch bf16 infer ms | infer vs cuBLAS | infer vs torch bf16 | snack state MB (host) | "
+                 "snack state MB (device) | dense state MB | device state % of dense | snack peak MB | cuBLAS peak MB | "
+                 "torch fp32 peak MB |")
+    lines.append("|" + "---|" * 24)
     merged = []
     for (M, sp, b) in points:
         s, d, dm = by[(M, sp, b, "snack")], by[(M, sp, b, "cublas")], by[(M, sp, b, "dense_mask")]
@@ -72,15 +75,17 @@ def main():
                f"{f(s, 'infer_ms'):.3f}", f"{f(d, 'infer_ms'):.3f}", f"{f(t16, 'infer_ms'):.3f}" if t16 else "-",
                f"{f(d, 'infer_ms') / f(s, 'infer_ms'):.2f}x",
                f"{f(t16, 'infer_ms') / f(s, 'infer_ms'):.2f}x" if t16 else "-",
-               f"{f(s, 'state_bytes') / 2**20:.1f}", f"{f(d, 'state_bytes') / 2**20:.1f}",
-               f"{100 * f(s, 'state_bytes') / f(d, 'state_bytes'):.0f}%", f"{f(s, 'peak_bytes') / 2**20:.0f}",
+               f"{f(s, 'state_bytes') / 2**20:.1f}", f"{f(s, 'device_state_bytes') / 2**20:.1f}",
+               f"{f(d, 'state_bytes') / 2**20:.1f}",
+               f"{100 * f(s, 'device_state_bytes') / f(d, 'state_bytes'):.0f}%", f"{f(s, 'peak_bytes') / 2**20:.0f}",
                f"{f(d, 'peak_bytes') / 2**20:.0f}", f"{f(t32, 'peak_bytes') / 2**20:.0f}" if t32 else "-"]
         lines.append("| " + " | ".join(str(x) for x in row) + " |")
         merged.append(dict(M=M, sparsity=sp, batch=b, snack_step=ss, cublas_step=f(d, "step_ms"),
                            dense_mask_step=f(dm, "step_ms"), torch_fp32_step=f(t32, "step_ms") if t32 else "",
                            torch_bf16_step=f(t16, "step_ms") if t16 else "", snack_infer=f(s, "infer_ms"),
                            cublas_infer=f(d, "infer_ms"), torch_bf16_infer=f(t16, "infer_ms") if t16 else "",
-                           snack_state=f(s, "state_bytes"), dense_state=f(d, "state_bytes"),
+                           snack_state=f(s, "state_bytes"), snack_device_state=f(s, "device_state_bytes"),
+                           dense_state=f(d, "state_bytes"),
                            snack_peak=f(s, "peak_bytes"), cublas_peak=f(d, "peak_bytes")))
 
     # The targets at 16384 features, 90% sparsity, batch up to 32.
@@ -105,7 +110,10 @@ def main():
     target("bf16 inference >= 2x faster than torch.nn.Linear bf16 (snack runs fp32: no bf16 layer yet)",
            lambda b: (f(torch[(16384, b, "torch_bf16")], "infer_ms") / f(at(b, "snack"), "infer_ms"))
            if (16384, b, "torch_bf16") in torch else None, lambda v: False)
-    target("weights, gradient and Adam state <= 20% of the dense layer's",
+    target("weights, gradient and Adam state <= 20% of the dense layer's (device)",
+           lambda b: 100 * f(at(b, "snack"), "device_state_bytes") / f(at(b, "cublas"), "state_bytes"),
+           lambda v: v <= 20, "{:.0f}%")
+    target("the same counting each matrix as its own CSR (host form)",
            lambda b: 100 * f(at(b, "snack"), "state_bytes") / f(at(b, "cublas"), "state_bytes"), lambda v: v <= 20,
            "{:.0f}%")
     with open(out + ".md", "w") as fo:

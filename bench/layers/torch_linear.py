@@ -44,7 +44,7 @@ def timed(f):
 
 print(f"# device={torch.cuda.get_device_name(0)} torch={torch.__version__} "
       f"date={time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-print("M,sparsity,batch,method,step_ms,infer_ms,state_bytes,peak_bytes,note")
+print("M,sparsity,batch,method,step_ms,infer_ms,state_bytes,device_state_bytes,peak_bytes,note")
 for M in sizes:
     for batch in batches:
         for name, dtype in (("torch_fp32_tf32", torch.float32), ("torch_bf16", torch.bfloat16)):
@@ -73,6 +73,6 @@ for M in sizes:
             infer_ms = timed(infer)
             elem = torch.finfo(dtype).bits // 8
             state = 4 * M * M * elem  # weight, grad, exp_avg, exp_avg_sq
-            print(f"{M},0,{batch},{name},{step_ms:.4f},{infer_ms:.4f},{state},{peak},allocated before step {base}")
+            print(f"{M},0,{batch},{name},{step_ms:.4f},{infer_ms:.4f},{state},{state},{peak},allocated before step {base}")
             sys.stdout.flush()
             del layer, opt, x, dy

@@ -8,6 +8,7 @@
 // - bad input: a clear snk::Error and nothing changed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -274,6 +275,33 @@ TEST(Adam, ThreeStepsEqualTheHostReplayAndKeepThePattern) {
       }
       EXPECT_EQ(fresh, 2 * r.grown) << what;
     }
+  }
+}
+
+// On the cuda backend the weights, their gradient and Adam's two moments hold one pattern on the device: each is its
+// values on the weights' shared pattern arrays (so the state costs four value arrays and one pattern).
+TEST(Adam, StateSharesTheWeightsPatternOnTheGpu) {
+  const auto all = backends();
+  if (std::find(all.begin(), all.end(), "cuda") == all.end()) GTEST_SKIP() << "no usable cuda backend";
+  snk::BackendScope scope("cuda");
+  SparseLinear layer(300, 200, 0.1, rng()());
+  snk::layers::Adam adam(0.01f);
+  for (int s = 0; s < 2; ++s) {
+    layer.backward(random_batch(16, 300), random_batch(16, 200));
+    adam.step(layer);
+  }
+  ASSERT_NE(layer.weight().device_copy(), nullptr) << "the weights live on the device after a step";
+  // W's arrays are held by W, dW, m and v: three other copies at least.
+  const std::string w = layer.weight().device_copy()->describe();
+  const std::string key = "pattern arrays shared with ";
+  const auto at = w.find(key);
+  ASSERT_NE(at, std::string::npos) << w;
+  EXPECT_GE(std::stoi(w.substr(at + key.size())), 3) << w;
+  for (const auto& [name, M] : adam.state()) {
+    if (name[2] != 'w') continue;
+    ASSERT_NE(M->device_copy(), nullptr) << name;
+    EXPECT_NE(M->device_copy()->describe().find("pattern arrays shared"), std::string::npos)
+        << name << ": " << M->device_copy()->describe();
   }
 }
 

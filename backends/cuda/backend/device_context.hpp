@@ -46,6 +46,9 @@ kokkos::CsrRef ref_of(const Matrix& A, cudaStream_t s);
 // Attaches a kernel's result to T as its only (device) copy. Waits for the stream first, so that a kernel's failure
 // surfaces as an error of this call.
 void attach(Matrix& T, kokkos::portable::CsrParts<DeviceBuffer>&& parts, cudaStream_t s);
+// Attaches to T the values x (T's type) on the pattern of A, whose device copy (its CSR form made, as ref_of makes it)
+// shares its arrays and its plans with the result (MatrixOnDevice::with_values). T may be A.
+void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s);
 
 bool builtin(const Type* t);
 

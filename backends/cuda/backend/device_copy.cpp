@@ -219,6 +219,8 @@ Plan* MatrixOnDevice::transposed_plan(const Matrix& m, cudaStream_t stream) {
 
 std::string MatrixOnDevice::describe() const {
   std::string d = "cuda: " + std::to_string(values_.bytes()) + " value bytes";
+  if (arrays_ && arrays_.use_count() > 1)
+    d += ", pattern arrays shared with " + std::to_string(arrays_.use_count() - 1) + " other copies";
   if (pattern_) {
     const Plan& plan = *pattern_->plan;
     d += ", plan of " + std::to_string(plan.rows()) + " rows and " + std::to_string(plan.nnz()) + " non-zeros";

@@ -163,8 +163,8 @@ class MatrixOnDevice final : public DeviceCopy {
   bool mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum, Matrix& T,
                   bool replace) override;
   const char* backend() const override { return "cuda"; }
-  // "cuda: <n> value bytes", then the plan's rows and non-zeros once built, and "values bound" once the
-  // products have bound the values to it (sparse_times_full.cpp).
+  // "cuda: <n> value bytes", then how many other copies share its pattern arrays (with_values), the plan's rows and
+  // non-zeros once built, and "values bound" once the products have bound the values to it (sparse_times_full.cpp).
   std::string describe() const override;
 
  private:

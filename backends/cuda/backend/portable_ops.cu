@@ -107,15 +107,13 @@ void inherit(Matrix& T, std::shared_ptr<CompactedPattern> p) {
   if (!p) return;
   if (auto* copy = dynamic_cast<MatrixOnDevice*>(T.device_copy())) copy->inherit_pattern(std::move(p));
 }
+}  // namespace
 
-// Attaches to T the values x on the pattern of A, whose device copy (its CSR form made by ref_of) shares its arrays
-// and its plans with the result (MatrixOnDevice::with_values). T may be A.
 void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s) {
   throw_on_cuda_error(cudaStreamSynchronize(s), "portable kernel");
   MatrixOnDevice& source = MatrixOnDevice::of(A, s);
   T.attach_device_copy(MatrixOnDevice::with_values(source, std::move(x), T.type()->size, s), /*host_is_stale=*/true);
 }
-}  // namespace
 
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
   SourceContext ctx = source_context(s);

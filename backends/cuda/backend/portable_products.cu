@@ -143,7 +143,7 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
       // Full floating operands under PLUS (SDDMM): dense rows, no merge.
       if constexpr (std::is_floating_point_v<V>) {
         if (a.full() && bt.full() && a.ncols == bt.ncols && s.add->op->opcode == BinaryOpcode::Plus) {
-          attach(T, P::masked_dot_full<V>(ctx, mref, a, bt, a.ncols, mul.opcode, flip), stream);
+          attach_values(T, *mask.M, P::masked_dot_full<V>(ctx, mref, a, bt, a.ncols, mul.opcode, flip), stream);
           return done = true;
         }
       }

@@ -224,11 +224,12 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
 // A is nrows x K and B (B^T's rows) ncols x K, both with every entry, so each of M's entries is the dot product of two
 // dense rows. A team per row of M, its threads over the row's entries, each entry's K products over vector lanes (on a
 // GPU the lanes read both rows coalesced; the A row stays in cache for the whole mask row). Every entry of M
-// gets a value (K > 0: the caller's precondition).
+// gets a value (K > 0: the caller's precondition), so the result is M's pattern with the values returned here, in
+// M's entry order.
 template <class V, class Ctx>
-CsrParts<BytesOf<Ctx>> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, Index K,
-                                       BinaryOpcode mul, bool flip) {
-  CsrParts<BytesOf<Ctx>> out = copy_pattern(ctx, M, sizeof(V));
+BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, Index K, BinaryOpcode mul,
+                             bool flip) {
+  auto out = ctx.alloc(M.nvals * sizeof(V));
   if (M.nslots == 0 || M.nvals == 0) return out;
   using Exec = ExecOf<Ctx>;
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
@@ -237,7 +238,7 @@ CsrParts<BytesOf<Ctx>> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& 
   int lanes = 1;
   while (lanes < 32 && lanes < static_cast<std::int64_t>(K)) lanes *= 2;
   lanes = static_cast<int>(std::min<std::int64_t>(lanes, Policy::vector_length_max()));
-  V* z = as<V>(out.x);
+  V* z = as<V>(out);
   const CsrRef m = M;
   const V *a = A.values<V>(), *b = B.values<V>();
   const std::int64_t k_len = static_cast<std::int64_t>(K);
