@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -54,6 +55,7 @@ struct Options {
   std::string backend;
   std::string checkpoint, curves = "snack-train-curves.png";
   bool resume = false, quiet = false;
+  Index stop_after = 0;   // stop after this many epochs of this invocation (0: run to --epochs)
   double target = -1;   // a test accuracy (%) the last epoch must reach, or exit status 2
 };
 
@@ -84,6 +86,7 @@ void usage() {
       "  --backend B         reference | kokkos | cuda (default: the library's choice)\n"
       "  --checkpoint PATH   write a checkpoint after every epoch (atomic)\n"
       "  --resume            continue from --checkpoint\n"
+      "  --stop-after N      stop after N epochs of this invocation (train in sessions with --resume)\n"
       "  --curves PATH       learning-curve PNG (default snack-train-curves.png; a .csv beside it)\n"
       "  --target ACC        exit with status 2 unless the final test accuracy (%%) reaches ACC\n"
       "  --quiet             no progress bar\n");
@@ -150,6 +153,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--backend") o.backend = value();
     else if (a == "--checkpoint") o.checkpoint = value();
     else if (a == "--resume") o.resume = true;
+    else if (a == "--stop-after") o.stop_after = count(a, value());
     else if (a == "--curves") o.curves = value();
     else if (a == "--target") o.target = number(a, value());
     else if (a == "--quiet") o.quiet = true;
@@ -342,7 +346,8 @@ int run(const Options& o) {
   std::vector<std::uint8_t> lab;
   const std::string title = std::string(o.data == "mnist" ? "MNIST" : "Fashion-MNIST") + ", " +
                             std::to_string(int(std::lround(100 * o.sparsity))) + "% sparse, dst " + o.dst;
-  for (Index epoch = first_epoch; epoch < o.epochs; ++epoch) {
+  const Index last_epoch = o.stop_after ? std::min(o.epochs, first_epoch + o.stop_after) : o.epochs;
+  for (Index epoch = first_epoch; epoch < last_epoch; ++epoch) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<std::size_t> order = shuffled_order(train.n, o.seed * 1000003 + epoch);
     Progress bar(o.quiet, epoch + 1, o.epochs, per_epoch);
@@ -414,6 +419,11 @@ int run(const Options& o) {
     }
   }
   if (!o.curves.empty()) std::printf("curves: %s\n", o.curves.c_str());
+  if (last_epoch < o.epochs) {
+    std::printf("stopped after epoch %llu of %llu%s\n", (unsigned long long)last_epoch, (unsigned long long)o.epochs,
+                o.checkpoint.empty() ? "" : " (continue with --resume)");
+    return 0;
+  }
   if (o.target >= 0) {
     const double acc = curves.test_acc.empty() ? 0.0 : curves.test_acc.back();
     std::printf("target: test accuracy %.2f%% %s %.2f%%\n", acc, acc >= o.target ? ">=" : "<", o.target);

@@ -5,17 +5,21 @@
 // - softmax cross-entropy's loss, gradient and correct count against a float64 host computation (FP32 and FP64);
 // - Adam and AdamW against a float64 host replay of their formulas, per non-zero; their state following its
 //   connection through a rewiring;
+// - checkpoints: a round trip of every kind of content, and damaged files refused;
 // - bad input: a clear snk::Error and nothing changed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "checkpoint.hpp"
 #include "dst.hpp"
 #include "functions.hpp"
 #include "layer_test_util.hpp"
@@ -303,6 +307,62 @@ TEST(Adam, StateSharesTheWeightsPatternOnTheGpu) {
     EXPECT_NE(M->device_copy()->describe().find("pattern arrays shared"), std::string::npos)
         << name << ": " << M->device_copy()->describe();
   }
+}
+
+// A checkpoint's matrices (any builtin type, any pattern) and series come back exactly; a cut, altered or foreign file
+// is refused with a message that names it.
+TEST(Checkpoint, RoundTripAndDamagedFiles) {
+  const std::string path = ::testing::TempDir() + "snack_checkpoint_test.ckpt";
+  snk::layers::Checkpoint c;
+  c.config = "a test run";
+  c.epoch = 3;
+  c.step = 12345;
+  c.matrices.emplace_back("fp32", random_batch(5, 7));
+  c.matrices.emplace_back("fp64", SparseLinear(9, 4, 0.3, rng()(), true, kF64).weight());
+  Matrix flags(&snk::types::Bool, 3, 3);
+  const bool t = true;
+  flags.set_element(1, 2, &t, &snk::types::Bool);
+  c.matrices.emplace_back("flags", flags);
+  c.matrices.emplace_back("empty", Matrix(&snk::types::FP32, 0, 0));
+  c.series.emplace_back("loss", std::vector<double>{2.5, 1.25, 0.125});
+  snk::layers::save_checkpoint(path, c);
+  const snk::layers::Checkpoint r = snk::layers::load_checkpoint(path);
+  EXPECT_EQ(r.config, c.config);
+  EXPECT_EQ(r.epoch, 3u);
+  EXPECT_EQ(r.step, 12345u);
+  ASSERT_EQ(r.matrices.size(), c.matrices.size());
+  for (std::size_t k = 0; k < c.matrices.size(); ++k) {
+    const Matrix &a = c.matrices[k].second, &b = r.matrices[k].second;
+    EXPECT_EQ(r.matrices[k].first, c.matrices[k].first);
+    EXPECT_EQ(b.type(), a.type());
+    EXPECT_EQ(b.nrows(), a.nrows());
+    EXPECT_EQ(b.ncols(), a.ncols());
+    EXPECT_EQ(entries(b), entries(a)) << c.matrices[k].first;
+  }
+  EXPECT_EQ(r.numbers("loss"), (std::vector<double>{2.5, 1.25, 0.125}));
+  EXPECT_THROW(r.matrix("absent"), snk::Error);
+  // Damaged copies.
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto refused = [&](const std::string& content, const std::string& expect, snk::Info info) {
+    const std::string bad = path + ".bad";
+    std::ofstream(bad, std::ios::binary) << content;
+    try {
+      snk::layers::load_checkpoint(bad);
+      ADD_FAILURE() << "accepted: " << expect;
+    } catch (const snk::Error& e) {
+      EXPECT_EQ(e.info(), info) << e.what();
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  };
+  refused(bytes.substr(0, bytes.size() / 2), "damaged or truncated", snk::Info::InvalidObject);
+  refused(bytes.substr(0, 10), "truncated", snk::Info::InvalidObject);
+  std::string flipped = bytes;
+  flipped[bytes.size() / 3] ^= 0x40;
+  refused(flipped, "damaged or truncated", snk::Info::InvalidObject);
+  refused("# a text file, not a checkpoint\n", "not a snack checkpoint", snk::Info::InvalidObject);
+  EXPECT_THROW(snk::layers::load_checkpoint(path + ".absent"), snk::Error);
 }
 
 TEST(Training, BadInputsGiveClearErrorsAndChangeNothing) {
