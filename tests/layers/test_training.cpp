@@ -4,7 +4,7 @@
 //   GELU, dropout and softmax cross-entropy, chained in one network;
 // - softmax cross-entropy's loss, gradient and correct count against a float64 host computation (FP32 and FP64);
 // - Adam and AdamW against a float64 host replay of their formulas, per non-zero; their state following its
-//   connection through a rewiring;
+//   connection through a rewiring; one training step's weights on every backend against the reference backend's;
 // - checkpoints: a round trip of every kind of content, and damaged files refused;
 // - bad input: a clear snk::Error and nothing changed.
 #include <gtest/gtest.h>
@@ -23,6 +23,7 @@
 #include "dst.hpp"
 #include "functions.hpp"
 #include "layer_test_util.hpp"
+#include "mlp.hpp"
 #include "optim.hpp"
 #include "sparse_linear.hpp"
 
@@ -306,6 +307,43 @@ TEST(Adam, StateSharesTheWeightsPatternOnTheGpu) {
     ASSERT_NE(M->device_copy(), nullptr) << name;
     EXPECT_NE(M->device_copy()->describe().find("pattern arrays shared"), std::string::npos)
         << name << ": " << M->device_copy()->describe();
+  }
+}
+
+// One training step of a small MLP (forward, softmax cross-entropy, backward, Adam) from the same weights and batch on
+// every backend: the weights after it agree with the reference backend's within 1e-5 (relative to the largest |w|),
+// FP32 sums taken in different orders being the only difference allowed.
+TEST(Training, BackendsAgreeOnAStep) {
+  snk::layers::MlpSpec spec;
+  spec.sizes = {40, 32, 16, 5};
+  spec.densities = {0.3, 0.5, 0.8};
+  const std::uint64_t seed = rng()();
+  Dense x;
+  const Matrix X = random_batch(24, 40, x);
+  std::vector<std::uint8_t> labels;
+  for (int i = 0; i < 24; ++i) labels.push_back(static_cast<std::uint8_t>(rng()() % 5));
+  auto step = [&](const std::string& backend) {
+    snk::BackendScope scope(backend);
+    snk::layers::Mlp net(spec, seed);
+    std::vector<snk::layers::Adam> opt(net.layers().size(), snk::layers::Adam(0.01f));
+    const double loss = net.train_batch(X, labels, 1).loss;
+    for (std::size_t l = 0; l < opt.size(); ++l) opt[l].step(net.layers()[l]);
+    std::vector<std::map<std::pair<Index, Index>, double>> w;
+    for (const SparseLinear& l : net.layers()) w.push_back(entries(l.weight()));
+    return std::make_pair(loss, w);
+  };
+  const auto want = step("reference");
+  for (const std::string& backend : backends()) {
+    if (backend == "reference") continue;
+    const auto got = step(backend);
+    EXPECT_NEAR(got.first, want.first, 1e-5 * std::fabs(want.first)) << backend << ": the loss";
+    for (std::size_t l = 0; l < want.second.size(); ++l) {
+      double scale = 0;
+      for (const auto& [at, v] : want.second[l]) scale = std::max(scale, std::fabs(v));
+      ASSERT_EQ(got.second[l].size(), want.second[l].size()) << backend << " layer " << l;
+      for (const auto& [at, v] : want.second[l])
+        EXPECT_NEAR(got.second[l].at(at), v, 1e-5 * scale) << backend << " layer " << l;
+    }
   }
 }
 
