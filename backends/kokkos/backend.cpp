@@ -3,9 +3,9 @@
 //
 // The backend implements mxm (and through it mxv / vxm), eWiseAdd, eWiseMult, apply (unary, bound binary,
 // index-unary), select, reduce (rows and scalar) and transpose with its own Kokkos kernels for every
-// builtin type and every predefined operator, monoid and semiring, and kronecker (the portable kernel,
-// portable_host.cpp); it declines user-defined types and operators, assign to part of C (assign over the whole of C
-// is an eWiseAdd or a copy, which the core makes) and extract, which the dispatcher then runs on reference (counted as
+// builtin type and every predefined operator, monoid and semiring, and kronecker, extract and assign to part of C
+// (the portable kernels, portable_host.cpp; assign over the whole of C is an eWiseAdd or a copy, which the core
+// makes); it declines user-defined types and operators, which the dispatcher then runs on reference (counted as
 // fallbacks). Kokkos is initialized on the first backend creation unless the application already did it,
 // and finalized at exit in that case. All kernels are deterministic (no floating-point atomics; every
 // value is reduced by one thread in a fixed order), so snk::deterministic() needs no separate path.
@@ -83,6 +83,13 @@ class KokkosBackend final : public core::Backend {
   KernelStatus transpose(Matrix& T, const Matrix& A) override { return kokkos::transpose(T, A); }
   KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
     return kokkos::kronecker(T, op, A, B);
+  }
+  KernelStatus extract(Matrix& T, const Matrix& A, const core::IndexList& I, const core::IndexList& J) override {
+    return kokkos::extract(T, A, I, J);
+  }
+  KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A, const core::IndexList& I,
+                      const core::IndexList& J) override {
+    return kokkos::assign(Z, C, accum, A, I, J);
   }
 };
 

@@ -26,6 +26,9 @@ KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A);
 KernelStatus transpose(Matrix& T, const Matrix& A);
 // Through the portable kernels (portable/), instantiated for the host in portable_host.cpp.
 KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
+KernelStatus extract(Matrix& T, const Matrix& A, const core::IndexList& I, const core::IndexList& J);
+KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A, const core::IndexList& I,
+                    const core::IndexList& J);
 
 // Starts Kokkos (once per process) if nobody has; finalized at exit.
 void ensure_initialized();

@@ -1,5 +1,6 @@
 // backends/kokkos/portable_host.cpp: the portable kernels (portable/) instantiated for the host, for the kokkos
-// backend's operations that use them (entry_points.hpp says which).
+// backend's operations that use them (entry_points.hpp says which): kronecker, extract, and assign to part of C
+// (A scattered to its place, then the host eWiseAdd with C: with the accumulator, or FIRST over C less the region).
 //
 // The same sources run in Kokkos' CUDA space in the cuda backend. Here the context allocates with new[] and runs on
 // the default host space (OpenMP) when this thread may use the pool (parallel.hpp: use_pool), else on Kokkos::Serial
@@ -9,6 +10,7 @@
 #include "functors.hpp"
 #include "host_context.hpp"
 #include "parallel.hpp"
+#include "portable/index_ops.hpp"
 #include "portable/kronecker.hpp"
 
 namespace snk::kokkos {
@@ -53,6 +55,63 @@ KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Mat
     return done;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+namespace {
+bool strictly_increasing(const core::IndexList& L) {
+  for (Index k = 1; k < L.n; ++k)
+    if (L.list[k] <= L.list[k - 1]) return false;
+  return true;
+}
+
+// An assign index list resolved on the host (duplicates: the last one wins), kept alive with the view the kernels take.
+struct HostPlacedList {
+  P::ResolvedList resolved;
+  P::PlacedList list;
+};
+HostPlacedList place(const core::IndexList& L, Index dim) {
+  HostPlacedList h;
+  if (L.covers(dim)) return h;
+  h.resolved = P::resolve_last_wins(L.list, L.n);
+  h.list = P::PlacedList{false, h.resolved.target.data(), h.resolved.source.data(), h.resolved.size(),
+                         h.resolved.keeps_order};
+  return h;
+}
+}  // namespace
+
+KernelStatus extract(Matrix& T, const Matrix& A, const core::IndexList& I, const core::IndexList& J) {
+  if (!is_builtin(A.type()) || T.type() != A.type()) return KernelStatus::Declined;
+  const bool all_rows = I.covers(A.nrows()), all_cols = J.covers(A.ncols());
+  const CsrRef a = csr_ref(A);
+  const bool done = on_host([&](auto& ctx) {
+    adopt_result(T, P::extract(ctx, a, all_rows ? nullptr : I.list, T.nrows(), all_rows, all_cols ? nullptr : J.list,
+                               T.ncols(), all_cols, all_cols || strictly_increasing(J), A.type()->size));
+    return true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A, const core::IndexList& I,
+                    const core::IndexList& J) {
+  const Type* v = C.type();
+  if (!is_builtin(v) || A.type() != v || Z.type() != v) return KernelStatus::Declined;
+  if (accum != nullptr &&
+      (accum->opcode == BinaryOpcode::User || accum->xtype != v || accum->ytype != v || accum->ztype != v))
+    return KernelStatus::Declined;
+  const HostPlacedList rows = place(I, C.nrows()), cols = place(J, C.ncols());
+  const CsrRef a = csr_ref(A), c = csr_ref(C);
+  Matrix S(v, C.nrows(), C.ncols()), kept(v, C.nrows(), C.ncols());
+  const bool done = on_host([&](auto& ctx) {
+    adopt_result(S, P::scatter(ctx, a, C.nrows(), C.ncols(), rows.list, cols.list, v->size));
+    // Without an accumulator the region is A's alone: C without the region, united with S (disjoint).
+    if (accum == nullptr)
+      adopt_result(kept, P::drop_region(ctx, c, rows.list.target, rows.list.n, rows.list.all, cols.list.target,
+                                        cols.list.n, cols.list.all, v->size));
+    return true;
+  });
+  if (!done) return KernelStatus::Declined;
+  if (accum != nullptr) return ewise_add(Z, *accum, C, S);
+  return ewise_add(Z, *builtin_binary_op(BinaryOpcode::First, v->code), kept, S);
 }
 
 }  // namespace snk::kokkos

@@ -396,8 +396,8 @@ Outcome run_on(const std::string& backend, const std::function<void()>& call) {
 }
 
 const std::vector<std::string>& operations_without_fallback() {
-  static const std::vector<std::string> ops{"mxm", "ewise_add", "ewise_mult", "apply",
-                                            "select", "reduce", "transpose"};
+  static const std::vector<std::string> ops{"mxm",    "ewise_add", "ewise_mult", "apply",  "select",
+                                            "reduce", "transpose", "extract",    "assign", "kronecker"};
   return ops;
 }
 
