@@ -14,25 +14,11 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "portable/op_eval.hpp"
 #include "portable/parts.hpp"
 
 namespace snk::kokkos::portable {
-
-// z[e] = Op(a[e], b[e]), and z[e] = Op(s, a[e]) or Op(a[e], s), with the operator known at compile time
-// (with_streaming_binary).
-template <BinaryOpcode Op, class T, class Ctx>
-void stream_pair(Ctx& ctx, Index n, const T* a, const T* b, T* z) {
-  for_n(ctx, "snack::portable::stream_pair", n, KOKKOS_LAMBDA(Index e) { z[e] = binary_apply<Op, T>(a[e], b[e]); });
-}
-template <BinaryOpcode Op, class T, class Ctx>
-void stream_bound(Ctx& ctx, Index n, const T* a, T s, bool bind_first, T* z) {
-  for_n(ctx, "snack::portable::stream_bound", n, KOKKOS_LAMBDA(Index e) {
-    z[e] = bind_first ? binary_apply<Op, T>(s, a[e]) : binary_apply<Op, T>(a[e], s);
-  });
-}
 
 // z = op(a) for every entry: the values alone (A's pattern is the result's), and the result with its own pattern.
 template <class T, class Ctx>
@@ -56,10 +42,6 @@ BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s,
   auto x = ctx.alloc(A.nvals * sizeof(Z));
   const T* a = A.values<T>();
   Z* z = as<Z>(x);
-  if constexpr (std::is_same_v<T, Z>) {
-    if (with_streaming_binary<T>(op, [&](auto tag) { stream_bound<decltype(tag)::value>(ctx, A.nvals, a, s, bind_first, z); }))
-      return x;
-  }
   for_n(ctx, "snack::portable::apply_bound", A.nvals, KOKKOS_LAMBDA(Index e) {
     z[e] = bind_first ? binary_eval<T, Z>(op, s, a[e]) : binary_eval<T, Z>(op, a[e], s);
   });
@@ -171,10 +153,6 @@ BytesOf<Ctx> ewise_values(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpco
   auto x = ctx.alloc(A.nvals * sizeof(Z));
   Z* z = as<Z>(x);
   const T *a = A.values<T>(), *b = B.values<T>();
-  if constexpr (std::is_same_v<T, Z>) {
-    if (with_streaming_binary<T>(op, [&](auto tag) { stream_pair<decltype(tag)::value>(ctx, A.nvals, a, b, z); }))
-      return x;
-  }
   for_n(ctx, "snack::portable::ewise_values", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = binary_eval<T, Z>(op, a[e], b[e]); });
   return x;
 }

@@ -29,9 +29,6 @@ BytesOf<Ctx> accum_values(Ctx& ctx, const CsrRef& C, const CsrRef& T, bool has_a
   auto x = ctx.alloc(C.nvals * sizeof(V));
   V* z = as<V>(x);
   const V *cv = C.values<V>(), *tv = T.values<V>();
-  if (has_accum &&
-      with_streaming_binary<V>(accum, [&](auto tag) { stream_pair<decltype(tag)::value>(ctx, C.nvals, cv, tv, z); }))
-    return x;
   for_n(ctx, "snack::portable::accum_values", C.nvals, KOKKOS_LAMBDA(Index e) {
     z[e] = has_accum ? binary_eval<V, V>(accum, cv[e], tv[e]) : tv[e];
   });

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "functors.hpp"
 
@@ -160,30 +159,5 @@ struct MonoidFn {
   T identity;
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return binary_eval<T, T>(op, x, y); }
 };
-
-// The element-wise passes over a layer's weights and optimizer state (binary_eval's run-time switch costs registers,
-// and with them occupancy, in kernels that only stream memory): f(ValueTag<Op>{}) with the operator known at compile
-// time, for floating T and the arithmetic operators those passes use; false (f not called) otherwise.
-template <class T, class F>
-bool with_streaming_binary(BinaryOpcode op, F&& f) {
-  if constexpr (!std::is_floating_point_v<T>) {
-    (void)op;
-    (void)f;
-    return false;
-  } else {
-    using B = BinaryOpcode;
-    switch (op) {
-      case B::Plus: f(ValueTag<B::Plus>{}); return true;
-      case B::Minus: f(ValueTag<B::Minus>{}); return true;
-      case B::Times: f(ValueTag<B::Times>{}); return true;
-      case B::Div: f(ValueTag<B::Div>{}); return true;
-      case B::First: f(ValueTag<B::First>{}); return true;
-      case B::Second: f(ValueTag<B::Second>{}); return true;
-      case B::Max: f(ValueTag<B::Max>{}); return true;
-      case B::Min: f(ValueTag<B::Min>{}); return true;
-      default: return false;
-    }
-  }
-}
 
 }  // namespace snk::kokkos::portable
