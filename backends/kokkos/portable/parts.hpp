@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "portable/csr_ref.hpp"
@@ -35,13 +36,25 @@ T* as(const Bytes& b) {
 template <class Ctx>
 using ExecOf = std::decay_t<decltype(std::declval<Ctx&>().exec())>;
 
-// for (i = 0; i < n; ++i) f(i), in parallel on the context's space.
+// for (i = 0; i < n; ++i) f(i), in parallel on the context's space. On a device a bounded set of threads walks the
+// range in strides: Kokkos 3.4 gives a range one 64-thread block per 64 indices, and over tens of millions of
+// indices launching the blocks, not memory, then bounds a streaming pass.
 template <class Ctx, class F>
 void for_n(Ctx& ctx, const char* label, Index n, const F& f) {
   if (n == 0) return;
-  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for(label, Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
-                       KOKKOS_LAMBDA(const std::int64_t i) { f(static_cast<Index>(i)); });
+  using Exec = ExecOf<Ctx>;
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>) {
+    Kokkos::parallel_for(label, Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
+                         KOKKOS_LAMBDA(const std::int64_t i) { f(static_cast<Index>(i)); });
+  } else {
+    constexpr std::int64_t kThreads = std::int64_t(1) << 18;   // about what a large GPU holds resident
+    const std::int64_t total = static_cast<std::int64_t>(n);
+    const std::int64_t threads = total < kThreads ? total : kThreads;
+    Kokkos::parallel_for(label, Policy(ctx.exec(), 0, threads), KOKKOS_LAMBDA(const std::int64_t t) {
+      for (std::int64_t i = t; i < total; i += threads) f(static_cast<Index>(i));
+    });
+  }
 }
 
 // One value of the context's memory, read back to the host after the work queued before it (on the context's
