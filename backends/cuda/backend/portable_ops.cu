@@ -117,8 +117,8 @@ void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s) {
 
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
   SourceContext ctx = source_context(s);
-  P::for_n(ctx, "snack::cuda::dense_pattern_p", rows + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
-  P::for_n(ctx, "snack::cuda::dense_pattern_j", rows * ncols, KOKKOS_LAMBDA(Index e) { j[e] = e % ncols; });
+  P::for_n_stream(ctx, "snack::cuda::dense_pattern_p", rows + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
+  P::for_n_stream(ctx, "snack::cuda::dense_pattern_j", rows * ncols, KOKKOS_LAMBDA(Index e) { j[e] = e % ncols; });
 }
 
 KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s) {

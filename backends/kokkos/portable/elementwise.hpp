@@ -26,7 +26,7 @@ BytesOf<Ctx> apply_unary_values(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
   auto x = ctx.alloc(A.nvals * sizeof(T));
   const T* a = A.values<T>();
   T* z = as<T>(x);
-  for_n(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
+  for_n_stream(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
   return x;
 }
 template <class T, class Ctx>
@@ -42,7 +42,7 @@ BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s,
   auto x = ctx.alloc(A.nvals * sizeof(Z));
   const T* a = A.values<T>();
   Z* z = as<Z>(x);
-  for_n(ctx, "snack::portable::apply_bound", A.nvals, KOKKOS_LAMBDA(Index e) {
+  for_n_stream(ctx, "snack::portable::apply_bound", A.nvals, KOKKOS_LAMBDA(Index e) {
     z[e] = bind_first ? binary_eval<T, Z>(op, s, a[e]) : binary_eval<T, Z>(op, a[e], s);
   });
   return x;
@@ -138,10 +138,10 @@ bool same_pattern(Ctx& ctx, const CsrRef& A, const CsrRef& B) {
   Index* differ = as<Index>(flag_buf);
   const CsrRef a = A, b = B;
   for_n(ctx, "snack::portable::same_pattern_clear", 1, KOKKOS_LAMBDA(Index) { differ[0] = 0; });
-  for_n(ctx, "snack::portable::same_pattern_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) {
+  for_n_stream(ctx, "snack::portable::same_pattern_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) {
     if (a.p[k] != b.p[k]) differ[0] = 1;
   });
-  for_n(ctx, "snack::portable::same_pattern_j", A.nvals, KOKKOS_LAMBDA(Index e) {
+  for_n_stream(ctx, "snack::portable::same_pattern_j", A.nvals, KOKKOS_LAMBDA(Index e) {
     if (a.j[e] != b.j[e]) differ[0] = 1;
   });
   return read_back(ctx, differ) == 0;
@@ -153,7 +153,7 @@ BytesOf<Ctx> ewise_values(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpco
   auto x = ctx.alloc(A.nvals * sizeof(Z));
   Z* z = as<Z>(x);
   const T *a = A.values<T>(), *b = B.values<T>();
-  for_n(ctx, "snack::portable::ewise_values", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = binary_eval<T, Z>(op, a[e], b[e]); });
+  for_n_stream(ctx, "snack::portable::ewise_values", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = binary_eval<T, Z>(op, a[e], b[e]); });
   return x;
 }
 

@@ -19,7 +19,7 @@ namespace snk::kokkos::portable {
 template <class MV, class Ctx>
 void mask_values(Ctx& ctx, const CsrRef& M, std::uint8_t* flags) {
   const MV* v = M.values<MV>();
-  for_n(ctx, "snack::portable::mask_values", M.nvals, KOKKOS_LAMBDA(Index e) { flags[e] = v[e] != MV(0); });
+  for_n_stream(ctx, "snack::portable::mask_values", M.nvals, KOKKOS_LAMBDA(Index e) { flags[e] = v[e] != MV(0); });
 }
 
 // The step without a mask where T has C's positions (same_pattern: an update of a layer's weights or optimizer state):
@@ -29,7 +29,7 @@ BytesOf<Ctx> accum_values(Ctx& ctx, const CsrRef& C, const CsrRef& T, bool has_a
   auto x = ctx.alloc(C.nvals * sizeof(V));
   V* z = as<V>(x);
   const V *cv = C.values<V>(), *tv = T.values<V>();
-  for_n(ctx, "snack::portable::accum_values", C.nvals, KOKKOS_LAMBDA(Index e) {
+  for_n_stream(ctx, "snack::portable::accum_values", C.nvals, KOKKOS_LAMBDA(Index e) {
     z[e] = has_accum ? binary_eval<V, V>(accum, cv[e], tv[e]) : tv[e];
   });
   return x;

@@ -36,18 +36,27 @@ T* as(const Bytes& b) {
 template <class Ctx>
 using ExecOf = std::decay_t<decltype(std::declval<Ctx&>().exec())>;
 
-// for (i = 0; i < n; ++i) f(i), in parallel on the context's space. On a device a bounded set of threads walks the
-// range in strides: Kokkos 3.4 gives a range one 64-thread block per 64 indices, and over tens of millions of
-// indices launching the blocks, not memory, then bounds a streaming pass.
+// for (i = 0; i < n; ++i) f(i), in parallel on the context's space, in Kokkos' own blocks (on a GPU, 64 indices to a
+// block, scheduled as SMs free up, which balances indices of uneven work).
 template <class Ctx, class F>
 void for_n(Ctx& ctx, const char* label, Index n, const F& f) {
   if (n == 0) return;
+  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for(label, Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
+                       KOKKOS_LAMBDA(const std::int64_t i) { f(static_cast<Index>(i)); });
+}
+
+// for_n for streaming passes, where every index does the same small work (a value read, a value written): on a device
+// a bounded grid walks the range in strides, since over tens of millions of indices launching one 64-thread block
+// per 64 indices, not memory, bounds such a pass; on the host, for_n.
+template <class Ctx, class F>
+void for_n_stream(Ctx& ctx, const char* label, Index n, const F& f) {
+  if (n == 0) return;
   using Exec = ExecOf<Ctx>;
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>) {
-    Kokkos::parallel_for(label, Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
-                         KOKKOS_LAMBDA(const std::int64_t i) { f(static_cast<Index>(i)); });
+    for_n(ctx, label, n, f);
   } else {
+    using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
     constexpr std::int64_t kThreads = std::int64_t(1) << 18;   // about what a large GPU holds resident
     const std::int64_t total = static_cast<std::int64_t>(n);
     const std::int64_t threads = total < kThreads ? total : kThreads;
