@@ -12,6 +12,8 @@
 #include <limits>
 #include <utility>
 
+#include "io/prng.hpp"   // the project's fully specified PRNG (graphchallenge/io)
+
 namespace snk::layers {
 namespace {
 
@@ -160,49 +162,6 @@ std::string env_or(const char* var, const std::string& fallback) {
   return v && *v ? std::string(v) : fallback;
 }
 
-// SplitMix64 (seeding) and xoshiro256** with Lemire's unbiased bounded draws: fully specified, so a seed gives the
-// same order everywhere.
-class Xoshiro256 {
- public:
-  explicit Xoshiro256(std::uint64_t seed) {
-    for (auto& w : s_) {
-      seed += 0x9e3779b97f4a7c15ULL;
-      std::uint64_t z = seed;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      w = z ^ (z >> 31);
-    }
-  }
-  std::uint64_t next() {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
-  // Uniform in [0, n), n >= 1.
-  std::uint64_t below(std::uint64_t n) {
-    __uint128_t m = static_cast<__uint128_t>(next()) * n;
-    auto low = static_cast<std::uint64_t>(m);
-    if (low < n) {
-      const std::uint64_t threshold = (0 - n) % n;
-      while (low < threshold) {
-        m = static_cast<__uint128_t>(next()) * n;
-        low = static_cast<std::uint64_t>(m);
-      }
-    }
-    return static_cast<std::uint64_t>(m >> 64);
-  }
-
- private:
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t s_[4];
-};
-
 }  // namespace
 
 Dataset read_idx(const std::string& images_path, const std::string& labels_path, const std::string& name) {
@@ -234,11 +193,8 @@ Dataset load_mnist(Split split, const std::string& dir) {
 }
 
 std::vector<std::size_t> shuffled_order(std::size_t n, std::uint64_t seed) {
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  Xoshiro256 rng(seed);
-  for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
-  return order;
+  gc::Xoshiro256StarStar rng(seed);
+  return gc::random_permutation<std::size_t>(static_cast<std::int64_t>(n), rng);
 }
 
 void gather_batch(const Dataset& data, const std::size_t* indices, std::size_t count, std::vector<float>& pixels,

@@ -56,9 +56,9 @@ std::string default_mnist_dir();
 // Error that says scripts/setup.sh makes it.
 Dataset load_mnist(Split split, const std::string& dir = "");
 
-// A permutation of 0 .. n-1 that depends only on (n, seed), on every machine and standard library: Fisher-Yates
-// driven by SplitMix64-seeded xoshiro256** with Lemire's bounded draws (std::shuffle's result is
-// implementation-defined, so it is not used).
+// A permutation of 0 .. n-1 that depends only on (n, seed), on every machine and standard library: the project's
+// fully specified Fisher-Yates (graphchallenge/io/prng.hpp: SplitMix64-seeded xoshiro256** with Lemire's bounded
+// draws; std::shuffle's result is implementation-defined, so it is not used).
 std::vector<std::size_t> shuffled_order(std::size_t n, std::uint64_t seed);
 
 // Copies examples indices[0 .. count) of data into pixels (resized to count x features(), row-major, row k holding

@@ -9,6 +9,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "calls.hpp"
+
 namespace snk::layers {
 namespace {
 
@@ -19,18 +21,6 @@ Matrix at_positions(const Type* type, Index nrows, Index ncols, const std::vecto
   const std::vector<double> zero(I.size(), type == &types::Bool ? 1.0 : 0.0);
   M.build(I.data(), J.data(), zero.data(), &types::FP64, I.size(), nullptr);
   return M;
-}
-
-// X<keep, structure, replace> united with zeros at `grown`: the rewired form of a matrix on the old pattern.
-void rewire(Matrix& X, const Matrix& keep, const Matrix& grown) {
-  Matrix kept(X.type(), X.nrows(), X.ncols());
-  Descriptor d;
-  d.mask_structure = true;
-  d.replace = true;
-  apply(kept, &keep, nullptr, *builtin_unary_op(UnaryOpcode::Identity, X.type()->code), X, d);
-  Matrix out(X.type(), X.nrows(), X.ncols());
-  ewise_add(out, nullptr, nullptr, *builtin_binary_op(BinaryOpcode::First, X.type()->code), kept, grown);
-  X = std::move(out);
 }
 
 }  // namespace
@@ -82,7 +72,7 @@ Rewiring apply_rewiring(SparseLinear& layer, const Pruning& p, const std::vector
   }
   const Matrix keep = at_positions(&types::Bool, nrows, ncols, KI, KJ);
   const Matrix fresh = at_positions(W.type(), nrows, ncols, GI, GJ);
-  rewire(W, keep, fresh);
+  calls::keep_and_grow(W, keep, fresh);
   if (optimizer != nullptr) optimizer->rewire(keep, fresh);
   return Rewiring{pruned, static_cast<Index>(grown.size())};
 }
@@ -145,7 +135,7 @@ Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Ma
   };
   std::vector<Candidate> best;   // a heap whose top is the worst candidate kept
   const Type* t = W.type();
-  const Semiring& pt = *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, t->code);
+  const Semiring& pt = calls::plus_times(t);
   std::vector<Index> all_rows(X.nrows());
   std::iota(all_rows.begin(), all_rows.end(), Index(0));
   for (Index r0 = 0; r0 < nrows; r0 += block_rows) {

@@ -7,17 +7,15 @@
 #include <random>
 #include <string>
 
+#include "calls.hpp"
+
 namespace snk::layers {
 namespace {
 
-const BinaryOp& op(BinaryOpcode code, const Type* t) { return *builtin_binary_op(code, t->code); }
-const UnaryOp& unary(UnaryOpcode code, const Type* t) { return *builtin_unary_op(code, t->code); }
-
-Scalar scalar(const Type* t, double v) {
-  Scalar s(t);
-  s.set(&v, &types::FP64);
-  return s;
-}
+using calls::op;
+using calls::scalar;
+using calls::sum_of;
+using calls::unary;
 
 const Type* float_type(const Matrix& X, const char* who) {
   if (X.type() != &types::FP32 && X.type() != &types::FP64)
@@ -39,14 +37,6 @@ Matrix scaled(const Matrix& A, double s) {
   Matrix C(A.type(), A.nrows(), A.ncols());
   apply_bind_second(C, nullptr, nullptr, op(BinaryOpcode::Times, A.type()), A, scalar(A.type(), s));
   return C;
-}
-
-double sum_of(const Matrix& A) {
-  Scalar s(&types::FP64);
-  reduce(s, nullptr, *builtin_monoid(BinaryOpcode::Plus, TypeCode::FP64), A);
-  double v = 0;
-  s.get(&v, &types::FP64);
-  return v;
 }
 
 // tanh(sqrt(2 / pi) (x + 0.044715 x^3)) at X's entries, and x^2.
@@ -180,8 +170,7 @@ SoftmaxCrossEntropy softmax_cross_entropy(const Matrix& Z, const std::vector<std
   Vector inv(t, batch);
   apply(inv, nullptr, nullptr, unary(UnaryOpcode::MInv, t), s);
   Matrix P(t, batch, classes);
-  mxm(P, nullptr, nullptr, *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, t->code), Matrix::diag(inv, 0),
-      E);
+  mxm(P, nullptr, nullptr, calls::plus_times(t), Matrix::diag(inv, 0), E);
   // The labels' entries of S: loss = mean(log s - S[label]); a row is right where S[label] = 0 (its maximum).
   std::vector<Index> I(batch), J(batch);
   for (Index i = 0; i < batch; ++i) {

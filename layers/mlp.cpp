@@ -85,11 +85,9 @@ Index Mlp::dense_weights() const {
 std::size_t Mlp::parameter_bytes() const {
   std::size_t bytes = 0;
   for (const SparseLinear& l : layers_) {
-    const std::size_t v = l.type()->size;
-    // W and dW: a value and a column index per entry, a row pointer per row; b and db: a value per output.
-    bytes += 2 * (static_cast<std::size_t>(l.weight().nvals()) * (v + sizeof(Index)) +
-                  (static_cast<std::size_t>(l.out_features()) + 1) * sizeof(Index));
-    if (l.has_bias()) bytes += 2 * static_cast<std::size_t>(l.out_features()) * v;
+    // W and dW in compressed rows (dW has W's pattern); b and db: a value per output.
+    bytes += 2 * csr_bytes(l.weight());
+    if (l.has_bias()) bytes += 2 * static_cast<std::size_t>(l.out_features()) * l.type()->size;
   }
   return bytes;
 }

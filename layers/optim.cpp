@@ -6,17 +6,14 @@
 #include <cmath>
 #include <string>
 
+#include "calls.hpp"
+
 namespace snk::layers {
 namespace {
 
-const BinaryOp& op(BinaryOpcode code, const Type* t) { return *builtin_binary_op(code, t->code); }
-const UnaryOp& unary(UnaryOpcode code, const Type* t) { return *builtin_unary_op(code, t->code); }
-
-Scalar scalar(const Type* t, double v) {
-  Scalar s(t);
-  s.set(&v, &types::FP64);
-  return s;
-}
+using calls::op;
+using calls::scalar;
+using calls::unary;
 
 // A matrix with P's pattern and zero values (the state of a parameter before its first step).
 Matrix zeros_like(const Matrix& P) {
@@ -38,43 +35,25 @@ void ensure_state(Matrix& S, const Matrix& P, bool started, const char* who) {
     throw Error(Info::DimensionMismatch, std::string(who) + ": the layer's shape changed since the first step");
 }
 
-// X<keep, structure, replace> united with zeros at `grown`: the rewired form of a state matrix on the old pattern.
+// The rewired form of a state matrix (calls::keep_and_grow; `grown` holds zeros of the layer's type, the state's);
+// a state not started yet (0 x 0) stays as it is.
 void rewire_state(Matrix& X, const Matrix& keep, const Matrix& grown) {
-  if (X.nrows() != keep.nrows() || X.ncols() != keep.ncols()) return;   // not started (0 x 0)
-  Matrix kept(X.type(), X.nrows(), X.ncols());
-  Descriptor d;
-  d.mask_structure = true;
-  d.replace = true;
-  apply(kept, &keep, nullptr, unary(UnaryOpcode::Identity, X.type()), X, d);
-  Matrix zeros(X.type(), X.nrows(), X.ncols());
-  apply_bind_second(zeros, nullptr, nullptr, op(BinaryOpcode::Times, X.type()), grown, scalar(X.type(), 0.0));
-  Matrix out(X.type(), X.nrows(), X.ncols());
-  ewise_add(out, nullptr, nullptr, op(BinaryOpcode::First, X.type()), kept, zeros);
-  X = std::move(out);
+  if (X.nrows() != keep.nrows() || X.ncols() != keep.ncols()) return;
+  calls::keep_and_grow(X, keep, grown);
 }
 
 // The sum of the squares of a gradient's values.
 double sum_of_squares(const Matrix& g) {
   Matrix sq(g.type(), g.nrows(), g.ncols());
   ewise_mult(sq, nullptr, nullptr, op(BinaryOpcode::Times, g.type()), g, g);
-  Scalar s(&types::FP64);
-  reduce(s, nullptr, *builtin_monoid(BinaryOpcode::Plus, TypeCode::FP64), sq);
-  double v = 0;
-  s.get(&v, &types::FP64);
-  return v;
-}
-
-// A matrix's bytes in compressed rows: a value and a column index per entry, a row pointer per row.
-std::size_t bytes_of(const Matrix& M) {
-  return static_cast<std::size_t>(M.nvals()) * (M.type()->size + sizeof(Index)) +
-         static_cast<std::size_t>(M.nrows() + 1) * sizeof(Index);
+  return calls::sum_of(sq);
 }
 
 }  // namespace
 
 std::size_t Optimizer::state_bytes() {
   std::size_t total = 0;
-  for (auto& [name, M] : state()) total += bytes_of(*M);
+  for (auto& [name, M] : state()) total += csr_bytes(*M);
   return total;
 }
 

@@ -9,10 +9,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "calls.hpp"
+
 namespace snk::layers {
 namespace {
 
-const Semiring& plus_times(const Type* t) { return *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, t->code); }
+using calls::plus_times;
 
 void check_batch(const char* what, const Matrix& M, const Type* type, Index ncols, const char* expected) {
   if (M.type() != type)
@@ -121,6 +123,11 @@ Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
     db_ = std::move(db);
   }
   return dX;
+}
+
+std::size_t csr_bytes(const Matrix& M) {
+  return static_cast<std::size_t>(M.nvals()) * (M.type()->size + sizeof(Index)) +
+         static_cast<std::size_t>(M.nrows() + 1) * sizeof(Index);
 }
 
 }  // namespace snk::layers

@@ -11,6 +11,7 @@
 // values are FP32, or FP64 (for gradient checks): the batches a layer takes must be of its type.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -56,5 +57,9 @@ class SparseLinear {
   Vector b_, db_;
   bool has_bias_;
 };
+
+// A matrix's bytes held in compressed rows (a value and a column index per entry, a row pointer per row): how the
+// layers count the memory of weights, gradients and optimizer state.
+std::size_t csr_bytes(const Matrix& M);
 
 }  // namespace snk::layers

@@ -60,6 +60,21 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The median wall time (ms) of `reps` runs of f on a synchronized device, after `warmups` runs.
+template <class F>
+double median_ms(F&& f, int warmups, int reps) {
+  for (int w = 0; w < warmups; ++w) f();
+  CK(cudaDeviceSynchronize());
+  std::vector<double> ts;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    f();
+    CK(cudaDeviceSynchronize());
+    ts.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  return median(ts);
+}
+
 __global__ void adam_kernel(float* w, const float* g, float* m, float* v, std::int64_t n, float lr_c1, float b1,
                             float b2, float inv_c2, float eps) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -142,21 +157,7 @@ Result dense(cublasHandle_t h, int M, int batch, double density, int reps, bool 
   const float one = 1, zero = 0;
   const int threads = 256, blocks = 132 * 8;
   // The faster of the two argument orders of each GEMM, chosen once by timing.
-  auto best_of = [&](auto a, auto b2) {
-    auto time = [&](auto f) {
-      f();
-      CK(cudaDeviceSynchronize());
-      std::vector<double> t;
-      for (int r = 0; r < 5; ++r) {
-        const auto t0 = Clock::now();
-        f();
-        CK(cudaDeviceSynchronize());
-        t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      }
-      return median(t);
-    };
-    return time(a) <= time(b2) ? 0 : 1;
-  };
+  auto best_of = [&](auto a, auto b2) { return median_ms(a, 1, 5) <= median_ms(b2, 1, 5) ? 0 : 1; };
   const float* Wf = masked ? Wm : W;
   // Order 0 of each GEMM writes the layout the next step reads (Y and dX row-major, dW as W); order 1 computes the
   // same product with the operands' roles swapped, into the transposed layout (timed for the choice: a user could
@@ -186,21 +187,9 @@ Result dense(cublasHandle_t h, int M, int batch, double density, int reps, bool 
     adam_kernel<<<blocks, threads>>>(W, dW, m, v, nw, 1e-3f / c1, b1, b2, 1 / c2, 1e-8f);
     if (masked) mask_kernel<<<blocks, threads>>>(W, W, mask, nw);
   };
-  auto timed = [&](auto f) {
-    f();
-    CK(cudaDeviceSynchronize());
-    std::vector<double> ts;
-    for (int r = 0; r < reps; ++r) {
-      const auto t0 = Clock::now();
-      f();
-      CK(cudaDeviceSynchronize());
-      ts.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    return median(ts);
-  };
   Result r;
-  r.infer_ms = timed(forward);
-  r.step_ms = timed(step);
+  r.infer_ms = median_ms(forward, 1, reps);
+  r.step_ms = median_ms(step, 1, reps);
   r.state_bytes = double(4 * nw * sizeof(float));   // W, dW, m, v
   r.device_state_bytes = r.state_bytes;
   r.peak_bytes = double(bytes);
@@ -279,24 +268,12 @@ Result sparse(int M, int batch, double density, int reps) {
     adam.step(layer);
     dX.wait();
   };
-  auto timed = [&](auto f) {
-    f();
-    f();
-    std::vector<double> ts;
-    for (int r = 0; r < reps; ++r) {
-      const auto t0 = Clock::now();
-      f();
-      CK(cudaDeviceSynchronize());
-      ts.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    return median(ts);
-  };
   Result r;
-  r.step_ms = timed(step);
-  r.infer_ms = timed(forward);
+  r.step_ms = median_ms(step, 2, reps);
+  r.infer_ms = median_ms(forward, 2, reps);
   r.peak_bytes = used_device_bytes() - base;
   const double nnz = double(layer.weight().nvals());
-  r.state_bytes = adam.state_bytes() + 2 * (nnz * (4 + 8) + (M + 1) * 8.0);   // W and dW in CSR, m and v
+  r.state_bytes = double(adam.state_bytes() + 2 * snk::layers::csr_bytes(layer.weight()));   // m, v; W and dW
   // On the device W, dW, m and v hold their values on one pattern (the cuda backend's results that keep an operand's
   // pattern share its arrays), and the biases' four vectors are dense.
   r.device_state_bytes = nnz * 4 * 4 + nnz * 8 + (M + 1) * 8.0 + 4 * M * 4.0;

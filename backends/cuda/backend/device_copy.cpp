@@ -169,12 +169,6 @@ CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) 
   auto compacted = std::make_shared<CompactedPattern>();
   CompactedArrays arrays = compacted_arrays(host);
   compacted->rows = std::move(arrays.rows);
-  {
-    std::vector<char> used(m.ncols(), 0);
-    Index distinct = 0;
-    for (const std::int32_t c : arrays.col) distinct += used[c] ? 0 : (used[c] = 1);
-    compacted->every_column = distinct == m.ncols();
-  }
 
   try {
     // From the host arrays: the plan is built on the host (synchronizes the stream).
@@ -199,9 +193,14 @@ CompactedPattern* MatrixOnDevice::pattern(const Matrix& m, cudaStream_t stream) 
 Plan* MatrixOnDevice::transposed_plan(const Matrix& m, cudaStream_t stream) {
   CompactedPattern* p = pattern(m, stream);
   if (p == nullptr) return nullptr;
-  if (!p->transposed) {
+  if (!p->transposed_tried) {
+    p->transposed_tried = true;
     // The host form of a device-only result is downloaded (counted) for this, once per pattern.
     const CompactedArrays arrays = compacted_arrays(m.csr());
+    std::vector<char> used(m.ncols(), 0);
+    Index distinct = 0;
+    for (const std::int32_t c : arrays.col) distinct += used[c] ? 0 : (used[c] = 1);
+    if (distinct != m.ncols()) return nullptr;   // an empty column: W^T X would leave a row of the result empty
     try {
       PlanOptions options;
       options.transposed = true;

@@ -307,18 +307,18 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
   CsrRef c = ref_of(C, s), t = ref_of(T, s);
   CsrRef m;
   if (M != nullptr) m = ref_of(*M, s);
-  // The kernel reads its operands as plain CSR (a new, empty C is hypersparse, and so is a sampled product).
-  DeviceBuffer c_rows, t_rows, m_rows;
-  if (!as_plain(ctx, c, c_rows) || !as_plain(ctx, t, t_rows) || (M != nullptr && !as_plain(ctx, m, m_rows)))
-    return false;
   // An empty C without an accumulator under a structural mask that T fills exactly (a sampled product, as a layer's
-  // weight gradient dW<W> = dY^T X): the result is T.
+  // weight gradient dW<W> = dY^T X): the result is T's values on T's pattern.
   if (c.nvals == 0 && accum == nullptr && M != nullptr && structural && !complement && P::same_pattern(ctx, m, t)) {
     DeviceBuffer x(t.nvals * v->size);
     P::copy_bytes(ctx, x.get(), t.x, t.nvals * v->size);
     attach_values(C, T, std::move(x), s);
     return true;
   }
+  // The kernel reads its operands as plain CSR (a new, empty C is hypersparse, and so is a sampled product).
+  DeviceBuffer c_rows, t_rows, m_rows;
+  if (!as_plain(ctx, c, c_rows) || !as_plain(ctx, t, t_rows) || (M != nullptr && !as_plain(ctx, m, m_rows)))
+    return false;
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;

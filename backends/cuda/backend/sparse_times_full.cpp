@@ -171,10 +171,9 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
 
   MatrixOnDevice& w = MatrixOnDevice::of(B, stream);
   CompactedPattern* pattern = w.pattern(B, stream);
-  // The result is full where every row of B (X W^T) or every column (W^T X) holds an entry, and B's rows are then
-  // the plan's rows as they stand; otherwise the portable products run it.
-  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != B.nrows() || (!tb && !pattern->every_column))
-    return KernelStatus::Declined;
+  // The result is full where every row of B (X W^T) or every column (W^T X: transposed_plan is null otherwise) holds
+  // an entry, and B's rows are then the plan's rows as they stand; otherwise the portable products run it.
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != B.nrows()) return KernelStatus::Declined;
   Plan* plan = tb ? pattern->plan.get() : w.transposed_plan(B, stream);
   if (plan == nullptr) return KernelStatus::Declined;
   MatrixOnDevice& x = MatrixOnDevice::of(A, stream);

@@ -2,12 +2,13 @@
 // eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract).
 //
 // Every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole device;
-// an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern; select and
+// an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern (unary and bound
+// apply return the values alone, which the caller puts on A's pattern); select and
 // eWiseMult flag the entries of A they keep and compact them (parts.hpp: compact), so the result has A's slots;
 // eWiseAdd places A's entries and B's entries that A lacks by counting, for each entry, the other side's entries
 // before it in its row (binary searches), which needs no merge and no atomics: results are deterministic. For operands
 // of one pattern (same_pattern: an optimizer's state and a gradient on a layer's weights) ewise_values computes the
-// values alone, which the caller puts on the operands' pattern; likewise the *_values forms of apply. Value
+// values alone, which the caller puts on the operands' pattern. Value
 // types: T is the operator's input type, Z its output type (T, or bool for comparisons); the operator is an opcode
 // (op_eval.hpp). Preconditions the host side checks: builtin operators defined on T; for eWiseAdd, neither input
 // hypersparse (their slots are then their rows).
@@ -20,7 +21,7 @@
 
 namespace snk::kokkos::portable {
 
-// z = op(a) for every entry: the values alone (A's pattern is the result's), and the result with its own pattern.
+// z = op(a) for every entry: the values alone, in A's entry order (A's pattern is the result's).
 template <class T, class Ctx>
 BytesOf<Ctx> apply_unary_values(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
   auto x = ctx.alloc(A.nvals * sizeof(T));
@@ -29,14 +30,7 @@ BytesOf<Ctx> apply_unary_values(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
   for_n_stream(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
   return x;
 }
-template <class T, class Ctx>
-CsrParts<BytesOf<Ctx>> apply_unary(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
-  auto out = copy_pattern(ctx, A, 0);
-  out.x = apply_unary_values<T>(ctx, A, op);
-  return out;
-}
-
-// z = bind_first ? op(s, a) : op(a, s) for every entry: the values alone, and the result with its own pattern.
+// z = bind_first ? op(s, a) : op(a, s) for every entry: the values alone, in A's entry order.
 template <class T, class Z, class Ctx>
 BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
   auto x = ctx.alloc(A.nvals * sizeof(Z));
@@ -47,13 +41,6 @@ BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s,
   });
   return x;
 }
-template <class T, class Z, class Ctx>
-CsrParts<BytesOf<Ctx>> apply_bound(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
-  auto out = copy_pattern(ctx, A, 0);
-  out.x = apply_bound_values<T, Z>(ctx, A, op, s, bind_first);
-  return out;
-}
-
 // The entry's position as the operator sees it: (i, j), or (j, 0) for a vector's entry.
 KOKKOS_INLINE_FUNCTION void position(const CsrRef& A, bool vector, Index e, Index& i, Index& j) {
   if (vector) {

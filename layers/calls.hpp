@@ -1,0 +1,47 @@
+// layers/calls.hpp: the GraphBLAS idioms the layers' sources share (internal to layers/): the builtin operators and
+// the PLUS_TIMES semiring of a value type, a scalar of a type, a matrix's sum taken in FP64, and the rewired form of a
+// matrix on its old pattern (rewiring moves weights and optimizer state alike).
+#pragma once
+
+#include <utility>
+
+#include "snack/snack.hpp"
+
+namespace snk::layers::calls {
+
+inline const BinaryOp& op(BinaryOpcode code, const Type* t) { return *builtin_binary_op(code, t->code); }
+inline const UnaryOp& unary(UnaryOpcode code, const Type* t) { return *builtin_unary_op(code, t->code); }
+inline const Semiring& plus_times(const Type* t) {
+  return *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, t->code);
+}
+
+// A scalar of type t holding v.
+inline Scalar scalar(const Type* t, double v) {
+  Scalar s(t);
+  s.set(&v, &types::FP64);
+  return s;
+}
+
+// The sum of A's values, taken in FP64.
+inline double sum_of(const Matrix& A) {
+  Scalar s(&types::FP64);
+  reduce(s, nullptr, *builtin_monoid(BinaryOpcode::Plus, TypeCode::FP64), A);
+  double v = 0;
+  s.get(&v, &types::FP64);
+  return v;
+}
+
+// X<keep, structure, replace> united with `grown` (zeros of X's type at positions X held no entry): the rewired form
+// of a matrix on the old pattern.
+inline void keep_and_grow(Matrix& X, const Matrix& keep, const Matrix& grown) {
+  Matrix kept(X.type(), X.nrows(), X.ncols());
+  Descriptor d;
+  d.mask_structure = true;
+  d.replace = true;
+  apply(kept, &keep, nullptr, unary(UnaryOpcode::Identity, X.type()), X, d);
+  Matrix out(X.type(), X.nrows(), X.ncols());
+  ewise_add(out, nullptr, nullptr, op(BinaryOpcode::First, X.type()), kept, grown);
+  X = std::move(out);
+}
+
+}  // namespace snk::layers::calls
