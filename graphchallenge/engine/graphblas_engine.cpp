@@ -30,18 +30,15 @@ void check(GrB_Info info, const char* what, GrB_Matrix m = nullptr) {
   throw std::runtime_error(msg);
 }
 
-// A GrB_Matrix (FP32) from the reader's CSR form.
+// A GrB_Matrix (FP32) from the reader's CSR form, by GrB_Matrix_import (spec 2.0): the rows are already in CSR
+// order, so nothing is sorted (GrB_Matrix_build would sort the tuples).
 GrB_Matrix to_graphblas(const CsrMatrix& a) {
   GrB_Matrix m = nullptr;
-  check(GrB_Matrix_new(&m, GrB_FP32, static_cast<GrB_Index>(a.nrows), static_cast<GrB_Index>(a.ncols)), "GrB_Matrix_new");
-  const size_t nnz = a.col.size();
-  std::vector<GrB_Index> I(nnz), J(nnz);
-  for (int64_t r = 0; r < a.nrows; ++r)
-    for (int64_t p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) {
-      I[p] = static_cast<GrB_Index>(r);
-      J[p] = static_cast<GrB_Index>(a.col[p]);
-    }
-  check(GrB_Matrix_build_FP32(m, I.data(), J.data(), a.val.data(), nnz, GrB_PLUS_FP32), "GrB_Matrix_build", m);
+  const std::vector<GrB_Index> indptr(a.row_ptr.begin(), a.row_ptr.end()), indices(a.col.begin(), a.col.end());
+  check(GrB_Matrix_import_FP32(&m, GrB_FP32, static_cast<GrB_Index>(a.nrows), static_cast<GrB_Index>(a.ncols),
+                               indptr.data(), indices.data(), a.val.data(), indptr.size(), indices.size(),
+                               a.val.size(), GrB_CSR_FORMAT),
+        "GrB_Matrix_import");
   return m;
 }
 
@@ -78,16 +75,27 @@ std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs
 
   Matrices work;
   work.list.push_back(to_graphblas(inputs));
+  const auto t_inputs = clock::now();
   GrB_Matrix Y = work.list[0];
   GrB_Vector live = nullptr;
   check(GrB_Vector_new(&live, GrB_FP32, static_cast<GrB_Index>(inputs.nrows)), "GrB_Vector_new");
   const int64_t L = static_cast<int64_t>(weights.list.size());
   std::vector<int64_t> live_counts;
+  double steps[4] = {0, 0, 0, 0};
   for (int64_t l = 0; l < L; ++l) {
+    auto s0 = clock::now();
     check(GrB_mxm(Y, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP32, Y, weights.list[l], nullptr), "GrB_mxm", Y);
+    auto s1 = clock::now();
     check(GrB_Matrix_apply_BinaryOp2nd_FP32(Y, nullptr, nullptr, GrB_PLUS_FP32, Y, net.bias, nullptr), "apply bias", Y);
+    auto s2 = clock::now();
     check(GrB_Matrix_select_FP32(Y, nullptr, nullptr, GrB_VALUEGT_FP32, Y, 0.0f, nullptr), "select > 0", Y);
+    auto s3 = clock::now();
     check(GrB_Matrix_apply_BinaryOp2nd_FP32(Y, nullptr, nullptr, GrB_MIN_FP32, Y, 32.0f, nullptr), "apply min 32", Y);
+    auto s4 = clock::now();
+    steps[0] += std::chrono::duration<double>(s1 - s0).count();
+    steps[1] += std::chrono::duration<double>(s2 - s1).count();
+    steps[2] += std::chrono::duration<double>(s3 - s2).count();
+    steps[3] += std::chrono::duration<double>(s4 - s3).count();
     if (options.track_live_rows) {
       check(GrB_Matrix_reduce_Monoid(live, nullptr, nullptr, GrB_PLUS_MONOID_FP32, Y, nullptr), "reduce rows", Y);
       GrB_Index nv = 0;
@@ -109,6 +117,11 @@ std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs
     timings->setup_s = std::chrono::duration<double>(t1 - t0).count();
     timings->infer_s = std::chrono::duration<double>(t2 - t1).count();
     timings->live_rows_per_layer = live_counts;
+    timings->input_s = std::chrono::duration<double>(t_inputs - t1).count();
+    timings->mxm_s = steps[0];
+    timings->bias_s = steps[1];
+    timings->relu_s = steps[2];
+    timings->cap_s = steps[3];
   }
   std::vector<int64_t> categories(rows.begin(), rows.begin() + got);
   std::sort(categories.begin(), categories.end());

@@ -21,6 +21,9 @@ struct GraphBlasTimings {
   double setup_s = 0;    // building the weight matrices (not inference time)
   double infer_s = 0;    // inputs -> categories (inference time)
   std::vector<int64_t> live_rows_per_layer;  // filled when track_live_rows
+  // Parts of infer_s: the inputs made a GrB_Matrix; each step of a layer, summed over the layers (the product, the
+  // bias, the ReLU as a select, the cap at 32). On a GPU backend a step's time includes waiting for work it queued.
+  double input_s = 0, mxm_s = 0, bias_s = 0, relu_s = 0, cap_s = 0;
 };
 
 struct GraphBlasOptions {

@@ -250,8 +250,19 @@ int main(int argc, char** argv) {
           if (l % 20 == 0 || l == L) std::fprintf(stderr, "[spdnn]   run %d: layer %lld / %lld\n", run + 1, (long long)l, (long long)L);
         };
         snk::gc::GraphBlasTimings gt;
+#ifndef SNACK_SUITESPARSE_DIRECT
+        snk::reset_transfers();
+#endif
         categories = snk::gc::graphblas_infer(net, inputs, go, &gt);
         seconds = gt.infer_s;
+        std::fprintf(stderr, "[spdnn] run %d parts: inputs %.3f s; layers: product %.3f s, bias %.3f s, ReLU %.3f s, "
+                     "cap %.3f s\n", run + 1, gt.input_s, gt.mxm_s, gt.bias_s, gt.relu_s, gt.cap_s);
+#ifndef SNACK_SUITESPARSE_DIRECT
+        const snk::Transfers tr = snk::transfers();
+        std::fprintf(stderr, "[spdnn] run %d host <-> device: %llu uploads (%.1f MB), %llu downloads (%.1f MB)\n",
+                     run + 1, (unsigned long long)tr.uploads, tr.upload_bytes / 1e6, (unsigned long long)tr.downloads,
+                     tr.download_bytes / 1e6);
+#endif
       } else {
 #ifdef SNACK_WITH_FUSED_GPU
         static std::unique_ptr<snk::gc::FusedGpuEngine> fused;

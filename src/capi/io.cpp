@@ -2,8 +2,8 @@
 // CSC, COO) with exportSize and exportHint, GrB_Matrix_serialize / serializeSize / deserialize (snack's
 // blob, formats.hpp), and the SNK_Matrix_read_mtx extension (MatrixMarket text).
 //
-// Imports and deserialization validate everything first and go through Matrix::build, so a matrix
-// is only created from well-formed input: bad CSR/CSC offsets are GrB_INVALID_VALUE, indices out of range
+// Imports and deserialization validate everything first and go through Matrix::build (a CSR import whose rows
+// are already strictly increasing is adopted as it is), so a matrix is only created from well-formed input: bad CSR/CSC offsets are GrB_INVALID_VALUE, indices out of range
 // GrB_INDEX_OUT_OF_BOUNDS, duplicates GrB_INVALID_VALUE; a corrupt or truncated blob is
 // GrB_INVALID_OBJECT. The typed import/export variants require the matrix type to be exactly their
 // suffix's type (GrB_DOMAIN_MISMATCH), as the spec says; _UDT takes bytes of the given type. Export writes
@@ -88,6 +88,33 @@ void import_matrix(GrB_Matrix* A, GrB_Type type, GrB_Index nrows, GrB_Index ncol
     if (nvals > 0) {
       check_pointer(indices, "indices");
       check_pointer(values, "values");
+    }
+    // CSR whose rows are strictly increasing (sorted, no duplicates) is the container's own form: adopted as it is,
+    // with no sort. Anything else goes through build, which sorts and refuses duplicates.
+    if (csr) {
+      bool in_order = true;
+      for (GrB_Index k = 0; k < nvec && in_order; ++k) {
+        for (GrB_Index e = indptr[k]; e < indptr[k + 1]; ++e) {
+          if (indices[e] >= vlen) {
+            throw Error(Info::IndexOutOfBounds, "index " + std::to_string(indices[e]) + " out of range (0 .. " +
+                                                    std::to_string(vlen) + ")");
+          }
+          if (e > indptr[k] && indices[e] <= indices[e - 1]) {
+            in_order = false;
+            break;
+          }
+        }
+      }
+      if (in_order) {
+        snk::CsrStorage form;
+        form.p.assign(indptr, indptr + nvec + 1);
+        form.j.assign(indices, indices + nvals);
+        form.x.resize(static_cast<std::size_t>(nvals) * t->size);
+        if (nvals > 0) std::memcpy(form.x.data(), values, form.x.size());
+        m->adopt(std::move(form));
+        *A = new SNK_Matrix_opaque(std::move(m));
+        return;
+      }
     }
     rows.resize(nvals);
     cols.resize(nvals);

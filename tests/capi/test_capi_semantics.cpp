@@ -7,6 +7,8 @@
 //   C  GrB_ALL is every index of the dimension it indexes, whatever count comes with it (assign, scalar
 //      assign, extract; vector and matrix forms), as SuiteSparse reads it and LAGraph relies on
 //   D  build with a dup operator whose three domains differ (GrB_LT_FP64): GrB_DOMAIN_MISMATCH, unchanged
+//   E  CSR import: rows in increasing order (adopted as they are) and jumbled rows (sorted) give the same matrix;
+//      a duplicate is GrB_INVALID_VALUE and an index past the dimension GrB_INDEX_OUT_OF_BOUNDS, nothing created
 // Each case runs on every backend built (SNK_Thread_backend_set).
 #include <gtest/gtest.h>
 
@@ -227,6 +229,35 @@ TEST_P(Semantics, D_BuildWithMixedDomainDupIsDomainMismatch) {
   EXPECT_EQ(GrB_Vector_build_FP64(v, I, X, 3, GrB_PLUS_INT32), GrB_SUCCESS);
   GrB_Matrix_free(&A);
   GrB_Vector_free(&v);
+}
+
+// ---- E: CSR import with rows in order, out of order, and with a duplicate -----------------------------
+TEST_P(Semantics, E_CsrImportTakesRowsInAnyOrderAndRefusesDuplicates) {
+  const GrB_Index P[4] = {0, 3, 3, 5};
+  const GrB_Index sorted[5] = {0, 2, 3, 1, 4}, jumbled[5] = {3, 0, 2, 4, 1}, twice[5] = {0, 2, 2, 1, 4};
+  const double Xs[5] = {1, 2, 3, 4, 5}, Xj[5] = {3, 1, 2, 5, 4};
+  GrB_Matrix A = nullptr, B = nullptr, C = nullptr;
+  ASSERT_EQ(GrB_Matrix_import_FP64(&A, GrB_FP64, 3, 5, P, sorted, Xs, 4, 5, 5, GrB_CSR_FORMAT), GrB_SUCCESS);
+  ASSERT_EQ(GrB_Matrix_import_FP64(&B, GrB_FP64, 3, 5, P, jumbled, Xj, 4, 5, 5, GrB_CSR_FORMAT), GrB_SUCCESS);
+  for (GrB_Matrix M : {A, B}) {
+    GrB_Index I[5], J[5], n = 5;
+    double X[5];
+    ASSERT_EQ(GrB_Matrix_extractTuples_FP64(I, J, X, &n, M), GrB_SUCCESS);
+    ASSERT_EQ(n, 5u);
+    const GrB_Index wi[5] = {0, 0, 0, 2, 2};
+    for (int e = 0; e < 5; ++e) {
+      EXPECT_EQ(I[e], wi[e]);
+      EXPECT_EQ(J[e], sorted[e]);
+      EXPECT_EQ(X[e], Xs[e]);
+    }
+  }
+  EXPECT_EQ(GrB_Matrix_import_FP64(&C, GrB_FP64, 3, 5, P, twice, Xs, 4, 5, 5, GrB_CSR_FORMAT), GrB_INVALID_VALUE);
+  EXPECT_EQ(C, nullptr);
+  const GrB_Index past[5] = {0, 2, 5, 1, 4};
+  EXPECT_EQ(GrB_Matrix_import_FP64(&C, GrB_FP64, 3, 5, P, past, Xs, 4, 5, 5, GrB_CSR_FORMAT), GrB_INDEX_OUT_OF_BOUNDS);
+  EXPECT_EQ(C, nullptr);
+  GrB_Matrix_free(&A);
+  GrB_Matrix_free(&B);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Semantics, ::testing::ValuesIn([] {

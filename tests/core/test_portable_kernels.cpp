@@ -4,7 +4,7 @@
 // The cuda backend compiles these kernels for Kokkos' CUDA space; their GPU runs are covered by the cross-backend
 // suite on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has
 // no GPU) checks their logic: apply, select, eWiseMult, eWiseAdd (of hypersparse operands too), reduce, transpose,
-// SpGEMM, the masked dot product, the row-wise SpMV of mxv / vxm, the mask step, extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the same call on
+// SpGEMM (by expansion and by dense row accumulators), the masked dot product, the row-wise SpMV of mxv / vxm, the mask step, extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the same call on
 // reference, in the kokkos backend's host context (host_context.hpp).
 #include <gtest/gtest.h>
 
@@ -257,6 +257,80 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
   snk::transpose(want_f, nullptr, nullptr, want_t);
   expect_same(on_mask(P::masked_dot_full<double>(ctx, ref(M), ref(Af), ref(bft), 23, Op::Minus, true)), want_f,
               "C<M> = A * B, full operands, MINUS flipped");
+}
+
+// The dense row accumulator against the expansion and against reference: several types and semirings (a multiply
+// that is not commutative, flipped), rows of A that are empty, a hypersparse A, and fractional FP32 values, whose
+// sums show the order of reduction: the two kernels must agree bit for bit.
+TEST_F(PortableKernels, DenseRowAccumulatorMatchesExpansion) {
+  struct Case {
+    TypeCode code;
+    Op add, mul;
+    bool flip;
+  };
+  for (const Case& c : {Case{TypeCode::FP64, Op::Plus, Op::Times, false}, Case{TypeCode::FP32, Op::Min, Op::Plus, false},
+                        Case{TypeCode::Int32, Op::Max, Op::Minus, true}, Case{TypeCode::UInt8, Op::Plus, Op::Times, false},
+                        Case{TypeCode::Bool, Op::LOr, Op::LAnd, false}}) {
+    const snk::Type* t = snk::builtin_unary_op(snk::UnaryOpcode::Identity, c.code)->xtype;
+    const snk::Semiring sr{snk::builtin_monoid(c.add, c.code), snk::builtin_binary_op(c.mul, c.code), "case"};
+    for (bool hyper : {false, true}) {
+      const Matrix A = hyper ? random_sparse(t, 5000, 23, 60) : random_matrix(t, 37, 23, 0.3);
+      const Matrix B = random_matrix(t, 23, 29, 0.35);
+      const std::string at = t->name + (hyper ? " hypersparse A" : " A with empty rows");
+      // Reference: C = A * B, or with flip, C = (B^T * A^T)^T under the flipped multiply's reading f(b, a).
+      Matrix want(t, A.nrows(), 29);
+      if (!c.flip) {
+        snk::mxm(want, nullptr, nullptr, sr, A, B);
+      } else {
+        Matrix at_(t, 23, A.nrows()), bt(t, 29, 23), wt(t, 29, A.nrows());
+        snk::transpose(at_, nullptr, nullptr, A);
+        snk::transpose(bt, nullptr, nullptr, B);
+        snk::mxm(wt, nullptr, nullptr, sr, bt, at_);
+        snk::transpose(want, nullptr, nullptr, wt);
+      }
+      snk::kokkos::with_type(c.code, [&](auto tt) {
+        using V = typename decltype(tt)::type;
+        const P::MonoidFn<V> add{c.add, V()};   // the identity is not read: flags mark present entries
+        EXPECT_TRUE((P::dense_rows_fit<V, HostContext>(29))) << at;
+        expect_same(to_matrix(P::dense_rows_spgemm<V>(ctx, ref(A), ref(B), add, c.mul, c.flip), t, A.nrows(), 29), want,
+                    "dense rows " + at);
+        return true;
+      });
+    }
+  }
+  // Fractional FP32 values: bit for bit the expansion's sums.
+  const snk::Type* f = &snk::types::FP32;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto fractional = [&](Index r, Index c, double density) {
+    std::vector<Index> I, J;
+    std::vector<double> X;
+    std::bernoulli_distribution on(density);
+    for (Index i = 0; i < r; ++i)
+      for (Index j = 0; j < c; ++j)
+        if (on(rng())) {
+          I.push_back(i);
+          J.push_back(j);
+          X.push_back(u(rng()));
+        }
+    Matrix F(f, r, c);
+    F.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+    return F;
+  };
+  const Matrix A = fractional(64, 300, 0.5), B = fractional(300, 1000, 0.1);
+  const P::MonoidFn<float> plus{Op::Plus, 0.0f};
+  const auto esc = P::spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false);
+  const auto dense = P::dense_rows_spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false);
+  ASSERT_EQ(dense.nvals, esc.nvals);
+  ASSERT_GT(esc.nvals, Index(0));
+  const Matrix me = to_matrix(esc, f, 64, 1000), md = to_matrix(dense, f, 64, 1000);
+  const Index n = me.nvals();
+  std::vector<Index> ei(n), ej(n), di(n), dj(n);
+  std::vector<float> ex(n), dx(n);
+  me.extract_tuples(ei.data(), ej.data(), ex.data(), f);
+  md.extract_tuples(di.data(), dj.data(), dx.data(), f);
+  EXPECT_EQ(ei, di);
+  EXPECT_EQ(ej, dj);
+  EXPECT_EQ(0, std::memcmp(ex.data(), dx.data(), n * sizeof(float))) << "FP32 sums differ from the expansion's";
 }
 
 TEST_F(PortableKernels, MaskStep) {

@@ -92,6 +92,18 @@ bool dot_is_cheaper(const Matrix& M, const Matrix& A, const Matrix& B, bool tb) 
   return merges < 8.0 * products;
 }
 
+// Whether A * B' (B' given by its rows) runs on the dense row accumulator rather than by expand-sort-compress: a row
+// of the result fits on chip, and A's rows hold enough products that clearing and scanning the ncols positions of a
+// row (a few passes of a warp over ncols flags) costs less than sorting the products (several passes over memory of
+// about 16 bytes each): at least ncols / 64 products per row of A, from mean lengths.
+template <class V>
+bool dense_rows_pay(const CsrRef& A, const CsrRef& Bt) {
+  if (!P::dense_rows_fit<V, SourceContext>(Bt.ncols) || A.nvals == 0 || A.nslots == 0 || Bt.nslots == 0) return false;
+  const double mean_b = static_cast<double>(Bt.nvals) / static_cast<double>(Bt.nslots);
+  const double products_per_row = static_cast<double>(A.nvals) * mean_b / static_cast<double>(A.nslots);
+  return 64.0 * products_per_row >= static_cast<double>(Bt.ncols);
+}
+
 // The mask hint of a vector product as allowed positions (null when there is no mask).
 DeviceBuffer allowed(SourceContext& ctx, const core::MaskHint& mask, Index n, cudaStream_t s) {
   if (mask.M == nullptr) return DeviceBuffer();
@@ -149,7 +161,11 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
       }
       attach(T, P::masked_dot<V>(ctx, mref, a, bt, add, mul.opcode, flip), stream);
     } else {
-      attach(T, P::spgemm<V>(ctx, a, ref_of(tb ? transpose_of(B, stream) : B, stream), add, mul.opcode, flip), stream);
+      const CsrRef b = ref_of(tb ? transpose_of(B, stream) : B, stream);
+      attach(T,
+             dense_rows_pay<V>(a, b) ? P::dense_rows_spgemm<V>(ctx, a, b, add, mul.opcode, flip)
+                                     : P::spgemm<V>(ctx, a, b, add, mul.opcode, flip),
+             stream);
     }
     return done = true;
   });

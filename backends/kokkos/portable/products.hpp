@@ -5,7 +5,8 @@
 // vector's partner in each row (B for mxv, B^T for vxm), with the vector made dense and the rows the mask hint rules
 // out skipped (BFS's pull step).
 //
-// Products: Gustavson's rows by expand, sort and compress (ESC). Each entry A(i,k) expands into its products with
+// Products: Gustavson's rows by expand, sort and compress (ESC), or, where B's columns are few enough for a row of the
+// result to fit on chip, by a dense accumulator per row (dense_rows_spgemm, the same results). Each entry A(i,k) expands into its products with
 // the entries of row k of B, keyed by i * ncols + j; the keys are sorted with their positions (stable, by the
 // context's radix sort: ctx.sort_pairs), and each run of equal keys is reduced by the add monoid in expansion order,
 // so the result is deterministic. The masked dot product serves C<M> = A * B^T where a mask is given (the
@@ -184,6 +185,157 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
     z[o] = acc;
   });
   rows_to_csr(ctx, out, row, A.nrows);
+  return out;
+}
+
+// dense_rows_spgemm's on-chip accumulator for one row of the result: ncols flags, then ncols values of V.
+constexpr int kDenseStage = 8;       // entries of A whose partner rows of B the count pass fetches together
+constexpr int kDenseLanesMax = 32;
+
+constexpr std::size_t round16(std::size_t n) { return (n + 15) / 16 * 16; }
+
+template <class V>
+struct DenseRowLayout {
+  std::size_t flags, values, bytes;
+  explicit constexpr DenseRowLayout(Index ncols)
+      : flags(0),
+        values(round16(static_cast<std::size_t>(ncols))),
+        bytes(values + round16(static_cast<std::size_t>(ncols) * sizeof(V))) {}
+};
+
+// Whether one row of an A * B with B of ncols columns fits dense_rows_spgemm's on-chip accumulator (Kokkos' level-0
+// team scratch of the context's space).
+template <class V, class Ctx>
+bool dense_rows_fit(Index ncols) {
+  using Policy = Kokkos::TeamPolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
+  return ncols > 0 && DenseRowLayout<V>(ncols).bytes <= static_cast<std::size_t>(Policy::scratch_size_max(0));
+}
+
+// T = A * B as spgemm computes it, by Gustavson's rows with a dense accumulator: each row of the result is built in
+// team scratch as ncols values and ncols flags (so B's column count is bounded: dense_rows_fit), then written out in
+// column order. One vector of lanes (a warp, or fewer lanes where B's rows are short) per row of A walks the row's
+// entries in order, and for each one its lanes add the products with row k of B into the accumulator (the columns
+// within one row of B are distinct, so lanes never collide; the lanes synchronise between entries). Each output
+// entry is therefore reduced in the order of A's entries, as in spgemm's expansion order: the two give identical
+// results. A first pass counts each row's entries with the flags alone, where order does not matter, so each lane
+// walks the whole row and fetches kDenseStage partner rows at a time; a scan of the counts places the rows. The result has A's slots (rows of A whose products are all absent become empty slots).
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
+                                         bool flip) {
+  using Exec = ExecOf<Ctx>;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using Member = typename Policy::member_type;
+  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  const Index ncols = B.ncols, slots = A.nslots;
+  const DenseRowLayout<V> at(ncols);
+  // Lanes: a power of two covering B's mean row, at most a warp. Rows per team: as many accumulators as the scratch
+  // holds, at most 8 (one on the host, where a team is one thread).
+  const double mean_b = B.nslots > 0 ? static_cast<double>(B.nvals) / static_cast<double>(B.nslots) : 0.0;
+  int lanes = 1;
+  while (lanes < kDenseLanesMax && lanes < mean_b) lanes *= 2;
+  lanes = std::min<int>(lanes, Policy::vector_length_max());
+  const int rows = host ? 1
+                        : static_cast<int>(std::clamp<std::size_t>(
+                              static_cast<std::size_t>(Policy::scratch_size_max(0)) / at.bytes, 1, 8));
+  const std::int64_t league = static_cast<std::int64_t>((slots + rows - 1) / rows);
+  const std::size_t team_bytes = rows * at.bytes;
+
+  CsrParts<BytesOf<Ctx>> out;
+  out.hyper = A.hyper;
+  out.nslots = slots;
+  if (A.hyper) {
+    out.h = ctx.alloc(slots * sizeof(Index));
+    copy_bytes(ctx, out.h.get(), A.h, slots * sizeof(Index));
+  }
+  out.p = ctx.alloc((slots + 1) * sizeof(Index));
+  Index* p = as<Index>(out.p);
+  const CsrRef a = A, b = B;
+  const Index width = static_cast<Index>(lanes);
+  if (league > 0) {
+    Kokkos::parallel_for(
+        "snack::portable::dense_rows_count",
+        Policy(ctx.exec(), league, rows, lanes).set_scratch_size(0, Kokkos::PerTeam(team_bytes)),
+        KOKKOS_LAMBDA(const Member& team) {
+          auto* base = static_cast<unsigned char*>(team.team_shmem().get_shmem(team_bytes));
+          const Index s = static_cast<Index>(team.league_rank()) * rows + static_cast<Index>(team.team_rank());
+          if (s >= slots) return;
+          const Index first = a.p[s], last = a.p[s + 1];
+          if (first == last) {
+            Kokkos::single(Kokkos::PerThread(team), [&]() { p[s] = 0; });
+            return;
+          }
+          unsigned char* flag = base + static_cast<std::size_t>(team.team_rank()) * at.bytes + at.flags;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, ncols), [&](const Index c) { flag[c] = 0; });
+          // Marks need no order: each lane walks the whole row, a stage's fetches issued before its marks.
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, width), [&](const Index lane) {
+            for (Index g = first; g < last; g += kDenseStage) {
+              Index col[kDenseStage];
+              bool long_rows = false;
+              for (int u = 0; u < kDenseStage; ++u) {
+                col[u] = ncols;
+                if (g + u >= last) continue;
+                Index lo, hi;
+                b.row_range(a.j[g + u], lo, hi);
+                if (lo + lane < hi) col[u] = b.j[lo + lane];
+                long_rows = long_rows || hi - lo > width;
+              }
+              for (int u = 0; u < kDenseStage; ++u)
+                if (col[u] < ncols) flag[col[u]] = 1;
+              if (!long_rows) continue;
+              for (int u = 0; u < kDenseStage && g + u < last; ++u) {
+                Index lo, hi;
+                b.row_range(a.j[g + u], lo, hi);
+                for (Index f = lo + lane + width; f < hi; f += width) flag[b.j[f]] = 1;
+              }
+            }
+          });
+          Index count = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, ncols), [&](const Index c, Index& n) { n += flag[c]; }, count);
+          Kokkos::single(Kokkos::PerThread(team), [&]() { p[s] = count; });
+        });
+  }
+  const Index n = exclusive_scan_in_place(ctx, p, slots);
+  out.nvals = n;
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = ctx.alloc(n * sizeof(V));
+  Index* j = as<Index>(out.j);
+  V* z = as<V>(out.x);
+  if (n > 0) {
+    Kokkos::parallel_for(
+        "snack::portable::dense_rows_values",
+        Policy(ctx.exec(), league, rows, lanes).set_scratch_size(0, Kokkos::PerTeam(team_bytes)),
+        KOKKOS_LAMBDA(const Member& team) {
+          auto* base = static_cast<unsigned char*>(team.team_shmem().get_shmem(team_bytes));
+          const Index s = static_cast<Index>(team.league_rank()) * rows + static_cast<Index>(team.team_rank());
+          if (s >= slots || p[s] == p[s + 1]) return;
+          unsigned char* row = base + static_cast<std::size_t>(team.team_rank()) * at.bytes;
+          unsigned char* flag = row + at.flags;
+          V* acc = reinterpret_cast<V*>(row + at.values);
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, ncols), [&](const Index c) { flag[c] = 0; });
+          for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
+            Index lo, hi;
+            b.row_range(a.j[e], lo, hi);
+            const V av = a.values<V>()[e];
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lo, hi), [&](const Index f) {
+              const Index c = b.j[f];
+              const V bv = b.values<V>()[f];
+              const V t = flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv);
+              acc[c] = flag[c] ? add(acc[c], t) : t;
+              flag[c] = 1;
+            });
+          }
+          const Index out0 = p[s];
+          Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, ncols), [&](const Index c, Index& pos, const bool final) {
+            if (final && flag[c]) {
+              j[out0 + pos] = c;
+              z[out0 + pos] = acc[c];
+            }
+            pos += flag[c];
+          });
+        });
+  }
+  ctx.exec().fence();
   return out;
 }
 
