@@ -2,9 +2,9 @@
 // (backends/kokkos/portable/products.hpp) instantiated for Kokkos' CUDA space, and the CUDA context's radix sort.
 //
 // A separate source from portable_ops.cu so that the two compile in parallel. Instantiation: the products once per
-// builtin value type (11; the semiring's operators are run-time opcodes), the mask's value test once per mask type,
-// transpose once (values moved as bytes), the sort once (64-bit keys with 64-bit positions; the values follow
-// through the positions).
+// builtin value type (11; the semiring's operators are run-time opcodes; the dense row accumulator for FP32 and FP64
+// only), the mask's value test once per mask type, transpose once (values moved as bytes), the sort once (64-bit keys
+// with 64-bit positions; the values follow through the positions).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <memory>
@@ -162,10 +162,15 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
       attach(T, P::masked_dot<V>(ctx, mref, a, bt, add, mul.opcode, flip), stream);
     } else {
       const CsrRef b = ref_of(tb ? transpose_of(B, stream) : B, stream);
-      attach(T,
-             dense_rows_pay<V>(a, b) ? P::dense_rows_spgemm<V>(ctx, a, b, add, mul.opcode, flip)
-                                     : P::spgemm<V>(ctx, a, b, add, mul.opcode, flip),
-             stream);
+      // The dense row accumulator is instantiated for the floating types only (the sparse layers' and SpDNN's
+      // products; each type costs the build two kernels), the expansion for every type.
+      if constexpr (std::is_floating_point_v<V>) {
+        if (dense_rows_pay<V>(a, b)) {
+          attach(T, P::dense_rows_spgemm<V>(ctx, a, b, add, mul.opcode, flip), stream);
+          return done = true;
+        }
+      }
+      attach(T, P::spgemm<V>(ctx, a, b, add, mul.opcode, flip), stream);
     }
     return done = true;
   });
