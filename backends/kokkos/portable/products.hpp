@@ -188,7 +188,8 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
   return out;
 }
 
-// dense_rows_spgemm's on-chip accumulator for one row of the result: ncols flags, then ncols values of V.
+// dense_rows_spgemm's on-chip accumulator for one row of the result: ncols flags (bytes, 0 or 1), then ncols values
+// of V.
 constexpr int kDenseStage = 8;       // entries of A whose partner rows of B the count pass fetches together
 constexpr int kDenseLanesMax = 32;
 
@@ -251,6 +252,7 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
   Index* p = as<Index>(out.p);
   const CsrRef a = A, b = B;
   const Index width = static_cast<Index>(lanes);
+  const Index flag_words = (ncols + 3) / 4;   // the flags cleared and counted four at a time (the layout pads them)
   if (league > 0) {
     Kokkos::parallel_for(
         "snack::portable::dense_rows_count",
@@ -265,7 +267,8 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
             return;
           }
           unsigned char* flag = base + static_cast<std::size_t>(team.team_rank()) * at.bytes + at.flags;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, ncols), [&](const Index c) { flag[c] = 0; });
+          std::uint32_t* flag32 = reinterpret_cast<std::uint32_t*>(flag);
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, flag_words), [&](const Index w) { flag32[w] = 0; });
           // Marks need no order: each lane walks the whole row, a stage's fetches issued before its marks.
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, width), [&](const Index lane) {
             for (Index g = first; g < last; g += kDenseStage) {
@@ -291,7 +294,8 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
           });
           Index count = 0;
           Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, ncols), [&](const Index c, Index& n) { n += flag[c]; }, count);
+              Kokkos::ThreadVectorRange(team, flag_words),
+              [&](const Index w, Index& n) { n += ((flag32[w] & 0x01010101u) * 0x01010101u) >> 24; }, count);
           Kokkos::single(Kokkos::PerThread(team), [&]() { p[s] = count; });
         });
   }
@@ -311,8 +315,9 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
           if (s >= slots || p[s] == p[s + 1]) return;
           unsigned char* row = base + static_cast<std::size_t>(team.team_rank()) * at.bytes;
           unsigned char* flag = row + at.flags;
+          std::uint32_t* flag32 = reinterpret_cast<std::uint32_t*>(flag);
           V* acc = reinterpret_cast<V*>(row + at.values);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, ncols), [&](const Index c) { flag[c] = 0; });
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, flag_words), [&](const Index w) { flag32[w] = 0; });
           for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
             Index lo, hi;
             b.row_range(a.j[e], lo, hi);
