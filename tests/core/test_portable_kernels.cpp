@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -203,6 +205,22 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
   double want = 0;
   s.get(&want, t);
   EXPECT_EQ(P::reduce_scalar<double>(ctx, ref(A), P::MonoidFn<double>{Op::Max, -1e300}), want);
+  // The reduction starts from no value, not from the identity: MIN over a lone NaN is NaN (fmin(+Inf, NaN) would
+  // give +Inf), as SuiteSparse computes it; MIN over {2, NaN} is 2.
+  {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    std::vector<Index> I{1}, J{1};
+    std::vector<double> X{nan};
+    Matrix lone(t, 3, 3);
+    lone.build(I.data(), J.data(), X.data(), t, 1, nullptr);
+    EXPECT_TRUE(std::isnan(P::reduce_scalar<double>(ctx, ref(lone), P::MonoidFn<double>{Op::Min, inf})));
+    I.push_back(2);
+    J.push_back(0);
+    X.push_back(2.0);
+    Matrix two(t, 3, 3);
+    two.build(I.data(), J.data(), X.data(), t, 2, nullptr);
+    EXPECT_EQ(P::reduce_scalar<double>(ctx, ref(two), P::MonoidFn<double>{Op::Min, inf}), 2.0);
+  }
   // Transpose.
   Matrix at(t, 23, 41);
   snk::transpose(at, nullptr, nullptr, A);

@@ -1,48 +1,55 @@
 // backends/kokkos/portable/reduce.hpp: reduce to a scalar and reduce each row to a vector, as portable kernels
 // with a monoid chosen at run time (op_eval.hpp: MonoidFn).
 //
-// reduce_scalar is Kokkos' parallel_reduce with the monoid as the join (its identity as the start), over entries.
+// reduce_scalar is Kokkos' parallel_reduce with the monoid as the join, over entries, starting from no value (the
+// identity only for an input without entries).
 // reduce_rows reduces each non-empty slot in its own order (one thread per row: a deterministic order; a matrix
 // with a few very long rows gets little parallelism there) and places the sums as the entries of a 1 x nrows
 // vector at the rows' indices, through a scan of the non-empty slots.
 #pragma once
 
-#include <type_traits>
+#include <cstdint>
 
 #include "portable/op_eval.hpp"
 #include "portable/parts.hpp"
 
 namespace snk::kokkos::portable {
 
-// Kokkos reduces values of fewer than 4 bytes wrongly on CUDA (its warp shuffles move whole 4-byte words), so
-// those are reduced inside a 4-byte wrapper.
+// A partial reduction: the monoid's result over the entries seen, and whether there were any. Reductions start from
+// "none" rather than from the monoid's identity: for the floating MIN and MAX monoids the identity (+Inf, -Inf) is
+// not neutral for NaN (fmin(+Inf, NaN) = +Inf), so an identity start would turn a lone NaN into an infinity. The
+// flag is a 4-byte word, so the value is never smaller than 4 bytes (Kokkos' warp shuffles on CUDA move whole 4-byte
+// words and reduce smaller values wrongly).
 template <class T>
-struct alignas(4) Padded {
+struct Partial {
   T v;
+  std::uint32_t any;
 };
-template <class T>
-using ReduceValue = std::conditional_t<(sizeof(T) < 4), Padded<T>, T>;
-template <class T>
-KOKKOS_INLINE_FUNCTION T& unpad(T& x) { return x; }
-template <class T>
-KOKKOS_INLINE_FUNCTION T& unpad(Padded<T>& x) { return x.v; }
 
 template <class T>
 struct MonoidReduce {
-  using value_type = ReduceValue<T>;
+  using value_type = Partial<T>;
   const T* v;
   MonoidFn<T> m;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t e, value_type& acc) const { unpad(acc) = m(unpad(acc), v[e]); }
-  KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const {
-    value_type s = src;
-    unpad(dst) = m(unpad(dst), unpad(s));
+  KOKKOS_INLINE_FUNCTION static void combine(const MonoidFn<T>& m, value_type& dst, const value_type& src) {
+    if (!src.any) return;
+    dst.v = dst.any ? m(dst.v, src.v) : src.v;
+    dst.any = 1;
   }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t e, value_type& acc) const {
+    acc.v = acc.any ? m(acc.v, v[e]) : v[e];
+    acc.any = 1;
+  }
+  KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const { combine(m, dst, src); }
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& dst, const volatile value_type& src) const {
     value_type d = const_cast<const value_type&>(dst), s = const_cast<const value_type&>(src);
-    unpad(d) = m(unpad(d), unpad(s));
+    combine(m, d, s);
     const_cast<value_type&>(dst) = d;
   }
-  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { unpad(acc) = m.identity; }
+  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const {
+    acc.v = m.identity;
+    acc.any = 0;
+  }
 };
 
 // The monoid's reduction of every entry of A (its identity when A is empty).
@@ -52,12 +59,12 @@ T reduce_scalar(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
   // The result goes to device memory and comes back through read_back (parts.hpp says why).
   using Mem = typename ExecOf<Ctx>::memory_space;
-  auto result_buf = ctx.alloc(sizeof(ReduceValue<T>));
-  Kokkos::View<ReduceValue<T>, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(as<ReduceValue<T>>(result_buf));
+  auto result_buf = ctx.alloc(sizeof(Partial<T>));
+  Kokkos::View<Partial<T>, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(as<Partial<T>>(result_buf));
   Kokkos::parallel_reduce("snack::portable::reduce_scalar", Policy(ctx.exec(), 0, static_cast<std::int64_t>(A.nvals)),
                           MonoidReduce<T>{A.values<T>(), m}, result);
-  ReduceValue<T> host = read_back(ctx, as<ReduceValue<T>>(result_buf));
-  return unpad(host);
+  const Partial<T> host = read_back(ctx, as<Partial<T>>(result_buf));
+  return host.any ? host.v : m.identity;
 }
 
 // T(0, i) = the monoid's reduction of row i of A, for each row with an entry (a 1 x nrows vector).
