@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/fractional_matrix.hpp"
 #include "core/internal.hpp"
 #include "host_context.hpp"
 #include "parallel.hpp"
@@ -318,23 +319,8 @@ TEST_F(PortableKernels, DenseRowAccumulatorMatchesExpansion) {
   }
   // Fractional FP32 values: bit for bit the expansion's sums.
   const snk::Type* f = &snk::types::FP32;
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  auto fractional = [&](Index r, Index c, double density) {
-    std::vector<Index> I, J;
-    std::vector<double> X;
-    std::bernoulli_distribution on(density);
-    for (Index i = 0; i < r; ++i)
-      for (Index j = 0; j < c; ++j)
-        if (on(rng())) {
-          I.push_back(i);
-          J.push_back(j);
-          X.push_back(u(rng()));
-        }
-    Matrix F(f, r, c);
-    F.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
-    return F;
-  };
-  const Matrix A = fractional(64, 300, 0.5), B = fractional(300, 1000, 0.1);
+  const Matrix A = snk_test::fractional_fp32(64, 300, 0.5, rng());
+  const Matrix B = snk_test::fractional_fp32(300, 1000, 0.1, rng());
   const P::MonoidFn<float> plus{Op::Plus, 0.0f};
   const auto esc = P::spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false);
   const auto dense = P::dense_rows_spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false);

@@ -9,7 +9,8 @@
 // built from predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask);
 // more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
 // where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
-// determinism; a chain of calls that stays on the device; device memory exhaustion through the C API. These must not
+// determinism; a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
+// of calls that stays on the device; device memory exhaustion through the C API. These must not
 // fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
 // user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is
 // not usable (no GPU, no driver).
@@ -26,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/fractional_matrix.hpp"
 #include "GraphBLAS.h"
 #include "core/internal.hpp"
 #include "snack/snack.hpp"
@@ -461,6 +463,53 @@ TEST(CudaBackend, DeterministicRunsAreBitwiseEqual) {
   const std::vector<unsigned char>& x2 = second.csr().x;
   ASSERT_EQ(x1.size(), x2.size());
   EXPECT_EQ(std::memcmp(x1.data(), x2.data(), x1.size()), 0);
+}
+
+// Sparse A times a sparse B of few columns (the dense row accumulator): each entry reduced in the order of A's row,
+// as the expansion reduces it. Checked bit for bit against that order computed on the host in FP32 (fractional
+// values, so the order shows), with rows of B longer than a warp and empty rows of A.
+TEST(CudaBackend, SparseTimesNarrowSparseInRowOrder) {
+  REQUIRE_CUDA();
+  const Type* f = &snk::types::FP32;
+  const Matrix A = snk_test::fractional_fp32(3000, 400, 0.1, rng(), 5);
+  const Matrix B = snk_test::fractional_fp32(400, 700, 0.08, rng());
+  const std::uint64_t before = mxm_fallbacks();
+  const Matrix C = mxm_on("cuda", *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32), A, B);
+  EXPECT_EQ(mxm_fallbacks(), before);
+  // The host's sums, in A's row order: the first product of an entry starts it.
+  const snk::CsrStorage& a = A.csr();
+  const snk::CsrStorage& b = B.csr();
+  const float* ax = reinterpret_cast<const float*>(a.x.data());
+  const float* bx = reinterpret_cast<const float*>(b.x.data());
+  std::vector<float> acc(700);
+  std::vector<char> seen(700);
+  Index expected = 0, differ = 0;
+  ASSERT_FALSE(a.hyper);
+  ASSERT_FALSE(b.hyper);
+  for (Index i = 0; i < 3000; ++i) {
+    std::fill(seen.begin(), seen.end(), 0);
+    for (Index e = a.p[i]; e < a.p[i + 1]; ++e) {
+      const Index k = a.j[e];
+      for (Index q = b.p[k]; q < b.p[k + 1]; ++q) {
+        volatile float t = ax[e] * bx[q];   // no fused multiply-add on the host either
+        const Index j = b.j[q];
+        acc[j] = seen[j] ? acc[j] + t : t;
+        seen[j] = 1;
+      }
+    }
+    for (Index j = 0; j < 700; ++j) {
+      if (!seen[j]) continue;
+      ++expected;
+      float got = 0;
+      if (!C.extract_element(i, j, &got, f)) {
+        ++differ;
+        continue;
+      }
+      if (std::memcmp(&got, &acc[j], sizeof(float)) != 0) ++differ;
+    }
+  }
+  EXPECT_EQ(C.nvals(), expected);
+  EXPECT_EQ(differ, Index(0)) << "entries whose FP32 sum differs from A's row order, of " << expected;
 }
 
 TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {
