@@ -80,6 +80,17 @@ TYPED_TEST(Assign, EveryForm) {
     assign_scalar(w, &m, nullptr, s, nullptr, 20, with_mask({}, MaskKind::StructuralComplement));
   });
   cross_check("w(K) = empty scalar", w0, [&](Vector& w) { assign_scalar(w, nullptr, nullptr, Scalar(t), K.data(), 8); });
+  // the constant on the mask's pattern (the region BFS's level<q> = depth builds), every mask kind that is not
+  // complemented, with and without replace and accumulator
+  for (MaskKind mk : {MaskKind::Valued, MaskKind::Structural})
+    for (bool replace : {false, true}) {
+      Descriptor d = with_mask({}, mk);
+      d.replace = replace;
+      const std::string how = name_of(mk) + (replace ? ", replace" : "");
+      cross_check("w<m>(ALL) = s: " + how, w0, [&](Vector& w) { assign_scalar(w, &m, nullptr, s, nullptr, 20, d); });
+      cross_check("C<M>(ALL, ALL) += s: " + how, C0,
+                  [&](Matrix& C) { assign_scalar(C, &M, plus, s, nullptr, 12, nullptr, 14, d); });
+    }
   // hypersparse output
   const Index n = 1000000;
   Matrix H0 = sparse_matrix_with(t, n, n, 100, this->rng_, values);
