@@ -115,13 +115,6 @@ class Backend {
     (void)A, (void)op;
     return KernelStatus::Declined;
   }
-  // T = A's pattern with the value s at every entry (T is s's type, A any type, s has a value): the region of a
-  // constant assign under a mask (C<M> = s), built where M lives. Optional, as the in-place forms: the default
-  // declines and the core builds the region on the host (not counted as a fallback).
-  virtual KernelStatus fill_pattern(Matrix& T, const Matrix& A, const Scalar& s) {
-    (void)T, (void)A, (void)s;
-    return KernelStatus::Declined;
-  }
 };
 
 // ---- host <-> device traffic (src/containers/transfers.cpp; read through snk::transfers()) ---------------------

@@ -18,9 +18,8 @@
 //   empty GrB_Scalar gives an empty region: without an accumulator the region's entries are deleted, with
 //   one they are kept (spec 2.0: t is empty). With a non-complemented mask and a region of the whole of C
 //   (GrB_ALL x GrB_ALL), the region holds the scalar only on the mask's pattern: positions outside it are
-//   masked out anyway, so C<M> = s costs O(nvals(M)) on a hypersparse C (built by the backend where M lives when
-//   it offers fill_pattern, else on the host). Otherwise the dense region is built (GrB_OUT_OF_MEMORY past 2^34
-//   positions).
+//   masked out anyway, so C<M> = s costs O(nvals(M)) on a hypersparse C. Otherwise the dense region is built
+//   (GrB_OUT_OF_MEMORY past 2^34 positions).
 #include "ops/common.hpp"
 
 #include <cstring>
@@ -62,7 +61,6 @@ Matrix constant_region(const Scalar& s, Index ni, Index nj, const Matrix* mask, 
   const std::size_t sz = s.type()->size;
   try {
     if (mask != nullptr && !d.mask_complement && region_is_all && ni == C.nrows() && nj == C.ncols()) {
-      if (core::current_backend_object().fill_pattern(A, *mask, s) == core::KernelStatus::Done) return A;
       const CsrStorage& m = mask->csr();
       CsrStorage t;
       t.hyper = m.hyper;

@@ -150,9 +150,6 @@ class CudaBackend final : public core::Backend {
   KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
     return run([&] { return portable_kronecker(T, op, A, B, stream_); });
   }
-  KernelStatus fill_pattern(Matrix& T, const Matrix& A, const Scalar& s) override {
-    return run([&] { return portable_fill_pattern(T, A, s, stream_); });
-  }
 #endif
 
  private:

@@ -121,14 +121,6 @@ void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_
   P::for_n_stream(ctx, "snack::cuda::dense_pattern_j", rows * ncols, KOKKOS_LAMBDA(Index e) { j[e] = e % ncols; });
 }
 
-KernelStatus portable_fill_pattern(Matrix& T, const Matrix& A, const Scalar& x, cudaStream_t s) {
-  if (!builtin(x.type()) || T.type() != x.type() || !x.has_value()) return KernelStatus::Declined;
-  SourceContext ctx = source_context(s);
-  const CsrRef a = ref_of(A, s);
-  attach_values(T, A, P::filled_values(ctx, a.nvals, x.data(), x.type()->size), s);
-  return KernelStatus::Done;
-}
-
 KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s) {
   if (op.opcode == UnaryOpcode::User || !builtin(op.xtype) || op.ztype != op.xtype || A.type() != op.xtype)
     return KernelStatus::Declined;

@@ -1,6 +1,5 @@
 // backends/kokkos/portable/elementwise.hpp: apply (unary, bound binary, index-unary), select, eWiseMult and
-// eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract),
-// and the values of a pattern filled with one scalar.
+// eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract).
 //
 // Every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole device;
 // an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern (unary and bound
@@ -42,24 +41,6 @@ BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s,
   });
   return x;
 }
-// n values, each the `size` bytes at `value` (at most 8: a builtin scalar), for a pattern that holds one value
-// everywhere (a constant assign's region under a mask). The bytes are copied, not interpreted, so one kernel serves
-// every type.
-struct ScalarBytes {
-  unsigned char b[8];
-};
-template <class Ctx>
-BytesOf<Ctx> filled_values(Ctx& ctx, Index n, const void* value, std::size_t size) {
-  auto x = ctx.alloc(n * size);
-  ScalarBytes w{};
-  for (std::size_t k = 0; k < size && k < 8; ++k) w.b[k] = static_cast<const unsigned char*>(value)[k];
-  unsigned char* z = as<unsigned char>(x);
-  for_n_stream(ctx, "snack::portable::filled_values", n, KOKKOS_LAMBDA(Index e) {
-    for (std::size_t k = 0; k < size; ++k) z[e * size + k] = w.b[k];
-  });
-  return x;
-}
-
 // The entry's position as the operator sees it: (i, j), or (j, 0) for a vector's entry.
 KOKKOS_INLINE_FUNCTION void position(const CsrRef& A, bool vector, Index e, Index& i, Index& j) {
   if (vector) {
