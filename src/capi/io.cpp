@@ -2,13 +2,12 @@
 // CSC, COO) with exportSize and exportHint, GrB_Matrix_serialize / serializeSize / deserialize (snack's
 // blob, formats.hpp), and the SNK_Matrix_read_mtx extension (MatrixMarket text).
 //
-// Imports and deserialization validate everything first and go through Matrix::build (a CSR import whose rows
-// are already strictly increasing is adopted as it is), so a matrix is only created from well-formed input: bad CSR/CSC offsets are GrB_INVALID_VALUE, indices out of range
-// GrB_INDEX_OUT_OF_BOUNDS, duplicates GrB_INVALID_VALUE; a corrupt or truncated blob is
-// GrB_INVALID_OBJECT. The typed import/export variants require the matrix type to be exactly their
-// suffix's type (GrB_DOMAIN_MISMATCH), as the spec says; _UDT takes bytes of the given type. Export writes
-// nothing unless every array is large enough (GrB_INSUFFICIENT_SPACE); CSC output is sorted by row within
-// each column.
+// Imports and deserialization validate everything first and go through Matrix::build (a CSR import whose rows are
+// already strictly increasing is adopted as it is), so a matrix is only created from well-formed input: bad CSR/CSC
+// offsets are GrB_INVALID_VALUE, indices out of range GrB_INDEX_OUT_OF_BOUNDS, duplicates GrB_INVALID_VALUE; a corrupt
+// or truncated blob is GrB_INVALID_OBJECT. The typed import/export variants require the matrix type to be exactly their
+// suffix's type (GrB_DOMAIN_MISMATCH), as the spec says; _UDT takes bytes of the given type. Export writes nothing
+// unless every array is large enough (GrB_INSUFFICIENT_SPACE); CSC output is sorted by row within each column.
 #include <algorithm>
 #include <cstring>
 #include <vector>

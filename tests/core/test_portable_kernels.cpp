@@ -1,11 +1,12 @@
 // tests/core/test_portable_kernels.cpp: the portable kernels (backends/kokkos/portable/) run on the host, in Kokkos'
 // default host space, and compared with the reference backend.
 //
-// The cuda backend compiles these kernels for Kokkos' CUDA space; their GPU runs are covered by the cross-backend
-// suite on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has
-// no GPU) checks their logic: apply, select, eWiseMult, eWiseAdd (of hypersparse operands too), reduce, transpose,
-// SpGEMM (by expansion and by dense row accumulators), the masked dot product, the row-wise SpMV of mxv / vxm, the mask step, extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the same call on
-// reference, in the kokkos backend's host context (host_context.hpp).
+// The cuda backend compiles these kernels for Kokkos' CUDA space; their GPU runs are covered by the cross-backend suite
+// on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has no GPU)
+// checks their logic: apply, select, eWiseMult, eWiseAdd (of hypersparse operands too), reduce, transpose, SpGEMM (by
+// expansion and by dense row accumulators), the masked dot product, the row-wise SpMV of mxv / vxm, the mask step,
+// extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the
+// same call on reference, in the kokkos backend's host context (host_context.hpp).
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>

@@ -6,12 +6,12 @@
 // out skipped (BFS's pull step).
 //
 // Products: Gustavson's rows by expand, sort and compress (ESC), or, where B's columns are few enough for a row of the
-// result to fit on chip, by a dense accumulator per row (dense_rows_spgemm, the same results). Each entry A(i,k) expands into its products with
-// the entries of row k of B, keyed by i * ncols + j; the keys are sorted with their positions (stable, by the
-// context's radix sort: ctx.sort_pairs), and each run of equal keys is reduced by the add monoid in expansion order,
-// so the result is deterministic. The masked dot product serves C<M> = A * B^T where a mask is given (the
-// triangle-counting form): one thread per entry of M intersects row i of A with row j of B, so only masked
-// positions are computed. Transpose is a stable sort of the entries by column (they are already in row order).
+// result to fit on chip, by a dense accumulator per row (dense_rows_spgemm, the same results). Each entry A(i,k)
+// expands into its products with the entries of row k of B, keyed by i * ncols + j; the keys are sorted with their
+// positions (stable, by the context's radix sort: ctx.sort_pairs), and each run of equal keys is reduced by the add
+// monoid in expansion order, so the result is deterministic. The masked dot product serves C<M> = A * B^T where a mask
+// is given (the triangle-counting form): one thread per entry of M intersects row i of A with row j of B, so only
+// masked positions are computed. Transpose is a stable sort of the entries by column (they are already in row order).
 // Keys need nrows * ncols < 2^64 (the host side checks). The semiring is run-time: add (a MonoidFn) and multiply
 // (an opcode, with its operands swapped when `flip`).
 #pragma once
@@ -219,7 +219,8 @@ bool dense_rows_fit(Index ncols) {
 // within one row of B are distinct, so lanes never collide; the lanes synchronise between entries). Each output
 // entry is therefore reduced in the order of A's entries, as in spgemm's expansion order: the two give identical
 // results. A first pass counts each row's entries with the flags alone, where order does not matter, so each lane
-// walks the whole row and fetches kDenseStage partner rows at a time; a scan of the counts places the rows. The result has A's slots (rows of A whose products are all absent become empty slots).
+// walks the whole row and fetches kDenseStage partner rows at a time; a scan of the counts places the rows. The
+// result has A's slots (rows of A whose products are all absent become empty slots).
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
                                          bool flip) {
