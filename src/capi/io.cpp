@@ -54,6 +54,7 @@ void import_matrix(GrB_Matrix* A, GrB_Type type, GrB_Index nrows, GrB_Index ncol
   auto m = std::make_unique<snk::Matrix>(t, nrows, ncols);   // checks the dimensions
   std::vector<Index> rows, cols;
   GrB_Index nvals = 0;
+  bool adopted = false;   // a CSR import in the container's own form (below): nothing to build
   if (format == GrB_COO_FORMAT) {
     nvals = values_len;
     if (indptr_len < nvals || indices_len < nvals) {
@@ -88,47 +89,39 @@ void import_matrix(GrB_Matrix* A, GrB_Type type, GrB_Index nrows, GrB_Index ncol
       check_pointer(indices, "indices");
       check_pointer(values, "values");
     }
-    // CSR whose rows are strictly increasing (sorted, no duplicates) is the container's own form: adopted as it is,
-    // with no sort. Anything else goes through build, which sorts and refuses duplicates.
-    if (csr) {
-      bool in_order = true;
-      for (GrB_Index k = 0; k < nvec && in_order; ++k) {
-        for (GrB_Index e = indptr[k]; e < indptr[k + 1]; ++e) {
-          if (indices[e] >= vlen) {
-            throw Error(Info::IndexOutOfBounds, "index " + std::to_string(indices[e]) + " out of range (0 .. " +
-                                                    std::to_string(vlen) + ")");
-          }
-          if (e > indptr[k] && indices[e] <= indices[e - 1]) {
-            in_order = false;
-            break;
-          }
-        }
-      }
-      if (in_order) {
-        snk::CsrStorage form;
-        form.p.assign(indptr, indptr + nvec + 1);
-        form.j.assign(indices, indices + nvals);
-        form.x.resize(static_cast<std::size_t>(nvals) * t->size);
-        if (nvals > 0) std::memcpy(form.x.data(), values, form.x.size());
-        m->adopt(std::move(form));
-        *A = new SNK_Matrix_opaque(std::move(m));
-        return;
-      }
-    }
-    rows.resize(nvals);
-    cols.resize(nvals);
+    // Every index in range; and whether each vector's indices strictly increase, which makes a CSR import the
+    // container's own form, adopted with no sort. Anything else goes through build, which sorts and refuses
+    // duplicates.
+    bool in_order = true;
     for (GrB_Index k = 0; k < nvec; ++k) {
       for (GrB_Index e = indptr[k]; e < indptr[k + 1]; ++e) {
         if (indices[e] >= vlen) {
           throw Error(Info::IndexOutOfBounds, "index " + std::to_string(indices[e]) + " out of range (0 .. " +
                                                   std::to_string(vlen) + ")");
         }
-        (csr ? rows : cols)[e] = k;
-        (csr ? cols : rows)[e] = indices[e];
+        in_order = in_order && (e == indptr[k] || indices[e] > indices[e - 1]);
+      }
+    }
+    if (csr && in_order) {
+      snk::CsrStorage form;
+      form.p.assign(indptr, indptr + nvec + 1);
+      form.j.assign(indices, indices + nvals);
+      form.x.resize(static_cast<std::size_t>(nvals) * t->size);
+      if (nvals > 0) std::memcpy(form.x.data(), values, form.x.size());
+      m->adopt(std::move(form));
+      adopted = true;
+    } else {
+      rows.resize(nvals);
+      cols.resize(nvals);
+      for (GrB_Index k = 0; k < nvec; ++k) {
+        for (GrB_Index e = indptr[k]; e < indptr[k + 1]; ++e) {
+          (csr ? rows : cols)[e] = k;
+          (csr ? cols : rows)[e] = indices[e];
+        }
       }
     }
   }
-  if (nvals > 0) m->build(rows.data(), cols.data(), values, t, nvals, nullptr);
+  if (!adopted && nvals > 0) m->build(rows.data(), cols.data(), values, t, nvals, nullptr);
   *A = new SNK_Matrix_opaque(std::move(m));
 }
 

@@ -125,18 +125,26 @@ void copy_bytes(Ctx& ctx, void* dst, const void* src, std::size_t bytes) {
   Kokkos::deep_copy(ctx.exec(), Out(static_cast<unsigned char*>(dst), bytes), In(static_cast<const unsigned char*>(src), bytes));
 }
 
-// A's pattern (h, p, j) copied into new buffers, with room for nvals values of elem_size bytes.
+// A result with A's slots: the hypersparse flag and rows copied (h), room for the row pointers (p, filled by the
+// caller); no entries yet.
 template <class Ctx>
-CsrParts<BytesOf<Ctx>> copy_pattern(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
+CsrParts<BytesOf<Ctx>> with_slots_of(Ctx& ctx, const CsrRef& A) {
   CsrParts<BytesOf<Ctx>> out;
   out.hyper = A.hyper;
   out.nslots = A.nslots;
-  out.nvals = A.nvals;
   if (A.hyper) {
     out.h = ctx.alloc(A.nslots * sizeof(Index));
     copy_bytes(ctx, out.h.get(), A.h, A.nslots * sizeof(Index));
   }
   out.p = ctx.alloc((A.nslots + 1) * sizeof(Index));
+  return out;
+}
+
+// A's pattern (h, p, j) copied into new buffers, with room for nvals values of elem_size bytes.
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> copy_pattern(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
+  CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
+  out.nvals = A.nvals;
   copy_bytes(ctx, out.p.get(), A.p, (A.nslots + 1) * sizeof(Index));
   out.j = ctx.alloc(A.nvals * sizeof(Index));
   copy_bytes(ctx, out.j.get(), A.j, A.nvals * sizeof(Index));
@@ -153,15 +161,8 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   auto pos_buf = ctx.alloc((A.nvals + 1) * sizeof(Index));
   Index* pos = static_cast<Index*>(pos_buf.get());
   const Index kept = exclusive_scan_flags(ctx, flags, pos, A.nvals);
-  CsrParts<BytesOf<Ctx>> out;
-  out.hyper = A.hyper;
-  out.nslots = A.nslots;
+  CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
   out.nvals = kept;
-  if (A.hyper) {
-    out.h = ctx.alloc(A.nslots * sizeof(Index));
-    copy_bytes(ctx, out.h.get(), A.h, A.nslots * sizeof(Index));
-  }
-  out.p = ctx.alloc((A.nslots + 1) * sizeof(Index));
   out.j = ctx.alloc(kept * sizeof(Index));
   out.x = ctx.alloc(kept * elem_size);
   Index* p = static_cast<Index*>(out.p.get());

@@ -189,7 +189,7 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
 }
 
 // dense_rows_spgemm's on-chip accumulator for one row of the result: ncols flags (bytes, 0 or 1), then ncols values
-// of V.
+// of V; each thread of a team owns one row of the result and one accumulator.
 constexpr int kDenseStage = 8;       // entries of A whose partner rows of B the count pass fetches together
 constexpr int kDenseLanesMax = 32;
 
@@ -197,11 +197,27 @@ constexpr std::size_t round16(std::size_t n) { return (n + 15) / 16 * 16; }
 
 template <class V>
 struct DenseRowLayout {
-  std::size_t flags, values, bytes;
+  std::size_t values, bytes;   // the values' offset (the flags are at 0) and the row's size
+  Index flag_words;            // the flags as 4-byte words, cleared and counted four at a time (the layout pads them)
   explicit constexpr DenseRowLayout(Index ncols)
-      : flags(0),
-        values(round16(static_cast<std::size_t>(ncols))),
-        bytes(values + round16(static_cast<std::size_t>(ncols) * sizeof(V))) {}
+      : values(round16(static_cast<std::size_t>(ncols))),
+        bytes(values + round16(static_cast<std::size_t>(ncols) * sizeof(V))),
+        flag_words((ncols + 3) / 4) {}
+
+  // The slot a thread of a team of `rows` rows owns.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION static Index slot(const Member& team, int rows) {
+    return static_cast<Index>(team.league_rank()) * rows + static_cast<Index>(team.team_rank());
+  }
+  // That thread's row in the team's scratch (team_bytes in all), its flags cleared by its lanes.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION unsigned char* cleared_row(const Member& team, std::size_t team_bytes) const {
+    unsigned char* row = static_cast<unsigned char*>(team.team_shmem().get_shmem(team_bytes)) +
+                         static_cast<std::size_t>(team.team_rank()) * bytes;
+    std::uint32_t* words = reinterpret_cast<std::uint32_t*>(row);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, flag_words), [&](const Index w) { words[w] = 0; });
+    return row;
+  }
 };
 
 // Whether one row of an A * B with B of ncols columns fits dense_rows_spgemm's on-chip accumulator (Kokkos' level-0
@@ -242,34 +258,23 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
   const std::int64_t league = static_cast<std::int64_t>((slots + rows - 1) / rows);
   const std::size_t team_bytes = rows * at.bytes;
 
-  CsrParts<BytesOf<Ctx>> out;
-  out.hyper = A.hyper;
-  out.nslots = slots;
-  if (A.hyper) {
-    out.h = ctx.alloc(slots * sizeof(Index));
-    copy_bytes(ctx, out.h.get(), A.h, slots * sizeof(Index));
-  }
-  out.p = ctx.alloc((slots + 1) * sizeof(Index));
+  CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
   Index* p = as<Index>(out.p);
   const CsrRef a = A, b = B;
   const Index width = static_cast<Index>(lanes);
-  const Index flag_words = (ncols + 3) / 4;   // the flags cleared and counted four at a time (the layout pads them)
   if (league > 0) {
     Kokkos::parallel_for(
         "snack::portable::dense_rows_count",
         Policy(ctx.exec(), league, rows, lanes).set_scratch_size(0, Kokkos::PerTeam(team_bytes)),
         KOKKOS_LAMBDA(const Member& team) {
-          auto* base = static_cast<unsigned char*>(team.team_shmem().get_shmem(team_bytes));
-          const Index s = static_cast<Index>(team.league_rank()) * rows + static_cast<Index>(team.team_rank());
+          const Index s = DenseRowLayout<V>::slot(team, rows);
           if (s >= slots) return;
           const Index first = a.p[s], last = a.p[s + 1];
           if (first == last) {
             Kokkos::single(Kokkos::PerThread(team), [&]() { p[s] = 0; });
             return;
           }
-          unsigned char* flag = base + static_cast<std::size_t>(team.team_rank()) * at.bytes + at.flags;
-          std::uint32_t* flag32 = reinterpret_cast<std::uint32_t*>(flag);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, flag_words), [&](const Index w) { flag32[w] = 0; });
+          unsigned char* flag = at.cleared_row(team, team_bytes);
           // Marks need no order: each lane walks the whole row, a stage's fetches issued before its marks.
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, width), [&](const Index lane) {
             for (Index g = first; g < last; g += kDenseStage) {
@@ -295,8 +300,11 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
           });
           Index count = 0;
           Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, flag_words),
-              [&](const Index w, Index& n) { n += ((flag32[w] & 0x01010101u) * 0x01010101u) >> 24; }, count);
+              Kokkos::ThreadVectorRange(team, at.flag_words), [&](const Index w, Index& n) {
+                const std::uint32_t four = reinterpret_cast<const std::uint32_t*>(flag)[w];
+                n += ((four & 0x01010101u) * 0x01010101u) >> 24;
+              },
+              count);
           Kokkos::single(Kokkos::PerThread(team), [&]() { p[s] = count; });
         });
   }
@@ -311,14 +319,10 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
         "snack::portable::dense_rows_values",
         Policy(ctx.exec(), league, rows, lanes).set_scratch_size(0, Kokkos::PerTeam(team_bytes)),
         KOKKOS_LAMBDA(const Member& team) {
-          auto* base = static_cast<unsigned char*>(team.team_shmem().get_shmem(team_bytes));
-          const Index s = static_cast<Index>(team.league_rank()) * rows + static_cast<Index>(team.team_rank());
+          const Index s = DenseRowLayout<V>::slot(team, rows);
           if (s >= slots || p[s] == p[s + 1]) return;
-          unsigned char* row = base + static_cast<std::size_t>(team.team_rank()) * at.bytes;
-          unsigned char* flag = row + at.flags;
-          std::uint32_t* flag32 = reinterpret_cast<std::uint32_t*>(flag);
-          V* acc = reinterpret_cast<V*>(row + at.values);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, flag_words), [&](const Index w) { flag32[w] = 0; });
+          unsigned char* flag = at.cleared_row(team, team_bytes);
+          V* acc = reinterpret_cast<V*>(flag + at.values);
           for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
             Index lo, hi;
             b.row_range(a.j[e], lo, hi);
