@@ -20,11 +20,14 @@ std::atomic<std::uint64_t> uploads{0}, downloads{0}, upload_bytes{0}, download_b
 }  // namespace
 
 namespace core {
+// A copy of no bytes (an empty matrix's values) moves nothing and is not counted.
 void count_upload(std::uint64_t bytes) {
+  if (bytes == 0) return;
   uploads.fetch_add(1, std::memory_order_relaxed);
   upload_bytes.fetch_add(bytes, std::memory_order_relaxed);
 }
 void count_download(std::uint64_t bytes) {
+  if (bytes == 0) return;
   downloads.fetch_add(1, std::memory_order_relaxed);
   download_bytes.fetch_add(bytes, std::memory_order_relaxed);
 }

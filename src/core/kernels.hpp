@@ -115,6 +115,14 @@ class Backend {
     (void)A, (void)op;
     return KernelStatus::Declined;
   }
+
+  // T = s at every entry of `pattern` (any type, T's dimensions), or at every position of T when pattern is null;
+  // T is s's type and s has a value. The region of a constant assign, made where the operands live. Optional: the
+  // default declines and the core builds the region on the host (not counted as a fallback).
+  virtual KernelStatus fill(Matrix& T, const Scalar& s, const Matrix* pattern) {
+    (void)T, (void)s, (void)pattern;
+    return KernelStatus::Declined;
+  }
 };
 
 // ---- host <-> device traffic (src/containers/transfers.cpp; read through snk::transfers()) ---------------------

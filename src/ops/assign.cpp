@@ -19,11 +19,14 @@
 //   one they are kept (spec 2.0: t is empty). With a non-complemented mask and a region of the whole of C
 //   (GrB_ALL x GrB_ALL), the region holds the scalar only on the mask's pattern: positions outside it are
 //   masked out anyway, so C<M> = s costs O(nvals(M)) on a hypersparse C. Otherwise the dense region is built
-//   (GrB_OUT_OF_MEMORY past 2^34 positions).
+//   (GrB_OUT_OF_MEMORY past 2^34 positions). The region is made by the backend where it keeps its data when it
+//   offers Backend::fill (cuda: on the device), else here.
 #include "ops/common.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
+#include <vector>
 
 namespace snk {
 
@@ -53,39 +56,52 @@ void check_indices(const char* op, const Matrix& C, const IndexList& I, const In
   core::check_index_list(op, J, C.ncols(), vector ? "vector" : "column");
 }
 
-// The region of a constant assign (|I| x |J| of s's type), see the file comment.
+// n copies of the `size` bytes at `value`, by doubling copies.
+void fill_values(std::vector<unsigned char>& x, Index n, const void* value, std::size_t size) {
+  x.resize(n * size);
+  if (n == 0) return;
+  std::memcpy(x.data(), value, size);
+  for (Index done = 1; done < n;) {
+    const Index k = std::min(done, n - done);
+    std::memcpy(x.data() + done * size, x.data(), k * size);
+    done += k;
+  }
+}
+
+// The region of a constant assign (|I| x |J| of s's type), see the file comment. The current backend makes it
+// where it keeps its data (Backend::fill); otherwise it is built here.
 Matrix constant_region(const Scalar& s, Index ni, Index nj, const Matrix* mask, const Descriptor& d,
                        const Matrix& C, bool region_is_all) {
   Matrix A(s.type(), ni, nj);
   if (!s.has_value() || ni == 0 || nj == 0 || core::all_masked_out(mask, d)) return A;
+  const bool on_mask = mask != nullptr && !d.mask_complement && region_is_all && ni == C.nrows() &&
+                       nj == C.ncols();
+  constexpr Index kMaxDense = Index(1) << 34;
+  if (!on_mask && ni > kMaxDense / nj)
+    throw Error(Info::OutOfMemory, "assign: a constant over a region of " + std::to_string(ni) + " x " +
+                                       std::to_string(nj) + " positions is too large to build (more than 2^34 "
+                                       "entries); use a mask with GrB_ALL x GrB_ALL, or a smaller region");
+  if (core::current_backend_object().fill(A, s, on_mask ? mask : nullptr) == core::KernelStatus::Done) return A;
   const std::size_t sz = s.type()->size;
   try {
-    if (mask != nullptr && !d.mask_complement && region_is_all && ni == C.nrows() && nj == C.ncols()) {
+    CsrStorage t;
+    if (on_mask) {
       const CsrStorage& m = mask->csr();
-      CsrStorage t;
       t.hyper = m.hyper;
       t.h = m.h;
       t.p = m.p;
       t.j = m.j;
-      t.x.resize(m.nvals() * sz);
-      for (Index e = 0; e < m.nvals(); ++e) std::memcpy(t.x.data() + e * sz, s.data(), sz);
-      A.adopt(std::move(t));
-      return A;
+      fill_values(t.x, m.nvals(), s.data(), sz);
+    } else {
+      t.hyper = false;
+      t.p.resize(ni + 1);
+      for (Index i = 0; i <= ni; ++i) t.p[i] = i * nj;
+      t.j.resize(ni * nj);
+      Index* j = t.j.data();
+      for (Index i = 0; i < ni; ++i)
+        for (Index c = 0; c < nj; ++c) *j++ = c;
+      fill_values(t.x, ni * nj, s.data(), sz);
     }
-    constexpr Index kMaxDense = Index(1) << 34;
-    if (ni > kMaxDense / nj)
-      throw Error(Info::OutOfMemory, "assign: a constant over a region of " + std::to_string(ni) + " x " +
-                                         std::to_string(nj) + " positions is too large to build (more than 2^34 "
-                                         "entries); use a mask with GrB_ALL x GrB_ALL, or a smaller region");
-    const Index total = ni * nj;
-    CsrStorage t;
-    t.hyper = false;
-    t.p.resize(ni + 1);
-    for (Index i = 0; i <= ni; ++i) t.p[i] = i * nj;
-    t.j.resize(total);
-    for (Index e = 0; e < total; ++e) t.j[e] = e % nj;
-    t.x.resize(total * sz);
-    for (Index e = 0; e < total; ++e) std::memcpy(t.x.data() + e * sz, s.data(), sz);
     A.adopt(std::move(t));
   } catch (const std::bad_alloc&) {
     throw Error(Info::OutOfMemory, "assign: out of memory building a constant region of " + std::to_string(ni) +

@@ -4,7 +4,8 @@
 // The cuda backend compiles these kernels for Kokkos' CUDA space; their GPU runs are covered by the cross-backend suite
 // on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has no GPU)
 // checks their logic: apply, select, eWiseMult, eWiseAdd (of hypersparse operands too), reduce, transpose, SpGEMM (by
-// expansion and by dense row accumulators), the masked dot product, the row-wise SpMV of mxv / vxm, the mask step,
+// expansion and by dense row accumulators), the masked dot product, the row-wise SpMV of mxv / vxm and their push into
+// a dense accumulator, the mask step,
 // extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the
 // same call on reference, in the kokkos backend's host context (host_context.hpp).
 #include <gtest/gtest.h>
@@ -480,6 +481,63 @@ TEST_F(PortableKernels, VectorTimesMatrixPulledThroughRows) {
   expect_same(to_matrix(P::spmv_rows<double>(ctx, ref(L), lv.data(), lf.data(), nullptr, plus, Op::Minus, true), t, 1,
                         4),
               y.as_matrix(), "mxv with rows of several pieces");
+}
+
+// vxm pushed from the vector's entries into a dense accumulator by atomic combines (push_dense): for monoids whose
+// result does not depend on order, on every width of the compare-and-swap (bytes share a word with their neighbours),
+// with and without the mask hint's allowed columns; the result equals reference's vxm under that mask.
+TEST_F(PortableKernels, VectorTimesMatrixPushedIntoDenseAccumulator) {
+  EXPECT_TRUE(P::order_free<std::int64_t>(Op::Min));
+  EXPECT_TRUE(P::order_free<bool>(Op::Eq));
+  EXPECT_FALSE(P::order_free<std::int32_t>(Op::Eq));   // EQ of integers gives a bool: no monoid on the integer
+  EXPECT_FALSE(P::order_free<double>(Op::Plus));
+  EXPECT_FALSE(P::order_free<float>(Op::Min));
+  EXPECT_FALSE(P::order_free<std::int64_t>(Op::First));
+  struct Case {
+    TypeCode code;
+    Op add, mul;
+    bool flip;
+  };
+  for (const Case& c : {Case{TypeCode::Bool, Op::LOr, Op::LAnd, false}, Case{TypeCode::Int64, Op::Min, Op::First, false},
+                        Case{TypeCode::Int64, Op::Min, Op::Second, true}, Case{TypeCode::Int32, Op::Plus, Op::Times, false},
+                        Case{TypeCode::UInt8, Op::Max, Op::Plus, false}, Case{TypeCode::UInt16, Op::Plus, Op::Minus, true},
+                        Case{TypeCode::UInt64, Op::Times, Op::Max, false}}) {
+    const snk::Type* t = snk::builtin_unary_op(snk::UnaryOpcode::Identity, c.code)->xtype;
+    const auto mul = snk::new_semiring(snk::builtin_monoid(c.add, c.code), snk::builtin_binary_op(c.mul, c.code));
+    const snk::Semiring& sr = *mul;
+    // 300 x 61 at half density with half of the vector present: about 75 products per column, so combines collide.
+    const Matrix A = random_matrix(t, 300, 61, 0.5);
+    const snk::Vector w = random_vector(t, 300), m = random_vector(&snk::types::Int32, 61);
+    std::vector<std::int32_t> mv(m.nvals());
+    m.as_matrix().extract_tuples(nullptr, nullptr, mv.data(), &snk::types::Int32);
+    std::vector<std::uint8_t> mask_true(m.nvals()), allow(61);
+    for (Index e = 0; e < m.nvals(); ++e) mask_true[e] = mv[e] != 0;
+    for (int masked = 0; masked < 3; ++masked) {   // none, the mask's values, their complement
+      snk::Descriptor d;
+      d.mask_complement = masked == 2;
+      snk::Vector z(t, 61);
+      // Reference: z = w A with the multiply f(w(k), A(k, j)), or f(A(k, j), w(k)) when flipped (the core's reading
+      // of mxv as a vector times A^T): computed as A^T w for the flip.
+      if (!c.flip) {
+        snk::vxm(z, masked ? &m : nullptr, nullptr, sr, w, A, d);
+      } else {
+        d.transpose_first = true;
+        snk::mxv(z, masked ? &m : nullptr, nullptr, sr, A, w, d);
+      }
+      if (masked) P::allowed_positions(ctx, ref(m.as_matrix()), mask_true.data(), masked == 2, 61, allow.data());
+      snk::kokkos::with_type(c.code, [&](auto tt) {
+        using V = typename decltype(tt)::type;
+        P::MonoidFn<V> add{c.add, V()};
+        std::memcpy(&add.identity, sr.add->identity.data(), sizeof(V));
+        EXPECT_TRUE(P::order_free<V>(add.op)) << t->name;
+        expect_same(to_matrix(P::push_dense<V>(ctx, ref(w.as_matrix()), ref(A), masked ? allow.data() : nullptr, add,
+                                               c.mul, c.flip),
+                              t, 1, 61),
+                    z.as_matrix(), "pushed " + t->name + (masked ? (masked == 2 ? ", complemented mask" : ", mask") : ""));
+        return true;
+      });
+    }
+  }
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 // more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
 // where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
 // determinism; a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
-// of calls that stays on the device; device memory exhaustion through the C API. These must not
+// of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; device memory exhaustion
+// through the C API. These must not
 // fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
 // user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is
 // not usable (no GPU, no driver).
@@ -292,6 +293,44 @@ TEST(CudaBackend, MxvAndVxmWithAFullMatrix) {
   EXPECT_EQ(mxm_fallbacks(), before);
 }
 
+// A BFS step pushed from a frontier (vxm of a sparse vector, under a complemented structural mask with replace):
+// a frontier whose products are many takes the dense accumulator (push_dense, atomics) for the boolean and index
+// semirings, and equals reference exactly. Several steps from one source, so the visited set grows.
+TEST(CudaBackend, FrontierPushedIntoDenseAccumulator) {
+  REQUIRE_CUDA();
+  const std::uint64_t before = mxm_fallbacks();
+  for (const Semiring* s : {snk::builtin_semiring(Op::LOr, Op::LAnd, TypeCode::Bool),
+                            snk::builtin_semiring(Op::Min, Op::First, TypeCode::Int64),
+                            snk::builtin_semiring(Op::Max, Op::Second, TypeCode::UInt32),
+                            snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::Int32)}) {
+    const Type* type = s->add->type();
+    const Matrix A = random_matrix(type, 3000, 3000, 0.01, false);
+    Vector q = sparse_vector(type, 3000, 0.03);
+    Vector visited(type, 3000);
+    snk::Descriptor d;
+    d.mask_complement = true;
+    d.mask_structure = true;
+    d.replace = true;
+    snk::Descriptor on_q;
+    on_q.mask_structure = true;
+    for (int step = 0; step < 3 && q.nvals() > 0; ++step) {
+      snk::assign(visited, &q, nullptr, q, nullptr, 3000, on_q);
+      Vector next_cuda(type, 3000), next_ref(type, 3000);
+      {
+        snk::BackendScope scope("cuda");
+        snk::vxm(next_cuda, &visited, nullptr, *s, q, A, d);
+      }
+      {
+        snk::BackendScope scope("reference");
+        snk::vxm(next_ref, &visited, nullptr, *s, q, A, d);
+      }
+      expect_same(next_cuda.as_matrix(), next_ref.as_matrix(), s->name + " step " + std::to_string(step));
+      q = next_ref;
+    }
+  }
+  EXPECT_EQ(mxm_fallbacks(), before);
+}
+
 TEST(CudaBackend, MaskAndAccumulator) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP64);
@@ -547,10 +586,11 @@ TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {
   EXPECT_EQ(T.nvals(), 0u);
 }
 
-// A chain of GPU operations keeps its data on the device: after the inputs' one upload each, fourteen calls (mxm,
+// A chain of GPU operations keeps its data on the device: after the inputs' one upload each, nineteen calls (mxm,
 // apply with a bound and a unary operator, eWiseAdd, eWiseMult, select, reduce to a vector and to a scalar, mxm
-// again on a result, extract, and assign with an accumulator to part of a matrix) make no transfer, and reading the results brings each back once. The results equal the
-// same chain on reference.
+// again on a result, extract, assign with an accumulator to part of a matrix, and constant assigns everywhere, on a
+// mask and under a complemented mask) make no transfer, and reading the results brings each back once. The results
+// equal the same chain on reference.
 struct ChainResult {
   Matrix Y;
   Vector r;
@@ -591,6 +631,17 @@ ChainResult run_chain(const std::string& backend, const Matrix& W, const Matrix&
   Matrix block(&snk::types::FP32, 5, 3);
   snk::extract(block, nullptr, nullptr, Y3, rows, 5, cols, 3);                                     // 13
   snk::assign(Y8, nullptr, builtin_binary_op(Op::Plus, t), block, to_rows, 5, cols, 3);           // 14
+  // Constant assigns, their regions made on the device: everywhere, on a mask's pattern with an accumulator, and
+  // under a complemented mask; both results summed into r2.
+  Vector c(&snk::types::FP32, n), c2(&snk::types::FP32, n);
+  snk::Descriptor structure;
+  structure.mask_structure = true;
+  snk::assign_scalar(c, nullptr, nullptr, two, nullptr, n);                                         // 15
+  snk::assign_scalar(c, &r, builtin_binary_op(Op::Plus, t), two, nullptr, n, structure);            // 16
+  structure.mask_complement = true;
+  snk::assign_scalar(c2, &r, nullptr, two, nullptr, n, structure);                                  // 17
+  snk::ewise_add(r2, nullptr, nullptr, *builtin_binary_op(Op::Plus, t), r2, c);                   // 18
+  snk::ewise_add(r2, nullptr, nullptr, *builtin_binary_op(Op::Plus, t), r2, c2);                  // 19
   Y8.wait();
   r2.wait();
   ChainResult out{Y8, r2, 0.0, snk::transfers()};
@@ -607,7 +658,7 @@ TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
   snk::reset_fallback_counts();
   const ChainResult got = run_chain("cuda", W, X);
   EXPECT_EQ(snk::fallback_total("cuda"), 0u) << "a call of the chain fell back to reference";
-  std::printf("[residency] during the chain of 14 calls: %llu uploads, %llu downloads (%llu / %llu bytes)\n",
+  std::printf("[residency] during the chain of 19 calls: %llu uploads, %llu downloads (%llu / %llu bytes)\n",
               static_cast<unsigned long long>(got.during.uploads), static_cast<unsigned long long>(got.during.downloads),
               static_cast<unsigned long long>(got.during.upload_bytes),
               static_cast<unsigned long long>(got.during.download_bytes));

@@ -4,8 +4,9 @@
 // Supported in this stage (everything else returns Declined, so the dispatcher runs it on reference and
 // counts the fallback under the operation's name, readable through snk::fallback_counts("cuda")):
 //   - where the plugin is built with the CUDA build of Kokkos: eWiseAdd, eWiseMult, apply (unary, bound binary,
-//     index-unary), select, reduce (rows, scalar), extract, assign (to part of C) and kronecker through the portable
-//     kernels, for every builtin type and operator (portable_ops.hpp), on data that stays on the device;
+//     index-unary), select, reduce (rows, scalar), extract, assign (to part of C), a constant assign's region (fill)
+//     and kronecker through the portable kernels, for every builtin type and operator (portable_ops.hpp), on data
+//     that stays on the device;
 //   - mxm with A sparse and B' = B or B^T having every entry present (a full matrix), A not transposed by the
 //     descriptor (a transposed A is retried by the core with a transposed copy), on the value types BOOL, INT32,
 //     INT64, UINT32, UINT64, FP32, FP64, for every predefined semiring of those types and every semiring made of a
@@ -149,6 +150,9 @@ class CudaBackend final : public core::Backend {
   }
   KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
     return run([&] { return portable_kronecker(T, op, A, B, stream_); });
+  }
+  KernelStatus fill(Matrix& T, const Scalar& x, const Matrix* pattern) override {
+    return run([&] { return portable_fill(T, x, pattern, stream_); });
   }
 #endif
 

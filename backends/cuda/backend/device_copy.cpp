@@ -297,11 +297,17 @@ MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
       arrays->h = DeviceBuffer(host.h.size() * sizeof(Index));
       arrays->p = DeviceBuffer(host.p.size() * sizeof(Index));
       arrays->j = DeviceBuffer(host.j.size() * sizeof(Index));
-      arrays->h.upload(host.h.data(), host.h.size() * sizeof(Index), stream);
-      arrays->p.upload(host.p.data(), host.p.size() * sizeof(Index), stream);
-      arrays->j.upload(host.j.data(), host.j.size() * sizeof(Index), stream);
+      if (host.nvals() == 0 && !host.hyper) {
+        // Empty: its row pointers are zeros, made on the device.
+        throw_on_cuda_error(cudaMemsetAsync(arrays->p.get(), 0, host.p.size() * sizeof(Index), stream),
+                            "row pointers of an empty matrix");
+      } else {
+        arrays->h.upload(host.h.data(), host.h.size() * sizeof(Index), stream);
+        arrays->p.upload(host.p.data(), host.p.size() * sizeof(Index), stream);
+        arrays->j.upload(host.j.data(), host.j.size() * sizeof(Index), stream);
+        core::count_upload((host.h.size() + host.p.size() + host.j.size()) * sizeof(Index));
+      }
       arrays_ = std::move(arrays);
-      core::count_upload((host.h.size() + host.p.size() + host.j.size()) * sizeof(Index));
     }
     throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a pattern");
     has_csr_ = true;

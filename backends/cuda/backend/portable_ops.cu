@@ -121,6 +121,27 @@ void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_
   P::for_n_stream(ctx, "snack::cuda::dense_pattern_j", rows * ncols, KOKKOS_LAMBDA(Index e) { j[e] = e % ncols; });
 }
 
+KernelStatus portable_fill(Matrix& T, const Scalar& x, const Matrix* pattern, cudaStream_t s) {
+  const std::size_t size = x.type() != nullptr ? x.type()->size : 0;
+  if (!builtin(x.type()) || T.type() != x.type() || !x.has_value() || size > 8) return KernelStatus::Declined;
+  SourceContext ctx = source_context(s);
+  if (pattern != nullptr) {
+    const CsrRef a = ref_of(*pattern, s);
+    attach_values(T, *pattern, P::filled_values(ctx, a.nvals, x.data(), size), s);
+    return KernelStatus::Done;
+  }
+  const Index rows = T.nrows(), n = rows * T.ncols();
+  P::CsrParts<DeviceBuffer> parts;
+  parts.nslots = rows;
+  parts.nvals = n;
+  parts.p = ctx.alloc((rows + 1) * sizeof(Index));
+  parts.j = ctx.alloc(n * sizeof(Index));
+  fill_dense_pattern(P::as<Index>(parts.p), P::as<Index>(parts.j), rows, T.ncols(), s);
+  parts.x = P::filled_values(ctx, n, x.data(), size);
+  attach(T, std::move(parts), s);
+  return KernelStatus::Done;
+}
+
 KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s) {
   if (op.opcode == UnaryOpcode::User || !builtin(op.xtype) || op.ztype != op.xtype || A.type() != op.xtype)
     return KernelStatus::Declined;

@@ -27,6 +27,9 @@ core::KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matri
 core::KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
 core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
+// T = x at every entry of `pattern` (its device copy's pattern arrays are shared), or at every position of T when
+// pattern is null; T is x's type, a builtin one (Backend::fill).
+core::KernelStatus portable_fill(Matrix& T, const Scalar& x, const Matrix* pattern, cudaStream_t s);
 // T = A^T (portable/products.hpp).
 core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s);
 // mxm with both operands sparse (portable/products.hpp): a 1 x n A (mxv, vxm) by a row-wise SpMV over B (B^T given)

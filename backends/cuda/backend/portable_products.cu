@@ -3,10 +3,11 @@
 //
 // A separate source from portable_ops.cu so that the two compile in parallel. Instantiation: the products once per
 // builtin value type (11; the semiring's operators are run-time opcodes; the dense row accumulator for FP32 and FP64
-// only), the mask's value test once per mask type, transpose once (values moved as bytes), the sort once (64-bit keys
+// only, the dense push for the boolean and 32/64-bit integer types), the mask's value test once per mask type, transpose once (values moved as bytes), the sort once (64-bit keys
 // with 64-bit positions; the values follow through the positions).
 #include <cub/device/device_radix_sort.cuh>
 
+#include <cstdint>
 #include <memory>
 
 #include <type_traits>
@@ -72,13 +73,22 @@ const Matrix& transpose_of(const Matrix& B, cudaStream_t s) {
   return *copy.transpose();
 }
 
-// Whether a vector times B (vxm) is cheaper pushed (expand-sort-compress over the vector's entries) than pulled (a
-// row-wise SpMV over B^T): the push's products, estimated from B's mean row length, against the pull's reading of
-// B^T once, with a sort-based expansion counted at a sixteenth of a streamed entry's speed.
-bool push_is_cheaper(const Matrix& x, const Matrix& B) {
+// Whether a vector times B (vxm) is cheaper pushed from the vector's entries than pulled (a row-wise SpMV over B^T):
+// the push's products, estimated from B's mean row length, each costing `product_cost` streamed entries, against the
+// pull's reading of B^T once. A product costs 16 entries through expand-sort-compress (the sort's passes), 4 through
+// the dense accumulator (a search for its entry and a combine at a random position).
+constexpr double kSortedProduct = 16.0, kAtomicProduct = 4.0;
+bool push_is_cheaper(const Matrix& x, const Matrix& B, double product_cost) {
   const double mean_row = B.nrows() > 0 ? static_cast<double>(B.nvals()) / static_cast<double>(B.nrows()) : 0.0;
-  return 16.0 * static_cast<double>(x.nvals()) * mean_row < static_cast<double>(B.nvals());
+  return product_cost * static_cast<double>(x.nvals()) * mean_row < static_cast<double>(B.nvals());
 }
+
+// The types push_dense is instantiated for: the boolean and index types of graph frontiers (BFS levels and parents).
+// Other types push through expand-sort-compress.
+template <class V>
+constexpr bool kPushesDense = std::is_same_v<V, bool> || std::is_same_v<V, std::int32_t> ||
+                              std::is_same_v<V, std::int64_t> || std::is_same_v<V, std::uint32_t> ||
+                              std::is_same_v<V, std::uint64_t>;
 
 // Whether the masked dot product (one merge of a row of A and a row of B'^T per entry of M) costs less than expanding
 // every product of A * B' and sorting them: the merges read about nvals(M) x (mean row of A + mean row of B'^T)
@@ -125,21 +135,35 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
       A.type() != v || B.type() != v || T.type() != v || ta)
     return KernelStatus::Declined;
   // A vector (a 1 x n row A: mxv and vxm as the core hands them over) pulls through the rows of B'^T (B itself for
-  // mxv) unless pushing its few entries costs less; a mask that is not complemented takes the masked dot product
-  // where it costs less than the expansion (always for two full operands: SDDMM), over the rows of B (B^T given) or
-  // of the kept B^T; everything else expands, sorts and compresses, with B^T made once and kept where B' is B^T.
+  // mxv) unless pushing its entries costs less: into a dense accumulator where the monoid allows atomics in any order
+  // (push_dense), else by expand-sort-compress. A matrix under a mask that is not complemented takes the masked dot
+  // product where it costs less than the expansion (always for two full operands: SDDMM), over the rows of B (B^T
+  // given) or of the kept B^T; everything else expands, sorts and compresses, with B^T made once and kept where B' is
+  // B^T.
   const bool vector = A.nrows() == 1 && T.nrows() == 1;
-  const bool pull = vector && (tb || !push_is_cheaper(A, B));
   const bool dot = !vector && mask.M != nullptr && !mask.complement && dot_is_cheaper(*mask.M, A, B, tb);
   if (only_masked_dot && !dot) return KernelStatus::Declined;
-  if (!pull && !dot && !keys_fit(A.nrows(), tb ? B.nrows() : B.ncols())) return KernelStatus::Declined;
   SourceContext ctx = source_context(stream);
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> add{};
     if (!monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
+    const bool dense_push = vector && !tb && kPushesDense<V> && P::order_free<V>(add.op) &&
+                            push_is_cheaper(A, B, kAtomicProduct);
+    const bool pull = vector && !dense_push && (tb || !push_is_cheaper(A, B, kSortedProduct));
+    if (!pull && !dot && !dense_push && !keys_fit(A.nrows(), tb ? B.nrows() : B.ncols())) return false;
     const CsrRef a = ref_of(A, stream);
+    if constexpr (kPushesDense<V>) {
+      if (dense_push) {
+        const DeviceBuffer allow = allowed(ctx, mask, T.ncols(), stream);
+        attach(T,
+               P::push_dense<V>(ctx, a, ref_of(B, stream), static_cast<const std::uint8_t*>(allow.get()), add,
+                                mul.opcode, flip),
+               stream);
+        return done = true;
+      }
+    }
     if (pull) {
       const CsrRef rows = ref_of(tb ? B : transpose_of(B, stream), stream);
       DeviceBuffer xv(A.ncols() * sizeof(V)), xf(A.ncols());

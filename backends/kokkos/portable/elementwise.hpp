@@ -1,5 +1,6 @@
 // backends/kokkos/portable/elementwise.hpp: apply (unary, bound binary, index-unary), select, eWiseMult and
-// eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract).
+// eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract),
+// and the values of a region that holds one scalar everywhere (a constant assign's).
 //
 // Every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole device;
 // an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern (unary and bound
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "portable/op_eval.hpp"
 #include "portable/parts.hpp"
@@ -41,6 +43,25 @@ BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s,
   });
   return x;
 }
+// n values, each the `size` bytes at `value` (1, 2, 4 or 8: a builtin scalar). The bytes are copied as one word of
+// that width, not interpreted, so one kernel serves every type.
+template <class Ctx>
+BytesOf<Ctx> filled_values(Ctx& ctx, Index n, const void* value, std::size_t size) {
+  auto x = ctx.alloc(n * size);
+  std::uint64_t w = 0;
+  std::memcpy(&w, value, size);   // little-endian: the low `size` bytes are the value
+  void* z = x.get();
+  for_n_stream(ctx, "snack::portable::filled_values", n, KOKKOS_LAMBDA(Index e) {
+    switch (size) {
+      case 1: static_cast<std::uint8_t*>(z)[e] = static_cast<std::uint8_t>(w); break;
+      case 2: static_cast<std::uint16_t*>(z)[e] = static_cast<std::uint16_t>(w); break;
+      case 4: static_cast<std::uint32_t*>(z)[e] = static_cast<std::uint32_t>(w); break;
+      default: static_cast<std::uint64_t*>(z)[e] = w; break;
+    }
+  });
+  return x;
+}
+
 // The entry's position as the operator sees it: (i, j), or (j, 0) for a vector's entry.
 KOKKOS_INLINE_FUNCTION void position(const CsrRef& A, bool vector, Index e, Index& i, Index& j) {
   if (vector) {

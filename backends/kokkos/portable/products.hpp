@@ -3,7 +3,8 @@
 //
 // Products of a vector and a matrix (mxv, vxm): a row-wise SpMV, one thread per row of the matrix that holds the
 // vector's partner in each row (B for mxv, B^T for vxm), with the vector made dense and the rows the mask hint rules
-// out skipped (BFS's pull step).
+// out skipped (BFS's pull step); or pushed from the vector's entries, into a dense accumulator by atomics where the
+// monoid's result does not depend on order (push_dense), else by expand-sort-compress.
 //
 // Products: Gustavson's rows by expand, sort and compress (ESC), or, where B's columns are few enough for a row of the
 // result to fit on chip, by a dense accumulator per row (dense_rows_spgemm, the same results). Each entry A(i,k)
@@ -17,6 +18,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "portable/elementwise.hpp"
 #include "portable/reduce.hpp"
@@ -186,6 +190,97 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
   });
   rows_to_csr(ctx, out, row, A.nrows);
   return out;
+}
+
+// Whether a monoid's result on V is the same in any order of combination (so combining by atomics gives spgemm's
+// result exactly): the integer and boolean types with an associative, commutative operator. Floating-point sums
+// round by order, and MIN / MAX of floats differ on signed zeros and NaN.
+template <class V>
+bool order_free(BinaryOpcode op) {
+  if constexpr (std::is_floating_point_v<V>) {
+    return false;
+  } else {
+    switch (op) {
+      case BinaryOpcode::Min: case BinaryOpcode::Max: case BinaryOpcode::Plus: case BinaryOpcode::Times:
+      case BinaryOpcode::LOr: case BinaryOpcode::LAnd: case BinaryOpcode::LXor: case BinaryOpcode::LXnor:
+      case BinaryOpcode::BOr: case BinaryOpcode::BAnd: case BinaryOpcode::BXor: case BinaryOpcode::BXnor:
+        return true;
+      case BinaryOpcode::Eq: return std::is_same_v<V, bool>;
+      default: return false;
+    }
+  }
+}
+
+// *z = add(*z, v), atomically: a compare-and-swap loop on the aligned word that holds *z (8 bytes for an 8-byte V,
+// else the 4-byte word, whose other bytes are kept). Returns without writing when the value would not change (an
+// idempotent monoid such as MIN or LOR mostly ends there).
+template <class V, class Add>
+KOKKOS_INLINE_FUNCTION void atomic_combine(V* z, V v, const Add& add) {
+  using W = std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>;
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(z);
+  W* word = reinterpret_cast<W*>(address & ~static_cast<std::uintptr_t>(sizeof(W) - 1));
+  const unsigned shift = static_cast<unsigned>(address & (sizeof(W) - 1)) * 8;   // little-endian byte offset
+  const W field = sizeof(V) == sizeof(W) ? ~W(0) : ((W(1) << (8 * sizeof(V))) - 1) << shift;
+  W old = *reinterpret_cast<volatile W*>(word);
+  for (;;) {
+    const W bits = old >> shift;
+    V current;
+    std::memcpy(&current, &bits, sizeof(V));
+    const V next = add(current, v);
+    W next_bits = 0;
+    std::memcpy(&next_bits, &next, sizeof(V));
+    const W updated = (old & ~field) | ((next_bits << shift) & field);
+    if (updated == old) return;
+    const W seen = Kokkos::atomic_compare_exchange(word, old, updated);
+    if (seen == old) return;
+    old = seen;
+  }
+}
+
+// T (1 x B.ncols) = x * B for a sparse vector x (1 x B.nrows), pushed from x's entries into a dense accumulator: one
+// thread per product f(x(k), B(k, j)) combines it into position j atomically (atomic_combine). Only for a monoid that
+// is order_free on V, so the result equals spgemm's. With `allow` (null: every column), products in columns without
+// allow[j] are skipped (the mask hint). Costs O(ncols) besides the products: for a frontier whose products are many.
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> push_dense(Ctx& ctx, const CsrRef& x, const CsrRef& B, const std::uint8_t* allow,
+                                  MonoidFn<V> add, BinaryOpcode mul, bool flip) {
+  const Index nx = x.nvals, ncols = B.ncols;
+  auto off_buf = ctx.alloc((nx + 1) * sizeof(Index));
+  Index* off = as<Index>(off_buf);
+  const CsrRef a = x, b = B;
+  for_n(ctx, "snack::portable::push_counts", nx, KOKKOS_LAMBDA(Index e) {
+    Index lo, hi;
+    b.row_range(a.j[e], lo, hi);
+    off[e] = hi - lo;
+  });
+  const Index flops = exclusive_scan_in_place(ctx, off, nx);
+  auto acc_buf = ctx.alloc(ncols * sizeof(V));
+  auto has_buf = ctx.alloc(ncols);
+  V* acc = as<V>(acc_buf);
+  std::uint8_t* has = as<std::uint8_t>(has_buf);
+  const V identity = add.identity;
+  for_n_stream(ctx, "snack::portable::push_clear", ncols, KOKKOS_LAMBDA(Index j) {
+    acc[j] = identity;
+    has[j] = 0;
+  });
+  CsrRef offsets;   // off as the row pointers of x's entries, to find each product's entry
+  offsets.p = off;
+  offsets.nslots = nx;
+  const CsrRef o = offsets;
+  for_n(ctx, "snack::portable::push_products", flops, KOKKOS_LAMBDA(Index q) {
+    const Index e = slot_of(o, q);
+    Index lo, hi;
+    b.row_range(a.j[e], lo, hi);
+    const Index f = lo + (q - off[e]);
+    const Index j = b.j[f];
+    if (allow != nullptr && !allow[j]) return;
+    const V av = a.values<V>()[e], bv = b.values<V>()[f];
+    has[j] = 1;   // every writer stores the same byte
+    atomic_combine(&acc[j], flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv), add);
+  });
+  CsrRef columns;   // the accumulator's positions as slots: slot j is column j
+  columns.nslots = ncols;
+  return slots_as_vector(ctx, columns, has, acc, sizeof(V));
 }
 
 // dense_rows_spgemm's on-chip accumulator for one row of the result: ncols flags (bytes, 0 or 1), then ncols values
