@@ -586,14 +586,15 @@ TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {
   EXPECT_EQ(T.nvals(), 0u);
 }
 
-// A chain of GPU operations keeps its data on the device: after the inputs' one upload each, nineteen calls (mxm,
+// A chain of GPU operations keeps its data on the device: after the inputs' one upload each, twenty calls (mxm,
 // apply with a bound and a unary operator, eWiseAdd, eWiseMult, select, reduce to a vector and to a scalar, mxm
 // again on a result, extract, assign with an accumulator to part of a matrix, and constant assigns everywhere, on a
-// mask and under a complemented mask) make no transfer, and reading the results brings each back once. The results
-// equal the same chain on reference.
+// mask and under a complemented mask, and a select whose result is cast to its output's type) make no transfer, and
+// reading the results brings each back once. The results equal the same chain on reference.
 struct ChainResult {
   Matrix Y;
   Vector r;
+  Matrix Yi;
   double s;
   snk::Transfers during;
 };
@@ -642,9 +643,13 @@ ChainResult run_chain(const std::string& backend, const Matrix& W, const Matrix&
   snk::assign_scalar(c2, &r, nullptr, two, nullptr, n, structure);                                  // 17
   snk::ewise_add(r2, nullptr, nullptr, *builtin_binary_op(Op::Plus, t), r2, c);                   // 18
   snk::ewise_add(r2, nullptr, nullptr, *builtin_binary_op(Op::Plus, t), r2, c2);                  // 19
+  // A result cast to its output's type in the mask step (a select of a graph into an integer L).
+  Matrix Yi(&snk::types::Int32, n, b);
+  snk::select(Yi, nullptr, nullptr, *snk::builtin_index_unary_op(snk::IndexUnaryOpcode::ValueLt, t), Y8, zero);  // 20
   Y8.wait();
   r2.wait();
-  ChainResult out{Y8, r2, 0.0, snk::transfers()};
+  Yi.wait();
+  ChainResult out{Y8, r2, Yi, 0.0, snk::transfers()};
   float sv = 0;
   s.get(&sv, &snk::types::FP32);
   out.s = sv;
@@ -658,7 +663,7 @@ TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
   snk::reset_fallback_counts();
   const ChainResult got = run_chain("cuda", W, X);
   EXPECT_EQ(snk::fallback_total("cuda"), 0u) << "a call of the chain fell back to reference";
-  std::printf("[residency] during the chain of 19 calls: %llu uploads, %llu downloads (%llu / %llu bytes)\n",
+  std::printf("[residency] during the chain of 20 calls: %llu uploads, %llu downloads (%llu / %llu bytes)\n",
               static_cast<unsigned long long>(got.during.uploads), static_cast<unsigned long long>(got.during.downloads),
               static_cast<unsigned long long>(got.during.upload_bytes),
               static_cast<unsigned long long>(got.during.download_bytes));
@@ -670,7 +675,8 @@ TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
   snk::reset_transfers();
   expect_same(got.Y, want.Y, "chain: Y8");
   expect_same(got.r.as_matrix(), want.r.as_matrix(), "chain: r2");
-  EXPECT_EQ(snk::transfers().downloads, 2u);
+  expect_same(got.Yi, want.Yi, "chain: Y8 < 0 as INT32");
+  EXPECT_EQ(snk::transfers().downloads, 3u);
   EXPECT_TRUE(close(got.s, want.s, TypeCode::FP32)) << got.s << " vs " << want.s;
 }
 

@@ -320,11 +320,16 @@ bool as_plain(SourceContext& ctx, CsrRef& a, DeviceBuffer& keep) {
 bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
                          Matrix& T, bool replace, cudaStream_t s) {
   const Type* v = C.type();
-  if (!builtin(v) || T.type() != v || (M != nullptr && !structural && !builtin(M->type()))) return false;
+  if (!builtin(v) || !builtin(T.type()) || (M != nullptr && !structural && !builtin(M->type()))) return false;
   if (accum != nullptr && (accum->opcode == BinaryOpcode::User || accum->xtype != v || accum->ytype != v ||
                            accum->ztype != v))
     return false;
   SourceContext ctx = source_context(s);
+  if (T.type() != v) {   // T's values cast to C's type first (a select of a graph into an integer L)
+    Matrix cast(v, T.nrows(), T.ncols());
+    attach_values(cast, T, P::cast_values(ctx, ref_of(T, s), T.type()->code, v->code, v->size), s);
+    return portable_mask_accum(C, M, structural, complement, accum, cast, replace, s);
+  }
   CsrRef c = ref_of(C, s), t = ref_of(T, s);
   CsrRef m;
   if (M != nullptr) m = ref_of(*M, s);

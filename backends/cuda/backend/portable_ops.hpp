@@ -50,9 +50,9 @@ core::KernelStatus portable_extract(Matrix& T, const Matrix& A, const core::Inde
 core::KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
                                    const core::IndexList& I, const core::IndexList& J, cudaStream_t s);
 core::KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
-// C<M, replace> = C (.) T on the device (snk::DeviceCopy::mask_accum's contract): where C and T are of one builtin
-// type, the accumulator (if any) a builtin operator of that type, the mask of a builtin type (or structural), and
-// C, T and M not hypersparse; false otherwise, changing nothing.
+// C<M, replace> = C (.) T on the device (snk::DeviceCopy::mask_accum's contract): where C and T are of builtin types
+// (T's values cast to C's first), the accumulator (if any) a builtin operator of C's type, the mask of a builtin
+// type (or structural), and C, T and M not hypersparse beyond what as_plain takes; false otherwise, changing nothing.
 bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
                          Matrix& T, bool replace, cudaStream_t s);
 

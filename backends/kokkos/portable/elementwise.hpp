@@ -1,6 +1,6 @@
 // backends/kokkos/portable/elementwise.hpp: apply (unary, bound binary, index-unary), select, eWiseMult and
 // eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract),
-// and the values of a region that holds one scalar everywhere (a constant assign's).
+// the values of a region that holds one scalar everywhere (a constant assign's), and values cast to another type.
 //
 // Every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole device;
 // an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern (unary and bound
@@ -57,6 +57,49 @@ BytesOf<Ctx> filled_values(Ctx& ctx, Index n, const void* value, std::size_t siz
       case 2: static_cast<std::uint16_t*>(z)[e] = static_cast<std::uint16_t>(w); break;
       case 4: static_cast<std::uint32_t*>(z)[e] = static_cast<std::uint32_t>(w); break;
       default: static_cast<std::uint64_t*>(z)[e] = w; break;
+    }
+  });
+  return x;
+}
+
+// The value of builtin type `from` at p[e], cast to To by the algebra's rule (math::cast).
+template <class To>
+KOKKOS_INLINE_FUNCTION To cast_entry(TypeCode from, const void* p, Index e) {
+  switch (from) {
+    case TypeCode::Bool: return math::cast<To>(static_cast<const bool*>(p)[e]);
+    case TypeCode::Int8: return math::cast<To>(static_cast<const std::int8_t*>(p)[e]);
+    case TypeCode::Int16: return math::cast<To>(static_cast<const std::int16_t*>(p)[e]);
+    case TypeCode::Int32: return math::cast<To>(static_cast<const std::int32_t*>(p)[e]);
+    case TypeCode::Int64: return math::cast<To>(static_cast<const std::int64_t*>(p)[e]);
+    case TypeCode::UInt8: return math::cast<To>(static_cast<const std::uint8_t*>(p)[e]);
+    case TypeCode::UInt16: return math::cast<To>(static_cast<const std::uint16_t*>(p)[e]);
+    case TypeCode::UInt32: return math::cast<To>(static_cast<const std::uint32_t*>(p)[e]);
+    case TypeCode::UInt64: return math::cast<To>(static_cast<const std::uint64_t*>(p)[e]);
+    case TypeCode::FP32: return math::cast<To>(static_cast<const float*>(p)[e]);
+    default: return math::cast<To>(static_cast<const double*>(p)[e]);
+  }
+}
+
+// A's values cast from the builtin type `from` to `to` (of to_size bytes), in A's entry order. One kernel serves every
+// pair of types: the pair is read at run time.
+template <class Ctx>
+BytesOf<Ctx> cast_values(Ctx& ctx, const CsrRef& A, TypeCode from, TypeCode to, std::size_t to_size) {
+  auto x = ctx.alloc(A.nvals * to_size);
+  void* z = x.get();
+  const void* a = A.x;
+  for_n_stream(ctx, "snack::portable::cast_values", A.nvals, KOKKOS_LAMBDA(Index e) {
+    switch (to) {
+      case TypeCode::Bool: static_cast<bool*>(z)[e] = cast_entry<bool>(from, a, e); break;
+      case TypeCode::Int8: static_cast<std::int8_t*>(z)[e] = cast_entry<std::int8_t>(from, a, e); break;
+      case TypeCode::Int16: static_cast<std::int16_t*>(z)[e] = cast_entry<std::int16_t>(from, a, e); break;
+      case TypeCode::Int32: static_cast<std::int32_t*>(z)[e] = cast_entry<std::int32_t>(from, a, e); break;
+      case TypeCode::Int64: static_cast<std::int64_t*>(z)[e] = cast_entry<std::int64_t>(from, a, e); break;
+      case TypeCode::UInt8: static_cast<std::uint8_t*>(z)[e] = cast_entry<std::uint8_t>(from, a, e); break;
+      case TypeCode::UInt16: static_cast<std::uint16_t*>(z)[e] = cast_entry<std::uint16_t>(from, a, e); break;
+      case TypeCode::UInt32: static_cast<std::uint32_t*>(z)[e] = cast_entry<std::uint32_t>(from, a, e); break;
+      case TypeCode::UInt64: static_cast<std::uint64_t*>(z)[e] = cast_entry<std::uint64_t>(from, a, e); break;
+      case TypeCode::FP32: static_cast<float*>(z)[e] = cast_entry<float>(from, a, e); break;
+      default: static_cast<double*>(z)[e] = cast_entry<double>(from, a, e); break;
     }
   });
   return x;
