@@ -241,6 +241,29 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
   snk::mxm(masked, &M, nullptr, pt, A, B, d);
   expect_same(to_matrix(P::masked_dot<double>(ctx, ref(M), ref(A), ref(bt), plus, Op::Times, false), t, 41, 31), masked,
               "C<M> = A * (B^T)^T");
+  // Rows of very different lengths (every seventh row of A and of B^T nearly full, the others a few entries): the
+  // shorter row's entries are searched in the longer; MINUS shows which operand each value comes from.
+  {
+    auto skewed = [&](Index r, Index c) {
+      std::vector<std::pair<Index, Index>> at;
+      for (Index i = 0; i < r; ++i) {
+        std::bernoulli_distribution on(i % 7 == 0 ? 0.9 : 0.01);
+        for (Index j = 0; j < c; ++j)
+          if (on(rng())) at.push_back({i, j});
+      }
+      return with_entries(t, r, c, at, -3, 3);
+    };
+    const Matrix As = skewed(40, 2000), Bts = skewed(30, 2000), Ms = random_matrix(t, 40, 30, 0.6);
+    const auto plus_minus = snk::new_semiring(snk::builtin_monoid(Op::Plus, TypeCode::FP64),
+                                              snk::builtin_binary_op(Op::Minus, TypeCode::FP64));
+    Matrix want(t, 40, 30);
+    d.transpose_second = true;
+    snk::mxm(want, &Ms, nullptr, *plus_minus, As, Bts, d);
+    d.transpose_second = false;
+    ASSERT_GT(want.nvals(), Index(0));
+    expect_same(to_matrix(P::masked_dot<double>(ctx, ref(Ms), ref(As), ref(Bts), plus, Op::Minus, false), t, 40, 30),
+                want, "C<M> = A * B^T, rows of very different lengths");
+  }
   // Full operands (SDDMM), with MINUS as the multiply and flipped: small integers, so every order of the sums is exact.
   auto full_ints = [&](Index r, Index c, std::uint64_t seed) {
     std::mt19937_64 g(seed);

@@ -445,7 +445,10 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
 }
 
 // T<M> = A * B^T at M's entries only (B given by its rows: T(i,j) = add over k in both A(i,:) and B(j,:) of
-// f(A(i,k), B(j,k))); an entry of M with no common k gives no entry. The result has M's slots.
+// f(A(i,k), B(j,k))); an entry of M with no common k gives no entry. The result has M's slots. Two rows are
+// intersected by a merge, or, where one is more than kSearchRatio times longer than the other (a hub of a power-law
+// graph against a short row), by searching the shorter's entries in the longer: O(short x log long), not O(long).
+constexpr Index kSearchRatio = 32;
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, MonoidFn<V> add,
                                   BinaryOpcode mul, bool flip) {
@@ -460,16 +463,44 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
     b.row_range(m.j[e], pb, eb);
     bool any = false;
     V acc = add.identity;
-    while (pa < ea && pb < eb) {
-      const Index ka = a.j[pa], kb = b.j[pb];
-      if (ka < kb) { ++pa; continue; }
-      if (kb < ka) { ++pb; continue; }
-      const V av = a.values<V>()[pa], bv = b.values<V>()[pb];
+    auto term = [&](Index fa, Index fb) {
+      const V av = a.values<V>()[fa], bv = b.values<V>()[fb];
       const V t = flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv);
       acc = any ? add(acc, t) : t;
       any = true;
-      ++pa;
-      ++pb;
+    };
+    const Index la = ea - pa, lb = eb - pb;
+    if (la > kSearchRatio * lb || lb > kSearchRatio * la) {
+      // Rows of very different lengths (a hub's row against a short one): each entry of the shorter is searched in the
+      // rest of the longer, so the common k come in increasing order, as from the merge.
+      const bool a_short = la < lb;
+      Index ps = a_short ? pa : pb, pl = a_short ? pb : pa;
+      const Index es = a_short ? ea : eb, el = a_short ? eb : ea;
+      const Index* js = a_short ? a.j : b.j;
+      const Index* jl = a_short ? b.j : a.j;
+      for (; ps < es && pl < el; ++ps) {
+        const Index k = js[ps];
+        Index hi = el;
+        while (pl < hi) {
+          const Index mid = pl + (hi - pl) / 2;
+          if (jl[mid] < k) pl = mid + 1;
+          else hi = mid;
+        }
+        if (pl < el && jl[pl] == k) {
+          if (a_short) term(ps, pl);
+          else term(pl, ps);
+          ++pl;
+        }
+      }
+    } else {
+      while (pa < ea && pb < eb) {
+        const Index ka = a.j[pa], kb = b.j[pb];
+        if (ka < kb) { ++pa; continue; }
+        if (kb < ka) { ++pb; continue; }
+        term(pa, pb);
+        ++pa;
+        ++pb;
+      }
     }
     keep[e] = any;
     zall[e] = acc;
