@@ -13,8 +13,9 @@
 //     predefined monoid and a predefined multiplier of one type other than the bitwise ones (semiring_map.hpp), with
 //     the operand flip: the SpMM family (PLUS_TIMES on FP32 runs its fastest kernels); likewise A full and B' sparse
 //     where the result is full (X W^T and X W: the family's transposed orientations);
-//   - with the portable kernels: mxv and vxm (a row-wise SpMV, or expand-sort-compress for a few entries), mxm with
-//     both operands sparse (the masked dot product, or expand-sort-compress), and transpose (assign over the whole of
+//   - with the portable kernels: mxv and vxm (a row-wise SpMV, or a push from the vector's entries into a dense
+//     accumulator or by expand-sort-compress), mxm with both operands sparse (the masked dot product, the dense row
+//     accumulator, or expand-sort-compress; portable_products.cu's table), and transpose (assign over the whole of
 //     C is an eWiseAdd or a copy, which the core makes);
 //   - declined: user-defined types and operators (and an accumulator of assign whose inputs are not C's type).
 // The GPU is the device current on the thread that first uses the backend; every call runs there (the

@@ -1,7 +1,8 @@
 // backends/cuda/backend/portable_products.cu: the portable sparse x sparse products and transpose
 // (backends/kokkos/portable/products.hpp) instantiated for Kokkos' CUDA space, and the CUDA context's radix sort.
 //
-// A separate source from portable_ops.cu so that the two compile in parallel. Instantiation: the products once per
+// mxm's kernels form an ordered table (product_kernels): each states when it can run and is preferred, and a call
+// takes the first that can. A separate source from portable_ops.cu so that the two compile in parallel. Instantiation: the products once per
 // builtin value type (11; the semiring's operators are run-time opcodes; the dense row accumulator for FP32 and FP64
 // only, the dense push for the boolean and 32/64-bit integer types), the mask's value test once per mask type, transpose once (values moved as bytes), the sort once (64-bit keys
 // with 64-bit positions; the values follow through the positions).
@@ -11,6 +12,7 @@
 #include <memory>
 
 #include <type_traits>
+#include <vector>
 
 #include "device_context.hpp"
 #include "portable/products.hpp"
@@ -127,6 +129,112 @@ DeviceBuffer allowed(SourceContext& ctx, const core::MaskHint& mask, Index n, cu
 
 }  // namespace
 
+namespace {
+
+// One sparse x sparse product as its kernels see it: portable_mxm's operands, the semiring as run-time functors on V,
+// and A's device form.
+template <class V>
+struct Product {
+  SourceContext& ctx;
+  cudaStream_t stream;
+  Matrix& T;
+  const core::MaskHint& mask;
+  const Matrix& A;
+  const Matrix& B;
+  bool tb, flip;
+  BinaryOpcode add_op;   // the monoid's operator as the semiring names it (PLUS for SDDMM)
+  P::MonoidFn<V> add;
+  BinaryOpcode mul;
+  CsrRef a;
+
+  // A 1 x n row A: mxv and vxm as the core hands them over.
+  bool vector() const { return A.nrows() == 1 && T.nrows() == 1; }
+  // The rows of B' (B, or B^T made once and kept) and of B'^T (B^T kept, or B itself).
+  CsrRef rows_of_b() const { return ref_of(tb ? transpose_of(B, stream) : B, stream); }
+  CsrRef rows_of_bt() const { return ref_of(tb ? B : transpose_of(B, stream), stream); }
+  // A matrix product under a mask that is not complemented, where merging costs less than expanding.
+  bool dot_pays() const {
+    return !vector() && mask.M != nullptr && !mask.complement && dot_is_cheaper(*mask.M, A, B, tb);
+  }
+  void attach(P::CsrParts<DeviceBuffer>&& parts) const { cuda::attach(T, std::move(parts), stream); }
+};
+
+// A kernel of the family: whether it can run this product (and is preferred to the kernels after it), and the run.
+template <class V>
+struct ProductKernel {
+  const char* name;
+  bool masked_dot;   // a masked dot product (the only kernels tried when the caller asks for those alone)
+  bool (*can_run)(const Product<V>&);
+  void (*run)(const Product<V>&);
+};
+
+bool is_full(const Matrix& M) { return M.nvals() == M.nrows() * M.ncols(); }
+
+// The family in order of preference. A vector pulls through the rows of B'^T unless pushing its entries costs less:
+// into a dense accumulator where the monoid allows atomics in any order, else by expand-sort-compress. A matrix under
+// a mask that is not complemented takes the masked dot product where it costs less than the expansion (two full
+// floating operands under PLUS, SDDMM, as dense rows). Everything else runs on the dense row accumulator where a row
+// of the result fits on chip (the floating types), or expands, sorts and compresses.
+template <class V>
+const std::vector<ProductKernel<V>>& product_kernels() {
+  static const std::vector<ProductKernel<V>> kernels = {
+      {"push into a dense accumulator", false,
+       [](const Product<V>& p) {
+         return kPushesDense<V> && p.vector() && !p.tb && P::order_free<V>(p.add.op) &&
+                push_is_cheaper(p.A, p.B, kAtomicProduct);
+       },
+       [](const Product<V>& p) {
+         if constexpr (kPushesDense<V>) {
+           const DeviceBuffer allow = allowed(p.ctx, p.mask, p.T.ncols(), p.stream);
+           p.attach(P::push_dense<V>(p.ctx, p.a, ref_of(p.B, p.stream), static_cast<const std::uint8_t*>(allow.get()),
+                                     p.add, p.mul, p.flip));
+         }
+       }},
+      {"pull through rows", false,
+       [](const Product<V>& p) { return p.vector() && (p.tb || !push_is_cheaper(p.A, p.B, kSortedProduct)); },
+       [](const Product<V>& p) {
+         const CsrRef rows = p.rows_of_bt();
+         DeviceBuffer xv(p.A.ncols() * sizeof(V)), xf(p.A.ncols());
+         P::densify_vector<V>(p.ctx, p.a, p.A.ncols(), static_cast<V*>(xv.get()), static_cast<std::uint8_t*>(xf.get()));
+         const DeviceBuffer allow = allowed(p.ctx, p.mask, p.T.ncols(), p.stream);
+         p.attach(P::spmv_rows<V>(p.ctx, rows, static_cast<const V*>(xv.get()),
+                                  static_cast<const std::uint8_t*>(xf.get()),
+                                  static_cast<const std::uint8_t*>(allow.get()), p.add, p.mul, p.flip));
+       }},
+      {"masked dot product of full operands", true,
+       [](const Product<V>& p) {
+         return std::is_floating_point_v<V> && p.dot_pays() && p.add_op == BinaryOpcode::Plus && is_full(p.A) &&
+                is_full(p.B) && p.A.ncols() == (p.tb ? p.B.ncols() : p.B.nrows());
+       },
+       [](const Product<V>& p) {
+         if constexpr (std::is_floating_point_v<V>) {
+           attach_values(p.T, *p.mask.M,
+                         P::masked_dot_full<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(), p.a.ncols,
+                                               p.mul, p.flip),
+                         p.stream);
+         }
+       }},
+      {"masked dot product", true, [](const Product<V>& p) { return p.dot_pays(); },
+       [](const Product<V>& p) {
+         p.attach(P::masked_dot<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(), p.add, p.mul, p.flip));
+       }},
+      // Instantiated for the floating types only (the sparse layers' and SpDNN's products; each type costs the build
+      // two kernels).
+      {"dense row accumulator", false,
+       [](const Product<V>& p) { return std::is_floating_point_v<V> && !p.vector() && dense_rows_pay<V>(p.a, p.rows_of_b()); },
+       [](const Product<V>& p) {
+         if constexpr (std::is_floating_point_v<V>)
+           p.attach(P::dense_rows_spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip));
+       }},
+      {"expand, sort and compress", false,
+       [](const Product<V>& p) { return keys_fit(p.A.nrows(), p.tb ? p.B.nrows() : p.B.ncols()); },
+       [](const Product<V>& p) { p.attach(P::spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip)); }},
+  };
+  return kernels;
+}
+
+}  // namespace
+
 KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
                           const Matrix& B, bool tb, bool flip, cudaStream_t stream, bool only_masked_dot) {
   const Type* v = s.add->type();
@@ -134,69 +242,19 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
   if (!builtin(v) || mul.opcode == BinaryOpcode::User || mul.xtype != v || mul.ytype != v || mul.ztype != v ||
       A.type() != v || B.type() != v || T.type() != v || ta)
     return KernelStatus::Declined;
-  // A vector (a 1 x n row A: mxv and vxm as the core hands them over) pulls through the rows of B'^T (B itself for
-  // mxv) unless pushing its entries costs less: into a dense accumulator where the monoid allows atomics in any order
-  // (push_dense), else by expand-sort-compress. A matrix under a mask that is not complemented takes the masked dot
-  // product where it costs less than the expansion (always for two full operands: SDDMM), over the rows of B (B^T
-  // given) or of the kept B^T; everything else expands, sorts and compresses, with B^T made once and kept where B' is
-  // B^T.
-  const bool vector = A.nrows() == 1 && T.nrows() == 1;
-  const bool dot = !vector && mask.M != nullptr && !mask.complement && dot_is_cheaper(*mask.M, A, B, tb);
-  if (only_masked_dot && !dot) return KernelStatus::Declined;
   SourceContext ctx = source_context(stream);
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> add{};
     if (!monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
-    const bool dense_push = vector && !tb && kPushesDense<V> && P::order_free<V>(add.op) &&
-                            push_is_cheaper(A, B, kAtomicProduct);
-    const bool pull = vector && !dense_push && (tb || !push_is_cheaper(A, B, kSortedProduct));
-    if (!pull && !dot && !dense_push && !keys_fit(A.nrows(), tb ? B.nrows() : B.ncols())) return false;
-    const CsrRef a = ref_of(A, stream);
-    if constexpr (kPushesDense<V>) {
-      if (dense_push) {
-        const DeviceBuffer allow = allowed(ctx, mask, T.ncols(), stream);
-        attach(T,
-               P::push_dense<V>(ctx, a, ref_of(B, stream), static_cast<const std::uint8_t*>(allow.get()), add,
-                                mul.opcode, flip),
-               stream);
-        return done = true;
-      }
+    const Product<V> p{ctx, stream, T, mask, A, B, tb, flip, s.add->op->opcode, add, mul.opcode, ref_of(A, stream)};
+    for (const ProductKernel<V>& k : product_kernels<V>()) {
+      if ((only_masked_dot && !k.masked_dot) || !k.can_run(p)) continue;
+      k.run(p);
+      return done = true;
     }
-    if (pull) {
-      const CsrRef rows = ref_of(tb ? B : transpose_of(B, stream), stream);
-      DeviceBuffer xv(A.ncols() * sizeof(V)), xf(A.ncols());
-      P::densify_vector<V>(ctx, a, A.ncols(), static_cast<V*>(xv.get()), static_cast<std::uint8_t*>(xf.get()));
-      const DeviceBuffer allow = allowed(ctx, mask, T.ncols(), stream);
-      attach(T,
-             P::spmv_rows<V>(ctx, rows, static_cast<const V*>(xv.get()), static_cast<const std::uint8_t*>(xf.get()),
-                             static_cast<const std::uint8_t*>(allow.get()), add, mul.opcode, flip),
-             stream);
-    } else if (dot) {
-      const CsrRef bt = ref_of(tb ? B : transpose_of(B, stream), stream);
-      const CsrRef mref = ref_of(*mask.M, stream);
-      // Full floating operands under PLUS (SDDMM): dense rows, no merge.
-      if constexpr (std::is_floating_point_v<V>) {
-        if (a.full() && bt.full() && a.ncols == bt.ncols && s.add->op->opcode == BinaryOpcode::Plus) {
-          attach_values(T, *mask.M, P::masked_dot_full<V>(ctx, mref, a, bt, a.ncols, mul.opcode, flip), stream);
-          return done = true;
-        }
-      }
-      attach(T, P::masked_dot<V>(ctx, mref, a, bt, add, mul.opcode, flip), stream);
-    } else {
-      const CsrRef b = ref_of(tb ? transpose_of(B, stream) : B, stream);
-      // The dense row accumulator is instantiated for the floating types only (the sparse layers' and SpDNN's
-      // products; each type costs the build two kernels), the expansion for every type.
-      if constexpr (std::is_floating_point_v<V>) {
-        if (dense_rows_pay<V>(a, b)) {
-          attach(T, P::dense_rows_spgemm<V>(ctx, a, b, add, mul.opcode, flip), stream);
-          return done = true;
-        }
-      }
-      attach(T, P::spgemm<V>(ctx, a, b, add, mul.opcode, flip), stream);
-    }
-    return done = true;
+    return false;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
