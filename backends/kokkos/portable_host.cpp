@@ -102,7 +102,7 @@ KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Mat
   const CsrRef a = csr_ref(A), c = csr_ref(C);
   Matrix S(v, C.nrows(), C.ncols()), kept(v, C.nrows(), C.ncols());
   const bool done = on_host([&](auto& ctx) {
-    adopt_result(S, P::scatter(ctx, a, C.nrows(), C.ncols(), rows.list, cols.list, v->size));
+    adopt_result(S, P::scatter(ctx, a, C.ncols(), rows.list, cols.list, v->size));
     // Without an accumulator the region is A's alone: C without the region, united with S (disjoint).
     if (accum == nullptr)
       adopt_result(kept, P::drop_region(ctx, c, rows.list.target, rows.list.n, rows.list.all, cols.list.target,

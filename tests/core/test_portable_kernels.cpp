@@ -414,7 +414,7 @@ TEST_F(PortableKernels, ExtractAssignAndHypersparseUnion) {
     const P::ResolvedList ri = P::resolve_last_wins(I.data(), 17), rj = P::resolve_last_wins(cols.data(), nj);
     const P::PlacedList rows{false, ri.target.data(), ri.source.data(), ri.size(), ri.keeps_order};
     const P::PlacedList pcols{false, rj.target.data(), rj.source.data(), rj.size(), rj.keeps_order};
-    const Matrix placed = to_matrix(P::scatter(ctx, ref(S), 40, 30, rows, pcols, 8), t, 40, 30);
+    const Matrix placed = to_matrix(P::scatter(ctx, ref(S), 30, rows, pcols, 8), t, 40, 30);
     Matrix got(t, 40, 30);
     if (accum) {
       got = to_matrix(P::ewise_union<double, double>(ctx, ref(C), ref(placed), Op::Plus), t, 40, 30);
@@ -432,7 +432,7 @@ TEST_F(PortableKernels, ExtractAssignAndHypersparseUnion) {
     const P::PlacedList rows{false, ri.target.data(), ri.source.data(), 0, true};
     const P::PlacedList pcols{false, rj.target.data(), rj.source.data(), rj.size(), rj.keeps_order};
     const Matrix S = random_matrix(t, 0, 12, 0.5);
-    const Matrix placed = to_matrix(P::scatter(ctx, ref(S), 40, 30, rows, pcols, 8), t, 40, 30);
+    const Matrix placed = to_matrix(P::scatter(ctx, ref(S), 30, rows, pcols, 8), t, 40, 30);
     const Matrix kept = to_matrix(P::drop_region(ctx, ref(C), nullptr, 0, false, pcols.target, pcols.n, false, 8), t,
                                   40, 30);
     expect_same(to_matrix(P::ewise_union<double, double>(ctx, ref(kept), ref(placed), Op::First), t, 40, 30), C,

@@ -86,7 +86,7 @@ KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, 
   const std::size_t elem = v->size;
   const DevicePlacedList rows = place(I, C.nrows(), s), cols = place(J, C.ncols(), s);
   const Matrix S = device_matrix(
-      v, C.nrows(), C.ncols(), P::scatter(ctx, ref_of(A, s), C.nrows(), C.ncols(), rows.list, cols.list, elem), s);
+      v, C.nrows(), C.ncols(), P::scatter(ctx, ref_of(A, s), C.ncols(), rows.list, cols.list, elem), s);
   if (accum != nullptr) return portable_ewise_add(Z, *accum, C, S, s);
   // Without an accumulator the region is A's alone: C without the region, united with S (disjoint).
   const Matrix kept = device_matrix(v, C.nrows(), C.ncols(),

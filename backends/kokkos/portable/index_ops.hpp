@@ -249,10 +249,10 @@ struct PlacedList {
   bool keeps_order = true;
 };
 
-// S = A (ni x nj) placed into an nrows x ncols matrix: S(rows.target[a], cols.target[b]) = A(rows.source[a],
-// cols.source[b]).
+// S = A (ni x nj) placed into a matrix of ncols columns (and the targets' rows): S(rows.target[a], cols.target[b]) =
+// A(rows.source[a], cols.source[b]).
 template <class Ctx>
-CsrParts<BytesOf<Ctx>> scatter(Ctx& ctx, const CsrRef& A, Index nrows, Index ncols, const PlacedList& rows,
+CsrParts<BytesOf<Ctx>> scatter(Ctx& ctx, const CsrRef& A, Index ncols, const PlacedList& rows,
                                const PlacedList& cols, std::size_t elem_size) {
   const Index ni = A.nrows;
   CsrParts<BytesOf<Ctx>> moved;
