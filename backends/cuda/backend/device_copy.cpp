@@ -297,8 +297,8 @@ MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
       arrays->h = DeviceBuffer(host.h.size() * sizeof(Index));
       arrays->p = DeviceBuffer(host.p.size() * sizeof(Index));
       arrays->j = DeviceBuffer(host.j.size() * sizeof(Index));
-      if (host.nvals() == 0 && !host.hyper) {
-        // Empty: its row pointers are zeros, made on the device.
+      if (host.nvals() == 0 && host.h.empty()) {
+        // Empty (no slots, or plain rows with no entry): its row pointers are zeros, made on the device.
         throw_on_cuda_error(cudaMemsetAsync(arrays->p.get(), 0, host.p.size() * sizeof(Index), stream),
                             "row pointers of an empty matrix");
       } else {

@@ -302,12 +302,13 @@ KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& 
 
 namespace {
 // A hypersparse operand of the mask step read as plain CSR over all its rows: its row pointers made on the device
-// (held by `keep`), its columns and values as they are. False where the rows are too many for that to pay (the step
-// then declines, and the host runs it).
-bool as_plain(SourceContext& ctx, CsrRef& a, DeviceBuffer& keep) {
+// (held by `keep`), its columns and values as they are. False where the rows are too many for that to pay against
+// the step's own work, `entries` (the operands' entries: a new, empty C beside a large T pays; the step then
+// declines otherwise, and the host runs it).
+bool as_plain(SourceContext& ctx, CsrRef& a, DeviceBuffer& keep, Index entries) {
   if (!a.hyper) return true;
   constexpr Index kAlwaysRows = Index(1) << 20;
-  if (a.nrows > kAlwaysRows && a.nrows / 8 > a.nvals + a.nslots) return false;
+  if (a.nrows > kAlwaysRows && a.nrows / 8 > entries + a.nslots) return false;
   keep = P::reslot(ctx, a, nullptr, a.nrows);
   a.hyper = false;
   a.h = nullptr;
@@ -343,7 +344,9 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
   }
   // The kernel reads its operands as plain CSR (a new, empty C is hypersparse, and so is a sampled product).
   DeviceBuffer c_rows, t_rows, m_rows;
-  if (!as_plain(ctx, c, c_rows) || !as_plain(ctx, t, t_rows) || (M != nullptr && !as_plain(ctx, m, m_rows)))
+  const Index entries = c.nvals + t.nvals + (M != nullptr ? m.nvals : 0);
+  if (!as_plain(ctx, c, c_rows, entries) || !as_plain(ctx, t, t_rows, entries) ||
+      (M != nullptr && !as_plain(ctx, m, m_rows, entries)))
     return false;
   bool done = false;
   with_type(v->code, [&](auto tt) {

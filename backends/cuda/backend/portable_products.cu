@@ -85,6 +85,14 @@ bool push_is_cheaper(const Matrix& x, const Matrix& B, double product_cost) {
   return product_cost * static_cast<double>(x.nvals()) * mean_row < static_cast<double>(B.nvals());
 }
 
+// Whether a push's products (estimated as push_is_cheaper does) pay for the dense accumulator's passes over all
+// ncols positions (clearing, the mask hint's allowed positions, the compaction): a product through the sort costs
+// about as much as 16 positions of those passes. A frontier of a few entries is sorted instead.
+bool dense_push_pays(const Matrix& x, const Matrix& B) {
+  const double mean_row = B.nrows() > 0 ? static_cast<double>(B.nvals()) / static_cast<double>(B.nrows()) : 0.0;
+  return 16.0 * static_cast<double>(x.nvals()) * mean_row >= static_cast<double>(B.ncols());
+}
+
 // The types push_dense is instantiated for: the boolean and index types of graph frontiers (BFS levels and parents).
 // Other types push through expand-sort-compress.
 template <class V>
@@ -181,7 +189,7 @@ const std::vector<ProductKernel<V>>& product_kernels() {
       {"push into a dense accumulator", false,
        [](const Product<V>& p) {
          return kPushesDense<V> && p.vector() && !p.tb && P::order_free<V>(p.add.op) &&
-                push_is_cheaper(p.A, p.B, kAtomicProduct);
+                push_is_cheaper(p.A, p.B, kAtomicProduct) && dense_push_pays(p.A, p.B);
        },
        [](const Product<V>& p) {
          if constexpr (kPushesDense<V>) {
