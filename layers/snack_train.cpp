@@ -6,7 +6,9 @@
 // memory, time, fallbacks to the reference backend), and keeps a PNG of the learning curves and a CSV of the same
 // numbers up to date. With --checkpoint it writes an atomic checkpoint after every epoch; --resume continues from
 // one (the network, optimizer state, schedule position and curves), so a killed run loses at most its current
-// epoch. Exit status: 0 on success, 1 on a bad argument or a failed run, with the reason on stderr.
+// epoch. With --two-four it prunes every layer to 2:4 after --epochs and trains as many again with that pattern
+// fixed (the prune-and-retrain workflow of structured sparsity). Exit status: 0 on success, 1 on a bad argument or a
+// failed run, with the reason on stderr.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -28,6 +30,7 @@
 #include "dst.hpp"
 #include "mlp.hpp"
 #include "optim.hpp"
+#include "two_four.hpp"
 #include "snack/backend.hpp"
 
 namespace {
@@ -55,6 +58,7 @@ struct Options {
   std::string backend;
   std::string checkpoint, curves = "snack-train-curves.png";
   bool resume = false, quiet = false;
+  bool two_four = false;   // after --epochs, prune to 2:4 and train --epochs more with the pattern fixed
   Index stop_after = 0;   // stop after this many epochs of this invocation (0: run to --epochs)
   double target = -1;   // a test accuracy (%) the last epoch must reach, or exit status 2
 };
@@ -82,6 +86,9 @@ void usage() {
       "  --dst-every K       steps between updates (default 100)\n"
       "  --dst-stop F        no updates after this fraction of training (default 0.75)\n"
       "  --rigl-block R      rows of RigL's gradient made at a time (default 256)\n"
+      "  --two-four          after --epochs, prune every layer to 2:4 (in each group of four weights the two of largest\n"
+      "                      magnitude) and train --epochs more with that pattern fixed (fresh optimizer state); prints\n"
+      "                      the test accuracy before pruning, after it, and after retraining\n"
       "  --seed S            (default 1)\n"
       "  --backend B         reference | kokkos | cuda (default: the library's choice)\n"
       "  --checkpoint PATH   write a checkpoint after every epoch (atomic)\n"
@@ -157,6 +164,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--curves") o.curves = value();
     else if (a == "--target") o.target = number(a, value());
     else if (a == "--quiet") o.quiet = true;
+    else if (a == "--two-four") o.two_four = true;
     else bad("unknown option " + a);
   }
   if (!(o.sparsity >= 0 && o.sparsity < 1)) bad("--sparsity must lie in [0, 1)");
@@ -168,6 +176,7 @@ Options parse(int argc, char** argv) {
   if (!(o.zeta >= 0 && o.zeta <= 1)) bad("--zeta must lie in [0, 1]");
   if (o.resume && o.checkpoint.empty()) bad("--resume needs --checkpoint PATH");
   if (o.dst == "rigl" && o.rigl_block == 0) bad("--rigl-block must be positive");
+  if (o.two_four && o.dst != "none") bad("--two-four keeps the pruned pattern fixed: it takes no --dst");
   return o;
 }
 
@@ -177,7 +186,8 @@ std::string config_of(const Options& o, const std::vector<Index>& sizes) {
   s << "data=" << o.data << " sizes=";
   for (std::size_t k = 0; k < sizes.size(); ++k) s << (k ? "," : "") << sizes[k];
   s << " sparsity=" << o.sparsity << " erk=" << o.erk << " activation=" << o.activation << " optimizer=" << o.optimizer
-    << " batch=" << o.batch << " epochs=" << o.epochs << " dst=" << o.dst << " seed=" << o.seed
+    << " batch=" << o.batch << " epochs=" << o.epochs << " dst=" << o.dst << " two_four=" << o.two_four
+    << " seed=" << o.seed
     << " train_limit=" << o.train_limit;
   return s.str();
 }
@@ -312,7 +322,9 @@ int run(const Options& o) {
   for (std::size_t l = 0; l < net.layers().size(); ++l) opt.push_back(make_optimizer(o));
 
   const std::size_t n_train = o.train_limit ? std::min(o.train_limit, train.n) : train.n;
-  const Index per_epoch = (n_train + o.batch - 1) / o.batch, total_steps = per_epoch * o.epochs;
+  // With --two-four, a second run of --epochs follows the pruning.
+  const Index all_epochs = o.two_four ? 2 * o.epochs : o.epochs;
+  const Index per_epoch = (n_train + o.batch - 1) / o.batch, total_steps = per_epoch * all_epochs;
   const std::string config = config_of(o, sizes);
   Curves curves;
   Index first_epoch = 0, step = 0;
@@ -345,12 +357,27 @@ int run(const Options& o) {
   std::vector<float> px;
   std::vector<std::uint8_t> lab;
   const std::string title = std::string(o.data == "mnist" ? "MNIST" : "Fashion-MNIST") + ", " +
-                            std::to_string(int(std::lround(100 * o.sparsity))) + "% sparse, dst " + o.dst;
-  const Index last_epoch = o.stop_after ? std::min(o.epochs, first_epoch + o.stop_after) : o.epochs;
+                            std::to_string(int(std::lround(100 * o.sparsity))) + "% sparse, " +
+                            (o.two_four ? "2:4 from epoch " + std::to_string(o.epochs + 1) : "dst " + o.dst);
+  const Index last_epoch = o.stop_after ? std::min(all_epochs, first_epoch + o.stop_after) : all_epochs;
   for (Index epoch = first_epoch; epoch < last_epoch; ++epoch) {
+    if (o.two_four && epoch == o.epochs) {
+      // Prune every layer to 2:4 and keep training the kept weights, with fresh optimizer state.
+      for (std::size_t l = 0; l < net.layers().size(); ++l) {
+        Matrix& W = net.layers()[l].weight();
+        W = keep_two_of_four(W);
+        opt[l] = make_optimizer(o);
+      }
+      const Mlp::Result pruned = evaluate(net, test);
+      std::printf("2:4: every layer pruned (density %.2f%%, %llu weights): test loss %.4f acc %.2f%% before "
+                  "retraining\n",
+                  100 * double(net.weights()) / double(net.dense_weights()), (unsigned long long)net.weights(),
+                  pruned.loss, 100.0 * double(pruned.correct) / double(test.n));
+      std::fflush(stdout);
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<std::size_t> order = shuffled_order(train.n, o.seed * 1000003 + epoch);
-    Progress bar(o.quiet, epoch + 1, o.epochs, per_epoch);
+    Progress bar(o.quiet, epoch + 1, all_epochs, per_epoch);
     double loss_sum = 0;
     Index correct = 0, rewired = 0;
     for (Index b = 0; b < per_epoch; ++b, ++step) {
@@ -392,7 +419,7 @@ int run(const Options& o) {
     curves.density.push_back(dens);
     std::printf("epoch %llu/%llu  train loss %.4f acc %.2f%%  test loss %.4f acc %.2f%%  density %.2f%% (%llu weights)"
                 "  model %s + optimizer %s  peak RSS %.0f MB  %.1f s",
-                (unsigned long long)(epoch + 1), (unsigned long long)o.epochs, curves.train_loss.back(),
+                (unsigned long long)(epoch + 1), (unsigned long long)all_epochs, curves.train_loss.back(),
                 curves.train_acc.back(), te.loss, curves.test_acc.back(), 100 * dens,
                 (unsigned long long)net.weights(), human_bytes(double(net.parameter_bytes())).c_str(),
                 human_bytes(double(state)).c_str(), peak_rss_mb(), secs);
@@ -419,10 +446,15 @@ int run(const Options& o) {
     }
   }
   if (!o.curves.empty()) std::printf("curves: %s\n", o.curves.c_str());
-  if (last_epoch < o.epochs) {
-    std::printf("stopped after epoch %llu of %llu%s\n", (unsigned long long)last_epoch, (unsigned long long)o.epochs,
+  if (last_epoch < all_epochs) {
+    std::printf("stopped after epoch %llu of %llu%s\n", (unsigned long long)last_epoch, (unsigned long long)all_epochs,
                 o.checkpoint.empty() ? "" : " (continue with --resume)");
     return 0;
+  }
+  if (o.two_four) {
+    const double dense = curves.test_acc.at(o.epochs - 1), retrained = curves.test_acc.back();
+    std::printf("2:4: test accuracy %.2f%% before pruning, %.2f%% after retraining (%+.2f points)\n", dense, retrained,
+                retrained - dense);
   }
   if (o.target >= 0) {
     const double acc = curves.test_acc.empty() ? 0.0 : curves.test_acc.back();
