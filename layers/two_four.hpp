@@ -8,7 +8,8 @@
 //   values: rows x K/2 entries of 16 bits (FP16 or BF16), the two kept values of each group in column order;
 //   meta:   rows x K/32 words of 32 bits; group g of a row (columns 4g..4g+3) owns the 4 bits at (g % 8) * 4 of word
 //           g / 8: the kept positions within the group (0..3), the first in the low 2 bits, the second above it,
-//           first < second. This is mma.sp's metadata for 16-bit inputs (two 2-bit indices per group of four).
+//           first < second. This is the encoding of mma.sp's metadata for 16-bit inputs (two 2-bit indices per group
+//           of four); a kernel hands the words to its threads as the instruction's fragment layout asks.
 // A group with fewer than two non-zeros still stores two positions: the missing values are zeros at unused
 // positions. Columns past the logical count (the padding) hold nothing: their values are zero.
 #pragma once
