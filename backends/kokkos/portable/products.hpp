@@ -254,7 +254,8 @@ CsrParts<BytesOf<Ctx>> push_dense(Ctx& ctx, const CsrRef& x, const CsrRef& B, co
     off[e] = hi - lo;
   });
   const Index flops = exclusive_scan_in_place(ctx, off, nx);
-  auto acc_buf = ctx.alloc(ncols * sizeof(V));
+  // Whole 8-byte words: atomic_combine swaps the aligned word that holds a value, past the last value too.
+  auto acc_buf = ctx.alloc((ncols * sizeof(V) + 7) / 8 * 8);
   auto has_buf = ctx.alloc(ncols);
   V* acc = as<V>(acc_buf);
   std::uint8_t* has = as<std::uint8_t>(has_buf);
