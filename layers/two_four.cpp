@@ -44,9 +44,8 @@ float TwoFourMatrix::at(Index i, Index j) const {
   int first, second;
   positions(i, j / 4, first, second);
   const int q = static_cast<int>(j % 4);
-  const Index base = i * (padded_cols() / 2) + (j / 4) * 2;
-  if (q == first) return from_half(values[base], type);
-  if (q == second) return from_half(values[base + 1], type);
+  if (q == first) return kept(i, j / 4, 0);
+  if (q == second) return kept(i, j / 4, 1);
   return 0.0f;
 }
 
@@ -136,7 +135,7 @@ Matrix to_matrix(const TwoFourMatrix& W) {
       int pos[2];
       W.positions(i, g, pos[0], pos[1]);
       for (int s = 0; s < 2; ++s) {
-        const float v = from_half(W.values[i * (W.padded_cols() / 2) + g * 2 + s], W.type);
+        const float v = W.kept(i, g, s);
         const Index j = g * 4 + pos[s];
         if (v == 0.0f || j >= W.cols) continue;
         I.push_back(i);
@@ -192,8 +191,7 @@ void two_four_reference(const TwoFourMatrix& W, const float* x, Index batch, Ind
         for (int s = 0; s < 2; ++s) {
           const Index k = g * 4 + pos[s];
           if (k >= W.cols) continue;
-          acc += static_cast<double>(from_half(W.values[i * (K / 2) + g * 2 + s], W.type)) *
-                 static_cast<double>(x[b * ldx + k]);
+          acc += static_cast<double>(W.kept(i, g, s)) * static_cast<double>(x[b * ldx + k]);
         }
       }
       y[b * ldy + i] = acc;

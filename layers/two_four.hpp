@@ -34,8 +34,9 @@ struct TwoFourMatrix {
   std::vector<std::uint32_t> meta;    // rows x padded_cols() / 32
 
   Index padded_cols() const { return (cols + 31) / 32 * 32; }
-  // The two kept positions (0..3) of group g of row i.
+  // The two kept positions (0..3) of group g of row i, and the value kept at the s-th of them (s = 0 or 1).
   void positions(Index i, Index g, int& first, int& second) const;
+  float kept(Index i, Index g, int s) const { return from_half(values[i * (padded_cols() / 2) + g * 2 + s], type); }
   // The value stored at (i, j) as a float: zero where j is not a kept position of its group.
   float at(Index i, Index j) const;
 };

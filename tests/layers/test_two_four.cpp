@@ -34,6 +34,22 @@ std::vector<float> random_dense(Index rows, Index cols, double zero_share) {
   return a;
 }
 
+// The dense rows x cols array `a` as a Matrix of `type` holding its non-zeros.
+snk::Matrix matrix_of(const std::vector<float>& a, Index rows, Index cols, const snk::Type* type) {
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < cols; ++j)
+      if (a[i * cols + j] != 0.0f) {
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(a[i * cols + j]);
+      }
+  snk::Matrix A(type, rows, cols);
+  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return A;
+}
+
 TEST(TwoFour, HalfConversionsRoundToNearestEven) {
   // BF16: exact for values with 8 significant bits; a tie rounds to the even neighbour.
   EXPECT_EQ(snk::layers::to_half(1.0f, HalfType::BF16), 0x3f80);
@@ -95,18 +111,7 @@ TEST(TwoFour, PruningKeepsTheTwoLargestOfEveryFour) {
 TEST(TwoFour, SparseMatrixPrunesAsItsDenseForm) {
   const Index rows = 31, cols = 75;
   const std::vector<float> a = random_dense(rows, cols, 0.7);
-  std::vector<Index> I, J;
-  std::vector<float> X;
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j)
-      if (a[i * cols + j] != 0.0f) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(a[i * cols + j]);
-      }
-  snk::Matrix A(&snk::types::FP64, rows, cols);
-  std::vector<double> Xd(X.begin(), X.end());
-  A.build(I.data(), J.data(), Xd.data(), &snk::types::FP64, I.size(), nullptr);
+  const snk::Matrix A = matrix_of(a, rows, cols, &snk::types::FP64);
   const TwoFourMatrix from_sparse = snk::layers::prune_two_four(A, HalfType::BF16);
   const TwoFourMatrix from_dense = snk::layers::prune_two_four(a.data(), rows, cols, cols, HalfType::BF16);
   // Equal values everywhere; positions may differ only where a group's dropped entries are zeros.
@@ -129,17 +134,7 @@ TEST(TwoFour, KeptWeightsForRetraining) {
   // A sparse FP32 W: each group keeps its present entries of the two largest magnitudes, values unrounded.
   const Index rows = 17, cols = 70;
   const std::vector<float> a = random_dense(rows, cols, 0.4);
-  std::vector<Index> I, J;
-  std::vector<float> X;
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j)
-      if (a[i * cols + j] != 0.0f) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(a[i * cols + j]);
-      }
-  snk::Matrix W(&snk::types::FP32, rows, cols);
-  W.build(I.data(), J.data(), X.data(), &snk::types::FP32, I.size(), nullptr);
+  const snk::Matrix W = matrix_of(a, rows, cols, &snk::types::FP32);
   const snk::Matrix K = snk::layers::keep_two_of_four(W);
   ASSERT_EQ(K.type(), W.type());
   std::vector<Index> ki(K.nvals()), kj(K.nvals());
@@ -166,14 +161,7 @@ TEST(TwoFour, KeptWeightsForRetraining) {
     }
   // A dense W keeps exactly the positions of its 2:4 form.
   const std::vector<float> d = random_dense(rows, cols, 0.0);
-  std::vector<Index> DI, DJ;
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j) {
-      DI.push_back(i);
-      DJ.push_back(j);
-    }
-  snk::Matrix D(&snk::types::FP32, rows, cols);
-  D.build(DI.data(), DJ.data(), d.data(), &snk::types::FP32, DI.size(), nullptr);
+  const snk::Matrix D = matrix_of(d, rows, cols, &snk::types::FP32);
   const TwoFourMatrix F = snk::layers::prune_two_four(d.data(), rows, cols, cols, HalfType::BF16);
   const snk::Matrix KD = snk::layers::keep_two_of_four(D);
   std::vector<Index> di(KD.nvals()), dj(KD.nvals());

@@ -80,17 +80,20 @@ const Matrix& transpose_of(const Matrix& B, cudaStream_t s) {
 // pull's reading of B^T once. A product costs 16 entries through expand-sort-compress (the sort's passes), 4 through
 // the dense accumulator (a search for its entry and a combine at a random position).
 constexpr double kSortedProduct = 16.0, kAtomicProduct = 4.0;
-bool push_is_cheaper(const Matrix& x, const Matrix& B, double product_cost) {
+// A push's products, estimated from B's mean row length.
+double push_products(const Matrix& x, const Matrix& B) {
   const double mean_row = B.nrows() > 0 ? static_cast<double>(B.nvals()) / static_cast<double>(B.nrows()) : 0.0;
-  return product_cost * static_cast<double>(x.nvals()) * mean_row < static_cast<double>(B.nvals());
+  return static_cast<double>(x.nvals()) * mean_row;
+}
+bool push_is_cheaper(const Matrix& x, const Matrix& B, double product_cost) {
+  return product_cost * push_products(x, B) < static_cast<double>(B.nvals());
 }
 
-// Whether a push's products (estimated as push_is_cheaper does) pay for the dense accumulator's passes over all
-// ncols positions (clearing, the mask hint's allowed positions, the compaction): a product through the sort costs
-// about as much as 16 positions of those passes. A frontier of a few entries is sorted instead.
+// Whether a push's products pay for the dense accumulator's passes over all ncols positions (clearing, the mask
+// hint's allowed positions, the compaction): a product through the sort costs about as much as 16 positions of those
+// passes. A frontier of a few entries is sorted instead.
 bool dense_push_pays(const Matrix& x, const Matrix& B) {
-  const double mean_row = B.nrows() > 0 ? static_cast<double>(B.nvals()) / static_cast<double>(B.nrows()) : 0.0;
-  return 16.0 * static_cast<double>(x.nvals()) * mean_row >= static_cast<double>(B.ncols());
+  return kSortedProduct * push_products(x, B) >= static_cast<double>(B.ncols());
 }
 
 // The types push_dense is instantiated for: the boolean and index types of graph frontiers (BFS levels and parents).

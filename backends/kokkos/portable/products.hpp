@@ -128,38 +128,61 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
   return out;
 }
 
-// T = A * B over (add, mul) on V, every operand of type V; f(a, b) = flip ? mul(b, a) : mul(a, b).
-template <class V, class Ctx>
-CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
-                              bool flip) {
-  const Index nA = A.nvals, ncols = B.ncols;
-  auto off_buf = ctx.alloc((nA + 1) * sizeof(Index));
-  Index* off = as<Index>(off_buf);
+// The products of A's entries with the rows of B they meet (entry e of A, in column k, with row k of B), numbered
+// 0..count-1 entry by entry: where each one lies (locate), for one thread per product (not per entry of A: a long
+// row of B would be one thread's serial walk). Trivially copyable, so kernels capture it.
+struct ProductIndex {
+  CsrRef a, b;
+  CsrRef by_entry;   // the products' offsets per entry of A, as row pointers (nslots = A's entries)
+  Index count = 0;
+  // Product q: its entry e of A and its entry f of B.
+  KOKKOS_INLINE_FUNCTION void locate(Index q, Index& e, Index& f) const {
+    e = slot_of(by_entry, q);
+    Index lo, hi;
+    b.row_range(a.j[e], lo, hi);
+    f = lo + (q - by_entry.p[e]);
+  }
+};
+
+// A's products with B indexed (ProductIndex); `offsets` holds the offsets and must outlive the index's use.
+template <class Ctx>
+ProductIndex index_products(Ctx& ctx, const CsrRef& A, const CsrRef& B, BytesOf<Ctx>& offsets) {
+  offsets = ctx.alloc((A.nvals + 1) * sizeof(Index));
+  Index* off = as<Index>(offsets);
   const CsrRef a = A, b = B;
-  // Products per entry of A, then their offsets.
-  for_n(ctx, "snack::portable::spgemm_counts", nA, KOKKOS_LAMBDA(Index e) {
+  for_n(ctx, "snack::portable::product_counts", A.nvals, KOKKOS_LAMBDA(Index e) {
     Index lo, hi;
     b.row_range(a.j[e], lo, hi);
     off[e] = hi - lo;
   });
-  const Index flops = exclusive_scan_in_place(ctx, off, nA);
+  ProductIndex index;
+  index.a = A;
+  index.b = B;
+  index.by_entry.p = off;
+  index.by_entry.nslots = A.nvals;
+  index.count = exclusive_scan_in_place(ctx, off, A.nvals);
+  return index;
+}
+
+// T = A * B over (add, mul) on V, every operand of type V; f(a, b) = flip ? mul(b, a) : mul(a, b).
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
+                              bool flip) {
+  const Index ncols = B.ncols;
+  BytesOf<Ctx> offsets;
+  const ProductIndex at = index_products(ctx, A, B, offsets);
+  const Index flops = at.count;
   auto key_buf = ctx.alloc(flops * sizeof(std::uint64_t));
   auto idx_buf = ctx.alloc(flops * sizeof(std::uint64_t));
   auto val_buf = ctx.alloc(flops * sizeof(V));
   std::uint64_t* key = as<std::uint64_t>(key_buf);
   std::uint64_t* idx = as<std::uint64_t>(idx_buf);
   V* val = as<V>(val_buf);
-  // One thread per product (not per entry of A: a long row of B would be one thread's serial walk).
-  CsrRef offsets;   // off as the row pointers of A's entries, to find each product's entry
-  offsets.p = off;
-  offsets.nslots = nA;
-  const CsrRef o = offsets;
+  const CsrRef a = A, b = B;
   for_n(ctx, "snack::portable::spgemm_expand", flops, KOKKOS_LAMBDA(Index q) {
-    const Index e = slot_of(o, q);
+    Index e, f;
+    at.locate(q, e, f);
     const Index i = a.row_of(slot_of(a, e));
-    Index lo, hi;
-    b.row_range(a.j[e], lo, hi);
-    const Index f = lo + (q - off[e]);
     const V av = a.values<V>()[e], bv = b.values<V>()[f];
     key[q] = i * ncols + b.j[f];
     idx[q] = q;
@@ -244,16 +267,9 @@ KOKKOS_INLINE_FUNCTION void atomic_combine(V* z, V v, const Add& add) {
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> push_dense(Ctx& ctx, const CsrRef& x, const CsrRef& B, const std::uint8_t* allow,
                                   MonoidFn<V> add, BinaryOpcode mul, bool flip) {
-  const Index nx = x.nvals, ncols = B.ncols;
-  auto off_buf = ctx.alloc((nx + 1) * sizeof(Index));
-  Index* off = as<Index>(off_buf);
-  const CsrRef a = x, b = B;
-  for_n(ctx, "snack::portable::push_counts", nx, KOKKOS_LAMBDA(Index e) {
-    Index lo, hi;
-    b.row_range(a.j[e], lo, hi);
-    off[e] = hi - lo;
-  });
-  const Index flops = exclusive_scan_in_place(ctx, off, nx);
+  const Index ncols = B.ncols;
+  BytesOf<Ctx> offsets;
+  const ProductIndex at = index_products(ctx, x, B, offsets);
   // Whole 8-byte words: atomic_combine swaps the aligned word that holds a value, past the last value too.
   auto acc_buf = ctx.alloc((ncols * sizeof(V) + 7) / 8 * 8);
   auto has_buf = ctx.alloc(ncols);
@@ -264,15 +280,10 @@ CsrParts<BytesOf<Ctx>> push_dense(Ctx& ctx, const CsrRef& x, const CsrRef& B, co
     acc[j] = identity;
     has[j] = 0;
   });
-  CsrRef offsets;   // off as the row pointers of x's entries, to find each product's entry
-  offsets.p = off;
-  offsets.nslots = nx;
-  const CsrRef o = offsets;
-  for_n(ctx, "snack::portable::push_products", flops, KOKKOS_LAMBDA(Index q) {
-    const Index e = slot_of(o, q);
-    Index lo, hi;
-    b.row_range(a.j[e], lo, hi);
-    const Index f = lo + (q - off[e]);
+  const CsrRef a = x, b = B;
+  for_n(ctx, "snack::portable::push_products", at.count, KOKKOS_LAMBDA(Index q) {
+    Index e, f;
+    at.locate(q, e, f);
     const Index j = b.j[f];
     if (allow != nullptr && !allow[j]) return;
     const V av = a.values<V>()[e], bv = b.values<V>()[f];
