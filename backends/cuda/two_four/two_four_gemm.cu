@@ -1,0 +1,338 @@
+// two_four/two_four_gemm.cu: the 2:4 GEMM kernels (see two_four_gemm.hpp) and their dispatcher.
+//
+// One kernel template, three tile shapes. A thread block of 8 warps computes a BM x BN block of Y over a K range, in
+// steps of 64 columns of W: a stage holds W's 64-column slice in compressed form (BM rows x 32 values, 64 bytes a row)
+// with its metadata (two words a row) and X's matching 64 x BN slice stored batch column after batch column
+// (128 bytes each). Stages are filled by cp.async, kStages deep. Each warp owns a (BM / WM) x (BN / WN) block of Y
+// and, per 32 columns of W, loads its A fragments (compressed 16 x 16) and B fragments (32 x 8) with ldmatrix, builds
+// each m16 tile's metadata word from the two rows its thread pair reads, and issues mma.sp m16n8k32 with FP32
+// accumulators. Shared-memory rows are XOR-swizzled by 16-byte chunk, so every ldmatrix phase touches 8 distinct
+// chunks of one 128-byte line.
+//
+// Metadata fragment (PTX ISA, sparse mma m16n8k32 with 16-bit inputs, sparsity selector 0): in each quad of lanes,
+// thread 0 holds rows g and g + 8 (g = lane / 4) for columns 0-15 of the 32 (row g in the low 16 bits), thread 1 the
+// same rows for columns 16-31. The stored word of a row and 32 columns has columns 0-15 in its low 16 bits, so each
+// fragment is two half-words of two stored words.
+//
+// Edges: rows past W's, batch columns past X's and columns past K are filled with zeros in shared memory (metadata
+// of absent rows with a valid code), and stores are guarded; X is read with 16-byte copies where its leading
+// dimension and address allow and 8 columns lie inside K, element by element otherwise.
+#include "two_four/two_four_gemm.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace snk::cuda {
+namespace {
+
+constexpr int kThreads = 256;      // 8 warps
+constexpr int kTileK = 64;         // logical columns of W per stage
+constexpr std::uint32_t kIdleMeta = 0x44444444u;   // positions 0 and 1 in every group: a valid code for zero rows
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void cp_async16(std::uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async4(std::uint32_t dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+template <TwoFourType T>
+__device__ __forceinline__ void mma_sp(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[4],
+                                       std::uint32_t e) {
+  if constexpr (T == TwoFourType::FP16) {
+    asm volatile(
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, 0x0;\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e));
+  } else {
+    asm volatile(
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, 0x0;\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e));
+  }
+}
+
+template <TwoFourType T>
+__device__ __forceinline__ std::uint16_t round_to(float v) {
+  if constexpr (T == TwoFourType::FP16) return __half_as_ushort(__float2half_rn(v));
+  else return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+}
+
+struct Args {
+  const std::uint16_t* values;
+  const std::uint32_t* meta;
+  const std::uint16_t* x;
+  std::uint16_t* y;
+  float* partial;              // splits > 1: splits x batch x rows FP32 parts (column-major, ld = rows)
+  int rows, cols, padded, batch;
+  long long ldx, ldy;
+  int tiles_k, tiles_per_split;
+  bool x_vector;               // X may be read in 16-byte copies (ldx % 8 == 0 and x 16-byte aligned)
+};
+
+template <int BM, int BN, int WM, int WN, int Stages>
+struct Shape {
+  static_assert(WM * WN * 32 == kThreads, "8 warps");
+  static constexpr int kStages = Stages;
+  static constexpr int kWarpRows = BM / WM, kWarpCols = BN / WN;
+  static constexpr int kMt = kWarpRows / 16, kNt = kWarpCols / 8;
+  static constexpr int kABytes = BM * 64, kMetaBytes = BM * 8, kBBytes = BN * 128;
+  static constexpr int kStageBytes = kABytes + kMetaBytes + kBBytes;
+  static constexpr int kSmem = kStageBytes * Stages;
+  static constexpr int kMinBlocks = kMt * kNt > 16 ? 1 : 2;   // large warp tiles need the registers of one block
+};
+
+// Fills one stage with W's columns [64 kt, 64 kt + 64) of rows [m0, m0 + BM) and X's matching rows of batch
+// columns [n0, n0 + BN).
+template <int BM, int BN>
+__device__ __forceinline__ void load_stage(const Args& a, unsigned char* stage, int kt, int m0, int n0) {
+  unsigned char* sA = stage;
+  std::uint32_t* sMeta = reinterpret_cast<std::uint32_t*>(stage + BM * 64);
+  unsigned char* sB = stage + BM * 64 + BM * 8;
+  const int half_cols = a.padded / 2, words = a.padded / 32;
+  for (int i = threadIdx.x; i < BM * 4; i += kThreads) {
+    const int r = i >> 2, c = i & 3, row = m0 + r, col = kt * 32 + c * 8;
+    const bool valid = row < a.rows && col < half_cols;
+    const std::uint16_t* src = valid ? a.values + static_cast<long long>(row) * half_cols + col : a.values;
+    cp_async16(smem_addr(sA + r * 64 + ((c ^ ((r >> 1) & 3)) << 4)), src, valid);
+  }
+  for (int i = threadIdx.x; i < BM * 2; i += kThreads) {
+    const int r = i >> 1, w = kt * 2 + (i & 1), row = m0 + r;
+    if (row < a.rows && w < words) cp_async4(smem_addr(sMeta + i), a.meta + static_cast<long long>(row) * words + w);
+    else sMeta[i] = kIdleMeta;
+  }
+  for (int i = threadIdx.x; i < BN * 8; i += kThreads) {
+    const int n = i >> 3, c = i & 7, col = n0 + n, k = kt * kTileK + c * 8;
+    unsigned char* dst = sB + n * 128 + ((c ^ (n & 7)) << 4);
+    const std::uint16_t* src = a.x + static_cast<long long>(col) * a.ldx + k;
+    if (col < a.batch && k + 8 <= a.cols && a.x_vector) {
+      cp_async16(smem_addr(dst), src, true);
+    } else {
+      std::uint16_t v[8];
+      for (int e = 0; e < 8; ++e) v[e] = (col < a.batch && k + e < a.cols) ? src[e] : 0;
+      std::memcpy(dst, v, 16);
+    }
+  }
+}
+
+template <TwoFourType T, int BM, int BN, int WM, int WN, int Stages>
+__global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMinBlocks)) two_four_kernel(Args a) {
+  using S = Shape<BM, BN, WM, WN, Stages>;
+  constexpr int kStages = Stages;
+  extern __shared__ __align__(128) unsigned char smem[];
+  // Tiles in groups of 8 along the rows, so that blocks running together share X's slices in L2.
+  const int tiles_m = (a.rows + BM - 1) / BM, tiles_n = (a.batch + BN - 1) / BN;
+  const int per_group = 8 * tiles_n, group = blockIdx.x / per_group, first = group * 8;
+  const int group_rows = min(tiles_m - first, 8), in_group = blockIdx.x % per_group;
+  const int m0 = (first + in_group % group_rows) * BM, n0 = (in_group / group_rows) * BN;
+  const int kt_begin = blockIdx.y * a.tiles_per_split;
+  const int kt_end = min(a.tiles_k, kt_begin + a.tiles_per_split);
+  const int ntiles = kt_end - kt_begin;
+
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int wrow = (warp / WN) * S::kWarpRows, wcol = (warp % WN) * S::kWarpCols;
+  const int g = lane >> 2, t = lane & 3;
+
+  float acc[S::kMt][S::kNt][4];
+#pragma unroll
+  for (int i = 0; i < S::kMt; ++i)
+#pragma unroll
+    for (int j = 0; j < S::kNt; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < ntiles) load_stage<BM, BN>(a, smem + s * S::kStageBytes, kt_begin + s, m0, n0);
+    cp_async_commit();
+  }
+  for (int it = 0; it < ntiles; ++it) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+    const int next = it + kStages - 1;
+    if (next < ntiles) load_stage<BM, BN>(a, smem + (next % kStages) * S::kStageBytes, kt_begin + next, m0, n0);
+    cp_async_commit();
+
+    const unsigned char* stage = smem + (it % kStages) * S::kStageBytes;
+    const std::uint32_t sA = smem_addr(stage), sB = smem_addr(stage + BM * 64 + BM * 8);
+    const std::uint32_t* sMeta = reinterpret_cast<const std::uint32_t*>(stage + BM * 64);
+#pragma unroll
+    for (int step = 0; step < 2; ++step) {   // 32 logical columns each
+      std::uint32_t af[S::kMt][4], ef[S::kMt];
+#pragma unroll
+      for (int i = 0; i < S::kMt; ++i) {
+        const int r = wrow + i * 16 + (lane & 7) + ((lane >> 3) & 1) * 8, c = step * 2 + (lane >> 4);
+        ldmatrix_x4(af[i], sA + r * 64 + ((c ^ ((r >> 1) & 3)) << 4));
+        const int r0 = wrow + i * 16 + g;
+        const std::uint32_t lo = sMeta[r0 * 2 + step], hi = sMeta[(r0 + 8) * 2 + step];
+        ef[i] = __byte_perm(lo, hi, (t & 1) ? 0x7632 : 0x5410);
+      }
+#pragma unroll
+      for (int j = 0; j < S::kNt; ++j) {
+        std::uint32_t bf[4];
+        const int n = wcol + j * 8 + (lane & 7), c = step * 4 + (lane >> 3);
+        ldmatrix_x4(bf, sB + n * 128 + ((c ^ (n & 7)) << 4));
+#pragma unroll
+        for (int i = 0; i < S::kMt; ++i) mma_sp<T>(acc[i][j], af[i], bf, ef[i]);
+      }
+    }
+  }
+  cp_async_wait<0>();
+
+  // acc[i][j]: rows wrow + 16 i + g (+ 8 for the last two), batch columns wcol + 8 j + 2 t (+ 1 for the odd ones).
+#pragma unroll
+  for (int i = 0; i < S::kMt; ++i)
+#pragma unroll
+    for (int j = 0; j < S::kNt; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int row = m0 + wrow + i * 16 + g + (q >> 1) * 8, col = n0 + wcol + j * 8 + 2 * t + (q & 1);
+        if (row >= a.rows || col >= a.batch) continue;
+        if (gridDim.y == 1) a.y[col * a.ldy + row] = round_to<T>(acc[i][j][q]);
+        else a.partial[(static_cast<long long>(blockIdx.y) * a.batch + col) * a.rows + row] = acc[i][j][q];
+      }
+}
+
+// Y = the sum of the split parts, rounded once.
+template <TwoFourType T>
+__global__ void sum_parts(Args a, int splits) {
+  const long long total = static_cast<long long>(a.rows) * a.batch;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float s = 0.0f;
+    for (int p = 0; p < splits; ++p) s += a.partial[p * total + e];
+    const long long col = e / a.rows, row = e % a.rows;
+    a.y[col * a.ldy + row] = round_to<T>(s);
+  }
+}
+
+int sm_count() {
+  static const int n = [] {
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      return 132;
+    return v;
+  }();
+  return n;
+}
+
+template <TwoFourType T, int BM, int BN, int WM, int WN, int Stages>
+cudaError_t launch(Args a, int splits, cudaStream_t stream, TwoFourLaunch* out) {
+  using S = Shape<BM, BN, WM, WN, Stages>;
+  auto kernel = two_four_kernel<T, BM, BN, WM, WN, Stages>;
+  static const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmem);
+  if (attr != cudaSuccess) return attr;
+  const long long tiles = static_cast<long long>((a.rows + BM - 1) / BM) * ((a.batch + BN - 1) / BN);
+  if (splits <= 0) {
+    // Split K while the tiles fill less than two waves of the blocks an SM holds, keeping 8 steps (512 columns) a part.
+    const long long want = (2LL * S::kMinBlocks * sm_count() + tiles - 1) / tiles;
+    splits = static_cast<int>(std::max(1LL, std::min({want, static_cast<long long>(a.tiles_k / 8), 32LL})));
+  }
+  splits = std::min(splits, a.tiles_k);
+  a.tiles_per_split = (a.tiles_k + splits - 1) / splits;
+  splits = (a.tiles_k + a.tiles_per_split - 1) / a.tiles_per_split;
+  if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
+  if (splits > 1) {
+    const size_t bytes = sizeof(float) * splits * static_cast<size_t>(a.rows) * a.batch;
+    void* p = nullptr;
+    if (cudaError_t e = cudaMallocAsync(&p, bytes, stream); e != cudaSuccess) return e;
+    a.partial = static_cast<float*>(p);
+  }
+  kernel<<<dim3(static_cast<unsigned>(tiles), splits), kThreads, S::kSmem, stream>>>(a);
+  cudaError_t err = cudaGetLastError();
+  if (splits > 1) {
+    if (err == cudaSuccess) {
+      const long long total = static_cast<long long>(a.rows) * a.batch;
+      const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 8LL * sm_count()));
+      sum_parts<T><<<blocks, 256, 0, stream>>>(a, splits);
+      err = cudaGetLastError();
+    }
+    cudaFreeAsync(a.partial, stream);
+  }
+  if (out) out->splits = splits;
+  return err;
+}
+
+template <int BM, int BN, int WM, int WN, int Stages>
+cudaError_t run_tile(const Args& a, TwoFourType type, int splits, cudaStream_t stream, TwoFourLaunch* out) {
+  return type == TwoFourType::FP16 ? launch<TwoFourType::FP16, BM, BN, WM, WN, Stages>(a, splits, stream, out)
+                                   : launch<TwoFourType::BF16, BM, BN, WM, WN, Stages>(a, splits, stream, out);
+}
+
+struct Entry {
+  TwoFourKernel kernel;
+  cudaError_t (*run)(const Args&, TwoFourType, int, cudaStream_t, TwoFourLaunch*);
+};
+
+// Wide batches fill the 128-column tile; narrower ones take the tile that wastes the least of the mma's columns.
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = {
+      {{"tile128x128", 128, 128, [](const TwoFourProblem& p) { return p.batch > 64; }}, run_tile<128, 128, 2, 4, 4>},
+      {{"tile128x64", 128, 64, [](const TwoFourProblem& p) { return p.batch > 32; }}, run_tile<128, 64, 4, 2, 4>},
+      {{"tile128x32", 128, 32, [](const TwoFourProblem&) { return true; }}, run_tile<128, 32, 8, 1, 4>},
+      {{"tile128x256", 128, 256, [](const TwoFourProblem& p) { return p.batch > 128; }}, run_tile<128, 256, 2, 4, 3>},
+      {{"tile256x128", 256, 128, [](const TwoFourProblem& p) { return p.batch > 64; }}, run_tile<256, 128, 4, 2, 3>},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<TwoFourKernel>& two_four_kernels() {
+  static const std::vector<TwoFourKernel> list = [] {
+    std::vector<TwoFourKernel> l;
+    for (const Entry& e : entries()) l.push_back(e.kernel);
+    return l;
+  }();
+  return list;
+}
+
+cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const std::string& kernel, int splits,
+                          TwoFourLaunch* launch_out) {
+  const TwoFourView& w = p.w;
+  if (w.rows < 0 || w.cols < 0 || p.batch < 0 || p.ldx < w.cols || p.ldy < w.rows || w.rows > 0x7fffffff ||
+      w.cols > 0x7fffffff || p.batch > 0x7fffffff)
+    return cudaErrorInvalidValue;
+  if (w.rows == 0 || p.batch == 0) return cudaSuccess;
+  if (!w.values || !w.meta || !p.y || (w.cols > 0 && !p.x)) return cudaErrorInvalidValue;
+  Args a{};
+  a.values = w.values;
+  a.meta = w.meta;
+  a.x = p.x;
+  a.y = p.y;
+  a.rows = static_cast<int>(w.rows);
+  a.cols = static_cast<int>(w.cols);
+  a.padded = static_cast<int>(w.padded_cols());
+  a.batch = static_cast<int>(p.batch);
+  a.ldx = p.ldx;
+  a.ldy = p.ldy;
+  a.tiles_k = std::max(1, (a.padded + kTileK - 1) / kTileK);   // K = 0 still runs one step of zeros
+  a.x_vector = p.ldx % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
+  for (const Entry& e : entries()) {
+    if (kernel.empty() ? !e.kernel.can_run(p) : kernel != e.kernel.name) continue;
+    if (launch_out) launch_out->kernel = e.kernel.name;
+    return e.run(a, w.type, splits, stream, launch_out);
+  }
+  return cudaErrorInvalidValue;   // no kernel of that name
+}
+
+}  // namespace snk::cuda

@@ -1,0 +1,62 @@
+// two_four/two_four_gemm.hpp: the public host API of the 2:4 GEMM on the sparse tensor cores, Y = W X with W in the
+// 2:4 compressed form of layers/two_four.hpp (two 16-bit values and two 2-bit positions per group of four) and X, Y
+// dense, FP16 or BF16, accumulated in FP32 (mma.sp, m16n8k32).
+//
+// Usable from plain C++ (the only CUDA type is cudaStream_t). Every array is on the device. X is cols x batch and Y
+// rows x batch, both column-major (a batch of activations stored row after row, as a layer holds them). The kernels
+// form an ordered table; the first whose can-run rule accepts the problem runs, unless the caller names one (tests
+// and the benchmark do). A kernel splits the K range over several thread blocks when its tiles alone would leave
+// the GPU idle, and sums the parts in FP32 before rounding once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace snk::cuda {
+
+enum class TwoFourType : std::uint8_t { FP16, BF16 };
+
+// W in layers/two_four.hpp's layout, on the device: values rows x padded_cols()/2, meta rows x padded_cols()/32.
+struct TwoFourView {
+  const std::uint16_t* values = nullptr;
+  const std::uint32_t* meta = nullptr;
+  std::int64_t rows = 0, cols = 0;   // the logical shape
+  TwoFourType type = TwoFourType::FP16;
+  std::int64_t padded_cols() const { return (cols + 31) / 32 * 32; }
+};
+
+// Y = W X. x: cols x batch (X(k, b) at x[b * ldx + k], ldx >= cols); y: rows x batch (Y(i, b) at y[b * ldy + i],
+// ldy >= rows); both of W's type. Entries of Y outside the rows x batch block are not touched.
+struct TwoFourProblem {
+  TwoFourView w;
+  const std::uint16_t* x = nullptr;
+  std::int64_t ldx = 0;
+  std::int64_t batch = 0;
+  std::uint16_t* y = nullptr;
+  std::int64_t ldy = 0;
+};
+
+struct TwoFourKernel {
+  const char* name;
+  int tile_rows, tile_batch;                       // the rows of W and columns of X one thread block computes
+  bool (*can_run)(const TwoFourProblem&);          // the rule under which the dispatcher picks it
+};
+
+// The candidates, in the order the dispatcher tries them.
+const std::vector<TwoFourKernel>& two_four_kernels();
+
+struct TwoFourLaunch {
+  std::string kernel;   // the kernel that ran
+  int splits = 1;       // the parts the K range was split into
+};
+
+// Computes Y = W X on `stream`. kernel: a name from two_four_kernels() to force one (empty: the dispatcher's choice);
+// splits: the K-range parts to force (0: the kernel's rule). Returns cudaErrorInvalidValue for a shape or leading
+// dimension that does not fit (nothing is launched), else the launch's error. `launch`, if given, says what ran.
+cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const std::string& kernel = {},
+                          int splits = 0, TwoFourLaunch* launch = nullptr);
+
+}  // namespace snk::cuda
