@@ -167,7 +167,7 @@ TEST(TwoFourGemm, EveryKernelMatchesTheReference) {
 TEST(TwoFourGemm, TheDispatcherSplitsALongKAndSumsTheParts) {
   REQUIRE_GPU();
   EXPECT_GT(check_case({256, 8192, 16, 0, 0}, HalfType::BF16, "tile128x32", 0), 1);
-  EXPECT_EQ(check_case({1024, 256, 256, 0, 0}, HalfType::FP16, "tile128x128", 0), 1);
+  EXPECT_EQ(check_case({1024, 256, 256, 0, 0}, HalfType::FP16, "tile128x256", 0), 1);
 }
 
 TEST(TwoFourGemm, TheDispatcherPicksTheTileByBatch) {
@@ -184,8 +184,9 @@ TEST(TwoFourGemm, TheDispatcherPicksTheTileByBatch) {
   EXPECT_EQ(chosen(1), "tile128x32");
   EXPECT_EQ(chosen(32), "tile128x32");
   EXPECT_EQ(chosen(64), "tile128x64");
-  EXPECT_EQ(chosen(128), "tile128x128");
-  EXPECT_EQ(chosen(4096), "tile128x128");
+  EXPECT_EQ(chosen(128), "tile128x64");
+  EXPECT_EQ(chosen(129), "tile128x256");
+  EXPECT_EQ(chosen(4096), "tile128x256");
 }
 
 TEST(TwoFourGemm, BadArgumentsLaunchNothing) {

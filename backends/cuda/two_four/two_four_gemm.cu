@@ -3,7 +3,7 @@
 // One kernel template, three tile shapes. A thread block of 8 warps computes a BM x BN block of Y over a K range, in
 // steps of 64 columns of W: a stage holds W's 64-column slice in compressed form (BM rows x 32 values, 64 bytes a row)
 // with its metadata (two words a row) and X's matching 64 x BN slice stored batch column after batch column
-// (128 bytes each). Stages are filled by cp.async, kStages deep. Each warp owns a (BM / WM) x (BN / WN) block of Y
+// (128 bytes each). Stages are filled by cp.async, 3 or 4 deep; each thread works out its chunks once per block. Each warp owns a (BM / WM) x (BN / WN) block of Y
 // and, per 32 columns of W, loads its A fragments (compressed 16 x 16) and B fragments (32 x 8) with ldmatrix, builds
 // each m16 tile's metadata word from the two rows its thread pair reads, and issues mma.sp m16n8k32 with FP32
 // accumulators. Shared-memory rows are XOR-swizzled by 16-byte chunk, so every ldmatrix phase touches 8 distinct
@@ -92,7 +92,6 @@ struct Args {
 template <int BM, int BN, int WM, int WN, int Stages>
 struct Shape {
   static_assert(WM * WN * 32 == kThreads, "8 warps");
-  static constexpr int kStages = Stages;
   static constexpr int kWarpRows = BM / WM, kWarpCols = BN / WN;
   static constexpr int kMt = kWarpRows / 16, kNt = kWarpCols / 8;
   static constexpr int kABytes = BM * 64, kMetaBytes = BM * 8, kBBytes = BN * 128;
@@ -101,38 +100,78 @@ struct Shape {
   static constexpr int kMinBlocks = kMt * kNt > 16 ? 1 : 2;   // large warp tiles need the registers of one block
 };
 
-// Fills one stage with W's columns [64 kt, 64 kt + 64) of rows [m0, m0 + BM) and X's matching rows of batch
-// columns [n0, n0 + BN).
+// Fills stages: W's columns [64 kt, 64 kt + 64) of rows [m0, m0 + BM) and X's matching rows of batch columns
+// [n0, n0 + BN). Each thread's chunks (their rows, shared-memory offsets and first addresses) are fixed for the block,
+// so they are worked out once and each stage only adds the step's offset.
 template <int BM, int BN>
-__device__ __forceinline__ void load_stage(const Args& a, unsigned char* stage, int kt, int m0, int n0) {
-  unsigned char* sA = stage;
-  std::uint32_t* sMeta = reinterpret_cast<std::uint32_t*>(stage + BM * 64);
-  unsigned char* sB = stage + BM * 64 + BM * 8;
-  const int half_cols = a.padded / 2, words = a.padded / 32;
-  for (int i = threadIdx.x; i < BM * 4; i += kThreads) {
-    const int r = i >> 2, c = i & 3, row = m0 + r, col = kt * 32 + c * 8;
-    const bool valid = row < a.rows && col < half_cols;
-    const std::uint16_t* src = valid ? a.values + static_cast<long long>(row) * half_cols + col : a.values;
-    cp_async16(smem_addr(sA + r * 64 + ((c ^ ((r >> 1) & 3)) << 4)), src, valid);
-  }
-  for (int i = threadIdx.x; i < BM * 2; i += kThreads) {
-    const int r = i >> 1, w = kt * 2 + (i & 1), row = m0 + r;
-    if (row < a.rows && w < words) cp_async4(smem_addr(sMeta + i), a.meta + static_cast<long long>(row) * words + w);
-    else sMeta[i] = kIdleMeta;
-  }
-  for (int i = threadIdx.x; i < BN * 8; i += kThreads) {
-    const int n = i >> 3, c = i & 7, col = n0 + n, k = kt * kTileK + c * 8;
-    unsigned char* dst = sB + n * 128 + ((c ^ (n & 7)) << 4);
-    const std::uint16_t* src = a.x + static_cast<long long>(col) * a.ldx + k;
-    if (col < a.batch && k + 8 <= a.cols && a.x_vector) {
-      cp_async16(smem_addr(dst), src, true);
-    } else {
-      std::uint16_t v[8];
-      for (int e = 0; e < 8; ++e) v[e] = (col < a.batch && k + e < a.cols) ? src[e] : 0;
-      std::memcpy(dst, v, 16);
+struct StageLoader {
+  static constexpr int kA = BM * 4 / kThreads, kMeta = (BM * 2 + kThreads - 1) / kThreads, kB = BN * 8 / kThreads;
+  static_assert(kA >= 1 && BN * 8 % kThreads == 0, "whole chunks per thread");
+  const std::uint16_t* a_src[kA];
+  std::uint32_t a_dst[kA];
+  int a_col[kA];          // the chunk's first compressed column at step 0, or past the end for an absent row
+  const std::uint32_t* m_src[kMeta];
+  int m_word[kMeta];      // the word at step 0, or past the end for an absent row
+  const std::uint16_t* b_src[kB];
+  std::uint32_t b_dst[kB];
+  int b_k[kB];            // the chunk's first row of X at step 0
+  bool b_col[kB];         // the batch column exists
+
+  __device__ StageLoader(const Args& a, int m0, int n0) {
+    const int half_cols = a.padded / 2, words = a.padded / 32;
+#pragma unroll
+    for (int q = 0; q < kA; ++q) {
+      const int i = threadIdx.x + q * kThreads, r = i >> 2, c = i & 3, row = m0 + r;
+      a_dst[q] = r * 64 + ((c ^ ((r >> 1) & 3)) << 4);
+      a_col[q] = row < a.rows ? c * 8 : half_cols;
+      a_src[q] = a.values + (row < a.rows ? static_cast<long long>(row) * half_cols + c * 8 : 0);
+    }
+#pragma unroll
+    for (int q = 0; q < kMeta; ++q) {
+      const int i = threadIdx.x + q * kThreads, r = i >> 1, row = m0 + r;
+      const bool live = i < BM * 2 && row < a.rows;
+      m_word[q] = i < BM * 2 ? (live ? (i & 1) : words) : -1;   // -1: no chunk for this thread
+      m_src[q] = a.meta + (live ? static_cast<long long>(row) * words + (i & 1) : 0);
+    }
+#pragma unroll
+    for (int q = 0; q < kB; ++q) {
+      const int i = threadIdx.x + q * kThreads, n = i >> 3, c = i & 7, col = n0 + n;
+      b_dst[q] = BM * 72 + n * 128 + ((c ^ (n & 7)) << 4);
+      b_k[q] = c * 8;
+      b_col[q] = col < a.batch;
+      b_src[q] = a.x + (b_col[q] ? static_cast<long long>(col) * a.ldx + c * 8 : 0);
     }
   }
-}
+
+  __device__ __forceinline__ void load(const Args& a, unsigned char* stage, int kt) const {
+    const std::uint32_t base = smem_addr(stage);
+    const int half_cols = a.padded / 2, words = a.padded / 32;
+#pragma unroll
+    for (int q = 0; q < kA; ++q) {
+      const bool valid = a_col[q] + kt * 32 < half_cols;
+      cp_async16(base + a_dst[q], valid ? a_src[q] + kt * 32 : a.values, valid);
+    }
+#pragma unroll
+    for (int q = 0; q < kMeta; ++q) {
+      if (m_word[q] < 0) continue;
+      const int i = threadIdx.x + q * kThreads;
+      if (m_word[q] + kt * 2 < words) cp_async4(base + BM * 64 + i * 4, m_src[q] + kt * 2);
+      else reinterpret_cast<std::uint32_t*>(stage + BM * 64)[i] = kIdleMeta;
+    }
+#pragma unroll
+    for (int q = 0; q < kB; ++q) {
+      const int k = b_k[q] + kt * kTileK;
+      const std::uint16_t* src = b_src[q] + kt * kTileK;
+      if (b_col[q] && k + 8 <= a.cols && a.x_vector) {
+        cp_async16(base + b_dst[q], src, true);
+      } else {
+        std::uint16_t v[8];
+        for (int e = 0; e < 8; ++e) v[e] = (b_col[q] && k + e < a.cols) ? src[e] : 0;
+        std::memcpy(stage + b_dst[q], v, 16);
+      }
+    }
+  }
+};
 
 template <TwoFourType T, int BM, int BN, int WM, int WN, int Stages>
 __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMinBlocks)) two_four_kernel(Args a) {
@@ -160,37 +199,41 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
 #pragma unroll
       for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0f;
 
+  const StageLoader<BM, BN> loader(a, m0, n0);
+  // Fragment addresses within a stage. A 16-row step down W or 8-column step across X keeps the swizzle (it acts on
+  // address bits the step leaves alone), and the second 32 columns of a stage flip one chunk bit: so one base each.
+  const int ra = wrow + (lane & 7) + ((lane >> 3) & 1) * 8, rb = wcol + (lane & 7);
+  const std::uint32_t a_off = ra * 64 + (((lane >> 4) ^ ((ra >> 1) & 3)) << 4);
+  const std::uint32_t b_off = BM * 72 + rb * 128 + (((lane >> 3) ^ (rb & 7)) << 4);
+  const int meta_row = wrow + g;
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < ntiles) load_stage<BM, BN>(a, smem + s * S::kStageBytes, kt_begin + s, m0, n0);
+    if (s < ntiles) loader.load(a, smem + s * S::kStageBytes, kt_begin + s);
     cp_async_commit();
   }
   for (int it = 0; it < ntiles; ++it) {
     cp_async_wait<kStages - 2>();
     __syncthreads();
     const int next = it + kStages - 1;
-    if (next < ntiles) load_stage<BM, BN>(a, smem + (next % kStages) * S::kStageBytes, kt_begin + next, m0, n0);
+    if (next < ntiles) loader.load(a, smem + (next % kStages) * S::kStageBytes, kt_begin + next);
     cp_async_commit();
 
     const unsigned char* stage = smem + (it % kStages) * S::kStageBytes;
-    const std::uint32_t sA = smem_addr(stage), sB = smem_addr(stage + BM * 64 + BM * 8);
-    const std::uint32_t* sMeta = reinterpret_cast<const std::uint32_t*>(stage + BM * 64);
+    const std::uint32_t base = smem_addr(stage);
+    const std::uint32_t* sMeta = reinterpret_cast<const std::uint32_t*>(stage + BM * 64) + meta_row * 2;
 #pragma unroll
     for (int step = 0; step < 2; ++step) {   // 32 logical columns each
       std::uint32_t af[S::kMt][4], ef[S::kMt];
 #pragma unroll
       for (int i = 0; i < S::kMt; ++i) {
-        const int r = wrow + i * 16 + (lane & 7) + ((lane >> 3) & 1) * 8, c = step * 2 + (lane >> 4);
-        ldmatrix_x4(af[i], sA + r * 64 + ((c ^ ((r >> 1) & 3)) << 4));
-        const int r0 = wrow + i * 16 + g;
-        const std::uint32_t lo = sMeta[r0 * 2 + step], hi = sMeta[(r0 + 8) * 2 + step];
+        ldmatrix_x4(af[i], base + ((a_off + i * 1024) ^ (step * 32)));
+        const std::uint32_t lo = sMeta[i * 32 + step], hi = sMeta[i * 32 + 16 + step];
         ef[i] = __byte_perm(lo, hi, (t & 1) ? 0x7632 : 0x5410);
       }
 #pragma unroll
       for (int j = 0; j < S::kNt; ++j) {
         std::uint32_t bf[4];
-        const int n = wcol + j * 8 + (lane & 7), c = step * 4 + (lane >> 3);
-        ldmatrix_x4(bf, sB + n * 128 + ((c ^ (n & 7)) << 4));
+        ldmatrix_x4(bf, base + ((b_off + j * 1024) ^ (step * 64)));
 #pragma unroll
         for (int i = 0; i < S::kMt; ++i) mma_sp<T>(acc[i][j], af[i], bf, ef[i]);
       }
@@ -283,14 +326,13 @@ struct Entry {
   cudaError_t (*run)(const Args&, TwoFourType, int, cudaStream_t, TwoFourLaunch*);
 };
 
-// Wide batches fill the 128-column tile; narrower ones take the tile that wastes the least of the mma's columns.
+// Wide batches take the widest tile (the most reuse of each stage); narrow ones the tile that wastes the least of the
+// mma's columns and leaves the most thread blocks. The measurements behind the thresholds: bench/results/two-four-h200.md.
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-      {{"tile128x128", 128, 128, [](const TwoFourProblem& p) { return p.batch > 64; }}, run_tile<128, 128, 2, 4, 4>},
+      {{"tile128x256", 128, 256, [](const TwoFourProblem& p) { return p.batch > 128; }}, run_tile<128, 256, 2, 4, 3>},
       {{"tile128x64", 128, 64, [](const TwoFourProblem& p) { return p.batch > 32; }}, run_tile<128, 64, 4, 2, 4>},
       {{"tile128x32", 128, 32, [](const TwoFourProblem&) { return true; }}, run_tile<128, 32, 8, 1, 4>},
-      {{"tile128x256", 128, 256, [](const TwoFourProblem& p) { return p.batch > 128; }}, run_tile<128, 256, 2, 4, 3>},
-      {{"tile256x128", 256, 128, [](const TwoFourProblem& p) { return p.batch > 64; }}, run_tile<256, 128, 4, 2, 3>},
   };
   return table;
 }
