@@ -222,13 +222,21 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
     const std::uint32_t base = smem_addr(stage);
     const std::uint32_t* sMeta = reinterpret_cast<const std::uint32_t*>(stage + BM * 64) + meta_row * 2;
 #pragma unroll
+    // Both steps' metadata words of rows r and r + 8, one 8-byte load each.
+    uint2 meta_lo[S::kMt], meta_hi[S::kMt];
+#pragma unroll
+    for (int i = 0; i < S::kMt; ++i) {
+      meta_lo[i] = *reinterpret_cast<const uint2*>(sMeta + i * 32);
+      meta_hi[i] = *reinterpret_cast<const uint2*>(sMeta + i * 32 + 16);
+    }
+    const std::uint32_t perm = (t & 1) ? 0x7632 : 0x5410;
+#pragma unroll
     for (int step = 0; step < 2; ++step) {   // 32 logical columns each
       std::uint32_t af[S::kMt][4], ef[S::kMt];
 #pragma unroll
       for (int i = 0; i < S::kMt; ++i) {
         ldmatrix_x4(af[i], base + ((a_off + i * 1024) ^ (step * 32)));
-        const std::uint32_t lo = sMeta[i * 32 + step], hi = sMeta[i * 32 + 16 + step];
-        ef[i] = __byte_perm(lo, hi, (t & 1) ? 0x7632 : 0x5410);
+        ef[i] = step == 0 ? __byte_perm(meta_lo[i].x, meta_hi[i].x, perm) : __byte_perm(meta_lo[i].y, meta_hi[i].y, perm);
       }
 #pragma unroll
       for (int j = 0; j < S::kNt; ++j) {
@@ -278,6 +286,19 @@ int sm_count() {
   return n;
 }
 
+// The K-range parts for `tiles` tiles of `steps` 64-column steps on a GPU that runs `slots` blocks at once: none
+// while the tiles fill the GPU; else the fewest parts that fill at least 90% of one wave with the last wave at least
+// 85% full, each part keeping 4 steps or more (at most 32 parts).
+int split_rule(long long tiles, int steps, long long slots) {
+  if (tiles >= slots) return 1;
+  const int most = std::max(1, std::min(32, steps / 4));
+  for (int s = 1; s <= most; ++s) {
+    const long long blocks = tiles * s, waves = (blocks + slots - 1) / slots;
+    if (blocks * 10 >= slots * 9 && blocks * 100 >= waves * slots * 85) return s;
+  }
+  return most;
+}
+
 template <TwoFourType T, int BM, int BN, int WM, int WN, int Stages>
 cudaError_t launch(Args a, int splits, cudaStream_t stream, TwoFourLaunch* out) {
   using S = Shape<BM, BN, WM, WN, Stages>;
@@ -286,9 +307,12 @@ cudaError_t launch(Args a, int splits, cudaStream_t stream, TwoFourLaunch* out) 
   if (attr != cudaSuccess) return attr;
   const long long tiles = static_cast<long long>((a.rows + BM - 1) / BM) * ((a.batch + BN - 1) / BN);
   if (splits <= 0) {
-    // Split K while the tiles fill less than two waves of the blocks an SM holds, keeping 8 steps (512 columns) a part.
-    const long long want = (2LL * S::kMinBlocks * sm_count() + tiles - 1) / tiles;
-    splits = static_cast<int>(std::max(1LL, std::min({want, static_cast<long long>(a.tiles_k / 8), 32LL})));
+    static const int per_sm = [&] {
+      int n = 0;
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, S::kSmem) == cudaSuccess && n > 0
+                 ? n : S::kMinBlocks;
+    }();
+    splits = split_rule(tiles, a.tiles_k, static_cast<long long>(per_sm) * sm_count());
   }
   splits = std::min(splits, a.tiles_k);
   a.tiles_per_split = (a.tiles_k + splits - 1) / splits;
