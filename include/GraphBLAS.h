@@ -169,8 +169,17 @@ typedef enum SNK_ENUM_INT {
   GrB_INP0_TYPE_STRING = 107,         /* operators, monoids, semirings, R: String (the type string) */
   GrB_INP1_TYPE_STRING = 108,
   GrB_OUTP_TYPE_STRING = 109,
-  GrB_SIZE = 110                      /* GrB_Type, R: SIZE (sizeof the C type) */
+  GrB_SIZE = 110,                     /* GrB_Type, R: SIZE (sizeof the C type) */
+  SNK_TWO_FOUR_HINT = 7001            /* Matrix: INT32 (SNK_TwoFour), a hint; see below */
 } GrB_Field;
+
+/* SNK_TWO_FOUR_HINT values. With FP16 or BF16 set on a matrix A, GrB_mxm(C, ..., semiring, A, B, desc) may compute
+ * A B on the sparse tensor cores in the 2:4 form: A's values and B's rounded to that type, the products summed in
+ * FP32. The cuda backend does so for a PLUS_TIMES semiring on FP32 with A, B and C FP32, A not transposed, B with
+ * every entry present, and A holding at most two entries in every group of four columns (0-3, 4-7, ...) of each
+ * row; any other product, and every other backend, computes as without the hint. Default SNK_TWO_FOUR_OFF; GrB_get
+ * reads it back; GrB_Matrix_dup copies it. */
+typedef enum SNK_ENUM_INT { SNK_TWO_FOUR_OFF = 0, SNK_TWO_FOUR_FP16 = 1, SNK_TWO_FOUR_BF16 = 2 } SNK_TwoFour;
 
 /* GrB_STORAGE_ORIENTATION_HINT values. snack stores every matrix by rows: GrB_get gives GrB_ROWMAJOR, and
  * GrB_set accepts any of the four and ignores it (a hint, as the spec allows). */

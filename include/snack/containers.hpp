@@ -153,6 +153,14 @@ class Matrix {
   // only on the device stays there. t is left empty.
   void take(Matrix&& t);
 
+  // The 2:4 hint (SNK_TWO_FOUR_HINT in the C API): products with this matrix as the A operand may run on the sparse
+  // tensor cores in the 2:4 form, its values and the other operand's rounded to FP16 or BF16 and summed in FP32.
+  // Backends that cannot, and products it does not fit, ignore it. It belongs to the object, not to its content:
+  // a copy (dup) takes it, and assignments and take() keep the destination's.
+  enum class TwoFourHint : std::uint8_t { Off, FP16, BF16 };
+  void set_two_four_hint(TwoFourHint h) { two_four_hint_ = h; }
+  TwoFourHint two_four_hint() const { return two_four_hint_; }
+
   // Converts a hyper CSR to plain CSR and back as the size rule says (after in-place edits).
   void normalize_format();
 
@@ -174,6 +182,7 @@ class Matrix {
   mutable std::unique_ptr<DeviceCopy> device_;
   mutable bool host_valid_ = true;
   mutable bool device_valid_ = false;
+  TwoFourHint two_four_hint_ = TwoFourHint::Off;
 };
 
 // A sparse vector of size n: internally a 1 x n Matrix (row 0 holds the entries).

@@ -187,6 +187,7 @@ std::string field_name(GrB_Field f) {
     case GrB_INP1_TYPE_STRING: return "GrB_INP1_TYPE_STRING";
     case GrB_OUTP_TYPE_STRING: return "GrB_OUTP_TYPE_STRING";
     case GrB_SIZE: return "GrB_SIZE";
+    case SNK_TWO_FOUR_HINT: return "SNK_TWO_FOUR_HINT";
   }
   return "field " + std::to_string(static_cast<int>(f));
 }
@@ -473,10 +474,27 @@ void write_collection(H h, Kind k, GrB_Field f, const Input& in) {
   }
   no_field(k, f);
 }
-GrB_Info read(GrB_Matrix h, GrB_Field f, FieldValue& v) { return read_collection(h, Kind::Matrix, f, v); }
+// SNK_TWO_FOUR_HINT, a matrix's own field.
+GrB_Info read(GrB_Matrix h, GrB_Field f, FieldValue& v) {
+  if (f == SNK_TWO_FOUR_HINT) {
+    v = int32_value(static_cast<std::int32_t>(h->matrix->two_four_hint()));
+    return GrB_SUCCESS;
+  }
+  return read_collection(h, Kind::Matrix, f, v);
+}
 GrB_Info read(GrB_Vector h, GrB_Field f, FieldValue& v) { return read_collection(h, Kind::Vector, f, v); }
 GrB_Info read(GrB_Scalar h, GrB_Field f, FieldValue& v) { return read_collection(h, Kind::Scalar, f, v); }
-void write(GrB_Matrix h, GrB_Field f, const Input& in) { write_collection(h, Kind::Matrix, f, in); }
+void write(GrB_Matrix h, GrB_Field f, const Input& in) {
+  if (f == SNK_TWO_FOUR_HINT) {
+    const std::int32_t t = in.int32(f);
+    if (t != SNK_TWO_FOUR_OFF && t != SNK_TWO_FOUR_FP16 && t != SNK_TWO_FOUR_BF16)
+      throw Error(Info::InvalidValue, "SNK_TWO_FOUR_HINT must be SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_FP16 or "
+                                      "SNK_TWO_FOUR_BF16 (0 to 2), not " + std::to_string(t));
+    h->matrix->set_two_four_hint(static_cast<snk::Matrix::TwoFourHint>(t));
+    return;
+  }
+  write_collection(h, Kind::Matrix, f, in);
+}
 void write(GrB_Vector h, GrB_Field f, const Input& in) { write_collection(h, Kind::Vector, f, in); }
 void write(GrB_Scalar h, GrB_Field f, const Input& in) { write_collection(h, Kind::Scalar, f, in); }
 

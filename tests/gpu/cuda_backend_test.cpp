@@ -10,8 +10,9 @@
 // more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
 // where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
 // determinism; a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
-// of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; device memory exhaustion
-// through the C API. These must not
+// of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
+// hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
+// exhaustion through the C API. These must not
 // fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
 // user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is
 // not usable (no GPU, no driver).
@@ -415,6 +416,70 @@ TEST(CudaBackend, DeviceCopyFollowsChangesOfA) {
   A.set_element(0, 0, &v, &snk::types::FP32);
   EXPECT_EQ(A.device_copy(), nullptr);
   check_mxm(s, A, full(&snk::types::FP32, 48, 8), "A changed");
+}
+
+// A matrix that is 2:4: each group of four columns of a row holds 0, 1 or 2 entries at random positions (multiples of
+// 1/4, exact in FP16 and BF16, so that the 2:4 products equal the reference's exactly); one row in five is empty.
+Matrix two_four_matrix(Index nrows, Index ncols) {
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::uniform_int_distribution<int> count(0, 2), pos(0, 3);
+  for (Index i = 0; i < nrows; ++i) {
+    if (i % 5 == 4) continue;
+    for (Index g = 0; g * 4 < ncols; ++g) {
+      int first = pos(rng()), second = pos(rng());
+      const int n = count(rng());
+      for (int e = 0; e < n; ++e) {
+        const Index j = g * 4 + (e == 0 ? first : second);
+        if (j >= ncols || (e == 1 && second == first)) continue;
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(draw(TypeCode::FP32));
+      }
+    }
+  }
+  Matrix A(&snk::types::FP32, nrows, ncols);
+  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return A;
+}
+
+bool described_as(const Matrix& A, const char* what) {
+  return A.device_copy() != nullptr && A.device_copy()->describe().find(what) != std::string::npos;
+}
+
+TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
+  // With the hint, PLUS_TIMES on FP32 with a full B runs on the sparse tensor cores (A's device copy then holds its
+  // 2:4 form) and equals reference (the values are exact in FP16 and BF16); B' = B^T too, batches across the 2:4
+  // kernels' tiles, K not a multiple of 32. A matrix that is not 2:4, or another semiring, computes as without it.
+  REQUIRE_CUDA();
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  for (Matrix::TwoFourHint hint : {Matrix::TwoFourHint::BF16, Matrix::TwoFourHint::FP16}) {
+    const char* form = hint == Matrix::TwoFourHint::BF16 ? "2:4 form (BF16)" : "2:4 form (FP16)";
+    Matrix A = two_four_matrix(300, 200);
+    A.set_two_four_hint(hint);
+    for (Index batch : {1, 37, 64, 200}) {
+      check_mxm(pt, A, full(&snk::types::FP32, 200, batch), std::string(form) + " batch " + std::to_string(batch));
+      EXPECT_TRUE(described_as(A, form)) << A.device_copy()->describe();
+    }
+    snk::Descriptor tb;
+    tb.transpose_second = true;
+    check_mxm(pt, A, full(&snk::types::FP32, 45, 200), std::string(form) + ", B transposed", tb);
+    EXPECT_TRUE(described_as(A, form));
+  }
+  // Three entries in one group: not 2:4, so the product runs as without the hint (and says so).
+  Matrix D = two_four_matrix(64, 96);
+  const float v = 1.25f;
+  for (Index j : {8, 9, 10}) D.set_element(5, j, &v, &snk::types::FP32);
+  D.set_two_four_hint(Matrix::TwoFourHint::BF16);
+  check_mxm(pt, D, full(&snk::types::FP32, 96, 16), "not 2:4, hint set");
+  EXPECT_TRUE(described_as(D, "not 2:4")) << D.device_copy()->describe();
+  EXPECT_FALSE(described_as(D, "2:4 form"));
+  // Another semiring ignores the hint.
+  Matrix E = two_four_matrix(64, 96);
+  E.set_two_four_hint(Matrix::TwoFourHint::BF16);
+  check_mxm(*snk::builtin_semiring(Op::Min, Op::Plus, TypeCode::FP32), E, full(&snk::types::FP32, 96, 16),
+            "MIN_PLUS, hint set");
+  EXPECT_FALSE(described_as(E, "2:4"));
 }
 
 bool values_bound(const Matrix& A) {

@@ -8,11 +8,13 @@
 // accumulation; outside it (ldy > rows) the poison must remain. Shapes: K a multiple of the 64-column step, K ending
 // in half a step, K not a multiple of 8 (X read element by element at the end), a leading dimension of X that is not
 // a multiple of 8, rows and batch that are not multiples of any tile, a batch of 1, a row count below one tile, and a
-// K long enough for the dispatcher to split it. Without a GPU every test skips with the reason.
+// K long enough for the dispatcher to split it; and the FP32 row-major output the GraphBLAS path uses. Without a GPU
+// every test skips with the reason.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -187,6 +189,68 @@ TEST(TwoFourGemm, TheDispatcherPicksTheTileByBatch) {
   EXPECT_EQ(chosen(128), "tile128x64");
   EXPECT_EQ(chosen(129), "tile128x256");
   EXPECT_EQ(chosen(4096), "tile128x256");
+}
+
+TEST(TwoFourGemm, Fp32OutputRowMajor) {
+  // The sums as they are (y_fp32), Y row-major with ldy past the batch: within 2^-20 of sum |w x| (FP32 accumulation
+  // only), the padding untouched; with a forced split too.
+  REQUIRE_GPU();
+  for (HalfType type : {HalfType::FP16, HalfType::BF16})
+    for (int splits : {0, 4}) {
+      const Index rows = 200, cols = 1000, batch = 70, ldy = batch + 5;
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+      std::vector<float> dense(rows * cols);
+      for (float& v : dense) v = normal(rng());
+      const TwoFourMatrix W = snk::layers::prune_two_four(dense.data(), rows, cols, cols, type);
+      std::vector<std::uint16_t> xh(cols * batch);
+      std::vector<float> xf(cols * batch), xa(cols * batch);
+      for (size_t i = 0; i < xh.size(); ++i) {
+        xh[i] = snk::layers::to_half(uniform(rng()), type);
+        xf[i] = snk::layers::from_half(xh[i], type);
+        xa[i] = std::fabs(xf[i]);
+      }
+      std::vector<double> ref(rows * batch), bound(rows * batch);
+      snk::layers::two_four_reference(W, xf.data(), batch, cols, ref.data(), rows);
+      TwoFourMatrix A = W;
+      for (std::uint16_t& v : A.values) v = snk::layers::to_half(std::fabs(snk::layers::from_half(v, type)), type);
+      snk::layers::two_four_reference(A, xa.data(), batch, cols, bound.data(), rows);
+
+      DeviceArray<std::uint16_t> values(W.values.size()), x(xh.size());
+      DeviceArray<std::uint32_t> meta(W.meta.size());
+      DeviceArray<float> y(rows * ldy);
+      values.upload(W.values);
+      meta.upload(W.meta);
+      x.upload(xh);
+      EXPECT_EQ(cudaMemset(y.p, 0xff, rows * ldy * sizeof(float)), cudaSuccess);
+      snk::cuda::TwoFourProblem p;
+      p.w = {values.p, meta.p, static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols), device_type(type)};
+      p.x = x.p;
+      p.ldx = cols;
+      p.batch = batch;
+      p.y_fp32 = y.p;
+      p.ldy = ldy;
+      p.y_row_major = true;
+      snk::cuda::TwoFourLaunch ran;
+      ASSERT_EQ(snk::cuda::two_four_gemm(p, nullptr, {}, splits, &ran), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      if (splits) EXPECT_GT(ran.splits, 1);
+      const std::vector<float> out = y.download(rows * ldy);
+      int bad = 0;
+      for (Index i = 0; i < rows; ++i)
+        for (Index b = 0; b < ldy; ++b) {
+          std::uint32_t bits;
+          std::memcpy(&bits, &out[i * ldy + b], 4);
+          if (b >= batch) {
+            if (bits != 0xffffffffu && bad++ < 5) ADD_FAILURE() << "padding (" << i << ", " << b << ") written";
+            continue;
+          }
+          const double want = ref[b * rows + i], allowed = std::ldexp(1.0, -20) * bound[b * rows + i] + 1e-30;
+          if (!(std::fabs(out[i * ldy + b] - want) <= allowed) && bad++ < 5)
+            ADD_FAILURE() << "Y(" << i << ", " << b << ") = " << out[i * ldy + b] << ", reference " << want;
+        }
+      EXPECT_EQ(bad, 0);
+    }
 }
 
 TEST(TwoFourGemm, BadArgumentsLaunchNothing) {

@@ -148,6 +148,17 @@ class MatrixOnDevice final : public DeviceCopy {
     pattern_ = std::move(p);
     pattern_tried_ = true;
   }
+  // The matrix's 2:4 form for the sparse tensor cores (sparse_times_full.cpp: products whose A carries the 2:4 hint),
+  // over the rows of its compacted pattern, made at the first such product and kept while this copy lives; `refused`
+  // once the matrix proved not to be 2:4 (it is not tried again while this copy lives). type: 1 FP16, 2 BF16, as
+  // Matrix::TwoFourHint; 0 while none is made.
+  struct TwoFourForm {
+    DeviceBuffer values, meta;
+    int type = 0;
+    bool refused = false;
+  };
+  TwoFourForm& two_four_form() { return two_four_; }
+
   // A number no other copy in the process carries (the owner of a plan's bound values).
   std::uint64_t id() const { return id_; }
 
@@ -197,6 +208,7 @@ class MatrixOnDevice final : public DeviceCopy {
   std::uint64_t id_ = next_id();
   static std::uint64_t next_id();
   std::unique_ptr<Matrix> transpose_;
+  TwoFourForm two_four_;
 };
 
 }  // namespace snk::cuda

@@ -19,6 +19,9 @@
 //
 // Declined: ta (the core retries with a transposed copy), a B with missing entries, types and semirings
 // the library has no kernels for, and a pattern whose columns or entries exceed 32-bit indices.
+//
+// An A with the 2:4 hint (SNK_TWO_FOUR_HINT) under PLUS_TIMES on FP32 runs on the sparse tensor cores instead
+// (two_four_product below) where it is 2:4; otherwise as above.
 #include "sparse_times_full.hpp"
 
 #include <algorithm>
@@ -32,6 +35,7 @@
 #include "semiring_map.hpp"
 #include "spmm/host_threads.hpp"
 #include "snack/backend.hpp"
+#include "two_four/two_four_gemm.hpp"
 
 namespace snk::cuda {
 namespace {
@@ -78,6 +82,74 @@ bool has_every_entry(const Matrix& B) {
   return n % B.nrows() == 0 && n / B.nrows() == B.ncols();
 }
 
+// T = A B' on the sparse tensor cores (two_four/two_four_gemm.hpp), for an A whose 2:4 hint is set (Matrix::
+// TwoFourHint) under PLUS_TIMES on FP32: A's 2:4 form over its compacted rows (made once per device copy, kept in
+// it), B' rounded to the hint's type, the products summed in FP32 into T in the SpMM path's form (dense rows of A's
+// non-empty rows, row-major). Declined, with nothing changed, where A is hypersparse or holds more than two
+// entries in a group of four columns (remembered, so the check is not repeated while A is unchanged).
+KernelStatus two_four_product(Matrix& T, const Matrix& A, MatrixOnDevice& a, const CompactedPattern& pattern,
+                              MatrixOnDevice& b, bool tb, Index K, Index N, cudaStream_t stream) {
+  const int hint = static_cast<int>(A.two_four_hint());
+  const TwoFourType type = hint == static_cast<int>(Matrix::TwoFourHint::FP16) ? TwoFourType::FP16 : TwoFourType::BF16;
+  MatrixOnDevice::TwoFourForm& form = a.two_four_form();
+  if (form.refused) return KernelStatus::Declined;
+  const Index rows = pattern.rows.size();
+  const Index padded = (K + 31) / 32 * 32;
+  if (form.type != hint) {
+    const MatrixOnDevice::Csr c = a.csr(A, stream);
+    if (c.hyper) {
+      form.refused = true;
+      return KernelStatus::Declined;
+    }
+    DeviceBuffer values(static_cast<std::size_t>(rows * padded / 2 * sizeof(std::uint16_t)));
+    DeviceBuffer meta(static_cast<std::size_t>(rows * padded / 32 * sizeof(std::uint32_t)));
+    DeviceBuffer flag(sizeof(int));
+    throw_on_cuda_error(two_four_from_csr(static_cast<const std::uint64_t*>(pattern.device_rows.get()),
+                                          static_cast<std::int64_t>(rows), static_cast<std::int64_t>(K), c.p, c.j,
+                                          static_cast<const float*>(c.x), type,
+                                          static_cast<std::uint16_t*>(values.get()),
+                                          static_cast<std::uint32_t*>(meta.get()), static_cast<int*>(flag.get()),
+                                          stream),
+                        "2:4 form");
+    int refused = 0;
+    throw_on_cuda_error(cudaMemcpyAsync(&refused, flag.get(), sizeof(int), cudaMemcpyDeviceToHost, stream), "2:4 form");
+    throw_on_cuda_error(cudaStreamSynchronize(stream), "2:4 form");
+    if (refused) {
+      form.refused = true;
+      return KernelStatus::Declined;
+    }
+    form.values = std::move(values);
+    form.meta = std::move(meta);
+    form.type = hint;
+  }
+  if (N > std::numeric_limits<std::size_t>::max() / 8 / std::max<Index>(rows, K))
+    throw Error(Info::OutOfMemory, "cuda backend: mxm operands too large to hold (" + std::to_string(rows) +
+                                       " rows x " + std::to_string(N) + " columns)");
+  // B'(k, n) is B(k, n) (row-major, K x N) or B(n, k) (tb: B is N x K, row-major).
+  DeviceBuffer x(static_cast<std::size_t>(K * N * sizeof(std::uint16_t)));
+  DeviceBuffer t_values(static_cast<std::size_t>(rows * N * sizeof(float)));
+  throw_on_cuda_error(round_to_half(static_cast<const float*>(b.values()), static_cast<std::int64_t>(K),
+                                    static_cast<std::int64_t>(N), tb ? 1 : static_cast<std::int64_t>(N),
+                                    tb ? static_cast<std::int64_t>(K) : 1, type, static_cast<std::uint16_t*>(x.get()),
+                                    stream),
+                      "2:4 product");
+  TwoFourProblem p;
+  p.w = {static_cast<const std::uint16_t*>(form.values.get()), static_cast<const std::uint32_t*>(form.meta.get()),
+         static_cast<std::int64_t>(rows), static_cast<std::int64_t>(K), type};
+  p.x = static_cast<const std::uint16_t*>(x.get());
+  p.ldx = static_cast<std::int64_t>(K);
+  p.batch = static_cast<std::int64_t>(N);
+  p.y_fp32 = static_cast<float*>(t_values.get());
+  p.ldy = static_cast<std::int64_t>(N);
+  p.y_row_major = true;
+  throw_on_cuda_error(two_four_gemm(p, stream), "2:4 product");
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "2:4 product");
+  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern.rows, pattern.device_rows, N,
+                                                   sizeof(float), stream),
+                       /*host_is_stale=*/true);
+  return KernelStatus::Done;
+}
+
 }  // namespace
 
 KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
@@ -97,6 +169,10 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   CompactedPattern* pattern = a.pattern(A, stream);
   if (pattern == nullptr) return KernelStatus::Declined;
   MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
+  if (A.two_four_hint() != Matrix::TwoFourHint::Off && semiring->id.is_plus_times() &&
+      semiring->type == ValueType::FP32 && pattern->rows.size() > 0 &&
+      two_four_product(T, A, a, *pattern, b, tb, K, N, stream) == KernelStatus::Done)
+    return KernelStatus::Done;
 
   const std::size_t value_bytes = type->size;
   const Index rows = pattern->rows.size();

@@ -1,9 +1,10 @@
-// two_four/two_four_gemm.cu: the 2:4 GEMM kernels (see two_four_gemm.hpp) and their dispatcher.
+// two_four/two_four_gemm.cu: the 2:4 GEMM kernels (see two_four_gemm.hpp), their dispatcher, and the conversions
+// between FP32 data and the kernels' forms.
 //
 // One kernel template, three tile shapes. A thread block of 8 warps computes a BM x BN block of Y over a K range, in
 // steps of 64 columns of W: a stage holds W's 64-column slice in compressed form (BM rows x 32 values, 64 bytes a row)
 // with its metadata (two words a row) and X's matching 64 x BN slice stored batch column after batch column
-// (128 bytes each). Stages are filled by cp.async, 3 or 4 deep; each thread works out its chunks once per block. Each warp owns a (BM / WM) x (BN / WN) block of Y
+// (128 bytes each). Stages are filled by cp.async, 3 to 8 deep (the narrower the tile, the deeper); each thread works out its chunks once per block. Each warp owns a (BM / WM) x (BN / WN) block of Y
 // and, per 32 columns of W, loads its A fragments (compressed 16 x 16) and B fragments (32 x 8) with ldmatrix, builds
 // each m16 tile's metadata word from the two rows its thread pair reads, and issues mma.sp m16n8k32 with FP32
 // accumulators. Shared-memory rows are XOR-swizzled by 16-byte chunk, so every ldmatrix phase touches 8 distinct
@@ -81,13 +82,21 @@ struct Args {
   const std::uint16_t* values;
   const std::uint32_t* meta;
   const std::uint16_t* x;
-  std::uint16_t* y;
+  std::uint16_t* y;            // rounded output, or
+  float* y_fp32;               // FP32 output (TwoFourProblem::y_fp32)
   float* partial;              // splits > 1: splits x batch x rows FP32 parts (column-major, ld = rows)
   int rows, cols, padded, batch;
-  long long ldx, ldy;
+  long long ldx, y_rs, y_cs;   // Y(i, b) at i * y_rs + b * y_cs
   int tiles_k, tiles_per_split;
   bool x_vector;               // X may be read in 16-byte copies (ldx % 8 == 0 and x 16-byte aligned)
 };
+
+template <TwoFourType T>
+__device__ __forceinline__ void store(const Args& a, long long row, long long col, float v) {
+  const long long at = row * a.y_rs + col * a.y_cs;
+  if (a.y_fp32) a.y_fp32[at] = v;
+  else a.y[at] = round_to<T>(v);
+}
 
 template <int BM, int BN, int WM, int WN, int Stages>
 struct Shape {
@@ -221,7 +230,6 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
     const unsigned char* stage = smem + (it % kStages) * S::kStageBytes;
     const std::uint32_t base = smem_addr(stage);
     const std::uint32_t* sMeta = reinterpret_cast<const std::uint32_t*>(stage + BM * 64) + meta_row * 2;
-#pragma unroll
     // Both steps' metadata words of rows r and r + 8, one 8-byte load each.
     uint2 meta_lo[S::kMt], meta_hi[S::kMt];
 #pragma unroll
@@ -258,7 +266,7 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
       for (int q = 0; q < 4; ++q) {
         const int row = m0 + wrow + i * 16 + g + (q >> 1) * 8, col = n0 + wcol + j * 8 + 2 * t + (q & 1);
         if (row >= a.rows || col >= a.batch) continue;
-        if (gridDim.y == 1) a.y[col * a.ldy + row] = round_to<T>(acc[i][j][q]);
+        if (gridDim.y == 1) store<T>(a, row, col, acc[i][j][q]);
         else a.partial[(static_cast<long long>(blockIdx.y) * a.batch + col) * a.rows + row] = acc[i][j][q];
       }
 }
@@ -272,7 +280,7 @@ __global__ void sum_parts(Args a, int splits) {
     float s = 0.0f;
     for (int p = 0; p < splits; ++p) s += a.partial[p * total + e];
     const long long col = e / a.rows, row = e % a.rows;
-    a.y[col * a.ldy + row] = round_to<T>(s);
+    store<T>(a, row, col, s);
   }
 }
 
@@ -355,13 +363,101 @@ struct Entry {
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       {{"tile128x256", 128, 256, [](const TwoFourProblem& p) { return p.batch > 128; }}, run_tile<128, 256, 2, 4, 3>},
-      {{"tile128x64", 128, 64, [](const TwoFourProblem& p) { return p.batch > 32; }}, run_tile<128, 64, 4, 2, 4>},
-      {{"tile128x32", 128, 32, [](const TwoFourProblem&) { return true; }}, run_tile<128, 32, 8, 1, 4>},
+      {{"tile128x64", 128, 64, [](const TwoFourProblem& p) { return p.batch > 32; }}, run_tile<128, 64, 4, 2, 6>},
+      {{"tile128x32", 128, 32, [](const TwoFourProblem&) { return true; }}, run_tile<128, 32, 8, 1, 8>},
   };
   return table;
 }
 
+// One thread per row and 32 columns (a metadata word): the row's entries in those columns, found by binary search,
+// kept two to a group in column order; a group with fewer keeps zeros at its first unused positions.
+template <TwoFourType T>
+__global__ void from_csr_kernel(const std::uint64_t* rows, long long nrows, long long cols, const std::uint64_t* p,
+                                const std::uint64_t* j, const float* x, std::uint16_t* values, std::uint32_t* meta,
+                                int* refused) {
+  const long long words = (cols + 31) / 32;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < nrows * words;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = e / words, w = e % words, row = rows[r];
+    std::uint64_t lo = p[row], hi = p[row + 1];
+    const std::uint64_t first = static_cast<std::uint64_t>(w) * 32;
+    while (lo < hi) {   // the first entry at or past column 32 w
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (j[mid] < first) lo = mid + 1;
+      else hi = mid;
+    }
+    std::uint64_t q = lo;
+    const std::uint64_t end = p[row + 1];
+    std::uint32_t word = 0;
+    for (int g = 0; g < 8; ++g) {
+      const std::uint64_t group = first + 4 * g;
+      int pos[2];
+      float val[2] = {0.0f, 0.0f};
+      int n = 0;
+      for (; q < end && j[q] < group + 4; ++q) {
+        if (n < 2) {
+          pos[n] = static_cast<int>(j[q] - group);
+          val[n] = x[q];
+        }
+        ++n;
+      }
+      if (n > 2) atomicExch(refused, 1);
+      if (n == 0) {
+        pos[0] = 0;
+        pos[1] = 1;
+      } else if (n == 1) {   // the unused position: the lowest other than the kept one, in order
+        if (pos[0] == 0) {
+          pos[1] = 1;
+          val[1] = 0.0f;
+        } else {
+          pos[1] = pos[0];
+          val[1] = val[0];
+          pos[0] = 0;
+          val[0] = 0.0f;
+        }
+      }
+      const long long v = r * (words * 16) + w * 16 + 2 * g;
+      values[v] = round_to<T>(val[0]);
+      values[v + 1] = round_to<T>(val[1]);
+      word |= static_cast<std::uint32_t>(pos[0] | (pos[1] << 2)) << (4 * g);
+    }
+    meta[r * words + w] = word;
+  }
+}
+
+template <TwoFourType T>
+__global__ void round_kernel(const float* src, long long k, long long n, long long sr, long long sc, std::uint16_t* dst) {
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < k * n;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long c = e / k, r = e % k;
+    dst[e] = round_to<T>(src[r * sr + c * sc]);
+  }
+}
+
+int grid_for(long long n) { return static_cast<int>(std::max(1LL, std::min((n + 255) / 256, 16LL * sm_count()))); }
+
 }  // namespace
+
+cudaError_t two_four_from_csr(const std::uint64_t* rows, std::int64_t nrows, std::int64_t cols, const std::uint64_t* p,
+                              const std::uint64_t* j, const float* x, TwoFourType type, std::uint16_t* values,
+                              std::uint32_t* meta, int* refused, cudaStream_t stream) {
+  if (cudaError_t e = cudaMemsetAsync(refused, 0, sizeof(int), stream); e != cudaSuccess) return e;
+  const long long work = nrows * ((cols + 31) / 32);
+  if (work == 0) return cudaSuccess;
+  if (type == TwoFourType::FP16)
+    from_csr_kernel<TwoFourType::FP16><<<grid_for(work), 256, 0, stream>>>(rows, nrows, cols, p, j, x, values, meta, refused);
+  else
+    from_csr_kernel<TwoFourType::BF16><<<grid_for(work), 256, 0, stream>>>(rows, nrows, cols, p, j, x, values, meta, refused);
+  return cudaGetLastError();
+}
+
+cudaError_t round_to_half(const float* src, std::int64_t k, std::int64_t n, std::int64_t sr, std::int64_t sc,
+                          TwoFourType type, std::uint16_t* dst, cudaStream_t stream) {
+  if (k * n == 0) return cudaSuccess;
+  if (type == TwoFourType::FP16) round_kernel<TwoFourType::FP16><<<grid_for(k * n), 256, 0, stream>>>(src, k, n, sr, sc, dst);
+  else round_kernel<TwoFourType::BF16><<<grid_for(k * n), 256, 0, stream>>>(src, k, n, sr, sc, dst);
+  return cudaGetLastError();
+}
 
 const std::vector<TwoFourKernel>& two_four_kernels() {
   static const std::vector<TwoFourKernel> list = [] {
@@ -375,11 +471,13 @@ const std::vector<TwoFourKernel>& two_four_kernels() {
 cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const std::string& kernel, int splits,
                           TwoFourLaunch* launch_out) {
   const TwoFourView& w = p.w;
-  if (w.rows < 0 || w.cols < 0 || p.batch < 0 || p.ldx < w.cols || p.ldy < w.rows || w.rows > 0x7fffffff ||
+  if (w.rows < 0 || w.cols < 0 || p.batch < 0 || p.ldx < w.cols || p.ldy < (p.y_row_major ? p.batch : w.rows) ||
+      w.rows > 0x7fffffff ||
       w.cols > 0x7fffffff || p.batch > 0x7fffffff)
     return cudaErrorInvalidValue;
   if (w.rows == 0 || p.batch == 0) return cudaSuccess;
-  if (!w.values || !w.meta || !p.y || (w.cols > 0 && !p.x)) return cudaErrorInvalidValue;
+  if (!w.values || !w.meta || (p.y == nullptr) == (p.y_fp32 == nullptr) || (w.cols > 0 && !p.x))
+    return cudaErrorInvalidValue;
   Args a{};
   a.values = w.values;
   a.meta = w.meta;
@@ -390,7 +488,9 @@ cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const st
   a.padded = static_cast<int>(w.padded_cols());
   a.batch = static_cast<int>(p.batch);
   a.ldx = p.ldx;
-  a.ldy = p.ldy;
+  a.y_fp32 = p.y_fp32;
+  a.y_rs = p.y_row_major ? p.ldy : 1;
+  a.y_cs = p.y_row_major ? 1 : p.ldy;
   a.tiles_k = std::max(1, (a.padded + kTileK - 1) / kTileK);   // K = 0 still runs one step of zeros
   a.x_vector = p.ldx % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
   for (const Entry& e : entries()) {

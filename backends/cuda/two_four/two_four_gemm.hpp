@@ -28,15 +28,19 @@ struct TwoFourView {
   std::int64_t padded_cols() const { return (cols + 31) / 32 * 32; }
 };
 
-// Y = W X. x: cols x batch (X(k, b) at x[b * ldx + k], ldx >= cols); y: rows x batch (Y(i, b) at y[b * ldy + i],
-// ldy >= rows); both of W's type. Entries of Y outside the rows x batch block are not touched.
+// Y = W X. x: cols x batch of W's type (X(k, b) at x[b * ldx + k], ldx >= cols). Y: rows x batch, either y (W's type,
+// rounded once from the FP32 sums) or y_fp32 (the sums as they are), exactly one of the two; column-major
+// (Y(i, b) at b * ldy + i, ldy >= rows) or, with y_row_major, row-major (Y(i, b) at i * ldy + b, ldy >= batch).
+// Entries of Y outside the rows x batch block are not touched.
 struct TwoFourProblem {
   TwoFourView w;
   const std::uint16_t* x = nullptr;
   std::int64_t ldx = 0;
   std::int64_t batch = 0;
   std::uint16_t* y = nullptr;
+  float* y_fp32 = nullptr;
   std::int64_t ldy = 0;
+  bool y_row_major = false;
 };
 
 struct TwoFourKernel {
@@ -58,5 +62,17 @@ struct TwoFourLaunch {
 // dimension that does not fit (nothing is launched), else the launch's error. `launch`, if given, says what ran.
 cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const std::string& kernel = {},
                           int splits = 0, TwoFourLaunch* launch = nullptr);
+
+// The conversions a caller with FP32 data needs before the product (each one pass on `stream`):
+// W's 2:4 form from a CSR matrix on the device: row r of W (r < nrows) is CSR row rows[r] (offsets p, increasing
+// columns j, FP32 values x), with `cols` columns; values and meta are sized as TwoFourView's for those rows. *refused
+// (a device int the call zeroes first) becomes 1 where a group of four columns holds more than two entries; W is
+// then incomplete.
+cudaError_t two_four_from_csr(const std::uint64_t* rows, std::int64_t nrows, std::int64_t cols, const std::uint64_t* p,
+                              const std::uint64_t* j, const float* x, TwoFourType type, std::uint16_t* values,
+                              std::uint32_t* meta, int* refused, cudaStream_t stream);
+// dst, k x n column-major (dst[c * k + r]), = src(r, c) = src[r * sr + c * sc] rounded to `type` (nearest even).
+cudaError_t round_to_half(const float* src, std::int64_t k, std::int64_t n, std::int64_t sr, std::int64_t sc,
+                          TwoFourType type, std::uint16_t* dst, cudaStream_t stream);
 
 }  // namespace snk::cuda
