@@ -4,7 +4,7 @@
 // One kernel template, three tile shapes. A thread block of 8 warps computes a BM x BN block of Y over a K range, in
 // steps of 64 columns of W: a stage holds W's 64-column slice in compressed form (BM rows x 32 values, 64 bytes a row)
 // with its metadata (two words a row) and X's matching 64 x BN slice stored batch column after batch column
-// (128 bytes each). Stages are filled by cp.async, 3 to 8 deep (the narrower the tile, the deeper); each thread works out its chunks once per block. Each warp owns a (BM / WM) x (BN / WN) block of Y
+// (128 bytes each). Stages are filled by cp.async, 3 or 4 deep; each thread works out its chunks once per block. Each warp owns a (BM / WM) x (BN / WN) block of Y
 // and, per 32 columns of W, loads its A fragments (compressed 16 x 16) and B fragments (32 x 8) with ldmatrix, builds
 // each m16 tile's metadata word from the two rows its thread pair reads, and issues mma.sp m16n8k32 with FP32
 // accumulators. Shared-memory rows are XOR-swizzled by 16-byte chunk, so every ldmatrix phase touches 8 distinct
@@ -363,8 +363,8 @@ struct Entry {
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       {{"tile128x256", 128, 256, [](const TwoFourProblem& p) { return p.batch > 128; }}, run_tile<128, 256, 2, 4, 3>},
-      {{"tile128x64", 128, 64, [](const TwoFourProblem& p) { return p.batch > 32; }}, run_tile<128, 64, 4, 2, 6>},
-      {{"tile128x32", 128, 32, [](const TwoFourProblem&) { return true; }}, run_tile<128, 32, 8, 1, 8>},
+      {{"tile128x64", 128, 64, [](const TwoFourProblem& p) { return p.batch > 32; }}, run_tile<128, 64, 4, 2, 4>},
+      {{"tile128x32", 128, 32, [](const TwoFourProblem&) { return true; }}, run_tile<128, 32, 8, 1, 4>},
   };
   return table;
 }
