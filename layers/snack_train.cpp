@@ -59,6 +59,7 @@ struct Options {
   std::string checkpoint, curves = "snack-train-curves.png";
   bool resume = false, quiet = false;
   bool two_four = false;   // after --epochs, prune to 2:4 and train --epochs more with the pattern fixed
+  std::string two_four_compute = "fp32";   // fp32, or bf16 / fp16: the pruned layers' forward on the sparse tensor cores
   Index stop_after = 0;   // stop after this many epochs of this invocation (0: run to --epochs)
   double target = -1;   // a test accuracy (%) the last epoch must reach, or exit status 2
 };
@@ -89,6 +90,9 @@ void usage() {
       "  --two-four          after --epochs, prune every layer to 2:4 (in each group of four weights the two of largest\n"
       "                      magnitude) and train --epochs more with that pattern fixed (fresh optimizer state); prints\n"
       "                      the test accuracy before pruning, after it, and after retraining\n"
+      "  --two-four-compute T  fp32 (default) | bf16 | fp16: with bf16 or fp16 the pruned layers carry the 2:4 hint,\n"
+      "                      so their forward products run on the sparse tensor cores (cuda backend), inputs and\n"
+      "                      weights rounded to T and summed in FP32; other backends compute in FP32 as before\n"
       "  --seed S            (default 1)\n"
       "  --backend B         reference | kokkos | cuda (default: the library's choice)\n"
       "  --checkpoint PATH   write a checkpoint after every epoch (atomic)\n"
@@ -165,6 +169,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--target") o.target = number(a, value());
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--two-four") o.two_four = true;
+    else if (a == "--two-four-compute") o.two_four_compute = value();
     else bad("unknown option " + a);
   }
   if (!(o.sparsity >= 0 && o.sparsity < 1)) bad("--sparsity must lie in [0, 1)");
@@ -177,7 +182,17 @@ Options parse(int argc, char** argv) {
   if (o.resume && o.checkpoint.empty()) bad("--resume needs --checkpoint PATH");
   if (o.dst == "rigl" && o.rigl_block == 0) bad("--rigl-block must be positive");
   if (o.two_four && o.dst != "none") bad("--two-four keeps the pruned pattern fixed: it takes no --dst");
+  if (o.two_four_compute != "fp32" && o.two_four_compute != "bf16" && o.two_four_compute != "fp16")
+    bad("--two-four-compute must be fp32, bf16 or fp16, not " + o.two_four_compute);
+  if (o.two_four_compute != "fp32" && !o.two_four) bad("--two-four-compute needs --two-four");
   return o;
+}
+
+// The 2:4 hint the pruned layers carry (Matrix::TwoFourHint): --two-four-compute's type, or none for fp32.
+Matrix::TwoFourHint two_four_hint(const Options& o) {
+  if (o.two_four_compute == "bf16") return Matrix::TwoFourHint::BF16;
+  if (o.two_four_compute == "fp16") return Matrix::TwoFourHint::FP16;
+  return Matrix::TwoFourHint::Off;
 }
 
 // What a resumed run must share with the run that wrote the checkpoint.
@@ -187,7 +202,7 @@ std::string config_of(const Options& o, const std::vector<Index>& sizes) {
   for (std::size_t k = 0; k < sizes.size(); ++k) s << (k ? "," : "") << sizes[k];
   s << " sparsity=" << o.sparsity << " erk=" << o.erk << " activation=" << o.activation << " optimizer=" << o.optimizer
     << " batch=" << o.batch << " epochs=" << o.epochs << " dst=" << o.dst << " two_four=" << o.two_four
-    << " seed=" << o.seed
+    << " two_four_compute=" << o.two_four_compute    << " seed=" << o.seed
     << " train_limit=" << o.train_limit;
   return s.str();
 }
@@ -343,6 +358,8 @@ int run(const Options& o) {
     for (auto& [name, v] : curves.all()) *v = c.numbers(name);
     first_epoch = c.epoch;
     step = c.step;
+    if (o.two_four && first_epoch > o.epochs)   // resumed after the pruning: the layers take the hint it gave them
+      for (auto& layer : net.layers()) layer.weight().set_two_four_hint(two_four_hint(o));
     std::fprintf(stderr, "snack-train: resumed from %s after epoch %llu (step %llu)\n", o.checkpoint.c_str(),
                  (unsigned long long)first_epoch, (unsigned long long)step);
   }
@@ -366,6 +383,7 @@ int run(const Options& o) {
       for (std::size_t l = 0; l < net.layers().size(); ++l) {
         Matrix& W = net.layers()[l].weight();
         W = keep_two_of_four(W);
+        W.set_two_four_hint(two_four_hint(o));
         opt[l] = make_optimizer(o);
       }
       const Mlp::Result pruned = evaluate(net, test);

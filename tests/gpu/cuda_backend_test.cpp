@@ -419,13 +419,14 @@ TEST(CudaBackend, DeviceCopyFollowsChangesOfA) {
 }
 
 // A matrix that is 2:4: each group of four columns of a row holds 0, 1 or 2 entries at random positions (multiples of
-// 1/4, exact in FP16 and BF16, so that the 2:4 products equal the reference's exactly); one row in five is empty.
-Matrix two_four_matrix(Index nrows, Index ncols) {
+// 1/4, exact in FP16 and BF16, so that the 2:4 products equal the reference's exactly); with empty_rows, one row in
+// five is empty.
+Matrix two_four_matrix(Index nrows, Index ncols, bool empty_rows = true) {
   std::vector<Index> I, J;
   std::vector<double> X;
   std::uniform_int_distribution<int> count(0, 2), pos(0, 3);
   for (Index i = 0; i < nrows; ++i) {
-    if (i % 5 == 4) continue;
+    if (empty_rows && i % 5 == 4) continue;
     for (Index g = 0; g * 4 < ncols; ++g) {
       int first = pos(rng()), second = pos(rng());
       const int n = count(rng());
@@ -450,7 +451,7 @@ bool described_as(const Matrix& A, const char* what) {
 TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
   // With the hint, PLUS_TIMES on FP32 with a full B runs on the sparse tensor cores (A's device copy then holds its
   // 2:4 form) and equals reference (the values are exact in FP16 and BF16); B' = B^T too, batches across the 2:4
-  // kernels' tiles, K not a multiple of 32. A matrix that is not 2:4, or another semiring, computes as without it.
+  // kernels' tiles, K not a multiple of 32; and X W^T with the hint on W. A matrix that is not 2:4, or another semiring, computes as without it.
   REQUIRE_CUDA();
   const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
   for (Matrix::TwoFourHint hint : {Matrix::TwoFourHint::BF16, Matrix::TwoFourHint::FP16}) {
@@ -465,6 +466,13 @@ TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
     tb.transpose_second = true;
     check_mxm(pt, A, full(&snk::types::FP32, 45, 200), std::string(form) + ", B transposed", tb);
     EXPECT_TRUE(described_as(A, form));
+    // X W^T, a layer's forward: the hint on W, the second operand, transposed.
+    Matrix W = two_four_matrix(72, 200, /*empty_rows=*/false);
+    W.set_two_four_hint(hint);
+    for (Index batch : {1, 33, 130})
+      check_mxm(pt, full(&snk::types::FP32, batch, 200), W, std::string(form) + ", X W^T batch " + std::to_string(batch),
+                tb);
+    EXPECT_TRUE(described_as(W, form)) << W.device_copy()->describe();
   }
   // Three entries in one group: not 2:4, so the product runs as without the hint (and says so).
   Matrix D = two_four_matrix(64, 96);

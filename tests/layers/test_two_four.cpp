@@ -13,6 +13,8 @@
 #include <random>
 #include <vector>
 
+#include "layer_test_util.hpp"
+#include "sparse_linear.hpp"
 #include "two_four.hpp"
 
 namespace {
@@ -187,6 +189,53 @@ TEST(TwoFour, ReferenceProductSumsTheKeptEntries) {
       for (Index j = 0; j < cols; ++j) want += static_cast<double>(W.at(i, j)) * static_cast<double>(x[b * ldx + j]);
       EXPECT_NEAR(y[b * ldy + i], want, 1e-12 * (1 + std::fabs(want))) << i << "," << b;
     }
+}
+
+// A layer whose weights carry the 2:4 hint runs its forward product (X W^T) on the sparse tensor cores on the cuda
+// backend: W's device copy holds its BF16 2:4 form, and Y is within 2^-7 of sum |x w| of the reference backend's
+// (X and W rounded to BF16, sums in FP32). Skips where no cuda backend is usable.
+TEST(TwoFour, HintedLayerForwardOnTheGpu) {
+  const auto all = snk::available_backends();
+  if (std::find(all.begin(), all.end(), "cuda") == all.end()) GTEST_SKIP() << "no usable cuda backend";
+  snk::layers::SparseLinear layer(256, 96, 1.0, rng()());
+  layer.weight() = snk::layers::keep_two_of_four(layer.weight());
+  layer.weight().set_two_four_hint(snk::Matrix::TwoFourHint::BF16);
+  layer_test::Dense x;
+  const snk::Matrix X = layer_test::random_batch(40, 256, x);
+  snk::Matrix want(&snk::types::FP32, 0, 0), got(&snk::types::FP32, 0, 0);
+  {
+    snk::BackendScope scope("reference");
+    want = layer.forward(X);
+  }
+  {
+    snk::BackendScope scope("cuda");
+    got = layer.forward(X);
+  }
+  ASSERT_NE(layer.weight().device_copy(), nullptr);
+  EXPECT_NE(layer.weight().device_copy()->describe().find("2:4 form (BF16)"), std::string::npos)
+      << layer.weight().device_copy()->describe();
+  // sum |x w| per output: |X| |W|^T on the reference backend.
+  snk::Matrix absW = layer.weight(), absX = X;
+  snk::apply(absW, nullptr, nullptr, *snk::builtin_unary_op(snk::UnaryOpcode::Abs, snk::TypeCode::FP32), layer.weight(), {});
+  snk::apply(absX, nullptr, nullptr, *snk::builtin_unary_op(snk::UnaryOpcode::Abs, snk::TypeCode::FP32), X, {});
+  snk::Matrix bound(&snk::types::FP32, 40, 96);
+  {
+    snk::BackendScope scope("reference");
+    snk::Descriptor tb;
+    tb.transpose_second = true;
+    snk::mxm(bound, nullptr, nullptr, *snk::builtin_semiring(snk::BinaryOpcode::Plus, snk::BinaryOpcode::Times,
+                                                           snk::TypeCode::FP32), absX, absW, tb);
+  }
+  const auto g = layer_test::entries(got), w = layer_test::entries(want), b = layer_test::entries(bound);
+  ASSERT_EQ(g.size(), w.size());
+  ASSERT_EQ(g.size(), b.size());
+  int bad = 0;
+  for (const auto& [at, v] : w) {
+    const double have = g.count(at) ? g.at(at) : NAN, sum = b.count(at) ? b.at(at) : 0.0;
+    if (!(std::fabs(have - v) <= std::ldexp(1.0, -7) * sum + 1e-6) && bad++ < 5)
+      ADD_FAILURE() << "Y(" << at.first << ", " << at.second << ") = " << have << ", reference " << v
+                    << " (sum |x w| " << sum << ")";
+  }
 }
 
 }  // namespace

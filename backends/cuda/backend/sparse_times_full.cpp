@@ -20,8 +20,9 @@
 // Declined: ta (the core retries with a transposed copy), a B with missing entries, types and semirings
 // the library has no kernels for, and a pattern whose columns or entries exceed 32-bit indices.
 //
-// An A with the 2:4 hint (SNK_TWO_FOUR_HINT) under PLUS_TIMES on FP32 runs on the sparse tensor cores instead
-// (two_four_product below) where it is 2:4; otherwise as above.
+// A sparse operand with the 2:4 hint (SNK_TWO_FOUR_HINT) under PLUS_TIMES on FP32 runs on the sparse tensor cores
+// instead where it is 2:4 (two_four_form_of, two_four_run below): W B' here, X W^T in mxm_full_times_sparse (W^T X is
+// not 2:4 along its rows, so it stays on the SpMM family); otherwise as above.
 #include "sparse_times_full.hpp"
 
 #include <algorithm>
@@ -82,72 +83,73 @@ bool has_every_entry(const Matrix& B) {
   return n % B.nrows() == 0 && n / B.nrows() == B.ncols();
 }
 
-// T = A B' on the sparse tensor cores (two_four/two_four_gemm.hpp), for an A whose 2:4 hint is set (Matrix::
-// TwoFourHint) under PLUS_TIMES on FP32: A's 2:4 form over its compacted rows (made once per device copy, kept in
-// it), B' rounded to the hint's type, the products summed in FP32 into T in the SpMM path's form (dense rows of A's
-// non-empty rows, row-major). Declined, with nothing changed, where A is hypersparse or holds more than two
-// entries in a group of four columns (remembered, so the check is not repeated while A is unchanged).
-KernelStatus two_four_product(Matrix& T, const Matrix& A, MatrixOnDevice& a, const CompactedPattern& pattern,
-                              MatrixOnDevice& b, bool tb, Index K, Index N, cudaStream_t stream) {
-  const int hint = static_cast<int>(A.two_four_hint());
-  const TwoFourType type = hint == static_cast<int>(Matrix::TwoFourHint::FP16) ? TwoFourType::FP16 : TwoFourType::BF16;
-  MatrixOnDevice::TwoFourForm& form = a.two_four_form();
-  if (form.refused) return KernelStatus::Declined;
-  const Index rows = pattern.rows.size();
-  const Index padded = (K + 31) / 32 * 32;
-  if (form.type != hint) {
-    const MatrixOnDevice::Csr c = a.csr(A, stream);
-    if (c.hyper) {
-      form.refused = true;
-      return KernelStatus::Declined;
-    }
-    DeviceBuffer values(static_cast<std::size_t>(rows * padded / 2 * sizeof(std::uint16_t)));
-    DeviceBuffer meta(static_cast<std::size_t>(rows * padded / 32 * sizeof(std::uint32_t)));
-    DeviceBuffer flag(sizeof(int));
-    throw_on_cuda_error(two_four_from_csr(static_cast<const std::uint64_t*>(pattern.device_rows.get()),
-                                          static_cast<std::int64_t>(rows), static_cast<std::int64_t>(K), c.p, c.j,
-                                          static_cast<const float*>(c.x), type,
-                                          static_cast<std::uint16_t*>(values.get()),
-                                          static_cast<std::uint32_t*>(meta.get()), static_cast<int*>(flag.get()),
-                                          stream),
-                        "2:4 form");
-    int refused = 0;
-    throw_on_cuda_error(cudaMemcpyAsync(&refused, flag.get(), sizeof(int), cudaMemcpyDeviceToHost, stream), "2:4 form");
-    throw_on_cuda_error(cudaStreamSynchronize(stream), "2:4 form");
-    if (refused) {
-      form.refused = true;
-      return KernelStatus::Declined;
-    }
-    form.values = std::move(values);
-    form.meta = std::move(meta);
-    form.type = hint;
+// W's 2:4 form (two_four/two_four_gemm.hpp) for a W whose 2:4 hint is set (Matrix::TwoFourHint), over the rows of
+// its compacted pattern, K columns: made on the device from its CSR at the first product that asks, kept in its
+// device copy. Null where W is hypersparse or holds more than two entries in a group of four columns; remembered, so
+// the check is not repeated while W is unchanged.
+const MatrixOnDevice::TwoFourForm* two_four_form_of(const Matrix& W, MatrixOnDevice& w, const CompactedPattern& pattern,
+                                                    Index K, cudaStream_t stream) {
+  const int hint = static_cast<int>(W.two_four_hint());
+  MatrixOnDevice::TwoFourForm& form = w.two_four_form();
+  if (form.refused) return nullptr;
+  if (form.type == hint) return &form;
+  const MatrixOnDevice::Csr c = w.csr(W, stream);
+  if (c.hyper) {
+    form.refused = true;
+    return nullptr;
   }
-  if (N > std::numeric_limits<std::size_t>::max() / 8 / std::max<Index>(rows, K))
-    throw Error(Info::OutOfMemory, "cuda backend: mxm operands too large to hold (" + std::to_string(rows) +
-                                       " rows x " + std::to_string(N) + " columns)");
-  // B'(k, n) is B(k, n) (row-major, K x N) or B(n, k) (tb: B is N x K, row-major).
-  DeviceBuffer x(static_cast<std::size_t>(K * N * sizeof(std::uint16_t)));
-  DeviceBuffer t_values(static_cast<std::size_t>(rows * N * sizeof(float)));
-  throw_on_cuda_error(round_to_half(static_cast<const float*>(b.values()), static_cast<std::int64_t>(K),
-                                    static_cast<std::int64_t>(N), tb ? 1 : static_cast<std::int64_t>(N),
-                                    tb ? static_cast<std::int64_t>(K) : 1, type, static_cast<std::uint16_t*>(x.get()),
-                                    stream),
+  const TwoFourType type = hint == static_cast<int>(Matrix::TwoFourHint::FP16) ? TwoFourType::FP16 : TwoFourType::BF16;
+  const Index rows = pattern.rows.size(), padded = (K + 31) / 32 * 32;
+  DeviceBuffer values(static_cast<std::size_t>(rows * padded / 2 * sizeof(std::uint16_t)));
+  DeviceBuffer meta(static_cast<std::size_t>(rows * padded / 32 * sizeof(std::uint32_t)));
+  DeviceBuffer flag(sizeof(int));
+  throw_on_cuda_error(two_four_from_csr(static_cast<const std::uint64_t*>(pattern.device_rows.get()),
+                                        static_cast<std::int64_t>(rows), static_cast<std::int64_t>(K), c.p, c.j,
+                                        static_cast<const float*>(c.x), type, static_cast<std::uint16_t*>(values.get()),
+                                        static_cast<std::uint32_t*>(meta.get()), static_cast<int*>(flag.get()), stream),
+                      "2:4 form");
+  int refused = 0;
+  throw_on_cuda_error(cudaMemcpyAsync(&refused, flag.get(), sizeof(int), cudaMemcpyDeviceToHost, stream), "2:4 form");
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "2:4 form");
+  if (refused) {
+    form.refused = true;
+    return nullptr;
+  }
+  form.values = std::move(values);
+  form.meta = std::move(meta);
+  form.type = hint;
+  return &form;
+}
+
+// Y = W X' on the sparse tensor cores, W given by its 2:4 form (rows x K): X'(k, n) = x[k * sr + n * sc] (FP32,
+// rounded to the form's type on the way), Y in FP32 (the sums as they are) at y, row-major (ld N) or column-major
+// (ld rows). Throws on a CUDA error; completes before return.
+void two_four_run(const MatrixOnDevice::TwoFourForm& form, Index rows, Index K, Index N, const float* x, Index sr,
+                  Index sc, float* y, bool y_row_major, cudaStream_t stream) {
+  const TwoFourType type = form.type == static_cast<int>(Matrix::TwoFourHint::FP16) ? TwoFourType::FP16
+                                                                                     : TwoFourType::BF16;
+  DeviceBuffer xh(static_cast<std::size_t>(K * N * sizeof(std::uint16_t)));
+  throw_on_cuda_error(round_to_half(x, static_cast<std::int64_t>(K), static_cast<std::int64_t>(N),
+                                    static_cast<std::int64_t>(sr), static_cast<std::int64_t>(sc), type,
+                                    static_cast<std::uint16_t*>(xh.get()), stream),
                       "2:4 product");
   TwoFourProblem p;
   p.w = {static_cast<const std::uint16_t*>(form.values.get()), static_cast<const std::uint32_t*>(form.meta.get()),
          static_cast<std::int64_t>(rows), static_cast<std::int64_t>(K), type};
-  p.x = static_cast<const std::uint16_t*>(x.get());
+  p.x = static_cast<const std::uint16_t*>(xh.get());
   p.ldx = static_cast<std::int64_t>(K);
   p.batch = static_cast<std::int64_t>(N);
-  p.y_fp32 = static_cast<float*>(t_values.get());
-  p.ldy = static_cast<std::int64_t>(N);
-  p.y_row_major = true;
+  p.y_fp32 = y;
+  p.ldy = static_cast<std::int64_t>(y_row_major ? N : rows);
+  p.y_row_major = y_row_major;
   throw_on_cuda_error(two_four_gemm(p, stream), "2:4 product");
   throw_on_cuda_error(cudaStreamSynchronize(stream), "2:4 product");
-  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern.rows, pattern.device_rows, N,
-                                                   sizeof(float), stream),
-                       /*host_is_stale=*/true);
-  return KernelStatus::Done;
+}
+
+// A product on the sparse tensor cores is asked for: W's hint is set and the semiring is PLUS_TIMES on FP32.
+bool two_four_asked(const Matrix& W, const SpmmSemiring& semiring) {
+  return W.two_four_hint() != Matrix::TwoFourHint::Off && semiring.id.is_plus_times() &&
+         semiring.type == ValueType::FP32;
 }
 
 }  // namespace
@@ -169,10 +171,22 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   CompactedPattern* pattern = a.pattern(A, stream);
   if (pattern == nullptr) return KernelStatus::Declined;
   MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
-  if (A.two_four_hint() != Matrix::TwoFourHint::Off && semiring->id.is_plus_times() &&
-      semiring->type == ValueType::FP32 && pattern->rows.size() > 0 &&
-      two_four_product(T, A, a, *pattern, b, tb, K, N, stream) == KernelStatus::Done)
-    return KernelStatus::Done;
+  if (two_four_asked(A, *semiring) && !pattern->rows.empty()) {
+    // T = A B' with B'(k, n) = B(k, n) (row-major, K x N) or B(n, k) (tb: B row-major, N x K); T's dense rows row-major.
+    if (const MatrixOnDevice::TwoFourForm* form = two_four_form_of(A, a, *pattern, K, stream)) {
+      const Index rows = pattern->rows.size();
+      if (N > std::numeric_limits<std::size_t>::max() / sizeof(float) / std::max(rows, K))
+        throw Error(Info::OutOfMemory, "cuda backend: mxm operands too large to hold (" + std::to_string(rows) +
+                                           " rows x " + std::to_string(N) + " columns)");
+      DeviceBuffer t_values(static_cast<std::size_t>(rows * N * sizeof(float)));
+      two_four_run(*form, rows, K, N, static_cast<const float*>(b.values()), tb ? 1 : N, tb ? K : 1,
+                   static_cast<float*>(t_values.get()), /*y_row_major=*/true, stream);
+      T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
+                                                       pattern->device_rows, N, sizeof(float), stream),
+                           /*host_is_stale=*/true);
+      return KernelStatus::Done;
+    }
+  }
 
   const std::size_t value_bytes = type->size;
   const Index rows = pattern->rows.size();
@@ -255,10 +269,16 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   MatrixOnDevice& x = MatrixOnDevice::of(A, stream);
 
   const std::size_t value_bytes = type->size;
-  if (M > std::numeric_limits<std::size_t>::max() / value_bytes / batch)
+  if (M > std::numeric_limits<std::size_t>::max() / value_bytes / std::max(batch, K))
     throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(batch) + " rows x " +
                                        std::to_string(M) + " columns)");
   DeviceBuffer t_values(static_cast<std::size_t>(batch * M * value_bytes));
+  // X W^T with W's 2:4 hint: T^T = W X^T on the sparse tensor cores, X^T(k, b) = A(b, k) read from A's rows and T^T
+  // written column-major into T's rows (the same layouts as the SpMM call below).
+  const MatrixOnDevice::TwoFourForm* form =
+      tb && two_four_asked(B, *semiring) ? two_four_form_of(B, w, *pattern, K, stream) : nullptr;
+  if (form) two_four_run(*form, M, K, batch, static_cast<const float*>(x.values()), 1, K,
+                         static_cast<float*>(t_values.get()), /*y_row_major=*/false, stream);
   // X W^T: X = A row-major (batch x K), Y = T row-major (batch x M). W^T X: X' = A^T, K x batch, read column-major
   // from A's rows; Y' = T^T, M x batch, written column-major into T's rows. Both walk the batch in chunks of rows of A.
   SpmmArgs args = product_args(tb ? Orientation::XWt : Orientation::WtX, *semiring, w.values(), stream);
@@ -268,7 +288,7 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   args.y.ld = static_cast<std::int64_t>(M);
   const auto* a_values = static_cast<const unsigned char*>(x.values());
   auto* y_values = static_cast<unsigned char*>(t_values.get());
-  for (Index r0 = 0; r0 < batch; r0 += kColumnsPerCall) {
+  for (Index r0 = 0; r0 < batch && !form; r0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, batch - r0));
     args.x.data = const_cast<unsigned char*>(a_values + r0 * K * value_bytes);
     args.y.data = y_values + r0 * M * value_bytes;
