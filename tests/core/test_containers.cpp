@@ -3,7 +3,7 @@
 // Covers build (with and without a dup operator, duplicate / out-of-range / non-empty-output errors),
 // random sequences of setElement / removeElement / extractElement / extractTuples checked against a
 // std::map oracle, hypersparse storage (10^6 x 10^6 with 100 entries stays O(entries)) and the size rule,
-// resize, diag, copies and moves, the derived forms (bitmap, sorted-COO rows, row_range), adopt, the
+// resize, diag, copies and moves (and the 2:4 hint, which belongs to the object), the derived forms (bitmap, sorted-COO rows, row_range), adopt, the
 // device-copy protocol (with a fake device copy), core::cast_matrix, Vector and Scalar, and that every
 // failing call leaves the object as it was. Inputs are fresh random data; the seed is printed on failure.
 #include <gtest/gtest.h>
@@ -503,6 +503,33 @@ TEST(ContainersMethods, CopiesAreIndependentAndMovesWork) {
   EXPECT_EQ(content(E), (Oracle{{{1, 2}, 1.5}}));
   D = B;   // a moved-from matrix can be assigned to
   EXPECT_EQ(content(D), (Oracle{{{3, 3}, -2}}));
+}
+
+TEST(ContainersMethods, TheTwoFourHintBelongsToTheObject) {
+  // A copy takes the hint, a move carries it; assignments and take() replace the content and keep the destination's.
+  using Hint = Matrix::TwoFourHint;
+  Matrix A(&types::FP32, 4, 8);
+  EXPECT_EQ(A.two_four_hint(), Hint::Off);
+  A.set_two_four_hint(Hint::BF16);
+  const float x = 1.5f;
+  A.set_element(1, 2, &x, &types::FP32);
+  Matrix B(A);
+  EXPECT_EQ(B.two_four_hint(), Hint::BF16);
+  Matrix C(&types::FP32, 4, 8);
+  C.set_two_four_hint(Hint::FP16);
+  C = A;
+  EXPECT_EQ(C.two_four_hint(), Hint::FP16);
+  EXPECT_EQ(content(C), (Oracle{{{1, 2}, 1.5}}));
+  Matrix plain(&types::FP32, 4, 8);
+  C = std::move(plain);
+  EXPECT_EQ(C.two_four_hint(), Hint::FP16);
+  Matrix D(std::move(B));
+  EXPECT_EQ(D.two_four_hint(), Hint::BF16);
+  Matrix T(&types::FP32, 4, 8);
+  T.set_element(0, 0, &x, &types::FP32);
+  D.take(std::move(T));
+  EXPECT_EQ(D.two_four_hint(), Hint::BF16);
+  EXPECT_EQ(content(D), (Oracle{{{0, 0}, 1.5}}));
 }
 
 TEST(ContainersMethods, BitmapCooRowsRowRange) {
