@@ -5,7 +5,8 @@
 // std::map oracle, hypersparse storage (10^6 x 10^6 with 100 entries stays O(entries)) and the size rule,
 // resize, diag, copies and moves (and the 2:4 hint, which belongs to the object), the derived forms (bitmap,
 // sorted-COO rows, row_range), adopt, the device-copy protocol (with a fake device copy), core::cast_matrix, Vector
-// and Scalar, and that every failing call leaves the object as it was. Inputs are fresh random data; the seed is printed on failure.
+// and Scalar, and that every failing call leaves the object as it was. Inputs are fresh random data; the seed is
+// printed on failure.
 #include <gtest/gtest.h>
 
 #include <chrono>
