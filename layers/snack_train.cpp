@@ -59,7 +59,7 @@ struct Options {
   std::string checkpoint, curves = "snack-train-curves.png";
   bool resume = false, quiet = false;
   bool two_four = false;   // after --epochs, prune to 2:4 and train --epochs more with the pattern fixed
-  std::string two_four_compute = "fp32";   // fp32, or bf16 / fp16: the pruned layers' forward on the sparse tensor cores
+  std::string two_four_compute = "fp32";   // or bf16 / fp16: the pruned layers' forward on the sparse tensor cores
   Index stop_after = 0;   // stop after this many epochs of this invocation (0: run to --epochs)
   double target = -1;   // a test accuracy (%) the last epoch must reach, or exit status 2
 };

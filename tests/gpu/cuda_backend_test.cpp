@@ -451,7 +451,8 @@ bool described_as(const Matrix& A, const char* what) {
 TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
   // With the hint, PLUS_TIMES on FP32 with a full B runs on the sparse tensor cores (A's device copy then holds its
   // 2:4 form) and equals reference (the values are exact in FP16 and BF16); B' = B^T too, batches across the 2:4
-  // kernels' tiles, K not a multiple of 32; and X W^T with the hint on W. A matrix that is not 2:4, or another semiring, computes as without it.
+  // kernels' tiles, K not a multiple of 32; and X W^T with the hint on W. A matrix that is not 2:4, or another
+  // semiring, computes as without it.
   REQUIRE_CUDA();
   const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
   for (Matrix::TwoFourHint hint : {Matrix::TwoFourHint::BF16, Matrix::TwoFourHint::FP16}) {
@@ -470,8 +471,8 @@ TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
     Matrix W = two_four_matrix(72, 200, /*empty_rows=*/false);
     W.set_two_four_hint(hint);
     for (Index batch : {1, 33, 130})
-      check_mxm(pt, full(&snk::types::FP32, batch, 200), W, std::string(form) + ", X W^T batch " + std::to_string(batch),
-                tb);
+      check_mxm(pt, full(&snk::types::FP32, batch, 200), W,
+                std::string(form) + ", X W^T batch " + std::to_string(batch), tb);
     EXPECT_TRUE(described_as(W, form)) << W.device_copy()->describe();
   }
   // Three entries in one group: not 2:4, so the product runs as without the hint (and says so).

@@ -62,7 +62,9 @@ struct DeviceArray {
   T* p = nullptr;
   explicit DeviceArray(size_t n) { EXPECT_EQ(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)), cudaSuccess); }
   ~DeviceArray() { cudaFree(p); }
-  void upload(const std::vector<T>& h) { ASSERT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess); }
+  void upload(const std::vector<T>& h) {
+    ASSERT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
   std::vector<T> download(size_t n) const {
     std::vector<T> h(n);
     EXPECT_EQ(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);

@@ -1,8 +1,10 @@
 // tests/layers/test_two_four.cpp: the 2:4 compressed form (layers/two_four.hpp) on fresh random inputs: the 16-bit
 // conversions against the exact rounding rule, pruning's invariants (two of every four kept, the two of largest
 // magnitude, ties to the lower column, the metadata codes), pruning of a sparse Matrix equal to pruning its dense
-// form, the conversion back, the unrounded weights a prune-and-retrain run keeps, and the float64 reference product against a direct sum over the kept entries, at shapes
-// whose column count is not a multiple of a group or of a metadata word.
+// form, the conversion back, the unrounded weights a prune-and-retrain run keeps, and the float64 reference product
+// against a direct sum over the kept entries, at shapes whose column count is not a multiple of a group or of a
+// metadata word; and, on the cuda backend, a layer whose weights carry the 2:4 hint (its forward on the sparse tensor
+// cores) against the reference backend.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -216,8 +218,9 @@ TEST(TwoFour, HintedLayerForwardOnTheGpu) {
       << layer.weight().device_copy()->describe();
   // sum |x w| per output: |X| |W|^T on the reference backend.
   snk::Matrix absW = layer.weight(), absX = X;
-  snk::apply(absW, nullptr, nullptr, *snk::builtin_unary_op(snk::UnaryOpcode::Abs, snk::TypeCode::FP32), layer.weight(), {});
-  snk::apply(absX, nullptr, nullptr, *snk::builtin_unary_op(snk::UnaryOpcode::Abs, snk::TypeCode::FP32), X, {});
+  const snk::UnaryOp& abs = *snk::builtin_unary_op(snk::UnaryOpcode::Abs, snk::TypeCode::FP32);
+  snk::apply(absW, nullptr, nullptr, abs, layer.weight(), {});
+  snk::apply(absX, nullptr, nullptr, abs, X, {});
   snk::Matrix bound(&snk::types::FP32, 40, 96);
   {
     snk::BackendScope scope("reference");

@@ -172,7 +172,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   if (pattern == nullptr) return KernelStatus::Declined;
   MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
   if (two_four_asked(A, *semiring) && !pattern->rows.empty()) {
-    // T = A B' with B'(k, n) = B(k, n) (row-major, K x N) or B(n, k) (tb: B row-major, N x K); T's dense rows row-major.
+    // T = A B' with B'(k, n) = B(k, n) (row-major, K x N) or B(n, k) (tb: B row-major, N x K); T's dense rows
+    // row-major.
     if (const MatrixOnDevice::TwoFourForm* form = two_four_form_of(A, a, *pattern, K, stream)) {
       const Index rows = pattern->rows.size();
       if (N > std::numeric_limits<std::size_t>::max() / sizeof(float) / std::max(rows, K))
@@ -241,8 +242,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
   if (binding_would_serve)
     pattern->unbound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows, pattern->device_rows, N,
-                                                   value_bytes, stream),
+  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
+                                                   pattern->device_rows, N, value_bytes, stream),
                        /*host_is_stale=*/true);
   return KernelStatus::Done;
 }

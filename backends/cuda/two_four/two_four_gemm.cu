@@ -4,11 +4,11 @@
 // One kernel template, three tile shapes. A thread block of 8 warps computes a BM x BN block of Y over a K range, in
 // steps of 64 columns of W: a stage holds W's 64-column slice in compressed form (BM rows x 32 values, 64 bytes a row)
 // with its metadata (two words a row) and X's matching 64 x BN slice stored batch column after batch column
-// (128 bytes each). Stages are filled by cp.async, 3 or 4 deep; each thread works out its chunks once per block. Each warp owns a (BM / WM) x (BN / WN) block of Y
-// and, per 32 columns of W, loads its A fragments (compressed 16 x 16) and B fragments (32 x 8) with ldmatrix, builds
-// each m16 tile's metadata word from the two rows its thread pair reads, and issues mma.sp m16n8k32 with FP32
-// accumulators. Shared-memory rows are XOR-swizzled by 16-byte chunk, so every ldmatrix phase touches 8 distinct
-// chunks of one 128-byte line.
+// (128 bytes each). Stages are filled by cp.async, 3 or 4 deep; each thread works out its chunks once per block.
+// Each warp owns a (BM / WM) x (BN / WN) block of Y and, per 32 columns of W, loads its A fragments (compressed
+// 16 x 16) and B fragments (32 x 8) with ldmatrix, builds each m16 tile's metadata word from the two rows its thread
+// pair reads, and issues mma.sp m16n8k32 with FP32 accumulators. Shared-memory rows are XOR-swizzled by 16-byte
+// chunk, so every ldmatrix phase touches 8 distinct chunks of one 128-byte line.
 //
 // Metadata fragment (PTX ISA, sparse mma m16n8k32 with 16-bit inputs, sparsity selector 0): in each quad of lanes,
 // thread 0 holds rows g and g + 8 (g = lane / 4) for columns 0-15 of the 32 (row g in the low 16 bits), thread 1 the
@@ -244,7 +244,8 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
 #pragma unroll
       for (int i = 0; i < S::kMt; ++i) {
         ldmatrix_x4(af[i], base + ((a_off + i * 1024) ^ (step * 32)));
-        ef[i] = step == 0 ? __byte_perm(meta_lo[i].x, meta_hi[i].x, perm) : __byte_perm(meta_lo[i].y, meta_hi[i].y, perm);
+        ef[i] = step == 0 ? __byte_perm(meta_lo[i].x, meta_hi[i].x, perm)
+                          : __byte_perm(meta_lo[i].y, meta_hi[i].y, perm);
       }
 #pragma unroll
       for (int j = 0; j < S::kNt; ++j) {
@@ -287,7 +288,8 @@ __global__ void sum_parts(Args a, int splits) {
 int sm_count() {
   static const int n = [] {
     int dev = 0, v = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
       return 132;
     return v;
   }();
@@ -359,7 +361,8 @@ struct Entry {
 };
 
 // Wide batches take the widest tile (the most reuse of each stage); narrow ones the tile that wastes the least of the
-// mma's columns and leaves the most thread blocks. The measurements behind the thresholds: bench/results/two-four-h200.md.
+// mma's columns and leaves the most thread blocks. The measurements behind the thresholds:
+// bench/results/two-four-h200.md.
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       {{"tile128x256", 128, 256, [](const TwoFourProblem& p) { return p.batch > 128; }}, run_tile<128, 256, 2, 4, 3>},
@@ -426,7 +429,8 @@ __global__ void from_csr_kernel(const std::uint64_t* rows, long long nrows, long
 }
 
 template <TwoFourType T>
-__global__ void round_kernel(const float* src, long long k, long long n, long long sr, long long sc, std::uint16_t* dst) {
+__global__ void round_kernel(const float* src, long long k, long long n, long long sr, long long sc,
+                             std::uint16_t* dst) {
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < k * n;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long c = e / k, r = e % k;
@@ -444,18 +448,16 @@ cudaError_t two_four_from_csr(const std::uint64_t* rows, std::int64_t nrows, std
   if (cudaError_t e = cudaMemsetAsync(refused, 0, sizeof(int), stream); e != cudaSuccess) return e;
   const long long work = nrows * ((cols + 31) / 32);
   if (work == 0) return cudaSuccess;
-  if (type == TwoFourType::FP16)
-    from_csr_kernel<TwoFourType::FP16><<<grid_for(work), 256, 0, stream>>>(rows, nrows, cols, p, j, x, values, meta, refused);
-  else
-    from_csr_kernel<TwoFourType::BF16><<<grid_for(work), 256, 0, stream>>>(rows, nrows, cols, p, j, x, values, meta, refused);
+  auto kernel = type == TwoFourType::FP16 ? from_csr_kernel<TwoFourType::FP16> : from_csr_kernel<TwoFourType::BF16>;
+  kernel<<<grid_for(work), 256, 0, stream>>>(rows, nrows, cols, p, j, x, values, meta, refused);
   return cudaGetLastError();
 }
 
 cudaError_t round_to_half(const float* src, std::int64_t k, std::int64_t n, std::int64_t sr, std::int64_t sc,
                           TwoFourType type, std::uint16_t* dst, cudaStream_t stream) {
   if (k * n == 0) return cudaSuccess;
-  if (type == TwoFourType::FP16) round_kernel<TwoFourType::FP16><<<grid_for(k * n), 256, 0, stream>>>(src, k, n, sr, sc, dst);
-  else round_kernel<TwoFourType::BF16><<<grid_for(k * n), 256, 0, stream>>>(src, k, n, sr, sc, dst);
+  auto kernel = type == TwoFourType::FP16 ? round_kernel<TwoFourType::FP16> : round_kernel<TwoFourType::BF16>;
+  kernel<<<grid_for(k * n), 256, 0, stream>>>(src, k, n, sr, sc, dst);
   return cudaGetLastError();
 }
 
