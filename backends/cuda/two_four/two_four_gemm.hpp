@@ -44,8 +44,7 @@ struct TwoFourProblem {
 };
 
 struct TwoFourKernel {
-  const char* name;
-  int tile_rows, tile_batch;                       // the rows of W and columns of X one thread block computes
+  const char* name;                                // tile<rows of W>x<columns of X>: what one thread block computes
   bool (*can_run)(const TwoFourProblem&);          // the rule under which the dispatcher picks it
 };
 
