@@ -202,7 +202,7 @@ std::string config_of(const Options& o, const std::vector<Index>& sizes) {
   for (std::size_t k = 0; k < sizes.size(); ++k) s << (k ? "," : "") << sizes[k];
   s << " sparsity=" << o.sparsity << " erk=" << o.erk << " activation=" << o.activation << " optimizer=" << o.optimizer
     << " batch=" << o.batch << " epochs=" << o.epochs << " dst=" << o.dst << " two_four=" << o.two_four
-    << " two_four_compute=" << o.two_four_compute    << " seed=" << o.seed
+    << " two_four_compute=" << o.two_four_compute << " seed=" << o.seed
     << " train_limit=" << o.train_limit;
   return s.str();
 }

@@ -1,15 +1,17 @@
 // bench/two_four/mma_peak.cu: the instruction-level ceiling of the warp-level tensor-core instructions the 2:4 GEMM
-// can use, measured on the GPU at hand: mma.sp m16n8k32 (2:4 A, FP16 and BF16, FP32 accumulation) beside dense
-// mma.sync m16n8k16 (FP16). Operands stay in registers (no memory traffic): each warp runs eight independent
-// accumulator chains, enough to cover the instruction's latency, and blocks fill every SM several times over. The
-// rate is reported in dense-equivalent TFLOPS (2 M N K per instruction, K the logical depth), the unit cuBLAS's dense
-// rate and the 2:4 GEMM's are given in, so it bounds what any mma.sync-based kernel can reach; a kernel above it needs
-// the warpgroup instructions (wgmma.sp). A second table gives mma.sp's rate by warps per SM and independent chains
-// per warp: how much parallelism a kernel must hold to approach the ceiling.
+// can use (two_four/warp_mma.cuh), measured on the GPU at hand: mma.sp m16n8k32 (2:4 A, FP16 and BF16, FP32
+// accumulation) beside dense mma.sync m16n8k16 (FP16). Operands stay in registers (no memory traffic): each warp runs
+// eight independent accumulator chains, enough to cover the instruction's latency, and blocks fill every SM several
+// times over. The rate is reported in dense-equivalent TFLOPS (2 M N K per instruction, K the logical depth), the unit
+// cuBLAS's dense rate and the 2:4 GEMM's are given in, so it bounds what any mma.sync-based kernel can reach; a kernel
+// above it needs the warpgroup instructions (wgmma.sp). A second table gives mma.sp's rate by warps per SM and
+// independent chains per warp: how much parallelism a kernel must hold to approach the ceiling.
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdint>
+
+#include "two_four/warp_mma.cuh"
 
 namespace {
 
@@ -18,29 +20,22 @@ constexpr int kIters = 4096;
 template <int Kind, int kChains>   // Kind 0: mma.sp f16, 1: mma.sp bf16, 2: mma.sync f16 dense
 __global__ void __launch_bounds__(1024) peak(float* sink, std::uint32_t seed) {
   float acc[kChains][4] = {};
-  const std::uint32_t a0 = seed ^ threadIdx.x, a1 = a0 * 3u, a2 = a0 * 5u, a3 = a0 * 7u;
-  const std::uint32_t b0 = a0 + 1u, b1 = a0 + 2u, b2 = a0 + 3u, b3 = a0 + 4u, e = 0x44444444u;
+  const std::uint32_t a0 = seed ^ threadIdx.x;
+  const std::uint32_t a[4] = {a0, a0 * 3u, a0 * 5u, a0 * 7u}, b[4] = {a0 + 1u, a0 + 2u, a0 + 3u, a0 + 4u};
+  const std::uint32_t e = 0x44444444u;
   for (int it = 0; it < kIters; ++it) {
 #pragma unroll
     for (int c = 0; c < kChains; ++c) {
       if constexpr (Kind == 0) {
-        asm volatile(
-            "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, 0x0;\n"
-            : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(b2), "r"(b3), "r"(e));
+        snk::cuda::mma_sp<snk::cuda::TwoFourType::FP16>(acc[c], a, b, e);
       } else if constexpr (Kind == 1) {
-        asm volatile(
-            "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, 0x0;\n"
-            : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(b2), "r"(b3), "r"(e));
+        snk::cuda::mma_sp<snk::cuda::TwoFourType::BF16>(acc[c], a, b, e);
       } else {
         asm volatile(
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
             "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
             : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
       }
     }
   }

@@ -13,14 +13,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -49,8 +47,9 @@ using snk::cuda::TwoFourType;
     }                                                                                                   \
   } while (0)
 
-struct Shape {
-  long long m, k, batch;
+// A batch of one size: a layer's (the list given) or the square's (batch = M = K).
+struct Batch {
+  long long n;
   bool square;
 };
 
@@ -227,100 +226,101 @@ int main(int argc, char** argv) {
           for (long long j = 0; j < k; ++j) t[j * m + i] = wdense_row[i * k + j];
         CHECK_CUDA(cudaMemcpy(d_wcol, t.data(), m * k * 2, cudaMemcpyHostToDevice));
       }
-      std::vector<Shape> shapes;
-      for (long long b : batches) shapes.push_back({m, k, b, false});
-      shapes.push_back({m, k, m, true});
-      for (const Shape& s : shapes) {
-      const long long n = s.batch;
-      std::vector<std::uint16_t> xh(k * n);
-      for (auto& v : xh) v = pool[next_random() & 63];
-      std::uint16_t *d_x, *d_xrow, *d_y, *d_yref;
-      CHECK_CUDA(cudaMalloc(&d_x, k * n * 2));
-      CHECK_CUDA(cudaMalloc(&d_xrow, k * n * 2));
-      CHECK_CUDA(cudaMalloc(&d_y, m * n * 2));
-      CHECK_CUDA(cudaMalloc(&d_yref, m * n * 2));
-      CHECK_CUDA(cudaMemcpy(d_x, xh.data(), k * n * 2, cudaMemcpyHostToDevice));
-      {
-        std::vector<std::uint16_t> u(k * n);
-        for (long long b = 0; b < n; ++b)
-          for (long long j = 0; j < k; ++j) u[j * n + b] = xh[b * k + j];
-        CHECK_CUDA(cudaMemcpy(d_xrow, u.data(), k * n * 2, cudaMemcpyHostToDevice));
-      }
-      const double flops = 2.0 * m * k * n;
-
-      // Dense cuBLAS, every layout; Y column-major layouts give the reference result.
-      double best_dense = 1e30;
-      std::string best_layout;
-      for (int code = 0; code < 8 && only.empty(); ++code) {
-        const Layout l{(code & 1) != 0, (code & 2) != 0, (code & 4) != 0};
-        const void* w = l.w_row ? d_wrow : d_wcol;
-        const void* x = l.x_row ? d_xrow : d_x;
-        const double ms = timer.median_ms(reps, [&] { dense_gemm(h, l, dt, w, x, d_yref, m, k, n); });
-        if (csv.is_open())
+      std::vector<Batch> runs;
+      for (long long b : batches) runs.push_back({b, false});
+      runs.push_back({m, true});
+      for (const Batch& s : runs) {
+        const long long n = s.n;
+        const double flops = 2.0 * m * k * n;
+        // One CSV row: the run's columns, then the method's (diff: none for cuBLAS, the reference).
+        auto csv_row = [&](const char* method, const std::string& config, double ms, const double* diff) {
+          if (!csv.is_open()) return;
           csv << prop.name << "," << date << "," << commit << "," << tname << "," << (s.square ? "square" : "layer")
-              << "," << m << "," << k << "," << n << ",cublas," << l.name() << "," << ms << "," << flops / ms * 1e-9
-              << ",\n";
-        if (ms < best_dense) {
-          best_dense = ms;
-          best_layout = l.name();
+              << "," << m << "," << k << "," << n << "," << method << "," << config << "," << ms << ","
+              << flops / ms * 1e-9 << ",";
+          if (diff) csv << *diff;
+          csv << "\n";
+        };
+        std::vector<std::uint16_t> xh(k * n);
+        for (auto& v : xh) v = pool[next_random() & 63];
+        std::uint16_t *d_x, *d_xrow, *d_y, *d_yref;
+        CHECK_CUDA(cudaMalloc(&d_x, k * n * 2));
+        CHECK_CUDA(cudaMalloc(&d_xrow, k * n * 2));
+        CHECK_CUDA(cudaMalloc(&d_y, m * n * 2));
+        CHECK_CUDA(cudaMalloc(&d_yref, m * n * 2));
+        CHECK_CUDA(cudaMemcpy(d_x, xh.data(), k * n * 2, cudaMemcpyHostToDevice));
+        {
+          std::vector<std::uint16_t> u(k * n);
+          for (long long b = 0; b < n; ++b)
+            for (long long j = 0; j < k; ++j) u[j * n + b] = xh[b * k + j];
+          CHECK_CUDA(cudaMemcpy(d_xrow, u.data(), k * n * 2, cudaMemcpyHostToDevice));
         }
-      }
-      dense_gemm(h, Layout{true, false, false}, dt, d_wrow, d_x, d_yref, m, k, n);   // reference: Y column-major
 
-      snk::cuda::TwoFourProblem p;
-      p.w = {d_values, d_meta, m, k, type};
-      p.x = d_x;
-      p.ldx = k;
-      p.batch = n;
-      p.y = d_y;
-      p.ldy = m;
-      auto run = [&](const std::string& kernel, snk::cuda::TwoFourLaunch* out) {
-        CHECK_CUDA(snk::cuda::two_four_gemm(p, nullptr, kernel, 0, out));
-      };
-      // The max difference between the 2:4 result and cuBLAS's, over max |Y|.
-      auto difference = [&]() {
-        std::vector<std::uint16_t> a(m * n), b(m * n);
-        CHECK_CUDA(cudaMemcpy(a.data(), d_y, m * n * 2, cudaMemcpyDeviceToHost));
-        CHECK_CUDA(cudaMemcpy(b.data(), d_yref, m * n * 2, cudaMemcpyDeviceToHost));
-        double diff = 0, big = 0;
-        for (long long i = 0; i < m * n; ++i) {
-          const double u = snk::layers::from_half(a[i], ht), v = snk::layers::from_half(b[i], ht);
-          diff = std::max(diff, std::isnan(u) ? INFINITY : std::fabs(u - v));
-          big = std::max(big, std::fabs(v));
+        // Dense cuBLAS, every layout; Y column-major layouts give the reference result.
+        double best_dense = 1e30;
+        std::string best_layout;
+        for (int code = 0; code < 8 && only.empty(); ++code) {
+          const Layout l{(code & 1) != 0, (code & 2) != 0, (code & 4) != 0};
+          const void* w = l.w_row ? d_wrow : d_wcol;
+          const void* x = l.x_row ? d_xrow : d_x;
+          const double ms = timer.median_ms(reps, [&] { dense_gemm(h, l, dt, w, x, d_yref, m, k, n); });
+          csv_row("cublas", l.name(), ms, nullptr);
+          if (ms < best_dense) {
+            best_dense = ms;
+            best_layout = l.name();
+          }
         }
-        return big > 0 ? diff / big : diff;
-      };
-      for (const snk::cuda::TwoFourKernel& kern : snk::cuda::two_four_kernels()) {
-        if (!only.empty() && only != kern.name) continue;
-        snk::cuda::TwoFourLaunch ran;
-        const double ms = timer.median_ms(reps, [&] { run(kern.name, &ran); });
+        dense_gemm(h, Layout{true, false, false}, dt, d_wrow, d_x, d_yref, m, k, n);   // reference: Y column-major
+
+        snk::cuda::TwoFourProblem p;
+        p.w = {d_values, d_meta, m, k, type};
+        p.x = d_x;
+        p.ldx = k;
+        p.batch = n;
+        p.y = d_y;
+        p.ldy = m;
+        auto run = [&](const std::string& kernel, snk::cuda::TwoFourLaunch* out) {
+          CHECK_CUDA(snk::cuda::two_four_gemm(p, nullptr, kernel, 0, out));
+        };
+        // The max difference between the 2:4 result and cuBLAS's, over max |Y|.
+        auto difference = [&]() {
+          std::vector<std::uint16_t> a(m * n), b(m * n);
+          CHECK_CUDA(cudaMemcpy(a.data(), d_y, m * n * 2, cudaMemcpyDeviceToHost));
+          CHECK_CUDA(cudaMemcpy(b.data(), d_yref, m * n * 2, cudaMemcpyDeviceToHost));
+          double diff = 0, big = 0;
+          for (long long i = 0; i < m * n; ++i) {
+            const double u = snk::layers::from_half(a[i], ht), v = snk::layers::from_half(b[i], ht);
+            diff = std::max(diff, std::isnan(u) ? INFINITY : std::fabs(u - v));
+            big = std::max(big, std::fabs(v));
+          }
+          return big > 0 ? diff / big : diff;
+        };
+        for (const snk::cuda::TwoFourKernel& kern : snk::cuda::two_four_kernels()) {
+          if (!only.empty() && only != kern.name) continue;
+          snk::cuda::TwoFourLaunch ran;
+          const double ms = timer.median_ms(reps, [&] { run(kern.name, &ran); });
+          CHECK_CUDA(cudaMemset(d_y, 0xff, m * n * 2));
+          run(kern.name, nullptr);
+          const double diff = difference();
+          csv_row("two_four_forced", std::string(kern.name) + " splits=" + std::to_string(ran.splits), ms,
+                  &diff);
+        }
+        if (!only.empty()) {
+          for (void* ptr : {(void*)d_x, (void*)d_xrow, (void*)d_y, (void*)d_yref}) CHECK_CUDA(cudaFree(ptr));
+          continue;
+        }
+        snk::cuda::TwoFourLaunch chosen;
+        const double ms = timer.median_ms(reps, [&] { run("", &chosen); });
         CHECK_CUDA(cudaMemset(d_y, 0xff, m * n * 2));
-        run(kern.name, nullptr);
+        run("", nullptr);
         const double diff = difference();
-        if (csv.is_open())
-          csv << prop.name << "," << date << "," << commit << "," << tname << "," << (s.square ? "square" : "layer")
-              << "," << m << "," << k << "," << n << ",two_four_forced," << kern.name << " splits=" << ran.splits
-              << "," << ms << "," << flops / ms * 1e-9 << "," << diff << "\n";
-      }
-      if (!only.empty()) {
+        const std::string config = chosen.kernel + " splits=" + std::to_string(chosen.splits);
+        csv_row("two_four", config, ms, &diff);
+        std::printf("%-5s %-6s %6lld %6lld %6lld | %9.4f %-18s %9.4f %-20s | %6.2fx %7.1f | %9.2e\n", tname,
+                    s.square ? "square" : "layer", m, k, n, ms, config.c_str(), best_dense, best_layout.c_str(),
+                    best_dense / ms, flops / ms * 1e-9, diff);
+        std::fflush(stdout);
         for (void* ptr : {(void*)d_x, (void*)d_xrow, (void*)d_y, (void*)d_yref}) CHECK_CUDA(cudaFree(ptr));
-        continue;
-      }
-      snk::cuda::TwoFourLaunch chosen;
-      const double ms = timer.median_ms(reps, [&] { run("", &chosen); });
-      CHECK_CUDA(cudaMemset(d_y, 0xff, m * n * 2));
-      run("", nullptr);
-      const double diff = difference();
-      const std::string config = chosen.kernel + " splits=" + std::to_string(chosen.splits);
-      if (csv.is_open())
-        csv << prop.name << "," << date << "," << commit << "," << tname << "," << (s.square ? "square" : "layer")
-            << "," << m << "," << k << "," << n << ",two_four," << config << "," << ms << "," << flops / ms * 1e-9
-            << "," << diff << "\n";
-      std::printf("%-5s %-6s %6lld %6lld %6lld | %9.4f %-18s %9.4f %-20s | %6.2fx %7.1f | %9.2e\n", tname,
-                  s.square ? "square" : "layer", m, k, n, ms, config.c_str(), best_dense, best_layout.c_str(),
-                  best_dense / ms, flops / ms * 1e-9, diff);
-      std::fflush(stdout);
-      for (void* ptr : {(void*)d_x, (void*)d_xrow, (void*)d_y, (void*)d_yref}) CHECK_CUDA(cudaFree(ptr));
       }
       for (void* ptr : {(void*)d_values, (void*)d_meta, (void*)d_wrow, (void*)d_wcol}) CHECK_CUDA(cudaFree(ptr));
     }

@@ -80,8 +80,13 @@ snk::cuda::TwoFourType device_type(HalfType t) {
   return t == HalfType::FP16 ? snk::cuda::TwoFourType::FP16 : snk::cuda::TwoFourType::BF16;
 }
 
-// Runs `kernel` (splits: 0 = its rule) on a fresh problem of shape c and checks Y; returns the splits that ran.
-int check_case(const Case& c, HalfType type, const std::string& kernel, int splits) {
+// How the kernel is asked to write Y: rounded to W's type, column-major (ldy = rows + ldy_extra); or the FP32 sums,
+// row-major (ldy = batch + ldy_extra), the form the GraphBLAS path asks for.
+enum class Output { Rounded, Fp32RowMajor };
+
+// Runs `kernel` (empty: the dispatcher's choice; splits: 0 = its rule) on a fresh problem of shape c and checks Y;
+// returns the splits that ran.
+int check_case(const Case& c, HalfType type, const std::string& kernel, int splits, Output out = Output::Rounded) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::bernoulli_distribution zero(0.2);
@@ -89,7 +94,7 @@ int check_case(const Case& c, HalfType type, const std::string& kernel, int spli
   for (float& v : dense) v = zero(rng()) ? 0.0f : normal(rng());
   const TwoFourMatrix W = snk::layers::prune_two_four(dense.data(), c.rows, c.cols, c.cols, type);
 
-  const Index ldx = c.cols + c.ldx_extra, ldy = c.rows + c.ldy_extra;
+  const Index ldx = c.cols + c.ldx_extra;
   std::vector<std::uint16_t> xh(ldx * c.batch, 0x7e00);   // padding of X: NaN in FP16, never read
   std::vector<float> xf(ldx * c.batch, 0.0f);
   for (Index b = 0; b < c.batch; ++b)
@@ -97,52 +102,65 @@ int check_case(const Case& c, HalfType type, const std::string& kernel, int spli
       xh[b * ldx + k] = snk::layers::to_half(uniform(rng()), type);
       xf[b * ldx + k] = snk::layers::from_half(xh[b * ldx + k], type);
     }
-  std::vector<double> ref(ldy * c.batch, 0.0), bound(ldy * c.batch, 0.0);
-  snk::layers::two_four_reference(W, xf.data(), c.batch, ldx, ref.data(), ldy);
-  // sum |w x| per output: the reference of |W| times |X|.
+  // The reference and sum |w x| per output (the reference of |W| times |X|), column-major with ld = rows.
+  std::vector<double> ref(c.rows * c.batch, 0.0), bound(c.rows * c.batch, 0.0);
+  snk::layers::two_four_reference(W, xf.data(), c.batch, ldx, ref.data(), c.rows);
   TwoFourMatrix A = W;
   for (std::uint16_t& v : A.values) v = snk::layers::to_half(std::fabs(snk::layers::from_half(v, type)), type);
   std::vector<float> xa(xf.size());
   for (size_t i = 0; i < xf.size(); ++i) xa[i] = std::fabs(xf[i]);
-  snk::layers::two_four_reference(A, xa.data(), c.batch, ldx, bound.data(), ldy);
+  snk::layers::two_four_reference(A, xa.data(), c.batch, ldx, bound.data(), c.rows);
 
-  DeviceArray<std::uint16_t> values(W.values.size()), x(xh.size()), y(ldy * c.batch);
+  // Y as lines of ldy entries: batch columns (column-major) or rows (row-major).
+  const bool fp32 = out == Output::Fp32RowMajor;
+  const Index ldy = fp32 ? c.batch + c.ldy_extra : c.rows + c.ldy_extra, lines = fp32 ? c.rows : c.batch;
+  DeviceArray<std::uint16_t> values(W.values.size()), x(xh.size()), y16(fp32 ? 0 : ldy * lines);
   DeviceArray<std::uint32_t> meta(W.meta.size());
+  DeviceArray<float> y32(fp32 ? ldy * lines : 0);
   values.upload(W.values);
   meta.upload(W.meta);
   x.upload(xh);
-  EXPECT_EQ(cudaMemset(y.p, 0xff, ldy * c.batch * sizeof(std::uint16_t)), cudaSuccess);
+  EXPECT_EQ(fp32 ? cudaMemset(y32.p, 0xff, ldy * lines * sizeof(float))
+                 : cudaMemset(y16.p, 0xff, ldy * lines * sizeof(std::uint16_t)),
+            cudaSuccess);
 
   snk::cuda::TwoFourProblem p;
   p.w = {values.p, meta.p, static_cast<std::int64_t>(c.rows), static_cast<std::int64_t>(c.cols), device_type(type)};
   p.x = x.p;
   p.ldx = ldx;
   p.batch = c.batch;
-  p.y = y.p;
+  if (fp32) p.y_fp32 = y32.p;
+  else p.y = y16.p;
   p.ldy = ldy;
+  p.y_row_major = fp32;
   snk::cuda::TwoFourLaunch ran;
   EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, kernel, splits, &ran), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const std::vector<std::uint16_t> out = y.download(ldy * c.batch);
+  const std::vector<std::uint16_t> out16 = fp32 ? std::vector<std::uint16_t>() : y16.download(ldy * lines);
+  const std::vector<float> out32 = fp32 ? y32.download(ldy * lines) : std::vector<float>();
 
-  const double tol = type == HalfType::FP16 ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
+  const double tol = fp32 ? std::ldexp(1.0, -20) : type == HalfType::FP16 ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
   int bad = 0;
-  for (Index b = 0; b < c.batch; ++b)
-    for (Index i = 0; i < ldy; ++i) {
-      const std::uint16_t got = out[b * ldy + i];
-      if (i >= c.rows) {
-        if (got != 0xffff && bad++ < 5) ADD_FAILURE() << "entry (" << i << ", " << b << ") outside Y was written";
+  for (Index l = 0; l < lines; ++l)
+    for (Index q = 0; q < ldy; ++q) {
+      const Index i = fp32 ? l : q, b = fp32 ? q : l, at = l * ldy + q;
+      if (fp32 ? b >= c.batch : i >= c.rows) {
+        std::uint32_t bits = 0xffffffffu;
+        if (fp32) std::memcpy(&bits, &out32[at], 4);
+        if ((fp32 ? bits != 0xffffffffu : out16[at] != 0xffff) && bad++ < 5)
+          ADD_FAILURE() << "entry " << q << " of line " << l << ", outside Y, was written";
         continue;
       }
-      const double v = snk::layers::from_half(got, type), want = ref[b * ldy + i];
-      const double allowed = tol * bound[b * ldy + i] + 1e-30;
+      const double v = fp32 ? out32[at] : snk::layers::from_half(out16[at], type), want = ref[b * c.rows + i];
+      const double allowed = tol * bound[b * c.rows + i] + 1e-30;
       if (!(std::fabs(v - want) <= allowed) && bad++ < 5)
-        ADD_FAILURE() << kernel << " " << (type == HalfType::FP16 ? "FP16" : "BF16") << " rows " << c.rows
-                      << " cols " << c.cols << " batch " << c.batch << " splits " << ran.splits << ": Y(" << i << ", "
-                      << b << ") = " << v << ", reference " << want << " (allowed error " << allowed << ")";
+        ADD_FAILURE() << kernel << " " << (type == HalfType::FP16 ? "FP16" : "BF16") << (fp32 ? " FP32 out" : "")
+                      << " rows " << c.rows << " cols " << c.cols << " batch " << c.batch << " splits " << ran.splits
+                      << ": Y(" << i << ", " << b << ") = " << v << ", reference " << want << " (allowed error "
+                      << allowed << ")";
     }
   EXPECT_EQ(bad, 0);
-  EXPECT_EQ(ran.kernel, kernel);
+  if (!kernel.empty()) EXPECT_EQ(ran.kernel, kernel);
   return ran.splits;
 }
 
@@ -199,59 +217,8 @@ TEST(TwoFourGemm, Fp32OutputRowMajor) {
   REQUIRE_GPU();
   for (HalfType type : {HalfType::FP16, HalfType::BF16})
     for (int splits : {0, 4}) {
-      const Index rows = 200, cols = 1000, batch = 70, ldy = batch + 5;
-      std::normal_distribution<float> normal(0.0f, 1.0f);
-      std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-      std::vector<float> dense(rows * cols);
-      for (float& v : dense) v = normal(rng());
-      const TwoFourMatrix W = snk::layers::prune_two_four(dense.data(), rows, cols, cols, type);
-      std::vector<std::uint16_t> xh(cols * batch);
-      std::vector<float> xf(cols * batch), xa(cols * batch);
-      for (size_t i = 0; i < xh.size(); ++i) {
-        xh[i] = snk::layers::to_half(uniform(rng()), type);
-        xf[i] = snk::layers::from_half(xh[i], type);
-        xa[i] = std::fabs(xf[i]);
-      }
-      std::vector<double> ref(rows * batch), bound(rows * batch);
-      snk::layers::two_four_reference(W, xf.data(), batch, cols, ref.data(), rows);
-      TwoFourMatrix A = W;
-      for (std::uint16_t& v : A.values) v = snk::layers::to_half(std::fabs(snk::layers::from_half(v, type)), type);
-      snk::layers::two_four_reference(A, xa.data(), batch, cols, bound.data(), rows);
-
-      DeviceArray<std::uint16_t> values(W.values.size()), x(xh.size());
-      DeviceArray<std::uint32_t> meta(W.meta.size());
-      DeviceArray<float> y(rows * ldy);
-      values.upload(W.values);
-      meta.upload(W.meta);
-      x.upload(xh);
-      EXPECT_EQ(cudaMemset(y.p, 0xff, rows * ldy * sizeof(float)), cudaSuccess);
-      snk::cuda::TwoFourProblem p;
-      p.w = {values.p, meta.p, static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols), device_type(type)};
-      p.x = x.p;
-      p.ldx = cols;
-      p.batch = batch;
-      p.y_fp32 = y.p;
-      p.ldy = ldy;
-      p.y_row_major = true;
-      snk::cuda::TwoFourLaunch ran;
-      ASSERT_EQ(snk::cuda::two_four_gemm(p, nullptr, {}, splits, &ran), cudaSuccess);
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      if (splits) EXPECT_GT(ran.splits, 1);
-      const std::vector<float> out = y.download(rows * ldy);
-      int bad = 0;
-      for (Index i = 0; i < rows; ++i)
-        for (Index b = 0; b < ldy; ++b) {
-          std::uint32_t bits;
-          std::memcpy(&bits, &out[i * ldy + b], 4);
-          if (b >= batch) {
-            if (bits != 0xffffffffu && bad++ < 5) ADD_FAILURE() << "padding (" << i << ", " << b << ") written";
-            continue;
-          }
-          const double want = ref[b * rows + i], allowed = std::ldexp(1.0, -20) * bound[b * rows + i] + 1e-30;
-          if (!(std::fabs(out[i * ldy + b] - want) <= allowed) && bad++ < 5)
-            ADD_FAILURE() << "Y(" << i << ", " << b << ") = " << out[i * ldy + b] << ", reference " << want;
-        }
-      EXPECT_EQ(bad, 0);
+      const int ran = check_case({200, 1000, 70, 0, 5}, type, "", splits, Output::Fp32RowMajor);
+      if (splits) EXPECT_GT(ran, 1);
     }
 }
 

@@ -225,7 +225,8 @@ std::string MatrixOnDevice::describe() const {
     d += ", plan of " + std::to_string(plan.rows()) + " rows and " + std::to_string(plan.nnz()) + " non-zeros";
     if (plan.has_bound_values()) d += ", values bound";
   }
-  if (two_four_.type != 0) d += std::string(", 2:4 form (") + (two_four_.type == 1 ? "FP16" : "BF16") + ")";
+  if (two_four_.hint != Matrix::TwoFourHint::Off)
+    d += std::string(", 2:4 form (") + (two_four_.hint == Matrix::TwoFourHint::FP16 ? "FP16" : "BF16") + ")";
   if (two_four_.refused) d += ", not 2:4";
   return d;
 }

@@ -148,13 +148,13 @@ class MatrixOnDevice final : public DeviceCopy {
     pattern_ = std::move(p);
     pattern_tried_ = true;
   }
-  // The matrix's 2:4 form for the sparse tensor cores (sparse_times_full.cpp: products whose A carries the 2:4 hint),
-  // over the rows of its compacted pattern, made at the first such product and kept while this copy lives; `refused`
-  // once the matrix proved not to be 2:4 (it is not tried again while this copy lives). type: 1 FP16, 2 BF16, as
-  // Matrix::TwoFourHint; 0 while none is made.
+  // The matrix's 2:4 form for the sparse tensor cores (sparse_times_full.cpp: products whose sparse operand carries
+  // the 2:4 hint), over the rows of its compacted pattern, made at the first such product and kept while this copy
+  // lives; `hint` is the type it was made in (Off while none is made); `refused` once the matrix proved not to be 2:4
+  // (it is not tried again while this copy lives).
   struct TwoFourForm {
     DeviceBuffer values, meta;
-    int type = 0;
+    Matrix::TwoFourHint hint = Matrix::TwoFourHint::Off;
     bool refused = false;
   };
   TwoFourForm& two_four_form() { return two_four_; }

@@ -83,22 +83,27 @@ bool has_every_entry(const Matrix& B) {
   return n % B.nrows() == 0 && n / B.nrows() == B.ncols();
 }
 
+// The kernels' type for a hint other than Off.
+TwoFourType two_four_type(Matrix::TwoFourHint hint) {
+  return hint == Matrix::TwoFourHint::FP16 ? TwoFourType::FP16 : TwoFourType::BF16;
+}
+
 // W's 2:4 form (two_four/two_four_gemm.hpp) for a W whose 2:4 hint is set (Matrix::TwoFourHint), over the rows of
 // its compacted pattern, K columns: made on the device from its CSR at the first product that asks, kept in its
 // device copy. Null where W is hypersparse or holds more than two entries in a group of four columns; remembered, so
 // the check is not repeated while W is unchanged.
 const MatrixOnDevice::TwoFourForm* two_four_form_of(const Matrix& W, MatrixOnDevice& w, const CompactedPattern& pattern,
                                                     Index K, cudaStream_t stream) {
-  const int hint = static_cast<int>(W.two_four_hint());
+  const Matrix::TwoFourHint hint = W.two_four_hint();
   MatrixOnDevice::TwoFourForm& form = w.two_four_form();
   if (form.refused) return nullptr;
-  if (form.type == hint) return &form;
+  if (form.hint == hint) return &form;
   const MatrixOnDevice::Csr c = w.csr(W, stream);
   if (c.hyper) {
     form.refused = true;
     return nullptr;
   }
-  const TwoFourType type = hint == static_cast<int>(Matrix::TwoFourHint::FP16) ? TwoFourType::FP16 : TwoFourType::BF16;
+  const TwoFourType type = two_four_type(hint);
   const Index rows = pattern.rows.size(), padded = (K + 31) / 32 * 32;
   DeviceBuffer values(static_cast<std::size_t>(rows * padded / 2 * sizeof(std::uint16_t)));
   DeviceBuffer meta(static_cast<std::size_t>(rows * padded / 32 * sizeof(std::uint32_t)));
@@ -117,7 +122,7 @@ const MatrixOnDevice::TwoFourForm* two_four_form_of(const Matrix& W, MatrixOnDev
   }
   form.values = std::move(values);
   form.meta = std::move(meta);
-  form.type = hint;
+  form.hint = hint;
   return &form;
 }
 
@@ -126,8 +131,7 @@ const MatrixOnDevice::TwoFourForm* two_four_form_of(const Matrix& W, MatrixOnDev
 // (ld rows). Throws on a CUDA error; completes before return.
 void two_four_run(const MatrixOnDevice::TwoFourForm& form, Index rows, Index K, Index N, const float* x, Index sr,
                   Index sc, float* y, bool y_row_major, cudaStream_t stream) {
-  const TwoFourType type = form.type == static_cast<int>(Matrix::TwoFourHint::FP16) ? TwoFourType::FP16
-                                                                                     : TwoFourType::BF16;
+  const TwoFourType type = two_four_type(form.hint);
   DeviceBuffer xh(static_cast<std::size_t>(K * N * sizeof(std::uint16_t)));
   throw_on_cuda_error(round_to_half(x, static_cast<std::int64_t>(K), static_cast<std::int64_t>(N),
                                     static_cast<std::int64_t>(sr), static_cast<std::int64_t>(sc), type,

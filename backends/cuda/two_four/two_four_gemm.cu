@@ -20,6 +20,9 @@
 // dimension and address allow and 8 columns lie inside K, element by element otherwise.
 #include "two_four/two_four_gemm.hpp"
 
+#include "spmm/loads.cuh"
+#include "two_four/warp_mma.cuh"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -34,42 +37,9 @@ constexpr int kThreads = 256;      // 8 warps
 constexpr int kTileK = 64;         // logical columns of W per stage
 constexpr std::uint32_t kIdleMeta = 0x44444444u;   // positions 0 and 1 in every group: a valid code for zero rows
 
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void cp_async16(std::uint32_t dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async4(std::uint32_t dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-template <TwoFourType T>
-__device__ __forceinline__ void mma_sp(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[4],
-                                       std::uint32_t e) {
-  if constexpr (T == TwoFourType::FP16) {
-    asm volatile(
-        "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, 0x0;\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e));
-  } else {
-    asm volatile(
-        "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, 0x0;\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e));
-  }
+// cp.async of 4 bytes (a metadata word) into shared memory; the 16-byte form and the group calls are spmm/loads.cuh's.
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(smem)), "l"(gmem));
 }
 
 template <TwoFourType T>
@@ -153,18 +123,17 @@ struct StageLoader {
   }
 
   __device__ __forceinline__ void load(const Args& a, unsigned char* stage, int kt) const {
-    const std::uint32_t base = smem_addr(stage);
     const int half_cols = a.padded / 2, words = a.padded / 32;
 #pragma unroll
     for (int q = 0; q < kA; ++q) {
       const bool valid = a_col[q] + kt * 32 < half_cols;
-      cp_async16(base + a_dst[q], valid ? a_src[q] + kt * 32 : a.values, valid);
+      cp_async16(stage + a_dst[q], valid ? a_src[q] + kt * 32 : a.values, valid ? 16 : 0);
     }
 #pragma unroll
     for (int q = 0; q < kMeta; ++q) {
       if (m_word[q] < 0) continue;
       const int i = threadIdx.x + q * kThreads;
-      if (m_word[q] + kt * 2 < words) cp_async4(base + BM * 64 + i * 4, m_src[q] + kt * 2);
+      if (m_word[q] + kt * 2 < words) cp_async4(stage + BM * 64 + i * 4, m_src[q] + kt * 2);
       else reinterpret_cast<std::uint32_t*>(stage + BM * 64)[i] = kIdleMeta;
     }
 #pragma unroll
@@ -172,7 +141,7 @@ struct StageLoader {
       const int k = b_k[q] + kt * kTileK;
       const std::uint16_t* src = b_src[q] + kt * kTileK;
       if (b_col[q] && k + 8 <= a.cols && a.x_vector) {
-        cp_async16(base + b_dst[q], src, true);
+        cp_async16(stage + b_dst[q], src, 16);
       } else {
         std::uint16_t v[8];
         for (int e = 0; e < 8; ++e) v[e] = (b_col[q] && k + e < a.cols) ? src[e] : 0;
@@ -228,7 +197,7 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
     cp_async_commit();
 
     const unsigned char* stage = smem + (it % kStages) * S::kStageBytes;
-    const std::uint32_t base = smem_addr(stage);
+    const std::uint32_t base = shared_address(stage);
     const std::uint32_t* sMeta = reinterpret_cast<const std::uint32_t*>(stage + BM * 64) + meta_row * 2;
     // Both steps' metadata words of rows r and r + 8, one 8-byte load each.
     uint2 meta_lo[S::kMt], meta_hi[S::kMt];
