@@ -1,6 +1,6 @@
-// layers/optim.cpp: SgdMomentum, Adam / AdamW and gradient clipping (optim.hpp), each a few GraphBLAS calls per
-// parameter on the thread's backend. A bias vector is a 1 x n matrix (Vector::as_matrix), so weights and bias go
-// through the same per-parameter routine.
+// layers/optim.cpp: SgdMomentum, Adam / AdamW and gradient clipping (optim.hpp) on the thread's backend: a step is one
+// snk::optimizer_step per parameter (one pass over the values where the backend has it), clipping a few GraphBLAS
+// calls. A bias vector is a 1 x n matrix (Vector::as_matrix), so weights and bias go through the same routine.
 #include "optim.hpp"
 
 #include <cmath>
@@ -13,7 +13,6 @@ namespace {
 
 using calls::op;
 using calls::scalar;
-using calls::unary;
 
 // A matrix with P's pattern and zero values (the state of a parameter before its first step).
 Matrix zeros_like(const Matrix& P) {
@@ -59,23 +58,19 @@ std::size_t Optimizer::state_bytes() {
 
 // ---- SGD with momentum -------------------------------------------------------------------------------------------
 void SgdMomentum::step(SparseLinear& layer) {
-  const Type* t = layer.type();
   Matrix& W = layer.weight();
   ensure_state(vw_, W, steps_ > 0, "SgdMomentum::step");
   if (layer.has_bias()) ensure_state(vb_.as_matrix(), layer.bias().as_matrix(), steps_ > 0, "SgdMomentum::step");
-  // g = dW + weight_decay * W (on W's pattern: dW's lies inside it).
-  Matrix g = layer.weight_grad();
-  if (weight_decay_ != 0.0f)
-    apply_bind_second(g, nullptr, &op(BinaryOpcode::Plus, t), op(BinaryOpcode::Times, t), W,
-                      scalar(t, weight_decay_));
-  // v = momentum * v + g; W -= lr * v (the accumulator subtracts; v's pattern is W's, so W keeps its count).
-  const auto update = [&](Matrix& v, Matrix& P, const Matrix& grad) {
-    apply_bind_second(v, nullptr, nullptr, op(BinaryOpcode::Times, t), v, scalar(t, momentum_));
-    ewise_add(v, nullptr, nullptr, op(BinaryOpcode::Plus, t), v, grad);
-    apply_bind_second(P, nullptr, &op(BinaryOpcode::Minus, t), op(BinaryOpcode::Times, t), v, scalar(t, lr_));
-  };
-  update(vw_, W, g);
-  if (layer.has_bias()) update(vb_.as_matrix(), layer.bias().as_matrix(), layer.bias_grad().as_matrix());
+  OptimizerStep s;
+  s.rule = OptimizerStep::Rule::SgdMomentum;
+  s.lr = lr_;
+  s.momentum = momentum_;
+  s.weight_decay = weight_decay_;
+  s.t = steps_ + 1;
+  optimizer_step(W, vw_, nullptr, layer.weight_grad(), s);
+  s.weight_decay = 0;   // weights only
+  if (layer.has_bias())
+    optimizer_step(layer.bias().as_matrix(), vb_.as_matrix(), nullptr, layer.bias_grad().as_matrix(), s);
   ++steps_;
 }
 
@@ -98,7 +93,6 @@ Adam::Adam(float lr, float beta1, float beta2, float eps, float weight_decay, bo
 }
 
 void Adam::step(SparseLinear& layer) {
-  const Type* t = layer.type();
   Matrix& W = layer.weight();
   ensure_state(mw_, W, steps_ > 0, "Adam::step");
   ensure_state(vw_, W, steps_ > 0, "Adam::step");
@@ -106,39 +100,19 @@ void Adam::step(SparseLinear& layer) {
     ensure_state(mb_.as_matrix(), layer.bias().as_matrix(), steps_ > 0, "Adam::step");
     ensure_state(vb_.as_matrix(), layer.bias().as_matrix(), steps_ > 0, "Adam::step");
   }
-  const double step = static_cast<double>(steps_ + 1);
-  const double c1 = 1.0 - std::pow(static_cast<double>(beta1_), step);
-  const double c2 = 1.0 - std::pow(static_cast<double>(beta2_), step);
-  const BinaryOp &times = op(BinaryOpcode::Times, t), &plus = op(BinaryOpcode::Plus, t);
-  Matrix g = layer.weight_grad();
-  if (weight_decay_ != 0.0f) {
-    if (decoupled_)   // W *= 1 - lr * weight_decay
-      apply_bind_second(W, nullptr, nullptr, times, W, scalar(t, 1.0 - double(lr_) * double(weight_decay_)));
-    else   // g = dW + weight_decay * W
-      apply_bind_second(g, nullptr, &plus, times, W, scalar(t, weight_decay_));
-  }
-  const auto update = [&](Matrix& m, Matrix& v, Matrix& P, const Matrix& grad) {
-    const Index nr = P.nrows(), nc = P.ncols();
-    // m = beta1 m + (1 - beta1) g
-    apply_bind_second(m, nullptr, nullptr, times, m, scalar(t, beta1_));
-    apply_bind_second(m, nullptr, &plus, times, grad, scalar(t, 1.0 - double(beta1_)));
-    // v = beta2 v + (1 - beta2) g^2
-    Matrix g2(t, nr, nc);
-    ewise_mult(g2, nullptr, nullptr, times, grad, grad);
-    apply_bind_second(v, nullptr, nullptr, times, v, scalar(t, beta2_));
-    apply_bind_second(v, nullptr, &plus, times, g2, scalar(t, 1.0 - double(beta2_)));
-    // d = sqrt(v / c2) + eps; P -= (lr / c1) * m / d
-    Matrix d(t, nr, nc);
-    apply_bind_second(d, nullptr, nullptr, times, v, scalar(t, 1.0 / c2));
-    apply(d, nullptr, nullptr, unary(UnaryOpcode::Sqrt, t), d);
-    apply_bind_second(d, nullptr, nullptr, plus, d, scalar(t, eps_));
-    Matrix u(t, nr, nc);
-    ewise_mult(u, nullptr, nullptr, op(BinaryOpcode::Div, t), m, d);
-    apply_bind_second(P, nullptr, &op(BinaryOpcode::Minus, t), times, u, scalar(t, double(lr_) / c1));
-  };
-  update(mw_, vw_, W, g);
+  OptimizerStep s;
+  s.rule = OptimizerStep::Rule::Adam;
+  s.lr = lr_;
+  s.beta1 = beta1_;
+  s.beta2 = beta2_;
+  s.eps = eps_;
+  s.weight_decay = weight_decay_;
+  s.decoupled = decoupled_;
+  s.t = steps_ + 1;
+  optimizer_step(W, mw_, &vw_, layer.weight_grad(), s);
+  s.weight_decay = 0;   // weights only
   if (layer.has_bias())
-    update(mb_.as_matrix(), vb_.as_matrix(), layer.bias().as_matrix(), layer.bias_grad().as_matrix());
+    optimizer_step(layer.bias().as_matrix(), mb_.as_matrix(), &vb_.as_matrix(), layer.bias_grad().as_matrix(), s);
   ++steps_;
 }
 

@@ -8,12 +8,14 @@
 // it merges the two rows again, applying the operator where both have an entry and, for the union,
 // casting a one-sided entry to the operator's output type (comparisons give BOOL). Rows are split into
 // chunks of about equal entry counts. apply keeps A's pattern and maps values with the operator, in
-// parallel over entries, into a new result or, for C = op(C), into A's own values.
+// parallel over entries, into a new result or, for C = op(C), into A's own values. optimizer_step updates the
+// values of parameters of one pattern in place, one pass (portable/optimizer.hpp's rule).
 #include <algorithm>
 
 #include "entry_points.hpp"
 #include "functors.hpp"
 #include "parallel.hpp"
+#include "portable/optimizer.hpp"
 
 namespace snk::kokkos {
 namespace {
@@ -238,6 +240,35 @@ KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& scalar, bo
     done = true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+namespace {
+bool same_pattern(const CsrStorage& a, const CsrStorage& b) {
+  return &a == &b || (a.hyper == b.hyper && a.p == b.p && a.j == b.j && a.h == b.h);
+}
+}  // namespace
+
+KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) {
+  const TypeCode code = P.type()->code;
+  if (code != TypeCode::FP32 && code != TypeCode::FP64) return KernelStatus::Declined;
+  const CsrStorage& p = P.csr();
+  if (!same_pattern(p, S1.csr()) || (S2 && !same_pattern(p, S2->csr())) || !same_pattern(p, G.csr()))
+    return KernelStatus::Declined;
+  const auto run = [&](auto zero) {
+    using V = decltype(zero);
+    const portable::OptimizerCoefficients<V> c(step);
+    V* pv = reinterpret_cast<V*>(P.csr_mutable().x.data());
+    V* s1 = reinterpret_cast<V*>(S1.csr_mutable().x.data());
+    V* s2 = S2 ? reinterpret_cast<V*>(S2->csr_mutable().x.data()) : nullptr;
+    const V* g = reinterpret_cast<const V*>(G.csr().x.data());
+    for_items("snack::kokkos::optimizer_step", P.nvals(), [=](Index e) {
+      V unused{};
+      c(pv[e], s1[e], s2 ? s2[e] : unused, g[e]);
+    });
+  };
+  if (code == TypeCode::FP32) run(0.0f);
+  else run(0.0);
+  return KernelStatus::Done;
 }
 
 }  // namespace snk::kokkos

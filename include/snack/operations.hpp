@@ -10,6 +10,8 @@
 // giving the length.
 #pragma once
 
+#include <cstdint>
+
 #include "snack/algebra.hpp"
 #include "snack/containers.hpp"
 
@@ -115,5 +117,34 @@ void assign_column(Matrix& C, const Vector* mask, const BinaryOp* accum, const V
 // C = kron(A, B) with op (the spec's GrB_kronecker with a BinaryOp; monoid/semiring forms resolve to it)
 void kronecker(Matrix& C, const Matrix* mask, const BinaryOp* accum, const BinaryOp& op, const Matrix& A,
                const Matrix& B, const Descriptor& d = {});
+
+// ---- optimizer steps (an SNK_ extension: the sparse layers' optimizers, layers/optim.hpp) ----------------------
+// The update rule and coefficients of one step of an optimizer. `t` is the step's number (1 for the first), for
+// Adam's bias corrections.
+struct OptimizerStep {
+  enum class Rule { SgdMomentum, Adam };
+  Rule rule = Rule::Adam;
+  double lr = 1e-3;
+  double momentum = 0.9;                           // SgdMomentum
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;   // Adam
+  double weight_decay = 0;
+  bool decoupled = false;                          // Adam: AdamW's decay of P instead of a term of the gradient
+  std::int64_t t = 1;
+};
+
+// One step on a parameter P with gradient G and state S1 (SGD's velocity, Adam's first moment) and S2 (Adam's second
+// moment; null for SgdMomentum), all of P's dimensions and type, every value updated entry by entry:
+//   SgdMomentum: g = G + weight_decay P;  S1 = momentum S1 + g;  P = P - lr S1
+//   Adam:        g = G + weight_decay P (decoupled: g = G, and P = (1 - lr weight_decay) P first);
+//                S1 = beta1 S1 + (1 - beta1) g;  S2 = beta2 S2 + (1 - beta2) g^2;
+//                P = P - lr / (1 - beta1^t) S1 / (sqrt(S2 / (1 - beta2^t)) + eps)
+// (the weight-decay terms only where weight_decay is not 0). Its result is, up to rounding, that of the GrB_apply and
+// GrB_eWiseAdd / eWiseMult calls that spell out each line in P's type, with the coefficients cast to it (where G holds
+// entries outside P's pattern, what those calls give: eWiseAdd and the accumulator copy a one-sided entry, so P gains
+// +lr S1 there). Where P, S1, S2 and G hold one pattern and a
+// floating type, the backend may update them in one pass over the values (the kokkos and cuda backends do); otherwise
+// the step runs as those calls. Errors: DimensionMismatch, DomainMismatch (types differ), InvalidValue (the same
+// object twice, an Adam step without S2, t < 1); nothing is changed then.
+void optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step);
 
 }  // namespace snk

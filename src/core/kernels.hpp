@@ -26,6 +26,7 @@
 
 #include "snack/algebra.hpp"
 #include "snack/containers.hpp"
+#include "snack/operations.hpp"
 
 namespace snk::core {
 
@@ -113,6 +114,15 @@ class Backend {
   // A(i,j) = op(A(i,j)); op.ztype is A's type.
   virtual KernelStatus apply_unary_in_place(Matrix& A, const UnaryOp& op) {
     (void)A, (void)op;
+    return KernelStatus::Declined;
+  }
+
+  // One optimizer step (snk::optimizer_step's rule) on P, S1, S2 (null for SgdMomentum) and G, in place: P, S1 and S2
+  // get the step's values. Offered only where all are of one type (the core checked dimensions and types and that
+  // no two are the same object). Optional: the default declines (where the patterns differ, say) and the core then
+  // runs the step as GraphBLAS calls (not counted as a fallback).
+  virtual KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) {
+    (void)P, (void)S1, (void)S2, (void)G, (void)step;
     return KernelStatus::Declined;
   }
 

@@ -301,6 +301,14 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
   snk::transpose(want_f, nullptr, nullptr, want_t);
   expect_same(on_mask(P::masked_dot_full<double>(ctx, ref(M), ref(Af), ref(bft), 23, Op::Minus, true)), want_f,
               "C<M> = A * B, full operands, MINUS flipped");
+  // K a multiple of the 16-byte pieces (the kernel's piece-wise reads), and the dense transpose of a full matrix.
+  const Matrix Ag = full_ints(41, 24, std::random_device{}()), Bg = full_ints(24, 31, std::random_device{}());
+  Matrix bgt(t, 31, 24), sampled_g(t, 41, 31);
+  snk::transpose(bgt, nullptr, nullptr, Bg);
+  expect_same(to_matrix(P::transpose(ctx, ref(Bg), 8), t, 31, 24), bgt, "transpose of a full matrix");
+  snk::mxm(sampled_g, &M, nullptr, pt, Ag, Bg, d);
+  expect_same(on_mask(P::masked_dot_full<double>(ctx, ref(M), ref(Ag), ref(bgt), 24, Op::Times, false)), sampled_g,
+              "C<M> = A * B, full operands, K = 24 read in pieces");
 }
 
 // The dense row accumulator against the expansion and against reference: several types and semirings (a multiply

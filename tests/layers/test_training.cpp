@@ -3,6 +3,8 @@
 // - finite-difference gradient checks in float64 of every layer kind: SparseLinear (weights, bias, input), ReLU,
 //   GELU, dropout and softmax cross-entropy, chained in one network;
 // - softmax cross-entropy's loss, gradient and correct count against a float64 host computation (FP32 and FP64);
+// - snk::optimizer_step (SGD, Adam, AdamW) on every backend against a float64 host replay of its rule and against the
+//   GraphBLAS calls that define it (reference runs those), a gradient on another pattern, and its bad input;
 // - Adam and AdamW against a float64 host replay of their formulas, per non-zero; their state following its
 //   connection through a rewiring; one training step's weights on every backend against the reference backend's;
 // - checkpoints: a round trip of every kind of content, and damaged files refused;
@@ -280,6 +282,213 @@ TEST(Adam, ThreeStepsEqualTheHostReplayAndKeepThePattern) {
       }
       EXPECT_EQ(fresh, 2 * r.grown) << what;
     }
+  }
+}
+
+// ---- snk::optimizer_step: the one-pass update against the GraphBLAS calls that define it ------------------------
+// A random rows x cols matrix of `type` holding values in [lo, hi) on the positions where `keep` holds (a random
+// pattern of density 0.3 when keep is null).
+Matrix random_on(Index rows, Index cols, const snk::Type* type, double lo, double hi, const Matrix* keep) {
+  std::uniform_real_distribution<double> v(lo, hi), u(0, 1);
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  if (keep) {
+    for (const auto& [at, x] : entries(*keep)) {
+      I.push_back(at.first);
+      J.push_back(at.second);
+      X.push_back(v(rng()));
+    }
+  } else {
+    for (Index i = 0; i < rows; ++i)
+      for (Index j = 0; j < cols; ++j)
+        if (u(rng()) < 0.3) {
+          I.push_back(i);
+          J.push_back(j);
+          X.push_back(v(rng()));
+        }
+  }
+  Matrix M(type, rows, cols);
+  M.build(I.data(), J.data(), X.data(), kF64, I.size(), nullptr);
+  return M;
+}
+
+using Entries = std::map<std::pair<Index, Index>, double>;
+
+Matrix matrix_of(const Entries& e, Index rows, Index cols, const snk::Type* type) {
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  for (const auto& [at, x] : e) {
+    I.push_back(at.first);
+    J.push_back(at.second);
+    X.push_back(x);
+  }
+  Matrix M(type, rows, cols);
+  M.build(I.data(), J.data(), X.data(), kF64, I.size(), nullptr);
+  return M;
+}
+
+// The host values of a parameter, its state and its gradient, on one random pattern.
+struct HostParameter {
+  Index rows, cols;
+  Entries p, s1, s2, g;
+};
+HostParameter host_parameter(Index rows, Index cols) {
+  const Matrix P = random_on(rows, cols, kF64, -1, 1, nullptr);
+  return {rows, cols, entries(P), entries(random_on(rows, cols, kF64, -0.5, 0.5, &P)),
+          entries(random_on(rows, cols, kF64, 0.0, 0.3, &P)), entries(random_on(rows, cols, kF64, -1, 1, &P))};
+}
+
+// P, S1, S2, G with those values, made as a backend makes a layer's (the state and gradient from the weights by
+// element-wise calls, so on the GPU they share the weights' pattern arrays).
+struct Parameter {
+  Matrix P, S1, S2, G;
+};
+Parameter parameter_on(const HostParameter& h, const snk::Type* type) {
+  Matrix P = matrix_of(h.p, h.rows, h.cols, type);
+  const snk::BinaryOp& second = *snk::builtin_binary_op(snk::BinaryOpcode::Second, type->code);
+  const auto on_p = [&](const Entries& e) {
+    Matrix raw = matrix_of(e, h.rows, h.cols, type), out(type, h.rows, h.cols);
+    snk::ewise_mult(out, nullptr, nullptr, second, P, raw);
+    return out;
+  };
+  Matrix S1 = on_p(h.s1), S2 = on_p(h.s2), G = on_p(h.g);
+  return {std::move(P), std::move(S1), std::move(S2), std::move(G)};
+}
+
+// The rule replayed in float64 on the host for one entry.
+void host_step(const snk::OptimizerStep& s, double& p, double& s1, double& s2, double g) {
+  if (s.rule == snk::OptimizerStep::Rule::SgdMomentum) {
+    g += s.weight_decay * p;
+    s1 = s.momentum * s1 + g;
+    p -= s.lr * s1;
+    return;
+  }
+  if (s.decoupled) p *= 1 - s.lr * s.weight_decay;
+  else g += s.weight_decay * p;
+  s1 = s.beta1 * s1 + (1 - s.beta1) * g;
+  s2 = s.beta2 * s2 + (1 - s.beta2) * g * g;
+  const double c1 = 1 - std::pow(s.beta1, double(s.t)), c2 = 1 - std::pow(s.beta2, double(s.t));
+  p -= s.lr / c1 * s1 / (std::sqrt(s2 / c2) + s.eps);
+}
+
+std::vector<std::pair<std::string, snk::OptimizerStep>> optimizer_steps() {
+  std::vector<std::pair<std::string, snk::OptimizerStep>> out;
+  snk::OptimizerStep s;
+  s.rule = snk::OptimizerStep::Rule::SgdMomentum;
+  s.lr = 0.05;
+  s.momentum = 0.8;
+  out.push_back({"SGD", s});
+  s.weight_decay = 0.01;
+  out.push_back({"SGD with weight decay", s});
+  s = snk::OptimizerStep{};
+  s.lr = 0.01;
+  s.t = 3;
+  out.push_back({"Adam", s});
+  s.weight_decay = 0.05;
+  out.push_back({"Adam with L2 decay", s});
+  s.decoupled = true;
+  out.push_back({"AdamW", s});
+  return out;
+}
+
+TEST(OptimizerStep, EveryBackendMatchesTheHostReplayAndTheCalls) {
+  for (const snk::Type* type : {&snk::types::FP32, kF64}) {
+    const double tol = type == kF64 ? 1e-12 : 2e-6;
+    const HostParameter h = host_parameter(37, 29);
+    for (const auto& [name, step] : optimizer_steps()) {
+      const bool adam = step.rule == snk::OptimizerStep::Rule::Adam;
+      std::map<std::string, Entries> results;
+      for (const std::string& backend : backends()) {
+        snk::BackendScope scope(backend);
+        Parameter x = parameter_on(h, type);
+        auto p = entries(x.P), s1 = entries(x.S1), s2 = entries(x.S2);
+        const auto g = entries(x.G);
+        snk::optimizer_step(x.P, x.S1, adam ? &x.S2 : nullptr, x.G, step);
+        const std::string what = backend + " " + type->name + " " + name;
+        for (auto& [at, pv] : p) host_step(step, pv, s1[at], s2[at], g.at(at));
+        const auto check = [&](const Matrix& M, const Entries& want, const char* m) {
+          const auto got = entries(M);
+          ASSERT_EQ(got.size(), want.size()) << what << " " << m << ": the pattern is kept";
+          for (const auto& [at, v] : want)
+            EXPECT_NEAR(got.at(at), v, tol * (1 + std::abs(v))) << what << " " << m;
+        };
+        check(x.P, p, "P");
+        check(x.S1, s1, "S1");
+        if (adam) check(x.S2, s2, "S2");
+        EXPECT_EQ(entries(x.G), g) << what << ": G is read only";
+        results[backend] = entries(x.P);
+      }
+      // The one pass and the calls (reference declines the one pass) agree to rounding.
+      for (const auto& [backend, got] : results)
+        for (const auto& [at, v] : results.at("reference"))
+          EXPECT_NEAR(got.at(at), v, tol * (1 + std::abs(v))) << backend << " " << name;
+    }
+  }
+}
+
+// A gradient on another pattern: the step runs as the calls, and G's entries outside P's pattern are added (as
+// eWiseAdd adds them); every backend agrees with reference.
+TEST(OptimizerStep, AGradientOnAnotherPatternRunsAsTheCalls) {
+  const HostParameter h = host_parameter(23, 31);
+  const Entries& p0 = h.p;
+  snk::OptimizerStep sgd;
+  sgd.rule = snk::OptimizerStep::Rule::SgdMomentum;
+  sgd.lr = 0.1;
+  std::map<std::string, Entries> results;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    Parameter x = parameter_on(h, kF64);
+    Matrix G = x.G;
+    Index fi = 0, fj = 0;   // a position P lacks
+    while (p0.count({fi, fj})) {
+      if (++fj == 31) fj = 0, ++fi;
+    }
+    put(G, fi, fj, 2.0);
+    snk::optimizer_step(x.P, x.S1, nullptr, G, sgd);
+    EXPECT_EQ(x.P.nvals(), static_cast<Index>(p0.size()) + 1) << backend;
+    // S1 there is G's 2 (eWiseAdd copies a one-sided entry); the accumulator then copies lr * S1 into P.
+    EXPECT_NEAR(get(x.S1, fi, fj), 2.0, 1e-12) << backend;
+    EXPECT_NEAR(get(x.P, fi, fj), 0.2, 1e-12) << backend;
+    results[backend] = entries(x.P);
+  }
+  for (const auto& [backend, got] : results) {
+    ASSERT_EQ(got.size(), results.at("reference").size()) << backend;
+    for (const auto& [at, v] : results.at("reference")) EXPECT_NEAR(got.at(at), v, 1e-12) << backend;
+  }
+}
+
+TEST(OptimizerStep, BadInputIsRefusedAndChangesNothing) {
+  const HostParameter h = host_parameter(9, 7);
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    Parameter x = parameter_on(h, &snk::types::FP32);
+    const auto before = entries(x.P), s1 = entries(x.S1), s2 = entries(x.S2);
+    const snk::OptimizerStep adam;
+    snk::OptimizerStep sgd;
+    sgd.rule = snk::OptimizerStep::Rule::SgdMomentum;
+    snk::OptimizerStep t0 = adam;
+    t0.t = 0;
+    Matrix wide(&snk::types::FP32, 9, 8), fp64(kF64, 9, 7), ints(&snk::types::Int32, 9, 7);
+    const auto refused = [&](snk::Info code, const std::function<void()>& call, const char* what) {
+      try {
+        call();
+        ADD_FAILURE() << backend << " " << what << ": accepted";
+      } catch (const snk::Error& e) {
+        EXPECT_EQ(e.info(), code) << backend << " " << what << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find("optimizer_step"), std::string::npos) << e.what();
+      }
+      EXPECT_EQ(entries(x.P), before) << backend << " " << what;
+      EXPECT_EQ(entries(x.S1), s1) << backend << " " << what;
+      EXPECT_EQ(entries(x.S2), s2) << backend << " " << what;
+    };
+    refused(snk::Info::InvalidValue, [&] { snk::optimizer_step(x.P, x.P, &x.S2, x.G, adam); }, "P as its own state");
+    refused(snk::Info::InvalidValue, [&] { snk::optimizer_step(x.P, x.S1, &x.S2, x.S1, adam); }, "S1 as G");
+    refused(snk::Info::NullPointer, [&] { snk::optimizer_step(x.P, x.S1, nullptr, x.G, adam); }, "Adam without S2");
+    refused(snk::Info::InvalidValue, [&] { snk::optimizer_step(x.P, x.S1, &x.S2, x.G, sgd); }, "SGD with S2");
+    refused(snk::Info::InvalidValue, [&] { snk::optimizer_step(x.P, x.S1, &x.S2, x.G, t0); }, "t = 0");
+    refused(snk::Info::DimensionMismatch, [&] { snk::optimizer_step(x.P, x.S1, &x.S2, wide, adam); }, "G 9 x 8");
+    refused(snk::Info::DomainMismatch, [&] { snk::optimizer_step(x.P, x.S1, &x.S2, fp64, adam); }, "G of FP64");
+    refused(snk::Info::DomainMismatch, [&] { snk::optimizer_step(ints, x.S1, &x.S2, x.G, adam); }, "P of INT32");
   }
 }
 

@@ -152,6 +152,9 @@ class CudaBackend final : public core::Backend {
   KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) override {
     return run([&] { return portable_kronecker(T, op, A, B, stream_); });
   }
+  KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) override {
+    return run([&] { return portable_optimizer_step(P, S1, S2, G, step, stream_); });
+  }
   KernelStatus fill(Matrix& T, const Scalar& x, const Matrix* pattern) override {
     return run([&] { return portable_fill(T, x, pattern, stream_); });
   }

@@ -18,6 +18,7 @@
 #include "portable/elementwise.hpp"
 #include "portable/index_ops.hpp"
 #include "portable/mask_accum.hpp"
+#include "portable/optimizer.hpp"
 #include "portable/reduce.hpp"
 #include "portable_ops.hpp"
 
@@ -140,6 +141,49 @@ KernelStatus portable_fill(Matrix& T, const Scalar& x, const Matrix* pattern, cu
   parts.x = P::filled_values(ctx, n, x.data(), size);
   attach(T, std::move(parts), s);
   return KernelStatus::Done;
+}
+
+namespace {
+// Whether two device CSR forms hold one pattern: the same arrays (results that keep an operand's pattern share them),
+// or both with every entry.
+bool same_pattern(const CsrRef& a, const CsrRef& b) {
+  if (a.nvals != b.nvals || a.nrows != b.nrows || a.ncols != b.ncols) return false;
+  if (a.p == b.p && a.j == b.j && a.h == b.h && a.hyper == b.hyper) return true;
+  const auto full = [](const CsrRef& r) { return !r.hyper && r.nvals == r.nrows * r.ncols; };
+  return full(a) && full(b);
+}
+}  // namespace
+
+KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step,
+                                     cudaStream_t s) {
+  const CsrRef p = ref_of(P, s), s1 = ref_of(S1, s), g = ref_of(G, s);
+  const CsrRef s2 = S2 ? ref_of(*S2, s) : p;
+  if (!same_pattern(p, s1) || !same_pattern(p, s2) || !same_pattern(p, g)) return KernelStatus::Declined;
+  SourceContext ctx = source_context(s);
+  bool done = false;
+  with_type(P.type()->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    if constexpr (std::is_floating_point_v<V>) {
+      const Index n = p.nvals;
+      DeviceBuffer p_out = ctx.alloc(n * sizeof(V)), s1_out = ctx.alloc(n * sizeof(V));
+      DeviceBuffer s2_out = S2 ? ctx.alloc(n * sizeof(V)) : DeviceBuffer();
+      P::optimizer_values<V>(ctx, n, P::OptimizerCoefficients<V>(step), p.values<V>(), s1.values<V>(),
+                             S2 ? s2.values<V>() : nullptr, g.values<V>(), P::as<V>(p_out), P::as<V>(s1_out),
+                             S2 ? P::as<V>(s2_out) : nullptr);
+      // Each keeps its pattern (and the plans built on it) with its new values.
+      const auto renew = [&](Matrix& X, DeviceBuffer x) {
+        std::shared_ptr<CompactedPattern> pattern = pattern_of(X);
+        attach_values(X, X, std::move(x), s);
+        inherit(X, std::move(pattern));
+      };
+      renew(P, std::move(p_out));
+      renew(S1, std::move(s1_out));
+      if (S2) renew(*S2, std::move(s2_out));
+      done = true;
+    }
+    return done;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
 KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s) {

@@ -96,10 +96,30 @@ void rows_to_csr(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, const Index* row, Index 
 }
 
 // T = A^T (values of elem_size bytes). A's entries are in (row, column) order, so a stable sort by column gives
-// the transpose's (row, column) order.
+// the transpose's (row, column) order. A with every entry (a batch of activations) is a dense transpose instead:
+// T's pattern is known and each value moves to its place, with no sort.
 template <class Ctx>
 CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
   const Index n = A.nvals;
+  if (!A.hyper && A.nrows > 0 && n == A.nrows * A.ncols) {
+    const Index rows = A.nrows, cols = A.ncols;
+    CsrParts<BytesOf<Ctx>> out;
+    out.nvals = n;
+    out.nslots = cols;
+    out.p = ctx.alloc((cols + 1) * sizeof(Index));
+    out.j = ctx.alloc(n * sizeof(Index));
+    out.x = ctx.alloc(n * elem_size);
+    Index *p = as<Index>(out.p), *j = as<Index>(out.j);
+    unsigned char* x = as<unsigned char>(out.x);
+    const unsigned char* ax = A.x;
+    for_n(ctx, "snack::portable::transpose_full_rows", cols + 1, KOKKOS_LAMBDA(Index c) { p[c] = c * rows; });
+    for_n_stream(ctx, "snack::portable::transpose_full", n, KOKKOS_LAMBDA(Index q) {
+      const Index c = q / rows, r = q % rows;   // T(c, r) = A(r, c)
+      j[q] = r;
+      for (std::size_t b = 0; b < elem_size; ++b) x[q * elem_size + b] = ax[(r * cols + c) * elem_size + b];
+    });
+    return out;
+  }
   auto key_buf = ctx.alloc(n * sizeof(std::uint64_t));
   auto idx_buf = ctx.alloc(n * sizeof(std::uint64_t));
   std::uint64_t* key = as<std::uint64_t>(key_buf);
@@ -520,12 +540,19 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
   return compact(ctx, M, keep, zall, sizeof(V));
 }
 
+// N values of V read or written as one aligned 16-byte piece.
+template <class V, int N>
+struct alignas(16) Piece16 {
+  V v[N];
+};
+
 // masked_dot for full operands under a PLUS monoid (SDDMM: a layer's weight gradient dY^T X at its weights' positions):
 // A is nrows x K and B (B^T's rows) ncols x K, both with every entry, so each of M's entries is the dot product of two
-// dense rows. A team per row of M, its threads over the row's entries, each entry's K products over vector lanes (on a
-// GPU the lanes read both rows coalesced; the A row stays in cache for the whole mask row). Every entry of M
-// gets a value (K > 0: the caller's precondition), so the result is M's pattern with the values returned here, in
-// M's entry order.
+// dense rows. A team per row of M, one thread per entry: each thread reads its B row whole, in 16-byte pieces where K
+// allows, and the A row, which every thread of the team reads at the same address (one broadcast load, kept in
+// cache for the whole mask row). Consecutive threads take consecutive entries, so the column indices and the values
+// written are coalesced. Every entry of M gets a value (K > 0: the caller's precondition), so the result is M's
+// pattern with the values returned here, in M's entry order.
 template <class V, class Ctx>
 BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, Index K, BinaryOpcode mul,
                              bool flip) {
@@ -534,33 +561,46 @@ BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const C
   using Exec = ExecOf<Ctx>;
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
-  // As many lanes as the rows are long (a power of two, at most a warp), so short rows leave no lane idle.
-  int lanes = 1;
-  while (lanes < 32 && lanes < static_cast<std::int64_t>(K)) lanes *= 2;
-  lanes = static_cast<int>(std::min<std::int64_t>(lanes, Policy::vector_length_max()));
+  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  // Threads per team on a device: the mean row rounded up to whole warps, 32 to 256.
+  const double mean = static_cast<double>(M.nvals) / static_cast<double>(M.nslots);
+  int team = 32;
+  while (team < 256 && team < mean) team += 32;
   V* z = as<V>(out);
   const CsrRef m = M;
   const V *a = A.values<V>(), *b = B.values<V>();
   const std::int64_t k_len = static_cast<std::int64_t>(K);
-  Kokkos::parallel_for("snack::portable::masked_dot_full",
-                       Policy(ctx.exec(), static_cast<std::int64_t>(M.nslots), Kokkos::AUTO, lanes),
-                       KOKKOS_LAMBDA(const Member& team) {
-                         const std::int64_t s = team.league_rank();
-                         const V* arow = a + static_cast<std::int64_t>(m.row_of(static_cast<Index>(s))) * k_len;
-                         const std::int64_t e0 = static_cast<std::int64_t>(m.p[s]), e1 = static_cast<std::int64_t>(m.p[s + 1]);
-                         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, e0, e1), [&](const std::int64_t e) {
-                           const V* brow = b + static_cast<std::int64_t>(m.j[e]) * k_len;
-                           V acc = V();
-                           Kokkos::parallel_reduce(
-                               Kokkos::ThreadVectorRange(team, k_len),
-                               [&](const std::int64_t k, V& sum) {
-                                 sum += flip ? binary_eval<V, V>(mul, brow[k], arow[k])
-                                             : binary_eval<V, V>(mul, arow[k], brow[k]);
-                               },
-                               acc);
-                           Kokkos::single(Kokkos::PerThread(team), [&]() { z[e] = acc; });
-                         });
-                       });
+  // 16-byte pieces: every row starts 16-byte aligned when K * sizeof(V) is a multiple of 16 (buffers are aligned).
+  constexpr int kPiece = sizeof(V) <= 16 && 16 % sizeof(V) == 0 ? static_cast<int>(16 / sizeof(V)) : 1;
+  using Piece = Piece16<V, kPiece>;
+  const bool pieces = kPiece > 1 && k_len % kPiece == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(b) % 16 == 0;
+  const bool times = mul == BinaryOpcode::Times;
+  const auto policy = host ? Policy(ctx.exec(), static_cast<std::int64_t>(M.nslots), Kokkos::AUTO)
+                           : Policy(ctx.exec(), static_cast<std::int64_t>(M.nslots), team);
+  Kokkos::parallel_for("snack::portable::masked_dot_full", policy, KOKKOS_LAMBDA(const Member& t) {
+    const std::int64_t s = t.league_rank();
+    const V* arow = a + static_cast<std::int64_t>(m.row_of(static_cast<Index>(s))) * k_len;
+    const std::int64_t e0 = static_cast<std::int64_t>(m.p[s]), e1 = static_cast<std::int64_t>(m.p[s + 1]);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, e0, e1), [&](const std::int64_t e) {
+      const V* brow = b + static_cast<std::int64_t>(m.j[e]) * k_len;
+      V acc = V();
+      const auto term = [&](V x, V y) {
+        acc += times ? x * y : flip ? binary_eval<V, V>(mul, y, x) : binary_eval<V, V>(mul, x, y);
+      };
+      if (pieces) {
+        const Piece* ap = reinterpret_cast<const Piece*>(arow);
+        const Piece* bp = reinterpret_cast<const Piece*>(brow);
+        for (std::int64_t q = 0; q < k_len / kPiece; ++q) {
+          const Piece x = ap[q], y = bp[q];
+          for (int l = 0; l < kPiece; ++l) term(x.v[l], y.v[l]);
+        }
+      } else {
+        for (std::int64_t k = 0; k < k_len; ++k) term(arow[k], brow[k]);
+      }
+      z[e] = acc;
+    });
+  });
   return out;
 }
 
