@@ -55,7 +55,8 @@ SparseLinear::SparseLinear(Index in_features, Index out_features, double density
       dW_(type, out_features, in_features),
       b_(type, out_features),
       db_(type, out_features),
-      has_bias_(bias) {
+      has_bias_(bias),
+      ones_(type, 0, 1) {
   if (in_features == 0 || out_features == 0)
     throw Error(Info::InvalidValue, "SparseLinear: in_features and out_features must be positive");
   if (!(density > 0.0 && density <= 1.0))
@@ -90,12 +91,15 @@ Matrix SparseLinear::forward(const Matrix& X) const {
   tr.transpose_second = true;
   mxm(Y, nullptr, nullptr, plus_times(t), X, W_, tr);
   if (has_bias_ && X.nrows() > 0) {   // Y += ones(batch x 1) * b (1 x out)
-    std::vector<Index> i(X.nrows()), zero(X.nrows(), 0);
-    for (Index k = 0; k < X.nrows(); ++k) i[k] = k;
-    const std::vector<float> one(X.nrows(), 1.0f);
-    Matrix ones(t, X.nrows(), 1);
-    ones.build(i.data(), zero.data(), one.data(), &types::FP32, i.size(), nullptr);
-    mxm(Y, nullptr, builtin_binary_op(BinaryOpcode::Plus, t->code), plus_times(t), ones, b_.as_matrix());
+    if (ones_.type() != t || ones_.nrows() != X.nrows()) {
+      std::vector<Index> i(X.nrows()), zero(X.nrows(), 0);
+      for (Index k = 0; k < X.nrows(); ++k) i[k] = k;
+      const std::vector<float> one(X.nrows(), 1.0f);
+      Matrix ones(t, X.nrows(), 1);
+      ones.build(i.data(), zero.data(), one.data(), &types::FP32, i.size(), nullptr);
+      ones_ = std::move(ones);
+    }
+    mxm(Y, nullptr, builtin_binary_op(BinaryOpcode::Plus, t->code), plus_times(t), ones_, b_.as_matrix());
   }
   return Y;
 }

@@ -37,7 +37,8 @@ class SparseLinear {
   }
 
   // Y = X W^T + b for X of batch x in, of the layer's type (DomainMismatch otherwise); DimensionMismatch for
-  // another width.
+  // another width. Keeps the column of ones of the last batch size for the bias (so its device copy and product
+  // plan are made once): one layer's forward must not run on two threads at once.
   Matrix forward(const Matrix& X) const;
   // Given the input X of the forward pass and dY = dLoss/dY (batch x out), computes dW (at W's positions) and db,
   // kept until the next call, and returns dX = dY W (batch x in).
@@ -56,6 +57,7 @@ class SparseLinear {
   Matrix W_, dW_;
   Vector b_, db_;
   bool has_bias_;
+  mutable Matrix ones_;   // batch x 1, every entry 1: the bias's broadcast (forward)
 };
 
 // A matrix's bytes held in compressed rows (a value and a column index per entry, a row pointer per row): how the

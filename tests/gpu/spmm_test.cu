@@ -349,7 +349,7 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
       for (Orientation o : {Orientation::WX, Orientation::XWt, Orientation::WtX})
         for (Layout l : {Layout::RowMajor, Layout::ColMajor})
           for (Kernel k : {Kernel::Auto, Kernel::SnackCoo, Kernel::RowSegment, Kernel::ColumnBlock,
-                           Kernel::RowSegmentBatchLanes, Kernel::RowRange}) {
+                           Kernel::RowSegmentBatchLanes, Kernel::RowRange, Kernel::ColumnScatter}) {
             Case c;
             c.orientation = o;
             c.layout = l;
@@ -403,6 +403,42 @@ TEST(SpmmPlusTimes, Fp32AllKernelsOrientationsLayouts) {
             }
           }
     }
+  }
+}
+
+// The column-scatter kernel (W^T X read from W's rows): against the float64 reference at every batch it takes, both
+// layouts, over several thread blocks' column blocks and row ranges; Auto takes it for W^T X where it runs, and not
+// for a deterministic call, a batch past 32, another orientation or W with more than 65536 columns.
+TEST(SpmmColumnScatter, WtXFromTheRowsOfW) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& sh : kShapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    auto plan = make_plan(p, false);
+    for (int batch : {1, 2, 5, 8, 17, 32})
+      for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+        Case c;
+        c.orientation = Orientation::WtX;
+        c.layout = l;
+        c.batch = batch;
+        c.kernel = Kernel::ColumnScatter;
+        c.pad = batch % 2;
+        check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+      }
+    SpmmArgs probe;
+    probe.type = ValueType::FP32;
+    probe.orientation = Orientation::WtX;
+    probe.batch = 8;
+    const bool fits = sh.cols <= 65536;
+    EXPECT_EQ(choose(*plan, probe).kernel == Kernel::ColumnScatter, fits) << choose(*plan, probe).describe();
+    probe.deterministic = true;
+    EXPECT_NE(choose(*plan, probe).kernel, Kernel::ColumnScatter) << "a deterministic call";
+    probe.deterministic = false;
+    probe.batch = 33;
+    EXPECT_NE(choose(*plan, probe).kernel, Kernel::ColumnScatter) << "batch 33";
+    probe.batch = 8;
+    probe.orientation = Orientation::XWt;
+    EXPECT_NE(choose(*plan, probe).kernel, Kernel::ColumnScatter) << "X W^T";
   }
 }
 

@@ -1,10 +1,12 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of the
-// lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of SNACK-COO, and of the small helper kernels
+// lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of SNACK-COO, of the column-scatter kernel
+// (W^T X from W's rows), and of the small helper kernels
 // the dispatcher uses (strided copies of dense operands, value gathers for the transposed pattern, COO row
 // expansion).
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/column_ranges.cuh"
+#include "spmm/column_scatter.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/snack_coo.cuh"
 
@@ -157,6 +159,16 @@ cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s)
   if (p.nnz == 0) return cudaSuccess;
   dim3 grid(static_cast<unsigned>((p.nnz + 255) / 256), static_cast<unsigned>(batch));
   snack_coo_kernel<<<grid, 256, 0, s>>>(p);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_column_scatter(const ColumnScatterParams& p, int ranges, int blocks, cudaStream_t s) {
+  if (ranges < 1 || blocks < 1) return cudaSuccess;
+  const std::size_t bytes = std::size_t(p.batch) * p.block_cols * sizeof(float);
+  cudaError_t e = cudaFuncSetAttribute(column_scatter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(bytes));
+  if (e != cudaSuccess) return e;
+  column_scatter_kernel<<<dim3(static_cast<unsigned>(ranges), static_cast<unsigned>(blocks)), 512, bytes, s>>>(p);
   return cudaGetLastError();
 }
 

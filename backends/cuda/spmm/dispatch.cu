@@ -21,6 +21,7 @@
 
 #include "spmm/bank_order.hpp"
 #include "spmm/column_ranges.cuh"   // rows_start_aligned
+#include "spmm/column_scatter.cuh"
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowrange.cuh"
@@ -103,6 +104,9 @@ const Plan::Impl& operand(const Plan& plan, Orientation o) {
 }
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
+
+// The shared-memory sums of one column-scatter thread block: two thread blocks an SM.
+constexpr std::int64_t kScatterSumBytes = 96 * 1024;
 
 // X' bytes of one column block that colblock_held_kernel (batch tile 8) holds for the whole call (it keeps no
 // row sums in shared memory; 16384 fp32 columns take three blocks up to 200 KB as well as up to 176 KB).
@@ -532,7 +536,21 @@ void rowseg_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   }
 }
 
+// column_scatter (column_scatter.cuh). Needs: W^T X (a is the transposed pattern's plan, made from W's), fp32
+// plus_times, batch 1-32, a call that need not be deterministic, and W's plan with its column-boundary table (one of its
+// fine column blocks' sums within kScatterSumBytes) and at most 65536 columns. Preferred wherever it runs: it reads W's values where they are, where every other kernel first
+// gathers them into W^T's order (a random read of each value that costs more than the product).
+bool scatter_can_run(const Plan::Impl& a, const SpmmArgs& args) {
+  const Plan::Impl* w = a.transpose_of;
+  return args.orientation == Orientation::WtX && w != nullptr && w->tile_bounds.size() > 0 && w->cols <= 65536 &&
+         w->tile_fine_cols > 0 && args.type == ValueType::FP32 && args.semiring.is_plus_times() &&
+         !args.deterministic && args.batch >= 1 && args.batch <= 32 &&
+         std::int64_t(args.batch) * w->tile_fine_cols * 4 <= kScatterSumBytes;
+}
+void scatter_configure(const Plan::Impl&, const SpmmArgs&, Choice& ch) { ch.batch_tile = 1; }
+
 constexpr Candidate kCandidates[] = {
+    {Kernel::ColumnScatter, "column_scatter", scatter_can_run, always, scatter_configure, Kernel::Auto},
     {Kernel::RowLanes, "row_lanes", lanes_can_run, lanes_prefers, lanes_configure, Kernel::Auto},
     {Kernel::ColumnBlock, "column_block", colblock_can_run, colblock_prefers, colblock_configure, Kernel::ColumnBlock},
     {Kernel::RowRange, "row_range", range_can_run, batch_five_up, range_configure, Kernel::RowSegmentBatchLanes},
@@ -705,7 +723,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   // Values of A: W's (copied where misaligned, unless the call reads the plan's bound copy instead), or W's
   // gathered into W^T's order.
   const void* values = args.values;
-  if (args.orientation == Orientation::WtX && a.nnz > 0) {
+  if (args.orientation == Orientation::WtX && a.nnz > 0 && ch.kernel != Kernel::ColumnScatter) {
     if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
     if ((e = launch_gather(w.ws_values.get(), args.values, w.perm.get(), a.nnz, static_cast<int>(vs), s)) != cudaSuccess)
       return cuda_fail(e, "gather values");
@@ -722,6 +740,38 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     return cudaMemset2DAsync(args.y.data, ys_col * vs, 0, my * vs, batch, s);
   };
 
+  if (ch.kernel == Kernel::ColumnScatter) {   // choose() took it for W^T X with W's plan fit for it
+    if (my * batch > 0 && (e = zero_y()) != cudaSuccess) return cuda_fail(e, "zero Y");
+    if (w.nnz == 0) return Status::Success;
+    ColumnScatterParams p;
+    p.rows = w.rows;
+    p.cols = w.cols;
+    p.col16 = w.col16.get();
+    p.values = static_cast<const float*>(args.values);
+    p.bounds = w.tile_bounds.get();
+    p.fine_cols = w.tile_fine_cols;
+    p.n_fine = w.tile_n_fine;
+    p.x = static_cast<const float*>(args.x.data);
+    p.xs_row = xs_row;
+    p.xs_col = xs_col;
+    p.y = static_cast<float*>(args.y.data);
+    p.ys_row = ys_row;
+    p.ys_col = ys_col;
+    p.batch = static_cast<int>(batch);
+    // Column blocks as wide as kScatterSumBytes of sums allows (two thread blocks an SM), row ranges so that ranges x
+    // blocks fill the SMs once.
+    const std::int64_t fine_bytes = std::int64_t(batch) * w.tile_fine_cols * 4;
+    p.block_fine = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.tile_n_fine,
+                                                                                     kScatterSumBytes / fine_bytes)));
+    const int blocks = (w.tile_n_fine + p.block_fine - 1) / p.block_fine;
+    p.block_fine = (w.tile_n_fine + blocks - 1) / blocks;   // the same width for every block
+    p.block_cols = p.block_fine * w.tile_fine_cols;
+    const int ranges = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / blocks)));
+    p.rows_per_cta = (w.rows + ranges - 1) / ranges;
+    if ((e = launch_column_scatter(p, (w.rows + p.rows_per_cta - 1) / p.rows_per_cta, blocks, s)) != cudaSuccess)
+      return cuda_fail(e, "column_scatter");
+    return Status::Success;
+  }
   if (ch.kernel == Kernel::SnackCoo) {
     if (!a.has_coo) return fail(Status::InvalidArgument, "SNACK-COO needs a plan built with PlanOptions::coo");
     if (args.type != ValueType::FP32 || !args.semiring.is_plus_times())

@@ -69,6 +69,9 @@ enum class Kernel : std::uint8_t {
                  // batch tiles 8 and 32, and 128 with one row per warp and no slabs; for plans without split
                  // or skewed rows and with at most 65536 columns
                  // (elsewhere it runs as RowSegmentBatchLanes)
+  ColumnScatter,  // column_scatter.cuh: W^T X from W's own rows (no gather of the values into W^T's order), column
+                  // blocks of sums in shared memory added with atomics; fp32 plus_times, batch 1-32; not
+                  // deterministic
   RowLanes,      // csr_rowlanes.cuh: lanes across rows (each lane one row, its batch-tile sums in registers), one
                  // column block of X held per thread block; deterministic; plus_times fp32, batch 5-128 (tiles 8
                  // and 32, several tiles past 32), with values bound to the plan only (it reads the plan's

@@ -297,6 +297,7 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
     PlanOptions sub;
     sub.coo = options.coo;
     im.transposed = from_host(cols, rows, cp, rt, sub, stream);
+    im.transposed->impl().transpose_of = &im;
     check(im.perm.upload(perm, 0, stream), "upload permutation");
     check(cudaStreamSynchronize(stream), "synchronize");
   }

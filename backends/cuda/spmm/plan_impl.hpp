@@ -127,6 +127,7 @@ struct Plan::Impl {
   bool has_coo = false;
 
   std::unique_ptr<Plan> transposed;   // pattern of W^T
+  const Impl* transpose_of = nullptr; // in a transposed pattern's plan: W's (the column-scatter kernel reads W itself)
   DeviceArray<int> perm;              // value of W^T's j-th non-zero = values[perm[j]]
 
   // Values bound to the plan (Plan::bind_values): the non-zeros in colblock_held_kernel's bank order
@@ -253,6 +254,9 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 // zeroing (in at most sm_count thread blocks, column_ranges.cuh).
 cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s);
+struct ColumnScatterParams;
+// The column-scatter kernel over `ranges` row ranges and the column blocks its params cut (Y' zeroed by the caller).
+cudaError_t launch_column_scatter(const ColumnScatterParams& p, int ranges, int blocks, cudaStream_t s);
 // Helpers: dst(i, j) = src(i, j) for an r x c matrix of elem_size-byte values with general strides.
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
                                 std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c,

@@ -180,11 +180,13 @@ KOKKOS_INLINE_FUNCTION Index find_in(const CsrRef& B, Index row, Index col) {
   return at < e && B.j[at] == col ? at : kNoIndex;
 }
 
-// Whether A and B (plain CSR of one shape) hold the same positions: one pass over both patterns, a flag read back.
+// Whether A and B (plain CSR of one shape) hold the same positions: yes where they share their arrays or both hold
+// every entry, else one pass over both patterns, a flag read back.
 template <class Ctx>
 bool same_pattern(Ctx& ctx, const CsrRef& A, const CsrRef& B) {
   if (A.hyper || B.hyper || A.nslots != B.nslots || A.nvals != B.nvals) return false;
   if (A.p == B.p && A.j == B.j) return true;
+  if (A.nrows == B.nrows && A.ncols == B.ncols && A.nvals == A.nrows * A.ncols) return true;   // both full
   auto flag_buf = ctx.alloc(sizeof(Index));
   Index* differ = as<Index>(flag_buf);
   const CsrRef a = A, b = B;

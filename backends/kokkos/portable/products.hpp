@@ -548,10 +548,10 @@ struct alignas(16) Piece16 {
 
 // masked_dot for full operands under a PLUS monoid (SDDMM: a layer's weight gradient dY^T X at its weights' positions):
 // A is nrows x K and B (B^T's rows) ncols x K, both with every entry, so each of M's entries is the dot product of two
-// dense rows. A team per row of M, one thread per entry: each thread reads its B row whole, in 16-byte pieces where K
-// allows, and the A row, which every thread of the team reads at the same address (one broadcast load, kept in
-// cache for the whole mask row). Consecutive threads take consecutive entries, so the column indices and the values
-// written are coalesced. Every entry of M gets a value (K > 0: the caller's precondition), so the result is M's
+// dense rows. A team per row of M, each thread computing whole entries (four at once, for loads in flight): it reads
+// their B rows whole, in 16-byte pieces where K allows, and the A row, which every thread of the team reads at the same
+// address (one broadcast load, kept in cache for the whole mask row). Consecutive threads take consecutive entries, so
+// the column indices and the values written are coalesced. Every entry of M gets a value (K > 0: the caller's precondition), so the result is M's
 // pattern with the values returned here, in M's entry order.
 template <class V, class Ctx>
 BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, Index K, BinaryOpcode mul,
@@ -562,10 +562,11 @@ BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const C
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
   constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
-  // Threads per team on a device: the mean row rounded up to whole warps, 32 to 256.
+  constexpr int kEntries = 4;   // entries per thread at once
+  // Threads per team on a device: the mean row over kEntries, rounded up to whole warps, 32 to 256.
   const double mean = static_cast<double>(M.nvals) / static_cast<double>(M.nslots);
   int team = 32;
-  while (team < 256 && team < mean) team += 32;
+  while (team < 256 && team * kEntries < mean) team += 32;
   V* z = as<V>(out);
   const CsrRef m = M;
   const V *a = A.values<V>(), *b = B.values<V>();
@@ -582,23 +583,37 @@ BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const C
     const std::int64_t s = t.league_rank();
     const V* arow = a + static_cast<std::int64_t>(m.row_of(static_cast<Index>(s))) * k_len;
     const std::int64_t e0 = static_cast<std::int64_t>(m.p[s]), e1 = static_cast<std::int64_t>(m.p[s + 1]);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, e0, e1), [&](const std::int64_t e) {
-      const V* brow = b + static_cast<std::int64_t>(m.j[e]) * k_len;
-      V acc = V();
-      const auto term = [&](V x, V y) {
-        acc += times ? x * y : flip ? binary_eval<V, V>(mul, y, x) : binary_eval<V, V>(mul, x, y);
+    // Each thread takes kEntries entries a row's length / kEntries apart, so that their loads are in flight together
+    // and consecutive threads still read consecutive entries.
+    const std::int64_t groups = (e1 - e0 + kEntries - 1) / kEntries;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, groups), [&](const std::int64_t g) {
+      const V* brow[kEntries];
+      V acc[kEntries];
+      for (int u = 0; u < kEntries; ++u) {
+        const std::int64_t e = e0 + g + u * groups;
+        brow[u] = b + static_cast<std::int64_t>(m.j[e < e1 ? e : e0]) * k_len;
+        acc[u] = V();
+      }
+      const auto term = [&](V& sum, V x, V y) {
+        sum += times ? x * y : flip ? binary_eval<V, V>(mul, y, x) : binary_eval<V, V>(mul, x, y);
       };
       if (pieces) {
         const Piece* ap = reinterpret_cast<const Piece*>(arow);
-        const Piece* bp = reinterpret_cast<const Piece*>(brow);
         for (std::int64_t q = 0; q < k_len / kPiece; ++q) {
-          const Piece x = ap[q], y = bp[q];
-          for (int l = 0; l < kPiece; ++l) term(x.v[l], y.v[l]);
+          const Piece x = ap[q];
+          Piece y[kEntries];
+          for (int u = 0; u < kEntries; ++u) y[u] = reinterpret_cast<const Piece*>(brow[u])[q];
+          for (int u = 0; u < kEntries; ++u)
+            for (int l = 0; l < kPiece; ++l) term(acc[u], x.v[l], y[u].v[l]);
         }
       } else {
-        for (std::int64_t k = 0; k < k_len; ++k) term(arow[k], brow[k]);
+        for (std::int64_t k = 0; k < k_len; ++k)
+          for (int u = 0; u < kEntries; ++u) term(acc[u], arow[k], brow[u][k]);
       }
-      z[e] = acc;
+      for (int u = 0; u < kEntries; ++u) {
+        const std::int64_t e = e0 + g + u * groups;
+        if (e < e1) z[e] = acc[u];
+      }
     });
   });
   return out;
