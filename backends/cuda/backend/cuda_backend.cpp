@@ -87,22 +87,26 @@ class CudaBackend final : public core::Backend {
   std::string name() const override { return "cuda"; }
 
   // mxm: the masked dot product where a sparse mask makes it cheaper, then the SpMM family where B' is full, or A is
-  // full and B' sparse with A more than one row (a batch of rows times a layer's weights, sparse_times_full.cpp; one
-  // row is mxv / vxm, whose portable SpMV needs no plan), else the portable products, which use the mask hint (vector products and the masked dot
-  // product); without them (a plugin built without Kokkos CUDA), a full row A times B^T (mxv) through the SpMM family.
+  // full and B' sparse (a batch of rows times a layer's weights, a batch of one included, sparse_times_full.cpp; but
+  // not mxv / vxm, whose portable SpMV needs no plan), else the portable products, which use the mask hint (vector
+  // products and the masked dot product); without them (a plugin built without Kokkos CUDA), a full row A times B^T
+  // (mxv) through the SpMM family.
   KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
     return run([&] {
-      KernelStatus st = KernelStatus::Declined;
+      // A layer's weight gradient (a sampled product of two full operands on a mask that has its product plan): the
+      // SpMM library's sampled product.
+      KernelStatus st = mxm_sampled(T, mask, s, A, ta, B, tb, stream_);
 #if defined(SNACK_CUDA_PORTABLE)
       // A mask that leaves fewer than a quarter of the positions (SDDMM, the sparse layers' weight gradient): the
       // masked dot product computes only those, where the SpMM family would compute every one.
-      if (mask.M != nullptr && !mask.complement &&
+      if (st == KernelStatus::Declined && mask.M != nullptr && !mask.complement &&
           4.0 * static_cast<double>(mask.M->nvals()) < static_cast<double>(T.nrows()) * static_cast<double>(T.ncols()))
         st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_, /*only_masked_dot=*/true);
 #endif
       if (st == KernelStatus::Declined) st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
-      if (st == KernelStatus::Declined && A.nrows() > 1) st = mxm_full_times_sparse(T, s, A, ta, B, tb, flip, stream_);
+      if (st == KernelStatus::Declined && (A.nrows() > 1 || !T.is_vector()))
+        st = mxm_full_times_sparse(T, s, A, ta, B, tb, flip, stream_);
 #if defined(SNACK_CUDA_PORTABLE)
       if (st == KernelStatus::Declined) st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
 #else

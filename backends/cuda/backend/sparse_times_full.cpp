@@ -363,4 +363,43 @@ KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, const Mat
   return KernelStatus::Done;
 }
 
+KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
+                         const Matrix& B, bool tb, cudaStream_t stream) {
+  const Matrix* M = mask.M;
+  if (M == nullptr || mask.complement || M->nvals() == 0) return KernelStatus::Declined;
+  const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, false);
+  if (!semiring || !semiring->id.is_plus_times() || semiring->type != ValueType::FP32) return KernelStatus::Declined;
+  if (A.type() != &types::FP32 || B.type() != &types::FP32 || T.type() != &types::FP32) return KernelStatus::Declined;
+  if (!has_every_entry(A) || !has_every_entry(B)) return KernelStatus::Declined;
+  const Index rows = ta ? A.ncols() : A.nrows(), K = ta ? A.nrows() : A.ncols();
+  const Index cols = tb ? B.nrows() : B.ncols();
+  if ((tb ? B.ncols() : B.nrows()) != K || K < 1 || K > kSampledMaxK || T.nrows() != rows || T.ncols() != cols ||
+      M->nrows() != rows || M->ncols() != cols)
+    return KernelStatus::Declined;
+  auto* m_copy = dynamic_cast<MatrixOnDevice*>(M->device_copy());
+  if (m_copy == nullptr || m_copy->shared_pattern() == nullptr) return KernelStatus::Declined;   // no plan made yet
+  MatrixOnDevice& m = MatrixOnDevice::of(*M, stream);
+  CompactedPattern* pattern = m.pattern(*M, stream);
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != rows) return KernelStatus::Declined;
+  MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
+  MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
+  SampledArgs args;
+  args.a = static_cast<const float*>(a.values());   // A row-major: A'(r, k) = A(k, r) (ta) or A(r, k)
+  args.a_row = ta ? 1 : static_cast<std::int64_t>(K);
+  args.a_k = ta ? static_cast<std::int64_t>(rows) : 1;
+  args.b = static_cast<const float*>(b.values());   // B row-major: B'(k, c) = B(c, k) (tb) or B(k, c)
+  args.b_k = tb ? 1 : static_cast<std::int64_t>(cols);
+  args.b_col = tb ? static_cast<std::int64_t>(K) : 1;
+  args.k = static_cast<int>(K);
+  args.stream = stream;
+  DeviceBuffer z(static_cast<std::size_t>(M->nvals()) * sizeof(float));
+  args.z = static_cast<float*>(z.get());
+  const Status st = sampled_product(*pattern->plan, args);
+  if (st == Status::Unsupported) return KernelStatus::Declined;
+  if (st != Status::Success) throw Error(Info::Panic, "cuda backend: sampled product failed");
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
+  T.attach_device_copy(MatrixOnDevice::with_values(m, std::move(z), sizeof(float), stream), /*host_is_stale=*/true);
+  return KernelStatus::Done;
+}
+
 }  // namespace snk::cuda

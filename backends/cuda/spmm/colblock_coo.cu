@@ -1,12 +1,13 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of the
 // lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of SNACK-COO, of the column-scatter kernel
-// (W^T X from W's rows), and of the small helper kernels
+// (W^T X from W's rows), of the sampled product (SDDMM), and of the small helper kernels
 // the dispatcher uses (strided copies of dense operands, value gathers for the transposed pattern, COO row
 // expansion).
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/column_ranges.cuh"
 #include "spmm/column_scatter.cuh"
+#include "spmm/sampled_product.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/snack_coo.cuh"
 
@@ -169,6 +170,16 @@ cudaError_t launch_column_scatter(const ColumnScatterParams& p, int ranges, int 
                                        static_cast<int>(bytes));
   if (e != cudaSuccess) return e;
   column_scatter_kernel<<<dim3(static_cast<unsigned>(ranges), static_cast<unsigned>(blocks)), 512, bytes, s>>>(p);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_sampled_product(const SampledParams& p, int ranges, int blocks, cudaStream_t s) {
+  if (ranges < 1 || blocks < 1) return cudaSuccess;
+  const std::size_t bytes = std::size_t(p.k) * p.block_cols * sizeof(float);
+  cudaError_t e = cudaFuncSetAttribute(sampled_product_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(bytes));
+  if (e != cudaSuccess) return e;
+  sampled_product_kernel<<<dim3(static_cast<unsigned>(ranges), static_cast<unsigned>(blocks)), 512, bytes, s>>>(p);
   return cudaGetLastError();
 }
 

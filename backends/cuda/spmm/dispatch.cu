@@ -22,6 +22,7 @@
 #include "spmm/bank_order.hpp"
 #include "spmm/column_ranges.cuh"   // rows_start_aligned
 #include "spmm/column_scatter.cuh"
+#include "spmm/sampled_product.cuh"
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowrange.cuh"
@@ -105,8 +106,8 @@ const Plan::Impl& operand(const Plan& plan, Orientation o) {
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
-// The shared-memory sums of one column-scatter thread block: two thread blocks an SM.
-constexpr std::int64_t kScatterSumBytes = 96 * 1024;
+// The shared memory of one thread block of the column-scatter and sampled-product kernels: two thread blocks an SM.
+constexpr std::int64_t kBlockSharedBytes = 96 * 1024;
 
 // X' bytes of one column block that colblock_held_kernel (batch tile 8) holds for the whole call (it keeps no
 // row sums in shared memory; 16384 fp32 columns take three blocks up to 200 KB as well as up to 176 KB).
@@ -537,20 +538,24 @@ void rowseg_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
 }
 
 // column_scatter (column_scatter.cuh). Needs: W^T X (a is the transposed pattern's plan, made from W's), fp32
-// plus_times, batch 1-32, a call that need not be deterministic, and W's plan with its column-boundary table (one of its
-// fine column blocks' sums within kScatterSumBytes) and at most 65536 columns. Preferred wherever it runs: it reads W's values where they are, where every other kernel first
-// gathers them into W^T's order (a random read of each value that costs more than the product).
+// plus_times, batch 1-32, a call that need not be deterministic, and W's plan with its column-boundary table (one of
+// its fine column blocks' sums within kBlockSharedBytes) and at most 65536 columns. Preferred at batch 1-4: it reads
+// W's values where they are, where every other kernel first gathers them into W^T's order (a random read of each
+// value, which costs more than the product at small batches), but its shared-memory atomics grow with the batch
+// (bench/results/spmm-dispatch-rules.md).
+constexpr int kScatterPreferredBatch = 4;
+bool scatter_prefers(const Plan::Impl&, const SpmmArgs& args) { return args.batch <= kScatterPreferredBatch; }
 bool scatter_can_run(const Plan::Impl& a, const SpmmArgs& args) {
   const Plan::Impl* w = a.transpose_of;
   return args.orientation == Orientation::WtX && w != nullptr && w->tile_bounds.size() > 0 && w->cols <= 65536 &&
          w->tile_fine_cols > 0 && args.type == ValueType::FP32 && args.semiring.is_plus_times() &&
          !args.deterministic && args.batch >= 1 && args.batch <= 32 &&
-         std::int64_t(args.batch) * w->tile_fine_cols * 4 <= kScatterSumBytes;
+         std::int64_t(args.batch) * w->tile_fine_cols * 4 <= kBlockSharedBytes;
 }
 void scatter_configure(const Plan::Impl&, const SpmmArgs&, Choice& ch) { ch.batch_tile = 1; }
 
 constexpr Candidate kCandidates[] = {
-    {Kernel::ColumnScatter, "column_scatter", scatter_can_run, always, scatter_configure, Kernel::Auto},
+    {Kernel::ColumnScatter, "column_scatter", scatter_can_run, scatter_prefers, scatter_configure, Kernel::Auto},
     {Kernel::RowLanes, "row_lanes", lanes_can_run, lanes_prefers, lanes_configure, Kernel::Auto},
     {Kernel::ColumnBlock, "column_block", colblock_can_run, colblock_prefers, colblock_configure, Kernel::ColumnBlock},
     {Kernel::RowRange, "row_range", range_can_run, batch_five_up, range_configure, Kernel::RowSegmentBatchLanes},
@@ -758,15 +763,16 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.ys_row = ys_row;
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
-    // Column blocks as wide as kScatterSumBytes of sums allows (two thread blocks an SM), row ranges so that ranges x
+    // Column blocks as wide as kBlockSharedBytes of sums allows (two thread blocks an SM), row ranges so that ranges x
     // blocks fill the SMs once.
     const std::int64_t fine_bytes = std::int64_t(batch) * w.tile_fine_cols * 4;
-    p.block_fine = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.tile_n_fine,
-                                                                                     kScatterSumBytes / fine_bytes)));
+    p.block_fine = static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(w.tile_n_fine, kBlockSharedBytes / fine_bytes)));
     const int blocks = (w.tile_n_fine + p.block_fine - 1) / p.block_fine;
     p.block_fine = (w.tile_n_fine + blocks - 1) / blocks;   // the same width for every block
     p.block_cols = p.block_fine * w.tile_fine_cols;
-    const int ranges = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / blocks)));
+    const int ranges =
+        static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / blocks)));
     p.rows_per_cta = (w.rows + ranges - 1) / ranges;
     if ((e = launch_column_scatter(p, (w.rows + p.rows_per_cta - 1) / p.rows_per_cta, blocks, s)) != cudaSuccess)
       return cuda_fail(e, "column_scatter");
@@ -976,6 +982,51 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     e = launch_rowseg_generic(args.type, args.semiring, xwt, ch.batch_tile, p, a.sm_count, a.splits.get(), a.n_splits, s);
   }
   if (e != cudaSuccess) return cuda_fail(e, "row_segment");
+  return Status::Success;
+}
+
+Status sampled_product(const Plan& plan, const SampledArgs& args, std::string* message) {
+  const Plan::Impl& w = plan.impl();
+  auto fail = [&](Status s, const std::string& why) {
+    if (message) *message = why;
+    return s;
+  };
+  if (args.k < 1 || args.k > kSampledMaxK)
+    return fail(Status::Unsupported, "K must be 1.." + std::to_string(kSampledMaxK));
+  if (!w.tile_bounds.size() || w.cols > 65536 || w.tile_fine_cols <= 0)
+    return fail(Status::Unsupported, "the plan has no column-boundary table or more than 65536 columns");
+  if (std::int64_t(args.k) * w.tile_fine_cols * 4 > kBlockSharedBytes)
+    return fail(Status::Unsupported, "the plan's column blocks are too wide for K");
+  if (w.nnz == 0) return Status::Success;
+  if (!args.a || !args.b || !args.z) return fail(Status::InvalidArgument, "null A, B or z");
+  SampledParams p;
+  p.rows = w.rows;
+  p.cols = w.cols;
+  p.col16 = w.col16.get();
+  p.bounds = w.tile_bounds.get();
+  p.fine_cols = w.tile_fine_cols;
+  p.n_fine = w.tile_n_fine;
+  p.a = args.a;
+  p.a_row = args.a_row;
+  p.a_k = args.a_k;
+  p.b = args.b;
+  p.b_k = args.b_k;
+  p.b_col = args.b_col;
+  p.k = args.k;
+  p.z = args.z;
+  // Column blocks of B' as wide as kBlockSharedBytes allows (two thread blocks an SM), row ranges so that ranges x
+  // blocks fill the SMs once.
+  const std::int64_t fine_bytes = std::int64_t(args.k) * w.tile_fine_cols * 4;
+  const int widest = static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>(w.tile_n_fine, kBlockSharedBytes / fine_bytes)));
+  const int blocks = (w.tile_n_fine + widest - 1) / widest;
+  p.block_fine = (w.tile_n_fine + blocks - 1) / blocks;
+  p.block_cols = p.block_fine * w.tile_fine_cols;
+  const int ranges =
+      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / blocks)));
+  p.rows_per_cta = (w.rows + ranges - 1) / ranges;
+  const cudaError_t e = launch_sampled_product(p, (w.rows + p.rows_per_cta - 1) / p.rows_per_cta, blocks, args.stream);
+  if (e != cudaSuccess) return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
   return Status::Success;
 }
 

@@ -259,4 +259,20 @@ bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
 // add partial sums into Y with atomics, so results may differ in their last bits run to run.
 Status spmm(Plan& plan, const SpmmArgs& args, std::string* message = nullptr);
 
+// The sampled product on W's pattern (SDDMM): z(e) = sum over k < K of A'(r, k) B'(k, c) for every non-zero e = (r, c)
+// of the plan's W, in W's CSR order, fp32, summed in k order (deterministic). A' is W.rows x K, B' K x W.cols, both
+// dense, addressed through strides. K is 1 .. kSampledMaxK; Unsupported where the plan has no column-boundary table
+// or more than 65536 columns, or K is out of range (nothing launched). Asynchronous on `stream`.
+constexpr int kSampledMaxK = 32;
+struct SampledArgs {
+  const float* a = nullptr;   // A'(r, k) = a[r * a_row + k * a_k]
+  std::int64_t a_row = 0, a_k = 1;
+  const float* b = nullptr;   // B'(k, c) = b[k * b_k + c * b_col]
+  std::int64_t b_k = 0, b_col = 1;
+  int k = 1;
+  float* z = nullptr;         // nnz values
+  cudaStream_t stream = nullptr;
+};
+Status sampled_product(const Plan& plan, const SampledArgs& args, std::string* message = nullptr);
+
 }  // namespace snk::cuda

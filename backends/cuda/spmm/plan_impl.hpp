@@ -254,6 +254,9 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 // zeroing (in at most sm_count thread blocks, column_ranges.cuh).
 cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s);
+struct SampledParams;
+// The sampled product over `ranges` row ranges and the column blocks its params cut.
+cudaError_t launch_sampled_product(const SampledParams& p, int ranges, int blocks, cudaStream_t s);
 struct ColumnScatterParams;
 // The column-scatter kernel over `ranges` row ranges and the column blocks its params cut (Y' zeroed by the caller).
 cudaError_t launch_column_scatter(const ColumnScatterParams& p, int ranges, int blocks, cudaStream_t s);
