@@ -379,11 +379,9 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
   CsrRef m;
   if (M != nullptr) m = ref_of(*M, s);
   // An empty C without an accumulator under a structural mask that T fills exactly (a sampled product, as a layer's
-  // weight gradient dW<W> = dY^T X): the result is T's values on T's pattern.
+  // weight gradient dW<W> = dY^T X): the result is T itself, which C takes where it lives (T is the step's own).
   if (c.nvals == 0 && accum == nullptr && M != nullptr && structural && !complement && P::same_pattern(ctx, m, t)) {
-    DeviceBuffer x(t.nvals * v->size);
-    P::copy_bytes(ctx, x.get(), t.x, t.nvals * v->size);
-    attach_values(C, T, std::move(x), s);
+    C.take(std::move(T));
     return true;
   }
   // The kernel reads its operands as plain CSR (a new, empty C is hypersparse, and so is a sampled product).
