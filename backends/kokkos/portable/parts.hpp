@@ -36,6 +36,12 @@ T* as(const Bytes& b) {
 template <class Ctx>
 using ExecOf = std::decay_t<decltype(std::declval<Ctx&>().exec())>;
 
+// N values of V read or written as one aligned 16-byte piece.
+template <class V, int N>
+struct alignas(16) Piece16 {
+  V v[N];
+};
+
 // for (i = 0; i < n; ++i) f(i), in parallel on the context's space, in Kokkos' own blocks (on a GPU, 64 indices to a
 // block, scheduled as SMs free up, which balances indices of uneven work).
 template <class Ctx, class F>

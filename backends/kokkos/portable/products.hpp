@@ -540,12 +540,6 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
   return compact(ctx, M, keep, zall, sizeof(V));
 }
 
-// N values of V read or written as one aligned 16-byte piece.
-template <class V, int N>
-struct alignas(16) Piece16 {
-  V v[N];
-};
-
 // masked_dot for full operands under a PLUS monoid (SDDMM: a layer's weight gradient dY^T X at its weights' positions):
 // A is nrows x K and B (B^T's rows) ncols x K, both with every entry, so each of M's entries is the dot product of two
 // dense rows. A team per row of M, each thread computing whole entries (four at once, for loads in flight): it reads
