@@ -297,9 +297,10 @@ int main(int argc, char** argv) {
       batches = {std::atoi(argv[k + 3])};
       k += 3;
     }
+    else if (a == "--size" && k + 1 < argc) sizes = {std::atoi(argv[++k])};   // every point of one M
     else if (a == "--reps" && k + 1 < argc) reps = std::atoi(argv[++k]);
     else {
-      std::fprintf(stderr, "usage: layer_bench [--quick | --point M SPARSITY BATCH] [--reps N]\n");
+      std::fprintf(stderr, "usage: layer_bench [--quick | --point M SPARSITY BATCH | --size M] [--reps N]\n");
       return 1;
     }
   }
