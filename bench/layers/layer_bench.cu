@@ -7,7 +7,7 @@
 // cublasSgemm in pedantic FP32 (no TF32); each GEMM of a step is timed in both argument orders that compute it (W
 // read as stored, or transposed by the call) and the faster is used. A step's time is the median over the
 // repetitions of the wall time of the whole step on a synchronized device; the Adam update is a fused elementwise
-// kernel over every weight for the dense forms and the library's per-non-zero calls for SparseLinear. Memory: the
+// kernel over every weight for the dense forms and snk::optimizer_step (one pass) for SparseLinear. Memory: the
 // bytes of weights, weight gradient and Adam state (per layer form), and the peak device memory of the step (for the
 // library: the used device memory after the steps, the stream-ordered pool trimmed before them, over what was in use
 // before the layer existed; for cuBLAS: what the step allocates). Prints a CSV line per (M, sparsity, batch, method) on stdout, and a summary table

@@ -46,8 +46,8 @@ def main():
     lines.append(
         "One layer of in = out = M features, Y = X W^T + b, FP32 weights and activations. `step` = forward, backward "
         "(dX, dW, db) and an Adam update; `infer` = forward alone. SparseLinear (`snack`) runs on the cuda backend "
-        "through GraphBLAS calls (the SpMM family's X W^T and W^T X orientations, the masked dot product for dW, "
-        "per-non-zero Adam as element-wise calls). `cuBLAS` = the dense layer, pedantic FP32 SGEMM in the faster "
+        "through GraphBLAS calls (the SpMM family's X W^T and W^T X orientations, its sampled product for dW, "
+        "Adam as snk::optimizer_step, one pass over the values). `cuBLAS` = the dense layer, pedantic FP32 SGEMM in the faster "
         "argument order per GEMM plus a fused Adam kernel; `D+M` = the same with W and dW multiplied by a 0/1 mask "
         "every step; `torch` = torch.nn.Linear with torch.optim.Adam, in FP32 with TF32 tensor cores allowed, and in "
         "bf16. Times are medians of 10 repetitions (CUDA events for torch, a synchronized wall clock for the others). "
