@@ -143,23 +143,13 @@ KernelStatus portable_fill(Matrix& T, const Scalar& x, const Matrix* pattern, cu
   return KernelStatus::Done;
 }
 
-namespace {
-// Whether two device CSR forms hold one pattern: the same arrays (results that keep an operand's pattern share them),
-// or both with every entry.
-bool same_pattern(const CsrRef& a, const CsrRef& b) {
-  if (a.nvals != b.nvals || a.nrows != b.nrows || a.ncols != b.ncols) return false;
-  if (a.p == b.p && a.j == b.j && a.h == b.h && a.hyper == b.hyper) return true;
-  const auto full = [](const CsrRef& r) { return !r.hyper && r.nvals == r.nrows * r.ncols; };
-  return full(a) && full(b);
-}
-}  // namespace
-
 KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step,
                                      cudaStream_t s) {
   const CsrRef p = ref_of(P, s), s1 = ref_of(S1, s), g = ref_of(G, s);
   const CsrRef s2 = S2 ? ref_of(*S2, s) : p;
-  if (!same_pattern(p, s1) || !same_pattern(p, s2) || !same_pattern(p, g)) return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
+  if (!P::same_pattern(ctx, p, s1) || !P::same_pattern(ctx, p, s2) || !P::same_pattern(ctx, p, g))
+    return KernelStatus::Declined;
   bool done = false;
   with_type(P.type()->code, [&](auto tt) {
     using V = typename decltype(tt)::type;

@@ -27,8 +27,8 @@ core::KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matri
 core::KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
 core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
-// One optimizer step in place (Backend::optimizer_step): where P, S1, S2 and G hold one pattern (shared arrays, or
-// every entry) and a floating type, one pass over their values; P, S1 and S2 get new device values on the same
+// One optimizer step in place (Backend::optimizer_step): where P, S1, S2 and G hold one pattern (P::same_pattern)
+// and a floating type, one pass over their values; P, S1 and S2 get new device values on the same
 // pattern arrays and keep their SpMM plans. Declined otherwise, changing nothing.
 core::KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G,
                                            const OptimizerStep& step, cudaStream_t s);

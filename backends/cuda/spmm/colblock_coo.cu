@@ -163,24 +163,24 @@ cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s)
   return cudaGetLastError();
 }
 
-cudaError_t launch_column_scatter(const ColumnScatterParams& p, int ranges, int blocks, cudaStream_t s) {
-  if (ranges < 1 || blocks < 1) return cudaSuccess;
-  const std::size_t bytes = std::size_t(p.batch) * p.block_cols * sizeof(float);
-  cudaError_t e = cudaFuncSetAttribute(column_scatter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(bytes));
+namespace {
+// A kernel of the blocked-rows layout (blocked_rows.cuh) on its grid, 512 threads, `bytes` of dynamic shared memory.
+template <class Params>
+cudaError_t launch_blocked(void (*kernel)(Params), const Params& p, std::size_t bytes, cudaStream_t s) {
+  if (p.grid.ranges < 1 || p.grid.blocks < 1) return cudaSuccess;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (e != cudaSuccess) return e;
-  column_scatter_kernel<<<dim3(static_cast<unsigned>(ranges), static_cast<unsigned>(blocks)), 512, bytes, s>>>(p);
+  kernel<<<dim3(static_cast<unsigned>(p.grid.ranges), static_cast<unsigned>(p.grid.blocks)), 512, bytes, s>>>(p);
   return cudaGetLastError();
 }
+}  // namespace
 
-cudaError_t launch_sampled_product(const SampledParams& p, int ranges, int blocks, cudaStream_t s) {
-  if (ranges < 1 || blocks < 1) return cudaSuccess;
-  const std::size_t bytes = std::size_t(p.k) * p.block_cols * sizeof(float);
-  cudaError_t e = cudaFuncSetAttribute(sampled_product_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(bytes));
-  if (e != cudaSuccess) return e;
-  sampled_product_kernel<<<dim3(static_cast<unsigned>(ranges), static_cast<unsigned>(blocks)), 512, bytes, s>>>(p);
-  return cudaGetLastError();
+cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s) {
+  return launch_blocked(column_scatter_kernel, p, std::size_t(p.batch) * p.grid.block_cols * sizeof(float), s);
+}
+
+cudaError_t launch_sampled_product(const SampledParams& p, cudaStream_t s) {
+  return launch_blocked(sampled_product_kernel, p, std::size_t(p.k) * p.grid.block_cols * sizeof(float), s);
 }
 
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,

@@ -13,58 +13,38 @@
 
 #include <cstdint>
 
-namespace snk::cuda {
+#include "spmm/blocked_rows.cuh"
 
-struct ColumnScatterParams {
-  std::int32_t rows = 0, cols = 0;     // W's
-  const std::uint16_t* col16 = nullptr;   // W's columns (the plan has at most 65536)
-  const float* values = nullptr;          // W's values, in its CSR order
-  const int* bounds = nullptr;            // [n_fine + 1][rows]: first non-zero of row r at column f * fine_cols
-  int fine_cols = 64, n_fine = 0;
-  int block_fine = 0;                     // fine column blocks per thread block's column block
-  int block_cols = 0;                     // block_fine * fine_cols: the shared sums' row length
-  std::int32_t rows_per_cta = 0;
-  const float* x = nullptr;   // X'(r, b) = x[r * xs_row + b * xs_col], r < rows
-  std::int64_t xs_row = 0, xs_col = 1;
-  float* y = nullptr;         // Y'(c, b) = y[c * ys_row + b * ys_col], c < cols; zeroed before the launch
-  std::int64_t ys_row = 0, ys_col = 1;
-  int batch = 1;              // 1 .. 32
-};
+namespace snk::cuda {
 
 // grid (row ranges, column blocks); dynamic shared memory batch x block_cols floats.
 static __global__ void __launch_bounds__(512) column_scatter_kernel(ColumnScatterParams p) {
   extern __shared__ float sums[];   // [batch][block_cols]
-  const int f0 = static_cast<int>(blockIdx.y) * p.block_fine;
-  const int f1 = min(f0 + p.block_fine, p.n_fine);
-  const int c0 = f0 * p.fine_cols, width = min(f1 * p.fine_cols, p.cols) - c0;
-  const int n_sums = p.batch * p.block_cols;
+  const BlockedRows& g = p.grid;
+  const ColumnBlock cb = this_column_block(g);
+  const int n_sums = p.batch * g.block_cols;
   for (int i = threadIdx.x; i < n_sums; i += blockDim.x) sums[i] = 0.0f;
   __syncthreads();
-  const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
-  const std::int32_t r0 = static_cast<std::int32_t>(blockIdx.x) * p.rows_per_cta;
-  const std::int32_t r1 = min(r0 + p.rows_per_cta, p.rows);
-  for (std::int32_t r = r0 + static_cast<std::int32_t>(threadIdx.x >> 5); r < r1; r += warps) {
-    const int S = p.bounds[static_cast<std::int64_t>(f0) * p.rows + r];
-    const int E = p.bounds[static_cast<std::int64_t>(f1) * p.rows + r];
-    if (S == E) continue;
+  const int lane = threadIdx.x & 31;
+  for_each_row_segment(g, cb, [&](std::int32_t r, int S, int E) {
     const float xr = lane < p.batch ? p.x[static_cast<std::int64_t>(r) * p.xs_row + lane * p.xs_col] : 0.0f;
     for (int base = S; base < E; base += 32) {
       const int e = base + lane;
       const bool live = e < E;
-      const int c = live ? static_cast<int>(p.col16[e]) - c0 : 0;
+      const int c = live ? static_cast<int>(g.col16[e]) - cb.c0 : 0;
       const float v = live ? p.values[e] : 0.0f;
       for (int b = 0; b < p.batch; ++b) {
         const float xb = __shfl_sync(0xffffffffu, xr, b);
-        if (live) atomicAdd(&sums[b * p.block_cols + c], v * xb);
+        if (live) atomicAdd(&sums[b * g.block_cols + c], v * xb);
       }
     }
-  }
+  });
   __syncthreads();
-  const int n_out = p.batch * width;
+  const int n_out = p.batch * cb.width;
   for (int i = threadIdx.x; i < n_out; i += blockDim.x) {
-    const int b = i / width, c = i - b * width;
-    const float s = sums[b * p.block_cols + c];
-    if (s != 0.0f) atomicAdd(p.y + static_cast<std::int64_t>(c0 + c) * p.ys_row + b * p.ys_col, s);
+    const int b = i / cb.width, c = i - b * cb.width;
+    const float s = sums[b * g.block_cols + c];
+    if (s != 0.0f) atomicAdd(p.y + static_cast<std::int64_t>(cb.c0 + c) * p.ys_row + b * p.ys_col, s);
   }
 }
 

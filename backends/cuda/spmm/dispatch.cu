@@ -21,8 +21,7 @@
 
 #include "spmm/bank_order.hpp"
 #include "spmm/column_ranges.cuh"   // rows_start_aligned
-#include "spmm/column_scatter.cuh"
-#include "spmm/sampled_product.cuh"
+#include "spmm/blocked_rows.cuh"
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/csr_rowrange.cuh"
@@ -108,6 +107,36 @@ int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
 // The shared memory of one thread block of the column-scatter and sampled-product kernels: two thread blocks an SM.
 constexpr std::int64_t kBlockSharedBytes = 96 * 1024;
+
+// Whether W's plan has the blocked-rows layout (blocked_rows.cuh) for per_col fp32 values a column: the column-boundary
+// table, at most 65536 columns, and one fine block's values within kBlockSharedBytes.
+bool blocked_rows_fit(const Plan::Impl& w, int per_col) {
+  return w.tile_bounds.size() > 0 && w.cols <= 65536 && w.tile_fine_cols > 0 &&
+         std::int64_t(per_col) * w.tile_fine_cols * 4 <= kBlockSharedBytes;
+}
+
+// The layout on W's plan (blocked_rows_fit): column blocks as wide as kBlockSharedBytes of per_col fp32 values a column
+// allows, all of one width, and row ranges so that ranges x blocks fill the SMs once.
+BlockedRows blocked_rows(const Plan::Impl& w, int per_col) {
+  BlockedRows g;
+  g.rows = w.rows;
+  g.cols = w.cols;
+  g.col16 = w.col16.get();
+  g.bounds = w.tile_bounds.get();
+  g.fine_cols = w.tile_fine_cols;
+  g.n_fine = w.tile_n_fine;
+  const std::int64_t fine_bytes = std::int64_t(per_col) * w.tile_fine_cols * 4;
+  const int widest = static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>(w.tile_n_fine, kBlockSharedBytes / fine_bytes)));
+  g.blocks = (w.tile_n_fine + widest - 1) / widest;
+  g.block_fine = (w.tile_n_fine + g.blocks - 1) / g.blocks;
+  g.block_cols = g.block_fine * w.tile_fine_cols;
+  const int ranges =
+      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / g.blocks)));
+  g.rows_per_cta = (w.rows + ranges - 1) / ranges;
+  g.ranges = (w.rows + g.rows_per_cta - 1) / g.rows_per_cta;
+  return g;
+}
 
 // X' bytes of one column block that colblock_held_kernel (batch tile 8) holds for the whole call (it keeps no
 // row sums in shared memory; 16384 fp32 columns take three blocks up to 200 KB as well as up to 176 KB).
@@ -547,10 +576,9 @@ constexpr int kScatterPreferredBatch = 4;
 bool scatter_prefers(const Plan::Impl&, const SpmmArgs& args) { return args.batch <= kScatterPreferredBatch; }
 bool scatter_can_run(const Plan::Impl& a, const SpmmArgs& args) {
   const Plan::Impl* w = a.transpose_of;
-  return args.orientation == Orientation::WtX && w != nullptr && w->tile_bounds.size() > 0 && w->cols <= 65536 &&
-         w->tile_fine_cols > 0 && args.type == ValueType::FP32 && args.semiring.is_plus_times() &&
-         !args.deterministic && args.batch >= 1 && args.batch <= 32 &&
-         std::int64_t(args.batch) * w->tile_fine_cols * 4 <= kBlockSharedBytes;
+  return args.orientation == Orientation::WtX && w != nullptr && args.type == ValueType::FP32 &&
+         args.semiring.is_plus_times() && !args.deterministic && args.batch >= 1 && args.batch <= 32 &&
+         blocked_rows_fit(*w, args.batch);
 }
 void scatter_configure(const Plan::Impl&, const SpmmArgs&, Choice& ch) { ch.batch_tile = 1; }
 
@@ -749,13 +777,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     if (my * batch > 0 && (e = zero_y()) != cudaSuccess) return cuda_fail(e, "zero Y");
     if (w.nnz == 0) return Status::Success;
     ColumnScatterParams p;
-    p.rows = w.rows;
-    p.cols = w.cols;
-    p.col16 = w.col16.get();
+    p.grid = blocked_rows(w, static_cast<int>(batch));
     p.values = static_cast<const float*>(args.values);
-    p.bounds = w.tile_bounds.get();
-    p.fine_cols = w.tile_fine_cols;
-    p.n_fine = w.tile_n_fine;
     p.x = static_cast<const float*>(args.x.data);
     p.xs_row = xs_row;
     p.xs_col = xs_col;
@@ -763,18 +786,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.ys_row = ys_row;
     p.ys_col = ys_col;
     p.batch = static_cast<int>(batch);
-    // Column blocks as wide as kBlockSharedBytes of sums allows (two thread blocks an SM), row ranges so that ranges x
-    // blocks fill the SMs once.
-    const std::int64_t fine_bytes = std::int64_t(batch) * w.tile_fine_cols * 4;
-    p.block_fine = static_cast<int>(
-        std::max<std::int64_t>(1, std::min<std::int64_t>(w.tile_n_fine, kBlockSharedBytes / fine_bytes)));
-    const int blocks = (w.tile_n_fine + p.block_fine - 1) / p.block_fine;
-    p.block_fine = (w.tile_n_fine + blocks - 1) / blocks;   // the same width for every block
-    p.block_cols = p.block_fine * w.tile_fine_cols;
-    const int ranges =
-        static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / blocks)));
-    p.rows_per_cta = (w.rows + ranges - 1) / ranges;
-    if ((e = launch_column_scatter(p, (w.rows + p.rows_per_cta - 1) / p.rows_per_cta, blocks, s)) != cudaSuccess)
+    if ((e = launch_column_scatter(p, s)) != cudaSuccess)
       return cuda_fail(e, "column_scatter");
     return Status::Success;
   }
@@ -993,19 +1005,13 @@ Status sampled_product(const Plan& plan, const SampledArgs& args, std::string* m
   };
   if (args.k < 1 || args.k > kSampledMaxK)
     return fail(Status::Unsupported, "K must be 1.." + std::to_string(kSampledMaxK));
-  if (!w.tile_bounds.size() || w.cols > 65536 || w.tile_fine_cols <= 0)
-    return fail(Status::Unsupported, "the plan has no column-boundary table or more than 65536 columns");
-  if (std::int64_t(args.k) * w.tile_fine_cols * 4 > kBlockSharedBytes)
-    return fail(Status::Unsupported, "the plan's column blocks are too wide for K");
+  if (!blocked_rows_fit(w, args.k))
+    return fail(Status::Unsupported, "the plan has no column-boundary table, more than 65536 columns, or column "
+                                     "blocks too wide for K");
   if (w.nnz == 0) return Status::Success;
   if (!args.a || !args.b || !args.z) return fail(Status::InvalidArgument, "null A, B or z");
   SampledParams p;
-  p.rows = w.rows;
-  p.cols = w.cols;
-  p.col16 = w.col16.get();
-  p.bounds = w.tile_bounds.get();
-  p.fine_cols = w.tile_fine_cols;
-  p.n_fine = w.tile_n_fine;
+  p.grid = blocked_rows(w, args.k);
   p.a = args.a;
   p.a_row = args.a_row;
   p.a_k = args.a_k;
@@ -1014,18 +1020,7 @@ Status sampled_product(const Plan& plan, const SampledArgs& args, std::string* m
   p.b_col = args.b_col;
   p.k = args.k;
   p.z = args.z;
-  // Column blocks of B' as wide as kBlockSharedBytes allows (two thread blocks an SM), row ranges so that ranges x
-  // blocks fill the SMs once.
-  const std::int64_t fine_bytes = std::int64_t(args.k) * w.tile_fine_cols * 4;
-  const int widest = static_cast<int>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>(w.tile_n_fine, kBlockSharedBytes / fine_bytes)));
-  const int blocks = (w.tile_n_fine + widest - 1) / widest;
-  p.block_fine = (w.tile_n_fine + blocks - 1) / blocks;
-  p.block_cols = p.block_fine * w.tile_fine_cols;
-  const int ranges =
-      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / blocks)));
-  p.rows_per_cta = (w.rows + ranges - 1) / ranges;
-  const cudaError_t e = launch_sampled_product(p, (w.rows + p.rows_per_cta - 1) / p.rows_per_cta, blocks, args.stream);
+  const cudaError_t e = launch_sampled_product(p, args.stream);
   if (e != cudaSuccess) return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
   return Status::Success;
 }

@@ -255,11 +255,10 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s);
 struct SampledParams;
-// The sampled product over `ranges` row ranges and the column blocks its params cut.
-cudaError_t launch_sampled_product(const SampledParams& p, int ranges, int blocks, cudaStream_t s);
 struct ColumnScatterParams;
-// The column-scatter kernel over `ranges` row ranges and the column blocks its params cut (Y' zeroed by the caller).
-cudaError_t launch_column_scatter(const ColumnScatterParams& p, int ranges, int blocks, cudaStream_t s);
+// The sampled product and the column scatter (Y' zeroed by the caller) on their params' grid (blocked_rows.cuh).
+cudaError_t launch_sampled_product(const SampledParams& p, cudaStream_t s);
+cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s);
 // Helpers: dst(i, j) = src(i, j) for an r x c matrix of elem_size-byte values with general strides.
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
                                 std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c,
