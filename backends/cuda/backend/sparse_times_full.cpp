@@ -381,6 +381,7 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   MatrixOnDevice& m = MatrixOnDevice::of(*M, stream);
   CompactedPattern* pattern = m.pattern(*M, stream);
   if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != rows) return KernelStatus::Declined;
+  m.csr(*M, stream);   // T shares M's pattern arrays (with_values); an input's copy makes them on first use
   MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
   MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
   SampledArgs args;
