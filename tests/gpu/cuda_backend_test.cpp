@@ -385,28 +385,37 @@ TEST(CudaBackend, SampledProductOfFullOperands) {
 }
 
 // The same where the mask already holds its product plan (a layer's weights, multiplied in the forward pass): the
-// SpMM library's sampled product, at K = 1 .. 32 (and past it, where the masked dot product serves), each operand
-// transposed or not, against reference.
+// SpMM library's sampled product, at K = 1 .. 32 (each of its lane layouts, and past it, where the masked dot
+// product serves), each operand transposed or not, against reference; then on a mask whose rows are long and cut
+// into several column blocks.
 TEST(CudaBackend, SampledProductOnAMaskWithItsPlan) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
-  const Matrix M = random_matrix(&snk::types::FP32, 300, 200, 0.1, false);
-  (void)mxm_on("cuda", s, M, full(&snk::types::FP32, 200, 8));   // M's plan, as a layer's forward makes it
-  for (const Index K : {1, 3, 8, 17, 32, 33}) {
-    for (const bool ta : {false, true})
-      for (const bool tb : {false, true}) {
-        const Matrix A = ta ? full(&snk::types::FP32, K, 300) : full(&snk::types::FP32, 300, K);
-        const Matrix B = tb ? full(&snk::types::FP32, 200, K) : full(&snk::types::FP32, K, 200);
-        snk::Descriptor d;
-        d.mask_structure = true;
-        d.transpose_first = ta;
-        d.transpose_second = tb;
-        const std::string what = "K " + std::to_string(K) + (ta ? " A^T" : " A") + (tb ? " B^T" : " B");
-        const std::uint64_t before = mxm_fallbacks();
-        const Matrix got = mxm_on("cuda", s, A, B, d, &M);
-        EXPECT_EQ(mxm_fallbacks(), before) << what;
-        expect_same(got, mxm_on("reference", s, A, B, d, &M), what);
-      }
+  struct Shape {
+    Index rows, cols;
+    double density;
+    std::vector<Index> ks;
+  };
+  for (const Shape& shape : {Shape{300, 200, 0.1, {1, 3, 5, 8, 12, 17, 32, 33}}, Shape{40, 30000, 0.3, {1, 8, 32}}}) {
+    for (const Index K : shape.ks) {
+      const Matrix M = random_matrix(&snk::types::FP32, shape.rows, shape.cols, shape.density, false);
+      (void)mxm_on("cuda", s, M, full(&snk::types::FP32, shape.cols, 8));   // M's plan, as a layer's forward makes it
+      for (const bool ta : {false, true})
+        for (const bool tb : {false, true}) {
+          const Matrix A = ta ? full(&snk::types::FP32, K, shape.rows) : full(&snk::types::FP32, shape.rows, K);
+          const Matrix B = tb ? full(&snk::types::FP32, shape.cols, K) : full(&snk::types::FP32, K, shape.cols);
+          snk::Descriptor d;
+          d.mask_structure = true;
+          d.transpose_first = ta;
+          d.transpose_second = tb;
+          const std::string what = std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + ", K " +
+                                   std::to_string(K) + (ta ? " A^T" : " A") + (tb ? " B^T" : " B");
+          const std::uint64_t before = mxm_fallbacks();
+          const Matrix got = mxm_on("cuda", s, A, B, d, &M);
+          EXPECT_EQ(mxm_fallbacks(), before) << what;
+          expect_same(got, mxm_on("reference", s, A, B, d, &M), what);
+        }
+    }
   }
 }
 

@@ -180,7 +180,15 @@ cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s) 
 }
 
 cudaError_t launch_sampled_product(const SampledParams& p, cudaStream_t s) {
-  return launch_blocked(sampled_product_kernel, p, std::size_t(p.k) * p.grid.block_cols * sizeof(float), s);
+  const std::size_t bytes = std::size_t(p.row_floats) * p.grid.block_cols * sizeof(float);
+  switch (sampled_lanes(p.k) * 100 + sampled_values(p.k)) {   // the instantiations of sampled_lanes / _values
+    case 101: return launch_blocked(sampled_product_kernel<1, 1>, p, bytes, s);
+    case 104: return launch_blocked(sampled_product_kernel<4, 1>, p, bytes, s);
+    case 108: return launch_blocked(sampled_product_kernel<8, 1>, p, bytes, s);
+    case 208: return launch_blocked(sampled_product_kernel<8, 2>, p, bytes, s);
+    case 408: return launch_blocked(sampled_product_kernel<8, 4>, p, bytes, s);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,

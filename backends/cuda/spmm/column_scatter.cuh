@@ -26,16 +26,23 @@ static __global__ void __launch_bounds__(512) column_scatter_kernel(ColumnScatte
   for (int i = threadIdx.x; i < n_sums; i += blockDim.x) sums[i] = 0.0f;
   __syncthreads();
   const int lane = threadIdx.x & 31;
+  constexpr int kUnroll = 4;
   for_each_row_segment(g, cb, [&](std::int32_t r, int S, int E) {
     const float xr = lane < p.batch ? p.x[static_cast<std::int64_t>(r) * p.xs_row + lane * p.xs_col] : 0.0f;
-    for (int base = S; base < E; base += 32) {
-      const int e = base + lane;
-      const bool live = e < E;
-      const int c = live ? static_cast<int>(g.col16[e]) - cb.c0 : 0;
-      const float v = live ? p.values[e] : 0.0f;
+    for (int base = S; base < E; base += kUnroll * 32) {   // warp-uniform: the shuffles see every lane
+      int c[kUnroll];
+      float v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {   // kUnroll non-zeros' loads in flight at once
+        const int e = base + u * 32 + lane;
+        c[u] = e < E ? static_cast<int>(__ldg(g.col16 + e)) - cb.c0 : 0;
+        v[u] = e < E ? __ldg(p.values + e) : 0.0f;
+      }
       for (int b = 0; b < p.batch; ++b) {
         const float xb = __shfl_sync(0xffffffffu, xr, b);
-        if (live) atomicAdd(&sums[b * g.block_cols + c], v * xb);
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          if (base + u * 32 + lane < E) atomicAdd(&sums[b * g.block_cols + c[u]], v[u] * xb);
       }
     }
   });

@@ -1005,13 +1005,15 @@ Status sampled_product(const Plan& plan, const SampledArgs& args, std::string* m
   };
   if (args.k < 1 || args.k > kSampledMaxK)
     return fail(Status::Unsupported, "K must be 1.." + std::to_string(kSampledMaxK));
-  if (!blocked_rows_fit(w, args.k))
+  const int row_floats = sampled_row_floats(args.k);
+  if (!blocked_rows_fit(w, row_floats))
     return fail(Status::Unsupported, "the plan has no column-boundary table, more than 65536 columns, or column "
                                      "blocks too wide for K");
   if (w.nnz == 0) return Status::Success;
   if (!args.a || !args.b || !args.z) return fail(Status::InvalidArgument, "null A, B or z");
   SampledParams p;
-  p.grid = blocked_rows(w, args.k);
+  p.grid = blocked_rows(w, row_floats);
+  p.row_floats = row_floats;
   p.a = args.a;
   p.a_row = args.a_row;
   p.a_k = args.a_k;

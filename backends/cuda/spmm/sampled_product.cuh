@@ -3,10 +3,12 @@
 // batches up to 32).
 //
 // A thread block owns one column block of W (the plan's column-boundary table gives each row's segment in it) and
-// one range of rows. It first stages B' for its columns in shared memory, as one row of K values per column, so that
-// each non-zero then reads its K values of B' from shared memory instead of gathering them from global memory. Its
-// warps take the rows: the row's K values of A' go to every lane's registers, lanes take the row's non-zeros in the
-// block (coalesced column and value traffic), and each lane sums its K products in k order. Deterministic.
+// one range of rows. It first stages B' for its columns in shared memory, one zero-padded row of row_floats values per
+// column (blocked_rows.cuh: sampled_row_floats), so that each non-zero then reads its K values of B' from shared
+// memory, as float4 where K > 1, instead of gathering them from global memory. Its warps take the rows: each lane
+// holds its share of the row's K values of A' in registers, groups of L lanes take the row's non-zeros in the block
+// (coalesced column and value traffic), each lane sums its V products in k order and the group adds its lanes'
+// sums in a fixed tree. Deterministic.
 #pragma once
 
 #include <cstdint>
@@ -15,29 +17,56 @@
 
 namespace snk::cuda {
 
-// grid (row ranges, column blocks); dynamic shared memory block_cols x k floats.
-static __global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
-  extern __shared__ float bs[];   // [block_cols][k]
+// V values of K on each of L lanes per non-zero (sampled_values, sampled_lanes); grid (row ranges, column blocks);
+// dynamic shared memory block_cols x row_floats floats.
+template <int V, int L>
+__global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
+  extern __shared__ float4 bs4[];
+  float* bs = reinterpret_cast<float*>(bs4);   // [block_cols][row_floats]
   const BlockedRows& g = p.grid;
   const ColumnBlock cb = this_column_block(g);
-  for (int i = threadIdx.x; i < cb.width * p.k; i += blockDim.x) {
+  const int rf = p.row_floats;
+  for (int i = threadIdx.x; i < cb.width * rf; i += blockDim.x) {
     const int kk = i / cb.width, c = i - kk * cb.width;   // consecutive threads: consecutive columns of one B' row
-    bs[c * p.k + kk] = p.b[kk * p.b_k + static_cast<std::int64_t>(cb.c0 + c) * p.b_col];
+    bs[c * rf + kk] = kk < p.k ? p.b[kk * p.b_k + static_cast<std::int64_t>(cb.c0 + c) * p.b_col] : 0.0f;
   }
   __syncthreads();
-  const int lane = threadIdx.x & 31;
+  const int lane = threadIdx.x & 31, sub = lane % L, slot = lane / L;
+  constexpr int kSlots = 32 / L, kUnroll = 4;
+  const std::uint16_t* __restrict__ col16 = g.col16;
   for_each_row_segment(g, cb, [&](std::int32_t r, int S, int E) {
     const float ar = lane < p.k ? p.a[static_cast<std::int64_t>(r) * p.a_row + lane * p.a_k] : 0.0f;
-    float av[32];
+    float av[V];
 #pragma unroll
-    for (int kk = 0; kk < 32; ++kk) av[kk] = __shfl_sync(0xffffffffu, ar, kk);
-    for (int e = S + lane; e < E; e += 32) {
-      const float* row = bs + (static_cast<int>(g.col16[e]) - cb.c0) * p.k;
-      float sum = 0.0f;
+    for (int i = 0; i < V; ++i) av[i] = __shfl_sync(0xffffffffu, ar, sub * V + i);
+    for (int base = S; base < E; base += kUnroll * kSlots) {   // warp-uniform: the group's shuffles see every lane
+      int c[kUnroll];
 #pragma unroll
-      for (int kk = 0; kk < 32; ++kk)
-        if (kk < p.k) sum += av[kk] * row[kk];
-      p.z[e] = sum;
+      for (int u = 0; u < kUnroll; ++u) {   // the columns of kUnroll non-zeros in flight at once
+        const int e = base + u * kSlots + slot;
+        c[u] = e < E ? static_cast<int>(__ldg(col16 + e)) - cb.c0 : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int e = base + u * kSlots + slot;
+        const float* row = bs + c[u] * rf + sub * V;
+        float sum = 0.0f;
+        if constexpr (V == 1) {
+          sum = av[0] * row[0];
+        } else {
+#pragma unroll
+          for (int q = 0; q < V / 4; ++q) {
+            const float4 b4 = reinterpret_cast<const float4*>(row)[q];
+            sum += av[4 * q] * b4.x;
+            sum += av[4 * q + 1] * b4.y;
+            sum += av[4 * q + 2] * b4.z;
+            sum += av[4 * q + 3] * b4.w;
+          }
+        }
+#pragma unroll
+        for (int w = 1; w < L; w <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);
+        if (e < E && sub == 0) p.z[e] = sum;
+      }
     }
   });
 }
