@@ -42,6 +42,7 @@ struct SampledParams {
   int k = 1;                  // 1 .. 32
   int row_floats = 1;         // floats a staged column of B' takes in shared memory (sampled_row_floats)
   float* z = nullptr;         // one value per non-zero, in W's CSR order
+  bool accumulate = false;    // z(e) += the sum (a later slice of a longer K), else z(e) = the sum
 };
 
 // Lanes that share one non-zero of the sampled product, and the values of K each of them takes: K = 1 one lane and

@@ -997,33 +997,49 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   return Status::Success;
 }
 
-Status sampled_product(const Plan& plan, const SampledArgs& args, std::string* message) {
-  const Plan::Impl& w = plan.impl();
+Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message) {
+  Plan::Impl& w = plan.impl();
   auto fail = [&](Status s, const std::string& why) {
     if (message) *message = why;
     return s;
   };
   if (args.k < 1 || args.k > kSampledMaxK)
     return fail(Status::Unsupported, "K must be 1.." + std::to_string(kSampledMaxK));
-  const int row_floats = sampled_row_floats(args.k);
+  const int row_floats = sampled_row_floats(std::min(args.k, kSampledSliceK));
   if (!blocked_rows_fit(w, row_floats))
     return fail(Status::Unsupported, "the plan has no column-boundary table, more than 65536 columns, or column "
                                      "blocks too wide for K");
   if (w.nnz == 0) return Status::Success;
   if (!args.a || !args.b || !args.z) return fail(Status::InvalidArgument, "null A, B or z");
+  const float* a = args.a;
+  std::int64_t a_row = args.a_row, a_k = args.a_k;
+  cudaError_t e = cudaSuccess;
+  if (a_k != 1 && args.k > 1) {   // each row's K values in one run, so that a warp reads them in few sectors
+    if ((e = w.ws_x.reserve(std::size_t(w.rows) * args.k * sizeof(float))) != cudaSuccess)
+      return fail(Status::CudaError, std::string("sampled product workspace: ") + cudaGetErrorString(e));
+    if ((e = launch_strided_copy(w.ws_x.get(), args.k, 1, a, a_row, a_k, w.rows, args.k, sizeof(float),
+                                 args.stream)) != cudaSuccess)
+      return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
+    a = reinterpret_cast<const float*>(w.ws_x.get());
+    a_row = args.k;
+    a_k = 1;
+  }
   SampledParams p;
   p.grid = blocked_rows(w, row_floats);
   p.row_floats = row_floats;
-  p.a = args.a;
-  p.a_row = args.a_row;
-  p.a_k = args.a_k;
-  p.b = args.b;
+  p.a_row = a_row;
+  p.a_k = a_k;
   p.b_k = args.b_k;
   p.b_col = args.b_col;
-  p.k = args.k;
   p.z = args.z;
-  const cudaError_t e = launch_sampled_product(p, args.stream);
-  if (e != cudaSuccess) return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
+  for (int k0 = 0; k0 < args.k; k0 += kSampledSliceK) {   // slices of K, each added to the sums before it
+    p.a = a + k0 * a_k;
+    p.b = args.b + k0 * args.b_k;
+    p.k = std::min(kSampledSliceK, args.k - k0);
+    p.accumulate = k0 > 0;
+    if ((e = launch_sampled_product(p, args.stream)) != cudaSuccess)
+      return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
+  }
   return Status::Success;
 }
 

@@ -260,10 +260,13 @@ bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);
 Status spmm(Plan& plan, const SpmmArgs& args, std::string* message = nullptr);
 
 // The sampled product on W's pattern (SDDMM): z(e) = sum over k < K of A'(r, k) B'(k, c) for every non-zero e = (r, c)
-// of the plan's W, in W's CSR order, fp32, summed in k order (deterministic). A' is W.rows x K, B' K x W.cols, both
-// dense, addressed through strides. K is 1 .. kSampledMaxK; Unsupported where the plan has no column-boundary table
-// or more than 65536 columns, or K is out of range (nothing launched). Asynchronous on `stream`.
-constexpr int kSampledMaxK = 32;
+// of the plan's W, in W's CSR order, fp32 (deterministic: each slice of kSampledSliceK values of k is summed in a
+// fixed order, and the slices in k order). A' is W.rows x K, B' K x W.cols, both dense, addressed through strides
+// (A' is first copied to rows of K values where its k stride is not 1, into the plan's workspace). K is
+// 1 .. kSampledMaxK; Unsupported where the plan has no column-boundary table or more than 65536 columns, or K is out
+// of range (nothing launched). Asynchronous on `stream`; calls on one plan are ordered on one stream.
+constexpr int kSampledSliceK = 32;
+constexpr int kSampledMaxK = 1024;
 struct SampledArgs {
   const float* a = nullptr;   // A'(r, k) = a[r * a_row + k * a_k]
   std::int64_t a_row = 0, a_k = 1;
@@ -273,6 +276,6 @@ struct SampledArgs {
   float* z = nullptr;         // nnz values
   cudaStream_t stream = nullptr;
 };
-Status sampled_product(const Plan& plan, const SampledArgs& args, std::string* message = nullptr);
+Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message = nullptr);
 
 }  // namespace snk::cuda

@@ -1,6 +1,6 @@
 // spmm/sampled_product.cuh: the sampled dense-dense product (SDDMM) on a plan's pattern: z(e) = sum over k of
-// A'(r, k) B'(k, c) for every non-zero e = (r, c) of W, fp32, K up to 32 (a layer's weight gradient dW<W> = dY^T X at
-// batches up to 32).
+// A'(r, k) B'(k, c) for every non-zero e = (r, c) of W, fp32, over one slice of K of up to 32 values (a layer's
+// weight gradient dW<W> = dY^T X; the dispatcher runs longer K as slices, each added to z).
 //
 // A thread block owns one column block of W (the plan's column-boundary table gives each row's segment in it) and
 // one range of rows. It first stages B' for its columns in shared memory, one zero-padded row of row_floats values per
@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
         }
 #pragma unroll
         for (int w = 1; w < L; w <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);
-        if (e < E && sub == 0) p.z[e] = sum;
+        if (e < E && sub == 0) p.z[e] = p.accumulate ? p.z[e] + sum : sum;
       }
     }
   });
