@@ -4,7 +4,8 @@
 // A thread block owns one column block of W (block_fine fine blocks of the plan's column-boundary table, each column
 // holding a row of fp32 values in shared memory) and one range of W's rows; its warps take the rows, and the table
 // gives each row's segment of non-zeros in the block. The dispatcher (dispatch.cu: blocked_rows) picks the blocks as
-// wide as the shared memory allows and the ranges so that ranges x blocks fill the SMs once.
+// wide as the shared memory allows, the launcher (colblock_coo.cu: launch_blocked) the ranges so that ranges x blocks
+// fill the SMs once at the kernel's resident thread blocks an SM.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ struct BlockedRows {
   int fine_cols = 64, n_fine = 0;
   int block_fine = 0, block_cols = 0;     // a thread block's column block, in fine blocks and columns
   std::int32_t rows_per_cta = 0;
-  int ranges = 0, blocks = 0;             // the grid: (row ranges, column blocks)
+  int ranges = 0, blocks = 0;             // the grid: (row ranges, column blocks); ranges set at launch
 };
 
 // The column scatter: Y'(c, b) += W(r, c) X'(r, b), W's values in its CSR order, Y' zeroed before the launch.

@@ -164,13 +164,26 @@ cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s)
 }
 
 namespace {
-// A kernel of the blocked-rows layout (blocked_rows.cuh) on its grid, 512 threads, `bytes` of dynamic shared memory.
+// A kernel of the blocked-rows layout (blocked_rows.cuh), 512 threads, `bytes` of dynamic shared memory: the rows
+// are cut into ranges so that ranges x column blocks fill the SMs once at as many thread blocks an SM as the
+// kernel's registers and shared memory let reside.
 template <class Params>
 cudaError_t launch_blocked(void (*kernel)(Params), const Params& p, std::size_t bytes, cudaStream_t s) {
-  if (p.grid.ranges < 1 || p.grid.blocks < 1) return cudaSuccess;
+  if (p.grid.rows < 1 || p.grid.blocks < 1) return cudaSuccess;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (e != cudaSuccess) return e;
-  kernel<<<dim3(static_cast<unsigned>(p.grid.ranges), static_cast<unsigned>(p.grid.blocks)), 512, bytes, s>>>(p);
+  int device = 0, sms = 0, per_sm = 0;
+  if ((e = cudaGetDevice(&device)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+      (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 512, bytes)) != cudaSuccess)
+    return e;
+  Params q = p;
+  BlockedRows& g = q.grid;
+  const std::int64_t ranges =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(g.rows, std::int64_t(std::max(1, per_sm)) * sms / g.blocks));
+  g.rows_per_cta = static_cast<std::int32_t>((g.rows + ranges - 1) / ranges);
+  g.ranges = (g.rows + g.rows_per_cta - 1) / g.rows_per_cta;
+  kernel<<<dim3(static_cast<unsigned>(g.ranges), static_cast<unsigned>(g.blocks)), 512, bytes, s>>>(q);
   return cudaGetLastError();
 }
 }  // namespace

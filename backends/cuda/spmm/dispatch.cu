@@ -105,7 +105,7 @@ const Plan::Impl& operand(const Plan& plan, Orientation o) {
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
-// The shared memory of one thread block of the column-scatter and sampled-product kernels: two thread blocks an SM.
+// The shared memory of one thread block of the column-scatter and sampled-product kernels: at least two an SM.
 constexpr std::int64_t kBlockSharedBytes = 96 * 1024;
 
 // Whether W's plan has the blocked-rows layout (blocked_rows.cuh) for per_col fp32 values a column: the column-boundary
@@ -116,7 +116,7 @@ bool blocked_rows_fit(const Plan::Impl& w, int per_col) {
 }
 
 // The layout on W's plan (blocked_rows_fit): column blocks as wide as kBlockSharedBytes of per_col fp32 values a column
-// allows, all of one width, and row ranges so that ranges x blocks fill the SMs once.
+// allows, all of one width (the launcher adds the row ranges).
 BlockedRows blocked_rows(const Plan::Impl& w, int per_col) {
   BlockedRows g;
   g.rows = w.rows;
@@ -131,11 +131,7 @@ BlockedRows blocked_rows(const Plan::Impl& w, int per_col) {
   g.blocks = (w.tile_n_fine + widest - 1) / widest;
   g.block_fine = (w.tile_n_fine + g.blocks - 1) / g.blocks;
   g.block_cols = g.block_fine * w.tile_fine_cols;
-  const int ranges =
-      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(w.rows, 2 * w.sm_count / g.blocks)));
-  g.rows_per_cta = (w.rows + ranges - 1) / ranges;
-  g.ranges = (w.rows + g.rows_per_cta - 1) / g.rows_per_cta;
-  return g;
+  return g;   // the launcher cuts the rows into ranges (launch_blocked)
 }
 
 // X' bytes of one column block that colblock_held_kernel (batch tile 8) holds for the whole call (it keeps no
