@@ -19,6 +19,11 @@
 // rows[r] of the matrix. A product's result has entries exactly in those rows, so the compacted output is
 // already the result's CSR value array, and a hypersparse matrix of any height (up to 2^60 rows) runs as
 // long as its non-empty rows, columns and entries fit the library's 32-bit indices.
+//
+// Results are complete in stream order: every kernel, copy and stream-ordered allocation of the backend runs on its
+// one stream, so a call that makes a result of known size returns once its work is queued (launch errors are
+// reported then), and the host waits only where it reads device data (download, the counts that size a result) or
+// times a product. A fault inside a kernel surfaces at the next wait.
 #pragma once
 
 #include <cstddef>

@@ -308,7 +308,7 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   for (Index r = 0; r < batch; ++r) rows[r] = r;
   DeviceBuffer device_rows(batch * sizeof(Index));
   device_rows.upload(rows.data(), batch * sizeof(Index), stream);
-  throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
+  throw_on_cuda_error(cudaPeekAtLastError(), "mxm");   // complete in stream order (device_copy.hpp)
   T.attach_device_copy(MatrixOnDevice::dense_rows(w.device(), std::move(t_values), std::move(rows), device_rows, M,
                                                    value_bytes, stream),
                        /*host_is_stale=*/true);
@@ -356,7 +356,7 @@ KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, const Mat
     throw_on_cuda_error(cudaMemcpyAsync(j.get(), pattern->device_rows.get(), rows * sizeof(Index),
                                         cudaMemcpyDeviceToDevice, stream),
                         "mxv result columns");
-  throw_on_cuda_error(cudaStreamSynchronize(stream), "mxv");
+  throw_on_cuda_error(cudaPeekAtLastError(), "mxv");   // complete in stream order (device_copy.hpp)
   T.attach_device_copy(MatrixOnDevice::from_csr(w.device(), false, 1, rows, DeviceBuffer(), std::move(p), std::move(j),
                                                 std::move(y), value_bytes, stream),
                        /*host_is_stale=*/true);
@@ -398,7 +398,7 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   const Status st = sampled_product(*pattern->plan, args);
   if (st == Status::Unsupported) return KernelStatus::Declined;
   if (st != Status::Success) throw Error(Info::Panic, "cuda backend: sampled product failed");
-  throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
+  throw_on_cuda_error(cudaPeekAtLastError(), "mxm");   // complete in stream order (device_copy.hpp)
   T.attach_device_copy(MatrixOnDevice::with_values(m, std::move(z), sizeof(float), stream), /*host_is_stale=*/true);
   return KernelStatus::Done;
 }
