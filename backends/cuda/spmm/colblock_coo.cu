@@ -89,26 +89,6 @@ __global__ void gather_kernel(E* dst, const E* src, const int* perm, std::int64_
     dst[t] = perm[t] >= 0 ? src[perm[t]] : E{};   // a negative index: a pad of the plan's layout
 }
 
-// Four values a thread, their positions read as one int4 where aligned.
-template <class E>
-__global__ void scatter_kernel(E* __restrict__ dst, const E* __restrict__ src, const int* __restrict__ to,
-                               std::int64_t n) {
-  const bool vec = reinterpret_cast<std::uintptr_t>(to) % 16 == 0;
-  for (std::int64_t t = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 4; t < n;
-       t += std::int64_t(gridDim.x) * blockDim.x * 4) {
-    if (vec && t + 4 <= n) {
-      const int4 j = *reinterpret_cast<const int4*>(to + t);
-      const E v0 = src[t], v1 = src[t + 1], v2 = src[t + 2], v3 = src[t + 3];
-      dst[j.x] = v0;
-      dst[j.y] = v1;
-      dst[j.z] = v2;
-      dst[j.w] = v3;
-    } else {
-      for (std::int64_t u = t; u < n && u < t + 4; ++u) dst[to[u]] = src[u];
-    }
-  }
-}
-
 __global__ void expand_rows_kernel(int* row, const int* row_ptr, int rows) {
   const int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (r >= rows) return;
@@ -252,20 +232,6 @@ cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int6
     case 2: gather_kernel<<<g, 256, 0, s>>>(static_cast<std::uint16_t*>(dst), static_cast<const std::uint16_t*>(src), perm, n); break;
     case 4: gather_kernel<<<g, 256, 0, s>>>(static_cast<std::uint32_t*>(dst), static_cast<const std::uint32_t*>(src), perm, n); break;
     case 8: gather_kernel<<<g, 256, 0, s>>>(static_cast<std::uint64_t*>(dst), static_cast<const std::uint64_t*>(src), perm, n); break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
-cudaError_t launch_scatter(void* dst, const void* src, const int* to, std::int64_t n, int elem_size,
-                           cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  const unsigned g = blocks_for((n + 3) / 4);
-  switch (elem_size) {
-    case 1: scatter_kernel<<<g, 256, 0, s>>>(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src), to, n); break;
-    case 2: scatter_kernel<<<g, 256, 0, s>>>(static_cast<std::uint16_t*>(dst), static_cast<const std::uint16_t*>(src), to, n); break;
-    case 4: scatter_kernel<<<g, 256, 0, s>>>(static_cast<std::uint32_t*>(dst), static_cast<const std::uint32_t*>(src), to, n); break;
-    case 8: scatter_kernel<<<g, 256, 0, s>>>(static_cast<std::uint64_t*>(dst), static_cast<const std::uint64_t*>(src), to, n); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();

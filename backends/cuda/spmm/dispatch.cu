@@ -750,13 +750,12 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   cudaError_t e;
 
   // Values of A: W's (copied where misaligned, unless the call reads the plan's bound copy instead), or W's
-  // scattered into W^T's order.
+  // gathered into W^T's order.
   const void* values = args.values;
   if (args.orientation == Orientation::WtX && a.nnz > 0 && ch.kernel != Kernel::ColumnScatter) {
     if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-    if ((e = launch_scatter(w.ws_values.get(), args.values, w.to_transposed.get(), a.nnz, static_cast<int>(vs), s)) !=
-        cudaSuccess)
-      return cuda_fail(e, "values into W^T's order");
+    if ((e = launch_gather(w.ws_values.get(), args.values, w.perm.get(), a.nnz, static_cast<int>(vs), s)) != cudaSuccess)
+      return cuda_fail(e, "gather values");
     values = w.ws_values.get();
   } else if (a.nnz > 0 && !ch.bound_order && reinterpret_cast<std::uintptr_t>(values) % (4 * vs) != 0) {
     if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");

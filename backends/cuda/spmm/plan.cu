@@ -47,7 +47,7 @@ std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
 std::size_t Plan::Impl::device_bytes() const {
   std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() +
                   range_spans.bytes() + tile_bounds.bytes() +
-                  coo_row.bytes() + coo_col.bytes() + to_transposed.bytes() + bound_col16.bytes() + bound_perm.bytes() +
+                  coo_row.bytes() + coo_col.bytes() + perm.bytes() + bound_col16.bytes() + bound_perm.bytes() +
                   bound_values.bytes() + lanes[0].bytes() + lanes[1].bytes() + ws_partial.bytes() + ws_x.bytes() +
                   ws_values.bytes();
   for (const auto& m : row_maps) b += m->map.bytes();
@@ -284,7 +284,7 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
   }
 
   if (options.transposed) {
-    std::vector<std::int32_t> cp(std::size_t(cols) + 1, 0), rt(col.size()), to_transposed(col.size());
+    std::vector<std::int32_t> cp(std::size_t(cols) + 1, 0), rt(col.size()), perm(col.size());
     for (std::size_t j = 0; j < col.size(); ++j) ++cp[col[j] + 1];
     for (std::int32_t c = 0; c < cols; ++c) cp[c + 1] += cp[c];
     std::vector<std::int32_t> next(cp.begin(), cp.end() - 1);
@@ -292,13 +292,13 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
       for (int j = rp[r]; j < rp[r + 1]; ++j) {
         const int pos = next[col[j]]++;
         rt[pos] = r;
-        to_transposed[j] = pos;
+        perm[pos] = j;
       }
     PlanOptions sub;
     sub.coo = options.coo;
     im.transposed = from_host(cols, rows, cp, rt, sub, stream);
     im.transposed->impl().transpose_of = &im;
-    check(im.to_transposed.upload(to_transposed, 0, stream), "upload permutation");
+    check(im.perm.upload(perm, 0, stream), "upload permutation");
     check(cudaStreamSynchronize(stream), "synchronize");
   }
   return plan;

@@ -128,7 +128,7 @@ struct Plan::Impl {
 
   std::unique_ptr<Plan> transposed;   // pattern of W^T
   const Impl* transpose_of = nullptr; // in a transposed pattern's plan: W's (the column-scatter kernel reads W itself)
-  DeviceArray<int> to_transposed;     // W's j-th non-zero is W^T's to_transposed[j]-th
+  DeviceArray<int> perm;              // value of W^T's j-th non-zero = values[perm[j]]
 
   // Values bound to the plan (Plan::bind_values): the non-zeros in colblock_held_kernel's bank order
   // (bank_order.hpp) for column blocks of bound_block_cols columns and X' rows of bound_type: their columns,
@@ -266,10 +266,6 @@ cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_co
 // dst[j] = src[perm[j]] (0 where perm[j] < 0).
 cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int64_t n, int elem_size,
                           cudaStream_t s);
-// dst[to[j]] = src[j] for j < n (W's values into W^T's order: read in W's order, so that the writes of the threads
-// in flight fall on few sectors of each of W^T's rows, which L2 merges).
-cudaError_t launch_scatter(void* dst, const void* src, const int* to, std::int64_t n, int elem_size,
-                           cudaStream_t s);
 // COO rows from CSR row pointers.
 cudaError_t launch_expand_rows(int* row, const int* row_ptr, int rows, cudaStream_t s);
 
