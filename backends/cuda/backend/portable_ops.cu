@@ -50,12 +50,22 @@ void finalize_kokkos() {
 void start_kokkos(int device) {
   static std::once_flag once;
   std::call_once(once, [device] {
-    if (Kokkos::is_initialized()) return;   // a program that started Kokkos itself finalizes it too
-    Kokkos::InitArguments args;
-    args.device_id = device;
-    args.disable_warnings = true;
-    Kokkos::initialize(args);
-    std::atexit(finalize_kokkos);
+    if (!Kokkos::is_initialized()) {   // a program that started Kokkos itself finalizes it too
+      Kokkos::InitArguments args;
+      args.device_id = device;
+      args.disable_warnings = true;
+      Kokkos::initialize(args);
+      std::atexit(finalize_kokkos);
+    }
+    // Kokkos' CUDA initialization sets the device's cache preference to shared memory, which leaves every other
+    // kernel of the process (the SpMM family's, cuBLAS', the program's own) the smallest L1; Kokkos' kernels set
+    // their own preference at launch, so the device's default (no preference) is restored.
+    int previous = 0;
+    if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(device) == cudaSuccess) {
+      (void)cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
+      (void)cudaSetDevice(previous);
+    }
+    (void)cudaGetLastError();
   });
 }
 
