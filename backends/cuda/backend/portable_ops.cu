@@ -375,15 +375,17 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
     attach_values(cast, T, P::cast_values(ctx, ref_of(T, s), T.type()->code, v->code, v->size), s);
     return portable_mask_accum(C, M, structural, complement, accum, cast, replace, s);
   }
-  CsrRef c = ref_of(C, s), t = ref_of(T, s);
-  CsrRef m;
-  if (M != nullptr) m = ref_of(*M, s);
   // An empty C without an accumulator under a structural mask that T fills exactly (a sampled product, as a layer's
-  // weight gradient dW<W> = dY^T X): the result is T itself, which C takes where it lives (T is the step's own).
-  if (c.nvals == 0 && accum == nullptr && M != nullptr && structural && !complement && P::same_pattern(ctx, m, t)) {
+  // weight gradient dW<W> = dY^T X): the result is T itself, which C takes where it lives (T is the step's own). C
+  // is not brought to the device for it.
+  if (C.nvals() == 0 && accum == nullptr && M != nullptr && structural && !complement &&
+      P::same_pattern(ctx, ref_of(*M, s), ref_of(T, s))) {
     C.take(std::move(T));
     return true;
   }
+  CsrRef c = ref_of(C, s), t = ref_of(T, s);
+  CsrRef m;
+  if (M != nullptr) m = ref_of(*M, s);
   // The kernel reads its operands as plain CSR (a new, empty C is hypersparse, and so is a sampled product).
   DeviceBuffer c_rows, t_rows, m_rows;
   const Index entries = c.nvals + t.nvals + (M != nullptr ? m.nvals : 0);
