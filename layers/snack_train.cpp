@@ -9,6 +9,12 @@
 // epoch. With --two-four it prunes every layer to 2:4 after --epochs and trains as many again with that pattern
 // fixed (the prune-and-retrain workflow of structured sparsity). Exit status: 0 on success, 1 on a bad argument or a
 // failed run, with the reason on stderr.
+//
+// Compiled with SNACK_TRAIN_MPI it is `snack-train-mpi`, data-parallel over MPI ranks (`mpirun -n N snack-train-mpi
+// ...`, data_parallel.hpp): every rank holds the whole network, takes its share of each batch, and the ranks' gradients
+// are combined into the whole batch's before the update, so every rank makes the same update and the same rewiring
+// (SET and SNACK's rule decide from the weights and a shared seed; RigL, whose scores come from each rank's own
+// batch share, is refused). Rank 0 prints, and writes the curves and checkpoints.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -32,12 +38,27 @@
 #include "optim.hpp"
 #include "two_four.hpp"
 #include "snack/backend.hpp"
+#if defined(SNACK_TRAIN_MPI)
+#include "data_parallel.hpp"
+#endif
 
 namespace {
 
 using snk::Index;
 using snk::Matrix;
 using namespace snk::layers;
+
+#if defined(SNACK_TRAIN_MPI)
+const DataParallel* ranks = nullptr;   // set by main
+#endif
+// Whether this process prints progress and writes the curves and checkpoints (rank 0, or the only process).
+bool is_lead() {
+#if defined(SNACK_TRAIN_MPI)
+  return ranks->rank() == 0;
+#else
+  return true;
+#endif
+}
 
 struct Options {
   std::string data = "fashion-mnist";
@@ -315,6 +336,16 @@ void write_curves(const std::string& path, Curves& c, const std::string& title) 
 
 int run(const Options& o) {
   if (!o.backend.empty()) snk::set_backend(o.backend);
+#if defined(SNACK_TRAIN_MPI)
+  if (o.dst == "rigl")
+    throw snk::Error(snk::Info::InvalidValue, "--dst rigl is not supported across MPI ranks: its scores come from each "
+                                              "rank's own share of the batch");
+  if (o.batch < static_cast<Index>(ranks->size()))
+    throw snk::Error(snk::Info::InvalidValue, "--batch " + std::to_string(o.batch) + " is smaller than the " +
+                                                  std::to_string(ranks->size()) + " ranks");
+  if (ranks->rank() != 0 && !std::freopen("/dev/null", "w", stdout))
+    throw snk::Error(snk::Info::InvalidValue, "cannot quiet rank " + std::to_string(ranks->rank()) + "'s output");
+#endif
   const Dataset train = o.data == "mnist" ? load_mnist(Split::Train, o.data_dir) : load_fashion_mnist(Split::Train, o.data_dir);
   const Dataset test = o.data == "mnist" ? load_mnist(Split::Test, o.data_dir) : load_fashion_mnist(Split::Test, o.data_dir);
   std::vector<Index> sizes{static_cast<Index>(train.features())};
@@ -395,17 +426,29 @@ int run(const Options& o) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<std::size_t> order = shuffled_order(train.n, o.seed * 1000003 + epoch);
-    Progress bar(o.quiet, epoch + 1, all_epochs, per_epoch);
+    Progress bar(o.quiet || !is_lead(), epoch + 1, all_epochs, per_epoch);
     double loss_sum = 0;
     Index correct = 0, rewired = 0;
     for (Index b = 0; b < per_epoch; ++b, ++step) {
       const std::size_t n = std::min<std::size_t>(o.batch, n_train - b * o.batch);
-      gather_batch(train, order.data() + b * o.batch, n, px, lab);
-      const Mlp::Result r = net.train_batch(batch_matrix(px, n, train.features()), lab, o.seed + step);
-      loss_sum += r.loss * double(n);
-      correct += r.correct;
+      std::size_t lo = 0, hi = n;   // this process's share of the batch
+#if defined(SNACK_TRAIN_MPI)
+      if (n < static_cast<std::size_t>(ranks->size())) continue;   // a last batch smaller than the ranks: skipped
+      lo = n * ranks->rank() / ranks->size();
+      hi = n * (ranks->rank() + 1) / ranks->size();
+#endif
+      gather_batch(train, order.data() + b * o.batch + lo, hi - lo, px, lab);
+      const Mlp::Result r = net.train_batch(batch_matrix(px, hi - lo, train.features()), lab, o.seed + step);
       std::vector<SparseLinear*> ls;
       for (SparseLinear& l : net.layers()) ls.push_back(&l);
+#if defined(SNACK_TRAIN_MPI)
+      ranks->sum_gradients(ls, double(hi - lo) / double(n));   // the whole batch's mean gradient on every rank
+      loss_sum += ranks->sum(r.loss * double(hi - lo));
+      correct += static_cast<Index>(std::llround(ranks->sum(double(r.correct))));
+#else
+      loss_sum += r.loss * double(n);
+      correct += r.correct;
+#endif
       if (o.clip > 0) clip_grad_norm(ls, o.clip);
       for (std::size_t l = 0; l < ls.size(); ++l) opt[l]->step(*ls[l]);
       if (o.dst != "none" && rewire_due(step, o.dst_every, total_steps, o.dst_stop)) {
@@ -446,8 +489,8 @@ int run(const Options& o) {
     if (fb) std::printf("  fallbacks %llu", (unsigned long long)fb);
     std::printf("\n");
     std::fflush(stdout);
-    if (!o.curves.empty()) write_curves(o.curves, curves, title);
-    if (!o.checkpoint.empty()) {
+    if (!o.curves.empty() && is_lead()) write_curves(o.curves, curves, title);
+    if (!o.checkpoint.empty() && is_lead()) {
       Checkpoint c;
       c.config = config;
       c.epoch = epoch + 1;
@@ -485,13 +528,28 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(SNACK_TRAIN_MPI)
+  MPI_Init(&argc, &argv);
+  const DataParallel dp(MPI_COMM_WORLD);
+  ranks = &dp;
+  // A rank that fails ends them all: the others would wait in the next exchange.
+  const auto fail = [] { MPI_Abort(MPI_COMM_WORLD, 1); };
+  const auto done = [](int status) {
+    MPI_Finalize();
+    return status;
+  };
+#else
+  const auto fail = [] {};
+  const auto done = [](int status) { return status; };
+#endif
   const Options o = parse(argc, argv);
   try {
-    return run(o);
+    return done(run(o));
   } catch (const snk::Error& e) {
     std::fprintf(stderr, "snack-train: %s\n", e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "snack-train: %s\n", e.what());
   }
+  fail();
   return 1;
 }

@@ -1,0 +1,47 @@
+// layers/data_parallel.hpp: data-parallel training of sparse layers over MPI ranks. Every rank holds the same layers
+// (the same patterns: built from the same seed, or made so by broadcast_parameters) and trains on its own share of
+// each batch; average_gradients then leaves every rank the gradient of the whole batch. Gradients live per
+// non-zero, so a layer's exchange moves nnz values, never a dense matrix. Built where MPI is found
+// (SNACK_LAYERS_MPI); the exchange goes through the host form of the gradients.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "sparse_linear.hpp"
+
+namespace snk::layers {
+
+class DataParallel {
+ public:
+  // The ranks of `comm` (MPI must be initialized; the communicator is used, not owned).
+  explicit DataParallel(MPI_Comm comm);
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  // Each layer's weight and bias gradients become their mean over the ranks, in place, on the positions of their
+  // parameter (a gradient holds only the positions its share of the batch reached; the others count as zeros): with
+  // each rank's loss the mean over its equal share of the batch, that is the gradient of the mean over the whole
+  // batch. Throws Error(InvalidObject) on every rank, before any value moves, where the ranks' parameters differ in
+  // type, shape or pattern (different layers, or a rewiring that differed).
+  void average_gradients(const std::vector<SparseLinear*>& layers) const { sum_gradients(layers, 1.0 / size_); }
+  // The same with each rank's own weight: every rank's gradients become the sum over the ranks of weight x gradient
+  // (a rank whose share of the batch is n_r of n passes n_r / n, so that means over unequal shares make the mean of
+  // the whole batch).
+  void sum_gradients(const std::vector<SparseLinear*>& layers, double weight) const;
+  // The sum of v over the ranks, on every rank.
+  double sum(double v) const;
+
+  // Rank 0's weights and biases replace every other rank's (after an initialization that differed, or to resync);
+  // the patterns must already agree (Error(InvalidObject) on every rank otherwise).
+  void broadcast_parameters(const std::vector<SparseLinear*>& layers) const;
+
+ private:
+  // Every rank's M has the type, shape and positions of rank 0's M: compared through a hash of the coordinates.
+  void check_same_pattern(const Matrix& M, const char* what) const;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace snk::layers
