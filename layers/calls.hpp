@@ -1,6 +1,6 @@
 // layers/calls.hpp: the GraphBLAS idioms the layers' sources share (internal to layers/): the builtin operators and
-// the PLUS_TIMES semiring of a value type, a scalar of a type, a matrix's sum taken in FP64, and the rewired form of a
-// matrix on its old pattern (rewiring moves weights and optimizer state alike).
+// the PLUS_TIMES semiring of a value type, a scalar of a type, a matrix's sum taken in FP64, zeros on a matrix's
+// pattern, and the rewired form of a matrix on its old pattern (rewiring moves weights and optimizer state alike).
 #pragma once
 
 #include <utility>
@@ -29,6 +29,14 @@ inline double sum_of(const Matrix& A) {
   double v = 0;
   s.get(&v, &types::FP64);
   return v;
+}
+
+// A matrix with P's pattern and zero values (an optimizer's state before its first step, a gradient's missing
+// positions).
+inline Matrix zeros_like(const Matrix& P) {
+  Matrix Z(P.type(), P.nrows(), P.ncols());
+  apply_bind_second(Z, nullptr, nullptr, op(BinaryOpcode::Times, P.type()), P, scalar(P.type(), 0.0));
+  return Z;
 }
 
 // X<keep, structure, replace> united with `grown` (zeros of X's type at positions X held no entry): the rewired form

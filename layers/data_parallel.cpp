@@ -1,13 +1,15 @@
-// layers/data_parallel.cpp: the gradient exchange and parameter broadcast of data_parallel.hpp, on the host form of
-// the layers' matrices (MPI_Allreduce / MPI_Bcast over their value arrays).
+// layers/data_parallel.cpp: the gradient exchange and parameter broadcast of data_parallel.hpp: each gradient is
+// put on its parameter's positions and weighted by GraphBLAS calls (on the thread's backend), then its value array
+// is summed over the ranks (MPI_Allreduce on the host form); parameters go out with MPI_Bcast.
 #include "data_parallel.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "calls.hpp"
 
 namespace snk::layers {
 namespace {
@@ -41,33 +43,6 @@ std::uint64_t pattern_hash(const Matrix& M) {
   return h;
 }
 
-// g's values on p's positions (zero where g has no entry: a gradient holds only the positions its batch reached),
-// as bytes of g's type. InvalidValue where g has an entry that p does not.
-std::vector<unsigned char> values_on_pattern(const Matrix& p, const Matrix& g) {
-  const CsrStorage& P = p.csr();
-  const CsrStorage& G = g.csr();
-  const std::size_t bytes = g.type()->size;
-  std::vector<unsigned char> out(static_cast<std::size_t>(P.nvals()) * bytes, 0);
-  Index kg = 0, placed = 0;
-  for (Index kp = 0; kp < P.nslots(); ++kp) {
-    const Index row = P.hyper ? P.h[kp] : kp;
-    while (kg < G.nslots() && (G.hyper ? G.h[kg] : kg) < row) ++kg;
-    if (kg >= G.nslots() || (G.hyper ? G.h[kg] : kg) != row) continue;
-    Index eg = G.p[kg];
-    for (Index ep = P.p[kp]; ep < P.p[kp + 1] && eg < G.p[kg + 1]; ++ep) {
-      if (G.j[eg] < P.j[ep]) break;   // g's entry is not one of p's positions
-      if (G.j[eg] == P.j[ep]) {
-        std::memcpy(out.data() + ep * bytes, G.x.data() + eg * bytes, bytes);
-        ++eg;
-        ++placed;
-      }
-    }
-  }
-  if (placed != G.nvals())
-    throw Error(Info::InvalidValue, "DataParallel: a gradient holds entries outside its parameter's pattern");
-  return out;
-}
-
 void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw Error(Info::Panic, std::string("DataParallel: ") + what + " failed");
 }
@@ -89,16 +64,17 @@ DataParallel::DataParallel(MPI_Comm comm) : comm_(comm) {
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
 }
 
-void DataParallel::check_same_pattern(const Matrix& M, const char* what) const {
-  const std::uint64_t mine = pattern_hash(M);
-  std::uint64_t root = mine;
-  check_mpi(MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm_), "MPI_Bcast");
+void DataParallel::check_same_patterns(const std::vector<const Matrix*>& ms) const {
+  std::vector<std::uint64_t> mine, root;
+  for (const Matrix* m : ms) mine.push_back(pattern_hash(*m));
+  root = mine;
+  check_mpi(MPI_Bcast(root.data(), static_cast<int>(root.size()), MPI_UINT64_T, 0, comm_), "MPI_Bcast");
   const int differs = root != mine ? 1 : 0;
   int any = 0;
   check_mpi(MPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
   if (any)
-    throw Error(Info::InvalidObject, std::string("DataParallel: the ranks' ") + what +
-                                         " differ in type, shape or pattern (rank " + std::to_string(rank_) +
+    throw Error(Info::InvalidObject, "DataParallel: the ranks' parameters differ in type, shape or pattern (rank " +
+                                         std::to_string(rank_) +
                                          (differs ? " differs from rank 0)" : " agrees with rank 0)"));
 }
 
@@ -109,40 +85,42 @@ double DataParallel::sum(double v) const {
 }
 
 void DataParallel::sum_gradients(const std::vector<SparseLinear*>& layers, double weight) const {
-  std::vector<std::pair<const Matrix*, Matrix*>> pairs;   // (parameter, its gradient)
+  std::vector<const Matrix*> params;
+  std::vector<Matrix*> grads;
   for (SparseLinear* l : layers) {
-    pairs.emplace_back(&l->weight(), &l->weight_grad());
-    if (l->has_bias()) pairs.emplace_back(&l->bias().as_matrix(), &l->bias_grad().as_matrix());
-  }
-  for (const auto& [param, grad] : pairs) check_same_pattern(*param, "parameters");   // every rank throws, or none
-  // Each gradient on its parameter's positions, weighted; then summed over the ranks, in place.
-  std::vector<std::vector<unsigned char>> values;
-  for (const auto& [param, grad] : pairs) {
-    if (grad->type() != param->type() || grad->nrows() != param->nrows() || grad->ncols() != param->ncols())
-      throw Error(Info::InvalidObject, "DataParallel: a gradient has another type or shape than its parameter");
-    (void)mpi_type_of(*grad);
-    values.push_back(values_on_pattern(*param, *grad));
-  }
-  for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const Matrix& param = *pairs[k].first;
-    Matrix& grad = *pairs[k].second;
-    std::vector<unsigned char>& x = values[k];
-    const MPI_Datatype t = mpi_type_of(grad);
-    const std::size_t bytes = grad.type()->size;
-    const Index n = static_cast<Index>(x.size() / bytes);
-    if (t == MPI_FLOAT) {
-      float* v = reinterpret_cast<float*>(x.data());
-      for (Index e = 0; e < n; ++e) v[e] = static_cast<float>(v[e] * weight);
-    } else {
-      double* v = reinterpret_cast<double*>(x.data());
-      for (Index e = 0; e < n; ++e) v[e] *= weight;
+    params.push_back(&l->weight());
+    grads.push_back(&l->weight_grad());
+    if (l->has_bias()) {
+      params.push_back(&l->bias().as_matrix());
+      grads.push_back(&l->bias_grad().as_matrix());
     }
-    in_pieces(n, [&](Index first, int count) {
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, x.data() + first * bytes, count, t, MPI_SUM, comm_), "MPI_Allreduce");
+  }
+  check_same_patterns(params);   // every rank throws, or none
+  // Each gradient on its parameter's positions (zeros where it has none), times the weight; then summed over the
+  // ranks in place. All are made before any exchange, so a refusal leaves every gradient as it was.
+  std::vector<Matrix> weighted;
+  for (std::size_t k = 0; k < grads.size(); ++k) {
+    const Matrix& p = *params[k];
+    const Matrix& g = *grads[k];
+    (void)mpi_type_of(g);
+    if (g.type() != p.type() || g.nrows() != p.nrows() || g.ncols() != p.ncols())
+      throw Error(Info::InvalidObject, "DataParallel: a gradient has another type or shape than its parameter");
+    Matrix on(p.type(), p.nrows(), p.ncols());
+    ewise_add(on, nullptr, nullptr, calls::op(BinaryOpcode::Plus, p.type()), calls::zeros_like(p), g);
+    if (on.nvals() != p.nvals())
+      throw Error(Info::InvalidValue, "DataParallel: a gradient holds entries outside its parameter's pattern");
+    apply_bind_second(on, nullptr, nullptr, calls::op(BinaryOpcode::Times, p.type()), on,
+                      calls::scalar(p.type(), weight));
+    weighted.push_back(std::move(on));
+  }
+  for (std::size_t k = 0; k < grads.size(); ++k) {
+    CsrStorage& c = weighted[k].csr_mutable();
+    const MPI_Datatype t = mpi_type_of(weighted[k]);
+    const std::size_t bytes = weighted[k].type()->size;
+    in_pieces(c.nvals(), [&](Index first, int count) {
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, c.x.data() + first * bytes, count, t, MPI_SUM, comm_), "MPI_Allreduce");
     });
-    CsrStorage summed = param.csr();   // the parameter's positions, the summed values
-    summed.x = std::move(x);
-    grad.adopt(std::move(summed));
+    *grads[k] = std::move(weighted[k]);
   }
 }
 
@@ -152,7 +130,7 @@ void DataParallel::broadcast_parameters(const std::vector<SparseLinear*>& layers
     params.push_back(&l->weight());
     if (l->has_bias()) params.push_back(&l->bias().as_matrix());
   }
-  for (Matrix* m : params) check_same_pattern(*m, "parameters");
+  check_same_patterns(std::vector<const Matrix*>(params.begin(), params.end()));
   for (Matrix* m : params) {
     const MPI_Datatype t = mpi_type_of(*m);
     CsrStorage& c = m->csr_mutable();

@@ -38,8 +38,9 @@ class DataParallel {
   void broadcast_parameters(const std::vector<SparseLinear*>& layers) const;
 
  private:
-  // Every rank's M has the type, shape and positions of rank 0's M: compared through a hash of the coordinates.
-  void check_same_pattern(const Matrix& M, const char* what) const;
+  // Every rank's matrices have the types, shapes and positions of rank 0's: compared through hashes of the
+  // coordinates, in one broadcast and one reduction; InvalidObject on every rank otherwise.
+  void check_same_patterns(const std::vector<const Matrix*>& ms) const;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
 };

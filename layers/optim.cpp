@@ -13,13 +13,7 @@ namespace {
 
 using calls::op;
 using calls::scalar;
-
-// A matrix with P's pattern and zero values (the state of a parameter before its first step).
-Matrix zeros_like(const Matrix& P) {
-  Matrix Z(P.type(), P.nrows(), P.ncols());
-  apply_bind_second(Z, nullptr, nullptr, op(BinaryOpcode::Times, P.type()), P, scalar(P.type(), 0.0));
-  return Z;
-}
+using calls::zeros_like;
 
 // The state matrix S for parameter P: zeros of P's pattern on first use; DimensionMismatch / DomainMismatch when the
 // optimizer meets another layer than the one it started with.

@@ -343,7 +343,7 @@ int run(const Options& o) {
   if (o.batch < static_cast<Index>(ranks->size()))
     throw snk::Error(snk::Info::InvalidValue, "--batch " + std::to_string(o.batch) + " is smaller than the " +
                                                   std::to_string(ranks->size()) + " ranks");
-  if (ranks->rank() != 0 && !std::freopen("/dev/null", "w", stdout))
+  if (!is_lead() && !std::freopen("/dev/null", "w", stdout))
     throw snk::Error(snk::Info::InvalidValue, "cannot quiet rank " + std::to_string(ranks->rank()) + "'s output");
 #endif
   const Dataset train = o.data == "mnist" ? load_mnist(Split::Train, o.data_dir) : load_fashion_mnist(Split::Train, o.data_dir);

@@ -69,26 +69,15 @@ int main(int argc, char** argv) {
   const int size = dp.size();
   check(size >= 2, "runs on " + std::to_string(size) + " ranks (at least 2)");
 
-  // The whole batch, the same on every rank (rank 0's draw, broadcast).
+  // The whole batch, the same on every rank: each draws one, and rank 0's values replace the others'.
   const Index batch = 11, in = 37, out = 23;
-  std::vector<double> xy(batch * (in + out));
-  if (rank_ == 0)
-    for (double& v : xy) v = std::uniform_real_distribution<double>(-1, 1)(layer_test::rng());
-  MPI_Bcast(xy.data(), static_cast<int>(xy.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  auto full = [&](Index cols, std::size_t offset) {
-    std::vector<Index> I, J;
-    std::vector<double> X;
-    for (Index i = 0; i < batch; ++i)
-      for (Index j = 0; j < cols; ++j) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(xy[offset + i * cols + j]);
-      }
-    Matrix M(&snk::types::FP64, batch, cols);
-    M.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  auto shared_batch = [&](Index cols) {
+    Matrix M = layer_test::random_batch(batch, cols, &snk::types::FP64);
+    snk::CsrStorage& c = M.csr_mutable();
+    MPI_Bcast(c.x.data(), static_cast<int>(c.x.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
     return M;
   };
-  const Matrix X = full(in, 0), dY = full(out, batch * in);
+  const Matrix X = shared_batch(in), dY = shared_batch(out);
 
   // One process, the whole batch (sum of the per-example gradients).
   SparseLinear whole(in, out, 0.3, 5, true, &snk::types::FP64);

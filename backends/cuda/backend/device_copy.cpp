@@ -278,6 +278,13 @@ std::unique_ptr<MatrixOnDevice> MatrixOnDevice::with_values(const MatrixOnDevice
   return copy;
 }
 
+std::unique_ptr<MatrixOnDevice> MatrixOnDevice::with_pattern_of(const Matrix& A, DeviceBuffer x, std::size_t elem_size,
+                                                                cudaStream_t stream) {
+  MatrixOnDevice& source = of(A, stream);
+  source.csr(A, stream);
+  return with_values(source, std::move(x), elem_size, stream);
+}
+
 MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
   if (!has_csr_) {
     if (dense_rows_) {

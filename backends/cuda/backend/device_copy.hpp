@@ -46,6 +46,9 @@ std::mutex& backend_mutex();
 // Throws snk::Error for a failed CUDA call: OutOfMemory for an allocation failure, Panic otherwise; `what`
 // names the step. Clears CUDA's sticky last error first so that the next call starts clean.
 void throw_on_cuda_error(cudaError_t e, const char* what);
+// The end of a call whose result is complete in stream order (this file's opening comment): launch errors are
+// reported now, the host does not wait.
+inline void check_queued(const char* what) { throw_on_cuda_error(cudaPeekAtLastError(), what); }
 
 // Device memory, stream-ordered on the backend's stream once set_allocation_stream() has named it (device_copy.cpp
 // says why), else plain cudaMalloc.
@@ -128,6 +131,10 @@ class MatrixOnDevice final : public DeviceCopy {
   // mask step of operands of one pattern, make their results so.
   static std::unique_ptr<MatrixOnDevice> with_values(const MatrixOnDevice& source, DeviceBuffer x, std::size_t elem_size,
                                                      cudaStream_t stream);
+  // The same with A's pattern: A's copy (made if A has none) first makes its CSR arrays (an input's copy holds only
+  // values and plans until then).
+  static std::unique_ptr<MatrixOnDevice> with_pattern_of(const Matrix& A, DeviceBuffer x, std::size_t elem_size,
+                                                         cudaStream_t stream);
 
   // The device CSR form of `m` (the matrix this copy is attached to): raw device pointers for the portable kernels.
   // Made on first use: uploaded from m's host form (counted), or for a dense_rows() copy built on the device.

@@ -96,7 +96,7 @@ CsrRef ref_of(const Matrix& A, cudaStream_t s) {
 }
 
 void attach(Matrix& T, P::CsrParts<DeviceBuffer>&& parts, cudaStream_t s) {
-  throw_on_cuda_error(cudaPeekAtLastError(), "portable kernel");   // complete in stream order (device_copy.hpp)
+  check_queued("portable kernel");
   int device = 0;
   throw_on_cuda_error(cudaGetDevice(&device), "current device");
   T.attach_device_copy(MatrixOnDevice::from_csr(device, parts.hyper, parts.nslots, parts.nvals, std::move(parts.h),
@@ -121,9 +121,8 @@ void inherit(Matrix& T, std::shared_ptr<CompactedPattern> p) {
 }  // namespace
 
 void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s) {
-  throw_on_cuda_error(cudaPeekAtLastError(), "portable kernel");   // complete in stream order (device_copy.hpp)
-  MatrixOnDevice& source = MatrixOnDevice::of(A, s);
-  T.attach_device_copy(MatrixOnDevice::with_values(source, std::move(x), T.type()->size, s), /*host_is_stale=*/true);
+  check_queued("portable kernel");
+  T.attach_device_copy(MatrixOnDevice::with_pattern_of(A, std::move(x), T.type()->size, s), /*host_is_stale=*/true);
 }
 
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {

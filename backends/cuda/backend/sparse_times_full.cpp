@@ -249,7 +249,7 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
     pattern->unbound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } else {
-    throw_on_cuda_error(cudaPeekAtLastError(), "mxm");
+    check_queued("mxm");
   }
   T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
                                                    pattern->device_rows, N, value_bytes, stream),
@@ -313,7 +313,7 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   for (Index r = 0; r < batch; ++r) rows[r] = r;
   DeviceBuffer device_rows(batch * sizeof(Index));
   device_rows.upload(rows.data(), batch * sizeof(Index), stream);
-  throw_on_cuda_error(cudaPeekAtLastError(), "mxm");   // complete in stream order (device_copy.hpp)
+  check_queued("mxm");
   T.attach_device_copy(MatrixOnDevice::dense_rows(w.device(), std::move(t_values), std::move(rows), device_rows, M,
                                                    value_bytes, stream),
                        /*host_is_stale=*/true);
@@ -361,7 +361,7 @@ KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, const Mat
     throw_on_cuda_error(cudaMemcpyAsync(j.get(), pattern->device_rows.get(), rows * sizeof(Index),
                                         cudaMemcpyDeviceToDevice, stream),
                         "mxv result columns");
-  throw_on_cuda_error(cudaPeekAtLastError(), "mxv");   // complete in stream order (device_copy.hpp)
+  check_queued("mxv");
   T.attach_device_copy(MatrixOnDevice::from_csr(w.device(), false, 1, rows, DeviceBuffer(), std::move(p), std::move(j),
                                                 std::move(y), value_bytes, stream),
                        /*host_is_stale=*/true);
@@ -386,7 +386,6 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   MatrixOnDevice& m = MatrixOnDevice::of(*M, stream);
   CompactedPattern* pattern = m.pattern(*M, stream);
   if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != rows) return KernelStatus::Declined;
-  m.csr(*M, stream);   // T shares M's pattern arrays (with_values); an input's copy makes them on first use
   MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
   MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
   SampledArgs args;
@@ -403,8 +402,9 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   const Status st = sampled_product(*pattern->plan, args);
   if (st == Status::Unsupported) return KernelStatus::Declined;
   if (st != Status::Success) throw Error(Info::Panic, "cuda backend: sampled product failed");
-  throw_on_cuda_error(cudaPeekAtLastError(), "mxm");   // complete in stream order (device_copy.hpp)
-  T.attach_device_copy(MatrixOnDevice::with_values(m, std::move(z), sizeof(float), stream), /*host_is_stale=*/true);
+  check_queued("mxm");
+  T.attach_device_copy(MatrixOnDevice::with_pattern_of(*M, std::move(z), sizeof(float), stream),
+                       /*host_is_stale=*/true);
   return KernelStatus::Done;
 }
 

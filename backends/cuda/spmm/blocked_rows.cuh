@@ -20,6 +20,7 @@ struct BlockedRows {
   int block_fine = 0, block_cols = 0;     // a thread block's column block, in fine blocks and columns
   std::int32_t rows_per_cta = 0;
   int ranges = 0, blocks = 0;             // the grid: (row ranges, column blocks); ranges set at launch
+  int sm_count = 1;                       // the device's (the plan's)
 };
 
 // The column scatter: Y'(c, b) += W(r, c) X'(r, b), W's values in its CSR order, Y' zeroed before the launch.

@@ -172,15 +172,12 @@ cudaError_t launch_blocked(void (*kernel)(Params), const Params& p, std::size_t 
   if (p.grid.rows < 1 || p.grid.blocks < 1) return cudaSuccess;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (e != cudaSuccess) return e;
-  int device = 0, sms = 0, per_sm = 0;
-  if ((e = cudaGetDevice(&device)) != cudaSuccess ||
-      (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
-      (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 512, bytes)) != cudaSuccess)
-    return e;
+  int per_sm = 0;
+  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 512, bytes)) != cudaSuccess) return e;
   Params q = p;
   BlockedRows& g = q.grid;
-  const std::int64_t ranges =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(g.rows, std::int64_t(std::max(1, per_sm)) * sms / g.blocks));
+  const std::int64_t ranges = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(g.rows, std::int64_t(std::max(1, per_sm)) * g.sm_count / g.blocks));
   g.rows_per_cta = static_cast<std::int32_t>((g.rows + ranges - 1) / ranges);
   g.ranges = (g.rows + g.rows_per_cta - 1) / g.rows_per_cta;
   kernel<<<dim3(static_cast<unsigned>(g.ranges), static_cast<unsigned>(g.blocks)), 512, bytes, s>>>(q);

@@ -131,6 +131,7 @@ BlockedRows blocked_rows(const Plan::Impl& w, int per_col) {
   g.blocks = (w.tile_n_fine + widest - 1) / widest;
   g.block_fine = (w.tile_n_fine + g.blocks - 1) / g.blocks;
   g.block_cols = g.block_fine * w.tile_fine_cols;
+  g.sm_count = w.sm_count;
   return g;   // the launcher cuts the rows into ranges (launch_blocked)
 }
 
