@@ -441,6 +441,33 @@ TEST(SpmmColumnScatter, WtXFromTheRowsOfW) {
   }
 }
 
+// W's values reach W^T's order tile by tile (Plan::Impl::transpose_src); a tile far above the expected count (a dense
+// 200 x 200 corner in a sparse pattern) is cut into several thread blocks' shares, and every value still lands once.
+TEST(SpmmPlan, TransposedValuesOfACrowdedTile) {
+  SKIP_WITHOUT_GPU();
+  Pattern p = random_pattern(rng(), 2000, 3000, 0.001);
+  Pattern q;
+  q.rows = p.rows;
+  q.cols = p.cols;
+  q.row_ptr.push_back(0);
+  for (int r = 0; r < p.rows; ++r) {
+    for (int c = 0; c < (r < 200 ? 200 : 0); ++c) q.col.push_back(c);
+    for (int j = p.row_ptr[r]; j < p.row_ptr[r + 1]; ++j)
+      if (r >= 200 || p.col[j] >= 200) q.col.push_back(p.col[j]);
+    q.row_ptr.push_back(static_cast<int>(q.col.size()));
+  }
+  auto plan = make_plan(q, false);
+  for (int batch : {1, 8, 32})
+    for (Kernel k : {Kernel::Auto, Kernel::RowSegment}) {
+      Case c;
+      c.orientation = Orientation::WtX;
+      c.batch = batch;
+      c.kernel = k;
+      c.deterministic = true;   // not the column scatter, which reads W's own order
+      check_plus_times<float>(q, c, rng(), 1e-5, *plan);
+    }
+}
+
 template <class T>
 void half_types(double tol) {
   for (const Shape& sh : kShapes) {

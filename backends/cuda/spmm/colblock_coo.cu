@@ -54,7 +54,7 @@ cudaError_t launch_cb(const ColBlockParams& p_in, int pairs_per_lane, cudaStream
   const int splits = (p.n_blocks + p.blocks_per_cta - 1) / p.blocks_per_cta;
   dim3 grid(static_cast<unsigned>((p.rows + p.rows_per_cta - 1) / p.rows_per_cta), static_cast<unsigned>(splits),
             static_cast<unsigned>((p.batch + BT - 1) / BT));
-  kernel<<<grid, kColBlockThreads, smem, s>>>(p);
+  launch_with_carveout(kernel, grid, kColBlockThreads, smem, s, p);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<VT>(p.partial, p.partial_ld, splits, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
@@ -87,6 +87,18 @@ __global__ void gather_kernel(E* dst, const E* src, const int* perm, std::int64_
   for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
        t += std::int64_t(gridDim.x) * blockDim.x)
     dst[t] = perm[t] >= 0 ? src[perm[t]] : E{};   // a negative index: a pad of the plan's layout
+}
+
+// One thread block per share of the tiled order (Plan::Impl::transpose_src): four moves in flight per thread.
+template <class E>
+__global__ void __launch_bounds__(256) transpose_values_kernel(E* dst, const E* src, const std::int32_t* src_pos,
+                                                               const std::int32_t* dst_pos, const std::int64_t* items,
+                                                               std::int64_t n_items) {
+  for (std::int64_t it = blockIdx.x; it < n_items; it += gridDim.x) {
+    const std::int64_t end = items[it + 1];
+#pragma unroll 4
+    for (std::int64_t k = items[it] + threadIdx.x; k < end; k += blockDim.x) dst[dst_pos[k]] = src[src_pos[k]];
+  }
 }
 
 __global__ void expand_rows_kernel(int* row, const int* row_ptr, int rows) {
@@ -140,7 +152,7 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaS
     if (e != cudaSuccess) return e;
     return launch_dependent(rowlanes_kernel<BT, Threads>, grid, dim3(Threads), smem, s, q);
   }
-  rowlanes_kernel<BT, Threads><<<grid, Threads, smem, s>>>(q);
+  launch_with_carveout(rowlanes_kernel<BT, Threads>, grid, Threads, smem, s, q);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
   return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
 }
@@ -159,7 +171,7 @@ cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s) {
   if (p.nnz == 0) return cudaSuccess;
   dim3 grid(static_cast<unsigned>((p.nnz + 255) / 256), static_cast<unsigned>(batch));
-  snack_coo_kernel<<<grid, 256, 0, s>>>(p);
+  launch_with_carveout(snack_coo_kernel, grid, 256, 0, s, p);
   return cudaGetLastError();
 }
 
@@ -180,7 +192,8 @@ cudaError_t launch_blocked(void (*kernel)(Params), const Params& p, std::size_t 
       1, std::min<std::int64_t>(g.rows, std::int64_t(std::max(1, per_sm)) * g.sm_count / g.blocks));
   g.rows_per_cta = static_cast<std::int32_t>((g.rows + ranges - 1) / ranges);
   g.ranges = (g.rows + g.rows_per_cta - 1) / g.rows_per_cta;
-  kernel<<<dim3(static_cast<unsigned>(g.ranges), static_cast<unsigned>(g.blocks)), 512, bytes, s>>>(q);
+  const dim3 grid(static_cast<unsigned>(g.ranges), static_cast<unsigned>(g.blocks));
+  launch_with_carveout(kernel, grid, 512, bytes, s, q);
   return cudaGetLastError();
 }
 }  // namespace
@@ -234,9 +247,29 @@ cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int6
   return cudaGetLastError();
 }
 
+cudaError_t launch_transpose_values(void* dst, const void* src, const std::int32_t* src_pos,
+                                    const std::int32_t* dst_pos, const std::int64_t* items, std::int64_t n_items,
+                                    int elem_size, cudaStream_t s) {
+  if (n_items == 0) return cudaSuccess;
+  const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(n_items, std::int64_t(1) << 30)));
+  const auto run = [&](auto element) {
+    using E = decltype(element);
+    launch_with_carveout(transpose_values_kernel<E>, grid, 256, 0, s, static_cast<E*>(dst), static_cast<const E*>(src),
+                         src_pos, dst_pos, items, n_items);
+    return cudaGetLastError();
+  };
+  switch (elem_size) {
+    case 1: return run(std::uint8_t{});
+    case 2: return run(std::uint16_t{});
+    case 4: return run(std::uint32_t{});
+    case 8: return run(std::uint64_t{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 cudaError_t launch_expand_rows(int* row, const int* row_ptr, int rows, cudaStream_t s) {
   if (rows == 0) return cudaSuccess;
-  expand_rows_kernel<<<static_cast<unsigned>((rows + 7) / 8), 256, 0, s>>>(row, row_ptr, rows);
+  launch_with_carveout(expand_rows_kernel, static_cast<unsigned>((rows + 7) / 8), 256, 0, s, row, row_ptr, rows);
   return cudaGetLastError();
 }
 

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "spmm/carveout.cuh"
 #include "spmm/semiring.cuh"
 
 namespace snk::cuda {
@@ -100,7 +101,7 @@ inline cudaError_t launch_zero_rows(float* y, int rows, int batch, std::int64_t 
   if (n == 0) return cudaSuccess;
   const unsigned grid = static_cast<unsigned>(
       std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, std::max(1, max_blocks))));
-  zero_rows_kernel<float><<<grid, 256, 0, s>>>(y, rows, batch, ys_row, ys_col, fours);
+  launch_with_carveout(zero_rows_kernel<float>, grid, 256, 0, s, y, rows, batch, ys_row, ys_col, fours);
   return cudaGetLastError();
 }
 
@@ -110,6 +111,7 @@ inline cudaError_t launch_zero_rows(float* y, int rows, int batch, std::int64_t 
 template <class... Params, class... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
                              Args&&... args) {
+  state_carveout(kernel, static_cast<int>(block.x * block.y * block.z), smem);
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;

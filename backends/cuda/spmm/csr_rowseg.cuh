@@ -24,6 +24,8 @@
 
 #include <cuda_runtime.h>
 
+#include "spmm/carveout.cuh"
+
 #include "spmm/loads.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/semiring.cuh"
@@ -516,8 +518,8 @@ cudaError_t finish_rowseg_launch(const RowSegParams& p, SR sr, const int4* split
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || n_splits == 0) return e;
   const std::int64_t n = std::int64_t(n_splits) * p.batch;
-  rowseg_fixup_kernel<SR, VT><<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(
-      splits, n_splits, p.partial, p.batch, p.y, p.ys_row, p.ys_col, sr);
+  launch_with_carveout(rowseg_fixup_kernel<SR, VT>, static_cast<unsigned>((n + 255) / 256), 256, 0, s, splits, n_splits,
+                       p.partial, p.batch, p.y, p.ys_row, p.ys_col, sr);
   return cudaGetLastError();
 }
 
@@ -543,10 +545,11 @@ cudaError_t launch_rowseg_stream(const RowSegParams& p, SR sr, int sm_count, con
   const int per_sm = p.windows ? per_sm_windows : per_sm_items;
   const std::int64_t blocks = std::max<std::int64_t>(
       1, std::min<std::int64_t>((p.n_ranges + kThreads / 32 - 1) / (kThreads / 32), std::int64_t(per_sm) * sm_count));
+  const dim3 grid(static_cast<unsigned>(blocks));
   if (p.windows)
-    rowseg_window_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
+    launch_with_carveout(rowseg_window_kernel<SR, VT, kMinBlocks>, grid, kThreads, 0, s, p, sr);
   else
-    rowseg_stream_kernel<SR, VT, kMinBlocks><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(p, sr);
+    launch_with_carveout(rowseg_stream_kernel<SR, VT, kMinBlocks>, grid, kThreads, 0, s, p, sr);
   return finish_rowseg_launch<SR, VT>(p, sr, splits, n_splits, s);
 }
 

@@ -1,14 +1,13 @@
 // spmm/plan_impl.hpp: what a Plan holds (private to the spmm sources), and the kernel launchers.
 //
-// The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row
-// segments ("items") and the split-row table for the fix-up, the [column boundary][row] offset table of
-// the column-block, row-range and row-lanes kernels, and optionally the COO arrays (SNACK-COO) and the transposed
-// pattern with its value permutation; on request (Plan::bind_values) a bank-aware order of the non-zeros with
-// the values gathered into it, and (fp32) the interleaved row-group order of the lanes-across-rows kernel with
-// its own copy of the values; and, built on first use, the balanced row orders of the wide column-block
-// kernel. It also owns grow-only workspaces (partial rows, a repacked X, permuted values), so a plan serves one
-// stream at a time. The launchers are plain functions, one per kernel family, each defined in its own .cu so
-// the instantiations compile in parallel.
+// The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row segments ("items")
+// and the split-row table for the fix-up, the [column boundary][row] offset table of the column-block, row-range and
+// row-lanes kernels, and optionally the COO arrays (SNACK-COO) and the transposed pattern with the tiled order that
+// moves W's values into it; on request (Plan::bind_values) a bank-aware order of the non-zeros with the values gathered
+// into it, and (fp32) the interleaved row-group order of the lanes-across-rows kernel with its own copy of the values;
+// and, built on first use, the balanced row orders of the wide column-block kernel. It also owns grow-only workspaces
+// (partial rows, a repacked X, permuted values), so a plan serves one stream at a time. The launchers are plain
+// functions, one per kernel family, each defined in its own .cu so the instantiations compile in parallel.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -128,7 +127,15 @@ struct Plan::Impl {
 
   std::unique_ptr<Plan> transposed;   // pattern of W^T
   const Impl* transpose_of = nullptr; // in a transposed pattern's plan: W's (the column-scatter kernel reads W itself)
-  DeviceArray<int> perm;              // value of W^T's j-th non-zero = values[perm[j]]
+  // W's values into W^T's order (launch_transpose_values). W^T's non-zeros are grouped in tiles of W (a range of
+  // rows by a block of columns, about kTransposeTile non-zeros each), W^T's order within a tile, and one thread block
+  // moves a tile: its reads of W's values stay within the tile's row segments (L1 serves them) and its writes run
+  // along W^T's rows. A gather in W^T's own order reads each value from a different row of W, one L2 sector per value.
+  // transpose_src[k] / transpose_dst[k]: the CSR positions in W and in W^T of the k-th non-zero of that order;
+  // transpose_items: where each thread block's share starts (tiles cut at kTransposeItem), then nnz.
+  DeviceArray<std::int32_t> transpose_src, transpose_dst;
+  DeviceArray<std::int64_t> transpose_items;
+  std::int64_t n_transpose_items = 0;
 
   // Values bound to the plan (Plan::bind_values): the non-zeros in colblock_held_kernel's bank order
   // (bank_order.hpp) for column blocks of bound_block_cols columns and X' rows of bound_type: their columns,
@@ -263,6 +270,10 @@ cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s);
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
                                 std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c,
                                 int elem_size, cudaStream_t s);
+// dst[transpose_dst[k]] = src[transpose_src[k]] for the plan of W^T's order (Plan::Impl::transpose_src).
+cudaError_t launch_transpose_values(void* dst, const void* src, const std::int32_t* src_pos,
+                                    const std::int32_t* dst_pos, const std::int64_t* items, std::int64_t n_items,
+                                    int elem_size, cudaStream_t s);
 // dst[j] = src[perm[j]] (0 where perm[j] < 0).
 cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int64_t n, int elem_size,
                           cudaStream_t s);

@@ -23,9 +23,9 @@ void launch_kernel(const RowRangeParams& p, cudaStream_t s) {
       const std::int64_t warps = (std::int64_t(p.rows) + kRowsPerWarp - 1) / kRowsPerWarp;
       const dim3 grid(static_cast<unsigned>(std::max<std::int64_t>(1, (warps + kWarps - 1) / kWarps)), batch_tiles);
       if (x_packed_to_tile(p.ldx, p.batch, BT))
-        rowrange_row_kernel<VT, BT, kVectorStore, true><<<grid, kRowWarpThreads, 0, s>>>(p);
+        launch_with_carveout(rowrange_row_kernel<VT, BT, kVectorStore, true>, grid, kRowWarpThreads, 0, s, p);
       else
-        rowrange_row_kernel<VT, BT, kVectorStore, false><<<grid, kRowWarpThreads, 0, s>>>(p);
+        launch_with_carveout(rowrange_row_kernel<VT, BT, kVectorStore, false>, grid, kRowWarpThreads, 0, s, p);
       return;
     }
   }
@@ -34,9 +34,9 @@ void launch_kernel(const RowRangeParams& p, cudaStream_t s) {
     const std::int64_t blocks = std::max<std::int64_t>(1, (p.n_ranges + kWarps - 1) / kWarps);
     const dim3 grid(static_cast<unsigned>(blocks), batch_tiles);
     if (x_packed_to_tile(p.ldx, p.batch, BT))
-      rowrange_kernel<VT, BT, kVectorStore, true><<<grid, 256, 0, s>>>(p);
+      launch_with_carveout(rowrange_kernel<VT, BT, kVectorStore, true>, grid, 256, 0, s, p);
     else
-      rowrange_kernel<VT, BT, kVectorStore, false><<<grid, 256, 0, s>>>(p);
+      launch_with_carveout(rowrange_kernel<VT, BT, kVectorStore, false>, grid, 256, 0, s, p);
   }
 }
 

@@ -17,7 +17,7 @@ cudaError_t launch_one(const RowSegParams& p, RuntimeSemiring<T> sr, int sm_coun
   std::int64_t blocks = (p.n_items + kThreads / kG - 1) / (kThreads / kG);
   blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sm_count) * 32));
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
-  rowseg_kernel<RuntimeSemiring<T>, T, BT, kG><<<grid, kThreads, 0, s>>>(p, sr);
+  launch_with_carveout(rowseg_kernel<RuntimeSemiring<T>, T, BT, kG>, grid, kThreads, 0, s, p, sr);
   return finish_rowseg_launch<RuntimeSemiring<T>, T>(p, sr, splits, n_splits, s);
 }
 

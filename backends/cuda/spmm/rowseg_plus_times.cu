@@ -19,7 +19,7 @@ cudaError_t launch_one(const RowSegParams& p, int sm_count, const int4* splits, 
   std::int64_t blocks = (p.n_items + groups_per_block - 1) / groups_per_block;
   blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sm_count) * 32));
   dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((p.batch + BT - 1) / BT));
-  rowseg_kernel<PlusTimes, VT, BT, G><<<grid, kThreads, 0, s>>>(p, PlusTimes{});
+  launch_with_carveout(rowseg_kernel<PlusTimes, VT, BT, G>, grid, kThreads, 0, s, p, PlusTimes{});
   return finish_rowseg_launch<PlusTimes, VT>(p, PlusTimes{}, splits, n_splits, s);
 }
 
@@ -40,9 +40,9 @@ cudaError_t launch_type(int bt, int g, const RowSegParams& p, int sm, const int4
 template <class VT, int BT, bool kVectorStore>
 void launch_batch_kernel(const RowSegParams& p, dim3 grid, int threads, cudaStream_t s) {
   if (x_packed_to_tile(p.ldx, p.batch, BT))   // the constant-stride instantiation
-    rowseg_batch_kernel<VT, BT, kVectorStore, true><<<grid, threads, 0, s>>>(p);
+    launch_with_carveout(rowseg_batch_kernel<VT, BT, kVectorStore, true>, grid, threads, 0, s, p);
   else
-    rowseg_batch_kernel<VT, BT, kVectorStore, false><<<grid, threads, 0, s>>>(p);
+    launch_with_carveout(rowseg_batch_kernel<VT, BT, kVectorStore, false>, grid, threads, 0, s, p);
 }
 
 template <class VT, int BT>
