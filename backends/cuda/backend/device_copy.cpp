@@ -318,8 +318,9 @@ MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
         core::count_upload((host.h.size() + host.p.size() + host.j.size()) * sizeof(Index));
       }
       arrays_ = std::move(arrays);
+      throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a pattern");   // the host arrays may change after
     }
-    throw_on_cuda_error(cudaStreamSynchronize(stream), "upload of a pattern");
+    // (a dense-rows pattern is made on the device, in stream order: its readers queue behind it)
     has_csr_ = true;
   }
   Csr c;

@@ -161,8 +161,7 @@ BytesOf<Ctx> reslot(Ctx& ctx, const CsrRef& A, const Index* rows, Index n) {
     const Index s = a.hyper ? lower_bound_in(a.h, a.nslots, r) : (r < a.nslots ? r : a.nslots);
     p[u] = a.p[s];
   });
-  ctx.exec().fence();
-  return p_buf;
+  return p_buf;   // in stream order on a device: its readers queue behind it
 }
 
 // Union: T = eWiseAdd(A, B, op) (elementwise.hpp's kernel) for operands of any form: a hypersparse operand is read

@@ -5,7 +5,7 @@
 // identity only for an input without entries).
 // reduce_rows reduces each non-empty slot in its own order (one thread per row: a deterministic order; a matrix
 // with a few very long rows gets little parallelism there) and places the sums as the entries of a 1 x nrows
-// vector at the rows' indices, through a scan of the non-empty slots.
+// vector at the rows' indices, through a scan of the non-empty slots (a full matrix needs none).
 #pragma once
 
 #include <cstdint>
@@ -83,6 +83,22 @@ CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
     for (Index e = a.p[k] + 1; e < a.p[k + 1]; ++e) acc = m(acc, v[e]);
     sum[k] = acc;
   });
+  // A full A (a dense gradient reduced over its batch) has an entry in every row: the vector is full, its values the
+  // sums as they stand, with no count to bring back to the host first.
+  if (!A.hyper && A.nslots == A.nrows && A.ncols > 0 && A.nvals == A.nrows * A.ncols) {
+    CsrParts<BytesOf<Ctx>> out;
+    out.nslots = 1;
+    out.nvals = A.nrows;
+    out.p = ctx.alloc(2 * sizeof(Index));
+    out.j = ctx.alloc(A.nrows * sizeof(Index));
+    Index* p = as<Index>(out.p);
+    Index* j = as<Index>(out.j);
+    const Index n = A.nrows;
+    for_n(ctx, "snack::portable::full_vector_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : n; });
+    for_n_stream(ctx, "snack::portable::full_vector_j", n, KOKKOS_LAMBDA(Index r) { j[r] = r; });
+    out.x = std::move(sum_buf);
+    return out;
+  }
   return slots_as_vector(ctx, A, nonempty, sum, sizeof(T));
 }
 
