@@ -170,7 +170,8 @@ typedef enum SNK_ENUM_INT {
   GrB_INP1_TYPE_STRING = 108,
   GrB_OUTP_TYPE_STRING = 109,
   GrB_SIZE = 110,                     /* GrB_Type, R: SIZE (sizeof the C type) */
-  SNK_TWO_FOUR_HINT = 7001            /* Matrix: INT32 (SNK_TwoFour), a hint; see below */
+  SNK_TWO_FOUR_HINT = 7001,           /* Matrix: INT32 (SNK_TwoFour), a hint; see below */
+  SNK_PRECISION_HINT = 7002           /* Matrix: INT32 (SNK_Precision), a hint; see below */
 } GrB_Field;
 
 /* SNK_TWO_FOUR_HINT values. With FP16 or BF16 set on a matrix A, GrB_mxm(C, ..., semiring, A, B, desc) may compute
@@ -180,6 +181,13 @@ typedef enum SNK_ENUM_INT {
  * row; any other product, and every other backend, computes as without the hint. Default SNK_TWO_FOUR_OFF; GrB_get
  * reads it back; GrB_Matrix_dup copies it. */
 typedef enum SNK_ENUM_INT { SNK_TWO_FOUR_OFF = 0, SNK_TWO_FOUR_FP16 = 1, SNK_TWO_FOUR_BF16 = 2 } SNK_TwoFour;
+
+/* SNK_PRECISION_HINT values. With FP16 or BF16 set on a sparse matrix W, a product of W with a full matrix X under a
+ * PLUS_TIMES semiring on FP32 (W, X and C FP32) may round W's values and X's to that type and sum the products in
+ * FP32; the result is FP32. The cuda backend does so for GrB_mxm's W X, X W' and W' X (W sparse, X with every entry
+ * present) where its SpMM kernels run them; any other product, and every other backend, computes in FP32. The 2:4
+ * hint, where it applies, comes first. Default SNK_PRECISION_FP32; GrB_get reads it back; GrB_Matrix_dup copies it. */
+typedef enum SNK_ENUM_INT { SNK_PRECISION_FP32 = 0, SNK_PRECISION_FP16 = 1, SNK_PRECISION_BF16 = 2 } SNK_Precision;
 
 /* GrB_STORAGE_ORIENTATION_HINT values. snack stores every matrix by rows: GrB_get gives GrB_ROWMAJOR, and
  * GrB_set accepts any of the four and ignores it (a hint, as the spec allows). */

@@ -1,7 +1,8 @@
-// bench/layers/layer_bench.cu: a linear layer's training step (forward, backward, Adam update) and inference, FP32,
-// at in = out = M, for the project's SparseLinear on the cuda backend against what a user would otherwise run on the
-// same GPU: a dense layer on cuBLAS and Dense+Mask (the dense layer with its weights and weight gradient multiplied
-// by a 0/1 mask every step). PyTorch's nn.Linear runs beside it in torch_linear.py; report.py joins the two.
+// bench/layers/layer_bench.cu: a linear layer's training step (forward, backward, Adam update) and inference, FP32, at
+// in = out = M, for the project's SparseLinear on the cuda backend (FP32, and with W's BF16 precision hint:
+// `snack_bf16`) against what a user would otherwise run on the same GPU: a dense layer on cuBLAS and Dense+Mask (the
+// dense layer with its weights and weight gradient multiplied by a 0/1 mask every step). PyTorch's nn.Linear runs
+// beside it in torch_linear.py; report.py joins the two.
 //
 // Shapes follow torch.nn.Linear: X is batch x M, W is M x M (out x in), Y = X W^T + b. The dense calls are
 // cublasSgemm in pedantic FP32 (no TF32); each GEMM of a step is timed in both argument orders that compute it (W
@@ -251,10 +252,18 @@ snk::layers::SparseLinear& layer_for(int M, double density, double& base) {
   return *layer;
 }
 
-Result sparse(int M, int batch, double density, int reps) {
+// `precision`: W's precision hint for the run (BF16: the forward and dX products on BF16 values summed in FP32; the
+// weights, gradients and Adam state stay FP32), set back to FP32 after it.
+Result sparse(int M, int batch, double density, int reps,
+              snk::Matrix::PrecisionHint precision = snk::Matrix::PrecisionHint::FP32) {
   snk::set_backend("cuda");
   double base = 0;
   snk::layers::SparseLinear& layer = layer_for(M, density, base);
+  layer.weight().set_precision_hint(precision);
+  struct Restore {
+    snk::layers::SparseLinear& layer;
+    ~Restore() { layer.weight().set_precision_hint(snk::Matrix::PrecisionHint::FP32); }
+  } restore{layer};
   trim_pool();
   snk::layers::Adam adam(1e-3f);
   const snk::Matrix X = full(batch, M, 8), dY = full(batch, M, 9);
@@ -321,9 +330,11 @@ int main(int argc, char** argv) {
       for (int batch : batches) {
         const double density = 1 - sp;
         const Result s = sparse(M, batch, density, reps);
+        const Result s16 = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::BF16);
         const Result d = dense(h, M, batch, density, reps, false);
         const Result dm = dense(h, M, batch, density, reps, true);
-        for (const auto& [name, r] : {std::pair<const char*, const Result&>{"snack", s}, {"cublas", d}, {"dense_mask", dm}})
+        for (const auto& [name, r] : {std::pair<const char*, const Result&>{"snack", s}, {"snack_bf16", s16},
+                                      {"cublas", d}, {"dense_mask", dm}})
           std::printf("%d,%.2f,%d,%s,%.4f,%.4f,%.0f,%.0f,%.0f,%s\n", M, sp, batch, name, r.step_ms, r.infer_ms,
                       r.state_bytes, r.device_state_bytes, r.peak_bytes, r.note.c_str());
         std::fflush(stdout);

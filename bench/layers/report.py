@@ -56,13 +56,15 @@ def main():
         "holds them, four value arrays on one shared pattern (results that keep an operand's pattern share its "
         "arrays: MatrixOnDevice::with_values), plus the dense bias vectors; `peak` = device memory the step held (snack: "
         "device memory in use after the steps over what was in use before the layer existed, the pool trimmed "
-        "before the point; cuBLAS: its allocations; torch: max_memory_allocated).\n")
+        "before the point; cuBLAS: its allocations; torch: max_memory_allocated). `snack bf16` = the same layer with "
+        "W's precision hint at BF16 (SNK_PRECISION_HINT): the forward and dX products round W and the activations to "
+        "BF16 and sum in FP32; weights, gradients and Adam state stay FP32.\n")
     lines.append("| M | sparsity | batch | snack step ms | cuBLAS step ms | D+M step ms | torch fp32 step ms | "
                  "torch bf16 step ms | vs cuBLAS | vs D+M | vs torch fp32 | vs torch bf16 | snack infer ms | "
                  "cuBLAS infer ms | torch bf16 infer ms | infer vs cuBLAS | infer vs torch bf16 | snack state MB (host) | "
                  "snack state MB (device) | dense state MB | device state % of dense | snack peak MB | cuBLAS peak MB | "
-                 "torch fp32 peak MB |")
-    lines.append("|" + "---|" * 24)
+                 "torch fp32 peak MB | snack bf16 step ms | snack bf16 infer ms | bf16 infer vs torch bf16 |")
+    lines.append("|" + "---|" * 27)
     merged = []
     for (M, sp, b) in points:
         s, d, dm = by[(M, sp, b, "snack")], by[(M, sp, b, "cublas")], by[(M, sp, b, "dense_mask")]
@@ -79,6 +81,9 @@ def main():
                f"{f(d, 'state_bytes') / 2**20:.1f}",
                f"{100 * f(s, 'device_state_bytes') / f(d, 'state_bytes'):.0f}%", f"{f(s, 'peak_bytes') / 2**20:.0f}",
                f"{f(d, 'peak_bytes') / 2**20:.0f}", f"{f(t32, 'peak_bytes') / 2**20:.0f}" if t32 else "-"]
+        h = by.get((M, sp, b, "snack_bf16"))
+        row += [f"{f(h, 'step_ms'):.3f}" if h else "-", f"{f(h, 'infer_ms'):.3f}" if h else "-",
+                f"{f(t16, 'infer_ms') / f(h, 'infer_ms'):.2f}x" if h and t16 else "-"]
         lines.append("| " + " | ".join(str(x) for x in row) + " |")
         merged.append(dict(M=M, sparsity=sp, batch=b, snack_step=ss, cublas_step=f(d, "step_ms"),
                            dense_mask_step=f(dm, "step_ms"), torch_fp32_step=f(t32, "step_ms") if t32 else "",
@@ -86,7 +91,8 @@ def main():
                            cublas_infer=f(d, "infer_ms"), torch_bf16_infer=f(t16, "infer_ms") if t16 else "",
                            snack_state=f(s, "state_bytes"), snack_device_state=f(s, "device_state_bytes"),
                            dense_state=f(d, "state_bytes"),
-                           snack_peak=f(s, "peak_bytes"), cublas_peak=f(d, "peak_bytes")))
+                           snack_peak=f(s, "peak_bytes"), cublas_peak=f(d, "peak_bytes"),
+                           snack_bf16_step=f(h, "step_ms") if h else "", snack_bf16_infer=f(h, "infer_ms") if h else ""))
 
     # The targets at 16384 features, 90% sparsity, batch up to 32.
     lines.append("\nTargets at M = 16384, 90% sparsity, batch 1 to 32 (each point must meet it):\n")
@@ -107,9 +113,9 @@ def main():
            lambda b: f(at(b, "cublas"), "step_ms") / f(at(b, "snack"), "step_ms"), lambda v: v >= 5)
     target("training step >= 10x faster than Dense+Mask",
            lambda b: f(at(b, "dense_mask"), "step_ms") / f(at(b, "snack"), "step_ms"), lambda v: v >= 10)
-    target("bf16 inference >= 2x faster than torch.nn.Linear bf16 (snack runs fp32: no bf16 layer yet)",
-           lambda b: (f(torch[(16384, b, "torch_bf16")], "infer_ms") / f(at(b, "snack"), "infer_ms"))
-           if (16384, b, "torch_bf16") in torch else None, lambda v: False)
+    target("bf16 inference >= 2x faster than torch.nn.Linear bf16 (snack bf16: W's BF16 precision hint)",
+           lambda b: (f(torch[(16384, b, "torch_bf16")], "infer_ms") / f(at(b, "snack_bf16"), "infer_ms"))
+           if (16384, b, "torch_bf16") in torch and at(b, "snack_bf16") else None, lambda v: v >= 2)
     target("weights, gradient and Adam state <= 20% of the dense layer's (device)",
            lambda b: 100 * f(at(b, "snack"), "device_state_bytes") / f(at(b, "cublas"), "state_bytes"),
            lambda v: v <= 20, "{:.0f}%")
@@ -134,12 +140,18 @@ def main():
                 bs = [p[2] for p in points if p[0] == M and p[1] == sp]
                 ys = [f(by[(M, sp, b, "cublas")], what + "_ms") / f(by[(M, sp, b, "snack")], what + "_ms") for b in bs]
                 ax.plot(bs, ys, marker="o", label=f"vs cuBLAS fp32, {sp:.0%} sparse")
+                if what == "infer" and all((M, b, "torch_bf16") in torch and (M, sp, b, "snack_bf16") in by for b in bs):
+                    yb = [f(torch[(M, b, "torch_bf16")], "infer_ms") / f(by[(M, sp, b, "snack_bf16")], "infer_ms")
+                          for b in bs]
+                    ax.plot(bs, yb, marker="^", linestyle="--", label=f"snack bf16 vs torch bf16, {sp:.0%}")
                 if what == "step":
                     ym = [f(by[(M, sp, b, "dense_mask")], "step_ms") / f(by[(M, sp, b, "snack")], "step_ms") for b in bs]
                     ax.plot(bs, ym, marker="s", linestyle=":", label=f"vs Dense+Mask, {sp:.0%}")
             ax.axhline(1.0, color="black", linewidth=0.8)
             if M == 16384 and what == "step":
                 ax.axhline(5.0, color="red", linestyle="--", linewidth=0.8, label="target vs cuBLAS (90%): 5x")
+            if M == 16384 and what == "infer":
+                ax.axhline(2.0, color="red", linestyle="--", linewidth=0.8, label="target bf16 vs torch bf16 (90%): 2x")
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel("batch")

@@ -161,6 +161,14 @@ class Matrix {
   void set_two_four_hint(TwoFourHint h) { two_four_hint_ = h; }
   TwoFourHint two_four_hint() const { return two_four_hint_; }
 
+  // The precision hint (SNK_PRECISION_HINT in the C API): products of this matrix, as the sparse operand, with a full
+  // one under PLUS_TIMES on FP32 may round its values and the full operand's to FP16 or BF16 and sum the products in
+  // FP32, halving the bytes they read. Backends that cannot, and products it does not fit, ignore it; the 2:4 hint,
+  // where it applies, comes first. It belongs to the object, as the 2:4 hint does.
+  enum class PrecisionHint : std::uint8_t { FP32, FP16, BF16 };
+  void set_precision_hint(PrecisionHint h) { precision_hint_ = h; }
+  PrecisionHint precision_hint() const { return precision_hint_; }
+
   // Converts a hyper CSR to plain CSR and back as the size rule says (after in-place edits).
   void normalize_format();
 
@@ -183,6 +191,7 @@ class Matrix {
   mutable bool host_valid_ = true;
   mutable bool device_valid_ = false;
   TwoFourHint two_four_hint_ = TwoFourHint::Off;
+  PrecisionHint precision_hint_ = PrecisionHint::FP32;
 };
 
 // A sparse vector of size n: internally a 1 x n Matrix (row 0 holds the entries).

@@ -188,6 +188,7 @@ std::string field_name(GrB_Field f) {
     case GrB_OUTP_TYPE_STRING: return "GrB_OUTP_TYPE_STRING";
     case GrB_SIZE: return "GrB_SIZE";
     case SNK_TWO_FOUR_HINT: return "SNK_TWO_FOUR_HINT";
+    case SNK_PRECISION_HINT: return "SNK_PRECISION_HINT";
   }
   return "field " + std::to_string(static_cast<int>(f));
 }
@@ -474,10 +475,14 @@ void write_collection(H h, Kind k, GrB_Field f, const Input& in) {
   }
   no_field(k, f);
 }
-// SNK_TWO_FOUR_HINT, a matrix's own field.
+// SNK_TWO_FOUR_HINT and SNK_PRECISION_HINT, a matrix's own fields.
 GrB_Info read(GrB_Matrix h, GrB_Field f, FieldValue& v) {
   if (f == SNK_TWO_FOUR_HINT) {
     v = int32_value(static_cast<std::int32_t>(h->matrix->two_four_hint()));
+    return GrB_SUCCESS;
+  }
+  if (f == SNK_PRECISION_HINT) {
+    v = int32_value(static_cast<std::int32_t>(h->matrix->precision_hint()));
     return GrB_SUCCESS;
   }
   return read_collection(h, Kind::Matrix, f, v);
@@ -491,6 +496,14 @@ void write(GrB_Matrix h, GrB_Field f, const Input& in) {
       throw Error(Info::InvalidValue, "SNK_TWO_FOUR_HINT must be SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_FP16 or "
                                       "SNK_TWO_FOUR_BF16 (0 to 2), not " + std::to_string(t));
     h->matrix->set_two_four_hint(static_cast<snk::Matrix::TwoFourHint>(t));
+    return;
+  }
+  if (f == SNK_PRECISION_HINT) {
+    const std::int32_t t = in.int32(f);
+    if (t != SNK_PRECISION_FP32 && t != SNK_PRECISION_FP16 && t != SNK_PRECISION_BF16)
+      throw Error(Info::InvalidValue, "SNK_PRECISION_HINT must be SNK_PRECISION_FP32, SNK_PRECISION_FP16 or "
+                                      "SNK_PRECISION_BF16 (0 to 2), not " + std::to_string(t));
+    h->matrix->set_precision_hint(static_cast<snk::Matrix::PrecisionHint>(t));
     return;
   }
   write_collection(h, Kind::Matrix, f, in);

@@ -82,7 +82,8 @@ Matrix::Matrix(const Type* type, Index nrows, Index ncols) : type_(type), nrows_
 
 Matrix::Matrix(const Matrix& other)
     : type_(other.type_), nrows_(other.nrows_), ncols_(other.ncols_), is_vector_(other.is_vector_),
-      two_four_hint_(other.two_four_hint_) {
+      two_four_hint_(other.two_four_hint_),
+      precision_hint_(other.precision_hint_) {
   if (!other.host_valid_ && other.pending_i_.empty()) {
     if (std::unique_ptr<DeviceCopy> copy = other.device_->clone()) {   // the duplicate stays on the device
       device_ = std::move(copy);
@@ -109,7 +110,8 @@ Matrix::Matrix(Matrix&& other) noexcept
       bitmap_(std::move(other.bitmap_)), casts_(std::move(other.casts_)), device_(std::move(other.device_)),
       host_valid_(other.host_valid_),
       device_valid_(other.device_valid_),
-      two_four_hint_(other.two_four_hint_) {
+      two_four_hint_(other.two_four_hint_),
+      precision_hint_(other.precision_hint_) {
   other.nrows_ = other.ncols_ = 0;
   other.csr_ = CsrStorage();
   other.pending_i_.clear();

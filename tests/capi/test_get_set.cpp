@@ -608,6 +608,31 @@ TEST_F(GetSet, TwoFourHintOfAMatrix) {
   ASSERT_EQ(GrB_set(A, SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_HINT), GrB_SUCCESS);
 }
 
+TEST_F(GetSet, PrecisionHintOfAMatrix) {
+  // SNK_PRECISION_HINT: FP32 by default, each value reads back, a dup takes it, a value outside 0-2 is refused and
+  // leaves the hint as it was, and vectors have no such field.
+  EXPECT_EQ(get_int(A, SNK_PRECISION_HINT), SNK_PRECISION_FP32);
+  for (int32_t v : {SNK_PRECISION_FP16, SNK_PRECISION_BF16, SNK_PRECISION_FP32, SNK_PRECISION_BF16}) {
+    ASSERT_EQ(GrB_set(A, v, SNK_PRECISION_HINT), GrB_SUCCESS);
+    EXPECT_EQ(get_int(A, SNK_PRECISION_HINT), v);
+  }
+  EXPECT_EQ(get_int(A, SNK_TWO_FOUR_HINT), SNK_TWO_FOUR_OFF) << "the two hints are separate";
+  GrB_Matrix D = nullptr;
+  ASSERT_EQ(GrB_Matrix_dup(&D, A), GrB_SUCCESS);
+  EXPECT_EQ(get_int(D, SNK_PRECISION_HINT), SNK_PRECISION_BF16);
+  GrB_free(&D);
+  EXPECT_EQ(GrB_set(A, 3, SNK_PRECISION_HINT), GrB_INVALID_VALUE);
+  const char* msg = nullptr;
+  ASSERT_EQ(GrB_error(&msg, A), GrB_SUCCESS);
+  EXPECT_NE(std::string(msg).find("SNK_PRECISION_HINT"), std::string::npos) << msg;
+  EXPECT_EQ(get_int(A, SNK_PRECISION_HINT), SNK_PRECISION_BF16);
+  GrB_Vector u = nullptr;
+  ASSERT_EQ(GrB_Vector_new(&u, GrB_FP32, 4), GrB_SUCCESS);
+  EXPECT_EQ(GrB_set(u, SNK_PRECISION_BF16, SNK_PRECISION_HINT), GrB_INVALID_VALUE);
+  GrB_free(&u);
+  ASSERT_EQ(GrB_set(A, SNK_PRECISION_FP32, SNK_PRECISION_HINT), GrB_SUCCESS);
+}
+
 TEST_F(GetSet, CollectionScalarValues) {
   // A GrB_Scalar value: empty (EMPTY_OBJECT), of a type that does not take an int32_t (DOMAIN_MISMATCH).
   EXPECT_FIELD_ERROR(GrB_EMPTY_OBJECT, A, GrB_set(A, empty, GrB_STORAGE_ORIENTATION_HINT));

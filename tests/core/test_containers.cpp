@@ -533,6 +533,28 @@ TEST(ContainersMethods, TheTwoFourHintBelongsToTheObject) {
   EXPECT_EQ(content(D), (Oracle{{{0, 0}, 1.5}}));
 }
 
+TEST(ContainersMethods, ThePrecisionHintBelongsToTheObject) {
+  // As the 2:4 hint: a copy takes it, a move carries it; assignments and take() keep the destination's.
+  using Hint = Matrix::PrecisionHint;
+  Matrix A(&types::FP32, 4, 8);
+  EXPECT_EQ(A.precision_hint(), Hint::FP32);
+  A.set_precision_hint(Hint::BF16);
+  const float x = 1.5f;
+  A.set_element(1, 2, &x, &types::FP32);
+  Matrix B(A);
+  EXPECT_EQ(B.precision_hint(), Hint::BF16);
+  Matrix C(&types::FP32, 4, 8);
+  C.set_precision_hint(Hint::FP16);
+  C = A;
+  EXPECT_EQ(C.precision_hint(), Hint::FP16);
+  Matrix D(std::move(B));
+  EXPECT_EQ(D.precision_hint(), Hint::BF16);
+  Matrix T(&types::FP32, 4, 8);
+  D.take(std::move(T));
+  EXPECT_EQ(D.precision_hint(), Hint::BF16);
+  EXPECT_EQ(A.two_four_hint(), Matrix::TwoFourHint::Off);
+}
+
 TEST(ContainersMethods, BitmapCooRowsRowRange) {
   Matrix A(&types::Int16, 3, 4);
   const Index I[] = {0, 0, 2, 2}, J[] = {1, 3, 0, 2};

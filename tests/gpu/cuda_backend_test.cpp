@@ -527,6 +527,59 @@ TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
   EXPECT_FALSE(described_as(E, "2:4"));
 }
 
+// A copy of the FP32 matrix A with each value rounded to BF16 (nearest even), still FP32.
+Matrix rounded_to_bf16(const Matrix& A) {
+  const Index n = A.nvals();
+  std::vector<Index> I(n), J(n);
+  std::vector<float> X(n);
+  A.extract_tuples(I.data(), J.data(), X.data(), &snk::types::FP32);
+  for (float& x : X) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &x, sizeof bits);
+    bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+    std::memcpy(&x, &bits, sizeof bits);
+  }
+  Matrix R(&snk::types::FP32, A.nrows(), A.ncols());
+  R.build(I.data(), J.data(), X.data(), &snk::types::FP32, n, nullptr);
+  return R;
+}
+
+TEST(CudaBackend, PrecisionHintRoundsBothOperandsToBf16) {
+  // With W's precision hint at BF16, W X, X W^T and X W (a layer's forward and dX) equal the FP32 products of the
+  // operands rounded to BF16 (the products of two BF16 values are exact in FP32; only the order of the sums differs),
+  // which differ from the unrounded ones by far more than the tolerance; over batches that take different kernels.
+  // Without the hint, or under another semiring, the product is FP32's.
+  REQUIRE_CUDA();
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  Matrix W = random_matrix(&snk::types::FP32, 300, 200, 0.08, false);
+  W.set_precision_hint(Matrix::PrecisionHint::BF16);
+  const Matrix Wr = rounded_to_bf16(W);
+  snk::Descriptor tb;
+  tb.transpose_second = true;
+  for (Index batch : {1, 5, 8, 32, 130}) {
+    const std::string b = " batch " + std::to_string(batch);
+    const Matrix X = full(&snk::types::FP32, 200, batch), Xt = full(&snk::types::FP32, batch, 200),
+                 Y = full(&snk::types::FP32, batch, 300);
+    const std::uint64_t before = mxm_fallbacks();
+    expect_same(mxm_on("cuda", pt, W, X), mxm_on("reference", pt, Wr, rounded_to_bf16(X)), "W X" + b);
+    expect_same(mxm_on("cuda", pt, Xt, W, tb), mxm_on("reference", pt, rounded_to_bf16(Xt), Wr, tb), "X W^T" + b);
+    expect_same(mxm_on("cuda", pt, Y, W), mxm_on("reference", pt, rounded_to_bf16(Y), Wr), "X W" + b);
+    EXPECT_EQ(mxm_fallbacks(), before) << "the cuda backend declined" << b;
+  }
+  const Matrix X = full(&snk::types::FP32, 200, 8);
+  const Matrix unrounded = mxm_on("reference", pt, W, X), rounded = mxm_on("reference", pt, Wr, rounded_to_bf16(X));
+  std::vector<double> u(unrounded.nvals()), r(rounded.nvals());
+  unrounded.extract_tuples(nullptr, nullptr, u.data(), &snk::types::FP64);
+  rounded.extract_tuples(nullptr, nullptr, r.data(), &snk::types::FP64);
+  int apart = 0;
+  for (std::size_t k = 0; k < u.size(); ++k) apart += !close(u[k], r[k], TypeCode::FP32);
+  EXPECT_GT(apart, static_cast<int>(u.size()) / 2) << "rounding to BF16 must show in most entries";
+  Matrix V = W;   // a copy takes the hint; set back to FP32 it computes in FP32
+  V.set_precision_hint(Matrix::PrecisionHint::FP32);
+  check_mxm(pt, V, X, "hint FP32");
+  check_mxm(*snk::builtin_semiring(Op::Min, Op::Plus, TypeCode::FP32), W, X, "MIN_PLUS, hint BF16");
+}
+
 bool values_bound(const Matrix& A) {
   return A.device_copy() != nullptr && A.device_copy()->describe().find("values bound") != std::string::npos;
 }

@@ -170,6 +170,14 @@ class MatrixOnDevice final : public DeviceCopy {
     bool refused = false;
   };
   TwoFourForm& two_four_form() { return two_four_; }
+  // The matrix's values rounded to 16 bits (products whose sparse operand carries the precision hint), in the order of
+  // its values, made at the first such product and kept while this copy lives; `hint` is the type they were made in
+  // (FP32 while none is made).
+  struct HalfValues {
+    DeviceBuffer values;
+    Matrix::PrecisionHint hint = Matrix::PrecisionHint::FP32;
+  };
+  HalfValues& half_values() { return half_; }
 
   // A number no other copy in the process carries (the owner of a plan's bound values).
   std::uint64_t id() const { return id_; }
@@ -221,6 +229,7 @@ class MatrixOnDevice final : public DeviceCopy {
   static std::uint64_t next_id();
   std::unique_ptr<Matrix> transpose_;
   TwoFourForm two_four_;
+  HalfValues half_;
 };
 
 }  // namespace snk::cuda

@@ -20,6 +20,11 @@
 // Declined: ta (the core retries with a transposed copy), a B with missing entries, types and semirings
 // the library has no kernels for, and a pattern whose columns or entries exceed 32-bit indices.
 //
+// A sparse operand with the precision hint (SNK_PRECISION_HINT: FP16 or BF16) under PLUS_TIMES on FP32 runs the same
+// products on 16-bit values: its values rounded once per device copy (half_values_of), the full operand rounded per
+// call, the SpMM summing in FP32 and writing 16-bit sums, which are widened into T (HalfOperands). Such products do
+// not bind values to the plan.
+//
 // A sparse operand with the 2:4 hint (SNK_TWO_FOUR_HINT) under PLUS_TIMES on FP32 runs on the sparse tensor cores
 // instead where it is 2:4 (two_four_form_of, two_four_run below): W B' here, X W^T in mxm_full_times_sparse (W^T X is
 // not 2:4 along its rows, so it stays on the SpMM family); otherwise as above.
@@ -150,6 +155,59 @@ void two_four_run(const MatrixOnDevice::TwoFourForm& form, Index rows, Index K, 
   throw_on_cuda_error(cudaStreamSynchronize(stream), "2:4 product");
 }
 
+// A product on 16-bit values is asked for: W's precision hint is set and the semiring is PLUS_TIMES on FP32.
+bool half_asked(const Matrix& W, const SpmmSemiring& semiring) {
+  return W.precision_hint() != Matrix::PrecisionHint::FP32 && semiring.id.is_plus_times() &&
+         semiring.type == ValueType::FP32;
+}
+
+TwoFourType half_rounding(Matrix::PrecisionHint hint) {
+  return hint == Matrix::PrecisionHint::FP16 ? TwoFourType::FP16 : TwoFourType::BF16;
+}
+
+// W's values rounded to its precision hint's type, in the order of its device values: made at the first product that
+// asks and kept with W's device copy (a change of W drops the copy, and them with it).
+const void* half_values_of(const Matrix& W, MatrixOnDevice& w, cudaStream_t stream) {
+  MatrixOnDevice::HalfValues& h = w.half_values();
+  const Matrix::PrecisionHint hint = W.precision_hint();
+  if (h.hint != hint) {
+    const Index n = W.nvals();
+    DeviceBuffer values(static_cast<std::size_t>(std::max<Index>(n, 1) * sizeof(std::uint16_t)));
+    throw_on_cuda_error(round_to_half(static_cast<const float*>(w.values()), static_cast<std::int64_t>(n), 1, 1,
+                                      static_cast<std::int64_t>(n), half_rounding(hint),
+                                      static_cast<std::uint16_t*>(values.get()), stream),
+                        "values rounded to 16 bits");
+    h.values = std::move(values);
+    h.hint = hint;
+  }
+  return h.values.get();
+}
+
+// The dense operand and the result of one product on 16-bit values: X's `x_count` values rounded, and room for the
+// result's `y_count` 16-bit sums, which finish() widens into the FP32 result `y`.
+struct HalfOperands {
+  TwoFourType type;
+  DeviceBuffer x, y;
+  HalfOperands(Matrix::PrecisionHint hint, const void* x_fp32, Index x_count, Index y_count, cudaStream_t stream)
+      : type(half_rounding(hint)),
+        x(static_cast<std::size_t>(x_count * sizeof(std::uint16_t))),
+        y(static_cast<std::size_t>(y_count * sizeof(std::uint16_t))) {
+    throw_on_cuda_error(round_to_half(static_cast<const float*>(x_fp32), static_cast<std::int64_t>(x_count), 1, 1,
+                                      static_cast<std::int64_t>(x_count), type, static_cast<std::uint16_t*>(x.get()),
+                                      stream),
+                        "operand rounded to 16 bits");
+  }
+  void finish(void* y_fp32, Index y_count, cudaStream_t stream) const {
+    throw_on_cuda_error(widen_half(static_cast<const std::uint16_t*>(y.get()), static_cast<std::int64_t>(y_count), type,
+                                   static_cast<float*>(y_fp32), stream),
+                        "16-bit sums widened");
+  }
+};
+
+ValueType half_value_type(Matrix::PrecisionHint hint) {
+  return hint == Matrix::PrecisionHint::FP16 ? ValueType::FP16 : ValueType::BF16;
+}
+
 // A product on the sparse tensor cores is asked for: W's hint is set and the semiring is PLUS_TIMES on FP32.
 bool two_four_asked(const Matrix& W, const SpmmSemiring& semiring) {
   return W.two_four_hint() != Matrix::TwoFourHint::Off && semiring.id.is_plus_times() &&
@@ -208,15 +266,25 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   args.y.ld = static_cast<std::int64_t>(N);
   auto* b_values = static_cast<unsigned char*>(const_cast<void*>(b.values()));
   auto* y_values = static_cast<unsigned char*>(t_values.get());
+  std::size_t elem = value_bytes;   // of the operands the SpMM reads and writes
+  std::optional<HalfOperands> half;
+  if (half_asked(A, *semiring)) {
+    half.emplace(A.precision_hint(), b.values(), K * N, rows * N, stream);
+    args.type = half_value_type(A.precision_hint());
+    args.values = half_values_of(A, a, stream);
+    b_values = static_cast<unsigned char*>(half->x.get());
+    y_values = static_cast<unsigned char*>(half->y.get());
+    elem = sizeof(std::uint16_t);
+  }
   Plan& plan = *pattern->plan;
   const auto started = std::chrono::steady_clock::now();
   bool binding_would_serve = false;   // some call of this product ran unbound where bound values would serve
-  const BindPolicy policy = snk::bind_policy();   // the user's setting (snack/backend.hpp); Auto: the rule above
+  const BindPolicy policy = half ? BindPolicy::Never : snk::bind_policy();   // Auto: the rule above
   for (Index c0 = 0; c0 < N; c0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, N - c0));
     // Column c0 of B': B'(0, c0) is B(0, c0) (row-major, ld N) or B(c0, 0) (tb: column-major, ld K).
-    args.x.data = b_values + (tb ? c0 * K : c0) * value_bytes;
-    args.y.data = y_values + c0 * value_bytes;
+    args.x.data = b_values + (tb ? c0 * K : c0) * elem;
+    args.y.data = y_values + c0 * elem;
     // A's values serve every product until A changes (the copy goes with them), so where this call's kernel
     // would read a bound order they are bound to the plan once the products have paid for it (the rule above); a
     // bind that fails (device memory) leaves this call and the later ones on the per-call path.
@@ -234,13 +302,14 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
       }
       if (!bound_here()) binding_would_serve = true;
     }
-    args.values_bound = bound_here();
+    args.values_bound = !half && bound_here();
     std::string why;
     const Status st = spmm(plan, args, &why);
     if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
     if (st != Status::Success)
       throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
   }
+  if (half) half->finish(t_values.get(), rows * N, stream);
 
   // T stays on the device: the next product reads it there, and the host form is made when the host reads it. An
   // unbound product that bound values would serve is timed (the binding rule counts its seconds); the others are
@@ -298,16 +367,27 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   args.y.ld = static_cast<std::int64_t>(M);
   const auto* a_values = static_cast<const unsigned char*>(x.values());
   auto* y_values = static_cast<unsigned char*>(t_values.get());
+  std::size_t elem = value_bytes;   // of the operands the SpMM reads and writes
+  std::optional<HalfOperands> half;
+  if (!form && half_asked(B, *semiring)) {
+    half.emplace(B.precision_hint(), x.values(), batch * K, batch * M, stream);
+    args.type = half_value_type(B.precision_hint());
+    args.values = half_values_of(B, w, stream);
+    a_values = static_cast<const unsigned char*>(half->x.get());
+    y_values = static_cast<unsigned char*>(half->y.get());
+    elem = sizeof(std::uint16_t);
+  }
   for (Index r0 = 0; r0 < batch && !form; r0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, batch - r0));
-    args.x.data = const_cast<unsigned char*>(a_values + r0 * K * value_bytes);
-    args.y.data = y_values + r0 * M * value_bytes;
+    args.x.data = const_cast<unsigned char*>(a_values + r0 * K * elem);
+    args.y.data = y_values + r0 * M * elem;
     std::string why;
     const Status st = spmm(*plan, args, &why);
     if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
     if (st != Status::Success)
       throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
   }
+  if (half) half->finish(t_values.get(), batch * M, stream);
   // Every row of T is full: its rows 0 .. batch-1, listed on the device for the result's CSR form.
   std::vector<Index> rows(batch);
   for (Index r = 0; r < batch; ++r) rows[r] = r;

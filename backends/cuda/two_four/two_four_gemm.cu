@@ -407,6 +407,16 @@ __global__ void round_kernel(const float* src, long long k, long long n, long lo
   }
 }
 
+template <TwoFourType T>
+__global__ void widen_kernel(const std::uint16_t* src, long long n, float* dst) {
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const std::uint16_t h = src[e];
+    dst[e] = T == TwoFourType::BF16 ? __uint_as_float(static_cast<std::uint32_t>(h) << 16)
+                                    : __half2float(__ushort_as_half(h));
+  }
+}
+
 int grid_for(long long n) { return static_cast<int>(std::max(1LL, std::min((n + 255) / 256, 16LL * sm_count()))); }
 
 }  // namespace
@@ -427,6 +437,13 @@ cudaError_t round_to_half(const float* src, std::int64_t k, std::int64_t n, std:
   if (k * n == 0) return cudaSuccess;
   auto kernel = type == TwoFourType::FP16 ? round_kernel<TwoFourType::FP16> : round_kernel<TwoFourType::BF16>;
   kernel<<<grid_for(k * n), 256, 0, stream>>>(src, k, n, sr, sc, dst);
+  return cudaGetLastError();
+}
+
+cudaError_t widen_half(const std::uint16_t* src, std::int64_t n, TwoFourType type, float* dst, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  auto kernel = type == TwoFourType::FP16 ? widen_kernel<TwoFourType::FP16> : widen_kernel<TwoFourType::BF16>;
+  kernel<<<grid_for(n), 256, 0, stream>>>(src, n, dst);
   return cudaGetLastError();
 }
 

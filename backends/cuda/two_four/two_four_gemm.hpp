@@ -73,5 +73,7 @@ cudaError_t two_four_from_csr(const std::uint64_t* rows, std::int64_t nrows, std
 // dst, k x n column-major (dst[c * k + r]), = src(r, c) = src[r * sr + c * sc] rounded to `type` (nearest even).
 cudaError_t round_to_half(const float* src, std::int64_t k, std::int64_t n, std::int64_t sr, std::int64_t sc,
                           TwoFourType type, std::uint16_t* dst, cudaStream_t stream);
+// dst[e] = src[e] widened to FP32 (exact), e < n.
+cudaError_t widen_half(const std::uint16_t* src, std::int64_t n, TwoFourType type, float* dst, cudaStream_t stream);
 
 }  // namespace snk::cuda
