@@ -527,6 +527,19 @@ TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
   EXPECT_FALSE(described_as(E, "2:4"));
 }
 
+// A's pattern with values drawn uniformly from (-1, 1) in FP32 (draw()'s quarters are exact in BF16).
+Matrix with_uneven_values(const Matrix& A) {
+  const Index n = A.nvals();
+  std::vector<Index> I(n), J(n);
+  A.extract_tuples(I.data(), J.data(), nullptr, nullptr);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> X(n);
+  for (float& x : X) x = u(rng());
+  Matrix R(&snk::types::FP32, A.nrows(), A.ncols());
+  R.build(I.data(), J.data(), X.data(), &snk::types::FP32, n, nullptr);
+  return R;
+}
+
 // A copy of the FP32 matrix A with each value rounded to BF16 (nearest even), still FP32.
 Matrix rounded_to_bf16(const Matrix& A) {
   const Index n = A.nvals();
@@ -551,22 +564,23 @@ TEST(CudaBackend, PrecisionHintRoundsBothOperandsToBf16) {
   // Without the hint, or under another semiring, the product is FP32's.
   REQUIRE_CUDA();
   const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
-  Matrix W = random_matrix(&snk::types::FP32, 300, 200, 0.08, false);
+  Matrix W = with_uneven_values(random_matrix(&snk::types::FP32, 300, 200, 0.08, false));
   W.set_precision_hint(Matrix::PrecisionHint::BF16);
   const Matrix Wr = rounded_to_bf16(W);
   snk::Descriptor tb;
   tb.transpose_second = true;
   for (Index batch : {1, 5, 8, 32, 130}) {
     const std::string b = " batch " + std::to_string(batch);
-    const Matrix X = full(&snk::types::FP32, 200, batch), Xt = full(&snk::types::FP32, batch, 200),
-                 Y = full(&snk::types::FP32, batch, 300);
+    const Matrix X = with_uneven_values(full(&snk::types::FP32, 200, batch)),
+                 Xt = with_uneven_values(full(&snk::types::FP32, batch, 200)),
+                 Y = with_uneven_values(full(&snk::types::FP32, batch, 300));
     const std::uint64_t before = mxm_fallbacks();
     expect_same(mxm_on("cuda", pt, W, X), mxm_on("reference", pt, Wr, rounded_to_bf16(X)), "W X" + b);
     expect_same(mxm_on("cuda", pt, Xt, W, tb), mxm_on("reference", pt, rounded_to_bf16(Xt), Wr, tb), "X W^T" + b);
     expect_same(mxm_on("cuda", pt, Y, W), mxm_on("reference", pt, rounded_to_bf16(Y), Wr), "X W" + b);
     EXPECT_EQ(mxm_fallbacks(), before) << "the cuda backend declined" << b;
   }
-  const Matrix X = full(&snk::types::FP32, 200, 8);
+  const Matrix X = with_uneven_values(full(&snk::types::FP32, 200, 8));
   const Matrix unrounded = mxm_on("reference", pt, W, X), rounded = mxm_on("reference", pt, Wr, rounded_to_bf16(X));
   std::vector<double> u(unrounded.nvals()), r(rounded.nvals());
   unrounded.extract_tuples(nullptr, nullptr, u.data(), &snk::types::FP64);
