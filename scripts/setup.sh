@@ -2,7 +2,8 @@
 # scripts/setup.sh: installs everything the project needs on a fresh Debian machine, once.
 #
 # Debian packages (SuiteSparse:GraphBLAS 7.4, GoogleTest, Google Benchmark, Open MPI, zlib, ninja,
-# matplotlib for the benchmark charts, Fashion-MNIST for training the sparse layers) come from the
+# matplotlib for the benchmark charts, Fashion-MNIST for training the sparse layers, PyTorch and pytest for the
+# Python package's tests) come from the
 # machine's own apt configuration. Kokkos: when find_package(Kokkos) would find no Kokkos with a
 # parallel host backend, Kokkos 3.4.1 is built with
 # OpenMP + Serial from the `packages/kokkos` folder of Debian's `trilinos` source package into a cache
@@ -26,7 +27,7 @@ log() { printf '[setup] %s\n' "$*"; }
 # ---- Debian packages -------------------------------------------------------------------------------
 PKGS=(build-essential cmake ninja-build pkg-config libgraphblas-dev libgtest-dev libgmock-dev
       libbenchmark-dev libopenmpi-dev openmpi-bin zlib1g-dev python3-matplotlib python3-numpy
-      clang libclang-rt-14-dev dpkg-dev xz-utils dataset-fashion-mnist)
+      clang libclang-rt-14-dev dpkg-dev xz-utils dataset-fashion-mnist python3-torch python3-pytest)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

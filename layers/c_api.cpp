@@ -1,0 +1,292 @@
+// layers/c_api.cpp: the C interface of c_api.h over SparseLinear and prune_and_regrow. Each call copies the caller's
+// values into the layer's matrices (the pattern stays the layer's), runs the layer, and copies the results out as
+// dense arrays; errors become GrB_Info codes with the message kept per thread.
+#include "c_api.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dst.hpp"
+#include "snack/snack.hpp"
+#include "sparse_linear.hpp"
+
+struct snk_layer {
+  std::unique_ptr<snk::layers::SparseLinear> linear;
+};
+
+namespace {
+
+using snk::Error;
+using snk::Index;
+using snk::Info;
+using snk::Matrix;
+
+thread_local std::string last_error;
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    f();
+    return 0;
+  } catch (const Error& e) {
+    last_error = e.what();
+    return static_cast<int>(e.info());
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+    return static_cast<int>(Info::OutOfMemory);
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return static_cast<int>(Info::Panic);
+  }
+}
+
+void need(const void* p, const char* what) {
+  if (p == nullptr) throw Error(Info::NullPointer, std::string("snk_layer: ") + what + " is null");
+}
+
+snk::layers::SparseLinear& linear_of(const snk_layer* layer) {
+  need(layer, "the layer");
+  return *layer->linear;
+}
+
+std::size_t value_size(const snk::layers::SparseLinear& l) { return l.type()->size; }
+
+// Copies the caller's values into the layer's W: the pattern is the layer's, so only the values change.
+void put_weights(snk::layers::SparseLinear& l, const void* w) {
+  need(w, "the weight values");
+  snk::CsrStorage& s = l.weight().csr_mutable();
+  if (!s.x.empty()) std::memcpy(s.x.data(), w, s.x.size());
+}
+
+// The same for the bias (every entry present), where the layer has one.
+void put_bias(snk::layers::SparseLinear& l, const void* b) {
+  if (!l.has_bias()) return;
+  need(b, "the bias values");
+  snk::CsrStorage& s = l.bias().as_matrix().csr_mutable();
+  if (s.nvals() != l.out_features()) throw Error(Info::InvalidObject, "snk_layer: the bias does not hold every entry");
+  std::memcpy(s.x.data(), b, s.x.size());
+}
+
+// A full rows x cols matrix of the layer's type from a row-major array.
+Matrix dense_matrix(const snk::Type* type, Index rows, Index cols, const void* data) {
+  if (rows < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch");
+  snk::CsrStorage s;
+  s.p.resize(static_cast<std::size_t>(rows) + 1);
+  s.j.resize(static_cast<std::size_t>(rows * cols));
+  for (Index r = 0; r <= rows; ++r) s.p[static_cast<std::size_t>(r)] = r * cols;
+  for (Index r = 0; r < rows; ++r)
+    for (Index c = 0; c < cols; ++c) s.j[static_cast<std::size_t>(r * cols + c)] = c;
+  s.x.resize(static_cast<std::size_t>(rows * cols) * type->size);
+  if (!s.x.empty()) std::memcpy(s.x.data(), data, s.x.size());
+  Matrix M(type, rows, cols);
+  M.adopt(std::move(s));
+  return M;
+}
+
+// M's values into a zeroed row-major array (absent entries are zeros).
+void dense_out(const Matrix& M, void* out) {
+  const std::size_t elem = M.type()->size;
+  const snk::CsrStorage& s = M.csr();
+  std::memset(out, 0, static_cast<std::size_t>(M.nrows() * M.ncols()) * elem);
+  auto* o = static_cast<unsigned char*>(out);
+  for (Index k = 0; k < s.nslots(); ++k) {
+    const Index r = s.hyper ? s.h[static_cast<std::size_t>(k)] : k;
+    for (Index e = s.p[static_cast<std::size_t>(k)]; e < s.p[static_cast<std::size_t>(k) + 1]; ++e)
+      std::memcpy(o + static_cast<std::size_t>(r * M.ncols() + s.j[static_cast<std::size_t>(e)]) * elem,
+                  s.x.data() + static_cast<std::size_t>(e) * elem, elem);
+  }
+}
+
+// The (row, column) of each non-zero of M, row by row.
+std::vector<std::pair<Index, Index>> positions(const Matrix& M) {
+  const snk::CsrStorage& s = M.csr();
+  std::vector<std::pair<Index, Index>> at;
+  at.reserve(static_cast<std::size_t>(s.nvals()));
+  for (Index k = 0; k < s.nslots(); ++k) {
+    const Index r = s.hyper ? s.h[static_cast<std::size_t>(k)] : k;
+    for (Index e = s.p[static_cast<std::size_t>(k)]; e < s.p[static_cast<std::size_t>(k) + 1]; ++e)
+      at.emplace_back(r, s.j[static_cast<std::size_t>(e)]);
+  }
+  return at;
+}
+
+// For each position of `to` (both lists sorted), its index in `from`, or -1.
+std::vector<std::int64_t> index_in(const std::vector<std::pair<Index, Index>>& from,
+                                   const std::vector<std::pair<Index, Index>>& to) {
+  std::vector<std::int64_t> idx(to.size(), -1);
+  std::size_t a = 0;
+  for (std::size_t k = 0; k < to.size(); ++k) {
+    while (a < from.size() && from[a] < to[k]) ++a;
+    if (a < from.size() && from[a] == to[k]) idx[k] = static_cast<std::int64_t>(a);
+  }
+  return idx;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* snk_layer_error(void) { return last_error.c_str(); }
+
+int snk_layer_backend(const char* name) {
+  return guarded([&] {
+    need(name, "the backend name");
+    snk::set_thread_backend(name);
+  });
+}
+
+int snk_layer_new(snk_layer** layer, int64_t in_features, int64_t out_features, double density, uint64_t seed, int bias,
+                  int type) {
+  return guarded([&] {
+    need(layer, "the layer's address");
+    if (type != SNK_LAYER_FP32 && type != SNK_LAYER_FP64)
+      throw Error(Info::InvalidValue, "snk_layer_new: the type must be SNK_LAYER_FP32 or SNK_LAYER_FP64, not " +
+                                          std::to_string(type));
+    auto made = std::make_unique<snk_layer>();
+    const snk::Type* t = type == SNK_LAYER_FP32 ? &snk::types::FP32 : &snk::types::FP64;
+    made->linear = std::make_unique<snk::layers::SparseLinear>(in_features, out_features, density, seed, bias != 0, t);
+    *layer = made.release();
+  });
+}
+
+void snk_layer_free(snk_layer* layer) { delete layer; }
+
+int64_t snk_layer_nnz(const snk_layer* layer) { return layer == nullptr ? 0 : layer->linear->weight().nvals(); }
+
+int snk_layer_pattern(const snk_layer* layer, int64_t* rows, int64_t* cols) {
+  return guarded([&] {
+    const auto at = positions(linear_of(layer).weight());
+    if (!at.empty()) {
+      need(rows, "rows");
+      need(cols, "cols");
+    }
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      rows[k] = at[k].first;
+      cols[k] = at[k].second;
+    }
+  });
+}
+
+int snk_layer_set_pattern(snk_layer* layer, int64_t nnz, const int64_t* rows, const int64_t* cols) {
+  return guarded([&] {
+    snk::layers::SparseLinear& l = linear_of(layer);
+    if (nnz < 0) throw Error(Info::InvalidValue, "snk_layer_set_pattern: a negative count");
+    if (nnz > 0) {
+      need(rows, "rows");
+      need(cols, "cols");
+    }
+    for (int64_t k = 0; k < nnz; ++k) {
+      if (rows[k] < 0 || rows[k] >= l.out_features() || cols[k] < 0 || cols[k] >= l.in_features())
+        throw Error(Info::InvalidIndex, "snk_layer_set_pattern: position " + std::to_string(k) + " (" +
+                                            std::to_string(rows[k]) + ", " + std::to_string(cols[k]) +
+                                            ") lies outside the " + std::to_string(l.out_features()) + " x " +
+                                            std::to_string(l.in_features()) + " weights");
+      if (k > 0 && (rows[k] < rows[k - 1] || (rows[k] == rows[k - 1] && cols[k] <= cols[k - 1])))
+        throw Error(Info::InvalidValue, "snk_layer_set_pattern: position " + std::to_string(k) +
+                                            " does not follow the one before it (row by row, columns increasing, "
+                                            "no repeats)");
+    }
+    std::vector<Index> I(rows, rows + nnz), J(cols, cols + nnz);
+    const std::vector<double> zeros(static_cast<std::size_t>(nnz), 0.0);
+    Matrix W(l.type(), l.out_features(), l.in_features());
+    W.build(I.data(), J.data(), zeros.data(), &snk::types::FP64, static_cast<Index>(nnz), nullptr);
+    l.weight() = std::move(W);
+  });
+}
+
+int snk_layer_erk(int64_t n, const int64_t* in_features, const int64_t* out_features, double density,
+                  double* densities) {
+  return guarded([&] {
+    if (n < 0) throw Error(Info::InvalidValue, "snk_layer_erk: a negative count");
+    if (n == 0) return;
+    need(in_features, "in_features");
+    need(out_features, "out_features");
+    need(densities, "densities");
+    std::vector<std::pair<Index, Index>> shapes;
+    for (int64_t k = 0; k < n; ++k) {
+      if (in_features[k] < 1 || out_features[k] < 1)
+        throw Error(Info::InvalidValue, "snk_layer_erk: layer " + std::to_string(k) + " has no weights");
+      shapes.emplace_back(static_cast<Index>(in_features[k]), static_cast<Index>(out_features[k]));
+    }
+    const std::vector<double> d = snk::layers::erk_densities(shapes, density);
+    std::copy(d.begin(), d.end(), densities);
+  });
+}
+
+int snk_layer_values(const snk_layer* layer, void* w, void* b) {
+  return guarded([&] {
+    const snk::layers::SparseLinear& l = linear_of(layer);
+    const snk::CsrStorage& s = l.weight().csr();
+    if (!s.x.empty()) need(w, "w");
+    if (l.has_bias()) need(b, "b");
+    if (!s.x.empty()) std::memcpy(w, s.x.data(), s.x.size());
+    if (l.has_bias()) dense_out(l.bias().as_matrix(), b);
+  });
+}
+
+int snk_layer_forward(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch, void* y) {
+  return guarded([&] {
+    snk::layers::SparseLinear& l = linear_of(layer);
+    need(x, "x");
+    need(y, "y");
+    put_weights(l, w);
+    put_bias(l, b);
+    const Matrix X = dense_matrix(l.type(), batch, l.in_features(), x);
+    dense_out(l.forward(X), y);
+  });
+}
+
+int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const void* dy, int64_t batch, void* dx,
+                       void* dw, void* db) {
+  return guarded([&] {
+    snk::layers::SparseLinear& l = linear_of(layer);
+    need(x, "x");
+    need(dy, "dy");
+    put_weights(l, w);   // the bias takes no part in the backward pass
+    const Matrix X = dense_matrix(l.type(), batch, l.in_features(), x);
+    const Matrix dY = dense_matrix(l.type(), batch, l.out_features(), dy);
+    const Matrix dX = l.backward(X, dY);
+    // All outputs are computed before any is written, so a failure leaves them as they were.
+    const std::size_t elem = value_size(l);
+    std::vector<unsigned char> dw_values;
+    if (dw != nullptr) {
+      const auto at = positions(l.weight());
+      const auto have = positions(l.weight_grad());
+      const std::vector<std::int64_t> where = index_in(have, at);
+      const snk::CsrStorage& g = l.weight_grad().csr();
+      dw_values.assign(at.size() * elem, 0);
+      for (std::size_t k = 0; k < at.size(); ++k)
+        if (where[k] >= 0) std::memcpy(&dw_values[k * elem], &g.x[static_cast<std::size_t>(where[k]) * elem], elem);
+    }
+    if (dx != nullptr) dense_out(dX, dx);
+    if (dw != nullptr && !dw_values.empty()) std::memcpy(dw, dw_values.data(), dw_values.size());
+    if (db != nullptr && l.has_bias()) dense_out(l.bias_grad().as_matrix(), db);
+  });
+}
+
+int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uint64_t seed, int64_t* old_index,
+                     int64_t* pruned, int64_t* grown) {
+  return guarded([&] {
+    snk::layers::SparseLinear& l = linear_of(layer);
+    need(old_index, "old_index");
+    if (rule != SNK_PRUNE_MAGNITUDE && rule != SNK_PRUNE_VALUE)
+      throw Error(Info::InvalidValue, "snk_layer_rewire: the rule must be SNK_PRUNE_MAGNITUDE or SNK_PRUNE_VALUE, "
+                                      "not " + std::to_string(rule));
+    put_weights(l, w);
+    const auto before = positions(l.weight());
+    const snk::layers::Rewiring r = snk::layers::prune_and_regrow(
+        l, zeta, rule == SNK_PRUNE_MAGNITUDE ? snk::layers::PruneRule::SmallestMagnitude
+                                             : snk::layers::PruneRule::SmallestValue,
+        seed);
+    const std::vector<std::int64_t> idx = index_in(before, positions(l.weight()));
+    std::copy(idx.begin(), idx.end(), old_index);
+    if (pruned != nullptr) *pruned = r.pruned;
+    if (grown != nullptr) *grown = r.grown;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,72 @@
+/* layers/c_api.h: a C interface to the sparse layers (SparseLinear and its rewiring) for callers in other languages;
+ * the Python package `snack` (python/) reaches it through ctypes.
+ *
+ * The layer owns its pattern (which positions of the out x in weight matrix W hold a weight); the caller owns the
+ * values: W's non-zeros in the pattern's order (row by row, columns increasing) and the bias, passed to every call,
+ * so that a PyTorch Parameter (and its optimizer's state) can hold them. Dense operands are row-major host arrays of
+ * the layer's type (FP32 or FP64): X is batch x in, Y and dY are batch x out. Calls run on the thread's backend
+ * (snk_layer_backend). Every call returns a GrB_Info code (0: success); on failure it changes none of its outputs,
+ * and snk_layer_error() gives the message, for the calling thread. */
+#ifndef SNACK_LAYERS_C_API_H
+#define SNACK_LAYERS_C_API_H
+
+#include <stdint.h>
+
+#if defined(SNK_LAYER_C_EXPORTS) && defined(__GNUC__)
+#define SNK_LAYER_API __attribute__((visibility("default")))
+#else
+#define SNK_LAYER_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct snk_layer snk_layer;
+
+enum { SNK_LAYER_FP32 = 0, SNK_LAYER_FP64 = 1 };
+/* Which weights a rewiring prunes: the smallest |w| (SET) or the smallest signed values (SNACK's rule). */
+enum { SNK_PRUNE_MAGNITUDE = 0, SNK_PRUNE_VALUE = 1 };
+
+/* The message of the calling thread's last failed call ("" before any). */
+SNK_LAYER_API const char* snk_layer_error(void);
+/* The thread's backend: "reference", "kokkos" or "cuda" (GrB_INVALID_VALUE for another name). */
+SNK_LAYER_API int snk_layer_backend(const char* name);
+
+/* A layer of in x out features; each neuron gets max(1, round(density * in)) distinct inputs drawn with `seed`. */
+SNK_LAYER_API int snk_layer_new(snk_layer** layer, int64_t in_features, int64_t out_features, double density,
+                                uint64_t seed, int bias, int type);
+SNK_LAYER_API void snk_layer_free(snk_layer* layer);
+/* The non-zero count (0 for a null layer). */
+SNK_LAYER_API int64_t snk_layer_nnz(const snk_layer* layer);
+/* The pattern: rows[k], cols[k] of the k-th non-zero (arrays of nnz). */
+SNK_LAYER_API int snk_layer_pattern(const snk_layer* layer, int64_t* rows, int64_t* cols);
+/* Replaces the pattern by the nnz positions rows[k], cols[k] (row by row, columns increasing, in range, no repeats;
+ * GrB_INVALID_VALUE / GrB_INVALID_INDEX otherwise, and the pattern stays): a saved layer's, on loading it. */
+SNK_LAYER_API int snk_layer_set_pattern(snk_layer* layer, int64_t nnz, const int64_t* rows, const int64_t* cols);
+/* ERK densities (layers/dst.hpp: erk_densities) for n layers of shapes in_features[l] x out_features[l] keeping
+ * `density` of their weights together, into densities[l]. */
+SNK_LAYER_API int snk_layer_erk(int64_t n, const int64_t* in_features, const int64_t* out_features, double density,
+                                double* densities);
+/* The values the layer was made with: w (nnz) and b (out; ignored without a bias). */
+SNK_LAYER_API int snk_layer_values(const snk_layer* layer, void* w, void* b);
+/* y = x W^T + b. */
+SNK_LAYER_API int snk_layer_forward(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch,
+                                    void* y);
+/* From the forward's x and dy: dx = dy W; dw = dY^T x at W's positions (nnz); db = the column sums of dy (out; ignored
+ * without a bias). Any of dx, dw, db may be null (not computed into). */
+SNK_LAYER_API int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const void* dy, int64_t batch,
+                                     void* dx, void* dw, void* db);
+/* One prune-and-regrow step (layers/dst.hpp) from the values w: round(zeta * nnz) weights pruned by `rule`, as many
+ * grown at random free positions (new weights are zero; fewer only where fewer positions are free, so the count stays
+ * nnz unless the layer is nearly dense). old_index, with room for the count before the step: old_index[k], for the
+ * first snk_layer_nnz() entries after it, is the index before the step of the new k-th non-zero, or -1 for a grown
+ * one; pruned and grown (may be null) receive the counts. */
+SNK_LAYER_API int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uint64_t seed,
+                                   int64_t* old_index, int64_t* pruned, int64_t* grown);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

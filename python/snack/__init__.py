@@ -1,0 +1,10 @@
+"""snack: the project's sparse layers for PyTorch users.
+
+snack.nn.SparseLinear replaces torch.nn.Linear and stores only its non-zeros; snack.nn.sparsify swaps a model's
+Linear layers; snack.dst.SET / Snack rewire them during training. The layers run in the project's library
+(libsnack_layers_c.so, found through $SNACK_LAYERS_LIB), on the backend that set_backend chooses.
+"""
+from ._lib import SnackError, set_backend
+from . import dst, nn
+
+__all__ = ["SnackError", "set_backend", "dst", "nn"]

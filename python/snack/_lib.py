@@ -1,0 +1,71 @@
+"""snack._lib: the C interface of the sparse layers (layers/c_api.h) through ctypes.
+
+Binding choice: a C ABI loaded with ctypes needs no compiler at install time and no build against a particular
+PyTorch, so one shared library serves Debian's python3-torch 1.13 and PyTorch 2.x alike; the cost is a copy of the
+batch into the library per call, which the layers' own work dwarfs. The library is found through $SNACK_LAYERS_LIB
+(a path to libsnack_layers_c.so), else by the loader's search (ctypes.util.find_library).
+"""
+import ctypes
+import ctypes.util
+import os
+
+c_int64_p = ctypes.POINTER(ctypes.c_int64)
+c_double_p = ctypes.POINTER(ctypes.c_double)
+
+FP32, FP64 = 0, 1
+PRUNE_MAGNITUDE, PRUNE_VALUE = 0, 1
+
+# GrB_Info codes the library returns, by name (the C API's values).
+_INFO = {1: "GrB_NO_VALUE", -1: "GrB_UNINITIALIZED_OBJECT", -2: "GrB_NULL_POINTER", -3: "GrB_INVALID_VALUE",
+         -4: "GrB_INVALID_INDEX", -5: "GrB_DOMAIN_MISMATCH", -6: "GrB_DIMENSION_MISMATCH",
+         -7: "GrB_OUTPUT_NOT_EMPTY", -8: "GrB_NOT_IMPLEMENTED", -101: "GrB_PANIC", -102: "GrB_OUT_OF_MEMORY",
+         -103: "GrB_INSUFFICIENT_SPACE", -104: "GrB_INVALID_OBJECT", -105: "GrB_INDEX_OUT_OF_BOUNDS",
+         -106: "GrB_EMPTY_OBJECT"}
+
+
+class SnackError(RuntimeError):
+    """A call of the library failed: `info` is its GrB_Info code, the message says why."""
+
+    def __init__(self, info, message):
+        super().__init__(f"{_INFO.get(info, info)}: {message}")
+        self.info = info
+
+
+def _load():
+    path = os.environ.get("SNACK_LAYERS_LIB") or ctypes.util.find_library("snack_layers_c")
+    if not path:
+        raise ImportError("snack: libsnack_layers_c.so not found; set SNACK_LAYERS_LIB to its path")
+    lib = ctypes.CDLL(path)
+    vp, i64, i32, u64, dbl = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_uint64, ctypes.c_double
+    sigs = {
+        "snk_layer_error": (ctypes.c_char_p, []),
+        "snk_layer_backend": (i32, [ctypes.c_char_p]),
+        "snk_layer_new": (i32, [ctypes.POINTER(vp), i64, i64, dbl, u64, i32, i32]),
+        "snk_layer_free": (None, [vp]),
+        "snk_layer_nnz": (i64, [vp]),
+        "snk_layer_pattern": (i32, [vp, c_int64_p, c_int64_p]),
+        "snk_layer_set_pattern": (i32, [vp, i64, c_int64_p, c_int64_p]),
+        "snk_layer_erk": (i32, [i64, c_int64_p, c_int64_p, dbl, c_double_p]),
+        "snk_layer_values": (i32, [vp, vp, vp]),
+        "snk_layer_forward": (i32, [vp, vp, vp, vp, i64, vp]),
+        "snk_layer_backward": (i32, [vp, vp, vp, vp, i64, vp, vp, vp]),
+        "snk_layer_rewire": (i32, [vp, vp, dbl, i32, u64, c_int64_p, c_int64_p, c_int64_p]),
+    }
+    for name, (res, args) in sigs.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    return lib
+
+
+lib = _load()
+
+
+def check(info):
+    """Raises SnackError for a failed call's code."""
+    if info != 0:
+        raise SnackError(info, lib.snk_layer_error().decode())
+
+
+def set_backend(name):
+    """The calling thread's backend for the layers: "reference", "kokkos" or "cuda"."""
+    check(lib.snk_layer_backend(name.encode()))

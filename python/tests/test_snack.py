@@ -1,0 +1,176 @@
+"""python/tests/test_snack.py: the snack package against PyTorch itself (float64 gradcheck, nn.Linear on masked
+weights), the DST invariants, state-dict round trips, and clear errors for bad input. Run by the README's test command
+(pytest, with SNACK_LAYERS_LIB pointing at the built library); the CUDA case skips where PyTorch sees no GPU."""
+import io
+
+import pytest
+import torch
+
+import snack
+from snack.nn import SparseLinear, sparsify
+
+
+def masked_linear(layer):
+    """The same layer as a dense nn.Linear whose weights are zero off the pattern."""
+    dense = torch.nn.Linear(layer.in_features, layer.out_features, bias=layer.bias is not None,
+                            dtype=layer.weight_values.dtype)
+    with torch.no_grad():
+        dense.weight.copy_(layer.to_dense())
+        if layer.bias is not None:
+            dense.bias.copy_(layer.bias)
+    return dense
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_gradcheck_float64(bias):
+    torch.manual_seed(1)
+    layer = SparseLinear(13, 7, sparsity=0.6, bias=bias, dtype=torch.float64, seed=3)
+    x = torch.randn(5, 13, dtype=torch.float64, requires_grad=True)
+    params = (x, layer.weight_values) + ((layer.bias,) if bias else ())
+
+    def f(x_, w_, *b_):
+        return snack.nn._SparseLinearFunction.apply(x_, w_, b_[0] if b_ else None, layer)
+
+    assert torch.autograd.gradcheck(f, params, eps=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("shape", [(3, 17, 11), (1, 64, 40), (8, 5, 1)])
+def test_equals_nn_linear_on_masked_weights(shape):
+    torch.manual_seed(2)
+    batch, fin, fout = shape
+    layer = SparseLinear(fin, fout, sparsity=0.7, dtype=torch.float64, seed=5)
+    dense = masked_linear(layer)
+    x = torch.randn(batch, fin, dtype=torch.float64)
+    xs, xd = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ys, yd = layer(xs), dense(xd)
+    assert torch.allclose(ys, yd, rtol=1e-12, atol=1e-12)
+    g = torch.randn_like(ys)
+    (ys * g).sum().backward()
+    (yd * g).sum().backward()
+    assert torch.allclose(xs.grad, xd.grad, rtol=1e-12, atol=1e-12)
+    # dW only at the pattern's positions: nn.Linear's dense gradient read there.
+    assert torch.allclose(layer.weight_values.grad, dense.weight.grad[layer.indices[0], layer.indices[1]],
+                          rtol=1e-12, atol=1e-12)
+    assert torch.allclose(layer.bias.grad, dense.bias.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_leading_dimensions_and_float32():
+    torch.manual_seed(3)
+    layer = SparseLinear(24, 10, sparsity=0.9, seed=1)
+    x = torch.randn(2, 3, 24)
+    y = layer(x)
+    assert y.shape == (2, 3, 10) and y.dtype == torch.float32
+    ref = masked_linear(layer)(x)
+    assert torch.allclose(y, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_training_with_adam_lowers_the_loss():
+    torch.manual_seed(4)
+    model = torch.nn.Sequential(SparseLinear(20, 32, 0.8, seed=1), torch.nn.ReLU(), SparseLinear(32, 3, 0.5, seed=2))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, labels = torch.randn(64, 20), torch.randint(0, 3, (64,))
+    losses = []
+    for _ in range(60):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), labels)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.7 * losses[0]
+
+
+@pytest.mark.parametrize("scheduler", [snack.dst.SET, snack.dst.Snack])
+def test_dst_keeps_count_moves_state_and_starts_new_weights_at_zero(scheduler):
+    torch.manual_seed(5)
+    layer = SparseLinear(30, 20, sparsity=0.8, seed=7)
+    opt = torch.optim.Adam(layer.parameters(), lr=1e-2)
+    x = torch.randn(16, 30)
+    layer(x).pow(2).sum().backward()
+    opt.step()
+    n = layer.nnz
+    before = {(int(i), int(j)): (float(w), float(m)) for i, j, w, m in
+              zip(layer.indices[0], layer.indices[1], layer.weight_values.detach(),
+                  opt.state[layer.weight_values]["exp_avg"])}
+    dst = scheduler(layer, zeta=0.3, interval=1, optimizer=opt, seed=11)
+    grown = dst.step()
+    assert layer.nnz == n and layer.indices.shape == (2, n)
+    assert grown == round(0.3 * n)
+    pos = list(zip(layer.indices[0].tolist(), layer.indices[1].tolist()))
+    assert len(set(pos)) == n, "no repeated positions"
+    assert pos == sorted(pos), "row by row, columns increasing"
+    m = opt.state[layer.weight_values]["exp_avg"]
+    new = 0
+    for k, p in enumerate(pos):
+        if p in before:
+            assert float(layer.weight_values[k]) == before[p][0]
+            assert float(m[k]) == before[p][1], "the optimizer state follows its connection"
+        else:
+            new += 1
+            assert float(layer.weight_values[k]) == 0.0 and float(m[k]) == 0.0
+    assert new == grown
+    # The layer still computes with its new pattern.
+    assert torch.allclose(layer(x), masked_linear(layer)(x), rtol=1e-5, atol=1e-6)
+    if scheduler is snack.dst.SET:   # the pruned ones were the smallest |w|
+        kept = [abs(v[0]) for p, v in before.items() if p in set(pos)]
+        gone = [abs(v[0]) for p, v in before.items() if p not in set(pos)]
+        assert max(gone) <= min(kept)
+
+
+def test_state_dict_round_trip_after_rewiring():
+    torch.manual_seed(6)
+    layer = SparseLinear(12, 9, sparsity=0.5, seed=1)
+    snack.dst.SET(layer, zeta=0.5, interval=1, seed=3).step()
+    buf = io.BytesIO()
+    torch.save(layer.state_dict(), buf)
+    buf.seek(0)
+    other = SparseLinear(12, 9, sparsity=0.5, seed=99)   # another pattern
+    other.load_state_dict(torch.load(buf))
+    assert torch.equal(other.indices, layer.indices)
+    x = torch.randn(4, 12)
+    assert torch.equal(other(x), layer(x))
+
+
+def test_sparsify_swaps_linear_layers_and_keeps_their_weights():
+    torch.manual_seed(7)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4))
+    dense_w = [model[0].weight.detach().clone(), model[2].weight.detach().clone()]
+    sparsify(model, 0.75)
+    assert isinstance(model[0], SparseLinear) and isinstance(model[2], SparseLinear)
+    for layer, w in zip((model[0], model[2]), dense_w):
+        assert torch.equal(layer.weight_values.detach(), w[layer.indices[0], layer.indices[1]])
+        assert abs(layer.nnz / (layer.in_features * layer.out_features) - 0.25) < 0.05
+    erk = sparsify(torch.nn.Sequential(torch.nn.Linear(100, 100), torch.nn.Linear(100, 10)), 0.9, method="erk")
+    total = sum(m.nnz for m in erk.modules() if isinstance(m, SparseLinear))
+    assert abs(total / (100 * 100 + 100 * 10) - 0.1) < 0.02
+    assert erk[1].nnz / 1000 > erk[0].nnz / 10000, "ERK keeps the smaller layer denser"
+
+
+def test_bad_input_is_refused_clearly():
+    with pytest.raises(ValueError, match="sparsity"):
+        SparseLinear(4, 4, sparsity=1.0)
+    with pytest.raises(snack.SnackError, match="GrB_INVALID_VALUE"):
+        SparseLinear(0, 4, sparsity=0.5)
+    with pytest.raises(TypeError, match="dtype"):
+        SparseLinear(4, 4, sparsity=0.5, dtype=torch.float16)
+    layer = SparseLinear(6, 3, sparsity=0.5)
+    with pytest.raises(ValueError, match="features"):
+        layer(torch.randn(2, 5))
+    with pytest.raises(TypeError, match="dtype"):
+        layer(torch.randn(2, 6, dtype=torch.float64))
+    with pytest.raises(ValueError, match="zeta"):
+        snack.dst.SET(layer, zeta=1.5)
+    with pytest.raises(snack.SnackError, match="GrB_INVALID_VALUE"):
+        snack.set_backend("no-such-backend")
+    bad = layer.state_dict()
+    bad["indices"] = torch.tensor([[0, 0], [1, 1]])   # a repeated position
+    bad["weight_values"] = torch.zeros(2)
+    fresh = SparseLinear(6, 3, sparsity=0.5)
+    with pytest.raises(snack.SnackError, match="repeats"):
+        fresh.load_state_dict(bad)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="PyTorch sees no CUDA device")
+def test_cuda_tensors_are_refused_with_a_clear_message():
+    layer = SparseLinear(8, 4, sparsity=0.5)
+    with pytest.raises(ValueError, match="CPU tensors only"):
+        layer(torch.randn(2, 8, device="cuda"))
