@@ -289,4 +289,37 @@ int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uin
   });
 }
 
+int snk_layer_rewire_rigl(snk_layer* layer, const void* w, double zeta, const void* x, const void* dy, int64_t batch,
+                          int64_t block_rows, int64_t* old_index, int64_t* pruned, int64_t* grown) {
+  return guarded([&] {
+    snk::layers::SparseLinear& l = linear_of(layer);
+    need(old_index, "old_index");
+    need(x, "x");
+    need(dy, "dy");
+    if (block_rows < 1) throw Error(Info::InvalidValue, "snk_layer_rewire_rigl: block_rows must be at least 1");
+    const Matrix X = dense_matrix(l.type(), batch, l.in_features(), x);
+    const Matrix dY = dense_matrix(l.type(), batch, l.out_features(), dy);
+    put_weights(l, w);
+    const auto before = positions(l.weight());
+    const snk::layers::Rewiring r = snk::layers::rigl_rewire(l, zeta, X, dY, static_cast<Index>(block_rows));
+    const std::vector<std::int64_t> idx = index_in(before, positions(l.weight()));
+    std::copy(idx.begin(), idx.end(), old_index);
+    if (pruned != nullptr) *pruned = r.pruned;
+    if (grown != nullptr) *grown = r.grown;
+  });
+}
+
+double snk_layer_cosine_fraction(double zeta0, int64_t step, int64_t total_steps, double stop_fraction) {
+  if (step < 0 || total_steps < 0) return 0.0;
+  return snk::layers::cosine_fraction(zeta0, static_cast<Index>(step), static_cast<Index>(total_steps), stop_fraction);
+}
+
+int snk_layer_rewire_due(int64_t step, int64_t interval, int64_t total_steps, double stop_fraction) {
+  if (step < 0 || interval < 0 || total_steps < 0) return 0;
+  return snk::layers::rewire_due(static_cast<Index>(step), static_cast<Index>(interval),
+                                 static_cast<Index>(total_steps), stop_fraction)
+             ? 1
+             : 0;
+}
+
 }  // extern "C"

@@ -64,6 +64,16 @@ SNK_LAYER_API int snk_layer_backward(snk_layer* layer, const void* w, const void
  * one; pruned and grown (may be null) receive the counts. */
 SNK_LAYER_API int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uint64_t seed,
                                    int64_t* old_index, int64_t* pruned, int64_t* grown);
+/* One RigL step (layers/dst.hpp: rigl_rewire): prune as snk_layer_rewire with SNK_PRUNE_MAGNITUDE, grow where
+ * |dY^T x| is largest among the free positions, from a batch's input x (batch x in) and output gradient dy (batch x
+ * out), the gradient made block_rows rows at a time; old_index, pruned and grown as for snk_layer_rewire. */
+SNK_LAYER_API int snk_layer_rewire_rigl(snk_layer* layer, const void* w, double zeta, const void* x, const void* dy,
+                                        int64_t batch, int64_t block_rows, int64_t* old_index, int64_t* pruned,
+                                        int64_t* grown);
+/* RigL's schedule (layers/dst.hpp): the fraction to rewire at `step` of `total_steps` (cosine decay from zeta0, 0 from
+ * stop_fraction * total_steps on), and whether `step` is an update step (every `interval`, before that). */
+SNK_LAYER_API double snk_layer_cosine_fraction(double zeta0, int64_t step, int64_t total_steps, double stop_fraction);
+SNK_LAYER_API int snk_layer_rewire_due(int64_t step, int64_t interval, int64_t total_steps, double stop_fraction);
 
 #ifdef __cplusplus
 }

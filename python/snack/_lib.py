@@ -50,6 +50,9 @@ def _load():
         "snk_layer_forward": (i32, [vp, vp, vp, vp, i64, vp]),
         "snk_layer_backward": (i32, [vp, vp, vp, vp, i64, vp, vp, vp]),
         "snk_layer_rewire": (i32, [vp, vp, dbl, i32, u64, c_int64_p, c_int64_p, c_int64_p]),
+        "snk_layer_rewire_rigl": (i32, [vp, vp, dbl, vp, vp, i64, i64, c_int64_p, c_int64_p, c_int64_p]),
+        "snk_layer_cosine_fraction": (dbl, [dbl, i64, i64, dbl]),
+        "snk_layer_rewire_due": (i32, [i64, i64, i64, dbl]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)

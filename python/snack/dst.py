@@ -1,8 +1,9 @@
 """snack.dst: dynamic sparse training schedulers for snack.nn.SparseLinear layers.
 
-Every `interval` calls of step(), each layer prunes the fraction zeta of its weights and regrows as many at random free
-positions, in the library (layers/dst.hpp: prune_and_regrow): SET prunes the smallest |w|, Snack the smallest signed
-values. The non-zero count stays constant, new weights start at zero, and the optimizer's per-non-zero state (every
+Every `interval` calls of step(), each layer prunes the fraction zeta of its weights and regrows as many, in the
+library (layers/dst.hpp): SET prunes the smallest |w| and regrows at random free positions, Snack prunes the smallest
+signed values, RigL prunes as SET and regrows where the dense gradient of the last batch is largest, on its cosine
+schedule. The non-zero count stays constant, new weights start at zero, and the optimizer's per-non-zero state (every
 state tensor shaped like the weights) follows its connection, zero for new ones. Call step() after optimizer.step().
 """
 import ctypes
@@ -44,6 +45,10 @@ class _Rewirer:
         _lib.check(_lib.lib.snk_layer_rewire(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), self.zeta, self.rule,
                                              seed, ctypes.cast(old_index.data_ptr(), _lib.c_int64_p),
                                              ctypes.byref(pruned), ctypes.byref(grown)))
+        return self._follow(layer, old_index, grown)
+
+    def _follow(self, layer, old_index, grown):
+        """Moves the layer's values and the optimizer's state onto the library's new pattern."""
         n = layer._handle.nnz()
         old_index = old_index[:n]
         kept = old_index >= 0
@@ -74,3 +79,60 @@ class SET(_Rewirer):
 class Snack(_Rewirer):
     """SNACK's rule: prune the smallest signed values (the most negative weights first), regrow at random."""
     rule = _lib.PRUNE_VALUE
+
+
+class RigL(_Rewirer):
+    """RigL (Evci et al., 2020): prune the smallest |w|, grow where |dY^T X| of the last batch is largest among the free
+    positions (made block_rows rows at a time, never dense), every `interval` steps while step < stop_fraction *
+    total_steps, the fraction decaying from zeta as a cosine. The layers' last input and output gradient are taken by
+    hooks, so step() goes after backward()."""
+
+    def __init__(self, model, zeta=0.3, interval=100, total_steps=None, stop_fraction=0.75, optimizer=None,
+                 block_rows=256, seed=0):
+        super().__init__(model, zeta, interval, optimizer, seed)
+        if total_steps is None or total_steps < 1:
+            raise ValueError("snack.dst.RigL: total_steps (the training's length) must be given, at least 1")
+        if not 0.0 < stop_fraction <= 1.0:
+            raise ValueError(f"snack.dst.RigL: stop_fraction must lie in (0, 1], not {stop_fraction}")
+        self.total_steps, self.stop_fraction, self.block_rows = int(total_steps), float(stop_fraction), int(block_rows)
+        self._batch = {}
+        self._hooks = []
+        for layer in self.layers:
+            self._hooks.append(layer.register_forward_hook(self._keep_input))
+            self._hooks.append(layer.register_full_backward_hook(self._keep_grad))
+
+    def _keep_input(self, layer, inputs, output):
+        self._batch.setdefault(layer, {})["x"] = inputs[0].detach().reshape(-1, layer.in_features)
+
+    def _keep_grad(self, layer, grad_input, grad_output):
+        self._batch.setdefault(layer, {})["dy"] = grad_output[0].detach().reshape(-1, layer.out_features)
+
+    def fraction(self, step):
+        return _lib.lib.snk_layer_cosine_fraction(self.zeta, step, self.total_steps, self.stop_fraction)
+
+    def step(self):
+        self.calls += 1
+        if not _lib.lib.snk_layer_rewire_due(self.calls, self.interval, self.total_steps, self.stop_fraction):
+            return 0
+        zeta = self.fraction(self.calls)
+        grown_now = 0
+        for layer in self.layers:
+            kept = self._batch.get(layer, {})
+            if "x" not in kept or "dy" not in kept:
+                raise RuntimeError("snack.dst.RigL: step() needs a forward and a backward pass of every layer first")
+            x, dy = kept["x"].contiguous(), kept["dy"].contiguous()
+            w = layer.weight_values.detach().contiguous()
+            old_index = torch.empty(w.numel(), dtype=torch.int64)
+            pruned, grown = ctypes.c_int64(), ctypes.c_int64()
+            _lib.check(_lib.lib.snk_layer_rewire_rigl(
+                layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), zeta, ctypes.c_void_p(x.data_ptr()),
+                ctypes.c_void_p(dy.data_ptr()), x.shape[0], self.block_rows,
+                ctypes.cast(old_index.data_ptr(), _lib.c_int64_p), ctypes.byref(pruned), ctypes.byref(grown)))
+            grown_now += self._follow(layer, old_index, grown)
+        self.rewired += grown_now
+        return grown_now
+
+    def remove_hooks(self):
+        for h in self._hooks:
+            h.remove()
+        self._hooks = []

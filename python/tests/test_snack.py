@@ -2,6 +2,7 @@
 weights), the DST invariants, state-dict round trips, and clear errors for bad input. Run by the README's test command
 (pytest, with SNACK_LAYERS_LIB pointing at the built library); the CUDA case skips where PyTorch sees no GPU."""
 import io
+import math
 
 import pytest
 import torch
@@ -114,6 +115,30 @@ def test_dst_keeps_count_moves_state_and_starts_new_weights_at_zero(scheduler):
         kept = [abs(v[0]) for p, v in before.items() if p in set(pos)]
         gone = [abs(v[0]) for p, v in before.items() if p not in set(pos)]
         assert max(gone) <= min(kept)
+
+
+def test_rigl_grows_where_the_dense_gradient_is_largest():
+    torch.manual_seed(8)
+    layer = SparseLinear(40, 25, sparsity=0.85, dtype=torch.float64, seed=2)
+    old = set(zip(layer.indices[0].tolist(), layer.indices[1].tolist()))
+    n = layer.nnz
+    rigl = snack.dst.RigL(layer, zeta=0.4, interval=2, total_steps=10, stop_fraction=0.5, block_rows=7)
+    x = torch.randn(9, 40, dtype=torch.float64)
+    g = torch.randn(9, 25, dtype=torch.float64)
+    assert rigl.step() == 0   # step 1: not an update step
+    (layer(x) * g).sum().backward()
+    grown = rigl.step()       # step 2: fraction 0.4 * (1 + cos(pi * 2 / 5)) / 2
+    k = round(0.4 * (1 + math.cos(math.pi * 2 / 5)) / 2 * n)
+    assert grown == k and layer.nnz == n
+    dense_grad = (g.t() @ x).abs()   # |dY^T X|, what RigL ranks the free positions by
+    free = [(dense_grad[i, j].item(), i, j) for i in range(25) for j in range(40) if (i, j) not in old]
+    want = {(i, j) for _, i, j in sorted(free, reverse=True)[:k]}
+    new = set(zip(layer.indices[0].tolist(), layer.indices[1].tolist())) - old
+    assert new == want
+    assert rigl.step() == 0                                               # step 3
+    assert rigl.step() == round(0.4 * (1 + math.cos(math.pi * 4 / 5)) / 2 * n)   # step 4, the decayed fraction
+    assert rigl.step() == 0 and rigl.step() == 0   # steps 5, 6: from stop_fraction * total_steps = 5 on, none
+    rigl.remove_hooks()
 
 
 def test_state_dict_round_trip_after_rewiring():
