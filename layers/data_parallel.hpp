@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "dst.hpp"
 #include "sparse_linear.hpp"
 
 namespace snk::layers {
@@ -32,6 +33,13 @@ class DataParallel {
   void sum_gradients(const std::vector<SparseLinear*>& layers, double weight) const;
   // The sum of v over the ranks, on every rank.
   double sum(double v) const;
+
+  // One RigL step (dst.hpp: rigl_rewire) that every rank makes alike: each rank passes its own share of the batch (X,
+  // dY) and its weight (n_r / n, as for sum_gradients); each block of the dense gradient is weighted, summed on rank 0
+  // and broadcast, so every rank ranks the same values, bit for bit, and grows the same positions. The layers must
+  // agree (Error(InvalidObject) on every rank otherwise), as after sum_gradients and the same optimizer step.
+  Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
+                       Optimizer* optimizer, double weight) const;
 
   // Rank 0's weights and biases replace every other rank's (after an initialization that differed, or to resync);
   // the patterns must already agree (Error(InvalidObject) on every rank otherwise).

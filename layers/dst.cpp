@@ -118,7 +118,7 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
 }
 
 Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
-                     Optimizer* optimizer) {
+                     Optimizer* optimizer, const GradientBlocks& combine) {
   Matrix& W = layer.weight();
   const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
   const Index k = count_of(zeta, n, "rigl_rewire");
@@ -150,6 +150,7 @@ Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Ma
     d.mask_structure = true;
     d.mask_complement = true;
     mxm(Gb, &Wb, nullptr, pt, dYb, X, d);
+    if (combine) combine(Gb, r0);
     const Index m = Gb.nvals();
     std::vector<Index> GI(m), GJ(m);
     std::vector<float> GX(m);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -36,8 +37,13 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
 // G = dY^T X has its largest |g| among the positions that held no weight (ties broken by position), from a batch's
 // input X (batch x in) and output gradient dY (batch x out). G is made block_rows rows at a time, and only at free
 // positions, so neither a dense W nor a dense G is ever held. Fewer are grown only where G has fewer free entries.
+// `combine`, if given, receives each block of G (block_rows rows of W from r0, at the free positions the batch reached)
+// before it is ranked, and may change its values and add entries at other free positions of those rows: data-parallel
+// training sums the ranks' blocks there, so that every rank ranks the whole batch's gradient
+// (DataParallel::rigl_rewire; a free position no rank reached then takes part with the value 0).
+using GradientBlocks = std::function<void(Matrix& block, Index r0)>;
 Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
-                     Optimizer* optimizer = nullptr);
+                     Optimizer* optimizer = nullptr, const GradientBlocks& combine = {});
 
 // RigL's schedule: the fraction to rewire at `step` of `total_steps`, zeta0 * (1 + cos(pi * step / end)) / 2 with
 // end = stop_fraction * total_steps, and 0 from `end` on; rewire_due says whether `step` is an update step (every

@@ -13,8 +13,8 @@
 // Compiled with SNACK_TRAIN_MPI it is `snack-train-mpi`, data-parallel over MPI ranks (`mpirun -n N snack-train-mpi
 // ...`, data_parallel.hpp): every rank holds the whole network, takes its share of each batch, and the ranks' gradients
 // are combined into the whole batch's before the update, so every rank makes the same update and the same rewiring
-// (SET and SNACK's rule decide from the weights and a shared seed; RigL, whose scores come from each rank's own
-// batch share, is refused). Rank 0 prints, and writes the curves and checkpoints.
+// (SET and SNACK's rule decide from the weights and a shared seed; RigL ranks the whole batch's gradient, its blocks
+// summed over the ranks: DataParallel::rigl_rewire). Rank 0 prints, and writes the curves and checkpoints.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -337,9 +337,6 @@ void write_curves(const std::string& path, Curves& c, const std::string& title) 
 int run(const Options& o) {
   if (!o.backend.empty()) snk::set_backend(o.backend);
 #if defined(SNACK_TRAIN_MPI)
-  if (o.dst == "rigl")
-    throw snk::Error(snk::Info::InvalidValue, "--dst rigl is not supported across MPI ranks: its scores come from each "
-                                              "rank's own share of the batch");
   if (o.batch < static_cast<Index>(ranks->size()))
     throw snk::Error(snk::Info::InvalidValue, "--batch " + std::to_string(o.batch) + " is smaller than the " +
                                                   std::to_string(ranks->size()) + " ranks");
@@ -456,9 +453,15 @@ int run(const Options& o) {
         for (std::size_t l = 0; l < ls.size(); ++l) {
           if (ls[l]->density() >= 1.0) continue;
           const std::uint64_t seed = o.seed ^ (step * 0x9e3779b97f4a7c15ull + l);
+#if defined(SNACK_TRAIN_MPI)
+          const Rewiring rw =
+              o.dst == "rigl" ? ranks->rigl_rewire(*ls[l], zeta, net.last_input(l), net.last_output_grad(l),
+                                                   o.rigl_block, opt[l].get(), double(hi - lo) / double(n))
+#else
           const Rewiring rw =
               o.dst == "rigl" ? rigl_rewire(*ls[l], zeta, net.last_input(l), net.last_output_grad(l), o.rigl_block,
                                             opt[l].get())
+#endif
                               : prune_and_regrow(*ls[l], zeta,
                                                  o.dst == "snack" ? PruneRule::SmallestValue : PruneRule::SmallestMagnitude,
                                                  seed, opt[l].get());

@@ -1,12 +1,12 @@
 #!/bin/sh
-# tests/layers/train_mpi_matches.sh MPIEXEC SNACK_TRAIN SNACK_TRAIN_MPI: one epoch of a small sparse MLP with SET
-# rewiring, trained by one process and by snack-train-mpi on two ranks (each taking half of every batch), must end
+# tests/layers/train_mpi_matches.sh MPIEXEC SNACK_TRAIN SNACK_TRAIN_MPI [DST]: one epoch of a small sparse MLP with
+# DST rewiring (set, the default, or rigl), trained by one process and by snack-train-mpi on two ranks (each taking half of every batch), must end
 # with the same losses, accuracies and rewiring (within 0.002 in loss and 0.5 points in accuracy: the gradients are
 # summed in another order). Exits 77 (skip) where Fashion-MNIST is absent.
-mpiexec=$1; one=$2; mpi=$3
+mpiexec=$1; one=$2; mpi=$3; dst=${4:-set}
 d=${SNACK_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 [ -f "$d/train-images-idx3-ubyte.gz" ] || { echo "no Fashion-MNIST in $d (scripts/setup.sh installs it)"; exit 77; }
-args="--hidden 128,128 --sparsity 0.9 --epochs 1 --train-limit 4000 --batch 100 --dst set --dst-every 10 --quiet"
+args="--hidden 128,128 --sparsity 0.9 --epochs 1 --train-limit 4000 --batch 100 --dst $dst --dst-every 10 --quiet"
 a=$("$one" $args | grep '^epoch 1/1') || { echo "snack-train failed"; exit 1; }
 b=$("$mpiexec" -n 2 --oversubscribe "$mpi" $args | grep '^epoch 1/1') || { echo "snack-train-mpi failed"; exit 1; }
 echo "one process: $a"
