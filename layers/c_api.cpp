@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "calls.hpp"
 #include "dst.hpp"
 #include "snack/snack.hpp"
 #include "sparse_linear.hpp"
@@ -53,8 +54,6 @@ snk::layers::SparseLinear& linear_of(const snk_layer* layer) {
   return *layer->linear;
 }
 
-std::size_t value_size(const snk::layers::SparseLinear& l) { return l.type()->size; }
-
 // Copies the caller's values into the layer's W: the pattern is the layer's, so only the values change.
 void put_weights(snk::layers::SparseLinear& l, const void* w) {
   need(w, "the weight values");
@@ -71,46 +70,29 @@ void put_bias(snk::layers::SparseLinear& l, const void* b) {
   std::memcpy(s.x.data(), b, s.x.size());
 }
 
-// A full rows x cols matrix of the layer's type from a row-major array.
-Matrix dense_matrix(const snk::Type* type, Index rows, Index cols, const void* data) {
-  if (rows < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch");
-  snk::CsrStorage s;
-  s.p.resize(static_cast<std::size_t>(rows) + 1);
-  s.j.resize(static_cast<std::size_t>(rows * cols));
-  for (Index r = 0; r <= rows; ++r) s.p[static_cast<std::size_t>(r)] = r * cols;
-  for (Index r = 0; r < rows; ++r)
-    for (Index c = 0; c < cols; ++c) s.j[static_cast<std::size_t>(r * cols + c)] = c;
-  s.x.resize(static_cast<std::size_t>(rows * cols) * type->size);
-  if (!s.x.empty()) std::memcpy(s.x.data(), data, s.x.size());
-  Matrix M(type, rows, cols);
-  M.adopt(std::move(s));
-  return M;
+// A batch of the layer's type from the caller's row-major array (batch x cols).
+Matrix batch_of(const snk::layers::SparseLinear& l, int64_t batch, Index cols, const void* data) {
+  if (batch < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch (" + std::to_string(batch) + ")");
+  return snk::layers::calls::full_matrix(l.type(), static_cast<Index>(batch), cols, data);
 }
 
 // M's values into a zeroed row-major array (absent entries are zeros).
 void dense_out(const Matrix& M, void* out) {
   const std::size_t elem = M.type()->size;
   const snk::CsrStorage& s = M.csr();
+  const std::vector<Index>& rows = M.coo_rows();
   std::memset(out, 0, static_cast<std::size_t>(M.nrows() * M.ncols()) * elem);
   auto* o = static_cast<unsigned char*>(out);
-  for (Index k = 0; k < s.nslots(); ++k) {
-    const Index r = s.hyper ? s.h[static_cast<std::size_t>(k)] : k;
-    for (Index e = s.p[static_cast<std::size_t>(k)]; e < s.p[static_cast<std::size_t>(k) + 1]; ++e)
-      std::memcpy(o + static_cast<std::size_t>(r * M.ncols() + s.j[static_cast<std::size_t>(e)]) * elem,
-                  s.x.data() + static_cast<std::size_t>(e) * elem, elem);
-  }
+  for (std::size_t e = 0; e < rows.size(); ++e)
+    std::memcpy(o + (rows[e] * M.ncols() + s.j[e]) * elem, s.x.data() + e * elem, elem);
 }
 
 // The (row, column) of each non-zero of M, row by row.
 std::vector<std::pair<Index, Index>> positions(const Matrix& M) {
-  const snk::CsrStorage& s = M.csr();
-  std::vector<std::pair<Index, Index>> at;
-  at.reserve(static_cast<std::size_t>(s.nvals()));
-  for (Index k = 0; k < s.nslots(); ++k) {
-    const Index r = s.hyper ? s.h[static_cast<std::size_t>(k)] : k;
-    for (Index e = s.p[static_cast<std::size_t>(k)]; e < s.p[static_cast<std::size_t>(k) + 1]; ++e)
-      at.emplace_back(r, s.j[static_cast<std::size_t>(e)]);
-  }
+  const std::vector<Index>& rows = M.coo_rows();
+  const std::vector<Index>& cols = M.csr().j;
+  std::vector<std::pair<Index, Index>> at(rows.size());
+  for (std::size_t e = 0; e < rows.size(); ++e) at[e] = {rows[e], cols[e]};
   return at;
 }
 
@@ -124,6 +106,18 @@ std::vector<std::int64_t> index_in(const std::vector<std::pair<Index, Index>>& f
     if (a < from.size() && from[a] == to[k]) idx[k] = static_cast<std::int64_t>(a);
   }
   return idx;
+}
+
+// Runs one rewiring step of l (`step` returns its Rewiring) and reports it as c_api.h's rewiring calls do: old_index
+// maps each new non-zero to its index before the step (or -1), and the counts go to pruned and grown where given.
+template <class Step>
+void rewire_reported(snk::layers::SparseLinear& l, int64_t* old_index, int64_t* pruned, int64_t* grown, Step&& step) {
+  const auto before = positions(l.weight());
+  const snk::layers::Rewiring r = step();
+  const std::vector<std::int64_t> idx = index_in(before, positions(l.weight()));
+  std::copy(idx.begin(), idx.end(), old_index);
+  if (pruned != nullptr) *pruned = r.pruned;
+  if (grown != nullptr) *grown = r.grown;
 }
 
 }  // namespace
@@ -235,7 +229,7 @@ int snk_layer_forward(snk_layer* layer, const void* w, const void* b, const void
     need(y, "y");
     put_weights(l, w);
     put_bias(l, b);
-    const Matrix X = dense_matrix(l.type(), batch, l.in_features(), x);
+    const Matrix X = batch_of(l, batch, l.in_features(), x);
     dense_out(l.forward(X), y);
   });
 }
@@ -247,11 +241,11 @@ int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const voi
     need(x, "x");
     need(dy, "dy");
     put_weights(l, w);   // the bias takes no part in the backward pass
-    const Matrix X = dense_matrix(l.type(), batch, l.in_features(), x);
-    const Matrix dY = dense_matrix(l.type(), batch, l.out_features(), dy);
+    const Matrix X = batch_of(l, batch, l.in_features(), x);
+    const Matrix dY = batch_of(l, batch, l.out_features(), dy);
     const Matrix dX = l.backward(X, dY);
     // All outputs are computed before any is written, so a failure leaves them as they were.
-    const std::size_t elem = value_size(l);
+    const std::size_t elem = l.type()->size;
     std::vector<unsigned char> dw_values;
     if (dw != nullptr) {
       const auto at = positions(l.weight());
@@ -277,15 +271,9 @@ int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uin
       throw Error(Info::InvalidValue, "snk_layer_rewire: the rule must be SNK_PRUNE_MAGNITUDE or SNK_PRUNE_VALUE, "
                                       "not " + std::to_string(rule));
     put_weights(l, w);
-    const auto before = positions(l.weight());
-    const snk::layers::Rewiring r = snk::layers::prune_and_regrow(
-        l, zeta, rule == SNK_PRUNE_MAGNITUDE ? snk::layers::PruneRule::SmallestMagnitude
-                                             : snk::layers::PruneRule::SmallestValue,
-        seed);
-    const std::vector<std::int64_t> idx = index_in(before, positions(l.weight()));
-    std::copy(idx.begin(), idx.end(), old_index);
-    if (pruned != nullptr) *pruned = r.pruned;
-    if (grown != nullptr) *grown = r.grown;
+    const auto by = rule == SNK_PRUNE_MAGNITUDE ? snk::layers::PruneRule::SmallestMagnitude
+                                                : snk::layers::PruneRule::SmallestValue;
+    rewire_reported(l, old_index, pruned, grown, [&] { return snk::layers::prune_and_regrow(l, zeta, by, seed); });
   });
 }
 
@@ -297,15 +285,11 @@ int snk_layer_rewire_rigl(snk_layer* layer, const void* w, double zeta, const vo
     need(x, "x");
     need(dy, "dy");
     if (block_rows < 1) throw Error(Info::InvalidValue, "snk_layer_rewire_rigl: block_rows must be at least 1");
-    const Matrix X = dense_matrix(l.type(), batch, l.in_features(), x);
-    const Matrix dY = dense_matrix(l.type(), batch, l.out_features(), dy);
+    const Matrix X = batch_of(l, batch, l.in_features(), x);
+    const Matrix dY = batch_of(l, batch, l.out_features(), dy);
     put_weights(l, w);
-    const auto before = positions(l.weight());
-    const snk::layers::Rewiring r = snk::layers::rigl_rewire(l, zeta, X, dY, static_cast<Index>(block_rows));
-    const std::vector<std::int64_t> idx = index_in(before, positions(l.weight()));
-    std::copy(idx.begin(), idx.end(), old_index);
-    if (pruned != nullptr) *pruned = r.pruned;
-    if (grown != nullptr) *grown = r.grown;
+    rewire_reported(l, old_index, pruned, grown,
+                    [&] { return snk::layers::rigl_rewire(l, zeta, X, dY, static_cast<Index>(block_rows)); });
   });
 }
 

@@ -1,8 +1,10 @@
 // layers/calls.hpp: the GraphBLAS idioms the layers' sources share (internal to layers/): the builtin operators and
 // the PLUS_TIMES semiring of a value type, a scalar of a type, a matrix's sum taken in FP64, zeros on a matrix's
-// pattern, and the rewired form of a matrix on its old pattern (rewiring moves weights and optimizer state alike).
+// pattern, a full matrix from a row-major array (a batch), and the rewired form of a matrix on its old pattern
+// (rewiring moves weights and optimizer state alike).
 #pragma once
 
+#include <cstring>
 #include <utility>
 
 #include "snack/snack.hpp"
@@ -37,6 +39,21 @@ inline Matrix zeros_like(const Matrix& P) {
   Matrix Z(P.type(), P.nrows(), P.ncols());
   apply_bind_second(Z, nullptr, nullptr, op(BinaryOpcode::Times, P.type()), P, scalar(P.type(), 0.0));
   return Z;
+}
+
+// A rows x cols matrix of `type` holding every entry, its values the row-major array `data` of that type.
+inline Matrix full_matrix(const Type* type, Index rows, Index cols, const void* data) {
+  CsrStorage s;
+  s.p.resize(rows + 1);
+  s.j.resize(rows * cols);
+  for (Index r = 0; r <= rows; ++r) s.p[r] = r * cols;
+  for (Index r = 0; r < rows; ++r)
+    for (Index c = 0; c < cols; ++c) s.j[r * cols + c] = c;
+  s.x.resize(rows * cols * type->size);
+  if (!s.x.empty()) std::memcpy(s.x.data(), data, s.x.size());
+  Matrix M(type, rows, cols);
+  M.adopt(std::move(s));
+  return M;
 }
 
 // X<keep, structure, replace> united with `grown` (zeros of X's type at positions X held no entry): the rewired form

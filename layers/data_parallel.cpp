@@ -127,19 +127,16 @@ void DataParallel::sum_gradients(const std::vector<SparseLinear*>& layers, doubl
 Rewiring DataParallel::rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY,
                                    Index block_rows, Optimizer* optimizer, double weight) const {
   check_same_patterns({&layer.weight()});
-  const GradientBlocks combine = [&](Matrix& block, Index r0) {
+  const GradientBlocks combine = [&](Matrix& block, const Matrix& taken) {
     // A rank's block holds the free positions its share of the batch reached (activations and their gradients have
     // absent entries); on every free position of the block's rows (zeros where it has none) the ranks' blocks line up.
     const MPI_Datatype t = mpi_type_of(block);
     const Type* type = block.type();
-    std::vector<Index> rows(block.nrows());
-    for (Index i = 0; i < block.nrows(); ++i) rows[i] = r0 + i;
-    Matrix Wb(type, block.nrows(), block.ncols()), free(type, block.nrows(), block.ncols());
-    extract(Wb, nullptr, nullptr, layer.weight(), rows.data(), block.nrows(), nullptr, block.ncols());
+    Matrix free(type, block.nrows(), block.ncols());
     Descriptor outside;
     outside.mask_structure = true;
     outside.mask_complement = true;
-    assign_scalar(free, &Wb, nullptr, calls::scalar(type, 0.0), nullptr, block.nrows(), nullptr, block.ncols(),
+    assign_scalar(free, &taken, nullptr, calls::scalar(type, 0.0), nullptr, block.nrows(), nullptr, block.ncols(),
                   outside);
     Matrix weighted(type, block.nrows(), block.ncols());
     ewise_add(weighted, nullptr, nullptr, calls::op(BinaryOpcode::Plus, type), free, block);
@@ -147,7 +144,7 @@ Rewiring DataParallel::rigl_rewire(SparseLinear& layer, double zeta, const Matri
                       calls::scalar(type, weight));
     block = std::move(weighted);
     CsrStorage& c = block.csr_mutable();
-    const std::size_t bytes = block.type()->size;
+    const std::size_t bytes = type->size;
     std::vector<unsigned char> sum(c.x.size());
     in_pieces(c.nvals(), [&](Index first, int count) {
       check_mpi(MPI_Reduce(c.x.data() + first * bytes, sum.data() + first * bytes, count, t, MPI_SUM, 0, comm_),

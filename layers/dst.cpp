@@ -150,7 +150,7 @@ Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Ma
     d.mask_structure = true;
     d.mask_complement = true;
     mxm(Gb, &Wb, nullptr, pt, dYb, X, d);
-    if (combine) combine(Gb, r0);
+    if (combine) combine(Gb, Wb);
     const Index m = Gb.nvals();
     std::vector<Index> GI(m), GJ(m);
     std::vector<float> GX(m);

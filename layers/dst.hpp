@@ -37,11 +37,12 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
 // G = dY^T X has its largest |g| among the positions that held no weight (ties broken by position), from a batch's
 // input X (batch x in) and output gradient dY (batch x out). G is made block_rows rows at a time, and only at free
 // positions, so neither a dense W nor a dense G is ever held. Fewer are grown only where G has fewer free entries.
-// `combine`, if given, receives each block of G (block_rows rows of W from r0, at the free positions the batch reached)
-// before it is ranked, and may change its values and add entries at other free positions of those rows: data-parallel
-// training sums the ranks' blocks there, so that every rank ranks the whole batch's gradient
-// (DataParallel::rigl_rewire; a free position no rank reached then takes part with the value 0).
-using GradientBlocks = std::function<void(Matrix& block, Index r0)>;
+// `combine`, if given, receives each block of G (block_rows rows of W, at the free positions the batch reached) with
+// the same rows of W (`taken`: the positions that are not free) before the block is ranked, and may change its values
+// and add entries at other free positions of those rows: data-parallel training sums the ranks' blocks there, so that
+// every rank ranks the whole batch's gradient (DataParallel::rigl_rewire; a free position no rank reached then takes
+// part with the value 0).
+using GradientBlocks = std::function<void(Matrix& block, const Matrix& taken)>;
 Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
                      Optimizer* optimizer = nullptr, const GradientBlocks& combine = {});
 

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "calls.hpp"
 #include "checkpoint.hpp"
 #include "curve_png.hpp"
 #include "datasets.hpp"
@@ -57,6 +58,18 @@ bool is_lead() {
   return ranks->rank() == 0;
 #else
   return true;
+#endif
+}
+
+// One RigL step from this process's share of the batch (X, dY; `share` of the whole): under MPI every rank makes the
+// same one, ranking the whole batch's gradient (DataParallel::rigl_rewire).
+Rewiring rigl_step(SparseLinear& l, double zeta, const Matrix& X, const Matrix& dY, Index block_rows, Optimizer* opt,
+                   double share) {
+#if defined(SNACK_TRAIN_MPI)
+  return ranks->rigl_rewire(l, zeta, X, dY, block_rows, opt, share);
+#else
+  (void)share;
+  return rigl_rewire(l, zeta, X, dY, block_rows, opt);
 #endif
 }
 
@@ -229,15 +242,7 @@ std::string config_of(const Options& o, const std::vector<Index>& sizes) {
 }
 
 Matrix batch_matrix(const std::vector<float>& pixels, Index rows, Index cols) {
-  std::vector<Index> I(rows * cols), J(rows * cols);
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j) {
-      I[i * cols + j] = i;
-      J[i * cols + j] = j;
-    }
-  Matrix X(&snk::types::FP32, rows, cols);
-  X.build(I.data(), J.data(), pixels.data(), &snk::types::FP32, I.size(), nullptr);
-  return X;
+  return calls::full_matrix(&snk::types::FP32, rows, cols, pixels.data());
 }
 
 double peak_rss_mb() {
@@ -453,15 +458,9 @@ int run(const Options& o) {
         for (std::size_t l = 0; l < ls.size(); ++l) {
           if (ls[l]->density() >= 1.0) continue;
           const std::uint64_t seed = o.seed ^ (step * 0x9e3779b97f4a7c15ull + l);
-#if defined(SNACK_TRAIN_MPI)
           const Rewiring rw =
-              o.dst == "rigl" ? ranks->rigl_rewire(*ls[l], zeta, net.last_input(l), net.last_output_grad(l),
-                                                   o.rigl_block, opt[l].get(), double(hi - lo) / double(n))
-#else
-          const Rewiring rw =
-              o.dst == "rigl" ? rigl_rewire(*ls[l], zeta, net.last_input(l), net.last_output_grad(l), o.rigl_block,
-                                            opt[l].get())
-#endif
+              o.dst == "rigl" ? rigl_step(*ls[l], zeta, net.last_input(l), net.last_output_grad(l), o.rigl_block,
+                                          opt[l].get(), double(hi - lo) / double(n))
                               : prune_and_regrow(*ls[l], zeta,
                                                  o.dst == "snack" ? PruneRule::SmallestValue : PruneRule::SmallestMagnitude,
                                                  seed, opt[l].get());

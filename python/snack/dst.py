@@ -27,10 +27,14 @@ class _Rewirer:
         self.calls = 0
         self.rewired = 0   # connections regrown so far
 
+    def due(self):
+        """Whether the step just counted rewires."""
+        return self.calls % self.interval == 0
+
     def step(self):
         """Counts a training step; rewires every layer on every interval-th one. Returns the connections regrown."""
         self.calls += 1
-        if self.calls % self.interval:
+        if not self.due():
             return 0
         grown_now = 0
         for k, layer in enumerate(self.layers):
@@ -38,17 +42,18 @@ class _Rewirer:
         self.rewired += grown_now
         return grown_now
 
+    def _library_step(self, layer, w, seed, out):
+        """The library's rewiring call for one layer from its values w; `out` are the pointers it reports through."""
+        return _lib.lib.snk_layer_rewire(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), self.zeta, self.rule, seed,
+                                         *out)
+
     def _rewire(self, layer, seed):
+        """Rewires one layer in the library, then moves its values and the optimizer's state onto the new pattern."""
         w = layer.weight_values.detach().contiguous()
         old_index = torch.empty(w.numel(), dtype=torch.int64)
         pruned, grown = ctypes.c_int64(), ctypes.c_int64()
-        _lib.check(_lib.lib.snk_layer_rewire(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), self.zeta, self.rule,
-                                             seed, ctypes.cast(old_index.data_ptr(), _lib.c_int64_p),
-                                             ctypes.byref(pruned), ctypes.byref(grown)))
-        return self._follow(layer, old_index, grown)
-
-    def _follow(self, layer, old_index, grown):
-        """Moves the layer's values and the optimizer's state onto the library's new pattern."""
+        _lib.check(self._library_step(layer, w, seed, (ctypes.cast(old_index.data_ptr(), _lib.c_int64_p),
+                                                      ctypes.byref(pruned), ctypes.byref(grown))))
         n = layer._handle.nnz()
         old_index = old_index[:n]
         kept = old_index >= 0
@@ -110,27 +115,18 @@ class RigL(_Rewirer):
     def fraction(self, step):
         return _lib.lib.snk_layer_cosine_fraction(self.zeta, step, self.total_steps, self.stop_fraction)
 
-    def step(self):
-        self.calls += 1
-        if not _lib.lib.snk_layer_rewire_due(self.calls, self.interval, self.total_steps, self.stop_fraction):
-            return 0
+    def due(self):
+        return bool(_lib.lib.snk_layer_rewire_due(self.calls, self.interval, self.total_steps, self.stop_fraction))
+
+    def _library_step(self, layer, w, seed, out):
+        kept = self._batch.get(layer, {})
+        if "x" not in kept or "dy" not in kept:
+            raise RuntimeError("snack.dst.RigL: step() needs a forward and a backward pass of every layer first")
+        x, dy = kept["x"].contiguous(), kept["dy"].contiguous()
         zeta = self.fraction(self.calls)
-        grown_now = 0
-        for layer in self.layers:
-            kept = self._batch.get(layer, {})
-            if "x" not in kept or "dy" not in kept:
-                raise RuntimeError("snack.dst.RigL: step() needs a forward and a backward pass of every layer first")
-            x, dy = kept["x"].contiguous(), kept["dy"].contiguous()
-            w = layer.weight_values.detach().contiguous()
-            old_index = torch.empty(w.numel(), dtype=torch.int64)
-            pruned, grown = ctypes.c_int64(), ctypes.c_int64()
-            _lib.check(_lib.lib.snk_layer_rewire_rigl(
-                layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), zeta, ctypes.c_void_p(x.data_ptr()),
-                ctypes.c_void_p(dy.data_ptr()), x.shape[0], self.block_rows,
-                ctypes.cast(old_index.data_ptr(), _lib.c_int64_p), ctypes.byref(pruned), ctypes.byref(grown)))
-            grown_now += self._follow(layer, old_index, grown)
-        self.rewired += grown_now
-        return grown_now
+        return _lib.lib.snk_layer_rewire_rigl(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), zeta,
+                                              ctypes.c_void_p(x.data_ptr()), ctypes.c_void_p(dy.data_ptr()),
+                                              x.shape[0], self.block_rows, *out)
 
     def remove_hooks(self):
         for h in self._hooks:

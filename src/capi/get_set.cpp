@@ -489,24 +489,23 @@ GrB_Info read(GrB_Matrix h, GrB_Field f, FieldValue& v) {
 }
 GrB_Info read(GrB_Vector h, GrB_Field f, FieldValue& v) { return read_collection(h, Kind::Vector, f, v); }
 GrB_Info read(GrB_Scalar h, GrB_Field f, FieldValue& v) { return read_collection(h, Kind::Scalar, f, v); }
+// A matrix hint's value: one of three (0 to 2, named by `values`), else InvalidValue naming the field.
+std::int32_t hint_value(GrB_Field f, const Input& in, const char* values) {
+  const std::int32_t t = in.int32(f);
+  if (t < 0 || t > 2)
+    throw Error(Info::InvalidValue, field_name(f) + " must be " + values + " (0 to 2), not " + std::to_string(t));
+  return t;
+}
 void write(GrB_Matrix h, GrB_Field f, const Input& in) {
   if (f == SNK_TWO_FOUR_HINT) {
-    const std::int32_t t = in.int32(f);
-    if (t != SNK_TWO_FOUR_OFF && t != SNK_TWO_FOUR_FP16 && t != SNK_TWO_FOUR_BF16)
-      throw Error(Info::InvalidValue, "SNK_TWO_FOUR_HINT must be SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_FP16 or "
-                                      "SNK_TWO_FOUR_BF16 (0 to 2), not " + std::to_string(t));
+    const auto t = hint_value(f, in, "SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_FP16 or SNK_TWO_FOUR_BF16");
     h->matrix->set_two_four_hint(static_cast<snk::Matrix::TwoFourHint>(t));
-    return;
-  }
-  if (f == SNK_PRECISION_HINT) {
-    const std::int32_t t = in.int32(f);
-    if (t != SNK_PRECISION_FP32 && t != SNK_PRECISION_FP16 && t != SNK_PRECISION_BF16)
-      throw Error(Info::InvalidValue, "SNK_PRECISION_HINT must be SNK_PRECISION_FP32, SNK_PRECISION_FP16 or "
-                                      "SNK_PRECISION_BF16 (0 to 2), not " + std::to_string(t));
+  } else if (f == SNK_PRECISION_HINT) {
+    const auto t = hint_value(f, in, "SNK_PRECISION_FP32, SNK_PRECISION_FP16 or SNK_PRECISION_BF16");
     h->matrix->set_precision_hint(static_cast<snk::Matrix::PrecisionHint>(t));
-    return;
+  } else {
+    write_collection(h, Kind::Matrix, f, in);
   }
-  write_collection(h, Kind::Matrix, f, in);
 }
 void write(GrB_Vector h, GrB_Field f, const Input& in) { write_collection(h, Kind::Vector, f, in); }
 void write(GrB_Scalar h, GrB_Field f, const Input& in) { write_collection(h, Kind::Scalar, f, in); }

@@ -580,57 +580,46 @@ TEST_F(GetSet, Collections) {
   GrB_free(&W);
 }
 
-TEST_F(GetSet, TwoFourHintOfAMatrix) {
-  // SNK_TWO_FOUR_HINT: off by default, each value reads back, a dup takes it, a value outside 0-2 is refused and
-  // leaves the hint as it was, and vectors and scalars have no such field.
-  EXPECT_EQ(get_int(A, SNK_TWO_FOUR_HINT), SNK_TWO_FOUR_OFF);
-  for (int32_t v : {SNK_TWO_FOUR_FP16, SNK_TWO_FOUR_BF16, SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_BF16}) {
-    ASSERT_EQ(GrB_set(A, v, SNK_TWO_FOUR_HINT), GrB_SUCCESS);
-    EXPECT_EQ(get_int(A, SNK_TWO_FOUR_HINT), v);
+// A matrix hint field: `off` by default, each value reads back, a dup takes it, a value outside 0-2 is refused with a
+// message naming the field and leaves the hint as it was, and vectors have no such field. Leaves the hint at `off`.
+void expect_matrix_hint_field(GrB_Matrix A, GrB_Field field, const char* name, int32_t off, int32_t fp16,
+                              int32_t bf16) {
+  SCOPED_TRACE(name);
+  EXPECT_EQ(get_int(A, field), off);
+  for (int32_t v : {fp16, bf16, off, bf16}) {
+    ASSERT_EQ(GrB_set(A, v, field), GrB_SUCCESS);
+    EXPECT_EQ(get_int(A, field), v);
   }
   GrB_Matrix D = nullptr;
   ASSERT_EQ(GrB_Matrix_dup(&D, A), GrB_SUCCESS);
-  EXPECT_EQ(get_int(D, SNK_TWO_FOUR_HINT), SNK_TWO_FOUR_BF16);
+  EXPECT_EQ(get_int(D, field), bf16);
   GrB_free(&D);
-  const int32_t before = get_int(A, SNK_TWO_FOUR_HINT);
-  EXPECT_EQ(GrB_set(A, 3, SNK_TWO_FOUR_HINT), GrB_INVALID_VALUE);
-  EXPECT_EQ(GrB_set(A, -1, SNK_TWO_FOUR_HINT), GrB_INVALID_VALUE);
+  EXPECT_EQ(GrB_set(A, 3, field), GrB_INVALID_VALUE);
+  EXPECT_EQ(GrB_set(A, -1, field), GrB_INVALID_VALUE);
   const char* msg = nullptr;
   ASSERT_EQ(GrB_error(&msg, A), GrB_SUCCESS);
-  EXPECT_NE(std::string(msg).find("SNK_TWO_FOUR_HINT"), std::string::npos) << msg;
-  EXPECT_EQ(get_int(A, SNK_TWO_FOUR_HINT), before);
+  EXPECT_NE(std::string(msg).find(name), std::string::npos) << msg;
+  EXPECT_EQ(get_int(A, field), bf16);
   GrB_Vector u = nullptr;
   ASSERT_EQ(GrB_Vector_new(&u, GrB_FP32, 4), GrB_SUCCESS);
   int32_t v = 0;
-  EXPECT_EQ(GrB_get(u, &v, SNK_TWO_FOUR_HINT), GrB_INVALID_VALUE);
-  EXPECT_EQ(GrB_set(u, SNK_TWO_FOUR_BF16, SNK_TWO_FOUR_HINT), GrB_INVALID_VALUE);
+  EXPECT_EQ(GrB_get(u, &v, field), GrB_INVALID_VALUE);
+  EXPECT_EQ(GrB_set(u, bf16, field), GrB_INVALID_VALUE);
   GrB_free(&u);
-  ASSERT_EQ(GrB_set(A, SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_HINT), GrB_SUCCESS);
+  ASSERT_EQ(GrB_set(A, off, field), GrB_SUCCESS);
+}
+
+TEST_F(GetSet, TwoFourHintOfAMatrix) {
+  expect_matrix_hint_field(A, SNK_TWO_FOUR_HINT, "SNK_TWO_FOUR_HINT", SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_FP16,
+                           SNK_TWO_FOUR_BF16);
 }
 
 TEST_F(GetSet, PrecisionHintOfAMatrix) {
-  // SNK_PRECISION_HINT: FP32 by default, each value reads back, a dup takes it, a value outside 0-2 is refused and
-  // leaves the hint as it was, and vectors have no such field.
-  EXPECT_EQ(get_int(A, SNK_PRECISION_HINT), SNK_PRECISION_FP32);
-  for (int32_t v : {SNK_PRECISION_FP16, SNK_PRECISION_BF16, SNK_PRECISION_FP32, SNK_PRECISION_BF16}) {
-    ASSERT_EQ(GrB_set(A, v, SNK_PRECISION_HINT), GrB_SUCCESS);
-    EXPECT_EQ(get_int(A, SNK_PRECISION_HINT), v);
-  }
-  EXPECT_EQ(get_int(A, SNK_TWO_FOUR_HINT), SNK_TWO_FOUR_OFF) << "the two hints are separate";
-  GrB_Matrix D = nullptr;
-  ASSERT_EQ(GrB_Matrix_dup(&D, A), GrB_SUCCESS);
-  EXPECT_EQ(get_int(D, SNK_PRECISION_HINT), SNK_PRECISION_BF16);
-  GrB_free(&D);
-  EXPECT_EQ(GrB_set(A, 3, SNK_PRECISION_HINT), GrB_INVALID_VALUE);
-  const char* msg = nullptr;
-  ASSERT_EQ(GrB_error(&msg, A), GrB_SUCCESS);
-  EXPECT_NE(std::string(msg).find("SNK_PRECISION_HINT"), std::string::npos) << msg;
-  EXPECT_EQ(get_int(A, SNK_PRECISION_HINT), SNK_PRECISION_BF16);
-  GrB_Vector u = nullptr;
-  ASSERT_EQ(GrB_Vector_new(&u, GrB_FP32, 4), GrB_SUCCESS);
-  EXPECT_EQ(GrB_set(u, SNK_PRECISION_BF16, SNK_PRECISION_HINT), GrB_INVALID_VALUE);
-  GrB_free(&u);
-  ASSERT_EQ(GrB_set(A, SNK_PRECISION_FP32, SNK_PRECISION_HINT), GrB_SUCCESS);
+  ASSERT_EQ(GrB_set(A, SNK_TWO_FOUR_BF16, SNK_TWO_FOUR_HINT), GrB_SUCCESS);   // the two hints are separate
+  expect_matrix_hint_field(A, SNK_PRECISION_HINT, "SNK_PRECISION_HINT", SNK_PRECISION_FP32, SNK_PRECISION_FP16,
+                           SNK_PRECISION_BF16);
+  EXPECT_EQ(get_int(A, SNK_TWO_FOUR_HINT), SNK_TWO_FOUR_BF16) << "the two hints are separate";
+  ASSERT_EQ(GrB_set(A, SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_HINT), GrB_SUCCESS);
 }
 
 TEST_F(GetSet, CollectionScalarValues) {

@@ -506,53 +506,49 @@ TEST(ContainersMethods, CopiesAreIndependentAndMovesWork) {
   EXPECT_EQ(content(D), (Oracle{{{3, 3}, -2}}));
 }
 
-TEST(ContainersMethods, TheTwoFourHintBelongsToTheObject) {
-  // A copy takes the hint, a move carries it; assignments and take() replace the content and keep the destination's.
-  using Hint = Matrix::TwoFourHint;
+// A hint of a matrix (read by get, set by set) belongs to the object: a copy takes it, a move carries it;
+// assignments and take() replace the content and keep the destination's. `off` is the default.
+template <class Hint, class Get, class Set>
+void expect_hint_belongs_to_the_object(Get get, Set set, Hint off, Hint fp16, Hint bf16) {
   Matrix A(&types::FP32, 4, 8);
-  EXPECT_EQ(A.two_four_hint(), Hint::Off);
-  A.set_two_four_hint(Hint::BF16);
+  EXPECT_EQ(get(A), off);
+  set(A, bf16);
   const float x = 1.5f;
   A.set_element(1, 2, &x, &types::FP32);
   Matrix B(A);
-  EXPECT_EQ(B.two_four_hint(), Hint::BF16);
+  EXPECT_EQ(get(B), bf16);
   Matrix C(&types::FP32, 4, 8);
-  C.set_two_four_hint(Hint::FP16);
+  set(C, fp16);
   C = A;
-  EXPECT_EQ(C.two_four_hint(), Hint::FP16);
+  EXPECT_EQ(get(C), fp16);
   EXPECT_EQ(content(C), (Oracle{{{1, 2}, 1.5}}));
   Matrix plain(&types::FP32, 4, 8);
   C = std::move(plain);
-  EXPECT_EQ(C.two_four_hint(), Hint::FP16);
+  EXPECT_EQ(get(C), fp16);
   Matrix D(std::move(B));
-  EXPECT_EQ(D.two_four_hint(), Hint::BF16);
+  EXPECT_EQ(get(D), bf16);
   Matrix T(&types::FP32, 4, 8);
   T.set_element(0, 0, &x, &types::FP32);
   D.take(std::move(T));
-  EXPECT_EQ(D.two_four_hint(), Hint::BF16);
+  EXPECT_EQ(get(D), bf16);
   EXPECT_EQ(content(D), (Oracle{{{0, 0}, 1.5}}));
 }
 
+TEST(ContainersMethods, TheTwoFourHintBelongsToTheObject) {
+  using Hint = Matrix::TwoFourHint;
+  expect_hint_belongs_to_the_object([](const Matrix& M) { return M.two_four_hint(); },
+                                    [](Matrix& M, Hint h) { M.set_two_four_hint(h); }, Hint::Off, Hint::FP16,
+                                    Hint::BF16);
+}
+
 TEST(ContainersMethods, ThePrecisionHintBelongsToTheObject) {
-  // As the 2:4 hint: a copy takes it, a move carries it; assignments and take() keep the destination's.
   using Hint = Matrix::PrecisionHint;
+  expect_hint_belongs_to_the_object([](const Matrix& M) { return M.precision_hint(); },
+                                    [](Matrix& M, Hint h) { M.set_precision_hint(h); }, Hint::FP32, Hint::FP16,
+                                    Hint::BF16);
   Matrix A(&types::FP32, 4, 8);
-  EXPECT_EQ(A.precision_hint(), Hint::FP32);
   A.set_precision_hint(Hint::BF16);
-  const float x = 1.5f;
-  A.set_element(1, 2, &x, &types::FP32);
-  Matrix B(A);
-  EXPECT_EQ(B.precision_hint(), Hint::BF16);
-  Matrix C(&types::FP32, 4, 8);
-  C.set_precision_hint(Hint::FP16);
-  C = A;
-  EXPECT_EQ(C.precision_hint(), Hint::FP16);
-  Matrix D(std::move(B));
-  EXPECT_EQ(D.precision_hint(), Hint::BF16);
-  Matrix T(&types::FP32, 4, 8);
-  D.take(std::move(T));
-  EXPECT_EQ(D.precision_hint(), Hint::BF16);
-  EXPECT_EQ(A.two_four_hint(), Matrix::TwoFourHint::Off);
+  EXPECT_EQ(A.two_four_hint(), Matrix::TwoFourHint::Off) << "the two hints are separate";
 }
 
 TEST(ContainersMethods, BitmapCooRowsRowRange) {

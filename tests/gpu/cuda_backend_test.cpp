@@ -527,34 +527,34 @@ TEST(CudaBackend, TwoFourHintRunsOnTheSparseTensorCores) {
   EXPECT_FALSE(described_as(E, "2:4"));
 }
 
-// A's pattern with values drawn uniformly from (-1, 1) in FP32 (draw()'s quarters are exact in BF16).
-Matrix with_uneven_values(const Matrix& A) {
+// A's pattern (an FP32 matrix) with each value v replaced by f(v).
+template <class F>
+Matrix with_values_mapped(const Matrix& A, F f) {
   const Index n = A.nvals();
   std::vector<Index> I(n), J(n);
-  A.extract_tuples(I.data(), J.data(), nullptr, nullptr);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> X(n);
-  for (float& x : X) x = u(rng());
+  A.extract_tuples(I.data(), J.data(), X.data(), &snk::types::FP32);
+  for (float& x : X) x = f(x);
   Matrix R(&snk::types::FP32, A.nrows(), A.ncols());
   R.build(I.data(), J.data(), X.data(), &snk::types::FP32, n, nullptr);
   return R;
 }
 
+// A's pattern with values drawn uniformly from (-1, 1) in FP32 (draw()'s quarters are exact in BF16).
+Matrix with_uneven_values(const Matrix& A) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  return with_values_mapped(A, [&](float) { return u(rng()); });
+}
+
 // A copy of the FP32 matrix A with each value rounded to BF16 (nearest even), still FP32.
 Matrix rounded_to_bf16(const Matrix& A) {
-  const Index n = A.nvals();
-  std::vector<Index> I(n), J(n);
-  std::vector<float> X(n);
-  A.extract_tuples(I.data(), J.data(), X.data(), &snk::types::FP32);
-  for (float& x : X) {
+  return with_values_mapped(A, [](float x) {
     std::uint32_t bits = 0;
     std::memcpy(&bits, &x, sizeof bits);
     bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
     std::memcpy(&x, &bits, sizeof bits);
-  }
-  Matrix R(&snk::types::FP32, A.nrows(), A.ncols());
-  R.build(I.data(), J.data(), X.data(), &snk::types::FP32, n, nullptr);
-  return R;
+    return x;
+  });
 }
 
 TEST(CudaBackend, PrecisionHintRoundsBothOperandsToBf16) {

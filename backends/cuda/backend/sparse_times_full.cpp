@@ -204,8 +204,17 @@ struct HalfOperands {
   }
 };
 
-ValueType half_value_type(Matrix::PrecisionHint hint) {
-  return hint == Matrix::PrecisionHint::FP16 ? ValueType::FP16 : ValueType::BF16;
+// The product's operands on 16-bit values where W's precision hint asks for them (none otherwise): args then reads
+// W's rounded values in that type, and the caller points X' and Y' at the returned buffers.
+std::optional<HalfOperands> half_operands(const Matrix& W, MatrixOnDevice& w, const SpmmSemiring& semiring,
+                                          const void* x_fp32, Index x_count, Index y_count, SpmmArgs& args,
+                                          cudaStream_t stream) {
+  if (!half_asked(W, semiring)) return std::nullopt;
+  const Matrix::PrecisionHint hint = W.precision_hint();
+  std::optional<HalfOperands> half(std::in_place, hint, x_fp32, x_count, y_count, stream);
+  args.type = hint == Matrix::PrecisionHint::FP16 ? ValueType::FP16 : ValueType::BF16;
+  args.values = half_values_of(W, w, stream);
+  return half;
 }
 
 // A product on the sparse tensor cores is asked for: W's hint is set and the semiring is PLUS_TIMES on FP32.
@@ -266,16 +275,12 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   args.y.ld = static_cast<std::int64_t>(N);
   auto* b_values = static_cast<unsigned char*>(const_cast<void*>(b.values()));
   auto* y_values = static_cast<unsigned char*>(t_values.get());
-  std::size_t elem = value_bytes;   // of the operands the SpMM reads and writes
-  std::optional<HalfOperands> half;
-  if (half_asked(A, *semiring)) {
-    half.emplace(A.precision_hint(), b.values(), K * N, rows * N, stream);
-    args.type = half_value_type(A.precision_hint());
-    args.values = half_values_of(A, a, stream);
+  const std::optional<HalfOperands> half = half_operands(A, a, *semiring, b.values(), K * N, rows * N, args, stream);
+  if (half) {
     b_values = static_cast<unsigned char*>(half->x.get());
     y_values = static_cast<unsigned char*>(half->y.get());
-    elem = sizeof(std::uint16_t);
   }
+  const std::size_t elem = half ? sizeof(std::uint16_t) : value_bytes;   // of the operands the SpMM reads and writes
   Plan& plan = *pattern->plan;
   const auto started = std::chrono::steady_clock::now();
   bool binding_would_serve = false;   // some call of this product ran unbound where bound values would serve
@@ -367,16 +372,13 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   args.y.ld = static_cast<std::int64_t>(M);
   const auto* a_values = static_cast<const unsigned char*>(x.values());
   auto* y_values = static_cast<unsigned char*>(t_values.get());
-  std::size_t elem = value_bytes;   // of the operands the SpMM reads and writes
-  std::optional<HalfOperands> half;
-  if (!form && half_asked(B, *semiring)) {
-    half.emplace(B.precision_hint(), x.values(), batch * K, batch * M, stream);
-    args.type = half_value_type(B.precision_hint());
-    args.values = half_values_of(B, w, stream);
+  const std::optional<HalfOperands> half =
+      form ? std::nullopt : half_operands(B, w, *semiring, x.values(), batch * K, batch * M, args, stream);
+  if (half) {
     a_values = static_cast<const unsigned char*>(half->x.get());
     y_values = static_cast<unsigned char*>(half->y.get());
-    elem = sizeof(std::uint16_t);
   }
+  const std::size_t elem = half ? sizeof(std::uint16_t) : value_bytes;   // of the operands the SpMM reads and writes
   for (Index r0 = 0; r0 < batch && !form; r0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, batch - r0));
     args.x.data = const_cast<unsigned char*>(a_values + r0 * K * elem);

@@ -8,8 +8,8 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -23,12 +23,12 @@ namespace snk::cuda {
 template <class... Params>
 void state_carveout(void (*kernel)(Params...), int threads, std::size_t dynamic_smem) {
   static std::mutex mutex;
-  static std::map<std::tuple<const void*, int, int, std::size_t>, bool> done;   // (kernel, device, threads, smem)
+  static std::set<std::tuple<const void*, int, int, std::size_t>> done;   // (kernel, device, threads, smem)
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) { (void)cudaGetLastError(); return; }
   std::lock_guard<std::mutex> lock(mutex);
   const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, dynamic_smem);
-  if (!done.emplace(key, true).second) return;
+  if (!done.insert(key).second) return;
   cudaFuncAttributes attributes{};
   int blocks = 0, per_sm = 0, reserved = 0;
   if (cudaFuncGetAttributes(&attributes, kernel) != cudaSuccess ||

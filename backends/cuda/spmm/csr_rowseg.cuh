@@ -25,7 +25,6 @@
 #include <cuda_runtime.h>
 
 #include "spmm/carveout.cuh"
-
 #include "spmm/loads.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/semiring.cuh"
