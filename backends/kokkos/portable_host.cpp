@@ -13,12 +13,19 @@
 #include "portable/index_ops.hpp"
 #include "portable/kronecker.hpp"
 
+#include <mutex>
+
 namespace snk::kokkos {
 namespace {
 
 namespace P = portable;
 
-// Runs f(context) on the pool's space where this thread may use it, else on Serial.
+// Kokkos 3.4's Serial space keeps one process-wide scratch (the reduction and scan buffers, team scratch) and no
+// lock: two user threads running Serial kernels at once overwrite each other's partial sums. Serial kernels
+// therefore run one at a time; recursive, so that a kernel may call another.
+std::recursive_mutex serial_space_mutex;
+
+// Runs f(context) on the pool's space where this thread may use it, else on Serial (one caller at a time).
 template <class F>
 bool on_host(F&& f) {
   if (use_pool()) {
@@ -26,6 +33,7 @@ bool on_host(F&& f) {
     return f(ctx);
   }
 #if defined(KOKKOS_ENABLE_SERIAL)
+  std::lock_guard<std::recursive_mutex> lock(serial_space_mutex);
   HostContext<Kokkos::Serial> ctx;
   return f(ctx);
 #else

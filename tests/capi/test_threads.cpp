@@ -13,6 +13,7 @@
 // scripts/tsan.sh runs this test under ThreadSanitizer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -289,7 +290,8 @@ TEST_F(Threads, EightThreadsMatchOneThreadOnEveryBackend) {
         for (int r = 0; r < kRounds; ++r) {
           std::string d = program(1000 + t);
           if (r == 0) got[t] = d;
-          else if (d != got[t]) errors[t] = "round " + std::to_string(r) + " differs from round 0";
+          else if (d != got[t])
+            errors[t] = "round " + std::to_string(r) + " differs from round 0, " + first_difference(d, got[t]);
         }
       } catch (const std::exception& e) {
         errors[t] = e.what();
@@ -309,6 +311,56 @@ TEST_F(Threads, EightThreadsMatchOneThreadOnEveryBackend) {
   std::printf("[threads] %d threads x %d rounds, backends:", kThreads, kRounds);
   for (const auto& n : names) std::printf(" %s", n.c_str());
   std::printf("; %d of %d threads' results identical to the single-threaded run\n", identical, kThreads);
+}
+
+// The kokkos backend runs some kernels (extract and assign with index lists, kronecker) as Kokkos kernels in
+// the Serial space when the calling thread is not the pool's; Serial's scan and reduction buffers are one per
+// process. Four threads repeat those calls at once, many times, and every repetition must equal the first.
+std::string serial_space_program(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::ostringstream out;
+  GrB_Matrix A = random_matrix(rng, kN, kN, 0.05), B = random_matrix(rng, kN, kN, 0.05);
+  std::vector<GrB_Index> I(300), J(200), first12(12);
+  for (GrB_Index k = 0; k < I.size(); ++k) I[k] = (k * 7 + seed) % kN;
+  for (GrB_Index k = 0; k < J.size(); ++k) J[k] = (k * 11 + 3) % kN;
+  for (GrB_Index k = 0; k < 12; ++k) first12[k] = k + seed % 40;
+  GrB_Matrix X = nullptr, small = nullptr, kron = nullptr;
+  OK(GrB_Matrix_new(&X, GrB_FP64, I.size(), J.size()));
+  OK(GrB_Matrix_extract(X, nullptr, nullptr, A, I.data(), I.size(), J.data(), J.size(), nullptr));
+  digest(out, "extract", X);
+  OK(GrB_Matrix_assign(B, nullptr, GrB_PLUS_FP64, X, I.data(), I.size(), J.data(), J.size(), nullptr));
+  digest(out, "assign", B);
+  OK(GrB_Matrix_new(&small, GrB_FP64, 12, 12));
+  OK(GrB_Matrix_extract(small, nullptr, nullptr, A, first12.data(), 12, first12.data(), 12, nullptr));
+  OK(GrB_Matrix_new(&kron, GrB_FP64, 144, 144));
+  OK(GrB_Matrix_kronecker_BinaryOp(kron, nullptr, nullptr, GrB_TIMES_FP64, small, small, nullptr));
+  digest(out, "kronecker", kron);
+  for (GrB_Matrix* m : {&A, &B, &X, &small, &kron}) GrB_Matrix_free(m);
+  return out.str();
+}
+
+TEST_F(Threads, KokkosSerialSpaceKernelsFromFourThreads) {
+  const std::vector<std::string> names = backends();
+  if (std::find(names.begin(), names.end(), "kokkos") == names.end()) GTEST_SKIP() << "no kokkos backend built";
+  constexpr int kThreads = 4, kRounds = 40;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        OK(SNK_Thread_backend_set("kokkos"));
+        const std::string first = serial_space_program(2000 + t);
+        for (int r = 1; r < kRounds && errors[t].empty(); ++r) {
+          const std::string d = serial_space_program(2000 + t);
+          if (d != first) errors[t] = "round " + std::to_string(r) + " differs from round 0, " + first_difference(d, first);
+        }
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
 }
 
 TEST_F(Threads, ThreadBackendChoiceIsPerThreadAndValidated) {
