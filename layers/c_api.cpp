@@ -1,6 +1,7 @@
 // layers/c_api.cpp: the C interface of c_api.h over SparseLinear and prune_and_regrow. Each call copies the caller's
 // values into the layer's matrices (the pattern stays the layer's), runs the layer, and copies the results out as
-// dense arrays; errors become GrB_Info codes with the message kept per thread.
+// dense arrays: host arrays through the containers' host form, device arrays through the backend's device exchange
+// (snk::import_device_full and its kin). Errors become GrB_Info codes with the message kept per thread.
 #include "c_api.h"
 
 #include <algorithm>
@@ -74,6 +75,22 @@ void put_bias(snk::layers::SparseLinear& l, const void* b) {
 Matrix batch_of(const snk::layers::SparseLinear& l, int64_t batch, Index cols, const void* data) {
   if (batch < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch (" + std::to_string(batch) + ")");
   return snk::layers::calls::full_matrix(l.type(), static_cast<Index>(batch), cols, data);
+}
+
+// A batch of the layer's type from the caller's row-major device array (batch x cols), copied on the device.
+Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index cols, const void* data, void* stream) {
+  if (batch < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch (" + std::to_string(batch) + ")");
+  Matrix M(l.type(), static_cast<Index>(batch), cols);
+  if (batch > 0) snk::import_device_full(M, data, stream);
+  return M;
+}
+
+// The caller's device values of W (on the layer's pattern), and with_bias, of the bias where the layer has one.
+void put_device_values(snk::layers::SparseLinear& l, const void* w, bool with_bias, const void* b, void* stream) {
+  need(w, "the weight values");
+  if (with_bias && l.has_bias()) need(b, "the bias values");
+  snk::import_device_values(l.weight(), l.weight(), w, stream);
+  if (with_bias && l.has_bias()) snk::import_device_full(l.bias().as_matrix(), b, stream);
 }
 
 // M's values into a zeroed row-major array (absent entries are zeros).
@@ -259,6 +276,51 @@ int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const voi
     if (dx != nullptr) dense_out(dX, dx);
     if (dw != nullptr && !dw_values.empty()) std::memcpy(dw, dw_values.data(), dw_values.size());
     if (db != nullptr && l.has_bias()) dense_out(l.bias_grad().as_matrix(), db);
+  });
+}
+
+int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch, void* y,
+                             void* stream) {
+  return guarded([&] {
+    snk::BackendScope on_gpu("cuda");   // device memory is the cuda backend's
+    snk::layers::SparseLinear& l = linear_of(layer);
+    need(x, "x");
+    need(y, "y");
+    const Matrix X = device_batch(l, batch, l.in_features(), x, stream);
+    put_device_values(l, w, true, b, stream);
+    snk::export_device_dense(l.forward(X), y, stream);
+  });
+}
+
+int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, const void* dy, int64_t batch, void* dx,
+                              void* dw, void* db, void* stream) {
+  return guarded([&] {
+    snk::BackendScope on_gpu("cuda");   // device memory is the cuda backend's
+    snk::layers::SparseLinear& l = linear_of(layer);
+    need(x, "x");
+    need(dy, "dy");
+    const Matrix X = device_batch(l, batch, l.in_features(), x, stream);
+    const Matrix dY = device_batch(l, batch, l.out_features(), dy, stream);
+    put_device_values(l, w, false, nullptr, stream);
+    const Matrix dX = l.backward(X, dY);
+    // dW at every position of W, in W's order: the sampled product holds every position of W when the batch is not
+    // empty; otherwise the missing ones are zeros (dW + 0 W, which has W's pattern). Outputs are written last.
+    const Matrix& W = l.weight();
+    Matrix dW_at_W(l.type(), W.nrows(), W.ncols());
+    const bool every_position = l.weight_grad().nvals() == W.nvals();
+    if (dw != nullptr && !every_position) {
+      Matrix zeros(l.type(), W.nrows(), W.ncols());
+      snk::Scalar zero(l.type());
+      const double z = 0.0;
+      zero.set(&z, &snk::types::FP64);
+      snk::apply_bind_second(zeros, nullptr, nullptr, *snk::builtin_binary_op(snk::BinaryOpcode::Times, l.type()->code),
+                             W, zero);
+      snk::ewise_add(dW_at_W, nullptr, nullptr, *snk::builtin_binary_op(snk::BinaryOpcode::Plus, l.type()->code),
+                     l.weight_grad(), zeros);
+    }
+    if (dx != nullptr) snk::export_device_dense(dX, dx, stream);
+    if (dw != nullptr) snk::export_device_values(every_position ? l.weight_grad() : dW_at_W, dw, stream);
+    if (db != nullptr && l.has_bias()) snk::export_device_dense(l.bias_grad().as_matrix(), db, stream);
   });
 }
 

@@ -57,6 +57,15 @@ SNK_LAYER_API int snk_layer_forward(snk_layer* layer, const void* w, const void*
  * without a bias). Any of dx, dw, db may be null (not computed into). */
 SNK_LAYER_API int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const void* dy, int64_t batch,
                                      void* dx, void* dw, void* db);
+/* snk_layer_forward and snk_layer_backward on CUDA device memory (PyTorch's CUDA tensors): w, b, x, y, dy, dx, dw and
+ * db are device memory of the cuda backend's GPU, laid out as above, and `stream` is the caller's cudaStream_t (null:
+ * the default stream). The layer reads its inputs after the work queued on `stream` so far, and work queued there
+ * afterwards sees the outputs; nothing passes through the host. They run on the cuda backend whatever the thread's
+ * backend (GrB_INVALID_VALUE, saying why, where it is not usable), on the GPU current when it first ran. */
+SNK_LAYER_API int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch,
+                                           void* y, void* stream);
+SNK_LAYER_API int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, const void* dy,
+                                            int64_t batch, void* dx, void* dw, void* db, void* stream);
 /* One prune-and-regrow step (layers/dst.hpp) from the values w: round(zeta * nnz) weights pruned by `rule`, as many
  * grown at random free positions (new weights are zero; fewer only where fewer positions are free, so the count stays
  * nnz unless the layer is nearly dense). old_index, with room for the count before the step: old_index[k], for the

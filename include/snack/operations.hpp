@@ -147,4 +147,22 @@ struct OptimizerStep {
 // object twice, an Adam step without S2, t < 1); nothing is changed then.
 void optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step);
 
+// ---- device memory exchange (an SNK_ extension: callers that hold their data on the GPU, PyTorch's CUDA tensors) ---
+// The thread's backend copies between the caller's device memory and its own copies of matrices, on the device: the
+// cuda backend does; the others hold no device memory and refuse with NotImplemented, changing nothing. `stream` is
+// the caller's CUDA stream (a cudaStream_t; null for the default stream): an import reads the caller's memory after
+// the work queued there so far, and work the caller queues there after an export runs after the export's writes.
+// Pointers must be device memory of the backend's GPU, of the sizes stated; a null pointer is NullPointer.
+//
+// T (its type and dimensions kept, every position an entry) takes T.nrows() x T.ncols() values of its type, row-major,
+// from device_values. T's previous content goes.
+void import_device_full(Matrix& T, const void* device_values, void* stream);
+// T takes the pattern of `pattern` (of T's dimensions) with pattern.nvals() values of T's type from device_values, in
+// the order of pattern's entries (row by row, columns increasing). T may be `pattern` (new values on its pattern).
+void import_device_values(Matrix& T, const Matrix& pattern, const void* device_values, void* stream);
+// M as a row-major dense array of M.nrows() x M.ncols() values of its type (zero where M holds no entry).
+void export_device_dense(const Matrix& M, void* device_out, void* stream);
+// M's M.nvals() values in the order of its entries (row by row, columns increasing).
+void export_device_values(const Matrix& M, void* device_out, void* stream);
+
 }  // namespace snk

@@ -1,8 +1,9 @@
 """snack._lib: the C interface of the sparse layers (layers/c_api.h) through ctypes.
 
 Binding choice: a C ABI loaded with ctypes needs no compiler at install time and no build against a particular
-PyTorch, so one shared library serves Debian's python3-torch 1.13 and PyTorch 2.x alike; the cost is a copy of the
-batch into the library per call, which the layers' own work dwarfs. The library is found through $SNACK_LAYERS_LIB
+PyTorch, so one shared library serves Debian's python3-torch 1.13 and PyTorch 2.x alike. CUDA tensors are passed as
+device pointers with PyTorch's current stream (snk_layer_forward_device and its kin), so their data never passes
+through the host; CPU tensors are copied into the library per call, which the layers' own work dwarfs. The library is found through $SNACK_LAYERS_LIB
 (a path to libsnack_layers_c.so), else by the loader's search (ctypes.util.find_library).
 """
 import ctypes
@@ -49,6 +50,8 @@ def _load():
         "snk_layer_values": (i32, [vp, vp, vp]),
         "snk_layer_forward": (i32, [vp, vp, vp, vp, i64, vp]),
         "snk_layer_backward": (i32, [vp, vp, vp, vp, i64, vp, vp, vp]),
+        "snk_layer_forward_device": (i32, [vp, vp, vp, vp, i64, vp, vp]),
+        "snk_layer_backward_device": (i32, [vp, vp, vp, vp, i64, vp, vp, vp, vp]),
         "snk_layer_rewire": (i32, [vp, vp, dbl, i32, u64, c_int64_p, c_int64_p, c_int64_p]),
         "snk_layer_rewire_rigl": (i32, [vp, vp, dbl, vp, vp, i64, i64, c_int64_p, c_int64_p, c_int64_p]),
         "snk_layer_cosine_fraction": (dbl, [dbl, i64, i64, dbl]),

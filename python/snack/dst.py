@@ -49,7 +49,7 @@ class _Rewirer:
 
     def _rewire(self, layer, seed):
         """Rewires one layer in the library, then moves its values and the optimizer's state onto the new pattern."""
-        w = layer.weight_values.detach().contiguous()
+        w = layer.weight_values.detach().contiguous().cpu()   # the library rewires on the host
         old_index = torch.empty(w.numel(), dtype=torch.int64)
         pruned, grown = ctypes.c_int64(), ctypes.c_int64()
         _lib.check(self._library_step(layer, w, seed, (ctypes.cast(old_index.data_ptr(), _lib.c_int64_p),
@@ -60,7 +60,8 @@ class _Rewirer:
 
         def moved(t):
             out = torch.zeros(n, dtype=t.dtype, device=t.device)
-            out[kept] = t[old_index[kept]]
+            k = kept.to(t.device)
+            out[k] = t[old_index.to(t.device)[k]]
             return out
 
         with torch.no_grad():
@@ -72,7 +73,7 @@ class _Rewirer:
             param.data = moved(param.data)
             if param.grad is not None:
                 param.grad = None
-            layer.indices = layer._handle.pattern()
+            layer.indices = layer._handle.pattern().to(layer.indices.device)
         return int(grown.value)
 
 
@@ -122,7 +123,7 @@ class RigL(_Rewirer):
         kept = self._batch.get(layer, {})
         if "x" not in kept or "dy" not in kept:
             raise RuntimeError("snack.dst.RigL: step() needs a forward and a backward pass of every layer first")
-        x, dy = kept["x"].contiguous(), kept["dy"].contiguous()
+        x, dy = kept["x"].contiguous().cpu(), kept["dy"].contiguous().cpu()
         zeta = self.fraction(self.calls)
         return _lib.lib.snk_layer_rewire_rigl(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), zeta,
                                               ctypes.c_void_p(x.data_ptr()), ctypes.c_void_p(dy.data_ptr()),

@@ -4,7 +4,9 @@ which swaps a model's nn.Linear layers for it.
 The weights are a per-non-zero Parameter `weight_values` (nnz values, in the order of the buffer `indices`, 2 x nnz:
 row by row, columns increasing), so any torch optimizer keeps its state per non-zero; the pattern lives in the
 library (layers/c_api.h), which runs the forward (Y = X W^T + b) and the backward (dX = dY W, dW at W's positions
-only, db) on its backend. Tensors are CPU tensors of float32 or float64 (the layer's dtype).
+only, db). Tensors are float32 or float64 (the layer's dtype). CPU tensors run on the thread's backend of the
+library; CUDA tensors run on its cuda backend, on PyTorch's current stream, with no copy through the host (the pattern
+lives on the GPU too; the first call on a device uploads it).
 """
 import ctypes
 
@@ -47,31 +49,47 @@ class _Handle:
         return idx
 
     def set_pattern(self, indices):
-        idx = indices.to(torch.int64).contiguous()
+        idx = indices.to(device="cpu", dtype=torch.int64).contiguous()
         _lib.check(_lib.lib.snk_layer_set_pattern(self.ptr, idx.shape[1], _i64(idx[0]), _i64(idx[1])))
 
 
-def _host(t, what, dtype):
-    if t.device.type != "cpu":
-        raise ValueError(f"snack.nn.SparseLinear: {what} is on {t.device}; this build takes CPU tensors only")
+def _operand(t, what, dtype, device):
+    if t.device != device:
+        raise ValueError(f"snack.nn.SparseLinear: {what} is on {t.device}, the input on {device}")
     if t.dtype != dtype:
         raise TypeError(f"snack.nn.SparseLinear: {what} is {t.dtype}, the layer's dtype is {dtype}")
     return t.contiguous()
 
 
+def _stream(device):
+    """PyTorch's current stream on `device` (a CUDA device), as the C interface takes it."""
+    return ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)
+
+
+def _opt(t):
+    return _ptr(t) if t is not None else None
+
+
 class _SparseLinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight_values, bias, module):
-        dtype = weight_values.dtype
+        dtype, device = weight_values.dtype, x.device
         if x.shape[-1] != module.in_features:
             raise ValueError(f"snack.nn.SparseLinear: the input has {x.shape[-1]} features, the layer takes "
                              f"{module.in_features}")
-        x2 = _host(x, "the input", dtype).reshape(-1, module.in_features)
-        w = _host(weight_values, "weight_values", dtype)
-        b = _host(bias, "bias", dtype) if bias is not None else None
-        y = torch.empty(x2.shape[0], module.out_features, dtype=dtype)
-        _lib.check(_lib.lib.snk_layer_forward(module._handle.ptr, _ptr(w), _ptr(b) if b is not None else None,
-                                              _ptr(x2), x2.shape[0], _ptr(y)))
+        if device.type not in ("cpu", "cuda"):
+            raise ValueError(f"snack.nn.SparseLinear: tensors on {device} are not supported (CPU or CUDA)")
+        x2 = _operand(x, "the input", dtype, device).reshape(-1, module.in_features)
+        w = _operand(weight_values, "weight_values", dtype, device)
+        b = _operand(bias, "bias", dtype, device) if bias is not None else None
+        y = torch.empty(x2.shape[0], module.out_features, dtype=dtype, device=device)
+        h = module._handle.ptr
+        if device.type == "cuda":
+            with torch.cuda.device(device):
+                _lib.check(_lib.lib.snk_layer_forward_device(h, _ptr(w), _opt(b), _ptr(x2), x2.shape[0], _ptr(y),
+                                                             _stream(device)))
+        else:
+            _lib.check(_lib.lib.snk_layer_forward(h, _ptr(w), _opt(b), _ptr(x2), x2.shape[0], _ptr(y)))
         ctx.save_for_backward(x2, w)
         ctx.module, ctx.x_shape, ctx.has_bias = module, x.shape, bias is not None
         return y.reshape(*x.shape[:-1], module.out_features)
@@ -79,15 +97,20 @@ class _SparseLinearFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_y):
         x2, w = ctx.saved_tensors
-        module = ctx.module
-        gy = _host(grad_y, "the output gradient", w.dtype).reshape(-1, module.out_features)
+        module, device = ctx.module, x2.device
+        gy = _operand(grad_y, "the output gradient", w.dtype, device).reshape(-1, module.out_features)
         dx = torch.empty_like(x2) if ctx.needs_input_grad[0] else None
         dw = torch.empty_like(w) if ctx.needs_input_grad[1] else None
-        db = torch.empty(module.out_features, dtype=w.dtype) if ctx.has_bias and ctx.needs_input_grad[2] else None
-        _lib.check(_lib.lib.snk_layer_backward(module._handle.ptr, _ptr(w), _ptr(x2), _ptr(gy), x2.shape[0],
-                                               _ptr(dx) if dx is not None else None,
-                                               _ptr(dw) if dw is not None else None,
-                                               _ptr(db) if db is not None else None))
+        db = (torch.empty(module.out_features, dtype=w.dtype, device=device)
+              if ctx.has_bias and ctx.needs_input_grad[2] else None)
+        h = module._handle.ptr
+        if device.type == "cuda":
+            with torch.cuda.device(device):
+                _lib.check(_lib.lib.snk_layer_backward_device(h, _ptr(w), _ptr(x2), _ptr(gy), x2.shape[0], _opt(dx),
+                                                              _opt(dw), _opt(db), _stream(device)))
+        else:
+            _lib.check(_lib.lib.snk_layer_backward(h, _ptr(w), _ptr(x2), _ptr(gy), x2.shape[0], _opt(dx), _opt(dw),
+                                                   _opt(db)))
         return (dx.reshape(ctx.x_shape) if dx is not None else None), dw, db, None
 
 
@@ -121,7 +144,8 @@ class SparseLinear(torch.nn.Module):
 
     def to_dense(self):
         """W as a dense out_features x in_features tensor (zeros off the pattern)."""
-        d = torch.zeros(self.out_features, self.in_features, dtype=self.weight_values.dtype)
+        d = torch.zeros(self.out_features, self.in_features, dtype=self.weight_values.dtype,
+                        device=self.weight_values.device)
         d[self.indices[0], self.indices[1]] = self.weight_values.detach()
         return d
 

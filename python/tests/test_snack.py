@@ -1,6 +1,7 @@
 """python/tests/test_snack.py: the snack package against PyTorch itself (float64 gradcheck, nn.Linear on masked
 weights), the DST invariants, state-dict round trips, and clear errors for bad input. Run by the README's test command
-(pytest, with SNACK_LAYERS_LIB pointing at the built library); the CUDA case skips where PyTorch sees no GPU."""
+(pytest, with SNACK_LAYERS_LIB pointing at the built library); the CUDA cases (the same checks on CUDA tensors,
+and a short training run with SET on the GPU) skip where PyTorch sees no GPU."""
 import io
 import math
 
@@ -194,8 +195,73 @@ def test_bad_input_is_refused_clearly():
         fresh.load_state_dict(bad)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="PyTorch sees no CUDA device")
-def test_cuda_tensors_are_refused_with_a_clear_message():
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="PyTorch sees no CUDA device")
+
+
+@needs_cuda
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-5), (torch.float64, 1e-12)])
+def test_cuda_tensors_equal_the_cpu_layer_and_nn_linear(dtype, tol):
+    torch.manual_seed(7)
+    cpu = SparseLinear(384, 256, sparsity=0.9, dtype=dtype, seed=11)
+    gpu = SparseLinear(384, 256, sparsity=0.9, dtype=dtype, seed=11).cuda()
+    dense = masked_linear(cpu).cuda()
+    x = torch.randn(2, 33, 384, dtype=dtype)
+    xc, xg, xd = x.clone().requires_grad_(), x.cuda().requires_grad_(), x.cuda().requires_grad_()
+    yc, yg, yd = cpu(xc), gpu(xg), dense(xd)
+    assert yg.device.type == "cuda" and gpu.weight_values.device.type == "cuda"
+    assert torch.allclose(yg.cpu(), yc, rtol=tol, atol=tol)
+    assert torch.allclose(yg, yd, rtol=tol, atol=tol)
+    g = torch.randn_like(yc)
+    (yc * g).sum().backward()
+    (yg * g.cuda()).sum().backward()
+    (yd * g.cuda()).sum().backward()
+    assert torch.allclose(xg.grad.cpu(), xc.grad, rtol=tol, atol=tol)
+    assert torch.allclose(gpu.weight_values.grad.cpu(), cpu.weight_values.grad, rtol=tol, atol=tol)
+    assert torch.allclose(gpu.weight_values.grad, dense.weight.grad[gpu.indices[0], gpu.indices[1]], rtol=tol, atol=tol)
+    assert torch.allclose(gpu.bias.grad.cpu(), cpu.bias.grad, rtol=tol, atol=tol)
+
+
+@needs_cuda
+def test_cuda_gradcheck_float64():
+    torch.manual_seed(8)
+    layer = SparseLinear(13, 7, sparsity=0.6, dtype=torch.float64, seed=3).cuda()
+    x = torch.randn(5, 13, dtype=torch.float64, device="cuda", requires_grad=True)
+
+    def f(x_, w_, b_):
+        return snack.nn._SparseLinearFunction.apply(x_, w_, b_, layer)
+
+    assert torch.autograd.gradcheck(f, (x, layer.weight_values, layer.bias), eps=1e-6, atol=1e-8)
+
+
+@needs_cuda
+def test_cuda_training_with_set_keeps_the_count_and_learns():
+    torch.manual_seed(9)
+    model = torch.nn.Sequential(SparseLinear(64, 128, sparsity=0.8, seed=1), torch.nn.ReLU(),
+                                SparseLinear(128, 4, sparsity=0.5, seed=2)).cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    rewire = snack.dst.SET(model, zeta=0.3, interval=5, optimizer=opt, seed=4)
+    counts = [layer.nnz for layer in rewire.layers]
+    x = torch.randn(256, 64, device="cuda")
+    target = (x[:, :4] > 0).long().argmax(dim=1)
+    losses = []
+    for _ in range(40):
+        loss = torch.nn.functional.cross_entropy(model(x), target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        rewire.step()
+        losses.append(loss.item())
+    assert rewire.rewired > 0
+    assert [layer.nnz for layer in rewire.layers] == counts
+    for layer in rewire.layers:
+        assert layer.weight_values.device.type == "cuda" and layer.indices.device.type == "cuda"
+        pos = layer.indices[0] * layer.in_features + layer.indices[1]
+        assert pos.unique().numel() == pos.numel()
+    assert losses[-1] < 0.5 * losses[0], losses
+
+
+@needs_cuda
+def test_cuda_input_with_a_cpu_layer_is_refused_with_a_clear_message():
     layer = SparseLinear(8, 4, sparsity=0.5)
-    with pytest.raises(ValueError, match="CPU tensors only"):
+    with pytest.raises(ValueError, match="weight_values is on cpu, the input on cuda"):
         layer(torch.randn(2, 8, device="cuda"))

@@ -427,6 +427,31 @@ TEST_P(BadInput, Kronecker) {
   expect_rejected(Info::DomainMismatch, "kronecker: UDT input", {Ok, Au, B}, [&] { kronecker(Ok, nullptr, nullptr, plus, Au, B); });
 }
 
+// The device memory exchange: null pointers and a pattern of other dimensions on every backend; a backend without
+// device memory refuses every call (the pointer given is host memory, which such a backend must not read).
+TEST_P(BadInput, DeviceExchange) {
+  Matrix A = filled(FP64, 4, 5), P = filled(FP64, 5, 4);
+  std::vector<double> host(20, 1.0);
+  expect_rejected(Info::NullPointer, "import_device_full: null values", {A}, [&] { import_device_full(A, nullptr, nullptr); });
+  expect_rejected(Info::NullPointer, "import_device_values: null values", {A},
+                  [&] { import_device_values(A, A, nullptr, nullptr); });
+  expect_rejected(Info::DimensionMismatch, "import_device_values: pattern 5 x 4 for a 4 x 5 matrix", {A, P},
+                  [&] { import_device_values(A, P, host.data(), nullptr); });
+  expect_rejected(Info::NullPointer, "export_device_dense: null output", {A}, [&] { export_device_dense(A, nullptr, nullptr); });
+  expect_rejected(Info::NullPointer, "export_device_values: null output", {A},
+                  [&] { export_device_values(A, nullptr, nullptr); });
+  if (GetParam() == "cuda") return;
+  expect_rejected(Info::NotImplemented, "import_device_full on a host backend", {A},
+                  [&] { import_device_full(A, host.data(), nullptr); });
+  expect_rejected(Info::NotImplemented, "import_device_values on a host backend", {A},
+                  [&] { import_device_values(A, A, host.data(), nullptr); });
+  expect_rejected(Info::NotImplemented, "export_device_dense on a host backend", {A},
+                  [&] { export_device_dense(A, host.data(), nullptr); });
+  expect_rejected(Info::NotImplemented, "export_device_values on a host backend", {A},
+                  [&] { export_device_values(A, host.data(), nullptr); });
+  EXPECT_EQ(host, std::vector<double>(20, 1.0)) << "an export wrote to memory it was refused";
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BadInput, ::testing::ValuesIn(available_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 

@@ -12,11 +12,13 @@
 // determinism; a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
 // of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
 // hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
-// exhaustion through the C API. These must not
+// exhaustion through the C API; the exchange with a caller's device memory on the caller's stream. These must not
 // fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
 // user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is
 // not usable (no GPU, no driver).
 #include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
 
 #include <cmath>
 #include <cstdio>
@@ -855,6 +857,109 @@ TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
   expect_same(got.Yi, want.Yi, "chain: Y8 < 0 as INT32");
   EXPECT_EQ(snk::transfers().downloads, 3u);
   EXPECT_TRUE(close(got.s, want.s, TypeCode::FP32)) << got.s << " vs " << want.s;
+}
+
+// The exchange with a caller's device memory (PyTorch's CUDA tensors): X is written to device memory on a stream of the
+// caller's and imported without a host wait; a product with W and a row-wise ReLU run on the device; the result is
+// exported dense into the caller's memory and copied back on the caller's stream, which alone is waited for. W's values
+// are replaced on its own pattern from device memory (import_device_values), and a sparse result (the ReLU's) is
+// exported dense (zeros elsewhere) and as its values. Nothing is uploaded or downloaded through the host by the chain,
+// and every result equals reference's on the same host data.
+TEST(CudaBackend, DeviceMemoryExchangeWithTheCallersStream) {
+  REQUIRE_CUDA();
+  const Type* f32 = &snk::types::FP32;
+  const Index batch = 37, in = 300, out = 200;
+  const Matrix W = random_matrix(f32, out, in, 0.05, true);
+  const Matrix X = full(f32, batch, in);
+  std::vector<float> Wv(W.nvals()), Xv(batch * in), Wv2(W.nvals());
+  std::vector<Index> wi(W.nvals()), wj(W.nvals()), xi(batch * in), xj(batch * in);
+  W.extract_tuples(wi.data(), wj.data(), Wv.data(), f32);
+  X.extract_tuples(xi.data(), xj.data(), Xv.data(), f32);
+  for (std::size_t k = 0; k < Wv2.size(); ++k) Wv2[k] = Wv[k] * 0.5f - 0.25f;
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  snk::Descriptor tr;
+  tr.transpose_second = true;
+  const snk::Scalar zero = [&] {
+    snk::Scalar z(f32);
+    const float v = 0;
+    z.set(&v, f32);
+    return z;
+  }();
+  const snk::IndexUnaryOp& positive = *snk::builtin_index_unary_op(snk::IndexUnaryOpcode::ValueGt, TypeCode::FP32);
+
+  // reference: W with the new values, Y = X W^T, R = Y > 0
+  Matrix W2(f32, out, in);
+  W2.build(wi.data(), wj.data(), Wv2.data(), f32, W.nvals(), nullptr);
+  Matrix Yref(f32, batch, out), Rref(f32, batch, out);
+  {
+    snk::BackendScope scope("reference");
+    snk::mxm(Yref, nullptr, nullptr, pt, X, W2, tr);
+    snk::select(Rref, nullptr, nullptr, positive, Yref, zero);
+  }
+
+  cudaStream_t caller = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&caller, cudaStreamNonBlocking), cudaSuccess);
+  float *dx = nullptr, *dw = nullptr, *dy = nullptr, *dr = nullptr, *dv = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dx), Xv.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dw), Wv2.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dy), batch * out * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dr), batch * out * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dv), batch * out * 4), cudaSuccess);
+  // Poisoned outputs, then the inputs written on the caller's stream, not waited for.
+  ASSERT_EQ(cudaMemsetAsync(dy, 0xff, batch * out * 4, caller), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(dr, 0xff, batch * out * 4, caller), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(dx, Xv.data(), Xv.size() * 4, cudaMemcpyHostToDevice, caller), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(dw, Wv2.data(), Wv2.size() * 4, cudaMemcpyHostToDevice, caller), cudaSuccess);
+
+  Matrix Wd(W), Xd(f32, batch, in), Y(f32, batch, out), R(f32, batch, out);
+  std::vector<float> y(batch * out), r(batch * out), rv;
+  {
+    snk::BackendScope scope("cuda");
+    snk::reset_fallback_counts();
+    snk::mxm(Y, nullptr, nullptr, pt, X, Wd, tr);   // W's pattern uploaded (and its plans built) here
+    snk::reset_transfers();
+    snk::import_device_full(Xd, dx, caller);
+    snk::import_device_values(Wd, Wd, dw, caller);
+    snk::mxm(Y, nullptr, nullptr, pt, Xd, Wd, tr);
+    snk::select(R, nullptr, nullptr, positive, Y, zero);
+    snk::export_device_dense(Y, dy, caller);
+    snk::export_device_dense(R, dr, caller);
+    snk::export_device_values(R, dv, caller);
+    const snk::Transfers during = snk::transfers();
+    EXPECT_EQ(during.uploads, 0u) << "the exchange went through the host";
+    EXPECT_EQ(during.downloads, 0u) << "the exchange went through the host";
+    EXPECT_EQ(snk::fallback_total("cuda"), 0u);
+    rv.resize(R.nvals());
+  }
+  ASSERT_EQ(cudaMemcpyAsync(y.data(), dy, y.size() * 4, cudaMemcpyDeviceToHost, caller), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(r.data(), dr, r.size() * 4, cudaMemcpyDeviceToHost, caller), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(rv.data(), dv, rv.size() * 4, cudaMemcpyDeviceToHost, caller), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(caller), cudaSuccess);
+
+  const auto dense_of = [&](const Matrix& M) {
+    std::vector<float> d(M.nrows() * M.ncols(), 0.0f);
+    std::vector<Index> i(M.nvals()), j(M.nvals());
+    std::vector<float> v(M.nvals());
+    M.extract_tuples(i.data(), j.data(), v.data(), f32);
+    for (std::size_t k = 0; k < v.size(); ++k) d[i[k] * M.ncols() + j[k]] = v[k];
+    return std::make_pair(d, v);
+  };
+  const auto [yref, yvals] = dense_of(Yref);
+  const auto [rref, rvals] = dense_of(Rref);
+  (void)yvals;
+  ASSERT_EQ(rv.size(), rvals.size()) << "the ReLU's entry count";
+  int bad = 0;
+  for (std::size_t k = 0; k < y.size() && bad < 5; ++k)
+    if (!close(y[k], yref[k], TypeCode::FP32) || !close(r[k], rref[k], TypeCode::FP32))
+      ADD_FAILURE() << "position " << k << ": Y " << y[k] << " vs " << yref[k] << ", ReLU " << r[k] << " vs " << rref[k]
+                    << " (" << ++bad << ")";
+  for (std::size_t k = 0; k < rv.size() && bad < 5; ++k)
+    if (!close(rv[k], rvals[k], TypeCode::FP32))
+      ADD_FAILURE() << "ReLU value " << k << ": " << rv[k] << " vs " << rvals[k] << " (" << ++bad << ")";
+  std::printf("[exchange] %lld x %lld product and ReLU through device memory: %lld ReLU entries, %d mismatches\n",
+              static_cast<long long>(batch), static_cast<long long>(out), static_cast<long long>(rv.size()), bad);
+  for (float* p : {dx, dw, dy, dr, dv}) cudaFree(p);
+  cudaStreamDestroy(caller);
 }
 
 // Device memory exhaustion, forced: u * v^T with u and v of 2^20 entries has 2^40 entries (8 TiB of FP64), more than

@@ -17,6 +17,8 @@
 //     accumulator or by expand-sort-compress), mxm with both operands sparse (the masked dot product, the dense row
 //     accumulator, or expand-sort-compress; portable_products.cu's table), and transpose (assign over the whole of
 //     C is an eWiseAdd or a copy, which the core makes);
+//   - the exchange with a caller's device memory (snk::import_device_full and its kin: PyTorch's CUDA tensors), on
+//     the device;
 //   - declined: user-defined types and operators (and an accumulator of assign whose inputs are not C's type).
 // The GPU is the device current on the thread that first uses the backend; every call runs there (the
 // caller's current device is restored afterwards) on one stream of the backend's own. Calls are
@@ -161,6 +163,14 @@ class CudaBackend final : public core::Backend {
   }
   KernelStatus fill(Matrix& T, const Scalar& x, const Matrix* pattern) override {
     return run([&] { return portable_fill(T, x, pattern, stream_); });
+  }
+  KernelStatus import_device(Matrix& T, const Matrix* pattern, const void* device_values, void* stream) override {
+    return run([&] {
+      return portable_import_device(T, pattern, device_values, static_cast<cudaStream_t>(stream), stream_);
+    });
+  }
+  KernelStatus export_device(const Matrix& M, bool dense, void* device_out, void* stream) override {
+    return run([&] { return portable_export_device(M, dense, device_out, static_cast<cudaStream_t>(stream), stream_); });
   }
 #endif
 

@@ -416,3 +416,85 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
 }
 
 }  // namespace snk::cuda
+
+// ---- device memory exchange (Backend::import_device / export_device) -----------------------------------------------
+namespace snk::cuda {
+namespace {
+
+// `waiting` runs its later work after the work queued on `queued` so far (an event between the two streams).
+void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what) {
+  if (waiting == queued) return;
+  cudaEvent_t e = nullptr;
+  throw_on_cuda_error(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), what);
+  cudaError_t r = cudaEventRecord(e, queued);
+  if (r == cudaSuccess) r = cudaStreamWaitEvent(waiting, e, 0);
+  (void)cudaEventDestroy(e);   // released once the wait has passed
+  throw_on_cuda_error(r, what);
+}
+
+}  // namespace
+
+KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values, cudaStream_t caller,
+                                    cudaStream_t s) {
+  const std::size_t elem = T.type()->size;
+  if (T.type()->size == 0) return KernelStatus::Declined;
+  const char* what = "import of device values";
+  stream_waits(s, caller, what);
+  if (pattern != nullptr) {
+    const Index n = pattern->nvals();
+    DeviceBuffer x(n * elem);
+    throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, n * elem, cudaMemcpyDeviceToDevice, s), what);
+    std::shared_ptr<CompactedPattern> kept = pattern_of(*pattern);
+    attach_values(T, *pattern, std::move(x), s);
+    inherit(T, std::move(kept));
+    return KernelStatus::Done;
+  }
+  // Every position: a result of every column of every row (MatrixOnDevice::dense_rows), its rows 0 .. nrows-1.
+  const Index rows = T.nrows(), ncols = T.ncols();
+  DeviceBuffer x(rows * ncols * elem);
+  throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, rows * ncols * elem, cudaMemcpyDeviceToDevice, s), what);
+  DeviceBuffer device_rows(rows * sizeof(Index));
+  Index* r = static_cast<Index*>(device_rows.get());
+  SourceContext ctx = source_context(s);
+  P::for_n_stream(ctx, "snack::cuda::import_rows", rows, KOKKOS_LAMBDA(Index i) { r[i] = i; });
+  std::vector<Index> host_rows(rows);
+  for (Index i = 0; i < rows; ++i) host_rows[i] = i;
+  check_queued(what);
+  int device = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), "current device");
+  T.attach_device_copy(MatrixOnDevice::dense_rows(device, std::move(x), std::move(host_rows), device_rows, ncols, elem, s),
+                       /*host_is_stale=*/true);
+  return KernelStatus::Done;
+}
+
+KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_out, cudaStream_t caller, cudaStream_t s) {
+  const std::size_t elem = M.type()->size;
+  if (elem == 0) return KernelStatus::Declined;
+  const char* what = "export to device memory";
+  stream_waits(s, caller, what);   // the caller's earlier work on device_out comes first
+  MatrixOnDevice& copy = MatrixOnDevice::of(M, s);
+  const Index nvals = M.nvals();
+  const bool full = nvals == M.nrows() * M.ncols();
+  if (!dense || full) {   // the values in entry order, which for a full matrix is the row-major array
+    throw_on_cuda_error(cudaMemcpyAsync(device_out, copy.values(), nvals * elem, cudaMemcpyDeviceToDevice, s), what);
+  } else {
+    throw_on_cuda_error(cudaMemsetAsync(device_out, 0, M.nrows() * M.ncols() * elem, s), what);
+    const CsrRef a = ref_of(M, s);
+    unsigned char* out = static_cast<unsigned char*>(device_out);
+    const Index ncols = M.ncols();
+    SourceContext ctx = source_context(s);
+    P::for_n(ctx, "snack::cuda::export_dense", a.nslots, KOKKOS_LAMBDA(Index slot) {
+      const Index row = a.row_of(slot);
+      for (Index e = a.p[slot]; e < a.p[slot + 1]; ++e) {
+        unsigned char* to = out + (row * ncols + a.j[e]) * elem;
+        const unsigned char* from = a.x + e * elem;
+        for (std::size_t b = 0; b < elem; ++b) to[b] = from[b];
+      }
+    });
+  }
+  check_queued(what);
+  stream_waits(caller, s, what);
+  return KernelStatus::Done;
+}
+
+}  // namespace snk::cuda

@@ -55,6 +55,14 @@ core::KernelStatus portable_extract(Matrix& T, const Matrix& A, const core::Inde
 core::KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A,
                                    const core::IndexList& I, const core::IndexList& J, cudaStream_t s);
 core::KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
+// The exchange with a caller's device memory (Backend::import_device / export_device), on stream s after the work
+// queued on the caller's stream, which then waits for the export's writes: T takes device_values on the pattern of
+// `pattern` (its device copy's pattern arrays and plans shared) or on every position (a device-only copy of every row);
+// M is written as its values in entry order, or as a dense row-major array (zeros, then its entries scattered).
+core::KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values,
+                                          cudaStream_t caller, cudaStream_t s);
+core::KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_out, cudaStream_t caller,
+                                          cudaStream_t s);
 // C<M, replace> = C (.) T on the device (snk::DeviceCopy::mask_accum's contract): where C and T are of builtin types
 // (T's values cast to C's first), the accumulator (if any) a builtin operator of C's type, the mask of a builtin
 // type (or structural), and C, T and M not hypersparse beyond what as_plain takes; false otherwise, changing nothing.
