@@ -27,7 +27,8 @@ log() { printf '[setup] %s\n' "$*"; }
 # ---- Debian packages -------------------------------------------------------------------------------
 PKGS=(build-essential cmake ninja-build pkg-config libgraphblas-dev libgtest-dev libgmock-dev
       libbenchmark-dev libopenmpi-dev openmpi-bin zlib1g-dev python3-matplotlib python3-numpy
-      clang libclang-rt-14-dev dpkg-dev xz-utils dataset-fashion-mnist python3-torch python3-pytest)
+      clang libclang-rt-14-dev dpkg-dev xz-utils dataset-fashion-mnist python3-torch python3-pytest
+      fortunes)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

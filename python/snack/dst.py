@@ -77,6 +77,37 @@ class _Rewirer:
         return int(grown.value)
 
 
+def prune_to(layer, count, optimizer=None):
+    """Keeps the `count` weights of largest |w| of a SparseLinear (ties: the earlier position), dropping the others with
+    their optimizer state: a gradual-pruning schedule's step (the count only shrinks; a larger count changes nothing).
+    The layer's weight_values becomes a new Parameter of `count` values; the optimizer, where given, holds it in place of
+    the old one, with the kept entries' state. Returns how many were pruned."""
+    n = layer.nnz
+    count = int(count)
+    if count < 1:
+        raise ValueError(f"snack.dst.prune_to: the count must be at least 1, not {count}")
+    if count >= n:
+        return 0
+    with torch.no_grad():
+        old = layer.weight_values
+        order = torch.sort(old.detach().abs().cpu(), descending=True, stable=True).indices
+        keep = torch.sort(order[:count]).values   # entry order is row by row, columns increasing: kept so
+        idx = layer.indices.cpu()[:, keep]
+        layer._handle.set_pattern(idx)
+        keep_d = keep.to(old.device)
+        new = torch.nn.Parameter(old.detach()[keep_d].clone(), requires_grad=old.requires_grad)
+        if optimizer is not None:
+            for group in optimizer.param_groups:
+                group["params"] = [new if p is old else p for p in group["params"]]
+            if old in optimizer.state:
+                state = optimizer.state.pop(old)
+                optimizer.state[new] = {k: (v[keep_d].clone() if torch.is_tensor(v) and v.shape == old.shape else v)
+                                        for k, v in state.items()}
+        layer.weight_values = new
+        layer.indices = idx.to(layer.indices.device)
+    return n - count
+
+
 class SET(_Rewirer):
     """SET (Mocanu et al., 2018): prune the smallest |w|, regrow at random."""
     rule = _lib.PRUNE_MAGNITUDE

@@ -265,3 +265,32 @@ def test_cuda_input_with_a_cpu_layer_is_refused_with_a_clear_message():
     layer = SparseLinear(8, 4, sparsity=0.5)
     with pytest.raises(ValueError, match="weight_values is on cpu, the input on cuda"):
         layer(torch.randn(2, 8, device="cuda"))
+
+
+def test_prune_to_keeps_the_largest_with_their_state():
+    torch.manual_seed(10)
+    layer = SparseLinear(40, 30, sparsity=0.5, seed=6)
+    opt = torch.optim.Adam(layer.parameters(), lr=1e-3)
+    layer(torch.randn(4, 40)).sum().backward()
+    opt.step()
+    n = layer.nnz
+    w = layer.weight_values.detach().clone()
+    pos = (layer.indices[0] * 40 + layer.indices[1]).clone()
+    avg = opt.state[layer.weight_values]["exp_avg"].clone()
+    assert snack.dst.prune_to(layer, n // 3, optimizer=opt) == n - n // 3
+    assert layer.nnz == n // 3 and layer.indices.shape[1] == n // 3
+    kept = pos.tolist()
+    new_pos = (layer.indices[0] * 40 + layer.indices[1]).tolist()
+    assert new_pos == sorted(new_pos)
+    source = torch.tensor([kept.index(p) for p in new_pos])
+    assert torch.equal(layer.weight_values.detach(), w[source])
+    assert torch.equal(opt.state[layer.weight_values]["exp_avg"], avg[source])
+    assert layer.weight_values.abs().min() >= w.abs().sort(descending=True).values[n // 3 - 1]
+    assert any(p is layer.weight_values for p in opt.param_groups[0]["params"])
+    x = torch.randn(3, 40)
+    assert torch.allclose(layer(x), masked_linear(layer)(x), rtol=1e-6, atol=1e-6)
+    layer(x).sum().backward()   # the pruned layer trains on: a step with the optimizer after the change
+    opt.step()
+    assert snack.dst.prune_to(layer, n) == 0
+    with pytest.raises(ValueError, match="at least 1"):
+        snack.dst.prune_to(layer, 0)

@@ -1,0 +1,111 @@
+"""bench/gpt/mlp_block_bench.py: one training step of a GPT-2-small MLP block (768 -> 3072, GELU, 3072 -> 768) at 90%
+sparsity, against dense nn.Linear and Dense+Mask, side by side in one run.
+
+A step is the forward, the backward and an AdamW update of the block's parameters, on tokens = batch x sequence rows
+(default 1 x 1024 to 8 x 1024). Dense runs in fp32 twice: as PyTorch runs it by default (no TF32: the same precision as
+the sparse layers) and with TF32 tensor cores allowed (reported beside it, not the target's baseline). Dense+Mask
+multiplies its weights by a 0/1 mask in every forward. Each point is the median of --repeat timed steps (CUDA events,
+after --warmup steps); peak memory is common.DeviceMemory's over the timed steps (PyTorch's allocator plus the
+library's pool). Prints a table with ratios, the device, the date and the commit; --out writes it as CSV.
+"""
+import argparse
+import csv
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self, kind, d, sparsity, device):
+        super().__init__()
+        self.fc = common.make_linear(kind, d, 4 * d, sparsity, 1, device)
+        self.out = common.make_linear(kind, 4 * d, d, sparsity, 2, device)
+
+    def forward(self, x):
+        return self.out(F.gelu(self.fc(x)))
+
+
+def time_steps(kind, tokens, args, device, memory, tf32):
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.manual_seed(0)
+    block = Mlp(kind, args.d, args.sparsity, device)
+    opt = torch.optim.AdamW(block.parameters(), lr=1e-4)
+    x = torch.randn(tokens, args.d, device=device, requires_grad=True)
+    g = torch.randn(tokens, args.d, device=device)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        y = block(x)
+        y.backward(g)
+        opt.step()
+
+    for _ in range(args.warmup):
+        step()
+    memory.reset()
+    times = []
+    for _ in range(args.repeat):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    peak = memory.peak()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return statistics.median(times), peak
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tokens", default="1024,2048,4096,8192")
+    p.add_argument("--d", type=int, default=768)
+    p.add_argument("--sparsity", type=float, default=0.9)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("mlp_block_bench: no CUDA device")
+    device = torch.device("cuda")
+    memory = common.DeviceMemory(device)
+    rows = []
+    configs = [("dense", False, "dense_fp32"), ("dense", True, "dense_tf32"), ("dense_mask", False, "dense_mask_fp32"),
+               ("snack", False, "snack_fp32")]
+    for tokens in [int(t) for t in args.tokens.split(",")]:
+        for kind, tf32, name in configs:
+            ms, peak = time_steps(kind, tokens, args, device, memory, tf32)
+            rows.append({"tokens": tokens, "method": name, "step_ms": ms, "peak_bytes": peak[0],
+                         "torch_peak_bytes": peak[1], "pool_peak_bytes": peak[2] if peak[2] is not None else ""})
+            print(f"[mlp] tokens {tokens:5d} {name:16s} {ms:8.3f} ms  peak {peak[0] / 2**20:8.1f} MiB", flush=True)
+    name = torch.cuda.get_device_name(device)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"\n[mlp] {name}, {stamp}, commit {commit}, torch {torch.__version__}; d={args.d}, sparsity {args.sparsity}")
+    print(f"{'tokens':>6s} {'dense fp32':>10s} {'dense tf32':>10s} {'D+M':>8s} {'snack':>8s} {'vs dense':>8s} "
+          f"{'vs D+M':>7s} {'mem vs D+M':>10s}")
+    for tokens in sorted({r["tokens"] for r in rows}):
+        m = {r["method"]: r for r in rows if r["tokens"] == tokens}
+        s, d, t, dm = m["snack_fp32"], m["dense_fp32"], m["dense_tf32"], m["dense_mask_fp32"]
+        print(f"{tokens:6d} {d['step_ms']:10.3f} {t['step_ms']:10.3f} {dm['step_ms']:8.3f} {s['step_ms']:8.3f} "
+              f"{d['step_ms'] / s['step_ms']:7.2f}x {dm['step_ms'] / s['step_ms']:6.2f}x "
+              f"{1 - s['peak_bytes'] / dm['peak_bytes']:9.0%} less")
+    if args.out:
+        with open(args.out, "w", newline="") as f:
+            f.write(f"# device={name} date={stamp} commit={commit} torch={torch.__version__} d={args.d} "
+                    f"sparsity={args.sparsity}\n")
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

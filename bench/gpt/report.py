@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# bench/gpt/report.py: turns one GPU run of gpt_experiment.py and mlp_block_bench.py into the committed table
+# (markdown, issue 39's targets marked met or missed) and chart (PNG): validation-loss curves of the three GPT variants,
+# and the MLP block's training step per token count.
+# Usage: report.py GPT.csv MLP.csv OUT_PREFIX   (writes OUT_PREFIX.md and OUT_PREFIX.png)
+import csv
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read(path):
+    with open(path) as f:
+        lines = [l for l in f if l.strip()]
+    meta = " ".join(l[1:].strip() for l in lines if l.startswith("#"))
+    return meta, list(csv.DictReader([l for l in lines if not l.startswith("#")]))
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: report.py GPT.csv MLP.csv OUT_PREFIX")
+    gmeta, grows = read(sys.argv[1])
+    mmeta, mrows = read(sys.argv[2])
+    out = sys.argv[3]
+    kinds = [k for k in ("dense", "dense_mask", "snack") if any(r["kind"] == k for r in grows)]
+    curve = {k: [(int(r["step"]), float(r["val_loss"])) for r in grows if r["kind"] == k] for k in kinds}
+    last = {k: [r for r in grows if r["kind"] == k][-1] for k in kinds}
+    label = {"dense": "dense nn.Linear", "dense_mask": "Dense+Mask", "snack": "snack SparseLinear"}
+
+    md = ["# SNACK's GPT experiment on the project's sparse layers (H200)", "",
+          f"GPT run: `{gmeta}`", "", f"MLP block run: `{mmeta}`", "",
+          "Produced by `bench/gpt/gpt_experiment.py` and `bench/gpt/mlp_block_bench.py` in one session on the GPU "
+          "machine, and `bench/gpt/report.py`. fp32 throughout (no TF32 except the column that says so). Peak memory "
+          "is PyTorch's allocated peak plus the peak of the CUDA default pool the library allocates from (an upper "
+          "bound: the two peaks are added).", "",
+          "## MLP block training step (768 -> 3072 -> 768, 90% sparse, forward + backward + AdamW)", "",
+          "| tokens | dense fp32 (ms) | dense TF32 (ms) | Dense+Mask (ms) | snack (ms) | snack vs dense fp32 | "
+          "snack vs D+M | peak MiB dense / D+M / snack | memory vs D+M | target: step >= dense fp32 | "
+          "target: memory >= 40% below D+M |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    tokens = sorted({int(r["tokens"]) for r in mrows})
+    for t in tokens:
+        m = {r["method"]: r for r in mrows if int(r["tokens"]) == t}
+        ms = {k: float(v["step_ms"]) for k, v in m.items()}
+        mem = {k: float(v["peak_bytes"]) / 2**20 for k, v in m.items()}
+        less = 1 - mem["snack_fp32"] / mem["dense_mask_fp32"]
+        md.append(f"| {t} | {ms['dense_fp32']:.3f} | {ms['dense_tf32']:.3f} | {ms['dense_mask_fp32']:.3f} | "
+                  f"{ms['snack_fp32']:.3f} | {ms['dense_fp32'] / ms['snack_fp32']:.2f}x | "
+                  f"{ms['dense_mask_fp32'] / ms['snack_fp32']:.2f}x | {mem['dense_fp32']:.0f} / "
+                  f"{mem['dense_mask_fp32']:.0f} / {mem['snack_fp32']:.0f} | {less:.0%} less | "
+                  f"{verdict(ms['snack_fp32'] <= ms['dense_fp32'])} | {verdict(less >= 0.4)} |")
+    md += ["", "## GPT training (byte-level, Debian's `fortunes` corpus)", "",
+           "| variant | tokens/s | peak MiB | final MLP density | final validation loss | vs Dense+Mask |",
+           "|---|---|---|---|---|---|"]
+    for k in kinds:
+        r = last[k]
+        ref = float(last["dense_mask"]["val_loss"]) if "dense_mask" in last else float("nan")
+        md.append(f"| {label[k]} | {float(r['tokens_per_s']):.0f} | {float(r['peak_bytes']) / 2**20:.0f} | "
+                  f"{float(r['mlp_density']):.3f} | {float(r['val_loss']):.4f} | "
+                  f"{(float(r['val_loss']) / ref - 1) * 100:+.2f}% |")
+    if "snack" in curve and "dense_mask" in curve:
+        dm = dict(curve["dense_mask"])
+        worst = max((v / dm[s] - 1) * 100 for s, v in curve["snack"] if s in dm)
+        md += ["", f"Validation loss of snack against Dense+Mask at the same step, worst over the evaluations: "
+                   f"{worst:+.2f}% (target: within 2%: {verdict(worst <= 2.0)})."]
+    md += ["", "![GPT experiment](gpt-h200.png)", ""]
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(md))
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for k in kinds:
+        s, v = zip(*curve[k])
+        a.plot(s, v, marker="o", ms=3, label=label[k])
+    a.set_xlabel("step")
+    a.set_ylabel("validation loss (nats per byte)")
+    a.set_title("GPT on fortunes: MLPs 50% -> 90% sparse, SET every 100 steps")
+    a.legend()
+    a.grid(alpha=0.3)
+    width = 0.2
+    methods = [("dense_fp32", "dense fp32"), ("dense_tf32", "dense TF32"), ("dense_mask_fp32", "Dense+Mask"),
+               ("snack_fp32", "snack 90%")]
+    for i, (m, name) in enumerate(methods):
+        ys = [float(r["step_ms"]) for t in tokens for r in mrows if int(r["tokens"]) == t and r["method"] == m]
+        b.bar([x + (i - 1.5) * width for x in range(len(tokens))], ys, width, label=name)
+    b.set_xticks(range(len(tokens)))
+    b.set_xticklabels([str(t) for t in tokens])
+    b.set_xlabel("tokens per step")
+    b.set_ylabel("training step (ms)")
+    b.set_title("MLP block 768-3072-768 step (lower is better)")
+    b.legend()
+    b.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out + ".png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()
