@@ -4,7 +4,7 @@
 // The cuda backend compiles these kernels for Kokkos' CUDA space; their GPU runs are covered by the cross-backend suite
 // on a GPU machine. This test instantiates the same sources for the host space, so that every machine (CI has no GPU)
 // checks their logic: apply, select, eWiseMult, eWiseAdd (of hypersparse operands too), reduce, transpose, SpGEMM (by
-// expansion and by dense row accumulators), the masked dot product, the row-wise SpMV of mxv / vxm and their push into
+// expansion and by dense row accumulators, and over A's non-empty rows made dense), the masked dot product, the row-wise SpMV of mxv / vxm and their push into
 // a dense accumulator, the mask step,
 // extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the
 // same call on reference, in the kokkos backend's host context (host_context.hpp).
@@ -368,6 +368,72 @@ TEST_F(PortableKernels, DenseRowAccumulatorMatchesExpansion) {
   EXPECT_EQ(ei, di);
   EXPECT_EQ(ej, dj);
   EXPECT_EQ(0, std::memcmp(ex.data(), dx.data(), n * sizeof(float))) << "FP32 sums differ from the expansion's";
+}
+
+// A product over A's non-empty rows made dense (products.hpp: nonempty_rank, dense_nonempty_rows,
+// compact_dense_product; the cuda backend's SpMM family does the dense product, a host loop here): the pattern and
+// values of A * B, with A sparse (counts needed) and with A's non-empty rows full (no counts), plain and hypersparse;
+// all_finite on finite values and on an infinity and a NaN.
+TEST_F(PortableKernels, ProductOverDenseRowsOfA) {
+  const snk::Type* t = &snk::types::FP64;
+  const snk::Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP64);
+  const Matrix B = random_matrix(t, 23, 29, 0.35);
+  const auto full_rows = [&](Index nrows) {   // every fourth row empty, the others full
+    std::vector<std::pair<Index, Index>> at;
+    for (Index i = 0; i < nrows; ++i)
+      for (Index j = 0; j < 23 && i % 4 != 1; ++j) at.push_back({i, j});
+    return with_entries(t, nrows, 23, at, -3, 3);
+  };
+  for (int variant = 0; variant < 3; ++variant) {
+    const Matrix A = variant == 0 ? random_matrix(t, 37, 23, 0.4) : variant == 1 ? random_sparse(t, 5000, 23, 60)
+                                                                                  : full_rows(41);
+    const std::string what = variant == 0 ? "A with empty rows" : variant == 1 ? "hypersparse A" : "full rows of A";
+    Matrix want(t, A.nrows(), 29);
+    snk::mxm(want, nullptr, nullptr, pt, A, B);
+    const snk::kokkos::CsrRef a = ref(A);
+    std::vector<Index> rank(a.nslots + 1);
+    const Index k = P::nonempty_rank(ctx, a, rank.data());
+    const bool every_row_full = A.nvals() == k * A.ncols();
+    EXPECT_EQ(every_row_full, variant == 2) << what;
+    std::vector<double> x(k * 23), ones(k * 23);
+    std::vector<Index> rows(k);
+    P::dense_nonempty_rows<double>(ctx, a, rank.data(), k, x.data(), every_row_full ? nullptr : ones.data(),
+                                   rows.data());
+    // The dense product, and the terms' count per position, on the host.
+    std::vector<double> Bd(23 * 29, 0.0), Bo(23 * 29, 0.0);
+    {
+      std::vector<Index> bi(B.nvals()), bj(B.nvals());
+      std::vector<double> bx(B.nvals());
+      B.extract_tuples(bi.data(), bj.data(), bx.data(), t);
+      for (std::size_t e = 0; e < bx.size(); ++e) {
+        Bd[bi[e] * 29 + bj[e]] = bx[e];
+        Bo[bi[e] * 29 + bj[e]] = 1.0;
+      }
+    }
+    std::vector<double> z(k * 29, 0.0), count(k * 29, 0.0);
+    for (Index r = 0; r < k; ++r)
+      for (Index q = 0; q < 23; ++q)
+        for (Index c = 0; c < 29; ++c) {
+          z[r * 29 + c] += x[r * 23 + q] * Bd[q * 29 + c];
+          if (!every_row_full) count[r * 29 + c] += ones[r * 23 + q] * Bo[q * 29 + c];
+        }
+    // Full rows of A meet every column of B that holds an entry: the count is only needed where one is empty.
+    std::vector<double> full_count(k * 29, 0.0);
+    for (Index r = 0; r < k; ++r)
+      for (Index c = 0; c < 29; ++c)
+        for (Index q = 0; q < 23; ++q) full_count[r * 29 + c] += Bo[q * 29 + c];
+    const bool b_columns_hold_entries = std::all_of(full_count.begin(), full_count.begin() + 29, [](double n) { return n > 0; });
+    const double* counts = every_row_full ? (b_columns_hold_entries ? nullptr : full_count.data()) : count.data();
+    if (variant == 2 && k > 0) EXPECT_TRUE(b_columns_hold_entries) << "the null count (every position) is not exercised";
+    expect_same(to_matrix(P::compact_dense_product<double>(ctx, rows.data(), k, 29, z.data(), counts), t, A.nrows(), 29),
+                want, "product over dense rows: " + what);
+  }
+  std::vector<float> v = {1.0f, -2.5f, 0.0f, 3e38f};
+  EXPECT_TRUE(P::all_finite<float>(ctx, v.data(), Index(v.size())));
+  v.push_back(std::numeric_limits<float>::infinity());
+  EXPECT_FALSE(P::all_finite<float>(ctx, v.data(), Index(v.size())));
+  v.back() = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(P::all_finite<float>(ctx, v.data(), Index(v.size())));
 }
 
 TEST_F(PortableKernels, MaskStep) {

@@ -9,7 +9,7 @@
 // built from predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask);
 // more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
 // where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
-// determinism; a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
+// determinism; a sparse A of dense enough rows times a sparse B (the product over dense rows); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
 // of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
 // hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
 // exhaustion through the C API; the exchange with a caller's device memory on the caller's stream. These must not
@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <set>
@@ -681,6 +682,52 @@ TEST(CudaBackend, DeterministicRunsAreBitwiseEqual) {
   const std::vector<unsigned char>& x2 = second.csr().x;
   ASSERT_EQ(x1.size(), x2.size());
   EXPECT_EQ(std::memcmp(x1.data(), x2.data(), x1.size()), 0);
+}
+
+// Sparse A whose non-empty rows are dense enough (here 40% of their positions, and also every one of them full) times a
+// sparse B with no empty row or column: the product over A's rows made dense, through the SpMM family (with the terms
+// counted where a row of A is not full); in FP32 and FP64, B' = B and B' = B^T, against reference. With an infinity
+// in B the product must not run so (0 * inf is NaN): the result still equals reference's.
+TEST(CudaBackend, DenseRowsOfSparseATimesSparseB) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::FP32, TypeCode::FP64}) {
+    const Type* t = code == TypeCode::FP32 ? &snk::types::FP32 : &snk::types::FP64;
+    const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, code);
+    // B: 200 x 150, about 5% of its positions, plus a diagonal band so that no row or column is empty.
+    std::vector<Index> I, J;
+    std::vector<double> X;
+    std::bernoulli_distribution on(0.05);
+    for (Index i = 0; i < 200; ++i)
+      for (Index j = 0; j < 150; ++j)
+        if (on(rng()) || j == i % 150 || i == j + 50) {
+          I.push_back(i);
+          J.push_back(j);
+          X.push_back(draw(code));
+        }
+    Matrix B(t, 200, 150);
+    B.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+    Matrix Bt(t, 150, 200);
+    {
+      snk::BackendScope scope("reference");
+      snk::transpose(Bt, nullptr, nullptr, B);
+    }
+    const Matrix sparse_rows = sparse_with_empty_rows(t, 300, 200, 0.4);
+    Matrix full_rows = sparse_with_empty_rows(t, 300, 200, 1.0);
+    for (const auto& [A, what] : {std::pair<const Matrix&, const char*>{sparse_rows, "40% rows"},
+                                  std::pair<const Matrix&, const char*>{full_rows, "full rows"}}) {
+      const std::string at = t->name + " " + what;
+      check_mxm(pt, A, B, "dense rows of A: " + at);
+      snk::Descriptor tr;
+      tr.transpose_second = true;
+      const Matrix got = mxm_on("cuda", pt, A, Bt, tr), want = mxm_on("reference", pt, A, Bt, tr);
+      expect_same(got, want, "dense rows of A, B transposed: " + at);
+    }
+    Matrix Binf(B);
+    const double inf = std::numeric_limits<double>::infinity();
+    Binf.set_element(3, 7, &inf, &snk::types::FP64);
+    Binf.wait();
+    check_mxm(pt, sparse_rows, Binf, "dense rows of A, an infinity in B: " + t->name);
+  }
 }
 
 // Sparse A times a sparse B of few columns (the dense row accumulator): each entry reduced in the order of A's row,

@@ -14,8 +14,9 @@
 //     the operand flip: the SpMM family (PLUS_TIMES on FP32 runs its fastest kernels); likewise A full and B' sparse
 //     where the result is full (X W^T and X W: the family's transposed orientations);
 //   - with the portable kernels: mxv and vxm (a row-wise SpMV, or a push from the vector's entries into a dense
-//     accumulator or by expand-sort-compress), mxm with both operands sparse (the masked dot product, the dense row
-//     accumulator, or expand-sort-compress; portable_products.cu's table), and transpose (assign over the whole of
+//     accumulator or by expand-sort-compress), mxm with both operands sparse (the masked dot product, A's dense enough
+//     rows as a dense block through the SpMM family, the dense row accumulator, or expand-sort-compress;
+//     portable_products.cu's table), and transpose (assign over the whole of
 //     C is an eWiseAdd or a copy, which the core makes);
 //   - the exchange with a caller's device memory (snk::import_device_full and its kin: PyTorch's CUDA tensors), on
 //     the device;

@@ -125,6 +125,23 @@ void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s) {
   T.attach_device_copy(MatrixOnDevice::with_pattern_of(A, std::move(x), T.type()->size, s), /*host_is_stale=*/true);
 }
 
+void attach_full(Matrix& T, DeviceBuffer values, cudaStream_t s) {
+  // A result of every column of every row (MatrixOnDevice::dense_rows), its rows 0 .. nrows-1.
+  const Index rows = T.nrows();
+  DeviceBuffer device_rows(rows * sizeof(Index));
+  Index* r = static_cast<Index*>(device_rows.get());
+  SourceContext ctx = source_context(s);
+  P::for_n_stream(ctx, "snack::cuda::full_rows", rows, KOKKOS_LAMBDA(Index i) { r[i] = i; });
+  std::vector<Index> host_rows(rows);
+  for (Index i = 0; i < rows; ++i) host_rows[i] = i;
+  check_queued("a full matrix on the device");
+  int device = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), "current device");
+  T.attach_device_copy(MatrixOnDevice::dense_rows(device, std::move(values), std::move(host_rows), device_rows,
+                                                  T.ncols(), T.type()->size, s),
+                       /*host_is_stale=*/true);
+}
+
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {
   SourceContext ctx = source_context(s);
   P::for_n_stream(ctx, "snack::cuda::dense_pattern_p", rows + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
@@ -449,21 +466,9 @@ KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void
     inherit(T, std::move(kept));
     return KernelStatus::Done;
   }
-  // Every position: a result of every column of every row (MatrixOnDevice::dense_rows), its rows 0 .. nrows-1.
-  const Index rows = T.nrows(), ncols = T.ncols();
-  DeviceBuffer x(rows * ncols * elem);
-  throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, rows * ncols * elem, cudaMemcpyDeviceToDevice, s), what);
-  DeviceBuffer device_rows(rows * sizeof(Index));
-  Index* r = static_cast<Index*>(device_rows.get());
-  SourceContext ctx = source_context(s);
-  P::for_n_stream(ctx, "snack::cuda::import_rows", rows, KOKKOS_LAMBDA(Index i) { r[i] = i; });
-  std::vector<Index> host_rows(rows);
-  for (Index i = 0; i < rows; ++i) host_rows[i] = i;
-  check_queued(what);
-  int device = 0;
-  throw_on_cuda_error(cudaGetDevice(&device), "current device");
-  T.attach_device_copy(MatrixOnDevice::dense_rows(device, std::move(x), std::move(host_rows), device_rows, ncols, elem, s),
-                       /*host_is_stale=*/true);
+  DeviceBuffer x(T.nrows() * T.ncols() * elem);
+  throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, x.bytes(), cudaMemcpyDeviceToDevice, s), what);
+  attach_full(T, std::move(x), s);
   return KernelStatus::Done;
 }
 

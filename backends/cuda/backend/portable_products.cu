@@ -17,6 +17,7 @@
 #include "device_context.hpp"
 #include "portable/products.hpp"
 #include "portable_ops.hpp"
+#include "sparse_times_full.hpp"
 
 namespace snk::cuda {
 
@@ -150,6 +151,7 @@ struct Product {
   cudaStream_t stream;
   Matrix& T;
   const core::MaskHint& mask;
+  const Semiring& semiring;
   const Matrix& A;
   const Matrix& B;
   bool tb, flip;
@@ -157,6 +159,19 @@ struct Product {
   P::MonoidFn<V> add;
   BinaryOpcode mul;
   CsrRef a;
+  // A's non-empty slots (P::nonempty_rank), counted on first use.
+  mutable DeviceBuffer rank;
+  mutable Index nonempty = 0;
+  mutable bool counted = false;
+
+  Index nonempty_rows() const {
+    if (!counted) {
+      rank = DeviceBuffer((a.nslots + 1) * sizeof(Index));
+      nonempty = P::nonempty_rank(ctx, a, static_cast<Index*>(rank.get()));
+      counted = true;
+    }
+    return nonempty;
+  }
 
   // A 1 x n row A: mxv and vxm as the core hands them over.
   bool vector() const { return A.nrows() == 1 && T.nrows() == 1; }
@@ -170,22 +185,79 @@ struct Product {
   void attach(P::CsrParts<DeviceBuffer>&& parts) const { cuda::attach(T, std::move(parts), stream); }
 };
 
-// A kernel of the family: whether it can run this product (and is preferred to the kernels after it), and the run.
+// A kernel of the family: whether it can run this product (and is preferred to the kernels after it), and the run,
+// which returns false, T untouched, where a condition it checks only as it goes fails (the next kernel then runs).
 template <class V>
 struct ProductKernel {
   const char* name;
   bool masked_dot;   // a masked dot product (the only kernels tried when the caller asks for those alone)
   bool (*can_run)(const Product<V>&);
-  void (*run)(const Product<V>&);
+  bool (*run)(const Product<V>&);
 };
+
+// Whether A * B' runs over A's non-empty rows made dense, through the SpMM family (products.hpp says how): PLUS_TIMES
+// on a floating type, a matrix product, and A's non-empty rows holding at least an eighth of their positions on
+// average (a dense row costs its ncols values; the dense row accumulator costs per entry).
+template <class V>
+bool dense_rows_of_a_pay(const Product<V>& p) {
+  if (!std::is_floating_point_v<V> || p.vector() || p.add_op != BinaryOpcode::Plus || p.mul != BinaryOpcode::Times ||
+      p.A.nvals() == 0 || p.T.type() != p.A.type())
+    return false;
+  return 8.0 * static_cast<double>(p.A.nvals()) >= static_cast<double>(p.nonempty_rows()) * static_cast<double>(p.A.ncols());
+}
+
+// The run: X (A's k non-empty rows, dense) times B' through mxm_full_times_sparse, and where a row of A is not full, the
+// same product of A's and B''s patterns as ones to count each position's terms; then the positions with terms. False
+// (nothing attached) where B' holds a value that is not finite (0 * inf is not 0), the SpMM family declines B' (an
+// empty row or column), or the device memory for the dense rows is not there.
+template <class V>
+bool product_over_dense_rows(const Product<V>& p) {
+  if constexpr (!std::is_floating_point_v<V>) {   // instantiated for the floating types only
+    (void)p;
+    return false;
+  } else {
+    const Index k = p.nonempty_rows(), K = p.A.ncols(), N = p.T.ncols();
+    const CsrRef b = ref_of(p.B, p.stream);
+    if (!P::all_finite<V>(p.ctx, b.values<V>(), b.nvals)) return false;
+    const bool every_row_full = p.A.nvals() == k * K;
+    try {
+      DeviceBuffer x(k * K * sizeof(V)), ones(every_row_full ? 0 : k * K * sizeof(V)), rows(k * sizeof(Index));
+      P::dense_nonempty_rows<V>(p.ctx, p.a, static_cast<const Index*>(p.rank.get()), k, static_cast<V*>(x.get()),
+                                every_row_full ? nullptr : static_cast<V*>(ones.get()), static_cast<Index*>(rows.get()));
+      const Type* t = p.T.type();
+      Matrix X(t, k, K), Z(t, k, N);
+      attach_full(X, std::move(x), p.stream);
+      if (mxm_full_times_sparse(Z, p.semiring, X, false, p.B, p.tb, p.flip, p.stream) != KernelStatus::Done) return false;
+      Matrix C(t, k, N);
+      if (!every_row_full) {
+        Matrix Ones(t, k, K), B1(p.B.type(), p.B.nrows(), p.B.ncols());
+        attach_full(Ones, std::move(ones), p.stream);
+        DeviceBuffer one(b.nvals * sizeof(V));
+        V* o = static_cast<V*>(one.get());
+        P::for_n_stream(p.ctx, "snack::cuda::pattern_ones", b.nvals, KOKKOS_LAMBDA(Index e) { o[e] = V(1); });
+        attach_values(B1, p.B, std::move(one), p.stream);   // B's pattern and plans, ones
+        if (mxm_full_times_sparse(C, p.semiring, Ones, false, B1, p.tb, p.flip, p.stream) != KernelStatus::Done)
+          return false;
+      }
+      const V* z = static_cast<const V*>(MatrixOnDevice::of(Z, p.stream).values());
+      const V* count = every_row_full ? nullptr : static_cast<const V*>(MatrixOnDevice::of(C, p.stream).values());
+      p.attach(P::compact_dense_product<V>(p.ctx, static_cast<const Index*>(rows.get()), k, N, z, count));
+      return true;
+    } catch (const Error& e) {
+      if (e.info() != Info::OutOfMemory) throw;
+      return false;
+    }
+  }
+}
 
 bool is_full(const Matrix& M) { return M.nvals() == M.nrows() * M.ncols(); }
 
 // The family in order of preference. A vector pulls through the rows of B'^T unless pushing its entries costs less:
 // into a dense accumulator where the monoid allows atomics in any order, else by expand-sort-compress. A matrix under
 // a mask that is not complemented takes the masked dot product where it costs less than the expansion (two full
-// floating operands under PLUS, SDDMM, as dense rows). Everything else runs on the dense row accumulator where a row
-// of the result fits on chip (the floating types), or expands, sorts and compresses.
+// floating operands under PLUS, SDDMM, as dense rows). A floating PLUS_TIMES product whose A has dense enough rows runs
+// them as a dense block through the SpMM family (SpDNN's activations times a layer). Everything else runs on the dense
+// row accumulator where a row of the result fits on chip (the floating types), or expands, sorts and compresses.
 template <class V>
 const std::vector<ProductKernel<V>>& product_kernels() {
   static const std::vector<ProductKernel<V>> kernels = {
@@ -200,6 +272,7 @@ const std::vector<ProductKernel<V>>& product_kernels() {
            p.attach(P::push_dense<V>(p.ctx, p.a, ref_of(p.B, p.stream), static_cast<const std::uint8_t*>(allow.get()),
                                      p.add, p.mul, p.flip));
          }
+         return true;
        }},
       {"pull through rows", false,
        [](const Product<V>& p) { return p.vector() && (p.tb || !push_is_cheaper(p.A, p.B, kSortedProduct)); },
@@ -211,6 +284,7 @@ const std::vector<ProductKernel<V>>& product_kernels() {
          p.attach(P::spmv_rows<V>(p.ctx, rows, static_cast<const V*>(xv.get()),
                                   static_cast<const std::uint8_t*>(xf.get()),
                                   static_cast<const std::uint8_t*>(allow.get()), p.add, p.mul, p.flip));
+         return true;
        }},
       {"masked dot product of full operands", true,
        [](const Product<V>& p) {
@@ -224,11 +298,14 @@ const std::vector<ProductKernel<V>>& product_kernels() {
                                                p.mul, p.flip),
                          p.stream);
          }
+         return true;
        }},
       {"masked dot product", true, [](const Product<V>& p) { return p.dot_pays(); },
        [](const Product<V>& p) {
          p.attach(P::masked_dot<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(), p.add, p.mul, p.flip));
+         return true;
        }},
+      {"dense rows of A through the SpMM family", false, dense_rows_of_a_pay<V>, product_over_dense_rows<V>},
       // Instantiated for the floating types only (the sparse layers' and SpDNN's products; each type costs the build
       // two kernels).
       {"dense row accumulator", false,
@@ -236,10 +313,14 @@ const std::vector<ProductKernel<V>>& product_kernels() {
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>)
            p.attach(P::dense_rows_spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip));
+         return true;
        }},
       {"expand, sort and compress", false,
        [](const Product<V>& p) { return keys_fit(p.A.nrows(), p.tb ? p.B.nrows() : p.B.ncols()); },
-       [](const Product<V>& p) { p.attach(P::spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip)); }},
+       [](const Product<V>& p) {
+         p.attach(P::spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip));
+         return true;
+       }},
   };
   return kernels;
 }
@@ -259,11 +340,10 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> add{};
     if (!monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
-    const Product<V> p{ctx, stream, T, mask, A, B, tb, flip, s.add->op->opcode, add, mul.opcode, ref_of(A, stream)};
+    const Product<V> p{ctx, stream, T, mask, s, A, B, tb, flip, s.add->op->opcode, add, mul.opcode, ref_of(A, stream)};
     for (const ProductKernel<V>& k : product_kernels<V>()) {
       if ((only_masked_dot && !k.masked_dot) || !k.can_run(p)) continue;
-      k.run(p);
-      return done = true;
+      if (k.run(p)) return done = true;
     }
     return false;
   });

@@ -14,7 +14,9 @@
 // is given (the triangle-counting form): one thread per entry of M intersects row i of A with row j of B, so only
 // masked positions are computed. Transpose is a stable sort of the entries by column (they are already in row order).
 // Keys need nrows * ncols < 2^64 (the host side checks). The semiring is run-time: add (a MonoidFn) and multiply
-// (an opcode, with its operands swapped when `flip`).
+// (an opcode, with its operands swapped when `flip`). For a product whose dense part runs elsewhere (the cuda backend's
+// SpMM family), A's non-empty rows are laid out densely and the dense result is compacted back (dense_nonempty_rows,
+// compact_dense_product).
 #pragma once
 
 #include <algorithm>
@@ -474,6 +476,94 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
   }
   ctx.exec().fence();
   return out;
+}
+
+// ---- a product over A's non-empty rows made dense (the cuda backend runs it through the SpMM family) ----------------
+// Where A's non-empty rows hold a good share of their positions, A * B' runs as a dense k x ncols block X (those k
+// rows, zeros where A has no entry) times the sparse B'. Under PLUS_TIMES with finite values of B' this gives A * B''s
+// values: an absent A(i,k) adds 0 * B'(k,j) = 0. Its pattern is A * B''s where every such row is full; otherwise the
+// same product of A's and B''s patterns as ones counts each position's terms, and the positions with none hold no
+// entry.
+
+// rank[s] = the number of non-empty slots of A before slot s (A.nslots + 1 values); returns their count k.
+template <class Ctx>
+Index nonempty_rank(Ctx& ctx, const CsrRef& A, Index* rank) {
+  const CsrRef a = A;
+  return exclusive_scan(ctx, KOKKOS_LAMBDA(Index s) { return Index(a.p[s + 1] > a.p[s]); }, rank, a.nslots);
+}
+
+// A's k non-empty rows laid out densely: row rank[s] of x (k x A.ncols, row-major) holds slot s's values and zeros
+// elsewhere; of ones (where not null) 1 at A's entries and 0 elsewhere; rows[rank[s]] is slot s's row of A.
+template <class V, class Ctx>
+void dense_nonempty_rows(Ctx& ctx, const CsrRef& A, const Index* rank, Index k, V* x, V* ones, Index* rows) {
+  const CsrRef a = A;
+  const Index ncols = a.ncols;
+  for_n_stream(ctx, "snack::portable::dense_rows_clear", k * ncols, KOKKOS_LAMBDA(Index q) {
+    x[q] = V(0);
+    if (ones != nullptr) ones[q] = V(0);
+  });
+  for_n(ctx, "snack::portable::dense_rows_slots", a.nslots, KOKKOS_LAMBDA(Index s) {
+    if (a.p[s + 1] > a.p[s]) rows[rank[s]] = a.row_of(s);
+  });
+  for_n(ctx, "snack::portable::dense_rows_scatter", a.nvals, KOKKOS_LAMBDA(Index e) {
+    const Index q = rank[slot_of(a, e)] * ncols + a.j[e];
+    x[q] = a.values<V>()[e];
+    if (ones != nullptr) ones[q] = V(1);
+  });
+}
+
+// The product computed densely over A's non-empty rows (z: k x ncols values; count: the terms at each position, or
+// null where every position has some) as a hypersparse result whose slot r is row rows[r]: the positions with terms,
+// in column order.
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index k, Index ncols, const V* z,
+                                             const V* count) {
+  CsrParts<BytesOf<Ctx>> out;
+  out.hyper = true;
+  out.nslots = k;
+  out.h = ctx.alloc(k * sizeof(Index));
+  out.p = ctx.alloc((k + 1) * sizeof(Index));
+  Index* h = as<Index>(out.h);
+  Index* p = as<Index>(out.p);
+  for_n(ctx, "snack::portable::dense_product_rows", k, KOKKOS_LAMBDA(Index r) {
+    h[r] = rows[r];
+    Index n = ncols;
+    if (count != nullptr) {
+      n = 0;
+      for (Index c = 0; c < ncols; ++c) n += count[r * ncols + c] > V(0);
+    }
+    p[r] = n;
+  });
+  const Index n = exclusive_scan_in_place(ctx, p, k);
+  out.nvals = n;
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = ctx.alloc(n * sizeof(V));
+  Index* j = as<Index>(out.j);
+  V* x = as<V>(out.x);
+  for_n(ctx, "snack::portable::dense_product_entries", k, KOKKOS_LAMBDA(Index r) {
+    Index e = p[r];
+    for (Index c = 0; c < ncols; ++c)
+      if (count == nullptr || count[r * ncols + c] > V(0)) {
+        j[e] = c;
+        x[e] = z[r * ncols + c];
+        ++e;
+      }
+  });
+  ctx.exec().fence();
+  return out;
+}
+
+// Whether the n values at v are all finite (read back to the host).
+template <class V, class Ctx>
+bool all_finite(Ctx& ctx, const V* v, Index n) {
+  auto bytes = ctx.alloc(sizeof(Index));
+  Index* bad = as<Index>(bytes);
+  for_n(ctx, "snack::portable::finite_clear", 1, KOKKOS_LAMBDA(Index) { bad[0] = 0; });
+  for_n(ctx, "snack::portable::finite_check", n, KOKKOS_LAMBDA(Index e) {
+    const V x = v[e];
+    if (!(x - x == V(0))) Kokkos::atomic_exchange(&bad[0], Index(1));   // inf - inf and NaN - NaN are NaN
+  });
+  return read_back(ctx, bad) == 0;
 }
 
 // T<M> = A * B^T at M's entries only (B given by its rows: T(i,j) = add over k in both A(i,:) and B(j,:) of
