@@ -8,8 +8,9 @@
 // a RadiX-Net network from a seed and 60,000 inputs from the real MNIST digits; the truth comes from the
 // reference backend and is cached) or `official` (the challenge's files; the 1024-neuron weights and the
 // 1200-image subset repeated --repeat times, whose truth is the official one shifted by 1200 per copy).
-// Engines: `graphblas` (four standard GraphBLAS calls per layer, any backend) and `fused` (the fused GPU
-// engine); `auto` picks fused where a GPU is present, else graphblas on the best CPU backend.
+// Engines: `graphblas` (four standard GraphBLAS calls per layer, any backend), `fused` (the fused GPU engine) and
+// `tiled` (the GPU engine on the layers' dense blocks, exact work: every live row of every layer computed); `auto`
+// picks fused where a GPU is present, else graphblas on the best CPU backend.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +34,10 @@
 #include "io/rows.hpp"
 #ifdef SNACK_WITH_FUSED_GPU
 #include "engine/fused_gpu.hpp"
+#endif
+#ifdef SNACK_WITH_TILED_GPU
+#include "engine/tiled_gpu.hpp"
+#include "plan/tiles.hpp"
 #endif
 
 namespace {
@@ -68,7 +73,7 @@ void usage() {
       "  --repeat K         official data: copies of the 1200-image subset (default 50 = 60,000 inputs)\n"
       "  --inputs N         generated data: number of inputs (default 60000)\n"
       "  --seed S           generated data: network seed (default 2019)\n"
-      "  --engine E         auto (default) | graphblas | fused\n"
+      "  --engine E         auto (default) | graphblas | fused | tiled (GPU, exact work on the layers' dense blocks)\n"
       "  --backend B        graphblas engine: reference | kokkos | cuda (default: the library's best)\n"
       "  --dedup M          fused engine: compute identical live rows once: auto (default: on, except for\n"
       "                     official data repeated more than once, whose copies it would merge) | on | off\n"
@@ -103,8 +108,8 @@ Config parse(int argc, char** argv) {
     else throw std::runtime_error("unknown option " + a + " (see --help)");
   }
   if (c.data != "generated" && c.data != "official") throw std::runtime_error("--data must be generated or official");
-  if (c.engine != "auto" && c.engine != "graphblas" && c.engine != "fused")
-    throw std::runtime_error("--engine must be auto, graphblas or fused");
+  if (c.engine != "auto" && c.engine != "graphblas" && c.engine != "fused" && c.engine != "tiled")
+    throw std::runtime_error("--engine must be auto, graphblas, fused or tiled");
   if (c.dedup != "auto" && c.dedup != "on" && c.dedup != "off") throw std::runtime_error("--dedup must be auto, on or off");
   if (c.repeat < 1 || c.inputs < 1 || c.runs < 1 || c.layers < 1) throw std::runtime_error("counts must be positive");
   if (c.cache_dir.empty()) {
@@ -233,7 +238,9 @@ int main(int argc, char** argv) {
 #ifdef SNACK_SUITESPARSE_DIRECT
     std::string backend_name = "SuiteSparse:GraphBLAS called directly (snack-spdnn-suitesparse)";
 #else
-    std::string backend_name = engine == "fused" ? "cuda (fused engine)" : (cfg.backend.empty() ? "default" : cfg.backend);
+    std::string backend_name = engine == "fused"   ? "cuda (fused engine)"
+                               : engine == "tiled" ? "cuda (tiled engine, exact work)"
+                                                   : (cfg.backend.empty() ? "default" : cfg.backend);
 #endif
     std::string device = engine == "graphblas" && cfg.backend == "cuda" ? "GPU (the cuda backend)" : "CPU";
     double best = 1e300;
@@ -262,6 +269,29 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "[spdnn] run %d host <-> device: %llu uploads (%.1f MB), %llu downloads (%.1f MB)\n",
                      run + 1, (unsigned long long)tr.uploads, tr.upload_bytes / 1e6, (unsigned long long)tr.downloads,
                      tr.download_bytes / 1e6);
+#endif
+      } else if (engine == "tiled") {
+#ifdef SNACK_WITH_TILED_GPU
+        static std::unique_ptr<snk::gc::TiledGpuEngine> tiled;
+        if (!tiled) {
+          const double tt0 = now();
+          const snk::gc::TiledNetwork tn = snk::gc::tile_network(net);
+          const snk::gc::TileStats st = snk::gc::tile_stats(tn.layers.front(), 16);
+          std::fprintf(stderr, "[spdnn] tiled the layers in %.1f s (layer 1: %lld row classes, %lld blocks of %lld x %lld "
+                       "to %lld x %lld)\n", now() - tt0, (long long)st.row_classes, (long long)st.blocks,
+                       (long long)st.min_rows, (long long)st.min_cols, (long long)st.max_rows, (long long)st.max_cols);
+          tiled = std::make_unique<snk::gc::TiledGpuEngine>(tn);
+          device = tiled->device_name();
+          categories = tiled->infer(inputs);  // warm-up
+        }
+        snk::gc::TiledGpuTimings tt;
+        categories = tiled->infer(inputs, &tt);
+        seconds = tt.total_s;
+        live = tt.live_rows_per_layer;
+        std::fprintf(stderr, "[spdnn] run %d parts: inputs %.3f s, layers %.3f s (%lld compactions), categories %.3f s\n",
+                     run + 1, tt.upload_inputs_s, tt.layers_s, (long long)tt.compactions, tt.download_s);
+#else
+        throw std::runtime_error("this build has no CUDA: the tiled GPU engine is not available");
 #endif
       } else {
 #ifdef SNACK_WITH_FUSED_GPU
