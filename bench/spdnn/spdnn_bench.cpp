@@ -13,7 +13,10 @@
 // official images (it would compute each of the 1,200 images once; --dedup on allows it). Timing: inference only (inputs in host memory, page-locked during
 // loading, to categories on the host), best of --runs after a warm-up. Prints a markdown table with the
 // device, the date and the commit, and writes a CSV for plot.py. --profile 1 times every layer instead
-// (no CUDA graph) and prints the first 40.
+// (no CUDA graph) and prints the first 40. Beside each configuration, where the tiled engine is built (--tiled 1, the
+// default), the same inputs run on it: exact work, every live row of every layer computed (no row reuse), timed the
+// same way, checked against the same truth and against the fused engine's categories on all inputs, and set beside
+// XY-2021's published exact-work rate (SNICIT's Table 3, an RTX A6000).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +28,10 @@
 #include <vector>
 
 #include "engine/fused_gpu.hpp"
+#ifdef SNACK_WITH_TILED_GPU
+#include "engine/tiled_gpu.hpp"
+#include "plan/tiles.hpp"
+#endif
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/reference.hpp"
@@ -48,6 +55,16 @@ Published published(int64_t n, int64_t l) {
   if (n == 1024 && l == 120) return {17.6, "2023 record, RTX A6000"};
   if (n == 65536 && l == 1920) return {350.6, "2023 record, RTX A6000"};
   return {0.0, "none found"};
+}
+
+// XY-2021's rate (the 2021 champion: every live row computed, no reuse) as SNICIT's Table 3 gives it, RTX A6000.
+double xy2021(int64_t n, int64_t l) {
+  const int64_t sizes[4] = {1024, 4096, 16384, 65536}, depths[3] = {120, 480, 1920};
+  const double rate[4][3] = {{15.8, 23.1, 26.4}, {24.2, 40.2, 48.4}, {26.4, 45.4, 55.2}, {27.0, 45.9, 55.6}};
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 3; ++b)
+      if (sizes[a] == n && depths[b] == l) return rate[a][b];
+  return 0.0;
 }
 
 Network generate_parallel(int64_t n, int64_t layers, uint64_t seed) {
@@ -79,6 +96,7 @@ int main(int argc, char** argv) {
   std::string commit = SNACK_GIT_COMMIT;  // --commit: the commit the binary was built from, when configure saw an older one
   int64_t official_repeat = 50;  // copies of the 1,200 official images (50: 60,000 inputs)
   int rows_per_group = 0, layout = -1;  // FusedGpuOptions (0 / -1: the engine's choice), for tuning runs
+  bool tiled = true;  // --tiled 0: the fused engine alone
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--official-cache") official_cache = v;
@@ -92,6 +110,7 @@ int main(int argc, char** argv) {
     else if (a == "--official-repeat") official_repeat = std::stoll(v);
     else if (a == "--rows-per-group") rows_per_group = std::stoi(v);
     else if (a == "--layout") layout = std::stoi(v);
+    else if (a == "--tiled") tiled = v == "1";
     else if (a == "--sizes") { sizes.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); sizes.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
     else if (a == "--depths") { depths.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); depths.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
@@ -117,6 +136,10 @@ int main(int argc, char** argv) {
     bool dedup;
     int64_t row_layers;  // rows computed, summed over the layers
     int64_t last_rows;   // rows the last layer computed
+    // The tiled engine (exact work), where it ran: best time, rate, categories as the truth and the fused engine's.
+    bool tiled_ran = false, tiled_pass = false;
+    double tiled_seconds = 0, tiled_rate = 0;
+    int64_t tiled_row_layers = 0;
   };
   std::vector<Row> rows;
   for (int64_t n : sizes) {
@@ -153,6 +176,10 @@ int main(int argc, char** argv) {
       const double t1 = now();
       const bool official = row.data == "official";
       row.dedup = deduplicate_rows_for(dedup_mode, official && official_repeat > 1);
+#ifdef SNACK_WITH_TILED_GPU
+      TiledNetwork tn;
+      if (tiled) tn = tile_network(net);
+#endif
       FusedGpuOptions options;
       options.deduplicate_rows = row.dedup;
       options.profile_layers = profile;
@@ -208,6 +235,30 @@ int main(int argc, char** argv) {
         row.check += std::string("; all ") + std::to_string(row.inputs) + (agree ? " agree" : " DISAGREE") +
                      " without dedup";
       }
+#ifdef SNACK_WITH_TILED_GPU
+      if (tiled) {   // exact work on the tiled engine, the same inputs, timed the same way
+        TiledGpuEngine exact(tn);
+        tn = TiledNetwork();
+        std::vector<int64_t> tcats;
+        for (int w = 0; w < warmup; ++w) tcats = exact.infer(run_inputs);
+        double tbest = 1e300;
+        for (int r = 0; r < runs; ++r) {
+          TiledGpuTimings t;
+          tcats = exact.infer(run_inputs, &t);
+          tbest = std::min(tbest, t.total_s);
+          row.tiled_row_layers = 0;
+          for (int64_t c : t.computed_rows_per_layer) row.tiled_row_layers += c;
+        }
+        std::vector<int64_t> tsample;
+        for (int64_t c : tcats) if (c < checked_rows) tsample.push_back(c);
+        row.tiled_ran = true;
+        row.tiled_pass = tsample == truth && tcats == cats;
+        row.tiled_seconds = tbest;
+        row.tiled_rate = static_cast<double>(row.inputs) * static_cast<double>(row.edges) / tbest / 1e12;
+        std::fprintf(stderr, "[bench-spdnn] %lld x %lld tiled (exact work): %.4f s, %.2f TE/s, %s\n", (long long)n,
+                     (long long)l, tbest, row.tiled_rate, row.tiled_pass ? "PASS" : "FAIL");
+      }
+#endif
       row.categories = static_cast<int64_t>(cats.size());
       row.seconds = best;
       row.rate = static_cast<double>(row.inputs) * static_cast<double>(row.edges) / best / 1e12;
@@ -224,32 +275,43 @@ int main(int argc, char** argv) {
   const std::time_t tt = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&tt));
   std::string md;
-  md += "# SpDNN GraphChallenge on one GPU (fused engine)\n\n";
+  md += "# SpDNN GraphChallenge on one GPU (fused engine, and the tiled engine's exact work)\n\n";
   md += "Device: " + device + ". Date: " + date + ". Commit: " + commit + ".\n";
   md += "Rate = inputs x edges / inference seconds (inputs in host memory to categories on the host; best of " +
         std::to_string(runs) + " runs after a warm-up). \"Layers only\": the same runs without the upload of the "
-        "inputs and the download of the categories.\n\n";
-  md += "| neurons | layers | data | inputs | edges | dedup | row-layers computed | rows in last layer | time (s) | TeraEdges/s | layers only (s) | TeraEdges/s, layers only | best published | ratio | categories | checked against | result |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "inputs and the download of the categories. \"Exact work\": the tiled engine, every live row of every layer "
+        "computed (no row reuse), against XY-2021's exact-work rate (SNICIT's Table 3, RTX A6000).\n\n";
+  md += "| neurons | layers | data | inputs | edges | dedup | row-layers computed | rows in last layer | time (s) | TeraEdges/s | layers only (s) | TeraEdges/s, layers only | best published | ratio | exact work: row-layers | exact work (s) | exact work TeraEdges/s | XY-2021 exact | ratio | categories | checked against | result |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::ofstream csv(csv_path);
-  csv << "neurons,layers,data,inputs,edges,dedup,row_layers,last_rows,seconds,teraedges,layer_seconds,published,pass\n";
+  csv << "neurons,layers,data,inputs,edges,dedup,row_layers,last_rows,seconds,teraedges,layer_seconds,published,pass,"
+         "exact_row_layers,exact_seconds,exact_teraedges,xy2021,exact_pass\n";
   for (const Row& r : rows) {
-    char line[512];
+    char line[768];
     const std::string pub = r.pub.teraedges > 0 ? std::to_string(r.pub.teraedges).substr(0, 6) + " (" + r.pub.source + ")" : "none found";
     const std::string ratio = r.pub.teraedges > 0 ? std::to_string(r.rate / r.pub.teraedges).substr(0, 5) + "x" : "-";
-    std::snprintf(line, sizeof line, "| %lld | %lld | %s | %lld | %lld | %s | %lld | %lld | %.5f | %.2f | %.5f | %.2f | %s | %s | %lld | %s | %s |\n",
+    const double xy = xy2021(r.n, r.l);
+    char exact[256] = "| - | - | - | - | - ";
+    if (r.tiled_ran)
+      std::snprintf(exact, sizeof exact, "| %lld | %.5f | %.2f | %s | %s%s ", (long long)r.tiled_row_layers,
+                    r.tiled_seconds, r.tiled_rate, xy > 0 ? std::to_string(xy).substr(0, 4).c_str() : "-",
+                    xy > 0 ? (std::to_string(r.tiled_rate / xy).substr(0, 5) + "x").c_str() : "-",
+                    r.tiled_pass ? "" : " (FAIL)");
+    std::snprintf(line, sizeof line, "| %lld | %lld | %s | %lld | %lld | %s | %lld | %lld | %.5f | %.2f | %.5f | %.2f | %s | %s %s| %lld | %s | %s |\n",
                   (long long)r.n, (long long)r.l, r.data.c_str(), (long long)r.inputs, (long long)r.edges,
                   r.dedup ? "on" : "off", (long long)r.row_layers, (long long)r.last_rows, r.seconds, r.rate,
                   r.layer_seconds, static_cast<double>(r.inputs) * static_cast<double>(r.edges) / r.layer_seconds / 1e12,
-                  pub.c_str(), ratio.c_str(), (long long)r.categories, r.check.c_str(), r.pass ? "PASS" : "FAIL");
+                  pub.c_str(), ratio.c_str(), exact, (long long)r.categories, r.check.c_str(),
+                  r.pass && (!r.tiled_ran || r.tiled_pass) ? "PASS" : "FAIL");
     md += line;
     csv << r.n << ',' << r.l << ',' << r.data << ',' << r.inputs << ',' << r.edges << ',' << (r.dedup ? 1 : 0) << ','
         << r.row_layers << ',' << r.last_rows << ',' << r.seconds << ',' << r.rate << ',' << r.layer_seconds << ','
-        << r.pub.teraedges << ',' << (r.pass ? 1 : 0) << '\n';
+        << r.pub.teraedges << ',' << (r.pass ? 1 : 0) << ',' << r.tiled_row_layers << ',' << r.tiled_seconds << ','
+        << r.tiled_rate << ',' << xy << ',' << (r.tiled_ran ? (r.tiled_pass ? 1 : 0) : -1) << '\n';
   }
   std::printf("%s", md.c_str());
   std::ofstream(md_path) << md;
   bool all = true;
-  for (const Row& r : rows) all = all && r.pass;
+  for (const Row& r : rows) all = all && r.pass && (!r.tiled_ran || r.tiled_pass);
   return all ? 0 : 1;
 }

@@ -266,6 +266,7 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   DeviceArray<unsigned char> scan_space(std::max<size_t>(1, scan_bytes));
   bool any_layer = false;
   for (LayerOnDevice& L : s.layers) {
+    t.computed_rows_per_layer.push_back(live);
     if (live == 0) {
       t.live_rows_per_layer.push_back(0);
       continue;

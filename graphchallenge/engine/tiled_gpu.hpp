@@ -29,7 +29,8 @@ struct TiledGpuTimings {
   double layers_s = 0;          // the layers, with the live-row counts and compactions
   double download_s = 0;        // the live rows' ids -> host categories
   double total_s = 0;           // inference time: the sum of the three
-  std::vector<int64_t> live_rows_per_layer;   // inputs alive after each layer
+  std::vector<int64_t> live_rows_per_layer;       // inputs alive after each layer
+  std::vector<int64_t> computed_rows_per_layer;   // rows each layer computed (the live ones, and dead ones not yet dropped)
   int64_t compactions = 0;
 };
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <exception>
+#include <thread>
 #include <unordered_map>
 
 namespace snk::gc {
@@ -179,20 +181,35 @@ TileStats tile_stats(const TiledLayer& t, int64_t min_side) {
   return s;
 }
 
-TiledNetwork tile_network(const Network& net) {
+TiledNetwork tile_network(const Network& net, int threads) {
   TiledNetwork tn;
   tn.neurons = net.neurons;
   tn.bias = net.bias;
-  for (size_t l = 0; l < net.layers.size(); ++l) {
-    const CsrMatrix& w = net.layers[l];
-    if (w.nrows != net.neurons || w.ncols != net.neurons)
+  const int64_t count = static_cast<int64_t>(net.layers.size());
+  for (int64_t l = 0; l < count; ++l)
+    if (net.layers[l].nrows != net.neurons || net.layers[l].ncols != net.neurons)
       throw std::invalid_argument("tile_network: layer " + std::to_string(l + 1) + " is not neurons x neurons");
-    tn.layers.push_back(tile_layer(w));
-    const TiledLayer& t = tn.layers.back();
-    std::vector<int32_t> g(t.row_neuron);   // layer 0 reads the inputs by neuron
+  tn.layers.resize(static_cast<size_t>(count));
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(1, count)));
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> failed(static_cast<size_t>(threads));
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        for (int64_t l = t; l < count; l += threads) tn.layers[l] = tile_layer(net.layers[l]);
+      } catch (...) {
+        failed[t] = std::current_exception();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+  std::vector<int32_t> out_pos(static_cast<size_t>(net.neurons));
+  for (int64_t l = 0; l < count; ++l) {
+    std::vector<int32_t> g(tn.layers[l].row_neuron);   // layer 0 reads the inputs by neuron
     if (l > 0) {
       const TiledLayer& prev = tn.layers[l - 1];
-      std::vector<int32_t> out_pos(static_cast<size_t>(net.neurons));
       for (size_t q = 0; q < prev.col_neuron.size(); ++q) out_pos[prev.col_neuron[q]] = static_cast<int32_t>(q);
       for (int32_t& p : g) p = out_pos[p];
     }
