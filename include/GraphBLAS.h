@@ -839,6 +839,24 @@ GrB_Info SNK_Fallback_reset(void) SNK_SYMBOL(SNK_Fallback_reset);
 GrB_Info SNK_Transfers_get(uint64_t *uploads, uint64_t *downloads, uint64_t *upload_bytes, uint64_t *download_bytes)
     SNK_SYMBOL(SNK_Transfers_get);
 GrB_Info SNK_Transfers_reset(void) SNK_SYMBOL(SNK_Transfers_reset);
+/* Device memory exchange, for callers that hold their data on the GPU (a CUDA array library, PyTorch's CUDA tensors).
+ * The thread's backend copies between the caller's device memory and its own device copy of A, on the device: the cuda
+ * backend does; a backend without device memory returns GrB_NOT_IMPLEMENTED and changes nothing. Pointers are device
+ * memory of the backend's GPU, holding values of A's type; `stream` is the caller's cudaStream_t (NULL: the default
+ * stream): an import reads after the work queued there so far, and work queued there after an export sees its writes.
+ *   SNK_Matrix_import_device_full:   A (type and dimensions kept) holds every position, nrows x ncols values row-major.
+ *   SNK_Matrix_import_device_values: A takes the pattern of `pattern` (A's dimensions), with nvals(pattern) values in
+ *                                    the order of its entries (row by row, columns increasing); A may be `pattern`.
+ *   SNK_Matrix_export_device_dense:  A as nrows x ncols values row-major, zero where A holds no entry.
+ *   SNK_Matrix_export_device_values: A's nvals values in the order of its entries. */
+GrB_Info SNK_Matrix_import_device_full(GrB_Matrix A, const void *device_values, void *stream)
+    SNK_SYMBOL(SNK_Matrix_import_device_full);
+GrB_Info SNK_Matrix_import_device_values(GrB_Matrix A, const GrB_Matrix pattern, const void *device_values,
+                                         void *stream) SNK_SYMBOL(SNK_Matrix_import_device_values);
+GrB_Info SNK_Matrix_export_device_dense(void *device_out, const GrB_Matrix A, void *stream)
+    SNK_SYMBOL(SNK_Matrix_export_device_dense);
+GrB_Info SNK_Matrix_export_device_values(void *device_out, const GrB_Matrix A, void *stream)
+    SNK_SYMBOL(SNK_Matrix_export_device_values);
 /* Bitwise-reproducible results run to run (no floating-point atomics); $SNACK_DETERMINISTIC=1 also (0 leaves
  * them off; another value prints a message on stderr and leaves them off). */
 GrB_Info SNK_Deterministic_set(bool on) SNK_SYMBOL(SNK_Deterministic_set);

@@ -1,7 +1,7 @@
 // src/capi/context.cpp: the C API's context and object plumbing: GrB_init / GrB_finalize / GrB_getVersion,
 // the error machinery (GrB_Info codes, per-object and per-thread messages, GrB_error), handle checking,
 // resolution of predefined objects, the wait/error/free methods of every object kind, and the SNK_
-// extensions (backend choice, fallback counters, determinism).
+// extensions (backend choice, fallback counters, determinism, transfer counters, device memory exchange).
 //
 // GrB_init may be called again after GrB_finalize; a second GrB_init without GrB_finalize is
 // GrB_INVALID_VALUE, as the spec says. Blocking mode finishes pending setElement work before a method
@@ -373,6 +373,29 @@ GrB_Info SNK_Transfers_get(uint64_t* uploads, uint64_t* downloads, uint64_t* upl
 
 GrB_Info SNK_Transfers_reset(void) {
   return call("SNK_Transfers_reset", nullptr, [&] { snk::reset_transfers(); });
+}
+
+GrB_Info SNK_Matrix_import_device_full(GrB_Matrix A, const void* device_values, void* stream) {
+  return call("SNK_Matrix_import_device_full", A,
+              [&] { snk::import_device_full(matrix_of(A, "A"), device_values, stream); });
+}
+
+GrB_Info SNK_Matrix_import_device_values(GrB_Matrix A, const GrB_Matrix pattern, const void* device_values,
+                                         void* stream) {
+  return call("SNK_Matrix_import_device_values", A, [&] {
+    snk::Matrix& a = matrix_of(A, "A");
+    snk::import_device_values(a, matrix_of(pattern, "pattern"), device_values, stream);
+  });
+}
+
+GrB_Info SNK_Matrix_export_device_dense(void* device_out, const GrB_Matrix A, void* stream) {
+  return call("SNK_Matrix_export_device_dense", A,
+              [&] { snk::export_device_dense(matrix_of(A, "A"), device_out, stream); });
+}
+
+GrB_Info SNK_Matrix_export_device_values(void* device_out, const GrB_Matrix A, void* stream) {
+  return call("SNK_Matrix_export_device_values", A,
+              [&] { snk::export_device_values(matrix_of(A, "A"), device_out, stream); });
 }
 
 GrB_Info SNK_Deterministic_set(bool on) {

@@ -714,6 +714,29 @@ TEST_F(CapiErrors, Extensions) {
   EXPECT_EQ(M, nullptr);
 }
 
+// The device memory exchange: NULL and uninitialized handles, a NULL device pointer, a pattern of other dimensions,
+// and on a host backend (reference, kokkos) GrB_NOT_IMPLEMENTED for every call, A unchanged each time.
+TEST_F(CapiErrors, DeviceExchange) {
+  double host[16] = {0};
+  EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_Matrix_import_device_full(nullptr, host, nullptr));
+  EXPECT_API_ERROR(GrB_UNINITIALIZED_OBJECT, nullptr, SNK_Matrix_import_device_full(badM, host, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, A, SNK_Matrix_import_device_full(A, nullptr, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, A, SNK_Matrix_import_device_values(A, nullptr, host, nullptr));
+  EXPECT_API_ERROR(GrB_DIMENSION_MISMATCH, A, SNK_Matrix_import_device_values(A, A35, host, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, A, SNK_Matrix_export_device_dense(nullptr, A, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, A, SNK_Matrix_export_device_values(nullptr, A, nullptr));
+  for (const char* backend : {"reference", "kokkos"}) {
+    if (SNK_Thread_backend_set(backend) != GrB_SUCCESS) continue;   // not built
+    SCOPED_TRACE(backend);
+    EXPECT_API_ERROR(GrB_NOT_IMPLEMENTED, A, SNK_Matrix_import_device_full(A, host, nullptr));
+    EXPECT_API_ERROR(GrB_NOT_IMPLEMENTED, A, SNK_Matrix_import_device_values(A, C, host, nullptr));
+    EXPECT_API_ERROR(GrB_NOT_IMPLEMENTED, A, SNK_Matrix_export_device_dense(host, A, nullptr));
+    EXPECT_API_ERROR(GrB_NOT_IMPLEMENTED, A, SNK_Matrix_export_device_values(host, A, nullptr));
+    for (double x : host) EXPECT_EQ(x, 0.0) << "a refused export wrote";
+  }
+  ASSERT_EQ(SNK_Thread_backend_set(nullptr), GrB_SUCCESS);
+}
+
 // How many API-error cases the tests of this run checked: a report printed at the end of the run, not a test
 // (each case is an expectation of the tests above).
 class CaseCountReport : public ::testing::Environment {

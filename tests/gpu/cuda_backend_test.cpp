@@ -1005,6 +1005,26 @@ TEST(CudaBackend, DeviceMemoryExchangeWithTheCallersStream) {
       ADD_FAILURE() << "ReLU value " << k << ": " << rv[k] << " vs " << rvals[k] << " (" << ++bad << ")";
   std::printf("[exchange] %lld x %lld product and ReLU through device memory: %lld ReLU entries, %d mismatches\n",
               static_cast<long long>(batch), static_cast<long long>(out), static_cast<long long>(rv.size()), bad);
+  // The C API's form: a GrB_Matrix imported from device memory and exported again.
+  {
+    (void)GrB_init(GrB_NONBLOCKING);
+    snk::BackendScope scope("cuda");
+    GrB_Matrix G = nullptr;
+    ASSERT_EQ(GrB_Matrix_new(&G, GrB_FP32, batch, in), GrB_SUCCESS);
+    ASSERT_EQ(SNK_Matrix_import_device_full(G, dx, caller), GrB_SUCCESS);
+    GrB_Index nv = 0;
+    ASSERT_EQ(GrB_Matrix_nvals(&nv, G), GrB_SUCCESS);
+    EXPECT_EQ(nv, static_cast<GrB_Index>(batch * in));
+    float* back = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&back), Xv.size() * 4), cudaSuccess);
+    ASSERT_EQ(SNK_Matrix_export_device_dense(back, G, caller), GrB_SUCCESS);
+    std::vector<float> round(Xv.size());
+    ASSERT_EQ(cudaMemcpyAsync(round.data(), back, round.size() * 4, cudaMemcpyDeviceToHost, caller), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(caller), cudaSuccess);
+    EXPECT_EQ(round, Xv) << "SNK_Matrix_import_device_full then SNK_Matrix_export_device_dense";
+    cudaFree(back);
+    GrB_Matrix_free(&G);
+  }
   for (float* p : {dx, dw, dy, dr, dv}) cudaFree(p);
   cudaStreamDestroy(caller);
 }
