@@ -3,8 +3,8 @@
 //
 // Every rank holds the whole network (the challenge's networks fit on one GPU) and a contiguous block of
 // the inputs (rows are independent, so any partition gives the same categories); each runs its block on the
-// fused GPU engine (GPU = node-local rank modulo the visible devices; without a GPU, the GraphBLAS
-// formulation on the best CPU backend), and rank 0 gathers the categories, shifted back to global row ids,
+// fused GPU engine, or with --engine tiled on the tiled engine (exact work: no row reuse) (GPU = node-local rank
+// modulo the visible devices; without a GPU, the GraphBLAS formulation on the best CPU backend), and rank 0 gathers the categories, shifted back to global row ids,
 // and checks them exactly. Time: from a barrier after loading to the end of the gather; rate = inputs x
 // edges / that time. Data as snack-spdnn: `--data official` (the 1024 x 120 official network and the 1,200
 // official images repeated --repeat times, from the official folder or --official-cache) or generated
@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <memory>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@
 #include <cuda_runtime.h>
 
 #include "engine/fused_gpu.hpp"
+#endif
+#ifdef SNACK_WITH_TILED_GPU
+#include "engine/tiled_gpu.hpp"
+#include "plan/tiles.hpp"
 #endif
 
 using namespace snk::gc;
@@ -112,14 +117,37 @@ int main(int argc, char** argv) {
       device = fused->device_name() + " #" + std::to_string(o.device);
       fused->infer(mine);  // warm-up
     }
+#ifdef SNACK_WITH_TILED_GPU
+    std::unique_ptr<TiledGpuEngine> tiled;
+    if (engine == "tiled") {
+      int devices = 0;
+      cudaGetDeviceCount(&devices);
+      const int dev = devices > 0 ? local_rank % devices : 0;
+      tiled = std::make_unique<TiledGpuEngine>(tile_network(net), dev);
+      device = tiled->device_name() + " #" + std::to_string(dev);
+      tiled->infer(mine);  // warm-up
+    }
+#endif
 #else
     if (engine == "auto") engine = "graphblas";
+#endif
+    if (engine != "graphblas" && engine != "fused" && engine != "tiled")
+      throw std::runtime_error("--engine must be auto, graphblas, fused or tiled, not " + engine);
+#ifndef SNACK_WITH_FUSED_GPU
+    if (engine == "fused") throw std::runtime_error("this build has no CUDA: the fused GPU engine is not available");
+#endif
+#ifndef SNACK_WITH_TILED_GPU
+    if (engine == "tiled") throw std::runtime_error("this build has no CUDA: the tiled GPU engine is not available");
 #endif
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     if (engine == "graphblas") {
       GraphBlasOptions o;
       local = graphblas_infer(net, mine, o);
+    } else if (engine == "tiled") {
+#ifdef SNACK_WITH_TILED_GPU
+      local = tiled->infer(mine);
+#endif
     } else {
 #ifdef SNACK_WITH_FUSED_GPU
       local = fused->infer(mine);
