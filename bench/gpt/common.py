@@ -131,39 +131,56 @@ def corpus_split(pieces, seed=0, validation=0.1):
 
 class DeviceMemory:
     """Peak device memory of a run: PyTorch's allocated bytes plus the used bytes of the device's default memory pool
-    (cudaMallocAsync, where the library allocates). The two peaks are added, so the total is an upper bound."""
+    (cudaMallocAsync, where the library allocates). The two peaks are added, so the total is an upper bound. The pool
+    is read through the CUDA runtime PyTorch loaded, else CuPy's; where neither answers, this raises rather than
+    report PyTorch's part alone (which would leave the library's memory out)."""
+
+    USED_MEM_HIGH = 8   # cudaMemPoolAttrUsedMemHigh
 
     def __init__(self, device):
         self.device = device
-        self.pool = None
-        self.rt = None
+        self.read = self.reset_pool = None
+        index = device.index or 0
         for name in ("libcudart.so.13", "libcudart.so.12", "libcudart.so"):
             try:
-                self.rt = ctypes.CDLL(name)
-                break
+                rt = ctypes.CDLL(name)
             except OSError:
                 continue
-        if self.rt is not None:
             pool = ctypes.c_void_p()
-            if self.rt.cudaDeviceGetDefaultMemPool(ctypes.byref(pool), device.index or 0) == 0:
-                self.pool = pool
+            if rt.cudaDeviceGetDefaultMemPool(ctypes.byref(pool), index) != 0:
+                continue
 
-    def _pool_attr(self, attr):
-        v = ctypes.c_uint64(0)
-        if self.pool is None or self.rt.cudaMemPoolGetAttribute(self.pool, attr, ctypes.byref(v)) != 0:
-            return None
-        return v.value
+            def read(rt=rt, pool=pool):
+                v = ctypes.c_uint64(0)
+                if rt.cudaMemPoolGetAttribute(pool, self.USED_MEM_HIGH, ctypes.byref(v)) != 0:
+                    raise RuntimeError("cudaMemPoolGetAttribute failed")
+                return v.value
+
+            def reset(rt=rt, pool=pool):
+                zero = ctypes.c_uint64(0)
+                rt.cudaMemPoolSetAttribute(pool, self.USED_MEM_HIGH, ctypes.byref(zero))
+
+            self.read, self.reset_pool = read, reset
+            break
+        if self.read is None:
+            try:
+                import cupy
+                rt = cupy.cuda.runtime
+                pool = rt.deviceGetDefaultMemPool(index)
+                self.read = lambda: int(rt.memPoolGetAttribute(pool, self.USED_MEM_HIGH))
+                self.reset_pool = lambda: rt.memPoolSetAttribute(pool, self.USED_MEM_HIGH, 0)
+            except Exception as e:  # noqa: BLE001 - any failure means the pool cannot be read
+                raise RuntimeError(f"cannot read the CUDA default memory pool (no libcudart through ctypes, CuPy: {e}); "
+                                   "the library's device memory would go uncounted") from e
 
     def reset(self):
         torch.cuda.synchronize(self.device)
         torch.cuda.reset_peak_memory_stats(self.device)
-        if self.pool is not None:
-            zero = ctypes.c_uint64(0)
-            self.rt.cudaMemPoolSetAttribute(self.pool, 8, ctypes.byref(zero))   # cudaMemPoolAttrUsedMemHigh
+        self.reset_pool()
 
     def peak(self):
-        """(total, torch's part, the pool's part or None where the pool could not be read)."""
+        """(total, torch's part, the pool's part)."""
         torch.cuda.synchronize(self.device)
         t = torch.cuda.max_memory_allocated(self.device)
-        p = self._pool_attr(8)
-        return t + (p or 0), t, p
+        p = self.read()
+        return t + p, t, p
