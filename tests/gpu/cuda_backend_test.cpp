@@ -647,6 +647,26 @@ TEST(CudaBackend, BoundValuesFollowChangesOfA) {
   EXPECT_FALSE(values_bound(A1)) << A1.device_copy()->describe();
 }
 
+// Values renewed on the same pattern before every product (an optimizer's step, here an apply that keeps the pattern
+// and its plan): each set of values serves one product, so Auto never binds, however many products the pattern has
+// seen; every product checked against the reference.
+TEST(CudaBackend, AutoBindingCountsOneSetOfValues) {
+  REQUIRE_CUDA();
+  const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  snk::BackendScope scope("cuda");
+  Matrix W = sparse_with_empty_rows(&snk::types::FP32, 3000, 4096, 0.05);
+  snk::Scalar minus_one(&snk::types::FP32);
+  const float m = -1.0f;
+  minus_one.set(&m, &snk::types::FP32);
+  int bound = 0;
+  for (int i = 0; i < 300; ++i) {   // BoundValuesFollowChangesOfA binds one set of these within about 90
+    snk::apply_bind_second(W, nullptr, nullptr, *snk::builtin_binary_op(Op::Times, TypeCode::FP32), W, minus_one);
+    check_mxm(s, W, full(&snk::types::FP32, 4096, 8), "renewed values, product " + std::to_string(i));
+    bound += values_bound(W);
+  }
+  EXPECT_EQ(bound, 0) << "products of values used once bound them";
+}
+
 // The bind policy (snk::set_bind_policy): Eager binds at the first product the bound values would serve, Never
 // not after many; every product checked against the reference. Auto is BoundValuesFollowChangesOfA's.
 TEST(CudaBackend, BindPolicyEagerAndNever) {

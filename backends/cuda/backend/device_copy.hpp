@@ -94,9 +94,11 @@ struct CompactedPattern {
   // different values, and only the owner's products may read the bound ones.
   std::uint64_t bound_owner = 0;
   // The products' record for binding the values to the plan (sparse_times_full.cpp): the wall seconds the products
-  // have spent unbound where binding would have changed their kernel, and whether a bind failed (it is not tried
-  // again while this copy lives).
+  // of one copy's values (unbound_owner: MatrixOnDevice::id) have spent unbound where binding would have changed
+  // their kernel, so that a copy with new values on this pattern (an optimizer's step, apply) starts from zero; and
+  // whether a bind failed (it is not tried again while this copy lives).
   double unbound_seconds = 0;
+  std::uint64_t unbound_owner = 0;
   bool bind_failed = false;
 };
 

@@ -282,6 +282,10 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   }
   const std::size_t elem = half ? sizeof(std::uint16_t) : value_bytes;   // of the operands the SpMM reads and writes
   Plan& plan = *pattern->plan;
+  if (pattern->unbound_owner != a.id()) {   // the rule counts the products of one set of values
+    pattern->unbound_owner = a.id();
+    pattern->unbound_seconds = 0;
+  }
   const auto started = std::chrono::steady_clock::now();
   bool binding_would_serve = false;   // some call of this product ran unbound where bound values would serve
   const BindPolicy policy = half ? BindPolicy::Never : snk::bind_policy();   // Auto: the rule above
