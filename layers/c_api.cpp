@@ -71,16 +71,20 @@ void put_bias(snk::layers::SparseLinear& l, const void* b) {
   std::memcpy(s.x.data(), b, s.x.size());
 }
 
+// The caller's batch size as a row count (InvalidValue when negative).
+Index batch_rows(int64_t batch) {
+  if (batch < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch (" + std::to_string(batch) + ")");
+  return static_cast<Index>(batch);
+}
+
 // A batch of the layer's type from the caller's row-major array (batch x cols).
 Matrix batch_of(const snk::layers::SparseLinear& l, int64_t batch, Index cols, const void* data) {
-  if (batch < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch (" + std::to_string(batch) + ")");
-  return snk::layers::calls::full_matrix(l.type(), static_cast<Index>(batch), cols, data);
+  return snk::layers::calls::full_matrix(l.type(), batch_rows(batch), cols, data);
 }
 
 // A batch of the layer's type from the caller's row-major device array (batch x cols), copied on the device.
 Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index cols, const void* data, void* stream) {
-  if (batch < 0) throw Error(Info::InvalidValue, "snk_layer: a negative batch (" + std::to_string(batch) + ")");
-  Matrix M(l.type(), static_cast<Index>(batch), cols);
+  Matrix M(l.type(), batch_rows(batch), cols);
   if (batch > 0) snk::import_device_full(M, data, stream);
   return M;
 }
@@ -91,6 +95,14 @@ void put_device_values(snk::layers::SparseLinear& l, const void* w, bool with_bi
   if (with_bias && l.has_bias()) need(b, "the bias values");
   snk::import_device_values(l.weight(), l.weight(), w, stream);
   if (with_bias && l.has_bias()) snk::import_device_full(l.bias().as_matrix(), b, stream);
+}
+
+// l's weight gradient on exactly W's positions, in W's order: the gradient itself where it holds every one (the sampled
+// product does for a batch that is not empty), else made so in `made` (zeros at the positions it lacks).
+const Matrix& gradient_at_weights(const snk::layers::SparseLinear& l, Matrix& made) {
+  if (l.weight_grad().nvals() == l.weight().nvals()) return l.weight_grad();
+  made = snk::layers::calls::on_positions_of(l.weight(), l.weight_grad(), "snk_layer_backward");
+  return made;
 }
 
 // M's values into a zeroed row-major array (absent entries are zeros).
@@ -262,17 +274,9 @@ int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const voi
     const Matrix dY = batch_of(l, batch, l.out_features(), dy);
     const Matrix dX = l.backward(X, dY);
     // All outputs are computed before any is written, so a failure leaves them as they were.
-    const std::size_t elem = l.type()->size;
+    Matrix made(l.type(), l.out_features(), l.in_features());
     std::vector<unsigned char> dw_values;
-    if (dw != nullptr) {
-      const auto at = positions(l.weight());
-      const auto have = positions(l.weight_grad());
-      const std::vector<std::int64_t> where = index_in(have, at);
-      const snk::CsrStorage& g = l.weight_grad().csr();
-      dw_values.assign(at.size() * elem, 0);
-      for (std::size_t k = 0; k < at.size(); ++k)
-        if (where[k] >= 0) std::memcpy(&dw_values[k * elem], &g.x[static_cast<std::size_t>(where[k]) * elem], elem);
-    }
+    if (dw != nullptr) dw_values = gradient_at_weights(l, made).csr().x;
     if (dx != nullptr) dense_out(dX, dx);
     if (dw != nullptr && !dw_values.empty()) std::memcpy(dw, dw_values.data(), dw_values.size());
     if (db != nullptr && l.has_bias()) dense_out(l.bias_grad().as_matrix(), db);
@@ -303,23 +307,10 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, co
     const Matrix dY = device_batch(l, batch, l.out_features(), dy, stream);
     put_device_values(l, w, false, nullptr, stream);
     const Matrix dX = l.backward(X, dY);
-    // dW at every position of W, in W's order: the sampled product holds every position of W when the batch is not
-    // empty; otherwise the missing ones are zeros (dW + 0 W, which has W's pattern). Outputs are written last.
-    const Matrix& W = l.weight();
-    Matrix dW_at_W(l.type(), W.nrows(), W.ncols());
-    const bool every_position = l.weight_grad().nvals() == W.nvals();
-    if (dw != nullptr && !every_position) {
-      Matrix zeros(l.type(), W.nrows(), W.ncols());
-      snk::Scalar zero(l.type());
-      const double z = 0.0;
-      zero.set(&z, &snk::types::FP64);
-      snk::apply_bind_second(zeros, nullptr, nullptr, *snk::builtin_binary_op(snk::BinaryOpcode::Times, l.type()->code),
-                             W, zero);
-      snk::ewise_add(dW_at_W, nullptr, nullptr, *snk::builtin_binary_op(snk::BinaryOpcode::Plus, l.type()->code),
-                     l.weight_grad(), zeros);
-    }
+    Matrix made(l.type(), l.out_features(), l.in_features());   // outputs are written last
+    const Matrix* dW = dw != nullptr ? &gradient_at_weights(l, made) : nullptr;
     if (dx != nullptr) snk::export_device_dense(dX, dx, stream);
-    if (dw != nullptr) snk::export_device_values(every_position ? l.weight_grad() : dW_at_W, dw, stream);
+    if (dW != nullptr) snk::export_device_values(*dW, dw, stream);
     if (db != nullptr && l.has_bias()) snk::export_device_dense(l.bias_grad().as_matrix(), db, stream);
   });
 }

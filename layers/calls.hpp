@@ -1,10 +1,11 @@
 // layers/calls.hpp: the GraphBLAS idioms the layers' sources share (internal to layers/): the builtin operators and
 // the PLUS_TIMES semiring of a value type, a scalar of a type, a matrix's sum taken in FP64, zeros on a matrix's
-// pattern, a full matrix from a row-major array (a batch), and the rewired form of a matrix on its old pattern
+// pattern and a gradient put on its parameter's positions, a full matrix from a row-major array (a batch), and the rewired form of a matrix on its old pattern
 // (rewiring moves weights and optimizer state alike).
 #pragma once
 
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "snack/snack.hpp"
@@ -39,6 +40,16 @@ inline Matrix zeros_like(const Matrix& P) {
   Matrix Z(P.type(), P.nrows(), P.ncols());
   apply_bind_second(Z, nullptr, nullptr, op(BinaryOpcode::Times, P.type()), P, scalar(P.type(), 0.0));
   return Z;
+}
+
+// G (P's type and shape) on exactly P's positions: G's values where it holds them, zeros at P's other positions (a
+// gradient that reached only part of its parameter). InvalidValue, naming `who`, where G holds an entry outside P.
+inline Matrix on_positions_of(const Matrix& P, const Matrix& G, const char* who) {
+  Matrix on(P.type(), P.nrows(), P.ncols());
+  ewise_add(on, nullptr, nullptr, op(BinaryOpcode::Plus, P.type()), zeros_like(P), G);
+  if (on.nvals() != P.nvals())
+    throw Error(Info::InvalidValue, std::string(who) + ": a gradient holds entries outside its parameter's pattern");
+  return on;
 }
 
 // A rows x cols matrix of `type` holding every entry, its values the row-major array `data` of that type.

@@ -105,10 +105,7 @@ void DataParallel::sum_gradients(const std::vector<SparseLinear*>& layers, doubl
     (void)mpi_type_of(g);
     if (g.type() != p.type() || g.nrows() != p.nrows() || g.ncols() != p.ncols())
       throw Error(Info::InvalidObject, "DataParallel: a gradient has another type or shape than its parameter");
-    Matrix on(p.type(), p.nrows(), p.ncols());
-    ewise_add(on, nullptr, nullptr, calls::op(BinaryOpcode::Plus, p.type()), calls::zeros_like(p), g);
-    if (on.nvals() != p.nvals())
-      throw Error(Info::InvalidValue, "DataParallel: a gradient holds entries outside its parameter's pattern");
+    Matrix on = calls::on_positions_of(p, g, "DataParallel");
     apply_bind_second(on, nullptr, nullptr, calls::op(BinaryOpcode::Times, p.type()), on,
                       calls::scalar(p.type(), weight));
     weighted.push_back(std::move(on));

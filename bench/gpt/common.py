@@ -1,16 +1,22 @@
 """bench/gpt/common.py: what the GPT experiment and the MLP-block benchmark share: the three kinds of MLP layer
 (dense nn.Linear, Dense+Mask, snack.nn.SparseLinear), the masks' pruning and rewiring (the same rules the library
 applies to SparseLinear: keep the largest |w|; SET's prune-smallest-|w| and regrow-at-random, new weights and their
-optimizer state zero), the corpus, and device-memory accounting that sees both PyTorch's allocator and the library's
-(which allocates from the CUDA device's default memory pool, outside PyTorch)."""
+optimizer state zero), the corpus, device-memory accounting that sees both PyTorch's allocator and the library's
+(which allocates from the CUDA device's default memory pool, outside PyTorch), and a run's stamp and CSV."""
 import ctypes
+import datetime
 import math
 import os
+import subprocess
+import sys
 
 import torch
 import torch.nn.functional as F
 
 import snack
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from annotated_csv import write as write_csv  # noqa: E402,F401 (the benchmarks' CSV, which report.py reads)
 
 KINDS = ("dense", "dense_mask", "snack")
 
@@ -184,3 +190,14 @@ class DeviceMemory:
         t = torch.cuda.max_memory_allocated(self.device)
         p = self.read()
         return t + p, t, p
+
+
+def run_stamp(device):
+    """(the device's name, the UTC date and time, the commit the sources are at) for a run's table and CSV."""
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
+    except OSError:
+        commit = "unknown"
+    return name, datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), commit

@@ -15,11 +15,8 @@ date and commit. bench/gpt/report.py turns it into bench/results/gpt-h200.md and
   SNACK_LAYERS_LIB=build/layers/libsnack_layers_c.so PYTHONPATH=python python3 bench/gpt/gpt_experiment.py --out gpt.csv
 """
 import argparse
-import csv
-import datetime
 import math
 import os
-import subprocess
 import sys
 import time
 
@@ -210,13 +207,7 @@ def main():
     rows = []
     for kind in args.kinds.split(","):
         rows += run(kind, train, val, args, device, memory)
-    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
-    except OSError:
-        commit = "unknown"
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    name, stamp, commit = common.run_stamp(device)
     print(f"\n[gpt] {name}, {stamp}, commit {commit}, torch {torch.__version__}")
     print(f"{'kind':12s} {'tokens/s':>10s} {'peak MiB':>9s} {'final val':>9s}")
     for kind in args.kinds.split(","):
@@ -224,12 +215,8 @@ def main():
         print(f"{kind:12s} {mine[-1]['tokens_per_s']:10.0f} {mine[-1]['peak_bytes'] / 2**20:9.1f} "
               f"{mine[-1]['val_loss']:9.4f}")
     if args.out:
-        with open(args.out, "w", newline="") as f:
-            f.write(f"# device={name} date={stamp} commit={commit} torch={torch.__version__} "
-                    f"args={' '.join(sys.argv[1:])}\n")
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+        common.write_csv(args.out, f"device={name} date={stamp} commit={commit} torch={torch.__version__} "
+                         f"args={' '.join(sys.argv[1:])}", rows)
 
 
 if __name__ == "__main__":

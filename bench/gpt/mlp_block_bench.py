@@ -9,11 +9,8 @@ after --warmup steps); peak memory is common.DeviceMemory's over the timed steps
 library's pool). Prints a table with ratios, the device, the date and the commit; --out writes it as CSV.
 """
 import argparse
-import csv
-import datetime
 import os
 import statistics
-import subprocess
 import sys
 
 import torch
@@ -85,10 +82,7 @@ def main():
             rows.append({"tokens": tokens, "method": name, "step_ms": ms, "peak_bytes": peak[0],
                          "torch_peak_bytes": peak[1], "pool_peak_bytes": peak[2] if peak[2] is not None else ""})
             print(f"[mlp] tokens {tokens:5d} {name:16s} {ms:8.3f} ms  peak {peak[0] / 2**20:8.1f} MiB", flush=True)
-    name = torch.cuda.get_device_name(device)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    name, stamp, commit = common.run_stamp(device)
     print(f"\n[mlp] {name}, {stamp}, commit {commit}, torch {torch.__version__}; d={args.d}, sparsity {args.sparsity}")
     print(f"{'tokens':>6s} {'dense fp32':>10s} {'dense tf32':>10s} {'D+M':>8s} {'snack':>8s} {'vs dense':>8s} "
           f"{'vs D+M':>7s} {'mem vs D+M':>10s}")
@@ -99,12 +93,8 @@ def main():
               f"{d['step_ms'] / s['step_ms']:7.2f}x {dm['step_ms'] / s['step_ms']:6.2f}x "
               f"{1 - s['peak_bytes'] / dm['peak_bytes']:9.0%} less")
     if args.out:
-        with open(args.out, "w", newline="") as f:
-            f.write(f"# device={name} date={stamp} commit={commit} torch={torch.__version__} d={args.d} "
-                    f"sparsity={args.sparsity}\n")
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+        common.write_csv(args.out, f"device={name} date={stamp} commit={commit} torch={torch.__version__} "
+                         f"d={args.d} sparsity={args.sparsity}", rows)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 # (markdown, issue 39's targets marked met or missed) and chart (PNG): validation-loss curves of the three GPT variants,
 # and the MLP block's training step per token count.
 # Usage: report.py GPT.csv MLP.csv OUT_PREFIX   (writes OUT_PREFIX.md and OUT_PREFIX.png)
-import csv
+import os
 import sys
 
 import matplotlib
@@ -11,12 +11,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-
-def read(path):
-    with open(path) as f:
-        lines = [l for l in f if l.strip()]
-    meta = " ".join(l[1:].strip() for l in lines if l.startswith("#"))
-    return meta, list(csv.DictReader([l for l in lines if not l.startswith("#")]))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from annotated_csv import read  # noqa: E402
 
 
 def verdict(ok):

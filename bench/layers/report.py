@@ -4,6 +4,7 @@
 # training-step and inference speed-up of SparseLinear over dense cuBLAS, Dense+Mask and torch.nn.Linear.
 # Usage: report.py LAYER_BENCH.csv TORCH.csv OUT_PREFIX   (writes OUT_PREFIX.md, .csv, .png)
 import csv
+import os
 import sys
 
 import matplotlib
@@ -11,16 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-
-def read(path):
-    meta, rows = "", []
-    with open(path) as f:
-        lines = [l for l in f if l.strip()]
-    meta = " ".join(l[1:].strip() for l in lines if l.startswith("#"))
-    body = [l for l in lines if not l.startswith("#")]
-    for r in csv.DictReader(body):
-        rows.append(r)
-    return meta, rows
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from annotated_csv import read  # noqa: E402
 
 
 def main():

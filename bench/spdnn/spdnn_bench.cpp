@@ -67,6 +67,27 @@ double xy2021(int64_t n, int64_t l) {
   return 0.0;
 }
 
+// The best total time of `runs` inferences after `warmup` more; `cats` and `timings` are the last run's.
+template <class Engine, class Timings>
+double best_of(Engine& engine, const CsrMatrix& inputs, int warmup, int runs, std::vector<int64_t>& cats,
+               Timings& timings) {
+  for (int w = 0; w < warmup; ++w) cats = engine.infer(inputs);
+  double best = 1e300;
+  for (int r = 0; r < runs; ++r) {
+    cats = engine.infer(inputs, &timings);
+    best = std::min(best, timings.total_s);
+  }
+  return best;
+}
+
+// The categories below `rows` (those the truth was computed for).
+std::vector<int64_t> below(const std::vector<int64_t>& cats, int64_t rows) {
+  std::vector<int64_t> out;
+  for (int64_t c : cats)
+    if (c < rows) out.push_back(c);
+  return out;
+}
+
 Network generate_parallel(int64_t n, int64_t layers, uint64_t seed) {
   Network net;
   net.neurons = n;
@@ -191,28 +212,23 @@ int main(int argc, char** argv) {
       net.layers.clear();
       net.layers.shrink_to_fit();
       std::vector<int64_t> cats;
-      for (int w = 0; w < warmup; ++w) cats = engine.infer(run_inputs);
-      double best = 1e300;
-      for (int r = 0; r < runs; ++r) {
-        FusedGpuTimings t;
-        cats = engine.infer(run_inputs, &t);
-        best = std::min(best, t.total_s);
-        row.row_layers = 0;
-        for (int64_t c : t.computed_rows_per_layer) row.row_layers += c;
-        row.last_rows = t.computed_rows_per_layer.empty() ? 0 : t.computed_rows_per_layer.back();
-        if (profile && r == runs - 1) {
-          double rest = 0;
-          for (size_t i = 0; i < t.layer_ms.size(); ++i) {
-            if (i < 40)
-              std::fprintf(stderr, "[bench-spdnn]   layer %zu: %.4f ms, computed rows %lld, after dedup %lld, live inputs %lld\n",
-                           i + 1, t.layer_ms[i], (long long)t.computed_rows_per_layer[i],
-                           (long long)t.distinct_rows_per_layer[i], (long long)t.live_rows_per_layer[i]);
-            else
-              rest += t.layer_ms[i];
-          }
-          std::fprintf(stderr, "[bench-spdnn]   layers 41-%zu: %.3f ms; upload %.3f ms, download %.3f ms\n",
-                       t.layer_ms.size(), rest, t.upload_inputs_s * 1e3, t.download_s * 1e3);
+      FusedGpuTimings last;
+      const double best = best_of(engine, run_inputs, warmup, runs, cats, last);
+      row.row_layers = 0;
+      for (int64_t c : last.computed_rows_per_layer) row.row_layers += c;
+      row.last_rows = last.computed_rows_per_layer.empty() ? 0 : last.computed_rows_per_layer.back();
+      if (profile) {
+        double rest = 0;
+        for (size_t i = 0; i < last.layer_ms.size(); ++i) {
+          if (i < 40)
+            std::fprintf(stderr, "[bench-spdnn]   layer %zu: %.4f ms, computed rows %lld, after dedup %lld, live inputs %lld\n",
+                         i + 1, last.layer_ms[i], (long long)last.computed_rows_per_layer[i],
+                         (long long)last.distinct_rows_per_layer[i], (long long)last.live_rows_per_layer[i]);
+          else
+            rest += last.layer_ms[i];
         }
+        std::fprintf(stderr, "[bench-spdnn]   layers 41-%zu: %.3f ms; upload %.3f ms, download %.3f ms\n",
+                     last.layer_ms.size(), rest, last.upload_inputs_s * 1e3, last.download_s * 1e3);
       }
       {  // layers only: one run with the whole upload first, so that no layer overlaps it
         engine.set_upload_batches(1);
@@ -223,9 +239,7 @@ int main(int argc, char** argv) {
         if (!same) row.check += "; DIFFERENT categories with one upload batch";
         row.pass = same;
       }
-      std::vector<int64_t> sample;
-      for (int64_t c : cats) if (c < checked_rows) sample.push_back(c);
-      row.pass = row.pass && sample == truth;
+      row.pass = row.pass && below(cats, checked_rows) == truth;
       // All inputs against the engine without deduplication, where that run is short.
       if (row.dedup && n * l <= 16384 * 480) {
         engine.set_deduplicate_rows(false);
@@ -240,19 +254,12 @@ int main(int argc, char** argv) {
         TiledGpuEngine exact(tn);
         tn = TiledNetwork();
         std::vector<int64_t> tcats;
-        for (int w = 0; w < warmup; ++w) tcats = exact.infer(run_inputs);
-        double tbest = 1e300;
-        for (int r = 0; r < runs; ++r) {
-          TiledGpuTimings t;
-          tcats = exact.infer(run_inputs, &t);
-          tbest = std::min(tbest, t.total_s);
-          row.tiled_row_layers = 0;
-          for (int64_t c : t.computed_rows_per_layer) row.tiled_row_layers += c;
-        }
-        std::vector<int64_t> tsample;
-        for (int64_t c : tcats) if (c < checked_rows) tsample.push_back(c);
+        TiledGpuTimings tt;
+        const double tbest = best_of(exact, run_inputs, warmup, runs, tcats, tt);
+        row.tiled_row_layers = 0;
+        for (int64_t c : tt.computed_rows_per_layer) row.tiled_row_layers += c;
         row.tiled_ran = true;
-        row.tiled_pass = tsample == truth && tcats == cats;
+        row.tiled_pass = below(tcats, checked_rows) == truth && tcats == cats;
         row.tiled_seconds = tbest;
         row.tiled_rate = static_cast<double>(row.inputs) * static_cast<double>(row.edges) / tbest / 1e12;
         std::fprintf(stderr, "[bench-spdnn] %lld x %lld tiled (exact work): %.4f s, %.2f TE/s, %s\n", (long long)n,

@@ -8,6 +8,9 @@
 // deduplication compacts it back into the first, so where the list is after each part of the work is
 // tracked on the host (State::cursor) when the launches are enqueued.
 #include "engine/fused_gpu.hpp"
+#include "engine/gpu_common.cuh"
+#include "io/rows.hpp"
+#include "plan/tiles.hpp"
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -18,7 +21,6 @@
 #include <mutex>
 #include <thread>
 #include <type_traits>
-#include <unordered_map>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -26,14 +28,7 @@
 namespace snk::gc {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("fused GPU engine: ") + what + ": " + cudaGetErrorString(e));
-}
-
-constexpr float kClamp = 32.0f;
-
-// The layer's activation of one output: bias, ReLU, clamp at kClamp.
-__device__ __forceinline__ float activate(float sum, float bias) { return fminf(fmaxf(sum + bias, 0.0f), kClamp); }
+void check(cudaError_t e, const char* what) { throw_on_cuda(e, "fused GPU engine", what); }
 constexpr int kMaxUploadBatches = 64;
 constexpr int kThreads = 256;
 
@@ -926,46 +921,21 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
         if (w.nrows != n || w.ncols != n)
           throw std::runtime_error("fused GPU engine: layer " + std::to_string(l + 1) + " is not neurons x neurons");
         // Columns as sorted lists of (input neuron, weight): the fixed summation order of every output.
-        std::vector<int64_t> cptr(n + 1, 0);
-        for (int32_t c : w.col) ++cptr[c + 1];
-        for (int c = 0; c < n; ++c) cptr[c + 1] += cptr[c];
-        std::vector<int32_t> crow(w.col.size());
-        std::vector<float> cval(w.col.size());
-        {
-          std::vector<int64_t> fill(cptr.begin(), cptr.end() - 1);
-          for (int64_t r = 0; r < w.nrows; ++r)
-            for (int64_t p = w.row_ptr[r]; p < w.row_ptr[r + 1]; ++p) {
-              const int64_t slot = fill[w.col[p]]++;
-              crow[slot] = static_cast<int32_t>(r);
-              cval[slot] = w.val[p];
-            }
-        }
+        const CsrMatrix wt = transposed(w);
+        const std::vector<int64_t>& cptr = wt.row_ptr;
+        const std::vector<int32_t>& crow = wt.col;
+        const std::vector<float>& cval = wt.val;
         int width = 0;
         for (int c = 0; c < n; ++c) width = std::max<int>(width, static_cast<int>(cptr[c + 1] - cptr[c]));
-        // Bundles: columns with identical input lists, up to kBundle per bundle.
-        std::unordered_map<uint64_t, std::vector<int32_t>> by_pattern;
-        for (int c = 0; c < n; ++c) {
-          uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(cptr[c + 1] - cptr[c]);
-          for (int64_t p = cptr[c]; p < cptr[c + 1]; ++p) h = (h ^ static_cast<uint64_t>(crow[p])) * 1099511628211ull;
-          by_pattern[h].push_back(c);
-        }
+        // Bundles: columns with identical input lists (plan/tiles.hpp's column classes), up to kBundle per bundle.
+        int32_t classes = 0;
+        const std::vector<int32_t> class_of = equal_list_classes(n, cptr, crow, classes);
+        std::vector<std::vector<int32_t>> same(static_cast<size_t>(classes));
+        for (int c = 0; c < n; ++c) same[class_of[c]].push_back(c);
         std::vector<std::vector<int32_t>> bundles;
-        for (auto& [h, cols] : by_pattern) {
-          // Split a hash class into runs of truly identical lists (a hash collision must not merge columns).
-          std::vector<int32_t> rest = cols;
-          while (!rest.empty()) {
-            const int32_t lead = rest.front();
-            std::vector<int32_t> same, other;
-            for (int32_t c : rest) {
-              const bool eq = cptr[c + 1] - cptr[c] == cptr[lead + 1] - cptr[lead] &&
-                              std::equal(crow.begin() + cptr[c], crow.begin() + cptr[c + 1], crow.begin() + cptr[lead]);
-              (eq ? same : other).push_back(c);
-            }
-            for (size_t i = 0; i < same.size(); i += kBundle)
-              bundles.emplace_back(same.begin() + i, same.begin() + std::min(same.size(), i + kBundle));
-            rest.swap(other);
-          }
-        }
+        for (const std::vector<int32_t>& cols : same)
+          for (size_t i = 0; i < cols.size(); i += kBundle)
+            bundles.emplace_back(cols.begin() + i, cols.begin() + std::min(cols.size(), i + kBundle));
         std::sort(bundles.begin(), bundles.end());  // deterministic order (by first column)
         Layer& layer = s.layers[l];
         layer.width = width;

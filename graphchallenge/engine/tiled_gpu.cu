@@ -6,6 +6,7 @@
 // or 32 (and 16-byte aligned weights) runs the kernel specialised for it, which reads the weights four at a time;
 // other layers run the general kernel (any width up to kMaxClassColumns).
 #include "engine/tiled_gpu.hpp"
+#include "engine/gpu_common.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
@@ -21,12 +22,7 @@ namespace {
 constexpr int kRows = 128;   // live rows per thread block (one per thread)
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw std::runtime_error(std::string("tiled GPU engine: ") + what + ": " + cudaGetErrorString(e));
-  }
-}
+void check(cudaError_t e, const char* what) { throw_on_cuda(e, "tiled GPU engine", what); }
 
 struct BlockRef {
   int32_t r0, nr;   // the row class: input positions [r0, r0 + nr)
@@ -105,8 +101,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const float* __restrict__ y
 #pragma unroll
   for (int q = 0; q < kAcc; ++q)
     if (q < width) {
-      float v = acc[q] + bias;
-      v = v > 0.0f ? fminf(v, 32.0f) : 0.0f;
+      const float v = activate(acc[q], bias);
       yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
       any = any || v > 0.0f;
     }

@@ -2,6 +2,7 @@
 #include "io/rows.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 namespace snk::gc {
 
@@ -33,6 +34,25 @@ CsrMatrix row_block(const CsrMatrix& a, int64_t r0, int64_t r1) {
   b.col.assign(a.col.begin() + a.row_ptr[r0], a.col.begin() + a.row_ptr[r1]);
   b.val.assign(a.val.begin() + a.row_ptr[r0], a.val.begin() + a.row_ptr[r1]);
   return b;
+}
+
+CsrMatrix transposed(const CsrMatrix& a) {
+  CsrMatrix t;
+  t.nrows = a.ncols;
+  t.ncols = a.nrows;
+  t.row_ptr.assign(static_cast<size_t>(a.ncols) + 1, 0);
+  for (int32_t j : a.col) ++t.row_ptr[j + 1];
+  for (int64_t j = 0; j < a.ncols; ++j) t.row_ptr[j + 1] += t.row_ptr[j];
+  t.col.resize(a.col.size());
+  t.val.resize(a.col.size());
+  std::vector<int64_t> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
+  for (int64_t i = 0; i < a.nrows; ++i)
+    for (int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const int64_t slot = next[a.col[k]]++;
+      t.col[slot] = static_cast<int32_t>(i);
+      t.val[slot] = a.val[k];
+    }
+  return t;
 }
 
 }  // namespace snk::gc

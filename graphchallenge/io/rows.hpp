@@ -1,6 +1,7 @@
 // graphchallenge/io/rows.hpp: row-wise helpers on the challenge's CSR matrices that every runner needs:
 // stacking copies of an input set (the 1,200 official images repeated to 60,000), taking a block of rows (one
-// MPI rank's share) and the first rows (the sample checked against the float64 reference).
+// MPI rank's share) and the first rows (the sample checked against the float64 reference), and the transpose (a
+// layer's columns as rows: what the engines read per output neuron).
 #pragma once
 
 #include <cstdint>
@@ -14,5 +15,8 @@ CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies);
 
 // Rows [r0, r1) of `a` as a matrix of r1 - r0 rows (0 <= r0 <= r1 <= a.nrows).
 CsrMatrix row_block(const CsrMatrix& a, int64_t r0, int64_t r1);
+
+// a^T: row j lists the rows of `a` holding column j, in increasing order, with their values.
+CsrMatrix transposed(const CsrMatrix& a);
 
 }  // namespace snk::gc

@@ -4,19 +4,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 #include <string>
-#include <exception>
 #include <thread>
 #include <unordered_map>
+
+#include "io/rows.hpp"
 
 namespace snk::gc {
 namespace {
 
-// Class ids of the n lists [ptr[i], ptr[i + 1]) of idx: equal lists share an id; ids are numbered in the order of the
-// lists' first members (i ascending), so classes come in the order of their smallest member.
-std::vector<int32_t> classes_of(int64_t n, const std::vector<int64_t>& ptr, const std::vector<int32_t>& idx,
-                                int32_t& count) {
+// The members of each class laid out class after class (members ascending): order[p] is the member at position p,
+// start[c] the first position of class c (count + 1 values), pos[i] the position of member i.
+void layout(const std::vector<int32_t>& cls, int32_t count, std::vector<int32_t>& order, std::vector<int64_t>& start,
+            std::vector<int64_t>& pos) {
+  start.assign(static_cast<size_t>(count) + 1, 0);
+  for (int32_t c : cls) ++start[c + 1];
+  for (int32_t c = 0; c < count; ++c) start[c + 1] += start[c];
+  std::vector<int64_t> next(start.begin(), start.end() - 1);
+  order.assign(cls.size(), 0);
+  pos.assign(cls.size(), 0);
+  for (size_t i = 0; i < cls.size(); ++i) {
+    pos[i] = next[cls[i]]++;
+    order[pos[i]] = static_cast<int32_t>(i);
+  }
+}
+
+}  // namespace
+
+std::vector<int32_t> equal_list_classes(int64_t n, const std::vector<int64_t>& ptr, const std::vector<int32_t>& idx,
+                                        int32_t& count) {
   const auto equal = [&](int64_t a, int64_t b) {
     return ptr[a + 1] - ptr[a] == ptr[b + 1] - ptr[b] &&
            std::equal(idx.begin() + ptr[a], idx.begin() + ptr[a + 1], idx.begin() + ptr[b]);
@@ -45,24 +63,6 @@ std::vector<int32_t> classes_of(int64_t n, const std::vector<int64_t>& ptr, cons
   return cls;
 }
 
-// The members of each class laid out class after class (members ascending): order[p] is the member at position p,
-// start[c] the first position of class c (count + 1 values), pos[i] the position of member i.
-void layout(const std::vector<int32_t>& cls, int32_t count, std::vector<int32_t>& order, std::vector<int64_t>& start,
-            std::vector<int64_t>& pos) {
-  start.assign(static_cast<size_t>(count) + 1, 0);
-  for (int32_t c : cls) ++start[c + 1];
-  for (int32_t c = 0; c < count; ++c) start[c + 1] += start[c];
-  std::vector<int64_t> next(start.begin(), start.end() - 1);
-  order.assign(cls.size(), 0);
-  pos.assign(cls.size(), 0);
-  for (size_t i = 0; i < cls.size(); ++i) {
-    pos[i] = next[cls[i]]++;
-    order[pos[i]] = static_cast<int32_t>(i);
-  }
-}
-
-}  // namespace
-
 TiledLayer tile_layer(const CsrMatrix& W) {
   const int64_t nrows = W.nrows, ncols = W.ncols;
   if (nrows < 0 || ncols < 0 || static_cast<int64_t>(W.row_ptr.size()) != nrows + 1 || W.row_ptr[0] != 0 ||
@@ -74,19 +74,10 @@ TiledLayer tile_layer(const CsrMatrix& W) {
       if (W.col[k] < 0 || W.col[k] >= ncols || (k > W.row_ptr[i] && W.col[k] <= W.col[k - 1]))
         throw std::invalid_argument("tile_layer: row " + std::to_string(i) + "'s columns are out of range or not increasing");
   }
-  // The columns' row lists (CSC), rows ascending.
-  std::vector<int64_t> col_ptr(static_cast<size_t>(ncols) + 1, 0);
-  for (int32_t j : W.col) ++col_ptr[j + 1];
-  for (int64_t j = 0; j < ncols; ++j) col_ptr[j + 1] += col_ptr[j];
-  std::vector<int32_t> col_rows(W.col.size());
-  {
-    std::vector<int64_t> next(col_ptr.begin(), col_ptr.end() - 1);
-    for (int64_t i = 0; i < nrows; ++i)
-      for (int64_t k = W.row_ptr[i]; k < W.row_ptr[i + 1]; ++k) col_rows[next[W.col[k]]++] = static_cast<int32_t>(i);
-  }
+  const CsrMatrix columns = transposed(W);   // the columns' row lists, rows ascending
   int32_t nrc = 0, ncc = 0;
-  const std::vector<int32_t> rcls = classes_of(nrows, W.row_ptr, W.col, nrc);
-  const std::vector<int32_t> ccls = classes_of(ncols, col_ptr, col_rows, ncc);
+  const std::vector<int32_t> rcls = equal_list_classes(nrows, W.row_ptr, W.col, nrc);
+  const std::vector<int32_t> ccls = equal_list_classes(ncols, columns.row_ptr, columns.col, ncc);
 
   TiledLayer t;
   t.nrows = nrows;

@@ -8,7 +8,9 @@
 // with no assumption about how it was made. For the challenge's RadiX-Net layers (generator.hpp) every class has 16
 // members and every row class meets 2 column classes: 16 x 16 dense blocks, whatever the random permutations of the
 // later RadiX blocks; at the last stage of each RadiX block (stride M/2, where base rows i and i + M/2 share both
-// columns) the classes have 32 members and meet one: 32 x 32 dense blocks. A matrix without such structure gets classes of one member: its blocks are its single entries.
+// columns) the classes have 32 members and meet one: 32 x 32 dense blocks. A matrix without such structure gets
+// classes of one member: its blocks are its single entries. The classes come from equal_list_classes, which the fused
+// engine's column bundles use too.
 //
 // In the tiled network, layer l reads its inputs in its row order and writes its outputs in its column order; the
 // input of position p is the output of the previous layer at position gather[l][p] (for layer 0, neuron gather[0][p]
@@ -43,6 +45,12 @@ struct TiledLayer {
   int64_t blocks() const { return static_cast<int64_t>(block_col.size()); }
   int64_t nnz() const { return static_cast<int64_t>(values.size()); }
 };
+
+// Classes of equal lists, list i being idx[ptr[i] .. ptr[i + 1]) (i < n): each list's class id, classes numbered in the
+// order of their first member; `count` receives the number of classes. Lists are compared in full (a hash only sorts
+// them into candidates).
+std::vector<int32_t> equal_list_classes(int64_t n, const std::vector<int64_t>& ptr, const std::vector<int32_t>& idx,
+                                        int32_t& count);
 
 // W's classes and dense blocks. Classes are ordered by their smallest neuron, members ascending. Throws
 // std::invalid_argument for a malformed CSR matrix (row pointers or columns out of range).

@@ -61,9 +61,14 @@ def _operand(t, what, dtype, device):
     return t.contiguous()
 
 
-def _stream(device):
-    """PyTorch's current stream on `device` (a CUDA device), as the C interface takes it."""
-    return ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)
+def _call(device, host_call, device_call, *args):
+    """One call of the library on tensors of `device`: the host form for CPU tensors, the device form (the same
+    arguments, then PyTorch's current stream) for CUDA tensors, on that GPU."""
+    if device.type != "cuda":
+        _lib.check(host_call(*args))
+        return
+    with torch.cuda.device(device):
+        _lib.check(device_call(*args, ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)))
 
 
 def _opt(t):
@@ -83,13 +88,8 @@ class _SparseLinearFunction(torch.autograd.Function):
         w = _operand(weight_values, "weight_values", dtype, device)
         b = _operand(bias, "bias", dtype, device) if bias is not None else None
         y = torch.empty(x2.shape[0], module.out_features, dtype=dtype, device=device)
-        h = module._handle.ptr
-        if device.type == "cuda":
-            with torch.cuda.device(device):
-                _lib.check(_lib.lib.snk_layer_forward_device(h, _ptr(w), _opt(b), _ptr(x2), x2.shape[0], _ptr(y),
-                                                             _stream(device)))
-        else:
-            _lib.check(_lib.lib.snk_layer_forward(h, _ptr(w), _opt(b), _ptr(x2), x2.shape[0], _ptr(y)))
+        _call(device, _lib.lib.snk_layer_forward, _lib.lib.snk_layer_forward_device, module._handle.ptr, _ptr(w),
+              _opt(b), _ptr(x2), x2.shape[0], _ptr(y))
         ctx.save_for_backward(x2, w)
         ctx.module, ctx.x_shape, ctx.has_bias = module, x.shape, bias is not None
         return y.reshape(*x.shape[:-1], module.out_features)
@@ -103,14 +103,8 @@ class _SparseLinearFunction(torch.autograd.Function):
         dw = torch.empty_like(w) if ctx.needs_input_grad[1] else None
         db = (torch.empty(module.out_features, dtype=w.dtype, device=device)
               if ctx.has_bias and ctx.needs_input_grad[2] else None)
-        h = module._handle.ptr
-        if device.type == "cuda":
-            with torch.cuda.device(device):
-                _lib.check(_lib.lib.snk_layer_backward_device(h, _ptr(w), _ptr(x2), _ptr(gy), x2.shape[0], _opt(dx),
-                                                              _opt(dw), _opt(db), _stream(device)))
-        else:
-            _lib.check(_lib.lib.snk_layer_backward(h, _ptr(w), _ptr(x2), _ptr(gy), x2.shape[0], _opt(dx), _opt(dw),
-                                                   _opt(db)))
+        _call(device, _lib.lib.snk_layer_backward, _lib.lib.snk_layer_backward_device, module._handle.ptr, _ptr(w),
+              _ptr(x2), _ptr(gy), x2.shape[0], _opt(dx), _opt(dw), _opt(db))
         return (dx.reshape(ctx.x_shape) if dx is not None else None), dw, db, None
 
 
@@ -130,7 +124,7 @@ class SparseLinear(torch.nn.Module):
         n = self._handle.nnz()
         w = torch.empty(n, dtype=dtype)
         b = torch.empty(self.out_features, dtype=dtype) if bias else None
-        _lib.check(_lib.lib.snk_layer_values(self._handle.ptr, _ptr(w), _ptr(b) if bias else None))
+        _lib.check(_lib.lib.snk_layer_values(self._handle.ptr, _ptr(w), _opt(b)))
         self.weight_values = torch.nn.Parameter(w)
         self.bias = torch.nn.Parameter(b) if bias else None
         self.register_buffer("indices", self._handle.pattern())

@@ -38,10 +38,8 @@ void import_device_full(Matrix& T, const void* device_values, void* stream) {
 
 void import_device_values(Matrix& T, const Matrix& pattern, const void* device_values, void* stream) {
   const char* call = "import_device_values";
-  if (pattern.nrows() != T.nrows() || pattern.ncols() != T.ncols())
-    throw Error(Info::DimensionMismatch, std::string(call) + ": the pattern is " +
-                                             core::dims_string(pattern.nrows(), pattern.ncols()) + ", the matrix " +
-                                             core::dims_string(T.nrows(), T.ncols()));
+  core::check_dim(call, pattern.nrows(), "the pattern's row count", T.nrows(), "the matrix's");
+  core::check_dim(call, pattern.ncols(), "the pattern's column count", T.ncols(), "the matrix's");
   if (pattern.nvals() == 0) {
     T.clear();
     return;

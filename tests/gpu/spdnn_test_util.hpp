@@ -1,5 +1,5 @@
 // tests/gpu/spdnn_test_util.hpp: what the GPU SpDNN engines' tests share: the official subset (from $SNACK_GC_CACHE or
-// the official folder), random inputs and irregular random networks, and the comparison of a float32 engine's
+// the official folder), irregular random networks, and the comparison of a float32 engine's
 // categories with the float64 reference's, which excuses only rows that came within kEdge of the ReLU's threshold.
 #pragma once
 
@@ -16,6 +16,7 @@
 
 #include "io/cache.hpp"
 #include "io/reference.hpp"
+#include "gc_test_util.hpp"   // tests/graphchallenge: random_inputs
 #include "io/types.hpp"
 
 namespace snk::gc {
@@ -37,20 +38,7 @@ inline bool load_official_subset(Dataset& d, std::string& why) {
   }
 }
 
-inline CsrMatrix random_inputs(int64_t rows, int64_t n, double max_density, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> density(0.0, max_density);
-  CsrMatrix m;
-  m.nrows = rows;
-  m.ncols = n;
-  for (int64_t r = 0; r < rows; ++r) {
-    std::bernoulli_distribution on(density(rng));
-    for (int64_t c = 0; c < n; ++c)
-      if (on(rng)) { m.col.push_back(static_cast<int32_t>(c)); m.val.push_back(1.0f); }
-    m.row_ptr.push_back(static_cast<int64_t>(m.col.size()));
-  }
-  return m;
-}
+using test::random_inputs;
 
 // A random square layer with an irregular number of entries per column (0 to 2 * avg) and random
 // positive and negative weights.

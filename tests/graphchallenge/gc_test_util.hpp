@@ -1,6 +1,6 @@
-// Helpers shared by the graphchallenge data tests (and the fused GPU engine's): where the official data and the
+// Helpers shared by the graphchallenge data tests (and the GPU engines'): where the official data and the
 // MNIST package are, a scratch folder per test, the official network loaded once per process, a matcher for
-// ReadError, and the seed of a generated case.
+// ReadError, random binary inputs, and the seed of a generated case.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -96,6 +96,26 @@ inline std::vector<int64_t> column_counts(const CsrMatrix& m) {
   std::vector<int64_t> c(static_cast<size_t>(m.ncols), 0);
   for (int32_t j : m.col) ++c[j];
   return c;
+}
+
+// Random binary inputs (rows x n) from `seed`; row r has a density drawn uniformly from [0, max_density], so that sparse
+// rows die and dense ones survive.
+inline CsrMatrix random_inputs(int64_t rows, int64_t n, double max_density, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> density(0.0, max_density);
+  CsrMatrix m;
+  m.nrows = rows;
+  m.ncols = n;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::bernoulli_distribution on(density(rng));
+    for (int64_t c = 0; c < n; ++c)
+      if (on(rng)) {
+        m.col.push_back(static_cast<int32_t>(c));
+        m.val.push_back(1.0f);
+      }
+    m.row_ptr.push_back(static_cast<int64_t>(m.col.size()));
+  }
+  return m;
 }
 
 // The seed of a generated case: $SNACK_GC_SEED replays a printed one, else a fresh one.

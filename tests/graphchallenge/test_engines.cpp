@@ -38,25 +38,7 @@ const Dataset& official_subset() {
   return d;
 }
 
-// Random binary inputs, fresh every run (seed printed on failure); row r has density drawn uniformly from
-// [0, max_density], so that sparse rows die and dense ones survive.
-CsrMatrix random_inputs(int64_t rows, int64_t n, double max_density, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> density(0.0, max_density);
-  CsrMatrix m;
-  m.nrows = rows;
-  m.ncols = n;
-  for (int64_t r = 0; r < rows; ++r) {
-    std::bernoulli_distribution on(density(rng));
-    for (int64_t c = 0; c < n; ++c)
-      if (on(rng)) {
-        m.col.push_back(static_cast<int32_t>(c));
-        m.val.push_back(1.0f);
-      }
-    m.row_ptr.push_back(static_cast<int64_t>(m.col.size()));
-  }
-  return m;
-}
+using test::random_inputs;
 
 // The rows of `in` whose survival does not depend on rounding. Every weight is positive, so each neuron's value
 // grows with the bias; a row that survives at bias + kBand but dies at bias - kBand has a neuron within about

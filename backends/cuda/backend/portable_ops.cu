@@ -454,7 +454,7 @@ void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what) {
 KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values, cudaStream_t caller,
                                     cudaStream_t s) {
   const std::size_t elem = T.type()->size;
-  if (T.type()->size == 0) return KernelStatus::Declined;
+  if (elem == 0) return KernelStatus::Declined;
   const char* what = "import of device values";
   stream_waits(s, caller, what);
   if (pattern != nullptr) {

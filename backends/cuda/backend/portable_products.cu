@@ -201,7 +201,7 @@ struct ProductKernel {
 template <class V>
 bool dense_rows_of_a_pay(const Product<V>& p) {
   if (!std::is_floating_point_v<V> || p.vector() || p.add_op != BinaryOpcode::Plus || p.mul != BinaryOpcode::Times ||
-      p.A.nvals() == 0 || p.T.type() != p.A.type())
+      p.A.nvals() == 0)
     return false;
   return 8.0 * static_cast<double>(p.A.nvals()) >= static_cast<double>(p.nonempty_rows()) * static_cast<double>(p.A.ncols());
 }
@@ -232,10 +232,10 @@ bool product_over_dense_rows(const Product<V>& p) {
       if (!every_row_full) {
         Matrix Ones(t, k, K), B1(p.B.type(), p.B.nrows(), p.B.ncols());
         attach_full(Ones, std::move(ones), p.stream);
-        DeviceBuffer one(b.nvals * sizeof(V));
-        V* o = static_cast<V*>(one.get());
-        P::for_n_stream(p.ctx, "snack::cuda::pattern_ones", b.nvals, KOKKOS_LAMBDA(Index e) { o[e] = V(1); });
-        attach_values(B1, p.B, std::move(one), p.stream);   // B's pattern and plans, ones
+        Scalar one(t);
+        const double v1 = 1.0;
+        one.set(&v1, &types::FP64);
+        portable_fill(B1, one, &p.B, p.stream);   // ones on B's pattern, which keeps its plans
         if (mxm_full_times_sparse(C, p.semiring, Ones, false, B1, p.tb, p.flip, p.stream) != KernelStatus::Done)
           return false;
       }
