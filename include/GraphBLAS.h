@@ -183,10 +183,10 @@ typedef enum SNK_ENUM_INT {
 typedef enum SNK_ENUM_INT { SNK_TWO_FOUR_OFF = 0, SNK_TWO_FOUR_FP16 = 1, SNK_TWO_FOUR_BF16 = 2 } SNK_TwoFour;
 
 /* SNK_PRECISION_HINT values. With FP16 or BF16 set on a sparse matrix W, a product of W with a full matrix X under a
- * PLUS_TIMES semiring on FP32 (W, X and C FP32) may round W's values and X's to that type and sum the products in
- * FP32; the result is FP32. The cuda backend does so for GrB_mxm's W X, X W' and W' X (W sparse, X with every entry
- * present) where its SpMM kernels run them; any other product, and every other backend, computes in FP32. The 2:4
- * hint, where it applies, comes first. Default SNK_PRECISION_FP32; GrB_get reads it back; GrB_Matrix_dup copies it. */
+ * PLUS_TIMES semiring on FP32 (W, X and C FP32) may round W's values and X's to that type, sum the products in FP32
+ * and round each sum to that type (16-bit activations); C is FP32, holding those values. The cuda backend does so for
+ * GrB_mxm's W X, X W' and W' X (W sparse, X with every entry present) where its SpMM kernels run them; any other
+ * product, and every other backend, computes in FP32. The 2:4 hint, where it applies, comes first. Default SNK_PRECISION_FP32; GrB_get reads it back; GrB_Matrix_dup copies it. */
 typedef enum SNK_ENUM_INT { SNK_PRECISION_FP32 = 0, SNK_PRECISION_FP16 = 1, SNK_PRECISION_BF16 = 2 } SNK_Precision;
 
 /* GrB_STORAGE_ORIENTATION_HINT values. snack stores every matrix by rows: GrB_get gives GrB_ROWMAJOR, and

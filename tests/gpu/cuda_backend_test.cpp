@@ -549,22 +549,47 @@ Matrix with_uneven_values(const Matrix& A) {
   return with_values_mapped(A, [&](float) { return u(rng()); });
 }
 
-// A copy of the FP32 matrix A with each value rounded to BF16 (nearest even), still FP32.
-Matrix rounded_to_bf16(const Matrix& A) {
-  return with_values_mapped(A, [](float x) {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &x, sizeof bits);
-    bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
-    std::memcpy(&x, &bits, sizeof bits);
-    return x;
-  });
+// x rounded to BF16 (nearest even), as FP32.
+float bf16_of(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+
+// A copy of the FP32 matrix A with each value rounded to BF16, still FP32.
+Matrix rounded_to_bf16(const Matrix& A) { return with_values_mapped(A, bf16_of); }
+
+// `got` is a product written in BF16: each value is the BF16 rounding of a sum within FP32's tolerance of `want`'s
+// (rounding is monotone, so it lies between the roundings of want -/+ the tolerance).
+void expect_bf16_of(const Matrix& got, const Matrix& want, const std::string& what) {
+  ASSERT_EQ(got.nrows(), want.nrows()) << what;
+  ASSERT_EQ(got.ncols(), want.ncols()) << what;
+  ASSERT_EQ(got.nvals(), want.nvals()) << what;
+  const Index n = got.nvals();
+  std::vector<Index> gi(n), gj(n), wi(n), wj(n);
+  std::vector<double> gx(n), wx(n);
+  got.extract_tuples(gi.data(), gj.data(), gx.data(), &snk::types::FP64);
+  want.extract_tuples(wi.data(), wj.data(), wx.data(), &snk::types::FP64);
+  int reported = 0;
+  for (Index k = 0; k < n && reported < 5; ++k) {
+    ASSERT_TRUE(gi[k] == wi[k] && gj[k] == wj[k]) << what << ": pattern differs at entry " << k;
+    const double tol = 1e-5 * std::max(1.0, std::fabs(wx[k]));
+    const double lo = bf16_of(static_cast<float>(wx[k] - tol)), hi = bf16_of(static_cast<float>(wx[k] + tol));
+    if (gx[k] < lo || gx[k] > hi) {
+      ADD_FAILURE() << what << ": value at (" << gi[k] << "," << gj[k] << ") is " << gx[k] << ", not the BF16 rounding of "
+                    << wx[k] << " (between " << lo << " and " << hi << ")";
+      ++reported;
+    }
+  }
 }
 
 TEST(CudaBackend, PrecisionHintRoundsBothOperandsToBf16) {
-  // With W's precision hint at BF16, W X, X W^T and X W (a layer's forward and dX) equal the FP32 products of the
-  // operands rounded to BF16 (the products of two BF16 values are exact in FP32; only the order of the sums differs),
-  // which differ from the unrounded ones by far more than the tolerance; over batches that take different kernels.
-  // Without the hint, or under another semiring, the product is FP32's.
+  // With W's precision hint at BF16, W X, X W^T and X W (a layer's forward and dX) are the FP32 sums of the operands
+  // rounded to BF16 (the products of two BF16 values are exact in FP32; only the order of the sums differs), written
+  // in BF16 (16-bit activations), over batches that take different kernels. Rounding the operands moves most sums by
+  // far more than FP32's tolerance. Without the hint, or under another semiring, the product is FP32's.
   REQUIRE_CUDA();
   const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
   Matrix W = with_uneven_values(random_matrix(&snk::types::FP32, 300, 200, 0.08, false));
@@ -578,9 +603,9 @@ TEST(CudaBackend, PrecisionHintRoundsBothOperandsToBf16) {
                  Xt = with_uneven_values(full(&snk::types::FP32, batch, 200)),
                  Y = with_uneven_values(full(&snk::types::FP32, batch, 300));
     const std::uint64_t before = mxm_fallbacks();
-    expect_same(mxm_on("cuda", pt, W, X), mxm_on("reference", pt, Wr, rounded_to_bf16(X)), "W X" + b);
-    expect_same(mxm_on("cuda", pt, Xt, W, tb), mxm_on("reference", pt, rounded_to_bf16(Xt), Wr, tb), "X W^T" + b);
-    expect_same(mxm_on("cuda", pt, Y, W), mxm_on("reference", pt, rounded_to_bf16(Y), Wr), "X W" + b);
+    expect_bf16_of(mxm_on("cuda", pt, W, X), mxm_on("reference", pt, Wr, rounded_to_bf16(X)), "W X" + b);
+    expect_bf16_of(mxm_on("cuda", pt, Xt, W, tb), mxm_on("reference", pt, rounded_to_bf16(Xt), Wr, tb), "X W^T" + b);
+    expect_bf16_of(mxm_on("cuda", pt, Y, W), mxm_on("reference", pt, rounded_to_bf16(Y), Wr), "X W" + b);
     EXPECT_EQ(mxm_fallbacks(), before) << "the cuda backend declined" << b;
   }
   const Matrix X = with_uneven_values(full(&snk::types::FP32, 200, 8));
