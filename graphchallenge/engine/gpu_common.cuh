@@ -16,6 +16,11 @@ __device__ __forceinline__ float activate(float sum, float bias) {
   return fminf(fmaxf(sum + bias, 0.0f), static_cast<float>(kChallengeClamp));
 }
 
+// The same on a sum held in FP64: the bias added and the ReLU's threshold taken in FP64, the result rounded once.
+__device__ __forceinline__ float activate(double sum, float bias) {
+  return static_cast<float>(fmin(fmax(sum + static_cast<double>(bias), 0.0), kChallengeClamp));
+}
+
 // Throws std::runtime_error "<engine>: <what>: <CUDA's message>" for a failed CUDA call, clearing CUDA's last error.
 inline void throw_on_cuda(cudaError_t e, const char* engine, const char* what) {
   if (e == cudaSuccess) return;

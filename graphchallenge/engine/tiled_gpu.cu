@@ -55,8 +55,8 @@ struct DeviceArray {
 // the first layer), for the rows [0, live) of stride ld. A thread block computes one slice of a column class (at most
 // kMaxClassColumns of its outputs; a wider class is cut into slices, each reading the blocks' weights at its columns,
 // rows `pitch` apart). WIDTH > 0: every slice is a whole class of WIDTH columns with 16-byte aligned weights;
-// WIDTH == 0: any slice.
-template <int WIDTH>
+// WIDTH == 0: any slice. Acc: the type the sums are held in (float or double; the activations are stored in FP32).
+template <int WIDTH, class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer(const float* __restrict__ yin, float* __restrict__ yout, int64_t ld,
                                                      int32_t live, const int32_t* __restrict__ gather,
                                                      const int32_t* __restrict__ class_start,
@@ -72,28 +72,28 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const float* __restrict__ y
   const int32_t c0 = class_start[c];
   const int width = WIDTH > 0 ? WIDTH : class_start[c + 1] - c0;
   const int pitch = WIDTH > 0 ? WIDTH : class_pitch[c];
-  float acc[kAcc];
+  Acc acc[kAcc];
 #pragma unroll
-  for (int q = 0; q < kAcc; ++q) acc[q] = 0.0f;
+  for (int q = 0; q < kAcc; ++q) acc[q] = 0;
   for (int32_t b = class_blocks[c]; b < class_blocks[c + 1]; ++b) {
     const BlockRef k = blocks[b];
     const float* w = values + k.voff;
     for (int32_t a = 0; a < k.nr; ++a) {
-      const float x = yin[static_cast<int64_t>(gather[k.r0 + a]) * ld + row];
+      const Acc x = yin[static_cast<int64_t>(gather[k.r0 + a]) * ld + row];
       if constexpr (WIDTH > 0) {
         const float4* w4 = reinterpret_cast<const float4*>(w + a * WIDTH);
 #pragma unroll
         for (int q = 0; q < WIDTH / 4; ++q) {
           const float4 v = __ldg(w4 + q);
-          acc[4 * q] = fmaf(x, v.x, acc[4 * q]);
-          acc[4 * q + 1] = fmaf(x, v.y, acc[4 * q + 1]);
-          acc[4 * q + 2] = fmaf(x, v.z, acc[4 * q + 2]);
-          acc[4 * q + 3] = fmaf(x, v.w, acc[4 * q + 3]);
+          acc[4 * q] = fma(x, Acc(v.x), acc[4 * q]);
+          acc[4 * q + 1] = fma(x, Acc(v.y), acc[4 * q + 1]);
+          acc[4 * q + 2] = fma(x, Acc(v.z), acc[4 * q + 2]);
+          acc[4 * q + 3] = fma(x, Acc(v.w), acc[4 * q + 3]);
         }
       } else {
 #pragma unroll
         for (int q = 0; q < kAcc; ++q)
-          if (q < width) acc[q] = fmaf(x, __ldg(w + a * pitch + q), acc[q]);
+          if (q < width) acc[q] = fma(x, Acc(__ldg(w + a * pitch + q)), acc[q]);
       }
     }
   }
@@ -139,6 +139,7 @@ struct LayerOnDevice {
 
 struct TiledGpuEngine::State {
   int device = 0;
+  TiledAccumulation accumulation = TiledAccumulation::FP64;
   int64_t neurons = 0;
   float bias = 0;
   std::vector<LayerOnDevice> layers;
@@ -160,11 +161,12 @@ bool TiledGpuEngine::can_run(const TiledNetwork& net, std::string* why) {
   return true;
 }
 
-TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device) : state_(new State) {
+TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, TiledAccumulation accumulation) : state_(new State) {
   std::string why;
   if (!can_run(net, &why)) throw std::invalid_argument("tiled GPU engine: " + why);
   State& s = *state_;
   s.device = device;
+  s.accumulation = accumulation;
   s.neurons = net.neurons;
   s.bias = net.bias;
   check(cudaSetDevice(device), "select the device");
@@ -273,9 +275,10 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       kernel<<<grid, kRows, 0, s.stream>>>(cur.p, next.p, ld, live, L.gather.p, L.class_start.p, L.class_pitch.p,
                                            L.class_blocks.p, L.blocks.p, L.values.p, s.bias, alive.p);
     };
-    if (L.width == 16) launch(tiled_layer<16>);
-    else if (L.width == 32) launch(tiled_layer<32>);
-    else launch(tiled_layer<0>);
+    const bool fp64 = s.accumulation == TiledAccumulation::FP64;
+    if (L.width == 16) fp64 ? launch(tiled_layer<16, double>) : launch(tiled_layer<16, float>);
+    else if (L.width == 32) fp64 ? launch(tiled_layer<32, double>) : launch(tiled_layer<32, float>);
+    else fp64 ? launch(tiled_layer<0, double>) : launch(tiled_layer<0, float>);
     check(cudaGetLastError(), "layer launch");
     std::swap(cur, next);
     // Count the live rows (the scan over live + 1 flags, the last one 0, ends at the count).

@@ -11,7 +11,10 @@
 // one row chunk are read from memory once and then from L2 by the other classes that read them. After each layer the
 // live rows are counted; once a tenth or more have died they are compacted out (a copy of the live columns of Y^T and
 // of their row ids). Sums run in a fixed order (blocks in the layer's order, inputs within a block in order): results
-// are deterministic. The network must fit the device: Y^T twice (neurons x inputs x 4 bytes each).
+// are deterministic. The sums are held in FP64 by default (TiledAccumulation): an FP32 sum differs from the float64
+// reference's in its last bits, and in a deep network a neuron whose sum lies that near the ReLU's threshold decides
+// its row's category (bench/results/spdnn-exact-work-h200.md shows such rows); FP32 sums are faster and may change
+// those rows. The network must fit the device: Y^T twice (neurons x inputs x 4 bytes each).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,9 @@ struct TiledGpuTimings {
   int64_t compactions = 0;
 };
 
+// The type a layer's sums are held in (each activation is stored in FP32 either way).
+enum class TiledAccumulation { FP64, FP32 };
+
 class TiledGpuEngine {
  public:
   // The most outputs a thread block computes (each thread keeps one accumulator per output in registers); wider column
@@ -45,7 +51,8 @@ class TiledGpuEngine {
 
   // Uploads the tiled network to `device` (not part of the inference time). Throws std::invalid_argument where
   // can_run says no, std::runtime_error with the CUDA error text on a CUDA failure.
-  explicit TiledGpuEngine(const TiledNetwork& net, int device = 0);
+  explicit TiledGpuEngine(const TiledNetwork& net, int device = 0,
+                          TiledAccumulation accumulation = TiledAccumulation::FP64);
   ~TiledGpuEngine();
   TiledGpuEngine(const TiledGpuEngine&) = delete;
   TiledGpuEngine& operator=(const TiledGpuEngine&) = delete;

@@ -56,6 +56,7 @@ struct Config {
   uint64_t seed = 2019;
   std::string engine = "auto";
   std::string dedup = "auto";
+  std::string tiled_sums = "fp64";
   std::string backend;
   std::string json;
   std::string cache_dir;
@@ -75,6 +76,9 @@ void usage() {
       "  --seed S           generated data: network seed (default 2019)\n"
       "  --engine E         auto (default) | graphblas | fused | tiled (GPU, exact work on the layers' dense blocks)\n"
       "  --backend B        graphblas engine: reference | kokkos | cuda (default: the library's best)\n"
+      "  --tiled-sums T     tiled engine: hold each layer's sums in fp64 (default: the float64 reference's categories\n"
+      "                     on every network measured) or fp32 (faster; may decide a row whose sum lies within FP32's\n"
+      "                     rounding of the ReLU's threshold the other way)\n"
       "  --dedup M          fused engine: compute identical live rows once: auto (default: on, except for\n"
       "                     official data repeated more than once, whose copies it would merge) | on | off\n"
       "  --runs R           timed runs; the best is reported (default 1)\n"
@@ -101,6 +105,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--engine") c.engine = next();
     else if (a == "--backend") c.backend = next();
     else if (a == "--dedup") c.dedup = next();
+    else if (a == "--tiled-sums") c.tiled_sums = next();
     else if (a == "--runs") c.runs = std::stoi(next());
     else if (a == "--cache-dir") c.cache_dir = next();
     else if (a == "--json") c.json = next();
@@ -111,6 +116,7 @@ Config parse(int argc, char** argv) {
   if (c.engine != "auto" && c.engine != "graphblas" && c.engine != "fused" && c.engine != "tiled")
     throw std::runtime_error("--engine must be auto, graphblas, fused or tiled");
   if (c.dedup != "auto" && c.dedup != "on" && c.dedup != "off") throw std::runtime_error("--dedup must be auto, on or off");
+  if (c.tiled_sums != "fp64" && c.tiled_sums != "fp32") throw std::runtime_error("--tiled-sums must be fp64 or fp32");
   if (c.repeat < 1 || c.inputs < 1 || c.runs < 1 || c.layers < 1) throw std::runtime_error("counts must be positive");
   if (c.cache_dir.empty()) {
     const char* home = std::getenv("HOME");
@@ -280,7 +286,8 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "[spdnn] tiled the layers in %.1f s (layer 1: %lld row classes, %lld blocks of %lld x %lld "
                        "to %lld x %lld)\n", now() - tt0, (long long)st.row_classes, (long long)st.blocks,
                        (long long)st.min_rows, (long long)st.min_cols, (long long)st.max_rows, (long long)st.max_cols);
-          tiled = std::make_unique<snk::gc::TiledGpuEngine>(tn);
+          tiled = std::make_unique<snk::gc::TiledGpuEngine>(
+              tn, 0, cfg.tiled_sums == "fp32" ? snk::gc::TiledAccumulation::FP32 : snk::gc::TiledAccumulation::FP64);
           device = tiled->device_name();
           categories = tiled->infer(inputs);  // warm-up
         }

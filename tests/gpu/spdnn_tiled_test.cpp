@@ -5,7 +5,8 @@
 // the specialised kernels) and on irregular random networks (one-member classes: the general kernel) it must give the
 // float64 reference's categories, excusing only rows within 1e-3 of the ReLU's threshold there; inputs with empty rows,
 // a network where every row dies, no layers at all, and a column class wider than a thread block's slice are covered
-// too. Skips with a printed reason where no GPU is
+// too, with the sums in FP64 (the default) and, on the generated and irregular networks, in FP32; three inputs whose
+// reference trajectory passes within FP32's rounding of the threshold must keep their category with FP64 sums. Skips with a printed reason where no GPU is
 // present.
 #include <gtest/gtest.h>
 
@@ -70,8 +71,41 @@ TEST(TiledGpuEngine, GeneratedAndIrregularNetworksMatchTheHostReference) {
     ASSERT_TRUE(TiledGpuEngine::can_run(tn)) << what;
     TiledGpuEngine engine(tn);
     expect_categories(engine.infer(in), want, margins, what);
+    expect_categories(TiledGpuEngine(tn, 0, TiledAccumulation::FP32).infer(in), want, margins, what + ", FP32 sums");
     EXPECT_FALSE(want.empty()) << what;
     EXPECT_LT(static_cast<int64_t>(want.size()), c.rows) << what;
+  }
+}
+
+// Three MNIST-made inputs of the benchmark's 1024-neuron network (seed 2019) that die at layer 27 in the float64
+// reference, a neuron of theirs landing within FP32's rounding of the ReLU's threshold on the way: with its sums in
+// FP64 (the default) the engine agrees with the reference at every depth; with FP32 sums it is only reported.
+TEST(TiledGpuEngine, Fp64SumsKeepRowsNearTheThresholdExact) {
+  REQUIRE_GPU();
+  SNK_REQUIRE_MNIST();
+  const CsrMatrix all = generate_inputs(load_mnist_digits(test::mnist_dir()), 1024);
+  ASSERT_GT(all.nrows, 24521);
+  CsrMatrix in;
+  in.ncols = 1024;
+  for (const int64_t r : {int64_t{2091}, int64_t{4951}, int64_t{24521}}) {
+    for (int64_t k = all.row_ptr[r]; k < all.row_ptr[r + 1]; ++k) {
+      in.col.push_back(all.col[k]);
+      in.val.push_back(all.val[k]);
+    }
+    in.row_ptr.push_back(static_cast<int64_t>(in.col.size()));
+    ++in.nrows;
+  }
+  const Network net = generate_network(1024, 40, 2019);
+  for (const int64_t depth : {int64_t{20}, int64_t{26}, int64_t{27}, int64_t{40}}) {
+    Network prefix = net;
+    prefix.layers.resize(static_cast<size_t>(depth));
+    ReferenceOptions ro;
+    const std::vector<int64_t> want = reference_infer(prefix, in, ro);
+    const TiledNetwork tn = tile_network(prefix);
+    EXPECT_EQ(TiledGpuEngine(tn).infer(in), want) << depth << " layers";
+    std::printf("[tiled] %lld layers: reference %zu of 3 alive, FP64 sums %zu, FP32 sums %zu\n",
+                static_cast<long long>(depth), want.size(), TiledGpuEngine(tn).infer(in).size(),
+                TiledGpuEngine(tn, 0, TiledAccumulation::FP32).infer(in).size());
   }
 }
 
