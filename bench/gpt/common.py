@@ -193,11 +193,14 @@ class DeviceMemory:
 
 
 def run_stamp(device):
-    """(the device's name, the UTC date and time, the commit the sources are at) for a run's table and CSV."""
+    """(the device's name, the UTC date and time, the commit the sources are at) for a run's table and CSV. Where the
+    sources are not a git checkout (a copy carried to another machine), $SNACK_COMMIT names the commit."""
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
     except OSError:
         commit = "unknown"
+    if commit == "unknown":
+        commit = os.environ.get("SNACK_COMMIT", "unknown")
     return name, datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), commit

@@ -50,7 +50,7 @@ def main():
         md.append(f"| {t} | {ms['dense_fp32']:.3f} | {ms['dense_tf32']:.3f} | {ms['dense_mask_fp32']:.3f} | "
                   f"{ms['snack_fp32']:.3f} | {ms['dense_fp32'] / ms['snack_fp32']:.2f}x | "
                   f"{ms['dense_mask_fp32'] / ms['snack_fp32']:.2f}x | {mem['dense_fp32']:.0f} / "
-                  f"{mem['dense_mask_fp32']:.0f} / {mem['snack_fp32']:.0f} | {less:.0%} less | "
+                  f"{mem['dense_mask_fp32']:.0f} / {mem['snack_fp32']:.0f} | {abs(less):.0%} {'below' if less >= 0 else 'above'} | "
                   f"{verdict(ms['snack_fp32'] <= ms['dense_fp32'])} | {verdict(less >= 0.4)} |")
     md += ["", "## GPT training (byte-level, Debian's `fortunes` corpus)", "",
            "| variant | tokens/s | peak MiB | final MLP density | final validation loss | vs Dense+Mask |",
