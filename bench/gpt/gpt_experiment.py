@@ -8,7 +8,8 @@ fraction zeta decaying as a cosine to zero at 75% of training). Attention, embed
 three. Everything runs in fp32 (no TF32), with AdamW, warm-up and cosine decay, and gradient clipping at 1.
 
 Prints, per variant, the training throughput (tokens per second over the steps after the first 20, evaluation
-excluded, DST included), the peak device memory (common.DeviceMemory: PyTorch's allocator plus the library's pool), and
+excluded, DST included; each row also has the rate over the steps since the last evaluation, so that the rate at the
+final density, after the ramp, can be read apart), the peak device memory (common.DeviceMemory: PyTorch's allocator plus the library's pool), and
 the validation loss every `--eval-every` steps; writes them as CSV (`--out`, one row per evaluation) with the device,
 date and commit. bench/gpt/report.py turns it into bench/results/gpt-h200.md and its chart.
 
@@ -148,15 +149,18 @@ def run(kind, train, val, args, device, memory):
         if step % args.eval_every == 0 or step == args.steps:
             sync()
             now = time.perf_counter()
+            interval_rate = float("nan")
             if step > 20:
+                tokens = (step - max(20, step - args.eval_every)) * args.batch * args.context
                 timed += now - last
-                timed_tokens += (step - max(20, step - args.eval_every)) * args.batch * args.context
+                timed_tokens += tokens
+                interval_rate = tokens / (now - last)
             val_loss = evaluate(model, val, args, device)
             mlp = model.mlp_layers()
             nnz = sum(l.nnz if kind != "dense" else l.in_features * l.out_features for l in mlp)
             density = nnz / sum(l.in_features * l.out_features for l in mlp)
             rows.append({"kind": kind, "step": step, "train_loss": loss.item(), "val_loss": val_loss,
-                         "mlp_density": density})
+                         "mlp_density": density, "interval_tokens_per_s": interval_rate})
             print(f"[gpt] {kind:10s} step {step:5d}  train {loss.item():.4f}  val {val_loss:.4f}  "
                   f"MLP density {density:.3f}", flush=True)
             sync()

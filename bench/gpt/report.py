@@ -19,6 +19,18 @@ def verdict(ok):
     return "met" if ok else "**missed**"
 
 
+def after_ramp(rows, kind, meta):
+    """The mean of the per-interval rates of `kind` over the evaluations after the ramp (the steps past --ramp of
+    --steps, as the run's arguments in `meta` give them, else the experiment's defaults); '-' where the CSV predates
+    the per-interval rate."""
+    words = [w[len("args="):] if w.startswith("args=") else w for w in meta.split()]
+    args = {w: v for w, v in zip(words, words[1:]) if w.startswith("--")}
+    steps, ramp = int(args.get("--steps", 1500)), float(args.get("--ramp", 0.5))
+    rates = [float(r["interval_tokens_per_s"]) for r in rows if r["kind"] == kind and
+             r.get("interval_tokens_per_s") not in (None, "", "nan") and int(r["step"]) > ramp * steps]
+    return f"{sum(rates) / len(rates):.0f}" if rates else "-"
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit("usage: report.py GPT.csv MLP.csv OUT_PREFIX")
@@ -53,12 +65,14 @@ def main():
                   f"{mem['dense_mask_fp32']:.0f} / {mem['snack_fp32']:.0f} | {abs(less):.0%} {'below' if less >= 0 else 'above'} | "
                   f"{verdict(ms['snack_fp32'] <= ms['dense_fp32'])} | {verdict(less >= 0.4)} |")
     md += ["", "## GPT training (byte-level, Debian's `fortunes` corpus)", "",
-           "| variant | tokens/s | peak MiB | final MLP density | final validation loss | vs Dense+Mask |",
-           "|---|---|---|---|---|---|"]
+           "| variant | tokens/s | tokens/s after the ramp | peak MiB | final MLP density | final validation loss | "
+           "vs Dense+Mask |",
+           "|---|---|---|---|---|---|---|"]
     for k in kinds:
         r = last[k]
         ref = float(last["dense_mask"]["val_loss"]) if "dense_mask" in last else float("nan")
-        md.append(f"| {label[k]} | {float(r['tokens_per_s']):.0f} | {float(r['peak_bytes']) / 2**20:.0f} | "
+        md.append(f"| {label[k]} | {float(r['tokens_per_s']):.0f} | {after_ramp(grows, k, gmeta)} | "
+                  f"{float(r['peak_bytes']) / 2**20:.0f} | "
                   f"{float(r['mlp_density']):.3f} | {float(r['val_loss']):.4f} | "
                   f"{(float(r['val_loss']) / ref - 1) * 100:+.2f}% |")
     if "snack" in curve and "dense_mask" in curve:

@@ -1,7 +1,8 @@
 """python/tests/test_gpt_experiment.py: the GPT experiment's machinery (bench/gpt/) at toy size on the CPU: the cubic
 ramp from 50% to 90% sparsity reaches its target in both sparse variants, the count holds between rewirings, the
-Dense+Mask rewiring keeps its count and zeroes what it changes, and training lowers the loss. Skips without Debian's
-`fortunes` corpus (scripts/setup.sh installs it)."""
+Dense+Mask rewiring keeps its count and zeroes what it changes, training lowers the loss, and every evaluation after
+the untimed first steps carries its interval's rate. Skips without Debian's `fortunes` corpus (scripts/setup.sh
+installs it)."""
 import argparse
 import os
 import sys
@@ -43,6 +44,8 @@ def test_ramp_reaches_the_target_and_training_learns(kind):
     assert densities[0] < 0.5 and abs(densities[-1] - 0.1) < 0.002, densities
     assert densities[1:] == sorted(densities[1:], reverse=True)
     assert rows[-1]["val_loss"] < rows[0]["val_loss"]
+    rates = [r["interval_tokens_per_s"] for r in rows if r["step"] > 20]   # the first 20 steps are not timed
+    assert rates and all(r > 0 for r in rates), rates
 
 
 def test_mask_rewiring_keeps_the_count_and_zeroes_what_it_changes():
