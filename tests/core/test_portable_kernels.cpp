@@ -311,6 +311,66 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
               "C<M> = A * B, full operands, K = 24 read in pieces");
 }
 
+// The tiled masked dot product of full operands against the per-entry one, bit for bit: fractional FP32 values (the
+// order of the sums shows), masks that leave partial tiles at both edges, K of one partial chunk and of several chunks,
+// tiles with more entries than a team holds at once (a full mask: passes), empty rows, a hypersparse mask, and MINUS
+// flipped; once against reference.
+TEST_F(PortableKernels, TiledMaskedDotMatchesPerEntry) {
+  const snk::Type* t = &snk::types::FP32;
+  auto full_fractions = [&](Index r, Index c) {
+    std::uniform_real_distribution<float> v(-1.0f, 1.0f);
+    std::vector<Index> I, J;
+    std::vector<float> X;
+    for (Index i = 0; i < r; ++i)
+      for (Index j = 0; j < c; ++j) {
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(v(rng()));
+      }
+    Matrix F(t, r, c);
+    F.build(I.data(), J.data(), X.data(), t, I.size(), nullptr);
+    return F;
+  };
+  struct Case {
+    Index rows, cols, k;
+    double density;   // of the mask; 1: every position; negative: a hypersparse mask of 300 entries
+    Op mul;
+    bool flip;
+  };
+  for (const Case& c : {Case{70, 300, 70, 0.1, Op::Times, false}, Case{33, 129, 20, 0.3, Op::Times, false},
+                        Case{40, 140, 65, 1.0, Op::Times, false}, Case{45, 200, 33, 0.2, Op::Minus, true},
+                        Case{5000, 150, 40, -1, Op::Times, false}}) {
+    const std::string what = std::to_string(c.rows) + " x " + std::to_string(c.cols) + ", K " + std::to_string(c.k) +
+                             ", mask density " + std::to_string(c.density);
+    const Matrix M = c.density < 0 ? random_sparse(t, c.rows, c.cols, 300) : random_matrix(t, c.rows, c.cols, c.density);
+    const Matrix A = full_fractions(c.rows, c.k), Bt = full_fractions(c.cols, c.k);
+    ASSERT_GT(M.nvals(), Index(0)) << what;
+    const HostBytes per_entry = P::masked_dot_full<float>(ctx, ref(M), ref(A), ref(Bt), c.k, c.mul, c.flip);
+    const HostBytes tiled = P::masked_dot_full_tiled<float>(ctx, ref(M), ref(A), ref(Bt), c.k, c.mul, c.flip);
+    EXPECT_EQ(std::memcmp(per_entry.get(), tiled.get(), M.nvals() * sizeof(float)), 0) << what;
+    if (c.rows == 70) {   // and against reference: C<M> = A * B with B = Bt^T
+      Matrix B(t, c.k, c.cols), want(t, c.rows, c.cols);
+      snk::transpose(B, nullptr, nullptr, Bt);
+      snk::Descriptor d;
+      d.mask_structure = true;
+      snk::mxm(want, &M, nullptr, *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32), A, B, d);
+      P::CsrParts<HostBytes> parts = P::copy_pattern(ctx, ref(M), 0);
+      parts.x = P::masked_dot_full_tiled<float>(ctx, ref(M), ref(A), ref(Bt), c.k, c.mul, c.flip);
+      const Matrix got = to_matrix(parts, t, c.rows, c.cols);
+      std::vector<double> gx(got.nvals()), wx(want.nvals());
+      ASSERT_EQ(got.nvals(), want.nvals());
+      got.extract_tuples(nullptr, nullptr, gx.data(), &snk::types::FP64);
+      want.extract_tuples(nullptr, nullptr, wx.data(), &snk::types::FP64);
+      for (std::size_t q = 0; q < gx.size(); ++q) EXPECT_NEAR(gx[q], wx[q], 1e-4) << what << ", entry " << q;
+    }
+  }
+  // The rule: tiles pay where they hold more entries than they stage rows, and K fills a chunk.
+  EXPECT_TRUE(P::masked_dot_tiles_pay(235930, 3072, 768, 4096));    // a 90%-sparse layer's dW at 4096 tokens
+  EXPECT_FALSE(P::masked_dot_tiles_pay(23593, 3072, 768, 4096));    // 99% sparse
+  EXPECT_FALSE(P::masked_dot_tiles_pay(235930, 3072, 768, 16));     // K below one chunk
+  EXPECT_TRUE((P::masked_dot_tiles_fit<float, HostContext>()));   // FP32 (the layers) fits level-0 scratch
+}
+
 // The dense row accumulator against the expansion and against reference: several types and semirings (a multiply
 // that is not commutative, flipped), rows of A that are empty, a hypersparse A, and fractional FP32 values, whose
 // sums show the order of reduction: the two kernels must agree bit for bit.

@@ -252,12 +252,22 @@ bool product_over_dense_rows(const Product<V>& p) {
 
 bool is_full(const Matrix& M) { return M.nvals() == M.nrows() * M.ncols(); }
 
+// A masked product of two full floating operands under PLUS (SDDMM: each entry of the mask the dot product of two dense
+// rows), where the masked dot product pays.
+template <class V>
+bool full_dot(const Product<V>& p) {
+  return std::is_floating_point_v<V> && p.dot_pays() && p.add_op == BinaryOpcode::Plus && is_full(p.A) &&
+         is_full(p.B) && p.A.ncols() == (p.tb ? p.B.ncols() : p.B.nrows());
+}
+
 // The family in order of preference. A vector pulls through the rows of B'^T unless pushing its entries costs less:
 // into a dense accumulator where the monoid allows atomics in any order, else by expand-sort-compress. A matrix under
 // a mask that is not complemented takes the masked dot product where it costs less than the expansion (two full
-// floating operands under PLUS, SDDMM, as dense rows). A floating PLUS_TIMES product whose A has dense enough rows runs
-// them as a dense block through the SpMM family (SpDNN's activations times a layer). Everything else runs on the dense
-// row accumulator where a row of the result fits on chip (the floating types), or expands, sorts and compresses.
+// floating operands under PLUS, SDDMM, as dense rows: tile by tile where the mask is dense enough for the tiles to
+// share their staged rows, masked_dot_tiles_pay, else entry by entry). A floating PLUS_TIMES product whose A has dense
+// enough rows runs them as a dense block through the SpMM family (SpDNN's activations times a layer). Everything else
+// runs on the dense row accumulator where a row of the result fits on chip (the floating types), or expands, sorts and
+// compresses.
 template <class V>
 const std::vector<ProductKernel<V>>& product_kernels() {
   static const std::vector<ProductKernel<V>> kernels = {
@@ -286,11 +296,21 @@ const std::vector<ProductKernel<V>>& product_kernels() {
                                   static_cast<const std::uint8_t*>(allow.get()), p.add, p.mul, p.flip));
          return true;
        }},
-      {"masked dot product of full operands", true,
+      {"masked dot product of full operands, tile by tile", true,
        [](const Product<V>& p) {
-         return std::is_floating_point_v<V> && p.dot_pays() && p.add_op == BinaryOpcode::Plus && is_full(p.A) &&
-                is_full(p.B) && p.A.ncols() == (p.tb ? p.B.ncols() : p.B.nrows());
+         return full_dot(p) && P::masked_dot_tiles_fit<V, SourceContext>() &&
+                P::masked_dot_tiles_pay(p.mask.M->nvals(), p.T.nrows(), p.T.ncols(), p.A.ncols());
        },
+       [](const Product<V>& p) {
+         if constexpr (std::is_floating_point_v<V>) {
+           attach_values(p.T, *p.mask.M,
+                         P::masked_dot_full_tiled<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(),
+                                                     p.a.ncols, p.mul, p.flip),
+                         p.stream);
+         }
+         return true;
+       }},
+      {"masked dot product of full operands", true, full_dot<V>,
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>) {
            attach_values(p.T, *p.mask.M,

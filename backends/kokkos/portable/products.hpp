@@ -703,6 +703,134 @@ BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const C
   return out;
 }
 
+// masked_dot_full computed a tile of M at a time (kDotTileRows slots x kDotTileCols columns, a team per tile): the team
+// stages the tile's rows of A and of B (B^T's rows) kDotChunk values of K at a time in scratch, and each thread sums its
+// entries of the tile from there, so a value of A or B is read from memory once per tile rather than once per entry.
+// Each entry still sums K in order, from zero, as masked_dot_full does: the two give the same results. A thread holds
+// kDotPerThread entries at once; a tile with more entries than the team holds that way is taken in passes.
+constexpr int kDotTileRows = 32, kDotTileCols = 128, kDotChunk = 32, kDotPerThread = 16;
+
+// Whether tiling pays: a chunk of a tile stages kDotTileRows + kDotTileCols rows of values where the per-entry kernel
+// reads one row of B per entry, so the tiles must hold more entries than that on average (a density of M above about
+// 4%), and K must fill at least one chunk. `slots` are M's non-empty-able rows (its slots), `ncols` its columns.
+inline bool masked_dot_tiles_pay(Index nvals, Index slots, Index ncols, Index K) {
+  const double cells = static_cast<double>(slots) * static_cast<double>(ncols);
+  return K >= kDotChunk && cells > 0 &&
+         static_cast<double>(nvals) / cells * kDotTileRows * kDotTileCols >= kDotTileRows + kDotTileCols;
+}
+
+// The team scratch masked_dot_full_tiled needs: the two staged chunks (rows padded to kDotChunk + 1 values against
+// bank conflicts), then each tile row's first entry in the tile and the tile's entry offsets.
+template <class V>
+constexpr std::size_t masked_dot_tile_bytes() {
+  return round16(static_cast<std::size_t>(kDotTileRows + kDotTileCols) * (kDotChunk + 1) * sizeof(V)) +
+         static_cast<std::size_t>(2 * kDotTileRows + 1) * sizeof(Index);
+}
+
+// Whether masked_dot_full_tiled's scratch fits the context's space (Kokkos' level-0 team scratch).
+template <class V, class Ctx>
+bool masked_dot_tiles_fit() {
+  using Policy = Kokkos::TeamPolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
+  return masked_dot_tile_bytes<V>() <= static_cast<std::size_t>(Policy::scratch_size_max(0));
+}
+
+template <class V, class Ctx>
+BytesOf<Ctx> masked_dot_full_tiled(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, Index K,
+                                   BinaryOpcode mul, bool flip) {
+  auto out = ctx.alloc(M.nvals * sizeof(V));
+  if (M.nslots == 0 || M.nvals == 0) return out;
+  using Exec = ExecOf<Ctx>;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using Member = typename Policy::member_type;
+  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  constexpr int R = kDotTileRows, C = kDotTileCols, KC = kDotChunk, S = kDotChunk + 1, U = kDotPerThread;
+  constexpr std::size_t bytes = masked_dot_tile_bytes<V>();
+  constexpr std::size_t chunk_bytes = round16(static_cast<std::size_t>(R + C) * S * sizeof(V));
+  const std::int64_t row_tiles = (M.nslots + R - 1) / R, col_tiles = (M.ncols + C - 1) / C;
+  V* z = as<V>(out);
+  const CsrRef m = M;
+  const V *a = A.values<V>(), *b = B.values<V>();
+  const std::int64_t k_len = static_cast<std::int64_t>(K), slots = static_cast<std::int64_t>(M.nslots),
+                     ncols = static_cast<std::int64_t>(M.ncols);
+  const bool times = mul == BinaryOpcode::Times;
+  // A team of 256 threads on a device holds a whole tile's entries (R x C) in one pass; on the host a team is one
+  // thread.
+  Policy policy = host ? Policy(ctx.exec(), row_tiles * col_tiles, 1) : Policy(ctx.exec(), row_tiles * col_tiles, 256);
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for("snack::portable::masked_dot_full_tiled", policy, KOKKOS_LAMBDA(const Member& t) {
+    const std::int64_t rt = t.league_rank() / col_tiles, ct = t.league_rank() - rt * col_tiles;
+    const std::int64_t s0 = rt * R, c0 = ct * C;
+    const int rows = static_cast<int>(slots - s0 < R ? slots - s0 : R);
+    const int cols = static_cast<int>(ncols - c0 < C ? ncols - c0 : C);
+    unsigned char* base = static_cast<unsigned char*>(t.team_shmem().get_shmem(bytes));
+    V* as_ = reinterpret_cast<V*>(base);   // [R][S]: A's tile rows, one chunk of K
+    V* bs = as_ + R * S;                   // [C][S]: B's tile rows (columns of M), the same chunk
+    Index* first = reinterpret_cast<Index*>(base + chunk_bytes);   // [R]: each row's first entry in the tile
+    Index* off = first + R;                                          // [R + 1]: the tile's entries, row by row
+    // Each row's entries in columns [c0, c0 + cols) (a row's columns ascend).
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](const int r) {
+      const Index lo = m.p[s0 + r], hi = m.p[s0 + r + 1];
+      first[r] = lower_bound_col(m.j, lo, hi, static_cast<Index>(c0));
+      off[r + 1] = lower_bound_col(m.j, first[r], hi, static_cast<Index>(c0 + cols)) - first[r];
+    });
+    t.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(t), [&]() {
+      off[0] = 0;
+      for (int r = 0; r < rows; ++r) off[r + 1] += off[r];
+    });
+    t.team_barrier();
+    const Index total = off[rows];
+    const Index team = static_cast<Index>(t.team_size()), me = static_cast<Index>(t.team_rank());
+    for (Index pass = 0; pass < total; pass += team * U) {
+      // This thread's entries: pass + me + u * team (consecutive threads, consecutive entries).
+      Index e[U];
+      int er[U], ec[U];
+      bool held[U];
+      V acc[U];
+      for (int u = 0; u < U; ++u) {
+        const Index idx = pass + me + u * team;
+        held[u] = idx < total;
+        e[u] = 0;
+        er[u] = ec[u] = 0;
+        acc[u] = V();
+        if (!held[u]) continue;
+        int lo = 0, hi = rows;   // the row r with off[r] <= idx < off[r + 1]
+        while (hi - lo > 1) {
+          const int mid = (lo + hi) / 2;
+          if (off[mid] <= idx) lo = mid; else hi = mid;
+        }
+        e[u] = first[lo] + idx - off[lo];
+        er[u] = lo;
+        ec[u] = static_cast<int>(m.j[e[u]] - c0);
+      }
+      for (std::int64_t k0 = 0; k0 < k_len; k0 += KC) {
+        const int kc = static_cast<int>(k_len - k0 < KC ? k_len - k0 : KC);
+        t.team_barrier();   // the previous chunk is read
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * KC), [&](const int i) {
+          const int r = i / KC, kk = i - r * KC;
+          if (kk < kc) as_[r * S + kk] = a[static_cast<std::int64_t>(m.row_of(static_cast<Index>(s0 + r))) * k_len + k0 + kk];
+        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, cols * KC), [&](const int i) {
+          const int c = i / KC, kk = i - c * KC;
+          if (kk < kc) bs[c * S + kk] = b[(c0 + c) * k_len + k0 + kk];
+        });
+        t.team_barrier();
+        for (int u = 0; u < U; ++u) {
+          if (!held[u]) continue;
+          const V* x = as_ + er[u] * S;
+          const V* y = bs + ec[u] * S;
+          for (int kk = 0; kk < kc; ++kk)
+            acc[u] += times ? x[kk] * y[kk]
+                            : flip ? binary_eval<V, V>(mul, y[kk], x[kk]) : binary_eval<V, V>(mul, x[kk], y[kk]);
+        }
+      }
+      for (int u = 0; u < U; ++u)
+        if (held[u]) z[e[u]] = acc[u];
+    }
+  });
+  return out;
+}
+
 // The vector x (1 x n) as dense arrays: xv[k] = x(k), and xf[k] = 1 where x has an entry, 0 elsewhere.
 template <class V, class Ctx>
 void densify_vector(Ctx& ctx, const CsrRef& x, Index n, V* xv, std::uint8_t* xf) {
