@@ -311,6 +311,24 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
               "C<M> = A * B, full operands, K = 24 read in pieces");
 }
 
+// The dense transpose of a full matrix (by tiles) against reference: values of 1, 2, 4 and 8 bytes, shapes with
+// partial tiles at both edges, a single row and a single column.
+TEST_F(PortableKernels, DenseTransposeByTiles) {
+  for (TypeCode code : {TypeCode::UInt8, TypeCode::Int16, TypeCode::FP32, TypeCode::FP64}) {
+    const snk::Type* t = snk::builtin_unary_op(snk::UnaryOpcode::Identity, code)->xtype;
+    for (const auto& [r, c] : {std::pair<Index, Index>{70, 45}, {33, 32}, {1, 100}, {100, 1}, {64, 96}}) {
+      std::vector<std::pair<Index, Index>> at;
+      for (Index i = 0; i < r; ++i)
+        for (Index j = 0; j < c; ++j) at.push_back({i, j});
+      const Matrix A = with_entries(t, r, c, at, 0, 100);
+      Matrix want(t, c, r);
+      snk::transpose(want, nullptr, nullptr, A);
+      expect_same(to_matrix(P::transpose(ctx, ref(A), t->size), t, c, r), want,
+                  t->name + " " + std::to_string(r) + " x " + std::to_string(c));
+    }
+  }
+}
+
 // The tiled masked dot product of full operands against the per-entry one, bit for bit: fractional FP32 values (the
 // order of the sums shows), masks that leave partial tiles at both edges, K of one partial chunk and of several chunks,
 // tiles with more entries than a team holds at once (a full mask: passes), empty rows, a hypersparse mask, and MINUS

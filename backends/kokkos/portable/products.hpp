@@ -97,9 +97,44 @@ void rows_to_csr(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, const Index* row, Index 
   ctx.exec().fence();
 }
 
+// x = ax^T for dense row-major arrays of values of type T (ax rows x cols): a team per tile of kTransposeTile x
+// kTransposeTile values, read along the tile's rows into scratch (one row padded against bank conflicts) and written
+// along its columns, so both sides move whole lines.
+constexpr int kTransposeTile = 32;
+
+template <class T, class Ctx>
+void transpose_dense_values(Ctx& ctx, const T* ax, T* x, Index rows, Index cols) {
+  using Exec = ExecOf<Ctx>;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using Member = typename Policy::member_type;
+  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  constexpr int W = kTransposeTile;
+  constexpr std::size_t bytes = static_cast<std::size_t>(W) * (W + 1) * sizeof(T);
+  const std::int64_t row_tiles = static_cast<std::int64_t>((rows + W - 1) / W),
+                     col_tiles = static_cast<std::int64_t>((cols + W - 1) / W);
+  if (row_tiles * col_tiles == 0) return;
+  Policy policy = host ? Policy(ctx.exec(), row_tiles * col_tiles, 1) : Policy(ctx.exec(), row_tiles * col_tiles, 256);
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for("snack::portable::transpose_dense", policy, KOKKOS_LAMBDA(const Member& t) {
+    const std::int64_t rt = t.league_rank() / col_tiles, ct = t.league_rank() - rt * col_tiles;
+    const Index r0 = static_cast<Index>(rt) * W, c0 = static_cast<Index>(ct) * W;
+    T* tile = static_cast<T*>(t.team_shmem().get_shmem(bytes));   // [W][W + 1]: tile[rr][cc] = ax(r0 + rr, c0 + cc)
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, W * W), [&](const int i) {
+      const int rr = i / W, cc = i - rr * W;
+      if (r0 + rr < rows && c0 + cc < cols) tile[rr * (W + 1) + cc] = ax[(r0 + rr) * cols + c0 + cc];
+    });
+    t.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, W * W), [&](const int i) {
+      const int cc = i / W, rr = i - cc * W;
+      if (r0 + rr < rows && c0 + cc < cols) x[(c0 + cc) * rows + r0 + rr] = tile[rr * (W + 1) + cc];
+    });
+  });
+}
+
 // T = A^T (values of elem_size bytes). A's entries are in (row, column) order, so a stable sort by column gives
 // the transpose's (row, column) order. A with every entry (a batch of activations) is a dense transpose instead:
-// T's pattern is known and each value moves to its place, with no sort.
+// T's pattern is known and each value moves to its place by tiles (transpose_dense_values, for values of 1, 2, 4 or 8
+// bytes), with no sort.
 template <class Ctx>
 CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
   const Index n = A.nvals;
@@ -115,11 +150,22 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
     unsigned char* x = as<unsigned char>(out.x);
     const unsigned char* ax = A.x;
     for_n(ctx, "snack::portable::transpose_full_rows", cols + 1, KOKKOS_LAMBDA(Index c) { p[c] = c * rows; });
-    for_n_stream(ctx, "snack::portable::transpose_full", n, KOKKOS_LAMBDA(Index q) {
-      const Index c = q / rows, r = q % rows;   // T(c, r) = A(r, c)
-      j[q] = r;
-      for (std::size_t b = 0; b < elem_size; ++b) x[q * elem_size + b] = ax[(r * cols + c) * elem_size + b];
-    });
+    const auto tiles = [&](auto value) {   // the values as one word of their size each
+      using T = decltype(value);
+      transpose_dense_values(ctx, reinterpret_cast<const T*>(ax), reinterpret_cast<T*>(x), rows, cols);
+    };
+    switch (elem_size) {
+      case 1: tiles(std::uint8_t()); break;
+      case 2: tiles(std::uint16_t()); break;
+      case 4: tiles(std::uint32_t()); break;
+      case 8: tiles(std::uint64_t()); break;
+      default:
+        for_n_stream(ctx, "snack::portable::transpose_full", n, KOKKOS_LAMBDA(Index q) {
+          const Index c = q / rows, r = q % rows;   // T(c, r) = A(r, c)
+          for (std::size_t b = 0; b < elem_size; ++b) x[q * elem_size + b] = ax[(r * cols + c) * elem_size + b];
+        });
+    }
+    for_n(ctx, "snack::portable::transpose_full_columns", n, KOKKOS_LAMBDA(Index q) { j[q] = q % rows; });
     return out;
   }
   auto key_buf = ctx.alloc(n * sizeof(std::uint64_t));
