@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 #include <cstring>
+#include <tuple>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -329,8 +330,8 @@ TEST_F(PortableKernels, DenseTransposeByTiles) {
   }
 }
 
-// The tiled masked dot product of full operands against the per-entry one, bit for bit: fractional FP32 values (the
-// order of the sums shows), masks that leave partial tiles at both edges, K of one partial chunk and of several chunks,
+// The tiled masked dot product of full operands against the per-entry one, bit for bit, with each operand read as rows
+// and transposed: fractional FP32 values (the order of the sums shows), masks that leave partial tiles at both edges, K of one partial chunk and of several chunks,
 // tiles with more entries than a team holds at once (a full mask: passes), empty rows, a hypersparse mask, and MINUS
 // flipped; once against reference.
 TEST_F(PortableKernels, TiledMaskedDotMatchesPerEntry) {
@@ -364,16 +365,25 @@ TEST_F(PortableKernels, TiledMaskedDotMatchesPerEntry) {
     const Matrix A = full_fractions(c.rows, c.k), Bt = full_fractions(c.cols, c.k);
     ASSERT_GT(M.nvals(), Index(0)) << what;
     const HostBytes per_entry = P::masked_dot_full<float>(ctx, ref(M), ref(A), ref(Bt), c.k, c.mul, c.flip);
-    const HostBytes tiled = P::masked_dot_full_tiled<float>(ctx, ref(M), ref(A), ref(Bt), c.k, c.mul, c.flip);
-    EXPECT_EQ(std::memcmp(per_entry.get(), tiled.get(), M.nvals() * sizeof(float)), 0) << what;
-    if (c.rows == 70) {   // and against reference: C<M> = A * B with B = Bt^T
-      Matrix B(t, c.k, c.cols), want(t, c.rows, c.cols);
-      snk::transpose(B, nullptr, nullptr, Bt);
+    // The operands as rows (A and B^T row-major), and transposed (A^T and B row-major, read through their strides).
+    Matrix At(t, c.k, c.rows), B(t, c.k, c.cols);
+    snk::transpose(At, nullptr, nullptr, A);
+    snk::transpose(B, nullptr, nullptr, Bt);
+    const Index K = c.k;
+    const P::DenseOperand<float> a_rows{ref(A).values<float>(), K, 1}, a_cols{ref(At).values<float>(), 1, c.rows},
+        b_rows{ref(Bt).values<float>(), K, 1}, b_cols{ref(B).values<float>(), 1, c.cols};
+    for (const auto& [a, b, how] : {std::tuple{a_rows, b_rows, "A, B^T as rows"}, std::tuple{a_cols, b_rows, "A^T"},
+                                    std::tuple{a_rows, b_cols, "B"}, std::tuple{a_cols, b_cols, "A^T and B"}}) {
+      const HostBytes tiled = P::masked_dot_full_tiled<float>(ctx, ref(M), a, b, c.k, c.mul, c.flip);
+      EXPECT_EQ(std::memcmp(per_entry.get(), tiled.get(), M.nvals() * sizeof(float)), 0) << what << ", " << how;
+    }
+    if (c.rows == 70) {   // and against reference: C<M> = A * B
+      Matrix want(t, c.rows, c.cols);
       snk::Descriptor d;
       d.mask_structure = true;
       snk::mxm(want, &M, nullptr, *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32), A, B, d);
       P::CsrParts<HostBytes> parts = P::copy_pattern(ctx, ref(M), 0);
-      parts.x = P::masked_dot_full_tiled<float>(ctx, ref(M), ref(A), ref(Bt), c.k, c.mul, c.flip);
+      parts.x = P::masked_dot_full_tiled<float>(ctx, ref(M), a_cols, b_cols, c.k, c.mul, c.flip);
       const Matrix got = to_matrix(parts, t, c.rows, c.cols);
       std::vector<double> gx(got.nvals()), wx(want.nvals());
       ASSERT_EQ(got.nvals(), want.nvals());

@@ -358,33 +358,37 @@ TEST(CudaBackend, MaskAndAccumulator) {
 }
 
 // SDDMM, the sampled product of two full operands on a sparse mask (the sparse layers' weight gradient dW<W> =
-// dY^T X): C<M> = A * B, C<M> = A * B^T and C<M> = A^T * B with A and B full and M at 5% of the positions, against
-// reference, with no fallback (the masked dot product serves them, over the kept transpose where B is not
-// transposed).
+// dY^T X): C<M> = A * B, C<M> = A * B^T and C<M> = A^T * B with A and B full, on masks of 2% (the masked dot product
+// entry by entry), 5% and 30% of the positions (tile by tile, reading A^T and B in place), at K = 48 and 1500, against
+// reference, with no fallback.
 TEST(CudaBackend, SampledProductOfFullOperands) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
-  const Matrix M = random_matrix(&snk::types::Bool, 300, 200, 0.05, false);
-  const Matrix A = full(&snk::types::FP32, 300, 48), At = full(&snk::types::FP32, 48, 300);
-  const Matrix B = full(&snk::types::FP32, 48, 200), Bt = full(&snk::types::FP32, 200, 48);
-  struct Case {
-    const Matrix& a;
-    const Matrix& b;
-    bool ta, tb;
-    const char* what;
-  };
-  for (const Case& c : {Case{A, B, false, false, "C<M> = A * B"}, Case{A, Bt, false, true, "C<M> = A * B^T"},
-                        Case{At, B, true, false, "C<M> = A^T * B"}}) {
-    snk::Descriptor d;
-    d.mask_structure = true;
-    d.transpose_first = c.ta;
-    d.transpose_second = c.tb;
-    const std::uint64_t before = mxm_fallbacks();
-    const Matrix got = mxm_on("cuda", s, c.a, c.b, d, &M);
-    EXPECT_EQ(mxm_fallbacks(), before) << c.what;
-    EXPECT_EQ(got.nvals(), M.nvals()) << c.what;
-    expect_same(got, mxm_on("reference", s, c.a, c.b, d, &M), c.what);
-  }
+  for (const double density : {0.02, 0.05, 0.3})
+    for (const Index K : {48, 1500}) {
+      const Matrix M = random_matrix(&snk::types::Bool, 300, 200, density, false);
+      const Matrix A = full(&snk::types::FP32, 300, K), At = full(&snk::types::FP32, K, 300);
+      const Matrix B = full(&snk::types::FP32, K, 200), Bt = full(&snk::types::FP32, 200, K);
+      struct Case {
+        const Matrix& a;
+        const Matrix& b;
+        bool ta, tb;
+        const char* what;
+      };
+      for (const Case& c : {Case{A, B, false, false, "C<M> = A * B"}, Case{A, Bt, false, true, "C<M> = A * B^T"},
+                            Case{At, B, true, false, "C<M> = A^T * B"}}) {
+        snk::Descriptor d;
+        d.mask_structure = true;
+        d.transpose_first = c.ta;
+        d.transpose_second = c.tb;
+        const std::string what = std::string(c.what) + ", mask " + std::to_string(density) + ", K " + std::to_string(K);
+        const std::uint64_t before = mxm_fallbacks();
+        const Matrix got = mxm_on("cuda", s, c.a, c.b, d, &M);
+        EXPECT_EQ(mxm_fallbacks(), before) << what;
+        EXPECT_EQ(got.nvals(), M.nvals()) << what;
+        expect_same(got, mxm_on("reference", s, c.a, c.b, d, &M), what);
+      }
+    }
 }
 
 // The same where the mask already holds its product plan (a layer's weights, multiplied in the forward pass): the

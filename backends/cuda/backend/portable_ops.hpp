@@ -41,7 +41,8 @@ core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s
 // or over B^T, skipping the rows the mask hint rules out, unless pushing A's few entries through expand-sort-compress
 // costs less; else the masked dot product where a mask (not complemented) is given and the merges cost less than the
 // expansion; else expand-sort-compress. B^T, where needed, is made once and kept with B's device copy. A transposed
-// A is declined (the core retries with a transposed copy, made by portable_transpose). With only_masked_dot, every
+// A is declined (the core retries with a transposed copy, made by portable_transpose), except by the masked dot product
+// of two full operands tile by tile, which reads A^T in place (a layer's dW<W> = dY^T X). With only_masked_dot, every
 // other case is declined (the backend asks that first where a sparse mask would make the SpMM family's full product
 // wasteful).
 core::KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,

@@ -108,10 +108,10 @@ constexpr bool kPushesDense = std::is_same_v<V, bool> || std::is_same_v<V, std::
 // every product of A * B' and sorting them: the merges read about nvals(M) x (mean row of A + mean row of B'^T)
 // entries, the expansion writes flops(A * B') products (estimated from mean lengths), each counted at eight merged
 // entries (a radix sort's passes).
-bool dot_is_cheaper(const Matrix& M, const Matrix& A, const Matrix& B, bool tb) {
+bool dot_is_cheaper(const Matrix& M, const Matrix& A, bool ta, const Matrix& B, bool tb) {
   auto mean = [](Index n, Index d) { return d > 0 ? static_cast<double>(n) / static_cast<double>(d) : 0.0; };
-  const double merges =
-      static_cast<double>(M.nvals()) * (mean(A.nvals(), A.nrows()) + mean(B.nvals(), tb ? B.nrows() : B.ncols()));
+  const double merges = static_cast<double>(M.nvals()) *
+                        (mean(A.nvals(), ta ? A.ncols() : A.nrows()) + mean(B.nvals(), tb ? B.nrows() : B.ncols()));
   const double products = static_cast<double>(A.nvals()) * mean(B.nvals(), tb ? B.ncols() : B.nrows());
   return merges < 8.0 * products;
 }
@@ -154,7 +154,7 @@ struct Product {
   const Semiring& semiring;
   const Matrix& A;
   const Matrix& B;
-  bool tb, flip;
+  bool ta, tb, flip;   // ta: only kernels that read A transposed see it (ProductKernel::transposed_a)
   BinaryOpcode add_op;   // the monoid's operator as the semiring names it (PLUS for SDDMM)
   P::MonoidFn<V> add;
   BinaryOpcode mul;
@@ -180,7 +180,7 @@ struct Product {
   CsrRef rows_of_bt() const { return ref_of(tb ? B : transpose_of(B, stream), stream); }
   // A matrix product under a mask that is not complemented, where merging costs less than expanding.
   bool dot_pays() const {
-    return !vector() && mask.M != nullptr && !mask.complement && dot_is_cheaper(*mask.M, A, B, tb);
+    return !vector() && mask.M != nullptr && !mask.complement && dot_is_cheaper(*mask.M, A, ta, B, tb);
   }
   void attach(P::CsrParts<DeviceBuffer>&& parts) const { cuda::attach(T, std::move(parts), stream); }
 };
@@ -191,6 +191,7 @@ template <class V>
 struct ProductKernel {
   const char* name;
   bool masked_dot;   // a masked dot product (the only kernels tried when the caller asks for those alone)
+  bool transposed_a;   // it also runs A^T * B', reading A in place (the others are asked only without ta)
   bool (*can_run)(const Product<V>&);
   bool (*run)(const Product<V>&);
 };
@@ -257,7 +258,18 @@ bool is_full(const Matrix& M) { return M.nvals() == M.nrows() * M.ncols(); }
 template <class V>
 bool full_dot(const Product<V>& p) {
   return std::is_floating_point_v<V> && p.dot_pays() && p.add_op == BinaryOpcode::Plus && is_full(p.A) &&
-         is_full(p.B) && p.A.ncols() == (p.tb ? p.B.ncols() : p.B.nrows());
+         is_full(p.B) && (p.ta ? p.A.nrows() : p.A.ncols()) == (p.tb ? p.B.ncols() : p.B.nrows());
+}
+
+// The full operands of a masked dot product as masked_dot_full_tiled reads them in place: the rows of A' (A, or A^T
+// read across A) and of B'^T (B^T read across B, or B's rows where tb).
+template <class V>
+std::pair<P::DenseOperand<V>, P::DenseOperand<V>> dense_operands(const Product<V>& p) {
+  const std::int64_t ar = static_cast<std::int64_t>(p.A.ncols()), br = static_cast<std::int64_t>(p.B.ncols());
+  const V* a = p.a.template values<V>();
+  const V* b = ref_of(p.B, p.stream).template values<V>();
+  return {p.ta ? P::DenseOperand<V>{a, 1, ar} : P::DenseOperand<V>{a, ar, 1},
+          p.tb ? P::DenseOperand<V>{b, br, 1} : P::DenseOperand<V>{b, 1, br}};
 }
 
 // The family in order of preference. A vector pulls through the rows of B'^T unless pushing its entries costs less:
@@ -271,7 +283,7 @@ bool full_dot(const Product<V>& p) {
 template <class V>
 const std::vector<ProductKernel<V>>& product_kernels() {
   static const std::vector<ProductKernel<V>> kernels = {
-      {"push into a dense accumulator", false,
+      {"push into a dense accumulator", false, false,
        [](const Product<V>& p) {
          return kPushesDense<V> && p.vector() && !p.tb && P::order_free<V>(p.add.op) &&
                 push_is_cheaper(p.A, p.B, kAtomicProduct) && dense_push_pays(p.A, p.B);
@@ -284,7 +296,7 @@ const std::vector<ProductKernel<V>>& product_kernels() {
          }
          return true;
        }},
-      {"pull through rows", false,
+      {"pull through rows", false, false,
        [](const Product<V>& p) { return p.vector() && (p.tb || !push_is_cheaper(p.A, p.B, kSortedProduct)); },
        [](const Product<V>& p) {
          const CsrRef rows = p.rows_of_bt();
@@ -296,21 +308,22 @@ const std::vector<ProductKernel<V>>& product_kernels() {
                                   static_cast<const std::uint8_t*>(allow.get()), p.add, p.mul, p.flip));
          return true;
        }},
-      {"masked dot product of full operands, tile by tile", true,
+      {"masked dot product of full operands, tile by tile", true, true,
        [](const Product<V>& p) {
          return full_dot(p) && P::masked_dot_tiles_fit<V, SourceContext>() &&
-                P::masked_dot_tiles_pay(p.mask.M->nvals(), p.T.nrows(), p.T.ncols(), p.A.ncols());
+                P::masked_dot_tiles_pay(p.mask.M->nvals(), p.T.nrows(), p.T.ncols(), p.ta ? p.A.nrows() : p.A.ncols());
        },
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>) {
+           const auto [a, bt] = dense_operands(p);
            attach_values(p.T, *p.mask.M,
-                         P::masked_dot_full_tiled<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(),
-                                                     p.a.ncols, p.mul, p.flip),
+                         P::masked_dot_full_tiled<V>(p.ctx, ref_of(*p.mask.M, p.stream), a, bt,
+                                                     p.ta ? p.A.nrows() : p.A.ncols(), p.mul, p.flip),
                          p.stream);
          }
          return true;
        }},
-      {"masked dot product of full operands", true, full_dot<V>,
+      {"masked dot product of full operands", true, false, full_dot<V>,
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>) {
            attach_values(p.T, *p.mask.M,
@@ -320,22 +333,22 @@ const std::vector<ProductKernel<V>>& product_kernels() {
          }
          return true;
        }},
-      {"masked dot product", true, [](const Product<V>& p) { return p.dot_pays(); },
+      {"masked dot product", true, false, [](const Product<V>& p) { return p.dot_pays(); },
        [](const Product<V>& p) {
          p.attach(P::masked_dot<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(), p.add, p.mul, p.flip));
          return true;
        }},
-      {"dense rows of A through the SpMM family", false, dense_rows_of_a_pay<V>, product_over_dense_rows<V>},
+      {"dense rows of A through the SpMM family", false, false, dense_rows_of_a_pay<V>, product_over_dense_rows<V>},
       // Instantiated for the floating types only (the sparse layers' and SpDNN's products; each type costs the build
       // two kernels).
-      {"dense row accumulator", false,
+      {"dense row accumulator", false, false,
        [](const Product<V>& p) { return std::is_floating_point_v<V> && !p.vector() && dense_rows_pay<V>(p.a, p.rows_of_b()); },
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>)
            p.attach(P::dense_rows_spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip));
          return true;
        }},
-      {"expand, sort and compress", false,
+      {"expand, sort and compress", false, false,
        [](const Product<V>& p) { return keys_fit(p.A.nrows(), p.tb ? p.B.nrows() : p.B.ncols()); },
        [](const Product<V>& p) {
          p.attach(P::spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip));
@@ -352,7 +365,7 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
   const Type* v = s.add->type();
   const BinaryOp& mul = *s.multiply;
   if (!builtin(v) || mul.opcode == BinaryOpcode::User || mul.xtype != v || mul.ytype != v || mul.ztype != v ||
-      A.type() != v || B.type() != v || T.type() != v || ta)
+      A.type() != v || B.type() != v || T.type() != v)
     return KernelStatus::Declined;
   SourceContext ctx = source_context(stream);
   bool done = false;
@@ -360,9 +373,10 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> add{};
     if (!monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
-    const Product<V> p{ctx, stream, T, mask, s, A, B, tb, flip, s.add->op->opcode, add, mul.opcode, ref_of(A, stream)};
+    const Product<V> p{ctx, stream, T, mask, s, A, B, ta, tb, flip, s.add->op->opcode, add, mul.opcode,
+                       ref_of(A, stream)};
     for (const ProductKernel<V>& k : product_kernels<V>()) {
-      if ((only_masked_dot && !k.masked_dot) || !k.can_run(p)) continue;
+      if ((only_masked_dot && !k.masked_dot) || (ta && !k.transposed_a) || !k.can_run(p)) continue;
       if (k.run(p)) return done = true;
     }
     return false;

@@ -749,11 +749,13 @@ BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const C
   return out;
 }
 
-// masked_dot_full computed a tile of M at a time (kDotTileRows slots x kDotTileCols columns, a team per tile): the team
-// stages the tile's rows of A and of B (B^T's rows) kDotChunk values of K at a time in scratch, and each thread sums its
-// entries of the tile from there, so a value of A or B is read from memory once per tile rather than once per entry.
-// Each entry still sums K in order, from zero, as masked_dot_full does: the two give the same results. A thread holds
-// kDotPerThread entries at once; a tile with more entries than the team holds that way is taken in passes.
+// masked_dot_full computed a tile of M at a time (kDotTileRows slots x kDotTileCols columns, a team per tile), on dense
+// operands read through strides (DenseOperand), so that either may be given transposed and none is copied: the team
+// stages the tile's rows of A' and of B'^T kDotChunk values of K at a time in scratch (in the order that reads memory
+// along the stride-1 side), and each thread sums its entries of the tile from there, so a value of A or B is read from
+// memory once per tile rather than once per entry. Each entry still sums K in order, from zero, as masked_dot_full
+// does: the two give the same results. A thread holds kDotPerThread entries at once; a tile with more entries than the
+// team holds that way is taken in passes.
 constexpr int kDotTileRows = 32, kDotTileCols = 128, kDotChunk = 32, kDotPerThread = 16;
 
 // Whether tiling pays: a chunk of a tile stages kDotTileRows + kDotTileCols rows of values where the per-entry kernel
@@ -767,6 +769,14 @@ inline bool masked_dot_tiles_pay(Index nvals, Index slots, Index ncols, Index K)
 
 // The team scratch masked_dot_full_tiled needs: the two staged chunks (rows padded to kDotChunk + 1 values against
 // bank conflicts), then each tile row's first entry in the tile and the tile's entry offsets.
+// A dense operand of masked_dot_full_tiled as its rows: row r's value k at v[r * row + k * k_step] (a row-major
+// matrix: row = its columns, k_step = 1; its transpose: row = 1, k_step = its columns).
+template <class V>
+struct DenseOperand {
+  const V* v = nullptr;
+  std::int64_t row = 0, k_step = 1;
+};
+
 template <class V>
 constexpr std::size_t masked_dot_tile_bytes() {
   return round16(static_cast<std::size_t>(kDotTileRows + kDotTileCols) * (kDotChunk + 1) * sizeof(V)) +
@@ -781,7 +791,7 @@ bool masked_dot_tiles_fit() {
 }
 
 template <class V, class Ctx>
-BytesOf<Ctx> masked_dot_full_tiled(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, Index K,
+BytesOf<Ctx> masked_dot_full_tiled(Ctx& ctx, const CsrRef& M, DenseOperand<V> A, DenseOperand<V> Bt, Index K,
                                    BinaryOpcode mul, bool flip) {
   auto out = ctx.alloc(M.nvals * sizeof(V));
   if (M.nslots == 0 || M.nvals == 0) return out;
@@ -795,7 +805,8 @@ BytesOf<Ctx> masked_dot_full_tiled(Ctx& ctx, const CsrRef& M, const CsrRef& A, c
   const std::int64_t row_tiles = (M.nslots + R - 1) / R, col_tiles = (M.ncols + C - 1) / C;
   V* z = as<V>(out);
   const CsrRef m = M;
-  const V *a = A.values<V>(), *b = B.values<V>();
+  const DenseOperand<V> a = A, b = Bt;
+  const bool a_along_k = a.k_step == 1, b_along_k = b.k_step == 1;   // which side of a staged chunk is contiguous
   const std::int64_t k_len = static_cast<std::int64_t>(K), slots = static_cast<std::int64_t>(M.nslots),
                      ncols = static_cast<std::int64_t>(M.ncols);
   const bool times = mul == BinaryOpcode::Times;
@@ -852,13 +863,15 @@ BytesOf<Ctx> masked_dot_full_tiled(Ctx& ctx, const CsrRef& M, const CsrRef& A, c
       for (std::int64_t k0 = 0; k0 < k_len; k0 += KC) {
         const int kc = static_cast<int>(k_len - k0 < KC ? k_len - k0 : KC);
         t.team_barrier();   // the previous chunk is read
+        // Consecutive threads read consecutive addresses: along k where the operand's k step is 1, else along rows.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * KC), [&](const int i) {
-          const int r = i / KC, kk = i - r * KC;
-          if (kk < kc) as_[r * S + kk] = a[static_cast<std::int64_t>(m.row_of(static_cast<Index>(s0 + r))) * k_len + k0 + kk];
+          const int r = a_along_k ? i / KC : i % rows, kk = a_along_k ? i % KC : i / rows;
+          const std::int64_t row = static_cast<std::int64_t>(m.row_of(static_cast<Index>(s0 + r)));
+          if (kk < kc) as_[r * S + kk] = a.v[row * a.row + (k0 + kk) * a.k_step];
         });
         Kokkos::parallel_for(Kokkos::TeamThreadRange(t, cols * KC), [&](const int i) {
-          const int c = i / KC, kk = i - c * KC;
-          if (kk < kc) bs[c * S + kk] = b[(c0 + c) * k_len + k0 + kk];
+          const int c = b_along_k ? i / KC : i % cols, kk = b_along_k ? i % KC : i / cols;
+          if (kk < kc) bs[c * S + kk] = b.v[(c0 + c) * b.row + (k0 + kk) * b.k_step];
         });
         t.team_barrier();
         for (int u = 0; u < U; ++u) {
