@@ -126,6 +126,14 @@ class Backend {
     return KernelStatus::Declined;
   }
 
+  // T (a 1 x ncols(A) vector) holds the monoid reduction of each non-empty column of A (A is m.type()): a reduction
+  // with GrB_INP0 transposed, without A^T. Optional: the default declines and the core then transposes A and reduces
+  // its rows (not counted as a fallback).
+  virtual KernelStatus reduce_columns(Matrix& T, const Monoid& m, const Matrix& A) {
+    (void)T, (void)m, (void)A;
+    return KernelStatus::Declined;
+  }
+
   // T = s at every entry of `pattern` (any type, T's dimensions), or at every position of T when pattern is null;
   // T is s's type and s has a value. The region of a constant assign, made where the operands live. Optional: the
   // default declines and the core builds the region on the host (not counted as a fallback).

@@ -99,10 +99,17 @@ void reduce_to_vector(const char* name, Vector& w, const Vector* mask, const Bin
                   d.transpose_first ? "ncols(A) (reducing columns: GrB_INP0 is GrB_TRAN)" : "nrows(A)");
   if (core::finish_if_all_masked_out(w.as_matrix(), m, accum, type, d)) return;
   Operand a(A);
-  if (d.transpose_first) a.transpose();
-  a.cast_to(type);
   core::Result T(type, 1, w.size(), true);
   Matrix& t = T.get();
+  if (d.transpose_first && monoid) {   // the columns reduced where they are, where the backend can
+    a.cast_to(type);
+    if (core::current_backend_object().reduce_columns(t, *monoid, a.get()) == core::KernelStatus::Done) {
+      core::finish(w.as_matrix(), m, accum, T.take(), d);
+      return;
+    }
+  }
+  if (d.transpose_first) a.transpose();
+  a.cast_to(type);
   if (monoid) core::dispatch("reduce", [&](Backend& b) { return b.reduce_rows(t, *monoid, a.get()); });
   else fold_rows(t, *op, a.get());
   core::finish(w.as_matrix(), m, accum, T.take(), d);

@@ -312,6 +312,41 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
               "C<M> = A * B, full operands, K = 24 read in pieces");
 }
 
+// The columns of a full matrix reduced in place against reference (reduce with GrB_INP0 transposed): several monoids
+// and types, shapes of one row, one column and partial column groups; a matrix that is not full is declined.
+template <class V>
+void check_full_columns(HostContext& ctx, TypeCode code, Op op) {
+  const snk::Monoid& mon = *snk::builtin_monoid(op, code);
+  const snk::Type* t = mon.type();
+  V identity{};
+  std::memcpy(&identity, mon.identity.data(), sizeof(V));
+  const P::MonoidFn<V> fn{op, identity};
+  for (const auto& [r, n] : {std::pair<Index, Index>{70, 45}, {1, 5}, {5, 1}, {40, 33}}) {
+    std::vector<std::pair<Index, Index>> at;
+    for (Index i = 0; i < r; ++i)
+      for (Index j = 0; j < n; ++j) at.push_back({i, j});
+    const Matrix F = with_entries(t, r, n, at, 0, 9);
+    snk::Vector want(t, n);
+    snk::Descriptor cols;
+    cols.transpose_first = true;
+    snk::reduce(want, nullptr, nullptr, mon, F, cols);
+    const std::string what = mon.name + " " + std::to_string(r) + " x " + std::to_string(n);
+    P::CsrParts<HostBytes> got;
+    ASSERT_TRUE(P::reduce_full_columns<V>(ctx, ref(F), fn, got)) << what;
+    expect_same(to_matrix(got, t, 1, n), want.as_matrix(), what);
+  }
+  const Matrix holes = random_matrix(t, 8, 6, 1.0);   // every fourth row empty
+  P::CsrParts<HostBytes> none;
+  EXPECT_FALSE(P::reduce_full_columns<V>(ctx, ref(holes), fn, none)) << mon.name << ": not full";
+}
+
+TEST_F(PortableKernels, FullColumnsReducedInPlace) {
+  check_full_columns<double>(ctx, TypeCode::FP64, Op::Plus);
+  check_full_columns<std::int32_t>(ctx, TypeCode::Int32, Op::Min);
+  check_full_columns<float>(ctx, TypeCode::FP32, Op::Max);
+  check_full_columns<std::uint8_t>(ctx, TypeCode::UInt8, Op::Plus);
+}
+
 // The dense transpose of a full matrix (by tiles) against reference: values of 1, 2, 4 and 8 bytes, shapes with
 // partial tiles at both edges, a single row and a single column.
 TEST_F(PortableKernels, DenseTransposeByTiles) {

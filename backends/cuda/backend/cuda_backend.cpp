@@ -143,6 +143,9 @@ class CudaBackend final : public core::Backend {
   KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A) override {
     return run([&] { return portable_reduce_rows(T, m, A, stream_); });
   }
+  KernelStatus reduce_columns(Matrix& T, const Monoid& m, const Matrix& A) override {
+    return run([&] { return portable_reduce_columns(T, m, A, stream_); });
+  }
   KernelStatus reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A) override {
     return run([&] { return portable_reduce_scalar(out, m, A, stream_); });
   }

@@ -350,6 +350,19 @@ KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, c
   });
 }
 
+KernelStatus portable_reduce_columns(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s) {
+  if (A.nrows() == 0 || A.ncols() == 0 || A.nvals() != A.nrows() * A.ncols()) return KernelStatus::Declined;
+  SourceContext ctx = source_context(s);
+  bool made = false;
+  const KernelStatus st = with_monoid(m, A, [&](auto fn) {
+    using V = decltype(fn.identity);
+    P::CsrParts<P::BytesOf<SourceContext>> out;
+    made = P::reduce_full_columns<V>(ctx, ref_of(A, s), fn, out);
+    if (made) attach(T, std::move(out), s);
+  });
+  return st == KernelStatus::Done && made ? KernelStatus::Done : KernelStatus::Declined;
+}
+
 KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s) {
   if (out.type() != m.type()) return KernelStatus::Declined;
   SourceContext ctx = source_context(s);

@@ -26,6 +26,8 @@ core::KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matr
 core::KernelStatus portable_ewise_add(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 core::KernelStatus portable_ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 core::KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
+// The columns of a full A reduced where they lie (portable/reduce.hpp: reduce_full_columns); declined otherwise.
+core::KernelStatus portable_reduce_columns(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s);
 core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Matrix& A, cudaStream_t s);
 // One optimizer step in place (Backend::optimizer_step): where P, S1, S2 and G hold one pattern (P::same_pattern)
 // and a floating type, one pass over their values; P, S1 and S2 get new device values on the same

@@ -5,9 +5,11 @@
 // identity only for an input without entries).
 // reduce_rows reduces each non-empty slot in its own order (one thread per row: a deterministic order; a matrix
 // with a few very long rows gets little parallelism there) and places the sums as the entries of a 1 x nrows
-// vector at the rows' indices, through a scan of the non-empty slots (a full matrix needs none).
+// vector at the rows' indices, through a scan of the non-empty slots (a full matrix needs none). reduce_full_columns
+// reduces the columns of a full matrix where they lie (a reduction over GrB_INP0 transposed, without the transpose).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "portable/op_eval.hpp"
@@ -100,6 +102,63 @@ CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
     return out;
   }
   return slots_as_vector(ctx, A, nonempty, sum, sizeof(T));
+}
+
+// T(0, j) = the monoid's reduction of column j of a full A (every entry present: a batch of gradients reduced over the
+// batch, a layer's db), read in place: a team per kReduceColumns columns, its threads each reducing every
+// team_size()-th row of those columns (consecutive vector lanes, consecutive columns: whole lines), then the threads'
+// partial results combined in thread order. The order is fixed for a given team size: deterministic. False (nothing
+// made) where A is not full.
+constexpr int kReduceColumns = 32;
+
+template <class T, class Ctx>
+bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<BytesOf<Ctx>>& out) {
+  if (A.hyper || A.nslots != A.nrows || A.nrows == 0 || A.ncols == 0 || A.nvals != A.nrows * A.ncols) return false;
+  using Exec = ExecOf<Ctx>;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using Member = typename Policy::member_type;
+  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  constexpr int W = kReduceColumns;
+  const int threads = host ? 1 : 32;   // row lanes per team on a device (x W vector lanes)
+  const int lanes = host ? 1 : std::min<int>(W, Policy::vector_length_max());
+  const std::size_t bytes = static_cast<std::size_t>(threads) * W * sizeof(T);
+  const Index rows = A.nrows, cols = A.ncols;
+  out = CsrParts<BytesOf<Ctx>>();
+  out.nslots = 1;
+  out.nvals = cols;
+  out.p = ctx.alloc(2 * sizeof(Index));
+  out.j = ctx.alloc(cols * sizeof(Index));
+  out.x = ctx.alloc(cols * sizeof(T));
+  Index* p = as<Index>(out.p);
+  Index* j = as<Index>(out.j);
+  T* z = as<T>(out.x);
+  const T* v = A.values<T>();
+  for_n(ctx, "snack::portable::full_vector_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : cols; });
+  for_n_stream(ctx, "snack::portable::full_vector_j", cols, KOKKOS_LAMBDA(Index c) { j[c] = c; });
+  Policy policy(ctx.exec(), static_cast<std::int64_t>((cols + W - 1) / W), threads, lanes);
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for("snack::portable::reduce_full_columns", policy, KOKKOS_LAMBDA(const Member& t) {
+    const Index c0 = static_cast<Index>(t.league_rank()) * W;
+    const Index n = t.team_size();
+    T* part = static_cast<T*>(t.team_shmem().get_shmem(bytes));   // [team size][W]: each thread's partial results
+    const Index me = static_cast<Index>(t.team_rank());
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, W), [&](const int x) {
+      const Index c = c0 + x;
+      if (c >= cols || me >= rows) return;
+      T acc = v[me * cols + c];
+      for (Index r = me + n; r < rows; r += n) acc = m(acc, v[r * cols + c]);
+      part[me * W + x] = acc;
+    });
+    t.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(t), [&]() {
+      for (int x = 0; x < W && c0 + x < cols; ++x) {
+        T acc = part[x];
+        for (Index y = 1; y < n && y < rows; ++y) acc = m(acc, part[y * W + x]);
+        z[c0 + x] = acc;
+      }
+    });
+  });
+  return true;
 }
 
 }  // namespace snk::kokkos::portable
