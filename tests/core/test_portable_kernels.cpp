@@ -366,9 +366,9 @@ TEST_F(PortableKernels, DenseTransposeByTiles) {
 }
 
 // The tiled masked dot product of full operands against the per-entry one, bit for bit, with each operand read as rows
-// and transposed: fractional FP32 values (the order of the sums shows), masks that leave partial tiles at both edges, K of one partial chunk and of several chunks,
-// tiles with more entries than a team holds at once (a full mask: passes), empty rows, a hypersparse mask, and MINUS
-// flipped; once against reference.
+// and transposed: fractional FP32 values (the order of the sums shows), masks that leave partial tiles at both edges,
+// K of one partial chunk and of several chunks, tiles with more entries than a team holds at once (a full mask:
+// passes), empty rows, a hypersparse mask, and MINUS flipped; once against reference.
 TEST_F(PortableKernels, TiledMaskedDotMatchesPerEntry) {
   const snk::Type* t = &snk::types::FP32;
   auto full_fractions = [&](Index r, Index c) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include <type_traits>
 #include <vector>
@@ -158,7 +159,12 @@ struct Product {
   BinaryOpcode add_op;   // the monoid's operator as the semiring names it (PLUS for SDDMM)
   P::MonoidFn<V> add;
   BinaryOpcode mul;
-  CsrRef a;
+  // A's device CSR, made on first use (a full A read through its values alone never needs its column indices).
+  mutable std::optional<CsrRef> a_csr;
+  const CsrRef& a() const {
+    if (!a_csr) a_csr = ref_of(A, stream);
+    return *a_csr;
+  }
   // A's non-empty slots (P::nonempty_rank), counted on first use.
   mutable DeviceBuffer rank;
   mutable Index nonempty = 0;
@@ -166,8 +172,8 @@ struct Product {
 
   Index nonempty_rows() const {
     if (!counted) {
-      rank = DeviceBuffer((a.nslots + 1) * sizeof(Index));
-      nonempty = P::nonempty_rank(ctx, a, static_cast<Index*>(rank.get()));
+      rank = DeviceBuffer((a().nslots + 1) * sizeof(Index));
+      nonempty = P::nonempty_rank(ctx, a(), static_cast<Index*>(rank.get()));
       counted = true;
     }
     return nonempty;
@@ -223,7 +229,7 @@ bool product_over_dense_rows(const Product<V>& p) {
     const bool every_row_full = p.A.nvals() == k * K;
     try {
       DeviceBuffer x(k * K * sizeof(V)), ones(every_row_full ? 0 : k * K * sizeof(V)), rows(k * sizeof(Index));
-      P::dense_nonempty_rows<V>(p.ctx, p.a, static_cast<const Index*>(p.rank.get()), k, static_cast<V*>(x.get()),
+      P::dense_nonempty_rows<V>(p.ctx, p.a(), static_cast<const Index*>(p.rank.get()), k, static_cast<V*>(x.get()),
                                 every_row_full ? nullptr : static_cast<V*>(ones.get()), static_cast<Index*>(rows.get()));
       const Type* t = p.T.type();
       Matrix X(t, k, K), Z(t, k, N);
@@ -266,8 +272,9 @@ bool full_dot(const Product<V>& p) {
 template <class V>
 std::pair<P::DenseOperand<V>, P::DenseOperand<V>> dense_operands(const Product<V>& p) {
   const std::int64_t ar = static_cast<std::int64_t>(p.A.ncols()), br = static_cast<std::int64_t>(p.B.ncols());
-  const V* a = p.a.template values<V>();
-  const V* b = ref_of(p.B, p.stream).template values<V>();
+  // A full matrix's device values in entry order are its row-major array, whatever its device form.
+  const V* a = static_cast<const V*>(MatrixOnDevice::of(p.A, p.stream).values());
+  const V* b = static_cast<const V*>(MatrixOnDevice::of(p.B, p.stream).values());
   return {p.ta ? P::DenseOperand<V>{a, 1, ar} : P::DenseOperand<V>{a, ar, 1},
           p.tb ? P::DenseOperand<V>{b, br, 1} : P::DenseOperand<V>{b, 1, br}};
 }
@@ -291,7 +298,7 @@ const std::vector<ProductKernel<V>>& product_kernels() {
        [](const Product<V>& p) {
          if constexpr (kPushesDense<V>) {
            const DeviceBuffer allow = allowed(p.ctx, p.mask, p.T.ncols(), p.stream);
-           p.attach(P::push_dense<V>(p.ctx, p.a, ref_of(p.B, p.stream), static_cast<const std::uint8_t*>(allow.get()),
+           p.attach(P::push_dense<V>(p.ctx, p.a(), ref_of(p.B, p.stream), static_cast<const std::uint8_t*>(allow.get()),
                                      p.add, p.mul, p.flip));
          }
          return true;
@@ -301,7 +308,8 @@ const std::vector<ProductKernel<V>>& product_kernels() {
        [](const Product<V>& p) {
          const CsrRef rows = p.rows_of_bt();
          DeviceBuffer xv(p.A.ncols() * sizeof(V)), xf(p.A.ncols());
-         P::densify_vector<V>(p.ctx, p.a, p.A.ncols(), static_cast<V*>(xv.get()), static_cast<std::uint8_t*>(xf.get()));
+         P::densify_vector<V>(p.ctx, p.a(), p.A.ncols(), static_cast<V*>(xv.get()),
+                              static_cast<std::uint8_t*>(xf.get()));
          const DeviceBuffer allow = allowed(p.ctx, p.mask, p.T.ncols(), p.stream);
          p.attach(P::spmv_rows<V>(p.ctx, rows, static_cast<const V*>(xv.get()),
                                   static_cast<const std::uint8_t*>(xf.get()),
@@ -327,7 +335,7 @@ const std::vector<ProductKernel<V>>& product_kernels() {
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>) {
            attach_values(p.T, *p.mask.M,
-                         P::masked_dot_full<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(), p.a.ncols,
+                         P::masked_dot_full<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a(), p.rows_of_bt(), p.a().ncols,
                                                p.mul, p.flip),
                          p.stream);
          }
@@ -335,23 +343,25 @@ const std::vector<ProductKernel<V>>& product_kernels() {
        }},
       {"masked dot product", true, false, [](const Product<V>& p) { return p.dot_pays(); },
        [](const Product<V>& p) {
-         p.attach(P::masked_dot<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a, p.rows_of_bt(), p.add, p.mul, p.flip));
+         p.attach(P::masked_dot<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a(), p.rows_of_bt(), p.add, p.mul, p.flip));
          return true;
        }},
       {"dense rows of A through the SpMM family", false, false, dense_rows_of_a_pay<V>, product_over_dense_rows<V>},
       // Instantiated for the floating types only (the sparse layers' and SpDNN's products; each type costs the build
       // two kernels).
       {"dense row accumulator", false, false,
-       [](const Product<V>& p) { return std::is_floating_point_v<V> && !p.vector() && dense_rows_pay<V>(p.a, p.rows_of_b()); },
+       [](const Product<V>& p) {
+         return std::is_floating_point_v<V> && !p.vector() && dense_rows_pay<V>(p.a(), p.rows_of_b());
+       },
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>)
-           p.attach(P::dense_rows_spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip));
+           p.attach(P::dense_rows_spgemm<V>(p.ctx, p.a(), p.rows_of_b(), p.add, p.mul, p.flip));
          return true;
        }},
       {"expand, sort and compress", false, false,
        [](const Product<V>& p) { return keys_fit(p.A.nrows(), p.tb ? p.B.nrows() : p.B.ncols()); },
        [](const Product<V>& p) {
-         p.attach(P::spgemm<V>(p.ctx, p.a, p.rows_of_b(), p.add, p.mul, p.flip));
+         p.attach(P::spgemm<V>(p.ctx, p.a(), p.rows_of_b(), p.add, p.mul, p.flip));
          return true;
        }},
   };
@@ -373,8 +383,7 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> add{};
     if (!monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
-    const Product<V> p{ctx, stream, T, mask, s, A, B, ta, tb, flip, s.add->op->opcode, add, mul.opcode,
-                       ref_of(A, stream)};
+    const Product<V> p{ctx, stream, T, mask, s, A, B, ta, tb, flip, s.add->op->opcode, add, mul.opcode, {}};
     for (const ProductKernel<V>& k : product_kernels<V>()) {
       if ((only_masked_dot && !k.masked_dot) || (ta && !k.transposed_a) || !k.can_run(p)) continue;
       if (k.run(p)) return done = true;
