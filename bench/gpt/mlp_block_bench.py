@@ -6,10 +6,12 @@ A step is the forward, the backward and an AdamW update of the block's parameter
 the sparse layers) and with TF32 tensor cores allowed (reported beside it, not the target's baseline). Dense+Mask
 multiplies its weights by a 0/1 mask in every forward. Each point is the median of --repeat timed steps (CUDA events,
 after --warmup steps); peak memory is common.DeviceMemory's over the timed steps (PyTorch's allocator plus the
-library's pool). Prints a table with ratios, the device, the date and the commit; --out writes it as CSV.
+library's pool). Prints a table with ratios, the device, the date and the commit; --out writes it as CSV. --profile
+TOKENS prints instead where the snack block's step spends its GPU time, kernel by kernel (torch.profiler).
 """
 import argparse
 import os
+import re
 import statistics
 import sys
 
@@ -60,6 +62,54 @@ def time_steps(kind, tokens, args, device, memory, tf32):
     return statistics.median(times), peak
 
 
+def kernel_label(name):
+    """A GPU kernel's name shortened to what says which code it is: a Kokkos kernel by the function its lambda is
+    written in (the closure type names it: snk::kokkos::portable::masked_dot_full_tiled, ...), others by their
+    function name."""
+    if "Kokkos::Impl" in name:
+        found = re.findall(r"snk::(?:[A-Za-z_]+::)*([A-Za-z_]+)[<(]", name)
+        picked = [f for f in found if f not in ("CsrRef", "MonoidFn", "DenseOperand", "Partial", "Piece16")]
+        return "kokkos: " + (picked[0] if picked else name[:60])
+    return re.sub(r"^void ", "", name).split("(")[0][:70]
+
+
+def profile(tokens, args, device, steps=10):
+    """The snack block's step under torch.profiler: GPU time per step by kernel, largest first."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+    block = Mlp("snack", args.d, args.sparsity, device)
+    opt = torch.optim.AdamW(block.parameters(), lr=1e-4)
+    x = torch.randn(tokens, args.d, device=device, requires_grad=True)
+    g = torch.randn(tokens, args.d, device=device)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        block(x).backward(g)
+        opt.step()
+
+    for _ in range(args.warmup):
+        step()
+    torch.cuda.synchronize(device)
+    with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize(device)
+    totals = {}
+    for e in prof.key_averages():
+        us = getattr(e, "self_device_time_total", None)
+        if us is None:
+            us = e.self_cuda_time_total
+        if us > 0:
+            label = kernel_label(e.key)
+            n, t = totals.get(label, (0, 0.0))
+            totals[label] = (n + e.count, t + us)
+    total = sum(t for _, t in totals.values())
+    print(f"\n[mlp] snack block at {tokens} tokens, {steps} steps: {total / steps / 1000:.3f} ms of GPU time per step")
+    print(f"{'kernel':72s} {'calls/step':>10s} {'ms/step':>8s} {'share':>6s}")
+    for label, (n, t) in sorted(totals.items(), key=lambda kv: -kv[1][1])[:25]:
+        print(f"{label:72s} {n / steps:10.1f} {t / steps / 1000:8.3f} {t / total:6.1%}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tokens", default="1024,2048,4096,8192")
@@ -68,10 +118,15 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--repeat", type=int, default=20)
     p.add_argument("--out", default=None)
+    p.add_argument("--profile", type=int, default=0, metavar="TOKENS",
+                   help="instead of the table: the snack block's GPU time per step by kernel at TOKENS tokens")
     args = p.parse_args()
     if not torch.cuda.is_available():
         sys.exit("mlp_block_bench: no CUDA device")
     device = torch.device("cuda")
+    if args.profile > 0:
+        profile(args.profile, args, device)
+        return
     memory = common.DeviceMemory(device)
     rows = []
     configs = [("dense", False, "dense_fp32"), ("dense", True, "dense_tf32"), ("dense_mask", False, "dense_mask_fp32"),
