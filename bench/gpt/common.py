@@ -192,6 +192,11 @@ class DeviceMemory:
         return t + p, t, p
 
 
+def run_meta(name, stamp, commit, extra):
+    """The metadata line of a run's CSV: run_stamp's device, date and commit, the PyTorch version, then `extra`."""
+    return f"device={name} date={stamp} commit={commit} torch={torch.__version__} {extra}"
+
+
 def run_stamp(device):
     """(the device's name, the UTC date and time, the commit the sources are at) for a run's table and CSV. Where the
     sources are not a git checkout (a copy carried to another machine), $SNACK_COMMIT names the commit."""

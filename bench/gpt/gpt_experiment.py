@@ -219,8 +219,7 @@ def main():
         print(f"{kind:12s} {mine[-1]['tokens_per_s']:10.0f} {mine[-1]['peak_bytes'] / 2**20:9.1f} "
               f"{mine[-1]['val_loss']:9.4f}")
     if args.out:
-        common.write_csv(args.out, f"device={name} date={stamp} commit={commit} torch={torch.__version__} "
-                         f"args={' '.join(sys.argv[1:])}", rows)
+        common.write_csv(args.out, common.run_meta(name, stamp, commit, f"args={' '.join(sys.argv[1:])}"), rows)
 
 
 if __name__ == "__main__":

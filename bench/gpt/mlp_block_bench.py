@@ -32,8 +32,9 @@ class Mlp(torch.nn.Module):
         return self.out(F.gelu(self.fc(x)))
 
 
-def time_steps(kind, tokens, args, device, memory, tf32):
-    torch.backends.cuda.matmul.allow_tf32 = tf32
+def training_step(kind, tokens, args, device):
+    """One training step of a fresh block of `kind` on `tokens` random rows (forward, backward, AdamW), as a function,
+    after --warmup steps."""
     torch.manual_seed(0)
     block = Mlp(kind, args.d, args.sparsity, device)
     opt = torch.optim.AdamW(block.parameters(), lr=1e-4)
@@ -42,12 +43,17 @@ def time_steps(kind, tokens, args, device, memory, tf32):
 
     def step():
         opt.zero_grad(set_to_none=True)
-        y = block(x)
-        y.backward(g)
+        block(x).backward(g)
         opt.step()
 
     for _ in range(args.warmup):
         step()
+    return step
+
+
+def time_steps(kind, tokens, args, device, memory, tf32):
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    step = training_step(kind, tokens, args, device)
     memory.reset()
     times = []
     for _ in range(args.repeat):
@@ -77,18 +83,7 @@ def profile(tokens, args, device, steps=10):
     """The snack block's step under torch.profiler: GPU time per step by kernel, largest first."""
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
-    block = Mlp("snack", args.d, args.sparsity, device)
-    opt = torch.optim.AdamW(block.parameters(), lr=1e-4)
-    x = torch.randn(tokens, args.d, device=device, requires_grad=True)
-    g = torch.randn(tokens, args.d, device=device)
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        block(x).backward(g)
-        opt.step()
-
-    for _ in range(args.warmup):
-        step()
+    step = training_step("snack", tokens, args, device)
     torch.cuda.synchronize(device)
     with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(steps):
@@ -144,12 +139,12 @@ def main():
     for tokens in sorted({r["tokens"] for r in rows}):
         m = {r["method"]: r for r in rows if r["tokens"] == tokens}
         s, d, t, dm = m["snack_fp32"], m["dense_fp32"], m["dense_tf32"], m["dense_mask_fp32"]
+        less = 1 - s["peak_bytes"] / dm["peak_bytes"]
         print(f"{tokens:6d} {d['step_ms']:10.3f} {t['step_ms']:10.3f} {dm['step_ms']:8.3f} {s['step_ms']:8.3f} "
               f"{d['step_ms'] / s['step_ms']:7.2f}x {dm['step_ms'] / s['step_ms']:6.2f}x "
-              f"{1 - s['peak_bytes'] / dm['peak_bytes']:9.0%} less")
+              f"{abs(less):9.0%} {'below' if less >= 0 else 'above'}")
     if args.out:
-        common.write_csv(args.out, f"device={name} date={stamp} commit={commit} torch={torch.__version__} "
-                         f"d={args.d} sparsity={args.sparsity}", rows)
+        common.write_csv(args.out, common.run_meta(name, stamp, commit, f"d={args.d} sparsity={args.sparsity}"), rows)
 
 
 if __name__ == "__main__":

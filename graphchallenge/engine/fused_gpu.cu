@@ -1040,11 +1040,7 @@ void FusedGpuEngine::set_deduplicate_rows(bool on) {
   s.drop_graphs();  // the captured launches include (or omit) the deduplication steps
 }
 
-std::string FusedGpuEngine::device_name() const {
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, state_->device) != cudaSuccess) return "unknown GPU";
-  return prop.name;
-}
+std::string FusedGpuEngine::device_name() const { return gpu_device_name(state_->device); }
 
 std::vector<int64_t> FusedGpuEngine::infer(const CsrMatrix& inputs, FusedGpuTimings* timings) {
   State& s = *state_;

@@ -1,5 +1,6 @@
 // graphchallenge/engine/gpu_common.cuh: what the GPU SpDNN engines (fused_gpu.cu, tiled_gpu.cu) share: the
-// challenge's activation of one output, and a CUDA error turned into an exception that names the engine.
+// challenge's activation of one output, the device's name, and a CUDA error turned into an exception that names the
+// engine.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,6 +20,13 @@ __device__ __forceinline__ float activate(float sum, float bias) {
 // The same on a sum held in FP64: the bias added and the ReLU's threshold taken in FP64, the result rounded once.
 __device__ __forceinline__ float activate(double sum, float bias) {
   return static_cast<float>(fmin(fmax(sum + static_cast<double>(bias), 0.0), kChallengeClamp));
+}
+
+// The name of CUDA device `device` ("unknown GPU" where the runtime cannot say).
+inline std::string gpu_device_name(int device) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "unknown GPU";
+  return prop.name;
 }
 
 // Throws std::runtime_error "<engine>: <what>: <CUDA's message>" for a failed CUDA call, clearing CUDA's last error.

@@ -127,6 +127,12 @@ __global__ void compact_rows(const float* __restrict__ y, float* __restrict__ ou
   for (int64_t j = blockIdx.y; j < neurons; j += gridDim.y) out[j * ld + to] = y[j * ld + row];
 }
 
+// alive[0, count) = 1.
+__global__ void mark_alive(int32_t* __restrict__ alive, int32_t count) {
+  const int32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < count) alive[r] = 1;
+}
+
 struct LayerOnDevice {
   DeviceArray<int32_t> gather, class_start, class_pitch, class_blocks;
   DeviceArray<BlockRef> blocks;
@@ -217,11 +223,7 @@ TiledGpuEngine::~TiledGpuEngine() {
   if (state_ && state_->stream) cudaStreamDestroy(state_->stream);
 }
 
-std::string TiledGpuEngine::device_name() const {
-  cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, state_->device) != cudaSuccess) return "GPU";
-  return p.name;
-}
+std::string TiledGpuEngine::device_name() const { return gpu_device_name(state_->device); }
 
 std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimings* timings) {
   State& s = *state_;
@@ -293,10 +295,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       std::swap(cur, next);
       std::swap(ids, ids_next);
       // After the compaction every row held is alive: the flags of the first `count` rows are set again.
-      std::vector<int32_t> ones(static_cast<size_t>(count), 1);
-      if (count > 0)
-        check(cudaMemcpyAsync(alive.p, ones.data(), ones.size() * sizeof(int32_t), cudaMemcpyHostToDevice, s.stream),
-              "flags");
+      if (count > 0) mark_alive<<<static_cast<unsigned>((count + 255) / 256), 256, 0, s.stream>>>(alive.p, count);
+      check(cudaGetLastError(), "flags");
       check(cudaStreamSynchronize(s.stream), "compaction");
       live = count;
       ++t.compactions;

@@ -2,6 +2,7 @@
 #include "io/rows.hpp"
 
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace snk::gc {
@@ -34,6 +35,19 @@ CsrMatrix row_block(const CsrMatrix& a, int64_t r0, int64_t r1) {
   b.col.assign(a.col.begin() + a.row_ptr[r0], a.col.begin() + a.row_ptr[r1]);
   b.val.assign(a.val.begin() + a.row_ptr[r0], a.val.begin() + a.row_ptr[r1]);
   return b;
+}
+
+CsrMatrix rows_at(const CsrMatrix& a, const std::vector<int64_t>& ids) {
+  CsrMatrix m;
+  m.nrows = static_cast<int64_t>(ids.size());
+  m.ncols = a.ncols;
+  for (const int64_t r : ids) {
+    if (r < 0 || r >= a.nrows) throw std::invalid_argument("rows_at: row " + std::to_string(r) + " out of range");
+    m.col.insert(m.col.end(), a.col.begin() + a.row_ptr[r], a.col.begin() + a.row_ptr[r + 1]);
+    m.val.insert(m.val.end(), a.val.begin() + a.row_ptr[r], a.val.begin() + a.row_ptr[r + 1]);
+    m.row_ptr.push_back(static_cast<int64_t>(m.col.size()));
+  }
+  return m;
 }
 
 CsrMatrix transposed(const CsrMatrix& a) {

@@ -1,10 +1,11 @@
 // graphchallenge/io/rows.hpp: row-wise helpers on the challenge's CSR matrices that every runner needs:
 // stacking copies of an input set (the 1,200 official images repeated to 60,000), taking a block of rows (one
-// MPI rank's share) and the first rows (the sample checked against the float64 reference), and the transpose (a
+// MPI rank's share) and the first rows (the sample checked against the float64 reference), chosen rows, and the transpose (a
 // layer's columns as rows: what the engines read per output neuron).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "io/types.hpp"
 
@@ -15,6 +16,10 @@ CsrMatrix repeat_rows(const CsrMatrix& a, int64_t copies);
 
 // Rows [r0, r1) of `a` as a matrix of r1 - r0 rows (0 <= r0 <= r1 <= a.nrows).
 CsrMatrix row_block(const CsrMatrix& a, int64_t r0, int64_t r1);
+
+// The rows `ids` of `a` (each below a.nrows; repeats allowed), in that order: the rows two engines disagree on, copies
+// of inputs in a chosen order.
+CsrMatrix rows_at(const CsrMatrix& a, const std::vector<int64_t>& ids);
 
 // a^T: row j lists the rows of `a` holding column j, in increasing order, with their values.
 CsrMatrix transposed(const CsrMatrix& a);

@@ -71,6 +71,14 @@ Matrix with_entries(const snk::Type* type, Index nrows, Index ncols, const std::
   return A;
 }
 
+// A nrows x ncols matrix of `type` with an entry at every position, values drawn from lo..hi.
+Matrix full_of(const snk::Type* type, Index nrows, Index ncols, int lo, int hi) {
+  std::vector<std::pair<Index, Index>> at;
+  for (Index i = 0; i < nrows; ++i)
+    for (Index j = 0; j < ncols; ++j) at.push_back({i, j});
+  return with_entries(type, nrows, ncols, at, lo, hi);
+}
+
 // A random nrows x ncols matrix of `type` (values in -3..3), with about `density` of the positions, every fourth
 // row empty.
 Matrix random_matrix(const snk::Type* type, Index nrows, Index ncols, double density) {
@@ -322,10 +330,7 @@ void check_full_columns(HostContext& ctx, TypeCode code, Op op) {
   std::memcpy(&identity, mon.identity.data(), sizeof(V));
   const P::MonoidFn<V> fn{op, identity};
   for (const auto& [r, n] : {std::pair<Index, Index>{70, 45}, {1, 5}, {5, 1}, {40, 33}}) {
-    std::vector<std::pair<Index, Index>> at;
-    for (Index i = 0; i < r; ++i)
-      for (Index j = 0; j < n; ++j) at.push_back({i, j});
-    const Matrix F = with_entries(t, r, n, at, 0, 9);
+    const Matrix F = full_of(t, r, n, 0, 9);
     snk::Vector want(t, n);
     snk::Descriptor cols;
     cols.transpose_first = true;
@@ -353,10 +358,7 @@ TEST_F(PortableKernels, DenseTransposeByTiles) {
   for (TypeCode code : {TypeCode::UInt8, TypeCode::Int16, TypeCode::FP32, TypeCode::FP64}) {
     const snk::Type* t = snk::builtin_unary_op(snk::UnaryOpcode::Identity, code)->xtype;
     for (const auto& [r, c] : {std::pair<Index, Index>{70, 45}, {33, 32}, {1, 100}, {100, 1}, {64, 96}}) {
-      std::vector<std::pair<Index, Index>> at;
-      for (Index i = 0; i < r; ++i)
-        for (Index j = 0; j < c; ++j) at.push_back({i, j});
-      const Matrix A = with_entries(t, r, c, at, 0, 100);
+      const Matrix A = full_of(t, r, c, 0, 100);
       Matrix want(t, c, r);
       snk::transpose(want, nullptr, nullptr, A);
       expect_same(to_matrix(P::transpose(ctx, ref(A), t->size), t, c, r), want,
@@ -404,9 +406,10 @@ TEST_F(PortableKernels, TiledMaskedDotMatchesPerEntry) {
     Matrix At(t, c.k, c.rows), B(t, c.k, c.cols);
     snk::transpose(At, nullptr, nullptr, A);
     snk::transpose(B, nullptr, nullptr, Bt);
-    const Index K = c.k;
-    const P::DenseOperand<float> a_rows{ref(A).values<float>(), K, 1}, a_cols{ref(At).values<float>(), 1, c.rows},
-        b_rows{ref(Bt).values<float>(), K, 1}, b_cols{ref(B).values<float>(), 1, c.cols};
+    const auto K = static_cast<std::int64_t>(c.k), rows = static_cast<std::int64_t>(c.rows),
+               cols = static_cast<std::int64_t>(c.cols);
+    const P::DenseOperand<float> a_rows{ref(A).values<float>(), K, 1}, a_cols{ref(At).values<float>(), 1, rows},
+        b_rows{ref(Bt).values<float>(), K, 1}, b_cols{ref(B).values<float>(), 1, cols};
     for (const auto& [a, b, how] : {std::tuple{a_rows, b_rows, "A, B^T as rows"}, std::tuple{a_cols, b_rows, "A^T"},
                                     std::tuple{a_rows, b_cols, "B"}, std::tuple{a_cols, b_cols, "A^T and B"}}) {
       const HostBytes tiled = P::masked_dot_full_tiled<float>(ctx, ref(M), a, b, c.k, c.mul, c.flip);

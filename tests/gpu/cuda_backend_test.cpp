@@ -133,8 +133,10 @@ bool close(double a, double b, TypeCode code) {
   return std::fabs(a - b) <= tol * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
 }
 
-// Same dimensions, same pattern, values close; `what` names the case in failure messages.
-void expect_same(const Matrix& got, const Matrix& want, const std::string& what) {
+// Same dimensions, same pattern, and accepts(got's value, want's value) at every entry; `what` names the case in
+// failure messages (the first five values rejected).
+template <class Accepts>
+void expect_entries(const Matrix& got, const Matrix& want, const std::string& what, Accepts accepts) {
   ASSERT_EQ(got.nrows(), want.nrows()) << what;
   ASSERT_EQ(got.ncols(), want.ncols()) << what;
   ASSERT_EQ(got.nvals(), want.nvals()) << what;
@@ -150,12 +152,18 @@ void expect_same(const Matrix& got, const Matrix& want, const std::string& what)
                     << ") vs reference (" << wi[k] << "," << wj[k] << ")";
       return;
     }
-    if (!close(gx[k], wx[k], want.type()->code)) {
+    if (!accepts(gx[k], wx[k])) {
       ADD_FAILURE() << what << ": value at (" << gi[k] << "," << gj[k] << ") is " << gx[k] << ", reference "
                     << wx[k];
       ++reported;
     }
   }
+}
+
+// Same dimensions, same pattern, values close.
+void expect_same(const Matrix& got, const Matrix& want, const std::string& what) {
+  const TypeCode code = want.type()->code;
+  expect_entries(got, want, what, [code](double g, double w) { return close(g, w, code); });
 }
 
 // C = A (+).(x) B (optionally masked / accumulated into a copy of C0) on `backend`.
@@ -568,25 +576,10 @@ Matrix rounded_to_bf16(const Matrix& A) { return with_values_mapped(A, bf16_of);
 // `got` is a product written in BF16: each value is the BF16 rounding of a sum within FP32's tolerance of `want`'s
 // (rounding is monotone, so it lies between the roundings of want -/+ the tolerance).
 void expect_bf16_of(const Matrix& got, const Matrix& want, const std::string& what) {
-  ASSERT_EQ(got.nrows(), want.nrows()) << what;
-  ASSERT_EQ(got.ncols(), want.ncols()) << what;
-  ASSERT_EQ(got.nvals(), want.nvals()) << what;
-  const Index n = got.nvals();
-  std::vector<Index> gi(n), gj(n), wi(n), wj(n);
-  std::vector<double> gx(n), wx(n);
-  got.extract_tuples(gi.data(), gj.data(), gx.data(), &snk::types::FP64);
-  want.extract_tuples(wi.data(), wj.data(), wx.data(), &snk::types::FP64);
-  int reported = 0;
-  for (Index k = 0; k < n && reported < 5; ++k) {
-    ASSERT_TRUE(gi[k] == wi[k] && gj[k] == wj[k]) << what << ": pattern differs at entry " << k;
-    const double tol = 1e-5 * std::max(1.0, std::fabs(wx[k]));
-    const double lo = bf16_of(static_cast<float>(wx[k] - tol)), hi = bf16_of(static_cast<float>(wx[k] + tol));
-    if (gx[k] < lo || gx[k] > hi) {
-      ADD_FAILURE() << what << ": value at (" << gi[k] << "," << gj[k] << ") is " << gx[k] << ", not the BF16 rounding of "
-                    << wx[k] << " (between " << lo << " and " << hi << ")";
-      ++reported;
-    }
-  }
+  expect_entries(got, want, what + " (BF16 rounding of the reference)", [](double g, double w) {
+    const double tol = 1e-5 * std::max(1.0, std::fabs(w));
+    return g >= bf16_of(static_cast<float>(w - tol)) && g <= bf16_of(static_cast<float>(w + tol));
+  });
 }
 
 TEST(CudaBackend, PrecisionHintRoundsBothOperandsToBf16) {

@@ -26,13 +26,13 @@
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/reference.hpp"
+#include "io/rows.hpp"
 #include "spdnn_test_util.hpp"
 
 namespace snk::gc {
 namespace {
 
-#define REQUIRE_GPU() \
-  do { if (!fused_gpu_available()) GTEST_SKIP() << "no CUDA device: the fused GPU engine cannot run here"; } while (0)
+#define REQUIRE_GPU() REQUIRE_GPU_FOR("fused GPU engine")
 
 TEST(FusedGpuEngine, OfficialSubsetEveryShape) {
   REQUIRE_GPU();
@@ -105,16 +105,7 @@ TEST(FusedGpuEngine, DeduplicationIsExact) {
     for (int64_t r = 0; r < c.distinct; ++r)
       for (int k = copies(rng); k > 0; --k) order.push_back(r);
     std::shuffle(order.begin(), order.end(), rng);
-    CsrMatrix in;
-    in.nrows = static_cast<int64_t>(order.size());
-    in.ncols = c.neurons;
-    for (int64_t r : order) {
-      for (int64_t p = unique.row_ptr[r]; p < unique.row_ptr[r + 1]; ++p) {
-        in.col.push_back(unique.col[p]);
-        in.val.push_back(unique.val[p]);
-      }
-      in.row_ptr.push_back(static_cast<int64_t>(in.col.size()));
-    }
+    const CsrMatrix in = rows_at(unique, order);
     std::vector<double> margins;
     const auto want = reference_with_margins(net, in, margins);
     FusedGpuOptions off;

@@ -1,8 +1,10 @@
-// tests/gpu/spdnn_test_util.hpp: what the GPU SpDNN engines' tests share: the official subset (from $SNACK_GC_CACHE or
-// the official folder), irregular random networks, and the comparison of a float32 engine's
-// categories with the float64 reference's, which excuses only rows that came within kEdge of the ReLU's threshold.
+// tests/gpu/spdnn_test_util.hpp: what the GPU SpDNN engines' tests share: the skip where no GPU is present, the
+// official subset (from $SNACK_GC_CACHE or the official folder), irregular random networks, and the comparison of a
+// float32 engine's categories with the float64 reference's, which excuses only rows that came within kEdge of the
+// ReLU's threshold.
 #pragma once
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +22,17 @@
 #include "io/types.hpp"
 
 namespace snk::gc {
+
+inline bool gpu_present() {
+  int n = 0;
+  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  (void)cudaGetLastError();
+  return ok;
+}
+
+// Skips the test, naming the engine, where no CUDA device is present.
+#define REQUIRE_GPU_FOR(engine) \
+  do { if (!::snk::gc::gpu_present()) GTEST_SKIP() << "no CUDA device: the " engine " cannot run here"; } while (0)
 
 inline bool load_official_subset(Dataset& d, std::string& why) {
   const char* cache = std::getenv("SNACK_GC_CACHE");

@@ -10,8 +10,6 @@
 // present.
 #include <gtest/gtest.h>
 
-#include <cuda_runtime_api.h>
-
 #include <random>
 #include <string>
 #include <vector>
@@ -20,21 +18,14 @@
 #include "gc_test_util.hpp"   // tests/graphchallenge: case_seed
 #include "io/generator.hpp"
 #include "io/reference.hpp"
+#include "io/rows.hpp"
 #include "plan/tiles.hpp"
 #include "spdnn_test_util.hpp"
 
 namespace snk::gc {
 namespace {
 
-bool gpu_present() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  (void)cudaGetLastError();
-  return ok;
-}
-
-#define REQUIRE_GPU() \
-  do { if (!gpu_present()) GTEST_SKIP() << "no CUDA device: the tiled GPU engine cannot run here"; } while (0)
+#define REQUIRE_GPU() REQUIRE_GPU_FOR("tiled GPU engine")
 
 TEST(TiledGpuEngine, OfficialSubset) {
   REQUIRE_GPU();
@@ -85,16 +76,7 @@ TEST(TiledGpuEngine, Fp64SumsKeepRowsNearTheThresholdExact) {
   SNK_REQUIRE_MNIST();
   const CsrMatrix all = generate_inputs(load_mnist_digits(test::mnist_dir()), 1024);
   ASSERT_GT(all.nrows, 24521);
-  CsrMatrix in;
-  in.ncols = 1024;
-  for (const int64_t r : {int64_t{2091}, int64_t{4951}, int64_t{24521}}) {
-    for (int64_t k = all.row_ptr[r]; k < all.row_ptr[r + 1]; ++k) {
-      in.col.push_back(all.col[k]);
-      in.val.push_back(all.val[k]);
-    }
-    in.row_ptr.push_back(static_cast<int64_t>(in.col.size()));
-    ++in.nrows;
-  }
+  const CsrMatrix in = rows_at(all, {2091, 4951, 24521});
   const Network net = generate_network(1024, 40, 2019);
   for (const int64_t depth : {int64_t{20}, int64_t{26}, int64_t{27}, int64_t{40}}) {
     Network prefix = net;

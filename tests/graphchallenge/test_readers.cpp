@@ -12,6 +12,7 @@
 
 #include "gc_test_util.hpp"
 #include "io/readers.hpp"
+#include "io/rows.hpp"
 
 namespace snk::gc {
 namespace {
@@ -235,6 +236,31 @@ TEST(ReaderErrors, MissingFileAndCategories) {
   expect_read_error([&] { read_categories(f, 60000); }, f, 2, "out of range");
   write_file_content(f, "3\n4 5\n", false);
   expect_read_error([&] { read_categories(f); }, f, 2, "one category id");
+}
+
+// rows_at: the chosen rows in the order given, repeats and empty rows kept; a row out of range is an error.
+TEST(Rows, ChosenRowsInOrder) {
+  const CsrMatrix a = test::random_inputs(9, 40, 0.3, 3);
+  CsrMatrix with_empty = a;
+  with_empty.nrows += 1;
+  with_empty.row_ptr.push_back(with_empty.row_ptr.back());   // row 9 empty
+  const CsrMatrix m = rows_at(with_empty, {4, 0, 9, 4});
+  ASSERT_EQ(m.nrows, 4);
+  EXPECT_EQ(m.ncols, 40);
+  ASSERT_EQ(m.row_ptr.size(), 5u);
+  const int64_t from[4] = {4, 0, 9, 4};
+  for (int64_t i = 0; i < 4; ++i) {
+    const int64_t r = from[i];
+    ASSERT_EQ(m.row_nnz(i), with_empty.row_nnz(r)) << "row " << i;
+    for (int64_t k = 0; k < m.row_nnz(i); ++k) {
+      EXPECT_EQ(m.col[m.row_ptr[i] + k], with_empty.col[with_empty.row_ptr[r] + k]);
+      EXPECT_EQ(m.val[m.row_ptr[i] + k], with_empty.val[with_empty.row_ptr[r] + k]);
+    }
+  }
+  EXPECT_EQ(m.row_nnz(2), 0);
+  EXPECT_GT(m.row_nnz(0), 0);
+  EXPECT_THROW(rows_at(a, {9}), std::invalid_argument);
+  EXPECT_EQ(rows_at(a, {}).nrows, 0);
 }
 
 }  // namespace

@@ -64,10 +64,7 @@ CsrParts<BytesOf<Ctx>> rows_from(Ctx& ctx, const CsrRef& A, const Index* source,
   }
   const CsrRef a = A;
   for_n(ctx, "snack::portable::rows_from_counts", n, KOKKOS_LAMBDA(Index s) { p[s] = a.row_length(source[s]); });
-  const Index nvals = exclusive_scan_in_place(ctx, p, n);
-  out.nvals = nvals;
-  out.j = ctx.alloc(nvals * sizeof(Index));
-  out.x = ctx.alloc(nvals * elem_size);
+  const Index nvals = place_rows(ctx, out, n, elem_size);
   Index* j = as<Index>(out.j);
   unsigned char* x = as<unsigned char>(out.x);
   CsrRef t;   // T's row pointers, to find each entry's slot

@@ -31,10 +31,7 @@ CsrParts<BytesOf<Ctx>> kronecker(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bin
     h[s] = a.row_of(sa) * mb + b.row_of(sb);
     p[s] = (a.p[sa + 1] - a.p[sa]) * (b.p[sb + 1] - b.p[sb]);
   });
-  const Index n = exclusive_scan_in_place(ctx, p, pairs);
-  out.nvals = n;
-  out.j = ctx.alloc(n * sizeof(Index));
-  out.x = ctx.alloc(n * sizeof(Z));
+  const Index n = place_rows(ctx, out, pairs, sizeof(Z));
   Index* j = as<Index>(out.j);
   Z* z = as<Z>(out.x);
   CsrRef t;   // T's row pointers, to find each entry's pair

@@ -122,6 +122,16 @@ Index exclusive_scan_in_place(Ctx& ctx, Index* v, Index n) {
 }
 
 // Copies `bytes` bytes between two buffers of the context's memory.
+// A result whose row pointers out.p hold each of its `slots` rows' entry counts: the counts become offsets, and
+// room is made for the entries' columns and values (elem_size bytes each). Returns the entry count.
+template <class Ctx>
+Index place_rows(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, Index slots, std::size_t elem_size) {
+  out.nvals = exclusive_scan_in_place(ctx, as<Index>(out.p), slots);
+  out.j = ctx.alloc(out.nvals * sizeof(Index));
+  out.x = ctx.alloc(out.nvals * elem_size);
+  return out.nvals;
+}
+
 template <class Ctx>
 void copy_bytes(Ctx& ctx, void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;

@@ -483,10 +483,7 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
           Kokkos::single(Kokkos::PerThread(team), [&]() { p[s] = count; });
         });
   }
-  const Index n = exclusive_scan_in_place(ctx, p, slots);
-  out.nvals = n;
-  out.j = ctx.alloc(n * sizeof(Index));
-  out.x = ctx.alloc(n * sizeof(V));
+  const Index n = place_rows(ctx, out, slots, sizeof(V));
   Index* j = as<Index>(out.j);
   V* z = as<V>(out.x);
   if (n > 0) {
@@ -580,10 +577,7 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
     }
     p[r] = n;
   });
-  const Index n = exclusive_scan_in_place(ctx, p, k);
-  out.nvals = n;
-  out.j = ctx.alloc(n * sizeof(Index));
-  out.x = ctx.alloc(n * sizeof(V));
+  place_rows(ctx, out, k, sizeof(V));
   Index* j = as<Index>(out.j);
   V* x = as<V>(out.x);
   for_n(ctx, "snack::portable::dense_product_entries", k, KOKKOS_LAMBDA(Index r) {
