@@ -17,9 +17,9 @@ __device__ __forceinline__ float activate(float sum, float bias) {
   return fminf(fmaxf(sum + bias, 0.0f), static_cast<float>(kChallengeClamp));
 }
 
-// The same on a sum held in FP64: the bias added and the ReLU's threshold taken in FP64, the result rounded once.
-__device__ __forceinline__ float activate(double sum, float bias) {
-  return static_cast<float>(fmin(fmax(sum + static_cast<double>(bias), 0.0), kChallengeClamp));
+// The same in FP64: the bias added, the ReLU's threshold and the clamp taken in FP64, nothing rounded.
+__device__ __forceinline__ double activate(double sum, float bias) {
+  return fmin(fmax(sum + static_cast<double>(bias), 0.0), kChallengeClamp);
 }
 
 // The name of CUDA device `device` ("unknown GPU" where the runtime cannot say).

@@ -49,8 +49,14 @@ struct Matrices {
 
 }  // namespace
 
-std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs, const GraphBlasOptions& options,
-                                     GraphBlasTimings* timings) {
+struct GraphBlasEngine::State {
+  Network net;                 // bias and sizes (the weights themselves live in `weights`)
+  GraphBlasOptions options;
+  Matrices weights;
+  double setup_s = 0;
+};
+
+GraphBlasEngine::GraphBlasEngine(const Network& net, const GraphBlasOptions& options) : state_(new State) {
   using clock = std::chrono::steady_clock;
   GrB_Info init = GrB_init(GrB_NONBLOCKING);
   if (init != GrB_SUCCESS && init != GrB_INVALID_VALUE) check(init, "GrB_init");  // INVALID_VALUE: already initialized
@@ -65,21 +71,37 @@ std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs
       throw std::runtime_error("GraphBLAS engine: unknown backend '" + options.backend + "'");
   }
 #endif
-  if (inputs.ncols != net.neurons) throw std::runtime_error("GraphBLAS engine: inputs must have one column per neuron");
+  State& s = *state_;
+  s.options = options;
+  s.net.neurons = net.neurons;
+  s.net.bias = net.bias;
+  const auto t0 = clock::now();
+  for (const CsrMatrix& w : net.layers) s.weights.list.push_back(to_graphblas(w));
+  if (!s.weights.list.empty()) GrB_Matrix_wait(s.weights.list.back(), GrB_MATERIALIZE);
+  s.setup_s = std::chrono::duration<double>(clock::now() - t0).count();
+}
+
+GraphBlasEngine::~GraphBlasEngine() = default;
+
+std::vector<int64_t> GraphBlasEngine::infer(const CsrMatrix& inputs, GraphBlasTimings* timings) {
+  using clock = std::chrono::steady_clock;
+  State& s = *state_;
+  const GraphBlasOptions& options = s.options;
+  if (inputs.ncols != s.net.neurons) throw std::runtime_error("GraphBLAS engine: inputs must have one column per neuron");
+#ifndef SNACK_SUITESPARSE_DIRECT
+  if (!options.backend.empty() && SNK_Backend_set(options.backend.c_str()) != GrB_SUCCESS)
+    throw std::runtime_error("GraphBLAS engine: unknown backend '" + options.backend + "'");
+#endif
 
   const auto t0 = clock::now();
-  Matrices weights;
-  for (const CsrMatrix& w : net.layers) weights.list.push_back(to_graphblas(w));
-  GrB_Matrix_wait(weights.list.empty() ? nullptr : weights.list.back(), GrB_MATERIALIZE);
-  const auto t1 = clock::now();
-
   Matrices work;
   work.list.push_back(to_graphblas(inputs));
-  const auto t_inputs = clock::now();
+  GrB_Matrix_wait(work.list[0], GrB_MATERIALIZE);
+  const auto t1 = clock::now();
   GrB_Matrix Y = work.list[0];
   GrB_Vector live = nullptr;
   check(GrB_Vector_new(&live, GrB_FP32, static_cast<GrB_Index>(inputs.nrows)), "GrB_Vector_new");
-  const int64_t L = static_cast<int64_t>(weights.list.size());
+  const int64_t L = static_cast<int64_t>(s.weights.list.size());
   std::vector<int64_t> live_counts;
   double mxm_s = 0, bias_s = 0, relu_s = 0, cap_s = 0;
   // One step of a layer, its wall time added to `total`.
@@ -88,13 +110,13 @@ std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs
     call();
     total += std::chrono::duration<double>(clock::now() - start).count();
   };
+  const float bias = s.net.bias;
   for (int64_t l = 0; l < L; ++l) {
     step(mxm_s, [&] {
-      check(GrB_mxm(Y, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP32, Y, weights.list[l], nullptr), "GrB_mxm", Y);
+      check(GrB_mxm(Y, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP32, Y, s.weights.list[l], nullptr), "GrB_mxm", Y);
     });
     step(bias_s, [&] {
-      check(GrB_Matrix_apply_BinaryOp2nd_FP32(Y, nullptr, nullptr, GrB_PLUS_FP32, Y, net.bias, nullptr), "apply bias",
-            Y);
+      check(GrB_Matrix_apply_BinaryOp2nd_FP32(Y, nullptr, nullptr, GrB_PLUS_FP32, Y, bias, nullptr), "apply bias", Y);
     });
     step(relu_s, [&] {
       check(GrB_Matrix_select_FP32(Y, nullptr, nullptr, GrB_VALUEGT_FP32, Y, 0.0f, nullptr), "select > 0", Y);
@@ -121,10 +143,10 @@ std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs
   GrB_Vector_free(&live);
   const auto t2 = clock::now();
   if (timings) {
-    timings->setup_s = std::chrono::duration<double>(t1 - t0).count();
+    timings->setup_s = s.setup_s;
+    timings->input_s = std::chrono::duration<double>(t1 - t0).count();
     timings->infer_s = std::chrono::duration<double>(t2 - t1).count();
     timings->live_rows_per_layer = live_counts;
-    timings->input_s = std::chrono::duration<double>(t_inputs - t1).count();
     timings->mxm_s = mxm_s;
     timings->bias_s = bias_s;
     timings->relu_s = relu_s;
@@ -133,6 +155,12 @@ std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs
   std::vector<int64_t> categories(rows.begin(), rows.begin() + got);
   std::sort(categories.begin(), categories.end());
   return categories;
+}
+
+std::vector<int64_t> graphblas_infer(const Network& net, const CsrMatrix& inputs, const GraphBlasOptions& options,
+                                     GraphBlasTimings* timings) {
+  GraphBlasEngine engine(net, options);
+  return engine.infer(inputs, timings);
 }
 
 }  // namespace snk::gc

@@ -55,9 +55,9 @@ struct DeviceArray {
 // the first layer), for the rows [0, live) of stride ld. A thread block computes one slice of a column class (at most
 // kMaxClassColumns of its outputs; a wider class is cut into slices, each reading the blocks' weights at its columns,
 // rows `pitch` apart). WIDTH > 0: every slice is a whole class of WIDTH columns with 16-byte aligned weights;
-// WIDTH == 0: any slice. Acc: the type the sums are held in (float or double; the activations are stored in FP32).
+// WIDTH == 0: any slice. Acc: the type the sums and the activations are held in (float or double).
 template <int WIDTH, class Acc>
-__global__ void __launch_bounds__(kRows) tiled_layer(const float* __restrict__ yin, float* __restrict__ yout, int64_t ld,
+__global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin, Acc* __restrict__ yout, int64_t ld,
                                                      int32_t live, const int32_t* __restrict__ gather,
                                                      const int32_t* __restrict__ class_start,
                                                      const int32_t* __restrict__ class_pitch,
@@ -101,23 +101,25 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const float* __restrict__ y
 #pragma unroll
   for (int q = 0; q < kAcc; ++q)
     if (q < width) {
-      const float v = activate(acc[q], bias);
+      const Acc v = activate(acc[q], bias);
       yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
-      any = any || v > 0.0f;
+      any = any || v > Acc(0);
     }
   if (any) alive[row] = 1;
 }
 
 // Y^T of the inputs in neuron order: Y^T(j, r) = inputs(r, j).
+template <class Acc>
 __global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col,
-                               const float* __restrict__ val, int64_t rows, int64_t ld, float* __restrict__ y) {
+                               const float* __restrict__ val, int64_t rows, int64_t ld, Acc* __restrict__ y) {
   const int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= rows) return;
   for (int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) y[static_cast<int64_t>(col[k]) * ld + r] = val[k];
 }
 
 // The live columns of Y^T (pos: their new places, from the scan of alive) and their row ids, moved to the front.
-__global__ void compact_rows(const float* __restrict__ y, float* __restrict__ out, int64_t ld, int32_t live,
+template <class Acc>
+__global__ void compact_rows(const Acc* __restrict__ y, Acc* __restrict__ out, int64_t ld, int32_t live,
                              int64_t neurons, const int32_t* __restrict__ alive, const int32_t* __restrict__ pos,
                              const int64_t* __restrict__ ids, int64_t* __restrict__ ids_out) {
   const int32_t row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -239,91 +241,96 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   const int64_t ld = std::max<int64_t>(1, inputs.nrows), n = s.neurons;
   int32_t live = static_cast<int32_t>(inputs.nrows);
 
-  const auto t0 = clock::now();
-  DeviceArray<float> cur(static_cast<size_t>(n * ld)), next(static_cast<size_t>(n * ld));
-  DeviceArray<int32_t> alive(static_cast<size_t>(ld) + 1), pos(static_cast<size_t>(ld) + 1);
-  DeviceArray<int64_t> ids(static_cast<size_t>(ld)), ids_next(static_cast<size_t>(ld));
-  {
-    std::vector<int64_t> iota(static_cast<size_t>(ld));
-    for (int64_t r = 0; r < ld; ++r) iota[r] = r;
-    check(cudaMemcpyAsync(ids.p, iota.data(), iota.size() * sizeof(int64_t), cudaMemcpyHostToDevice, s.stream), "upload");
-    DeviceArray<int64_t> rp(inputs.row_ptr);
-    DeviceArray<int32_t> col(inputs.col);
-    DeviceArray<float> val(inputs.val);
-    check(cudaMemsetAsync(cur.p, 0, cur.n * sizeof(float), s.stream), "clear Y");
-    if (inputs.nrows > 0)
-      scatter_inputs<<<static_cast<unsigned>((inputs.nrows + 255) / 256), 256, 0, s.stream>>>(rp.p, col.p, val.p,
-                                                                                              inputs.nrows, ld, cur.p);
-    check(cudaStreamSynchronize(s.stream), "inputs to Y^T");
-  }
-  const auto t1 = clock::now();
-
-  // CUB's scan workspace, sized once for the most rows.
-  size_t scan_bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, alive.p, pos.p, static_cast<int>(ld) + 1, s.stream),
-        "scan size");
-  DeviceArray<unsigned char> scan_space(std::max<size_t>(1, scan_bytes));
-  bool any_layer = false;
-  for (LayerOnDevice& L : s.layers) {
-    t.computed_rows_per_layer.push_back(live);
-    if (live == 0) {
-      t.live_rows_per_layer.push_back(0);
-      continue;
+  // The whole inference in the accumulation type Acc (the sums and the activations held in it).
+  const auto run = [&](auto zero) {
+    using Acc = decltype(zero);
+    const auto t0 = clock::now();
+    DeviceArray<Acc> cur(static_cast<size_t>(n * ld)), next(static_cast<size_t>(n * ld));
+    DeviceArray<int32_t> alive(static_cast<size_t>(ld) + 1), pos(static_cast<size_t>(ld) + 1);
+    DeviceArray<int64_t> ids(static_cast<size_t>(ld)), ids_next(static_cast<size_t>(ld));
+    {
+      std::vector<int64_t> iota(static_cast<size_t>(ld));
+      for (int64_t r = 0; r < ld; ++r) iota[r] = r;
+      check(cudaMemcpyAsync(ids.p, iota.data(), iota.size() * sizeof(int64_t), cudaMemcpyHostToDevice, s.stream), "upload");
+      DeviceArray<int64_t> rp(inputs.row_ptr);
+      DeviceArray<int32_t> col(inputs.col);
+      DeviceArray<float> val(inputs.val);
+      check(cudaMemsetAsync(cur.p, 0, cur.n * sizeof(Acc), s.stream), "clear Y");
+      if (inputs.nrows > 0)
+        scatter_inputs<Acc><<<static_cast<unsigned>((inputs.nrows + 255) / 256), 256, 0, s.stream>>>(rp.p, col.p, val.p,
+                                                                                                inputs.nrows, ld, cur.p);
+      check(cudaStreamSynchronize(s.stream), "inputs to Y^T");
     }
-    any_layer = true;
-    check(cudaMemsetAsync(alive.p, 0, (static_cast<size_t>(live) + 1) * sizeof(int32_t), s.stream), "clear flags");
-    const dim3 grid(static_cast<unsigned>(L.classes), static_cast<unsigned>((live + kRows - 1) / kRows));
-    const auto launch = [&](auto kernel) {
-      kernel<<<grid, kRows, 0, s.stream>>>(cur.p, next.p, ld, live, L.gather.p, L.class_start.p, L.class_pitch.p,
-                                           L.class_blocks.p, L.blocks.p, L.values.p, s.bias, alive.p);
-    };
-    const bool fp64 = s.accumulation == TiledAccumulation::FP64;
-    if (L.width == 16) fp64 ? launch(tiled_layer<16, double>) : launch(tiled_layer<16, float>);
-    else if (L.width == 32) fp64 ? launch(tiled_layer<32, double>) : launch(tiled_layer<32, float>);
-    else fp64 ? launch(tiled_layer<0, double>) : launch(tiled_layer<0, float>);
-    check(cudaGetLastError(), "layer launch");
-    std::swap(cur, next);
-    // Count the live rows (the scan over live + 1 flags, the last one 0, ends at the count).
-    check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, live + 1, s.stream), "scan");
-    int32_t count = 0;
-    check(cudaMemcpyAsync(&count, pos.p + live, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
-    check(cudaStreamSynchronize(s.stream), "layer");
-    if (count < live && static_cast<double>(count) <= kCompactBelow * live) {
-      const dim3 g(static_cast<unsigned>((live + 255) / 256), static_cast<unsigned>(std::min<int64_t>(n, 64)));
-      compact_rows<<<g, 256, 0, s.stream>>>(cur.p, next.p, ld, live, n, alive.p, pos.p, ids.p, ids_next.p);
-      check(cudaGetLastError(), "compaction launch");
+    const auto t1 = clock::now();
+
+    // CUB's scan workspace, sized once for the most rows.
+    size_t scan_bytes = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, alive.p, pos.p, static_cast<int>(ld) + 1, s.stream),
+          "scan size");
+    DeviceArray<unsigned char> scan_space(std::max<size_t>(1, scan_bytes));
+    bool any_layer = false;
+    for (LayerOnDevice& L : s.layers) {
+      t.computed_rows_per_layer.push_back(live);
+      if (live == 0) {
+        t.live_rows_per_layer.push_back(0);
+        continue;
+      }
+      any_layer = true;
+      check(cudaMemsetAsync(alive.p, 0, (static_cast<size_t>(live) + 1) * sizeof(int32_t), s.stream), "clear flags");
+      const dim3 grid(static_cast<unsigned>(L.classes), static_cast<unsigned>((live + kRows - 1) / kRows));
+      const auto launch = [&](auto kernel) {
+        kernel<<<grid, kRows, 0, s.stream>>>(cur.p, next.p, ld, live, L.gather.p, L.class_start.p, L.class_pitch.p,
+                                             L.class_blocks.p, L.blocks.p, L.values.p, s.bias, alive.p);
+      };
+      if (L.width == 16) launch(tiled_layer<16, Acc>);
+      else if (L.width == 32) launch(tiled_layer<32, Acc>);
+      else launch(tiled_layer<0, Acc>);
+      check(cudaGetLastError(), "layer launch");
       std::swap(cur, next);
-      std::swap(ids, ids_next);
-      // After the compaction every row held is alive: the flags of the first `count` rows are set again.
-      if (count > 0) mark_alive<<<static_cast<unsigned>((count + 255) / 256), 256, 0, s.stream>>>(alive.p, count);
-      check(cudaGetLastError(), "flags");
-      check(cudaStreamSynchronize(s.stream), "compaction");
-      live = count;
-      ++t.compactions;
+      // Count the live rows (the scan over live + 1 flags, the last one 0, ends at the count).
+      check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, live + 1, s.stream), "scan");
+      int32_t count = 0;
+      check(cudaMemcpyAsync(&count, pos.p + live, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
+      check(cudaStreamSynchronize(s.stream), "layer");
+      if (count < live && static_cast<double>(count) <= kCompactBelow * live) {
+        const dim3 g(static_cast<unsigned>((live + 255) / 256), static_cast<unsigned>(std::min<int64_t>(n, 64)));
+        compact_rows<Acc><<<g, 256, 0, s.stream>>>(cur.p, next.p, ld, live, n, alive.p, pos.p, ids.p, ids_next.p);
+        check(cudaGetLastError(), "compaction launch");
+        std::swap(cur, next);
+        std::swap(ids, ids_next);
+        // After the compaction every row held is alive: the flags of the first `count` rows are set again.
+        if (count > 0) mark_alive<<<static_cast<unsigned>((count + 255) / 256), 256, 0, s.stream>>>(alive.p, count);
+        check(cudaGetLastError(), "flags");
+        check(cudaStreamSynchronize(s.stream), "compaction");
+        live = count;
+        ++t.compactions;
+      }
+      t.live_rows_per_layer.push_back(count);
     }
-    t.live_rows_per_layer.push_back(count);
-  }
-  const auto t2 = clock::now();
+    const auto t2 = clock::now();
 
-  // The categories: the ids of the rows alive after the last layer (all rows with a non-zero input if no layer ran).
-  std::vector<int64_t> out;
-  std::vector<int32_t> flags(static_cast<size_t>(live));
-  std::vector<int64_t> row_ids(static_cast<size_t>(live));
-  if (live > 0) {
-    check(cudaMemcpy(row_ids.data(), ids.p, row_ids.size() * sizeof(int64_t), cudaMemcpyDeviceToHost), "ids");
-    if (any_layer)
-      check(cudaMemcpy(flags.data(), alive.p, flags.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "flags");
-    for (int32_t r = 0; r < live; ++r) {
-      const bool on = any_layer ? flags[r] != 0 : inputs.row_ptr[row_ids[r] + 1] > inputs.row_ptr[row_ids[r]];
-      if (on) out.push_back(row_ids[r]);
+    // The categories: the ids of the rows alive after the last layer (all rows with a non-zero input if no layer ran).
+    std::vector<int64_t> out;
+    std::vector<int32_t> flags(static_cast<size_t>(live));
+    std::vector<int64_t> row_ids(static_cast<size_t>(live));
+    if (live > 0) {
+      check(cudaMemcpy(row_ids.data(), ids.p, row_ids.size() * sizeof(int64_t), cudaMemcpyDeviceToHost), "ids");
+      if (any_layer)
+        check(cudaMemcpy(flags.data(), alive.p, flags.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "flags");
+      for (int32_t r = 0; r < live; ++r) {
+        const bool on = any_layer ? flags[r] != 0 : inputs.row_ptr[row_ids[r] + 1] > inputs.row_ptr[row_ids[r]];
+        if (on) out.push_back(row_ids[r]);
+      }
     }
-  }
-  std::sort(out.begin(), out.end());
-  const auto t3 = clock::now();
-  t.upload_inputs_s = seconds(t0, t1);
-  t.layers_s = seconds(t1, t2);
-  t.download_s = seconds(t2, t3);
-  t.total_s = seconds(t0, t3);
+    std::sort(out.begin(), out.end());
+    const auto t3 = clock::now();
+    t.upload_inputs_s = seconds(t0, t1);
+    t.layers_s = seconds(t1, t2);
+    t.download_s = seconds(t2, t3);
+    t.total_s = seconds(t0, t3);
+    return out;
+  };
+  std::vector<int64_t> out = s.accumulation == TiledAccumulation::FP64 ? run(0.0) : run(0.0f);
   if (timings) *timings = std::move(t);
   return out;
 }

@@ -11,10 +11,11 @@
 // one row chunk are read from memory once and then from L2 by the other classes that read them. After each layer the
 // live rows are counted; once a tenth or more have died they are compacted out (a copy of the live columns of Y^T and
 // of their row ids). Sums run in a fixed order (blocks in the layer's order, inputs within a block in order): results
-// are deterministic. The sums are held in FP64 by default (TiledAccumulation): an FP32 sum differs from the float64
-// reference's in its last bits, and in a deep network a neuron whose sum lies that near the ReLU's threshold decides
-// its row's category (bench/results/spdnn-exact-work-h200.md shows such rows); FP32 sums are faster and may change
-// those rows. The network must fit the device: Y^T twice (neurons x inputs x 4 bytes each).
+// are deterministic. The sums and the activations are held in FP64 by default (TiledAccumulation), as the float64
+// reference holds them: an FP32 sum, or an activation rounded to FP32, differs from the reference's in its last bits,
+// and in a deep network a neuron whose sum lies that near the ReLU's threshold decides its row's category
+// (bench/results/spdnn-exact-work-h200.md shows such rows); FP32 is faster and may change those rows. The network
+// must fit the device: Y^T twice (neurons x inputs x 8 bytes each in FP64, 4 in FP32).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,7 @@ struct TiledGpuTimings {
   int64_t compactions = 0;
 };
 
-// The type a layer's sums are held in (each activation is stored in FP32 either way).
+// The type a layer's sums and the activations between layers are held in.
 enum class TiledAccumulation { FP64, FP32 };
 
 class TiledGpuEngine {

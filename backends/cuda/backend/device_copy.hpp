@@ -105,6 +105,8 @@ struct CompactedPattern {
 // p[r] = r * ncols (r = 0 .. rows) and j[r * ncols + c] = c: the pattern of every column of `rows` rows, written on
 // `stream` (portable_ops.cu).
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t stream);
+// r[i] = i (i = 0 .. rows - 1), written on `stream` (portable_ops.cu): the row list of a result that holds every row.
+void fill_row_ids(Index* r, Index rows, cudaStream_t stream);
 
 class MatrixOnDevice final : public DeviceCopy {
  public:

@@ -398,7 +398,7 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   std::vector<Index> rows(batch);
   for (Index r = 0; r < batch; ++r) rows[r] = r;
   DeviceBuffer device_rows(batch * sizeof(Index));
-  device_rows.upload(rows.data(), batch * sizeof(Index), stream);
+  fill_row_ids(static_cast<Index*>(device_rows.get()), batch, stream);
   check_queued("mxm");
   T.attach_device_copy(MatrixOnDevice::dense_rows(w.device(), std::move(t_values), std::move(rows), device_rows, M,
                                                    value_bytes, stream),
