@@ -2,8 +2,8 @@
 // the context they run with, and the glue between device copies and the kernels' CSR views and results.
 //
 // DeviceContext is portable/parts.hpp's context for Kokkos' CUDA space: the Kokkos::Cuda instance on the backend's
-// stream, DeviceBuffer allocations (so results belong to MatrixOnDevice, outside Kokkos' tracking), and a stable
-// radix sort of (key, index) pairs (CUB's, in portable_products.cu).
+// stream, DeviceBuffer allocations (so results belong to MatrixOnDevice, outside Kokkos' tracking), a stable radix
+// sort of (key, index) pairs and an exclusive scan (CUB's, in portable_products.cu).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -25,6 +25,8 @@ struct DeviceContext {
   DeviceBuffer alloc(std::size_t bytes) { return DeviceBuffer(bytes); }
   // Sorts the n pairs (keys[q], idx[q]) by the low `bits` bits of the key, stably, in place.
   void sort_pairs(std::uint64_t* keys, std::uint64_t* idx, Index n, int bits);
+  // v[k] = v[0] + ... + v[k-1] for k = 0 .. n-1, in place, queued on the stream (CUB's scan; parts.hpp: scans_itself).
+  void exclusive_sum(Index* v, Index n);
 };
 
 // The context on stream s (one Kokkos::Cuda instance per stream: making one allocates Kokkos' scratch).
@@ -43,8 +45,8 @@ DeviceContext context(cudaStream_t s);
 // The device CSR view of A (its device copy made, and its CSR form uploaded, on first use; counted).
 kokkos::CsrRef ref_of(const Matrix& A, cudaStream_t s);
 
-// Attaches a kernel's result to T as its only (device) copy. Waits for the stream first, so that a kernel's failure
-// surfaces as an error of this call.
+// Attaches a kernel's result to T as its only (device) copy; a launch error surfaces as an error of this call, a fault
+// inside a kernel at the next wait (device_copy.hpp).
 void attach(Matrix& T, kokkos::portable::CsrParts<DeviceBuffer>&& parts, cudaStream_t s);
 // Attaches to T the values x (T's type) on the pattern of A, whose device copy (its CSR form made, as ref_of makes it)
 // shares its arrays and its plans with the result (MatrixOnDevice::with_values). T may be A.

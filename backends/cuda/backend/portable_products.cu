@@ -1,5 +1,6 @@
 // backends/cuda/backend/portable_products.cu: the portable sparse x sparse products and transpose
-// (backends/kokkos/portable/products.hpp) instantiated for Kokkos' CUDA space, and the CUDA context's radix sort.
+// (backends/kokkos/portable/products.hpp) instantiated for Kokkos' CUDA space, and the CUDA context's radix sort and
+// scan.
 //
 // mxm's kernels form an ordered table (product_kernels): each states when it can run and is preferred, and a call
 // takes the first that can. A separate source from portable_ops.cu so that the two compile in parallel. Instantiation: the products once per
@@ -7,6 +8,7 @@
 // only, the dense push for the boolean and 32/64-bit integer types), the mask's value test once per mask type, transpose once (values moved as bytes), the sort once (64-bit keys
 // with 64-bit positions; the values follow through the positions).
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include <cstdint>
 #include <memory>
@@ -44,6 +46,16 @@ void DeviceContext::sort_pairs(std::uint64_t* keys, std::uint64_t* idx, Index n,
     throw_on_cuda_error(cudaMemcpyAsync(idx, v.Current(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream),
                         "radix sort");
   throw_on_cuda_error(cudaStreamSynchronize(stream), "radix sort");   // the buffers above are released on return
+}
+
+void DeviceContext::exclusive_sum(Index* v, Index n) {
+  if (n == 0) return;
+  std::size_t temp_bytes = 0;
+  throw_on_cuda_error(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, v, v, static_cast<std::int64_t>(n), stream),
+                      "scan (size)");
+  DeviceBuffer temp(temp_bytes);   // released in stream order, after the scan
+  throw_on_cuda_error(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, v, v, static_cast<std::int64_t>(n), stream),
+                      "scan");
 }
 
 namespace {
@@ -127,6 +139,21 @@ bool dense_rows_pay(const CsrRef& A, const CsrRef& Bt) {
   const double mean_b = static_cast<double>(Bt.nvals) / static_cast<double>(Bt.nslots);
   const double products_per_row = static_cast<double>(A.nvals) * mean_b / static_cast<double>(A.nslots);
   return 64.0 * products_per_row >= static_cast<double>(Bt.ncols);
+}
+
+// B's pattern with every value one, made on the device once and kept with B's device copy until B changes; its
+// device copy shares B's pattern, and with it the plans.
+const Matrix& ones_of(const Matrix& B, cudaStream_t s) {
+  MatrixOnDevice& copy = MatrixOnDevice::of(B, s);
+  if (copy.ones() == nullptr) {
+    auto o = std::make_unique<Matrix>(B.type(), B.nrows(), B.ncols());
+    Scalar one(B.type());
+    const double v1 = 1.0;
+    one.set(&v1, &types::FP64);
+    if (portable_fill(*o, one, &B, s) != KernelStatus::Done) throw Error(Info::Panic, "cuda backend: ones of a pattern");
+    copy.keep_ones(std::move(o));
+  }
+  return *copy.ones();
 }
 
 // The mask hint of a vector product as allowed positions (null when there is no mask).
@@ -224,8 +251,12 @@ bool product_over_dense_rows(const Product<V>& p) {
     return false;
   } else {
     const Index k = p.nonempty_rows(), K = p.A.ncols(), N = p.T.ncols();
-    const CsrRef b = ref_of(p.B, p.stream);
-    if (!P::all_finite<V>(p.ctx, b.values<V>(), b.nvals)) return false;
+    MatrixOnDevice& b_copy = MatrixOnDevice::of(p.B, p.stream);
+    if (!b_copy.all_finite()) {
+      const CsrRef b = ref_of(p.B, p.stream);
+      b_copy.all_finite() = P::all_finite<V>(p.ctx, b.values<V>(), b.nvals);
+    }
+    if (!*b_copy.all_finite()) return false;
     const bool every_row_full = p.A.nvals() == k * K;
     try {
       DeviceBuffer x(k * K * sizeof(V)), ones(every_row_full ? 0 : k * K * sizeof(V)), rows(k * sizeof(Index));
@@ -237,13 +268,10 @@ bool product_over_dense_rows(const Product<V>& p) {
       if (mxm_full_times_sparse(Z, p.semiring, X, false, p.B, p.tb, p.flip, p.stream) != KernelStatus::Done) return false;
       Matrix C(t, k, N);
       if (!every_row_full) {
-        Matrix Ones(t, k, K), B1(p.B.type(), p.B.nrows(), p.B.ncols());
+        Matrix Ones(t, k, K);
         attach_full(Ones, std::move(ones), p.stream);
-        Scalar one(t);
-        const double v1 = 1.0;
-        one.set(&v1, &types::FP64);
-        portable_fill(B1, one, &p.B, p.stream);   // ones on B's pattern, which keeps its plans
-        if (mxm_full_times_sparse(C, p.semiring, Ones, false, B1, p.tb, p.flip, p.stream) != KernelStatus::Done)
+        if (mxm_full_times_sparse(C, p.semiring, Ones, false, ones_of(p.B, p.stream), p.tb, p.flip, p.stream) !=
+            KernelStatus::Done)
           return false;
       }
       const V* z = static_cast<const V*>(MatrixOnDevice::of(Z, p.stream).values());

@@ -271,7 +271,6 @@ CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bin
     j[o] = c;
     z[o] = static_cast<Z>(b.values<T>()[f]);
   });
-  ctx.exec().fence();   // the scratch buffers are released on return
   return out;
 }
 

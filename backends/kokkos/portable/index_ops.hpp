@@ -79,7 +79,6 @@ CsrParts<BytesOf<Ctx>> rows_from(Ctx& ctx, const CsrRef& A, const Index* source,
     j[e] = a.j[f];
     for (std::size_t k = 0; k < elem_size; ++k) x[e * elem_size + k] = a.x[f * elem_size + k];
   });
-  ctx.exec().fence();
   return out;
 }
 
@@ -138,7 +137,6 @@ std::pair<BytesOf<Ctx>, Index> union_rows(Ctx& ctx, const CsrRef& A, const CsrRe
   for_n(ctx, "snack::portable::union_rows", n, KOKKOS_LAMBDA(Index q) {
     if (head[q]) rows[pos[q]] = key[q];
   });
-  ctx.exec().fence();
   return {std::move(rows_buf), runs.count};
 }
 

@@ -45,7 +45,6 @@ CsrParts<BytesOf<Ctx>> kronecker(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bin
     j[e] = a.j[ea] * nb + b.j[eb];
     z[e] = binary_eval<V, Z>(op, a.values<V>()[ea], b.values<V>()[eb]);
   });
-  ctx.exec().fence();
   return out;
 }
 

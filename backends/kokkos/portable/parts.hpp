@@ -5,6 +5,11 @@
 // backend decides how they are allocated, so results can outlive Kokkos' own allocation tracking). It returns its
 // result as CsrParts: the arrays of a (hyper)sparse CSR form in that memory, which the backend wraps as the result's
 // device copy. The helpers below (loops, scans, copies) are the only places kernels touch Kokkos' dispatch.
+//
+// A kernel returns once its work is queued: its result is complete in the order of ctx.exec(), and the buffers it
+// allocated for scratch may be released while that work is pending, since the backend releases them in that order
+// (a GPU backend's stream-ordered frees; a host space runs each loop to its end). The host waits only where it reads
+// a value back (read_back: the counts that size a result).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -86,25 +91,38 @@ T read_back(Ctx& ctx, const T* device_value) {
   return host;
 }
 
+// Whether the context scans an array of Index in place itself (ctx.exclusive_sum(v, n): v[k] = v[0] + ... + v[k-1]),
+// as a GPU context does through its platform's library, whose scans cost a fraction of Kokkos' on small arrays.
+template <class C, class = void>
+struct scans_itself : std::false_type {};
+template <class C>
+struct scans_itself<C, std::void_t<decltype(std::declval<C&>().exclusive_sum(static_cast<Index*>(nullptr), Index(0)))>>
+    : std::true_type {};
+
 // out[k] = count(0) + ... + count(k-1) for k = 0 .. n (n + 1 values); returns out[n]. count(k) is read before out[k]
 // is written, so out may be the array count reads (a scan in place).
 template <class Ctx, class Count>
 Index exclusive_scan(Ctx& ctx, const Count& count, Index* out, Index n) {
-  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
   if (n == 0) {
     for_n(ctx, "snack::portable::scan_empty", 1, KOKKOS_LAMBDA(Index) { out[0] = 0; });
     return 0;
   }
-  const std::int64_t last = static_cast<std::int64_t>(n) - 1;
-  Kokkos::parallel_scan("snack::portable::scan", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
-                        KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
-                          const Index c = count(static_cast<Index>(k));
-                          if (final) {
-                            out[k] = run;
-                            if (k == last) out[k + 1] = run + c;
-                          }
-                          run += c;
-                        });
+  if constexpr (scans_itself<Ctx>::value) {
+    for_n_stream(ctx, "snack::portable::scan_counts", n + 1, KOKKOS_LAMBDA(Index k) { out[k] = k < n ? count(k) : 0; });
+    ctx.exclusive_sum(out, n + 1);
+  } else {
+    using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
+    const std::int64_t last = static_cast<std::int64_t>(n) - 1;
+    Kokkos::parallel_scan("snack::portable::scan", Policy(ctx.exec(), 0, static_cast<std::int64_t>(n)),
+                          KOKKOS_LAMBDA(const std::int64_t k, Index& run, const bool final) {
+                            const Index c = count(static_cast<Index>(k));
+                            if (final) {
+                              out[k] = run;
+                              if (k == last) out[k + 1] = run + c;
+                            }
+                            run += c;
+                          });
+  }
   return read_back(ctx, out + n);
 }
 
@@ -194,7 +212,6 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
     j[o] = aj[e];
     for (std::size_t b = 0; b < elem_size; ++b) x[o * elem_size + b] = v[e * elem_size + b];
   });
-  ctx.exec().fence();   // pos_buf is released on return
   return out;
 }
 
@@ -203,7 +220,6 @@ template <class Ctx>
 CsrParts<BytesOf<Ctx>> copy_of(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
   CsrParts<BytesOf<Ctx>> out = copy_pattern(ctx, A, elem_size);
   copy_bytes(ctx, out.x.get(), A.x, A.nvals * elem_size);
-  ctx.exec().fence();
   return out;
 }
 
@@ -233,7 +249,6 @@ CsrParts<BytesOf<Ctx>> slots_as_vector(Ctx& ctx, const CsrRef& A, const std::uin
     j[pos[s]] = a.row_of(s);
     for (std::size_t b = 0; b < elem_size; ++b) x[pos[s] * elem_size + b] = v[s * elem_size + b];
   });
-  ctx.exec().fence();   // pos_buf is released on return
   return out;
 }
 

@@ -94,7 +94,6 @@ void rows_to_csr(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, const Index* row, Index 
       p[pos[e]] = e;
     }
   });
-  ctx.exec().fence();
 }
 
 // x = ax^T for dense row-major arrays of values of type T (ax rows x cols): a team per tile of kTransposeTile x
@@ -517,7 +516,6 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
           });
         });
   }
-  ctx.exec().fence();
   return out;
 }
 
@@ -557,7 +555,8 @@ void dense_nonempty_rows(Ctx& ctx, const CsrRef& A, const Index* rank, Index k, 
 
 // The product computed densely over A's non-empty rows (z: k x ncols values; count: the terms at each position, or
 // null where every position has some) as a hypersparse result whose slot r is row rows[r]: the positions with terms,
-// in column order.
+// in column order. Every pass runs over the k x ncols positions (a scan of their flags places the entries), so a few
+// long rows use the whole device, not a thread each.
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index k, Index ncols, const V* z,
                                              const V* count) {
@@ -568,28 +567,35 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
   out.p = ctx.alloc((k + 1) * sizeof(Index));
   Index* h = as<Index>(out.h);
   Index* p = as<Index>(out.p);
-  for_n(ctx, "snack::portable::dense_product_rows", k, KOKKOS_LAMBDA(Index r) {
-    h[r] = rows[r];
-    Index n = ncols;
-    if (count != nullptr) {
-      n = 0;
-      for (Index c = 0; c < ncols; ++c) n += count[r * ncols + c] > V(0);
-    }
-    p[r] = n;
-  });
-  place_rows(ctx, out, k, sizeof(V));
-  Index* j = as<Index>(out.j);
-  V* x = as<V>(out.x);
-  for_n(ctx, "snack::portable::dense_product_entries", k, KOKKOS_LAMBDA(Index r) {
-    Index e = p[r];
-    for (Index c = 0; c < ncols; ++c)
-      if (count == nullptr || count[r * ncols + c] > V(0)) {
-        j[e] = c;
-        x[e] = z[r * ncols + c];
-        ++e;
+  const Index n = k * ncols;
+  for_n(ctx, "snack::portable::dense_product_slots", k, KOKKOS_LAMBDA(Index r) { h[r] = rows[r]; });
+  if (count == nullptr) {
+    for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
+    out.nvals = n;
+    out.j = ctx.alloc(n * sizeof(Index));
+    out.x = ctx.alloc(n * sizeof(V));
+    Index* j = as<Index>(out.j);
+    V* x = as<V>(out.x);
+    for_n_stream(ctx, "snack::portable::dense_product_entries", n, KOKKOS_LAMBDA(Index q) {
+      j[q] = q % ncols;
+      x[q] = z[q];
+    });
+  } else {
+    auto pos_buf = ctx.alloc((n + 1) * sizeof(Index));
+    Index* pos = as<Index>(pos_buf);
+    out.nvals = exclusive_scan(ctx, KOKKOS_LAMBDA(Index q) { return Index(count[q] > V(0)); }, pos, n);
+    for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) { p[r] = pos[r * ncols]; });
+    out.j = ctx.alloc(out.nvals * sizeof(Index));
+    out.x = ctx.alloc(out.nvals * sizeof(V));
+    Index* j = as<Index>(out.j);
+    V* x = as<V>(out.x);
+    for_n_stream(ctx, "snack::portable::dense_product_entries", n, KOKKOS_LAMBDA(Index q) {
+      if (count[q] > V(0)) {
+        j[pos[q]] = q % ncols;
+        x[pos[q]] = z[q];
       }
-  });
-  ctx.exec().fence();
+    });
+  }
   return out;
 }
 
