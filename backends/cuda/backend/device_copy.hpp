@@ -191,6 +191,9 @@ class MatrixOnDevice final : public DeviceCopy {
   // (portable_products.cu): kept while this copy lives, so a change of the matrix, which drops the copy, drops it too.
   const Matrix* transpose() const { return transpose_.get(); }
   void keep_transpose(std::unique_ptr<Matrix> t) { transpose_ = std::move(t); }
+  // The same for the matrix's pattern with every value one (the dense-rows product counts its terms with it).
+  const Matrix* ones() const { return ones_.get(); }
+  void keep_ones(std::unique_ptr<Matrix> o) { ones_ = std::move(o); }
   // Whether every value of the matrix is finite, once a kernel has checked (kept while this copy lives).
   std::optional<bool>& all_finite() { return all_finite_; }
 
@@ -234,7 +237,7 @@ class MatrixOnDevice final : public DeviceCopy {
   std::shared_ptr<CompactedPattern> pattern_;
   std::uint64_t id_ = next_id();
   static std::uint64_t next_id();
-  std::unique_ptr<Matrix> transpose_;
+  std::unique_ptr<Matrix> transpose_, ones_;
   std::optional<bool> all_finite_;
   TwoFourForm two_four_;
   HalfValues half_;

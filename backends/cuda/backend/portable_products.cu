@@ -141,6 +141,21 @@ bool dense_rows_pay(const CsrRef& A, const CsrRef& Bt) {
   return 64.0 * products_per_row >= static_cast<double>(Bt.ncols);
 }
 
+// B's pattern with every value one, made on the device once and kept with B's device copy until B changes; its
+// device copy shares B's pattern, and with it the plans.
+const Matrix& ones_of(const Matrix& B, cudaStream_t s) {
+  MatrixOnDevice& copy = MatrixOnDevice::of(B, s);
+  if (copy.ones() == nullptr) {
+    auto o = std::make_unique<Matrix>(B.type(), B.nrows(), B.ncols());
+    Scalar one(B.type());
+    const double v1 = 1.0;
+    one.set(&v1, &types::FP64);
+    if (portable_fill(*o, one, &B, s) != KernelStatus::Done) throw Error(Info::Panic, "cuda backend: ones of a pattern");
+    copy.keep_ones(std::move(o));
+  }
+  return *copy.ones();
+}
+
 // The mask hint of a vector product as allowed positions (null when there is no mask).
 DeviceBuffer allowed(SourceContext& ctx, const core::MaskHint& mask, Index n, cudaStream_t s) {
   if (mask.M == nullptr) return DeviceBuffer();
@@ -225,10 +240,10 @@ bool dense_rows_of_a_pay(const Product<V>& p) {
   return 8.0 * static_cast<double>(p.A.nvals()) >= static_cast<double>(p.nonempty_rows()) * static_cast<double>(p.A.ncols());
 }
 
-// The run: X (A's k non-empty rows, dense) times B' through mxm_full_times_sparse, then the positions with terms
-// (compact_dense_product: where a row of A is not full, a position whose sum is zero is checked against its column of
-// B', read from B'^T). False (nothing attached) where B' holds a value that is not finite (0 * inf is not 0), the SpMM
-// family declines B' (an empty row or column), or the device memory for the dense rows is not there.
+// The run: X (A's k non-empty rows, dense) times B' through mxm_full_times_sparse, and where a row of A is not full, the
+// same product of A's and B''s patterns as ones to count each position's terms; then the positions with terms. False
+// (nothing attached) where B' holds a value that is not finite (0 * inf is not 0), the SpMM family declines B' (an
+// empty row or column), or the device memory for the dense rows is not there.
 template <class V>
 bool product_over_dense_rows(const Product<V>& p) {
   if constexpr (!std::is_floating_point_v<V>) {   // instantiated for the floating types only
@@ -244,17 +259,24 @@ bool product_over_dense_rows(const Product<V>& p) {
     if (!*b_copy.all_finite()) return false;
     const bool every_row_full = p.A.nvals() == k * K;
     try {
-      DeviceBuffer x(k * K * sizeof(V)), present(every_row_full ? 0 : k * K), rows(k * sizeof(Index));
+      DeviceBuffer x(k * K * sizeof(V)), ones(every_row_full ? 0 : k * K * sizeof(V)), rows(k * sizeof(Index));
       P::dense_nonempty_rows<V>(p.ctx, p.a(), static_cast<const Index*>(p.rank.get()), k, static_cast<V*>(x.get()),
-                                static_cast<std::uint8_t*>(present.get()), static_cast<Index*>(rows.get()));
+                                every_row_full ? nullptr : static_cast<V*>(ones.get()), static_cast<Index*>(rows.get()));
       const Type* t = p.T.type();
       Matrix X(t, k, K), Z(t, k, N);
       attach_full(X, std::move(x), p.stream);
       if (mxm_full_times_sparse(Z, p.semiring, X, false, p.B, p.tb, p.flip, p.stream) != KernelStatus::Done) return false;
+      Matrix C(t, k, N);
+      if (!every_row_full) {
+        Matrix Ones(t, k, K);
+        attach_full(Ones, std::move(ones), p.stream);
+        if (mxm_full_times_sparse(C, p.semiring, Ones, false, ones_of(p.B, p.stream), p.tb, p.flip, p.stream) !=
+            KernelStatus::Done)
+          return false;
+      }
       const V* z = static_cast<const V*>(MatrixOnDevice::of(Z, p.stream).values());
-      p.attach(P::compact_dense_product<V>(p.ctx, static_cast<const Index*>(rows.get()), k, N, z,
-                                           static_cast<const std::uint8_t*>(present.get()), K,
-                                           every_row_full ? CsrRef{} : p.rows_of_bt()));
+      const V* count = every_row_full ? nullptr : static_cast<const V*>(MatrixOnDevice::of(C, p.stream).values());
+      p.attach(P::compact_dense_product<V>(p.ctx, static_cast<const Index*>(rows.get()), k, N, z, count));
       return true;
     } catch (const Error& e) {
       if (e.info() != Info::OutOfMemory) throw;

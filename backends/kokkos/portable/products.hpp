@@ -534,15 +534,14 @@ Index nonempty_rank(Ctx& ctx, const CsrRef& A, Index* rank) {
 }
 
 // A's k non-empty rows laid out densely: row rank[s] of x (k x A.ncols, row-major) holds slot s's values and zeros
-// elsewhere; of present (where not null) 1 at A's entries and 0 elsewhere; rows[rank[s]] is slot s's row of A.
+// elsewhere; of ones (where not null) 1 at A's entries and 0 elsewhere; rows[rank[s]] is slot s's row of A.
 template <class V, class Ctx>
-void dense_nonempty_rows(Ctx& ctx, const CsrRef& A, const Index* rank, Index k, V* x, std::uint8_t* present,
-                         Index* rows) {
+void dense_nonempty_rows(Ctx& ctx, const CsrRef& A, const Index* rank, Index k, V* x, V* ones, Index* rows) {
   const CsrRef a = A;
   const Index ncols = a.ncols;
   for_n_stream(ctx, "snack::portable::dense_rows_clear", k * ncols, KOKKOS_LAMBDA(Index q) {
     x[q] = V(0);
-    if (present != nullptr) present[q] = 0;
+    if (ones != nullptr) ones[q] = V(0);
   });
   for_n(ctx, "snack::portable::dense_rows_slots", a.nslots, KOKKOS_LAMBDA(Index s) {
     if (a.p[s + 1] > a.p[s]) rows[rank[s]] = a.row_of(s);
@@ -550,20 +549,17 @@ void dense_nonempty_rows(Ctx& ctx, const CsrRef& A, const Index* rank, Index k, 
   for_n(ctx, "snack::portable::dense_rows_scatter", a.nvals, KOKKOS_LAMBDA(Index e) {
     const Index q = rank[slot_of(a, e)] * ncols + a.j[e];
     x[q] = a.values<V>()[e];
-    if (present != nullptr) present[q] = 1;
+    if (ones != nullptr) ones[q] = V(1);
   });
 }
 
-// The product A * B' computed densely over A's k non-empty rows (z: k x ncols values, from dense_nonempty_rows' x) as
-// a hypersparse result whose slot r is row rows[r]: the positions with terms, in column order. A position has a term
-// where some k has A(i,k) and B'(k,j): certainly where its sum is not zero (the dense rows hold zeros only where A has
-// no entry, and B' is finite), else where a row k of column j of B' (row j of bt, B'^T) is present in A's row (present:
-// K flags per row). present null: every position has a term (every row of A full, no column of B' empty). Every pass
-// runs over the k x ncols positions (a scan of their flags places the entries), so a few long rows use the whole
-// device, not a thread each.
+// The product computed densely over A's non-empty rows (z: k x ncols values; count: the terms at each position, or
+// null where every position has some) as a hypersparse result whose slot r is row rows[r]: the positions with terms,
+// in column order. Every pass runs over the k x ncols positions (a scan of their flags places the entries), so a few
+// long rows use the whole device, not a thread each.
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index k, Index ncols, const V* z,
-                                             const std::uint8_t* present, Index K, const CsrRef& bt) {
+                                             const V* count) {
   CsrParts<BytesOf<Ctx>> out;
   out.hyper = true;
   out.nslots = k;
@@ -573,7 +569,7 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
   Index* p = as<Index>(out.p);
   const Index n = k * ncols;
   for_n(ctx, "snack::portable::dense_product_slots", k, KOKKOS_LAMBDA(Index r) { h[r] = rows[r]; });
-  if (present == nullptr) {
+  if (count == nullptr) {
     for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
     out.nvals = n;
     out.j = ctx.alloc(n * sizeof(Index));
@@ -584,35 +580,22 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
       j[q] = q % ncols;
       x[q] = z[q];
     });
-    return out;
+  } else {
+    auto pos_buf = ctx.alloc((n + 1) * sizeof(Index));
+    Index* pos = as<Index>(pos_buf);
+    out.nvals = exclusive_scan(ctx, KOKKOS_LAMBDA(Index q) { return Index(count[q] > V(0)); }, pos, n);
+    for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) { p[r] = pos[r * ncols]; });
+    out.j = ctx.alloc(out.nvals * sizeof(Index));
+    out.x = ctx.alloc(out.nvals * sizeof(V));
+    Index* j = as<Index>(out.j);
+    V* x = as<V>(out.x);
+    for_n_stream(ctx, "snack::portable::dense_product_entries", n, KOKKOS_LAMBDA(Index q) {
+      if (count[q] > V(0)) {
+        j[pos[q]] = q % ncols;
+        x[pos[q]] = z[q];
+      }
+    });
   }
-  auto term_buf = ctx.alloc(n);
-  std::uint8_t* term = as<std::uint8_t>(term_buf);
-  const CsrRef b = bt;
-  for_n_stream(ctx, "snack::portable::dense_product_terms", n, KOKKOS_LAMBDA(Index q) {
-    bool any = !(z[q] == V(0));
-    if (!any) {
-      const std::uint8_t* in_row = present + (q / ncols) * K;
-      Index e, end;
-      b.row_range(q % ncols, e, end);
-      for (; e < end && !any; ++e) any = in_row[b.j[e]] != 0;
-    }
-    term[q] = any;
-  });
-  auto pos_buf = ctx.alloc((n + 1) * sizeof(Index));
-  Index* pos = as<Index>(pos_buf);
-  out.nvals = exclusive_scan_flags(ctx, term, pos, n);
-  for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) { p[r] = pos[r * ncols]; });
-  out.j = ctx.alloc(out.nvals * sizeof(Index));
-  out.x = ctx.alloc(out.nvals * sizeof(V));
-  Index* j = as<Index>(out.j);
-  V* x = as<V>(out.x);
-  for_n_stream(ctx, "snack::portable::dense_product_entries", n, KOKKOS_LAMBDA(Index q) {
-    if (term[q]) {
-      j[pos[q]] = q % ncols;
-      x[pos[q]] = z[q];
-    }
-  });
   return out;
 }
 
