@@ -77,6 +77,20 @@ void for_n_stream(Ctx& ctx, const char* label, Index n, const F& f) {
   }
 }
 
+// f(s, e) for each slot s of A and each entry e of it: on a device, 32 consecutive threads per slot, side by side
+// along its entries (so f's reads and writes along a row coalesce, and no entry searches for its slot), launched as a
+// plain range (a team policy's launch costs the host several times more); on the host, one thread per slot.
+template <class Ctx, class F>
+void for_entries_by_slot(Ctx& ctx, const char* label, const CsrRef& A, const F& f) {
+  if (A.nslots == 0 || A.nvals == 0) return;
+  constexpr Index lanes = std::is_same_v<typename ExecOf<Ctx>::memory_space, Kokkos::HostSpace> ? 1 : 32;
+  const CsrRef a = A;
+  for_n(ctx, label, a.nslots * lanes, KOKKOS_LAMBDA(Index t) {
+    const Index s = t / lanes;
+    for (Index e = a.p[s] + t % lanes; e < a.p[s + 1]; e += lanes) f(s, e);
+  });
+}
+
 // One value of the context's memory, read back to the host after the work queued before it (on the context's
 // instance: Kokkos 3.4 returns a scan's or a reduction's host result through another stream, which does not wait
 // for a non-blocking one, so results come back through device memory and this copy instead).

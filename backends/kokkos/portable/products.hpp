@@ -546,8 +546,8 @@ void dense_nonempty_rows(Ctx& ctx, const CsrRef& A, const Index* rank, Index k, 
   for_n(ctx, "snack::portable::dense_rows_slots", a.nslots, KOKKOS_LAMBDA(Index s) {
     if (a.p[s + 1] > a.p[s]) rows[rank[s]] = a.row_of(s);
   });
-  for_n(ctx, "snack::portable::dense_rows_scatter", a.nvals, KOKKOS_LAMBDA(Index e) {
-    const Index q = rank[slot_of(a, e)] * ncols + a.j[e];
+  for_entries_by_slot(ctx, "snack::portable::dense_rows_scatter", a, KOKKOS_LAMBDA(Index s, Index e) {
+    const Index q = rank[s] * ncols + a.j[e];
     x[q] = a.values<V>()[e];
     if (ones != nullptr) ones[q] = V(1);
   });
