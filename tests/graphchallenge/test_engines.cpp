@@ -107,6 +107,31 @@ TEST_P(EngineOnBackend, GeneratedNetworksMatchTheHostReference) {
   }
 }
 
+// One engine (the weights made once) serves several inferences: each gives the host reference's categories, the same
+// inputs give the same categories again after other inputs ran, and inputs of the wrong width are refused with the
+// engine still usable.
+TEST_P(EngineOnBackend, OneEngineServesSeveralInferences) {
+  const uint64_t seed = test::case_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
+  Network net = generate_network(1024, 20, seed);
+  net.bias = -0.1f;
+  const CsrMatrix a = decided_rows(net, random_inputs(200, 1024, 0.4, seed + 1));
+  const CsrMatrix b = decided_rows(net, random_inputs(120, 1024, 0.3, seed + 2));
+  GraphBlasOptions o;
+  o.backend = GetParam();
+  GraphBlasEngine engine(net, o);
+  GraphBlasTimings t;
+  const auto first = engine.infer(a, &t);
+  EXPECT_EQ(first, reference_infer(net, a));
+  EXPECT_FALSE(first.empty());
+  EXPECT_GE(t.setup_s, 0.0);
+  EXPECT_EQ(engine.infer(b), reference_infer(net, b));
+  EXPECT_EQ(engine.infer(a), first);
+  const CsrMatrix narrow = random_inputs(10, 512, 0.3, seed + 3);
+  EXPECT_THROW(engine.infer(narrow), std::runtime_error);
+  EXPECT_EQ(engine.infer(a), first);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, EngineOnBackend, ::testing::Values("reference", "kokkos"),
                          [](const auto& info) { return info.param; });
 
