@@ -119,6 +119,17 @@ std::pair<int64_t, int64_t> adjudicate(const char* name_a, const std::vector<int
   return {wrong_a, wrong_b};
 }
 
+// The items of a comma-separated option value, in order ("" has none).
+std::vector<std::string> comma_list(const std::string& v) {
+  std::vector<std::string> out;
+  for (size_t p = 0; p < v.size();) {
+    const size_t q = std::min(v.find(',', p), v.size());
+    out.push_back(v.substr(p, q - p));
+    p = q + 1;
+  }
+  return out;
+}
+
 Network generate_parallel(int64_t n, int64_t layers, uint64_t seed) {
   Network net;
   net.neurons = n;
@@ -164,16 +175,9 @@ int main(int argc, char** argv) {
     else if (a == "--rows-per-group") rows_per_group = std::stoi(v);
     else if (a == "--layout") layout = std::stoi(v);
     else if (a == "--tiled") tiled = v == "1";
-    else if (a == "--tiled-sums") {
-      tiled_sums.clear();
-      for (size_t p = 0; p <= v.size();) {
-        const size_t q = std::min(v.find(',', p), v.size());
-        tiled_sums.push_back(v.substr(p, q - p));
-        p = q + 1;
-      }
-    }
-    else if (a == "--sizes") { sizes.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); sizes.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
-    else if (a == "--depths") { depths.clear(); size_t p = 0; while (p < v.size()) { size_t q = v.find(',', p); depths.push_back(std::stoll(v.substr(p, q - p))); p = q == std::string::npos ? v.size() : q + 1; } }
+    else if (a == "--tiled-sums") tiled_sums = comma_list(v);
+    else if (a == "--sizes") { sizes.clear(); for (const std::string& x : comma_list(v)) sizes.push_back(std::stoll(x)); }
+    else if (a == "--depths") { depths.clear(); for (const std::string& x : comma_list(v)) depths.push_back(std::stoll(x)); }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
   try {
@@ -182,12 +186,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench-spdnn: --dedup: %s\n", e.what());
     return 2;
   }
+  if (tiled_sums.empty()) tiled_sums.push_back("");   // named in the error below
   for (const std::string& k : tiled_sums)
     if (k != "fp64" && k != "fp32") {
       std::fprintf(stderr, "bench-spdnn: --tiled-sums takes fp64, fp32 or both (fp64,fp32), not '%s'\n", k.c_str());
       return 2;
     }
-  if (tiled && tiled_sums.empty()) tiled = false;
   if (!fused_gpu_available()) { std::fprintf(stderr, "bench-spdnn: no CUDA device\n"); return 2; }
   std::string device;
   MnistDigits digits;

@@ -47,10 +47,25 @@ struct Matrices {
   ~Matrices() { for (GrB_Matrix& m : list) GrB_Matrix_free(&m); }
 };
 
+// Makes `backend` the library's current one ("" keeps it). Built against SuiteSparse:GraphBLAS itself
+// (snack-spdnn-suitesparse, the CPU baseline) there are no backends, and only "suitesparse" names it.
+void use_backend(const std::string& backend) {
+  if (backend.empty()) return;
+#ifdef SNACK_SUITESPARSE_DIRECT
+  if (backend != "suitesparse")
+    throw std::runtime_error("GraphBLAS engine: this build runs SuiteSparse:GraphBLAS directly; no backend '" + backend +
+                             "'");
+#else
+  if (SNK_Backend_set(backend.c_str()) != GrB_SUCCESS)
+    throw std::runtime_error("GraphBLAS engine: unknown backend '" + backend + "'");
+#endif
+}
+
 }  // namespace
 
 struct GraphBlasEngine::State {
-  Network net;                 // bias and sizes (the weights themselves live in `weights`)
+  int64_t neurons = 0;
+  float bias = 0;
   GraphBlasOptions options;
   Matrices weights;
   double setup_s = 0;
@@ -60,21 +75,11 @@ GraphBlasEngine::GraphBlasEngine(const Network& net, const GraphBlasOptions& opt
   using clock = std::chrono::steady_clock;
   GrB_Info init = GrB_init(GrB_NONBLOCKING);
   if (init != GrB_SUCCESS && init != GrB_INVALID_VALUE) check(init, "GrB_init");  // INVALID_VALUE: already initialized
-#ifdef SNACK_SUITESPARSE_DIRECT
-  // Built against SuiteSparse:GraphBLAS itself (snack-spdnn-suitesparse, the CPU baseline): no backends.
-  if (!options.backend.empty() && options.backend != "suitesparse")
-    throw std::runtime_error("GraphBLAS engine: this build runs SuiteSparse:GraphBLAS directly; no backend '" +
-                             options.backend + "'");
-#else
-  if (!options.backend.empty()) {
-    if (SNK_Backend_set(options.backend.c_str()) != GrB_SUCCESS)
-      throw std::runtime_error("GraphBLAS engine: unknown backend '" + options.backend + "'");
-  }
-#endif
+  use_backend(options.backend);
   State& s = *state_;
   s.options = options;
-  s.net.neurons = net.neurons;
-  s.net.bias = net.bias;
+  s.neurons = net.neurons;
+  s.bias = net.bias;
   const auto t0 = clock::now();
   for (const CsrMatrix& w : net.layers) s.weights.list.push_back(to_graphblas(w));
   if (!s.weights.list.empty()) GrB_Matrix_wait(s.weights.list.back(), GrB_MATERIALIZE);
@@ -87,11 +92,8 @@ std::vector<int64_t> GraphBlasEngine::infer(const CsrMatrix& inputs, GraphBlasTi
   using clock = std::chrono::steady_clock;
   State& s = *state_;
   const GraphBlasOptions& options = s.options;
-  if (inputs.ncols != s.net.neurons) throw std::runtime_error("GraphBLAS engine: inputs must have one column per neuron");
-#ifndef SNACK_SUITESPARSE_DIRECT
-  if (!options.backend.empty() && SNK_Backend_set(options.backend.c_str()) != GrB_SUCCESS)
-    throw std::runtime_error("GraphBLAS engine: unknown backend '" + options.backend + "'");
-#endif
+  if (inputs.ncols != s.neurons) throw std::runtime_error("GraphBLAS engine: inputs must have one column per neuron");
+  use_backend(options.backend);   // another engine may have changed the current backend since
 
   const auto t0 = clock::now();
   Matrices work;
@@ -110,13 +112,12 @@ std::vector<int64_t> GraphBlasEngine::infer(const CsrMatrix& inputs, GraphBlasTi
     call();
     total += std::chrono::duration<double>(clock::now() - start).count();
   };
-  const float bias = s.net.bias;
   for (int64_t l = 0; l < L; ++l) {
     step(mxm_s, [&] {
       check(GrB_mxm(Y, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP32, Y, s.weights.list[l], nullptr), "GrB_mxm", Y);
     });
     step(bias_s, [&] {
-      check(GrB_Matrix_apply_BinaryOp2nd_FP32(Y, nullptr, nullptr, GrB_PLUS_FP32, Y, bias, nullptr), "apply bias", Y);
+      check(GrB_Matrix_apply_BinaryOp2nd_FP32(Y, nullptr, nullptr, GrB_PLUS_FP32, Y, s.bias, nullptr), "apply bias", Y);
     });
     step(relu_s, [&] {
       check(GrB_Matrix_select_FP32(Y, nullptr, nullptr, GrB_VALUEGT_FP32, Y, 0.0f, nullptr), "select > 0", Y);

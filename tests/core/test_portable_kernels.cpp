@@ -55,28 +55,40 @@ std::mt19937_64& rng() {
   return g;
 }
 
-// A matrix of `type` with an entry at each of `at` (row-major order, no repeats), values drawn from lo..hi.
-Matrix with_entries(const snk::Type* type, Index nrows, Index ncols, const std::vector<std::pair<Index, Index>>& at,
-                    int lo, int hi) {
+// A matrix of `type` with an entry at each of `at` (row-major order, no repeats), values from draw() (a double each).
+template <class Draw>
+Matrix with_values(const snk::Type* type, Index nrows, Index ncols, const std::vector<std::pair<Index, Index>>& at,
+                   Draw draw) {
   std::vector<Index> I, J;
   std::vector<double> X;
-  std::uniform_int_distribution<int> v(lo, hi);
   for (const auto& [i, j] : at) {
     I.push_back(i);
     J.push_back(j);
-    X.push_back(v(rng()));
+    X.push_back(draw());
   }
   Matrix A(type, nrows, ncols);
   A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
   return A;
 }
 
-// A nrows x ncols matrix of `type` with an entry at every position, values drawn from lo..hi.
-Matrix full_of(const snk::Type* type, Index nrows, Index ncols, int lo, int hi) {
+// The same with values drawn from the integers lo..hi.
+Matrix with_entries(const snk::Type* type, Index nrows, Index ncols, const std::vector<std::pair<Index, Index>>& at,
+                    int lo, int hi) {
+  std::uniform_int_distribution<int> v(lo, hi);
+  return with_values(type, nrows, ncols, at, [&] { return static_cast<double>(v(rng())); });
+}
+
+// Every position of an nrows x ncols matrix, in row-major order.
+std::vector<std::pair<Index, Index>> every_position(Index nrows, Index ncols) {
   std::vector<std::pair<Index, Index>> at;
   for (Index i = 0; i < nrows; ++i)
     for (Index j = 0; j < ncols; ++j) at.push_back({i, j});
-  return with_entries(type, nrows, ncols, at, lo, hi);
+  return at;
+}
+
+// A nrows x ncols matrix of `type` with an entry at every position, values drawn from lo..hi.
+Matrix full_of(const snk::Type* type, Index nrows, Index ncols, int lo, int hi) {
+  return with_entries(type, nrows, ncols, every_position(nrows, ncols), lo, hi);
 }
 
 // A random nrows x ncols matrix of `type` (values in -3..3), with about `density` of the positions, every fourth
@@ -274,21 +286,7 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
                 want, "C<M> = A * B^T, rows of very different lengths");
   }
   // Full operands (SDDMM), with MINUS as the multiply and flipped: small integers, so every order of the sums is exact.
-  auto full_ints = [&](Index r, Index c, std::uint64_t seed) {
-    std::mt19937_64 g(seed);
-    std::vector<Index> I, J;
-    std::vector<double> X;
-    for (Index i = 0; i < r; ++i)
-      for (Index j = 0; j < c; ++j) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(double(int(g() % 17) - 8));
-      }
-    Matrix F(t, r, c);
-    F.build(I.data(), J.data(), X.data(), t, I.size(), nullptr);
-    return F;
-  };
-  const Matrix Af = full_ints(41, 23, std::random_device{}()), Bf = full_ints(23, 31, std::random_device{}());
+  const Matrix Af = full_of(t, 41, 23, -8, 8), Bf = full_of(t, 23, 31, -8, 8);
   Matrix bft(t, 31, 23), sampled(t, 41, 31), flipped(t, 41, 31);
   snk::transpose(bft, nullptr, nullptr, Bf);
   snk::mxm(sampled, &M, nullptr, pt, Af, Bf, d);
@@ -311,7 +309,7 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
   expect_same(on_mask(P::masked_dot_full<double>(ctx, ref(M), ref(Af), ref(bft), 23, Op::Minus, true)), want_f,
               "C<M> = A * B, full operands, MINUS flipped");
   // K a multiple of the 16-byte pieces (the kernel's piece-wise reads), and the dense transpose of a full matrix.
-  const Matrix Ag = full_ints(41, 24, std::random_device{}()), Bg = full_ints(24, 31, std::random_device{}());
+  const Matrix Ag = full_of(t, 41, 24, -8, 8), Bg = full_of(t, 24, 31, -8, 8);
   Matrix bgt(t, 31, 24), sampled_g(t, 41, 31);
   snk::transpose(bgt, nullptr, nullptr, Bg);
   expect_same(to_matrix(P::transpose(ctx, ref(Bg), 8), t, 31, 24), bgt, "transpose of a full matrix");
@@ -375,17 +373,7 @@ TEST_F(PortableKernels, TiledMaskedDotMatchesPerEntry) {
   const snk::Type* t = &snk::types::FP32;
   auto full_fractions = [&](Index r, Index c) {
     std::uniform_real_distribution<float> v(-1.0f, 1.0f);
-    std::vector<Index> I, J;
-    std::vector<float> X;
-    for (Index i = 0; i < r; ++i)
-      for (Index j = 0; j < c; ++j) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(v(rng()));
-      }
-    Matrix F(t, r, c);
-    F.build(I.data(), J.data(), X.data(), t, I.size(), nullptr);
-    return F;
+    return with_values(t, r, c, every_position(r, c), [&] { return static_cast<double>(v(rng())); });
   };
   struct Case {
     Index rows, cols, k;

@@ -45,8 +45,7 @@ void DeviceContext::sort_pairs(std::uint64_t* keys, std::uint64_t* idx, Index n,
   if (v.Current() != idx)
     throw_on_cuda_error(cudaMemcpyAsync(idx, v.Current(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream),
                         "radix sort");
-  throw_on_cuda_error(cudaStreamSynchronize(stream), "radix sort");   // the buffers above are released on return
-}
+}   // the buffers above are released in stream order, after the work that reads them (parts.hpp)
 
 void DeviceContext::exclusive_sum(Index* v, Index n) {
   if (n == 0) return;
@@ -206,6 +205,8 @@ struct Product {
     return nonempty;
   }
 
+  // The inner dimension: the columns of A' (A, or A^T where ta).
+  Index inner() const { return ta ? A.nrows() : A.ncols(); }
   // A 1 x n row A: mxv and vxm as the core hands them over.
   bool vector() const { return A.nrows() == 1 && T.nrows() == 1; }
   // The rows of B' (B, or B^T made once and kept) and of B'^T (B^T kept, or B itself).
@@ -292,7 +293,7 @@ bool is_full(const Matrix& M) { return M.nvals() == M.nrows() * M.ncols(); }
 template <class V>
 bool full_dot(const Product<V>& p) {
   return std::is_floating_point_v<V> && p.dot_pays() && p.add_op == BinaryOpcode::Plus && is_full(p.A) &&
-         is_full(p.B) && (p.ta ? p.A.nrows() : p.A.ncols()) == (p.tb ? p.B.ncols() : p.B.nrows());
+         is_full(p.B) && p.inner() == (p.tb ? p.B.ncols() : p.B.nrows());
 }
 
 // The full operands of a masked dot product as masked_dot_full_tiled reads them in place: the rows of A' (A, or A^T
@@ -347,14 +348,14 @@ const std::vector<ProductKernel<V>>& product_kernels() {
       {"masked dot product of full operands, tile by tile", true, true,
        [](const Product<V>& p) {
          return full_dot(p) && P::masked_dot_tiles_fit<V, SourceContext>() &&
-                P::masked_dot_tiles_pay(p.mask.M->nvals(), p.T.nrows(), p.T.ncols(), p.ta ? p.A.nrows() : p.A.ncols());
+                P::masked_dot_tiles_pay(p.mask.M->nvals(), p.T.nrows(), p.T.ncols(), p.inner());
        },
        [](const Product<V>& p) {
          if constexpr (std::is_floating_point_v<V>) {
            const auto [a, bt] = dense_operands(p);
            attach_values(p.T, *p.mask.M,
-                         P::masked_dot_full_tiled<V>(p.ctx, ref_of(*p.mask.M, p.stream), a, bt,
-                                                     p.ta ? p.A.nrows() : p.A.ncols(), p.mul, p.flip),
+                         P::masked_dot_full_tiled<V>(p.ctx, ref_of(*p.mask.M, p.stream), a, bt, p.inner(), p.mul,
+                                                     p.flip),
                          p.stream);
          }
          return true;

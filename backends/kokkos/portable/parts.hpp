@@ -153,7 +153,6 @@ Index exclusive_scan_in_place(Ctx& ctx, Index* v, Index n) {
   return exclusive_scan(ctx, KOKKOS_LAMBDA(Index k) { return v[k]; }, v, n);
 }
 
-// Copies `bytes` bytes between two buffers of the context's memory.
 // A result whose row pointers out.p hold each of its `slots` rows' entry counts: the counts become offsets, and
 // room is made for the entries' columns and values (elem_size bytes each). Returns the entry count.
 template <class Ctx>
@@ -164,6 +163,7 @@ Index place_rows(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, Index slots, std::size_t
   return out.nvals;
 }
 
+// Copies `bytes` bytes between two buffers of the context's memory.
 template <class Ctx>
 void copy_bytes(Ctx& ctx, void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;

@@ -164,7 +164,7 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
           for (std::size_t b = 0; b < elem_size; ++b) x[q * elem_size + b] = ax[(r * cols + c) * elem_size + b];
         });
     }
-    for_n(ctx, "snack::portable::transpose_full_columns", n, KOKKOS_LAMBDA(Index q) { j[q] = q % rows; });
+    for_n_stream(ctx, "snack::portable::transpose_full_columns", n, KOKKOS_LAMBDA(Index q) { j[q] = q % rows; });
     return out;
   }
   auto key_buf = ctx.alloc(n * sizeof(std::uint64_t));
@@ -568,9 +568,11 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
   Index* h = as<Index>(out.h);
   Index* p = as<Index>(out.p);
   const Index n = k * ncols;
-  for_n(ctx, "snack::portable::dense_product_slots", k, KOKKOS_LAMBDA(Index r) { h[r] = rows[r]; });
   if (count == nullptr) {
-    for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) { p[r] = r * ncols; });
+    for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) {
+      if (r < k) h[r] = rows[r];
+      p[r] = r * ncols;
+    });
     out.nvals = n;
     out.j = ctx.alloc(n * sizeof(Index));
     out.x = ctx.alloc(n * sizeof(V));
@@ -584,7 +586,10 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
     auto pos_buf = ctx.alloc((n + 1) * sizeof(Index));
     Index* pos = as<Index>(pos_buf);
     out.nvals = exclusive_scan(ctx, KOKKOS_LAMBDA(Index q) { return Index(count[q] > V(0)); }, pos, n);
-    for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) { p[r] = pos[r * ncols]; });
+    for_n(ctx, "snack::portable::dense_product_rows", k + 1, KOKKOS_LAMBDA(Index r) {
+      if (r < k) h[r] = rows[r];
+      p[r] = pos[r * ncols];
+    });
     out.j = ctx.alloc(out.nvals * sizeof(Index));
     out.x = ctx.alloc(out.nvals * sizeof(V));
     Index* j = as<Index>(out.j);
@@ -767,8 +772,6 @@ inline bool masked_dot_tiles_pay(Index nvals, Index slots, Index ncols, Index K)
          static_cast<double>(nvals) / cells * kDotTileRows * kDotTileCols >= kDotTileRows + kDotTileCols;
 }
 
-// The team scratch masked_dot_full_tiled needs: the two staged chunks (rows padded to kDotChunk + 1 values against
-// bank conflicts), then each tile row's first entry in the tile and the tile's entry offsets.
 // A dense operand of masked_dot_full_tiled as its rows: row r's value k at v[r * row + k * k_step] (a row-major
 // matrix: row = its columns, k_step = 1; its transpose: row = 1, k_step = its columns).
 template <class V>
@@ -777,6 +780,8 @@ struct DenseOperand {
   std::int64_t row = 0, k_step = 1;
 };
 
+// The team scratch masked_dot_full_tiled needs: the two staged chunks (rows padded to kDotChunk + 1 values against
+// bank conflicts), then each tile row's first entry in the tile and the tile's entry offsets.
 template <class V>
 constexpr std::size_t masked_dot_tile_bytes() {
   return round16(static_cast<std::size_t>(kDotTileRows + kDotTileCols) * (kDotChunk + 1) * sizeof(V)) +

@@ -69,6 +69,22 @@ T reduce_scalar(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   return host.any ? host.v : m.identity;
 }
 
+// The 1 x n vector with an entry at every position, its values x (n of them, the result's type).
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> full_vector(Ctx& ctx, Index n, BytesOf<Ctx> x) {
+  CsrParts<BytesOf<Ctx>> out;
+  out.nslots = 1;
+  out.nvals = n;
+  out.p = ctx.alloc(2 * sizeof(Index));
+  out.j = ctx.alloc(n * sizeof(Index));
+  Index* p = as<Index>(out.p);
+  Index* j = as<Index>(out.j);
+  for_n(ctx, "snack::portable::full_vector_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : n; });
+  for_n_stream(ctx, "snack::portable::full_vector_j", n, KOKKOS_LAMBDA(Index r) { j[r] = r; });
+  out.x = std::move(x);
+  return out;
+}
+
 // T(0, i) = the monoid's reduction of row i of A, for each row with an entry (a 1 x nrows vector).
 template <class T, class Ctx>
 CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
@@ -87,20 +103,8 @@ CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   });
   // A full A (a dense gradient reduced over its batch) has an entry in every row: the vector is full, its values the
   // sums as they stand, with no count to bring back to the host first.
-  if (!A.hyper && A.nslots == A.nrows && A.ncols > 0 && A.nvals == A.nrows * A.ncols) {
-    CsrParts<BytesOf<Ctx>> out;
-    out.nslots = 1;
-    out.nvals = A.nrows;
-    out.p = ctx.alloc(2 * sizeof(Index));
-    out.j = ctx.alloc(A.nrows * sizeof(Index));
-    Index* p = as<Index>(out.p);
-    Index* j = as<Index>(out.j);
-    const Index n = A.nrows;
-    for_n(ctx, "snack::portable::full_vector_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : n; });
-    for_n_stream(ctx, "snack::portable::full_vector_j", n, KOKKOS_LAMBDA(Index r) { j[r] = r; });
-    out.x = std::move(sum_buf);
-    return out;
-  }
+  if (!A.hyper && A.nslots == A.nrows && A.ncols > 0 && A.nvals == A.nrows * A.ncols)
+    return full_vector(ctx, A.nrows, std::move(sum_buf));
   return slots_as_vector(ctx, A, nonempty, sum, sizeof(T));
 }
 
@@ -113,7 +117,7 @@ constexpr int kReduceColumns = 32;
 
 template <class T, class Ctx>
 bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<BytesOf<Ctx>>& out) {
-  if (A.hyper || A.nslots != A.nrows || A.nrows == 0 || A.ncols == 0 || A.nvals != A.nrows * A.ncols) return false;
+  if (!A.full()) return false;
   using Exec = ExecOf<Ctx>;
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
@@ -123,18 +127,9 @@ bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<Byte
   const int lanes = host ? 1 : std::min<int>(W, Policy::vector_length_max());
   const std::size_t bytes = static_cast<std::size_t>(threads) * W * sizeof(T);
   const Index rows = A.nrows, cols = A.ncols;
-  out = CsrParts<BytesOf<Ctx>>();
-  out.nslots = 1;
-  out.nvals = cols;
-  out.p = ctx.alloc(2 * sizeof(Index));
-  out.j = ctx.alloc(cols * sizeof(Index));
-  out.x = ctx.alloc(cols * sizeof(T));
-  Index* p = as<Index>(out.p);
-  Index* j = as<Index>(out.j);
+  out = full_vector(ctx, cols, ctx.alloc(cols * sizeof(T)));
   T* z = as<T>(out.x);
   const T* v = A.values<T>();
-  for_n(ctx, "snack::portable::full_vector_p", 2, KOKKOS_LAMBDA(Index k) { p[k] = k == 0 ? 0 : cols; });
-  for_n_stream(ctx, "snack::portable::full_vector_j", cols, KOKKOS_LAMBDA(Index c) { j[c] = c; });
   Policy policy(ctx.exec(), static_cast<std::int64_t>((cols + W - 1) / W), threads, lanes);
   policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for("snack::portable::reduce_full_columns", policy, KOKKOS_LAMBDA(const Member& t) {
