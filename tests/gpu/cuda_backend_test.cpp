@@ -9,7 +9,8 @@
 // built from predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask);
 // more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
 // where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
-// determinism; a sparse A of dense enough rows times a sparse B (the product over dense rows); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
+// determinism; a sparse A of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the
+// SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
 // of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
 // hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
 // exhaustion through the C API; the exchange with a caller's device memory on the caller's stream. These must not
@@ -727,8 +728,8 @@ TEST(CudaBackend, DeterministicRunsAreBitwiseEqual) {
 }
 
 // Sparse A whose non-empty rows are dense enough (here 40% of their positions, and also every one of them full) times a
-// sparse B with no empty row or column: the product over A's rows made dense, through the SpMM family (with the terms
-// counted where a row of A is not full); in FP32 and FP64, B' = B and B' = B^T, against reference. With an infinity
+// sparse B with no empty row or column: the product over A's rows made dense (row blocks pulled through B's columns;
+// the SpMM family's form has a test of its own below); in FP32 and FP64, B' = B and B' = B^T, against reference. With an infinity
 // in B the product must not run so (0 * inf is NaN): the result still equals reference's.
 TEST(CudaBackend, DenseRowsOfSparseATimesSparseB) {
   REQUIRE_CUDA();
@@ -772,51 +773,134 @@ TEST(CudaBackend, DenseRowsOfSparseATimesSparseB) {
   }
 }
 
-// Sparse A times a sparse B of few columns (the dense row accumulator): each entry reduced in the order of A's row,
-// as the expansion reduces it. Checked bit for bit against that order computed on the host in FP32 (fractional
-// values, so the order shows), with rows of B longer than a warp and empty rows of A.
+// B: nrows x ncols, about `density` of its positions plus a band (so that most columns hold something), and its last
+// `empty_cols` columns empty.
+Matrix banded(const Type* t, Index nrows, Index ncols, double density, Index empty_cols) {
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::bernoulli_distribution on(density);
+  for (Index i = 0; i < nrows; ++i)
+    for (Index j = 0; j + empty_cols < ncols; ++j)
+      if (on(rng()) || j == i % ncols) {
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(draw(t->code));
+      }
+  Matrix B(t, nrows, ncols);
+  B.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return B;
+}
+
+// Sparse A of dense enough rows times a sparse B whose columns fit on chip: row blocks of A pulled through B's columns
+// (row_block_product.cu), in FP32 and FP64. Shapes that reach every part of it: 5,000 rows (the largest blocks, the
+// last one partial) and 300 rows (the smallest), one row in four empty, a hypersparse A of 2^40 rows, 600 columns of
+// the result (several chunks of a block's threads) of which the last 10 are empty, explicit zeros and both signs
+// in A and B; B' = B and B' = B^T; against reference, with no fallback.
+TEST(CudaBackend, RowBlocksOfSparseATimesSparseB) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::FP32, TypeCode::FP64}) {
+    const Type* t = code == TypeCode::FP32 ? &snk::types::FP32 : &snk::types::FP64;
+    const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, code);
+    const Matrix B = banded(t, 200, 600, 0.05, 10);
+    Matrix Bt(t, 600, 200);
+    {
+      snk::BackendScope scope("reference");
+      snk::transpose(Bt, nullptr, nullptr, B);
+    }
+    const Index hyper_rows = Index(1) << 40;
+    Matrix hyper(t, hyper_rows, 200);
+    {
+      std::vector<Index> I, J;
+      std::vector<double> X;
+      std::uniform_int_distribution<Index> pick_row(0, hyper_rows - 1);
+      std::bernoulli_distribution on(0.3);
+      std::set<Index> rows;
+      while (rows.size() < 700) rows.insert(pick_row(rng()));
+      for (Index i : rows)
+        for (Index j = 0; j < 200; ++j)
+          if (on(rng())) {
+            I.push_back(i);
+            J.push_back(j);
+            X.push_back(draw(code));
+          }
+      hyper.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+    }
+    const Matrix many = sparse_with_empty_rows(t, 5000, 200, 0.3), few = sparse_with_empty_rows(t, 300, 200, 0.5);
+    for (const auto& [A, what] : {std::pair<const Matrix*, const char*>{&many, "5000 rows"},
+                                  std::pair<const Matrix*, const char*>{&few, "300 rows"},
+                                  std::pair<const Matrix*, const char*>{&hyper, "hypersparse"}}) {
+      const std::string at = t->name + " " + what;
+      check_mxm(pt, *A, B, "row blocks of A: " + at);
+      snk::Descriptor tr;
+      tr.transpose_second = true;
+      check_mxm(pt, *A, Bt, "row blocks of A, B transposed: " + at, tr);
+    }
+  }
+}
+
+// Sparse A of dense enough rows whose inner dimension is too wide for row blocks on chip (12,000 columns): the
+// product over A's rows made dense, through the SpMM family, against reference.
+TEST(CudaBackend, WideDenseRowsThroughTheSpmmFamily) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::FP32, TypeCode::FP64}) {
+    const Type* t = code == TypeCode::FP32 ? &snk::types::FP32 : &snk::types::FP64;
+    const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, code);
+    const Matrix B = banded(t, 12000, 150, 0.002, 0);
+    const Matrix A = sparse_with_empty_rows(t, 120, 12000, 0.3);
+    check_mxm(pt, A, B, "wide dense rows of A: " + t->name);
+  }
+}
+
+// Sparse A times a sparse B of few columns: each entry reduced in the order of A's row, as the expansion reduces it,
+// both where A's rows are dense enough for row blocks (10% of their positions: the pull runs over B^T's rows, in
+// the same order) and where they are not (3%: the dense row accumulator). Checked bit for bit against that order
+// computed on the host in FP32 (fractional values, so the order shows), with rows of B longer than a warp and empty
+// rows of A.
 TEST(CudaBackend, SparseTimesNarrowSparseInRowOrder) {
   REQUIRE_CUDA();
   const Type* f = &snk::types::FP32;
-  const Matrix A = snk_test::fractional_fp32(3000, 400, 0.1, rng(), 5);
-  const Matrix B = snk_test::fractional_fp32(400, 700, 0.08, rng());
-  const std::uint64_t before = mxm_fallbacks();
-  const Matrix C = mxm_on("cuda", *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32), A, B);
-  EXPECT_EQ(mxm_fallbacks(), before);
-  // The host's sums, in A's row order: the first product of an entry starts it.
-  const snk::CsrStorage& a = A.csr();
-  const snk::CsrStorage& b = B.csr();
-  const float* ax = reinterpret_cast<const float*>(a.x.data());
-  const float* bx = reinterpret_cast<const float*>(b.x.data());
-  std::vector<float> acc(700);
-  std::vector<char> seen(700);
-  Index expected = 0, differ = 0;
-  ASSERT_FALSE(a.hyper);
-  ASSERT_FALSE(b.hyper);
-  for (Index i = 0; i < 3000; ++i) {
-    std::fill(seen.begin(), seen.end(), 0);
-    for (Index e = a.p[i]; e < a.p[i + 1]; ++e) {
-      const Index k = a.j[e];
-      for (Index q = b.p[k]; q < b.p[k + 1]; ++q) {
-        volatile float t = ax[e] * bx[q];   // no fused multiply-add on the host either
-        const Index j = b.j[q];
-        acc[j] = seen[j] ? acc[j] + t : t;
-        seen[j] = 1;
+  for (const double density : {0.1, 0.03}) {
+    SCOPED_TRACE("density of A " + std::to_string(density));
+    const Matrix A = snk_test::fractional_fp32(3000, 400, density, rng(), 5);
+    const Matrix B = snk_test::fractional_fp32(400, 700, 0.08, rng());
+    const std::uint64_t before = mxm_fallbacks();
+    const Matrix C = mxm_on("cuda", *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32), A, B);
+    EXPECT_EQ(mxm_fallbacks(), before);
+    // The host's sums, in A's row order: the first product of an entry starts it.
+    const snk::CsrStorage& a = A.csr();
+    const snk::CsrStorage& b = B.csr();
+    const float* ax = reinterpret_cast<const float*>(a.x.data());
+    const float* bx = reinterpret_cast<const float*>(b.x.data());
+    std::vector<float> acc(700);
+    std::vector<char> seen(700);
+    Index expected = 0, differ = 0;
+    ASSERT_FALSE(a.hyper);
+    ASSERT_FALSE(b.hyper);
+    for (Index i = 0; i < 3000; ++i) {
+      std::fill(seen.begin(), seen.end(), 0);
+      for (Index e = a.p[i]; e < a.p[i + 1]; ++e) {
+        const Index k = a.j[e];
+        for (Index q = b.p[k]; q < b.p[k + 1]; ++q) {
+          volatile float t = ax[e] * bx[q];   // no fused multiply-add on the host either
+          const Index j = b.j[q];
+          acc[j] = seen[j] ? acc[j] + t : t;
+          seen[j] = 1;
+        }
+      }
+      for (Index j = 0; j < 700; ++j) {
+        if (!seen[j]) continue;
+        ++expected;
+        float got = 0;
+        if (!C.extract_element(i, j, &got, f)) {
+          ++differ;
+          continue;
+        }
+        if (std::memcmp(&got, &acc[j], sizeof(float)) != 0) ++differ;
       }
     }
-    for (Index j = 0; j < 700; ++j) {
-      if (!seen[j]) continue;
-      ++expected;
-      float got = 0;
-      if (!C.extract_element(i, j, &got, f)) {
-        ++differ;
-        continue;
-      }
-      if (std::memcmp(&got, &acc[j], sizeof(float)) != 0) ++differ;
-    }
+    EXPECT_EQ(C.nvals(), expected);
+    EXPECT_EQ(differ, Index(0)) << "entries whose FP32 sum differs from A's row order, of " << expected;
   }
-  EXPECT_EQ(C.nvals(), expected);
-  EXPECT_EQ(differ, Index(0)) << "entries whose FP32 sum differs from A's row order, of " << expected;
 }
 
 TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {

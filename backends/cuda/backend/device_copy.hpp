@@ -196,6 +196,12 @@ class MatrixOnDevice final : public DeviceCopy {
   void keep_ones(std::unique_ptr<Matrix> o) { ones_ = std::move(o); }
   // Whether every value of the matrix is finite, once a kernel has checked (kept while this copy lives).
   std::optional<bool>& all_finite() { return all_finite_; }
+  // Its CSR pattern in narrow indices (32-bit row pointers, 16-bit columns), for a kernel that keeps a whole pattern
+  // in cache (row_block_product.cu): made at its first use, kept while this copy lives.
+  struct NarrowPattern {
+    DeviceBuffer p, j;
+  };
+  NarrowPattern& narrow_pattern() { return narrow_; }
 
   // Only for copies made by dense_rows() and from_csr() (the others are attached beside a valid host form).
   void download(CsrStorage& host) override;
@@ -239,6 +245,7 @@ class MatrixOnDevice final : public DeviceCopy {
   static std::uint64_t next_id();
   std::unique_ptr<Matrix> transpose_, ones_;
   std::optional<bool> all_finite_;
+  NarrowPattern narrow_;
   TwoFourForm two_four_;
   HalfValues half_;
 };

@@ -20,6 +20,7 @@
 #include "device_context.hpp"
 #include "portable/products.hpp"
 #include "portable_ops.hpp"
+#include "row_block_product.hpp"
 #include "sparse_times_full.hpp"
 
 namespace snk::cuda {
@@ -211,7 +212,8 @@ struct Product {
   bool vector() const { return A.nrows() == 1 && T.nrows() == 1; }
   // The rows of B' (B, or B^T made once and kept) and of B'^T (B^T kept, or B itself).
   CsrRef rows_of_b() const { return ref_of(tb ? transpose_of(B, stream) : B, stream); }
-  CsrRef rows_of_bt() const { return ref_of(tb ? B : transpose_of(B, stream), stream); }
+  const Matrix& bt_matrix() const { return tb ? B : transpose_of(B, stream); }
+  CsrRef rows_of_bt() const { return ref_of(bt_matrix(), stream); }
   // A matrix product under a mask that is not complemented, where merging costs less than expanding.
   bool dot_pays() const {
     return !vector() && mask.M != nullptr && !mask.complement && dot_is_cheaper(*mask.M, A, ta, B, tb);
@@ -229,6 +231,51 @@ struct ProductKernel {
   bool (*can_run)(const Product<V>&);
   bool (*run)(const Product<V>&);
 };
+
+// Whether every value of B is finite (checked once and kept with B's device copy until B changes): the kernels that
+// stage A's absent entries as zeros need it (0 * inf is not 0).
+template <class V>
+bool b_all_finite(const Product<V>& p) {
+  MatrixOnDevice& b_copy = MatrixOnDevice::of(p.B, p.stream);
+  if (!b_copy.all_finite()) {
+    const CsrRef b = ref_of(p.B, p.stream);
+    b_copy.all_finite() = P::all_finite<V>(p.ctx, b.values<V>(), b.nvals);
+  }
+  return *b_copy.all_finite();
+}
+
+// Whether A * B' runs as row blocks of A pulled through the columns of B' (row_block_product.hpp): PLUS_TIMES on a
+// floating type, a matrix product, A's slots holding at least a sixteenth of their positions on average (the pull
+// computes every term of every position of a slot, the pushes only A's entries' terms, but a pulled term costs a
+// fraction of a pushed one: no atomic, and each read of B serves a block of rows), the staged rows fitting on chip,
+// and B'^T in plain CSR.
+template <class V>
+bool row_blocks_pay(const Product<V>& p) {
+  if (!std::is_floating_point_v<V> || p.vector() || p.add_op != BinaryOpcode::Plus || p.mul != BinaryOpcode::Times ||
+      p.A.nvals() == 0)
+    return false;
+  const CsrRef& a = p.a();
+  return 16.0 * static_cast<double>(a.nvals) >= static_cast<double>(a.nslots) * static_cast<double>(a.ncols) &&
+         row_block_product_fits<V>(a.nslots, a.ncols, p.T.ncols(), p.B.nvals()) && !p.rows_of_bt().hyper;
+}
+
+// The run: false (nothing attached) where B holds a value that is not finite or the device memory is not there.
+template <class V>
+bool product_by_row_blocks(const Product<V>& p) {
+  if constexpr (!std::is_floating_point_v<V>) {   // instantiated for the floating types only
+    (void)p;
+    return false;
+  } else {
+    if (!b_all_finite(p)) return false;
+    try {
+      p.attach(row_block_product<V>(p.a(), p.rows_of_bt(), MatrixOnDevice::of(p.bt_matrix(), p.stream), p.stream));
+      return true;
+    } catch (const Error& e) {
+      if (e.info() != Info::OutOfMemory) throw;
+      return false;
+    }
+  }
+}
 
 // Whether A * B' runs over A's non-empty rows made dense, through the SpMM family (products.hpp says how): PLUS_TIMES
 // on a floating type, a matrix product, and A's non-empty rows holding at least an eighth of their positions on
@@ -252,12 +299,7 @@ bool product_over_dense_rows(const Product<V>& p) {
     return false;
   } else {
     const Index k = p.nonempty_rows(), K = p.A.ncols(), N = p.T.ncols();
-    MatrixOnDevice& b_copy = MatrixOnDevice::of(p.B, p.stream);
-    if (!b_copy.all_finite()) {
-      const CsrRef b = ref_of(p.B, p.stream);
-      b_copy.all_finite() = P::all_finite<V>(p.ctx, b.values<V>(), b.nvals);
-    }
-    if (!*b_copy.all_finite()) return false;
+    if (!b_all_finite(p)) return false;
     const bool every_row_full = p.A.nvals() == k * K;
     try {
       DeviceBuffer x(k * K * sizeof(V)), ones(every_row_full ? 0 : k * K * sizeof(V)), rows(k * sizeof(Index));
@@ -313,7 +355,8 @@ std::pair<P::DenseOperand<V>, P::DenseOperand<V>> dense_operands(const Product<V
 // a mask that is not complemented takes the masked dot product where it costs less than the expansion (two full
 // floating operands under PLUS, SDDMM, as dense rows: tile by tile where the mask is dense enough for the tiles to
 // share their staged rows, masked_dot_tiles_pay, else entry by entry). A floating PLUS_TIMES product whose A has dense
-// enough rows runs them as a dense block through the SpMM family (SpDNN's activations times a layer). Everything else
+// enough rows pulls them, block by block, through the columns of B' where a block fits on chip, else runs them as a
+// dense block through the SpMM family (SpDNN's activations times a layer). Everything else
 // runs on the dense row accumulator where a row of the result fits on chip (the floating types), or expands, sorts and
 // compresses.
 template <class V>
@@ -375,6 +418,7 @@ const std::vector<ProductKernel<V>>& product_kernels() {
          p.attach(P::masked_dot<V>(p.ctx, ref_of(*p.mask.M, p.stream), p.a(), p.rows_of_bt(), p.add, p.mul, p.flip));
          return true;
        }},
+      {"row blocks of A pulled through the columns of B'", false, false, row_blocks_pay<V>, product_by_row_blocks<V>},
       {"dense rows of A through the SpMM family", false, false, dense_rows_of_a_pay<V>, product_over_dense_rows<V>},
       // Instantiated for the floating types only (the sparse layers' and SpDNN's products; each type costs the build
       // two kernels).

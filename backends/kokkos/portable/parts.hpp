@@ -200,15 +200,29 @@ CsrParts<BytesOf<Ctx>> copy_pattern(Ctx& ctx, const CsrRef& A, std::size_t elem_
   return out;
 }
 
-// Keeps the entries of A whose flag is set, with values from `values` (elem_size bytes each, in A's entry order) and
-// columns from `columns` (A's own when null; they must keep each row in increasing order): the result has A's slots
-// (some may become empty; the container drops them on its host copy).
-template <class Ctx>
-CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* flags, const void* values,
-                                std::size_t elem_size, const Index* columns = nullptr) {
+// Copies value e of `from` to position o of `to` (elem_size bytes each): as one word where the size is one.
+KOKKOS_INLINE_FUNCTION void copy_value(unsigned char* to, Index o, const unsigned char* from, Index e,
+                                       std::size_t elem_size) {
+  switch (elem_size) {
+    case 1: to[o] = from[e]; return;
+    case 2: reinterpret_cast<std::uint16_t*>(to)[o] = reinterpret_cast<const std::uint16_t*>(from)[e]; return;
+    case 4: reinterpret_cast<std::uint32_t*>(to)[o] = reinterpret_cast<const std::uint32_t*>(from)[e]; return;
+    case 8: reinterpret_cast<std::uint64_t*>(to)[o] = reinterpret_cast<const std::uint64_t*>(from)[e]; return;
+    default:
+      for (std::size_t b = 0; b < elem_size; ++b) to[o * elem_size + b] = from[e * elem_size + b];
+  }
+}
+
+// Keeps the entries e of A where keep(e) holds, with values from `values` (elem_size bytes each, in A's entry order)
+// and columns from `columns` (A's own when null; they must keep each row in increasing order): the result has A's
+// slots (some may become empty; the container drops them on its host copy). keep is evaluated once per entry, inside
+// the scan that places the kept ones (an entry is kept where its running count steps).
+template <class Ctx, class Keep>
+CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, const void* values,
+                                  std::size_t elem_size, const Index* columns = nullptr) {
   auto pos_buf = ctx.alloc((A.nvals + 1) * sizeof(Index));
   Index* pos = static_cast<Index*>(pos_buf.get());
-  const Index kept = exclusive_scan_flags(ctx, flags, pos, A.nvals);
+  const Index kept = exclusive_scan(ctx, KOKKOS_LAMBDA(Index e) { return Index(keep(e) ? 1 : 0); }, pos, A.nvals);
   CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
   out.nvals = kept;
   out.j = ctx.alloc(kept * sizeof(Index));
@@ -220,13 +234,21 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   const Index* aj = columns != nullptr ? columns : A.j;
   const unsigned char* v = static_cast<const unsigned char*>(values);
   for_n(ctx, "snack::portable::compact_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) { p[k] = pos[ap[k]]; });
-  for_n(ctx, "snack::portable::compact_entries", A.nvals, KOKKOS_LAMBDA(Index e) {
-    if (!flags[e]) return;
+  if (kept == 0) return out;
+  for_n_stream(ctx, "snack::portable::compact_entries", A.nvals, KOKKOS_LAMBDA(Index e) {
     const Index o = pos[e];
+    if (pos[e + 1] == o) return;
     j[o] = aj[e];
-    for (std::size_t b = 0; b < elem_size; ++b) x[o * elem_size + b] = v[e * elem_size + b];
+    copy_value(x, o, v, e, elem_size);
   });
   return out;
+}
+
+// Keeps the entries of A whose flag is set (compact_if's contract).
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* flags, const void* values,
+                               std::size_t elem_size, const Index* columns = nullptr) {
+  return compact_if(ctx, A, KOKKOS_LAMBDA(Index e) { return flags[e] != 0; }, values, elem_size, columns);
 }
 
 // A copy of A: its pattern and its values (elem_size bytes each).

@@ -1,0 +1,311 @@
+// backends/cuda/backend/row_block_product.cu: the pull form of a floating PLUS_TIMES sparse x sparse product, block by
+// block of R rows of A (row_block_product.hpp says when it applies and what it returns). Instantiated for float
+// (R = 16, 8, 4) and double (R = 8, 4, 2): R values of a staged column are one to four 16-byte shared-memory loads,
+// and R bits of a column's mask fit a 32-bit word. R shrinks where a larger one would leave the device's SMs idle.
+// B'^T is read through its narrow pattern (16-bit columns), so that its whole pattern stays in an SM's L1 across
+// the blocks the SM runs.
+#include "row_block_product.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+
+#include "device_context.hpp"
+
+namespace snk::cuda {
+namespace {
+
+using kokkos::CsrRef;
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr std::size_t kMaxShared = 160 * 1024;                 // a block's staged rows (the H100/H200 allow 227 KB)
+constexpr std::size_t kMaxMaskBytes = std::size_t(1) << 30;   // the column masks of every block
+constexpr Index kMaxInner = Index(1) << 16;                  // 16-bit columns of B'^T
+
+// B'^T as the kernels read it: 32-bit row pointers, 16-bit columns, the values of the CSR view.
+struct Columns {
+  const std::uint32_t* p;
+  const std::uint16_t* k;
+  Index n;
+};
+
+// The staged form of a block: column k's R values at k * stride, stride an odd number of 16-byte pieces (R values,
+// padded), so that the 16-byte loads of a quarter warp at different columns fall in different banks.
+template <class V, int R>
+struct Stage {
+  static constexpr int pieces = int(R * sizeof(V) / 16) | 1;
+  static constexpr int stride = pieces * int(16 / sizeof(V));   // in values
+};
+
+template <class V, int R>
+struct alignas(16) Staged {
+  V v[R];
+};
+
+// The product of two values rounded to V, then added: the semiring's two operators, never contracted to one
+// fused multiply-add, so a sum equals the one its terms give in order.
+__device__ inline float times(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double times(double a, double b) { return __dmul_rn(a, b); }
+
+// Pass 1: for the block's R slots of A, each column j's mask (bit r: some k holds A(r, k) and B'(k, j)), each slot's
+// count of positions with terms, and whether it has any.
+template <int R>
+__global__ void __launch_bounds__(kThreads)
+    pattern_kernel(CsrRef A, Columns bt, std::uint32_t* masks, Index* counts, Index* nonempty) {
+  extern __shared__ std::uint32_t present[];   // A.ncols words: bit r where the block's row r holds column k
+  __shared__ unsigned row_count[R];
+  const Index s0 = Index(blockIdx.x) * R, N = bt.n;
+  const int rows = static_cast<int>(A.nslots - s0 < Index(R) ? A.nslots - s0 : Index(R));
+  for (Index k = threadIdx.x; k < A.ncols; k += kThreads) present[k] = 0;
+  if (threadIdx.x < R) row_count[threadIdx.x] = 0;
+  __syncthreads();
+  for (int r = 0; r < rows; ++r)
+    for (Index e = A.p[s0 + r] + threadIdx.x; e < A.p[s0 + r + 1]; e += kThreads) atomicOr(&present[A.j[e]], 1u << r);
+  __syncthreads();
+  unsigned c[R] = {};
+  std::uint32_t* mask = masks + Index(blockIdx.x) * N;
+  for (Index j = threadIdx.x; j < N; j += kThreads) {
+    std::uint32_t m = 0;
+    for (std::uint32_t e = bt.p[j], end = bt.p[j + 1]; e < end; ++e) m |= present[bt.k[e]];
+    mask[j] = m;
+#pragma unroll
+    for (int r = 0; r < R; ++r) c[r] += (m >> r) & 1u;
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    unsigned v = c[r];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(&row_count[r], v);
+  }
+  __syncthreads();
+  if (threadIdx.x < rows) {
+    counts[s0 + threadIdx.x] = row_count[threadIdx.x];
+    nonempty[s0 + threadIdx.x] = row_count[threadIdx.x] > 0 ? 1 : 0;
+  }
+}
+
+// Pass 2: the block's R rows of A staged densely (zeros where absent), then each column j with a mask computed for
+// all R rows and written at its place: the slot's offset, plus the positions of the row before j (the earlier
+// chunks, warps and lanes of this block).
+template <class V, int R>
+__global__ void __launch_bounds__(kThreads)
+    values_kernel(CsrRef A, Columns bt, const V* bx, const std::uint32_t* masks, const Index* offsets, Index* out_j,
+                  V* out_x) {
+  using S = Stage<V, R>;
+  extern __shared__ __align__(16) unsigned char staged_bytes[];
+  V* flat = reinterpret_cast<V*>(staged_bytes);   // A.ncols columns, S::stride values apart
+  __shared__ unsigned warp_count[kWarps][R];
+  __shared__ Index base[R];
+  const Index s0 = Index(blockIdx.x) * R, N = bt.n;
+  const int rows = static_cast<int>(A.nslots - s0 < Index(R) ? A.nslots - s0 : Index(R));
+  for (Index q = threadIdx.x; q < A.ncols * S::stride; q += kThreads) flat[q] = V(0);
+  if (threadIdx.x < R) base[threadIdx.x] = threadIdx.x < rows ? offsets[s0 + threadIdx.x] : 0;
+  __syncthreads();
+  const V* ax = A.values<V>();
+  for (int r = 0; r < rows; ++r)
+    for (Index e = A.p[s0 + r] + threadIdx.x; e < A.p[s0 + r + 1]; e += kThreads) flat[A.j[e] * S::stride + r] = ax[e];
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned before = (1u << lane) - 1u;
+  const std::uint32_t* mask = masks + Index(blockIdx.x) * N;
+  for (Index j0 = 0; j0 < N; j0 += kThreads) {
+    const Index j = j0 + threadIdx.x;
+    const std::uint32_t m = j < N ? mask[j] : 0u;
+    V acc[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[r] = V(0);
+    if (m != 0) {
+      for (std::uint32_t e = bt.p[j], end = bt.p[j + 1]; e < end; ++e) {
+        const Staged<V, R> a = *reinterpret_cast<const Staged<V, R>*>(flat + Index(bt.k[e]) * S::stride);
+        const V w = bx[e];
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[r] = acc[r] + times(a.v[r], w);
+      }
+    }
+    unsigned ballot[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      ballot[r] = __ballot_sync(0xffffffffu, (m >> r) & 1u);
+      if (lane == 0) warp_count[warp][r] = __popc(ballot[r]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if ((m >> r) & 1u) {
+        Index pos = base[r] + __popc(ballot[r] & before);
+        for (int w = 0; w < warp; ++w) pos += warp_count[w][r];
+        out_j[pos] = j;
+        out_x[pos] = acc[r];
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x < R) {
+      unsigned chunk = 0;
+      for (int w = 0; w < kWarps; ++w) chunk += warp_count[w][threadIdx.x];
+      base[threadIdx.x] += chunk;
+    }
+    __syncthreads();
+  }
+}
+
+// The narrow pattern of bt (Columns' arrays) from its CSR view.
+__global__ void narrow_kernel(CsrRef bt, std::uint32_t* p, std::uint16_t* k) {
+  const Index q = Index(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q <= bt.nslots) p[q] = static_cast<std::uint32_t>(bt.p[q]);
+  if (q < bt.nvals) k[q] = static_cast<std::uint16_t>(bt.j[q]);
+}
+
+// The result's slots: the rows of A whose count is not zero (slot_at: their running count), with their offsets.
+__global__ void slots_kernel(CsrRef A, const Index* offsets, const Index* slot_at, Index* h, Index* p) {
+  const Index s = Index(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s < A.nslots && slot_at[s + 1] > slot_at[s]) {
+    h[slot_at[s]] = A.row_of(s);
+    p[slot_at[s]] = offsets[s];
+  }
+  if (s == A.nslots) p[slot_at[s]] = offsets[s];
+}
+
+unsigned grid_for(Index n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+int multiprocessors() {
+  static int count = [] {
+    int device = 0, n = 0;
+    throw_on_cuda_error(cudaGetDevice(&device), "current device");
+    throw_on_cuda_error(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device), "SM count");
+    return n;
+  }();
+  return count;
+}
+
+template <class V>
+constexpr int kRows[3] = {16, 8, 4};
+template <>
+constexpr int kRows<double>[3] = {8, 4, 2};
+
+template <class V, int R>
+constexpr std::size_t staged_bytes(Index inner) {
+  return inner * Stage<V, R>::stride * sizeof(V);
+}
+
+template <class V>
+std::size_t staged_bytes_of(int R, Index inner) {
+  return R == kRows<V>[0] ? staged_bytes<V, kRows<V>[0]>(inner)
+                          : R == kRows<V>[1] ? staged_bytes<V, kRows<V>[1]>(inner) : staged_bytes<V, kRows<V>[2]>(inner);
+}
+
+// The block's row count: the largest whose staged rows fit, halved (down to the smallest) while the blocks would not
+// give every SM two; 0 when not even the smallest fits.
+template <class V>
+int rows_per_block(Index slots, Index inner) {
+  int pick = 0;
+  for (int r : kRows<V>)
+    if (pick == 0 && staged_bytes_of<V>(r, inner) <= kMaxShared) pick = r;
+  if (pick == 0 || inner > kMaxInner) return 0;
+  while (pick > kRows<V>[2] && (slots + pick - 1) / pick < Index(2 * multiprocessors())) pick /= 2;
+  return pick;
+}
+
+// Pass 1 (values_pass false) or pass 2 of R rows a block.
+template <class V, int R>
+void run(const CsrRef& A, const Columns& bt, const V* bx, std::uint32_t* masks, Index* counts, Index* nonempty,
+         const Index* offsets, Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
+  const unsigned blocks = static_cast<unsigned>((A.nslots + R - 1) / R);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    throw_on_cuda_error(cudaFuncSetAttribute(pattern_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(kMaxShared)),
+                        "row block product (shared memory)");
+    throw_on_cuda_error(cudaFuncSetAttribute(values_kernel<V, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(kMaxShared)),
+                        "row block product (shared memory)");
+  });
+  if (!values_pass)
+    pattern_kernel<R><<<blocks, kThreads, A.ncols * sizeof(std::uint32_t), s>>>(A, bt, masks, counts, nonempty);
+  else
+    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V, R>(A.ncols), s>>>(A, bt, bx, masks, offsets, out_j, out_x);
+  check_queued("row block product");
+}
+
+template <class V>
+void run_with(int R, const CsrRef& A, const Columns& bt, const V* bx, std::uint32_t* masks, Index* counts,
+              Index* nonempty, const Index* offsets, Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
+  if (R == kRows<V>[0])
+    run<V, kRows<V>[0]>(A, bt, bx, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+  else if (R == kRows<V>[1])
+    run<V, kRows<V>[1]>(A, bt, bx, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+  else
+    run<V, kRows<V>[2]>(A, bt, bx, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+}
+
+// bt's narrow pattern, made on its copy's first use.
+Columns narrow_of(const CsrRef& bt, MatrixOnDevice& copy, cudaStream_t s) {
+  MatrixOnDevice::NarrowPattern& n = copy.narrow_pattern();
+  if (n.p.get() == nullptr) {
+    DeviceBuffer p((bt.nslots + 1) * sizeof(std::uint32_t)), k(std::max<Index>(bt.nvals, 1) * sizeof(std::uint16_t));
+    narrow_kernel<<<grid_for(std::max(bt.nslots + 1, bt.nvals)), kThreads, 0, s>>>(
+        bt, static_cast<std::uint32_t*>(p.get()), static_cast<std::uint16_t*>(k.get()));
+    check_queued("row block product (narrow pattern)");
+    n.p = std::move(p);
+    n.j = std::move(k);
+  }
+  return Columns{static_cast<const std::uint32_t*>(n.p.get()), static_cast<const std::uint16_t*>(n.j.get()), bt.nslots};
+}
+
+}  // namespace
+
+template <class V>
+bool row_block_product_fits(Index slots, Index inner, Index ncols, Index nvals) {
+  const int R = rows_per_block<V>(slots, inner);
+  if (R == 0 || slots == 0 || ncols == 0 || nvals >= (Index(1) << 32)) return false;
+  const double mask_bytes = double((slots + R - 1) / R) * double(ncols) * sizeof(std::uint32_t);
+  return mask_bytes <= double(kMaxMaskBytes);
+}
+
+template <class V>
+kokkos::portable::CsrParts<DeviceBuffer> row_block_product(const CsrRef& A, const CsrRef& bt, MatrixOnDevice& bt_copy,
+                                                           cudaStream_t s) {
+  const int R = rows_per_block<V>(A.nslots, A.ncols);
+  const Index slots = A.nslots, N = bt.nslots, blocks = (slots + R - 1) / R;
+  const Columns cols = narrow_of(bt, bt_copy, s);
+  DeviceBuffer masks(blocks * N * sizeof(std::uint32_t)), offsets_buf((slots + 1) * sizeof(Index)),
+      slot_buf((slots + 1) * sizeof(Index));
+  Index* offsets = static_cast<Index*>(offsets_buf.get());
+  Index* slot_at = static_cast<Index*>(slot_buf.get());
+  throw_on_cuda_error(cudaMemsetAsync(offsets + slots, 0, sizeof(Index), s), "row block product");
+  throw_on_cuda_error(cudaMemsetAsync(slot_at + slots, 0, sizeof(Index), s), "row block product");
+  auto* m = static_cast<std::uint32_t*>(masks.get());
+  run_with<V>(R, A, cols, nullptr, m, offsets, slot_at, nullptr, nullptr, nullptr, false, s);
+  DeviceContext ctx = context(s);
+  ctx.exclusive_sum(offsets, slots + 1);
+  ctx.exclusive_sum(slot_at, slots + 1);
+  Index totals[2] = {0, 0};   // entries, rows
+  throw_on_cuda_error(cudaMemcpyAsync(&totals[0], offsets + slots, sizeof(Index), cudaMemcpyDeviceToHost, s),
+                      "row block product");
+  throw_on_cuda_error(cudaMemcpyAsync(&totals[1], slot_at + slots, sizeof(Index), cudaMemcpyDeviceToHost, s),
+                      "row block product");
+  throw_on_cuda_error(cudaStreamSynchronize(s), "row block product");
+  kokkos::portable::CsrParts<DeviceBuffer> out;
+  out.hyper = true;
+  out.nvals = totals[0];
+  out.nslots = totals[1];
+  out.h = DeviceBuffer(std::max<Index>(out.nslots, 1) * sizeof(Index));
+  out.p = DeviceBuffer((out.nslots + 1) * sizeof(Index));
+  slots_kernel<<<grid_for(slots + 1), kThreads, 0, s>>>(A, offsets, slot_at, static_cast<Index*>(out.h.get()),
+                                                        static_cast<Index*>(out.p.get()));
+  check_queued("row block product (slots)");
+  out.j = DeviceBuffer(out.nvals * sizeof(Index));
+  out.x = DeviceBuffer(out.nvals * sizeof(V));
+  if (out.nvals > 0)
+    run_with<V>(R, A, cols, bt.values<V>(), m, nullptr, nullptr, offsets, static_cast<Index*>(out.j.get()),
+                static_cast<V*>(out.x.get()), true, s);
+  return out;
+}
+
+template bool row_block_product_fits<float>(Index, Index, Index, Index);
+template bool row_block_product_fits<double>(Index, Index, Index, Index);
+template kokkos::portable::CsrParts<DeviceBuffer> row_block_product<float>(const CsrRef&, const CsrRef&,
+                                                                           MatrixOnDevice&, cudaStream_t);
+template kokkos::portable::CsrParts<DeviceBuffer> row_block_product<double>(const CsrRef&, const CsrRef&,
+                                                                            MatrixOnDevice&, cudaStream_t);
+
+}  // namespace snk::cuda
