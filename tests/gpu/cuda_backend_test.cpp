@@ -795,7 +795,8 @@ Matrix banded(const Type* t, Index nrows, Index ncols, double density, Index emp
 // (row_block_product.cu), in FP32 and FP64. Shapes that reach every part of it: 5,000 rows (the largest blocks, the
 // last one partial) and 300 rows (the smallest), one row in four empty, a hypersparse A of 2^40 rows, 600 columns of
 // the result (several chunks of a block's threads) of which the last 10 are empty, explicit zeros and both signs
-// in A and B; B' = B and B' = B^T; against reference, with no fallback.
+// in A and B; B' = B and B' = B^T; a B whose columns are too uneven for the sliced form (declined, the next kernel
+// runs); against reference, with no fallback.
 TEST(CudaBackend, RowBlocksOfSparseATimesSparseB) {
   REQUIRE_CUDA();
   for (TypeCode code : {TypeCode::FP32, TypeCode::FP64}) {
@@ -835,6 +836,20 @@ TEST(CudaBackend, RowBlocksOfSparseATimesSparseB) {
       tr.transpose_second = true;
       check_mxm(pt, *A, Bt, "row blocks of A, B transposed: " + at, tr);
     }
+    // One column of B holds every row, the others one entry each: B^T's slices would be padded past twice its entries,
+    // so the row blocks decline and the next kernel of the family runs.
+    std::vector<Index> I, J;
+    std::vector<double> X;
+    for (Index i = 0; i < 200; ++i) {
+      for (const Index j : {Index(0), 1 + i % 63}) {
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(draw(code));
+      }
+    }
+    Matrix uneven(t, 200, 64);
+    uneven.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+    check_mxm(pt, many, uneven, "row blocks of A, uneven columns of B: " + t->name);
   }
 }
 

@@ -3,12 +3,17 @@
 // device_copy.hpp for the caching contract).
 #include "device_copy.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/kernels.hpp"
 #include "portable_ops.hpp"
@@ -100,9 +105,83 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
+// ---- Uploads ----------------------------------------------------------------------------------------------
+// The host form lives in pageable memory, which the driver copies through its own small staging buffers at a fraction
+// of the bus speed. A large upload goes through page-locked slots of the backend's instead (allocated once): host
+// threads copy chunks into the slots, each slot's transfer queued as soon as its chunk is in, so the copies of some
+// chunks run while others travel. The source may change once upload() returns (every chunk has left it).
+
+namespace {
+constexpr std::size_t kStagedFrom = std::size_t(8) << 20;   // smaller uploads: one plain copy
+constexpr std::size_t kChunk = std::size_t(4) << 20;
+
+struct StagingSlots {
+  std::mutex mutex;   // one upload at a time
+  struct Slot {
+    void* host = nullptr;
+    cudaEvent_t done = nullptr;   // the slot's last transfer
+    std::mutex in_use;
+  };
+  std::vector<std::unique_ptr<Slot>> slots;
+  bool unavailable = false;
+
+  // The slots, made on first use (false, and plain copies from then on, where page-locked memory is refused).
+  bool ready(int count) {
+    if (unavailable) return false;
+    while (static_cast<int>(slots.size()) < count) {
+      auto slot = std::make_unique<Slot>();
+      if (cudaHostAlloc(&slot->host, kChunk, cudaHostAllocDefault) != cudaSuccess ||
+          cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming) != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (slot->host != nullptr) (void)cudaFreeHost(slot->host);
+        if (slots.empty()) unavailable = true;
+        return !slots.empty();
+      }
+      slots.push_back(std::move(slot));
+    }
+    return true;
+  }
+};
+
+StagingSlots& staging() {
+  static StagingSlots* s = new StagingSlots;   // never destroyed: the runtime may be gone at exit
+  return *s;
+}
+
+void upload_staged(void* device, const void* host, std::size_t bytes, cudaStream_t stream) {
+  StagingSlots& st = staging();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  const int threads = std::min(host_order_threads(), 8);
+  if (!st.ready(2 * threads)) {
+    throw_on_cuda_error(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream), "upload");
+    return;
+  }
+  const std::int64_t chunks = static_cast<std::int64_t>((bytes + kChunk - 1) / kChunk);
+  const std::int64_t nslots = static_cast<std::int64_t>(st.slots.size());
+  for_each_range(
+      chunks, 1,
+      [&](std::int64_t c, std::int64_t) {
+        StagingSlots::Slot& slot = *st.slots[static_cast<std::size_t>(c % nslots)];
+        std::lock_guard<std::mutex> mine(slot.in_use);
+        throw_on_cuda_error(cudaEventSynchronize(slot.done), "upload");
+        const std::size_t at = static_cast<std::size_t>(c) * kChunk, len = std::min(kChunk, bytes - at);
+        std::memcpy(slot.host, static_cast<const unsigned char*>(host) + at, len);
+        throw_on_cuda_error(cudaMemcpyAsync(static_cast<unsigned char*>(device) + at, slot.host, len,
+                                            cudaMemcpyHostToDevice, stream),
+                            "upload");
+        throw_on_cuda_error(cudaEventRecord(slot.done, stream), "upload");
+      },
+      threads);
+}
+}  // namespace
+
 void DeviceBuffer::upload(const void* host, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
   if (bytes > bytes_) throw Error(Info::Panic, "cuda backend: upload larger than its device buffer");
+  if (bytes >= kStagedFrom) {
+    upload_staged(data_, host, bytes, stream);
+    return;
+  }
   throw_on_cuda_error(cudaMemcpyAsync(data_, host, bytes, cudaMemcpyHostToDevice, stream), "upload");
 }
 

@@ -65,7 +65,8 @@ class DeviceBuffer {
 
   void* get() const { return data_; }
   std::size_t bytes() const { return bytes_; }
-  // Copies `bytes` bytes from host memory to the start of the buffer on `stream` (asynchronous).
+  // Copies `bytes` bytes from host memory to the start of the buffer on `stream` (asynchronous: the host memory may
+  // change once it returns; large ones go through the backend's page-locked slots, device_copy.cpp).
   void upload(const void* host, std::size_t bytes, cudaStream_t stream);
 
  private:
@@ -196,12 +197,15 @@ class MatrixOnDevice final : public DeviceCopy {
   void keep_ones(std::unique_ptr<Matrix> o) { ones_ = std::move(o); }
   // Whether every value of the matrix is finite, once a kernel has checked (kept while this copy lives).
   std::optional<bool>& all_finite() { return all_finite_; }
-  // Its CSR pattern in narrow indices (32-bit row pointers, 16-bit columns), for a kernel that keeps a whole pattern
-  // in cache (row_block_product.cu): made at its first use, kept while this copy lives.
-  struct NarrowPattern {
-    DeviceBuffer p, j;
+  // Its rows in sliced ELLPACK form, for a kernel whose threads walk a warp's 32 rows in step (row_block_product.cu):
+  // entry i of row r at slice[r / 32] + 32 i + r % 32, with 16-bit columns and the values in that order; made at the
+  // kernel's first use (`refused` where padding the slices would more than double the entries), kept while this copy
+  // lives.
+  struct SlicedForm {
+    DeviceBuffer slice, length, j, x;
+    bool refused = false;
   };
-  NarrowPattern& narrow_pattern() { return narrow_; }
+  SlicedForm& sliced_form() { return sliced_; }
 
   // Only for copies made by dense_rows() and from_csr() (the others are attached beside a valid host form).
   void download(CsrStorage& host) override;
@@ -245,7 +249,7 @@ class MatrixOnDevice final : public DeviceCopy {
   static std::uint64_t next_id();
   std::unique_ptr<Matrix> transpose_, ones_;
   std::optional<bool> all_finite_;
-  NarrowPattern narrow_;
+  SlicedForm sliced_;
   TwoFourForm two_four_;
   HalfValues half_;
 };

@@ -259,7 +259,8 @@ bool row_blocks_pay(const Product<V>& p) {
          row_block_product_fits<V>(a.nslots, a.ncols, p.T.ncols(), p.B.nvals()) && !p.rows_of_bt().hyper;
 }
 
-// The run: false (nothing attached) where B holds a value that is not finite or the device memory is not there.
+// The run: false (nothing attached) where B holds a value that is not finite, B'^T's rows are too uneven for the sliced
+// form, or the device memory is not there.
 template <class V>
 bool product_by_row_blocks(const Product<V>& p) {
   if constexpr (!std::is_floating_point_v<V>) {   // instantiated for the floating types only
@@ -268,7 +269,10 @@ bool product_by_row_blocks(const Product<V>& p) {
   } else {
     if (!b_all_finite(p)) return false;
     try {
-      p.attach(row_block_product<V>(p.a(), p.rows_of_bt(), MatrixOnDevice::of(p.bt_matrix(), p.stream), p.stream));
+      P::CsrParts<DeviceBuffer> parts;
+      if (!row_block_product<V>(p.a(), p.rows_of_bt(), MatrixOnDevice::of(p.bt_matrix(), p.stream), p.stream, parts))
+        return false;
+      p.attach(std::move(parts));
       return true;
     } catch (const Error& e) {
       if (e.info() != Info::OutOfMemory) throw;

@@ -2,8 +2,8 @@
 // block of R rows of A (row_block_product.hpp says when it applies and what it returns). Instantiated for float
 // (R = 16, 8, 4) and double (R = 8, 4, 2): R values of a staged column are one to four 16-byte shared-memory loads,
 // and R bits of a column's mask fit a 32-bit word. R shrinks where a larger one would leave the device's SMs idle.
-// B'^T is read through its narrow pattern (16-bit columns), so that its whole pattern stays in an SM's L1 across
-// the blocks the SM runs.
+// B'^T is read in sliced ELLPACK form (MatrixOnDevice::SlicedForm): a warp's 32 threads walk 32 columns of the result
+// in step, so each step of theirs reads B'^T in one or two cache lines, and 16-bit columns keep it small in cache.
 #include "row_block_product.hpp"
 
 #include <algorithm>
@@ -16,16 +16,18 @@ namespace snk::cuda {
 namespace {
 
 using kokkos::CsrRef;
-constexpr int kThreads = 256;
+constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
 constexpr std::size_t kMaxShared = 160 * 1024;                 // a block's staged rows (the H100/H200 allow 227 KB)
 constexpr std::size_t kMaxMaskBytes = std::size_t(1) << 30;   // the column masks of every block
 constexpr Index kMaxInner = Index(1) << 16;                  // 16-bit columns of B'^T
 
-// B'^T as the kernels read it: 32-bit row pointers, 16-bit columns, the values of the CSR view.
-struct Columns {
-  const std::uint32_t* p;
+// B'^T as the kernels read it (MatrixOnDevice::SlicedForm): entry i of row j at slice[j / 32] + 32 i + j % 32.
+struct Sliced {
+  const Index* slice;
+  const std::uint32_t* length;
   const std::uint16_t* k;
+  const void* x;
   Index n;
 };
 
@@ -51,7 +53,7 @@ __device__ inline double times(double a, double b) { return __dmul_rn(a, b); }
 // count of positions with terms, and whether it has any.
 template <int R>
 __global__ void __launch_bounds__(kThreads)
-    pattern_kernel(CsrRef A, Columns bt, std::uint32_t* masks, Index* counts, Index* nonempty) {
+    pattern_kernel(CsrRef A, Sliced bt, std::uint32_t* masks, Index* counts, Index* nonempty) {
   extern __shared__ std::uint32_t present[];   // A.ncols words: bit r where the block's row r holds column k
   __shared__ unsigned row_count[R];
   const Index s0 = Index(blockIdx.x) * R, N = bt.n;
@@ -66,7 +68,10 @@ __global__ void __launch_bounds__(kThreads)
   std::uint32_t* mask = masks + Index(blockIdx.x) * N;
   for (Index j = threadIdx.x; j < N; j += kThreads) {
     std::uint32_t m = 0;
-    for (std::uint32_t e = bt.p[j], end = bt.p[j + 1]; e < end; ++e) m |= present[bt.k[e]];
+    const std::uint16_t* k = bt.k + bt.slice[j / 32] + j % 32;
+    const std::uint32_t len = bt.length[j];
+#pragma unroll 4
+    for (std::uint32_t i = 0; i < len; ++i) m |= present[k[32 * Index(i)]];
     mask[j] = m;
 #pragma unroll
     for (int r = 0; r < R; ++r) c[r] += (m >> r) & 1u;
@@ -89,8 +94,7 @@ __global__ void __launch_bounds__(kThreads)
 // chunks, warps and lanes of this block).
 template <class V, int R>
 __global__ void __launch_bounds__(kThreads)
-    values_kernel(CsrRef A, Columns bt, const V* bx, const std::uint32_t* masks, const Index* offsets, Index* out_j,
-                  V* out_x) {
+    values_kernel(CsrRef A, Sliced bt, const std::uint32_t* masks, const Index* offsets, Index* out_j, V* out_x) {
   using S = Stage<V, R>;
   extern __shared__ __align__(16) unsigned char staged_bytes[];
   V* flat = reinterpret_cast<V*>(staged_bytes);   // A.ncols columns, S::stride values apart
@@ -115,9 +119,14 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[r] = V(0);
     if (m != 0) {
-      for (std::uint32_t e = bt.p[j], end = bt.p[j + 1]; e < end; ++e) {
-        const Staged<V, R> a = *reinterpret_cast<const Staged<V, R>*>(flat + Index(bt.k[e]) * S::stride);
-        const V w = bx[e];
+      const Index first = bt.slice[j / 32] + j % 32;
+      const std::uint16_t* k = bt.k + first;
+      const V* x = static_cast<const V*>(bt.x) + first;
+      const std::uint32_t len = bt.length[j];
+#pragma unroll 4
+      for (std::uint32_t i = 0; i < len; ++i) {
+        const Staged<V, R> a = *reinterpret_cast<const Staged<V, R>*>(flat + Index(k[32 * Index(i)]) * S::stride);
+        const V w = x[32 * Index(i)];
 #pragma unroll
         for (int r = 0; r < R; ++r) acc[r] = acc[r] + times(a.v[r], w);
       }
@@ -148,11 +157,29 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// The narrow pattern of bt (Columns' arrays) from its CSR view.
-__global__ void narrow_kernel(CsrRef bt, std::uint32_t* p, std::uint16_t* k) {
-  const Index q = Index(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q <= bt.nslots) p[q] = static_cast<std::uint32_t>(bt.p[q]);
-  if (q < bt.nvals) k[q] = static_cast<std::uint16_t>(bt.j[q]);
+// The sliced form of bt (Sliced's arrays) from its CSR view: each row's length, each slice's padded entry count (32
+// times its longest row), then, once the slices are placed, each row's entries.
+__global__ void row_lengths_kernel(CsrRef bt, std::uint32_t* length) {
+  const Index r = Index(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r < bt.nslots) length[r] = static_cast<std::uint32_t>(bt.p[r + 1] - bt.p[r]);
+}
+__global__ void slice_sizes_kernel(Index rows, const std::uint32_t* length, Index* slice) {
+  const Index g = Index(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g * 32 >= rows) return;
+  std::uint32_t longest = 0;
+  for (Index r = g * 32; r < rows && r < g * 32 + 32; ++r) longest = longest > length[r] ? longest : length[r];
+  slice[g] = 32 * Index(longest);
+}
+template <class V>
+__global__ void slice_entries_kernel(CsrRef bt, const Index* slice, std::uint16_t* k, V* x) {
+  const Index r = Index(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= bt.nslots) return;
+  const Index to = slice[r / 32] + r % 32;
+  const V* from = bt.values<V>();
+  for (Index e = bt.p[r], i = 0; e < bt.p[r + 1]; ++e, ++i) {
+    k[to + 32 * i] = static_cast<std::uint16_t>(bt.j[e]);
+    x[to + 32 * i] = from[e];
+  }
 }
 
 // The result's slots: the rows of A whose count is not zero (slot_at: their running count), with their offsets.
@@ -207,8 +234,8 @@ int rows_per_block(Index slots, Index inner) {
 
 // Pass 1 (values_pass false) or pass 2 of R rows a block.
 template <class V, int R>
-void run(const CsrRef& A, const Columns& bt, const V* bx, std::uint32_t* masks, Index* counts, Index* nonempty,
-         const Index* offsets, Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
+void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Index* counts, Index* nonempty, const Index* offsets,
+         Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
   const unsigned blocks = static_cast<unsigned>((A.nslots + R - 1) / R);
   static std::once_flag once;
   std::call_once(once, [] {
@@ -222,33 +249,56 @@ void run(const CsrRef& A, const Columns& bt, const V* bx, std::uint32_t* masks, 
   if (!values_pass)
     pattern_kernel<R><<<blocks, kThreads, A.ncols * sizeof(std::uint32_t), s>>>(A, bt, masks, counts, nonempty);
   else
-    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V, R>(A.ncols), s>>>(A, bt, bx, masks, offsets, out_j, out_x);
+    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V, R>(A.ncols), s>>>(A, bt, masks, offsets, out_j, out_x);
   check_queued("row block product");
 }
 
 template <class V>
-void run_with(int R, const CsrRef& A, const Columns& bt, const V* bx, std::uint32_t* masks, Index* counts,
-              Index* nonempty, const Index* offsets, Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
+void run_with(int R, const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Index* counts, Index* nonempty,
+              const Index* offsets, Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
   if (R == kRows<V>[0])
-    run<V, kRows<V>[0]>(A, bt, bx, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[0]>(A, bt, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
   else if (R == kRows<V>[1])
-    run<V, kRows<V>[1]>(A, bt, bx, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[1]>(A, bt, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
   else
-    run<V, kRows<V>[2]>(A, bt, bx, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[2]>(A, bt, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
 }
 
-// bt's narrow pattern, made on its copy's first use.
-Columns narrow_of(const CsrRef& bt, MatrixOnDevice& copy, cudaStream_t s) {
-  MatrixOnDevice::NarrowPattern& n = copy.narrow_pattern();
-  if (n.p.get() == nullptr) {
-    DeviceBuffer p((bt.nslots + 1) * sizeof(std::uint32_t)), k(std::max<Index>(bt.nvals, 1) * sizeof(std::uint16_t));
-    narrow_kernel<<<grid_for(std::max(bt.nslots + 1, bt.nvals)), kThreads, 0, s>>>(
-        bt, static_cast<std::uint32_t*>(p.get()), static_cast<std::uint16_t*>(k.get()));
-    check_queued("row block product (narrow pattern)");
-    n.p = std::move(p);
-    n.j = std::move(k);
+// bt's sliced form, made on its copy's first use; false where it is refused.
+template <class V>
+bool sliced_of(const CsrRef& bt, MatrixOnDevice& copy, cudaStream_t s, Sliced& out) {
+  MatrixOnDevice::SlicedForm& f = copy.sliced_form();
+  if (f.refused) return false;
+  if (f.slice.get() == nullptr) {
+    const Index groups = (bt.nslots + 31) / 32;
+    DeviceBuffer slice((groups + 1) * sizeof(Index)), length(std::max<Index>(bt.nslots, 1) * sizeof(std::uint32_t));
+    auto* len = static_cast<std::uint32_t*>(length.get());
+    auto* sl = static_cast<Index*>(slice.get());
+    row_lengths_kernel<<<grid_for(bt.nslots), kThreads, 0, s>>>(bt, len);
+    slice_sizes_kernel<<<grid_for(groups), kThreads, 0, s>>>(bt.nslots, len, sl);
+    throw_on_cuda_error(cudaMemsetAsync(sl + groups, 0, sizeof(Index), s), "row block product (slices)");
+    check_queued("row block product (slices)");
+    context(s).exclusive_sum(sl, groups + 1);
+    Index total = 0;
+    throw_on_cuda_error(cudaMemcpyAsync(&total, sl + groups, sizeof(Index), cudaMemcpyDeviceToHost, s),
+                        "row block product (slices)");
+    throw_on_cuda_error(cudaStreamSynchronize(s), "row block product (slices)");
+    if (total > 2 * bt.nvals + 1024) {
+      f.refused = true;
+      return false;
+    }
+    DeviceBuffer k(std::max<Index>(total, 1) * sizeof(std::uint16_t)), x(std::max<Index>(total, 1) * sizeof(V));
+    slice_entries_kernel<V><<<grid_for(bt.nslots), kThreads, 0, s>>>(bt, sl, static_cast<std::uint16_t*>(k.get()),
+                                                                      static_cast<V*>(x.get()));
+    check_queued("row block product (slices)");
+    f.slice = std::move(slice);
+    f.length = std::move(length);
+    f.j = std::move(k);
+    f.x = std::move(x);
   }
-  return Columns{static_cast<const std::uint32_t*>(n.p.get()), static_cast<const std::uint16_t*>(n.j.get()), bt.nslots};
+  out = Sliced{static_cast<const Index*>(f.slice.get()), static_cast<const std::uint32_t*>(f.length.get()),
+               static_cast<const std::uint16_t*>(f.j.get()), f.x.get(), bt.nslots};
+  return true;
 }
 
 }  // namespace
@@ -256,17 +306,18 @@ Columns narrow_of(const CsrRef& bt, MatrixOnDevice& copy, cudaStream_t s) {
 template <class V>
 bool row_block_product_fits(Index slots, Index inner, Index ncols, Index nvals) {
   const int R = rows_per_block<V>(slots, inner);
-  if (R == 0 || slots == 0 || ncols == 0 || nvals >= (Index(1) << 32)) return false;
+  if (R == 0 || slots == 0 || ncols == 0 || nvals == 0) return false;
   const double mask_bytes = double((slots + R - 1) / R) * double(ncols) * sizeof(std::uint32_t);
   return mask_bytes <= double(kMaxMaskBytes);
 }
 
 template <class V>
-kokkos::portable::CsrParts<DeviceBuffer> row_block_product(const CsrRef& A, const CsrRef& bt, MatrixOnDevice& bt_copy,
-                                                           cudaStream_t s) {
+bool row_block_product(const CsrRef& A, const CsrRef& bt, MatrixOnDevice& bt_copy, cudaStream_t s,
+                       kokkos::portable::CsrParts<DeviceBuffer>& out) {
+  Sliced cols{};
+  if (!sliced_of<V>(bt, bt_copy, s, cols)) return false;
   const int R = rows_per_block<V>(A.nslots, A.ncols);
   const Index slots = A.nslots, N = bt.nslots, blocks = (slots + R - 1) / R;
-  const Columns cols = narrow_of(bt, bt_copy, s);
   DeviceBuffer masks(blocks * N * sizeof(std::uint32_t)), offsets_buf((slots + 1) * sizeof(Index)),
       slot_buf((slots + 1) * sizeof(Index));
   Index* offsets = static_cast<Index*>(offsets_buf.get());
@@ -274,7 +325,7 @@ kokkos::portable::CsrParts<DeviceBuffer> row_block_product(const CsrRef& A, cons
   throw_on_cuda_error(cudaMemsetAsync(offsets + slots, 0, sizeof(Index), s), "row block product");
   throw_on_cuda_error(cudaMemsetAsync(slot_at + slots, 0, sizeof(Index), s), "row block product");
   auto* m = static_cast<std::uint32_t*>(masks.get());
-  run_with<V>(R, A, cols, nullptr, m, offsets, slot_at, nullptr, nullptr, nullptr, false, s);
+  run_with<V>(R, A, cols, m, offsets, slot_at, nullptr, nullptr, nullptr, false, s);
   DeviceContext ctx = context(s);
   ctx.exclusive_sum(offsets, slots + 1);
   ctx.exclusive_sum(slot_at, slots + 1);
@@ -284,7 +335,7 @@ kokkos::portable::CsrParts<DeviceBuffer> row_block_product(const CsrRef& A, cons
   throw_on_cuda_error(cudaMemcpyAsync(&totals[1], slot_at + slots, sizeof(Index), cudaMemcpyDeviceToHost, s),
                       "row block product");
   throw_on_cuda_error(cudaStreamSynchronize(s), "row block product");
-  kokkos::portable::CsrParts<DeviceBuffer> out;
+  out = kokkos::portable::CsrParts<DeviceBuffer>{};
   out.hyper = true;
   out.nvals = totals[0];
   out.nslots = totals[1];
@@ -296,16 +347,16 @@ kokkos::portable::CsrParts<DeviceBuffer> row_block_product(const CsrRef& A, cons
   out.j = DeviceBuffer(out.nvals * sizeof(Index));
   out.x = DeviceBuffer(out.nvals * sizeof(V));
   if (out.nvals > 0)
-    run_with<V>(R, A, cols, bt.values<V>(), m, nullptr, nullptr, offsets, static_cast<Index*>(out.j.get()),
-                static_cast<V*>(out.x.get()), true, s);
-  return out;
+    run_with<V>(R, A, cols, m, nullptr, nullptr, offsets, static_cast<Index*>(out.j.get()), static_cast<V*>(out.x.get()),
+                true, s);
+  return true;
 }
 
 template bool row_block_product_fits<float>(Index, Index, Index, Index);
 template bool row_block_product_fits<double>(Index, Index, Index, Index);
-template kokkos::portable::CsrParts<DeviceBuffer> row_block_product<float>(const CsrRef&, const CsrRef&,
-                                                                           MatrixOnDevice&, cudaStream_t);
-template kokkos::portable::CsrParts<DeviceBuffer> row_block_product<double>(const CsrRef&, const CsrRef&,
-                                                                            MatrixOnDevice&, cudaStream_t);
+template bool row_block_product<float>(const CsrRef&, const CsrRef&, MatrixOnDevice&, cudaStream_t,
+                                       kokkos::portable::CsrParts<DeviceBuffer>&);
+template bool row_block_product<double>(const CsrRef&, const CsrRef&, MatrixOnDevice&, cudaStream_t,
+                                        kokkos::portable::CsrParts<DeviceBuffer>&);
 
 }  // namespace snk::cuda

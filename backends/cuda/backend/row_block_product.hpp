@@ -19,16 +19,16 @@ namespace snk::cuda {
 
 // Whether row_block_product runs A * B' for A of `slots` row slots and `inner` columns, and B' of `ncols` columns with
 // `nvals` entries: the staged rows of a block fit in shared memory, the per-block column masks fit a bounded scratch,
-// and B'^T's pattern fits narrow indices (inner <= 65536, nvals < 2^32).
+// and B'^T's columns fit 16 bits (inner <= 65536).
 template <class V>
 bool row_block_product_fits(Index slots, Index inner, Index ncols, Index nvals);
 
 // T = A * B' (A: CsrRef of a floating type V, plain or hypersparse; bt: B'^T, plain CSR with one row per column of
-// the result, and bt_copy the device copy it is viewed through, which keeps its narrow pattern), as hypersparse CSR
-// parts over the rows of A that hold an entry of the result. Queued on stream s; the host waits once, for the
-// result's entry and row counts.
+// the result, and bt_copy the device copy it is viewed through, which keeps its sliced form), as hypersparse CSR
+// parts in `out` over the rows of A that hold an entry of the result. Queued on stream s; the host waits once, for
+// the result's entry and row counts. False, out untouched, where bt's rows are too uneven for the sliced form.
 template <class V>
-kokkos::portable::CsrParts<DeviceBuffer> row_block_product(const kokkos::CsrRef& A, const kokkos::CsrRef& bt,
-                                                           MatrixOnDevice& bt_copy, cudaStream_t s);
+bool row_block_product(const kokkos::CsrRef& A, const kokkos::CsrRef& bt, MatrixOnDevice& bt_copy, cudaStream_t s,
+                       kokkos::portable::CsrParts<DeviceBuffer>& out);
 
 }  // namespace snk::cuda

@@ -215,14 +215,27 @@ KOKKOS_INLINE_FUNCTION void copy_value(unsigned char* to, Index o, const unsigne
 
 // Keeps the entries e of A where keep(e) holds, with values from `values` (elem_size bytes each, in A's entry order)
 // and columns from `columns` (A's own when null; they must keep each row in increasing order): the result has A's
-// slots (some may become empty; the container drops them on its host copy). keep is evaluated once per entry, inside
-// the scan that places the kept ones (an entry is kept where its running count steps).
+// slots (some may become empty; the container drops them on its host copy). The entries are taken in runs of
+// kCompactRun: a scan over the runs' kept counts places each run, which then writes its kept entries in order, and a
+// row's start counts the kept entries of its run before it. So the scan is a fraction of the entries long, whatever
+// the rows' lengths; keep is evaluated two or three times per entry.
+constexpr Index kCompactRun = 32;
+
 template <class Ctx, class Keep>
 CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, const void* values,
                                   std::size_t elem_size, const Index* columns = nullptr) {
-  auto pos_buf = ctx.alloc((A.nvals + 1) * sizeof(Index));
+  const Index n = A.nvals, runs = (n + kCompactRun - 1) / kCompactRun;
+  auto pos_buf = ctx.alloc((runs + 1) * sizeof(Index));
   Index* pos = static_cast<Index*>(pos_buf.get());
-  const Index kept = exclusive_scan(ctx, KOKKOS_LAMBDA(Index e) { return Index(keep(e) ? 1 : 0); }, pos, A.nvals);
+  const Index kept = exclusive_scan(
+      ctx,
+      KOKKOS_LAMBDA(Index u) {
+        Index c = 0;
+        for (Index e = u * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e)
+          c += keep(e) ? 1 : 0;
+        return c;
+      },
+      pos, runs);
   CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
   out.nvals = kept;
   out.j = ctx.alloc(kept * sizeof(Index));
@@ -233,13 +246,21 @@ CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, c
   const Index* ap = A.p;
   const Index* aj = columns != nullptr ? columns : A.j;
   const unsigned char* v = static_cast<const unsigned char*>(values);
-  for_n(ctx, "snack::portable::compact_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) { p[k] = pos[ap[k]]; });
+  for_n(ctx, "snack::portable::compact_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) {
+    const Index e = ap[k], u = e / kCompactRun;
+    Index c = pos[u];
+    for (Index q = u * kCompactRun; q < e; ++q) c += keep(q) ? 1 : 0;
+    p[k] = c;
+  });
   if (kept == 0) return out;
-  for_n_stream(ctx, "snack::portable::compact_entries", A.nvals, KOKKOS_LAMBDA(Index e) {
-    const Index o = pos[e];
-    if (pos[e + 1] == o) return;
-    j[o] = aj[e];
-    copy_value(x, o, v, e, elem_size);
+  for_n(ctx, "snack::portable::compact_entries", runs, KOKKOS_LAMBDA(Index u) {
+    Index o = pos[u];
+    for (Index e = u * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e) {
+      if (!keep(e)) continue;
+      j[o] = aj[e];
+      copy_value(x, o, v, e, elem_size);
+      ++o;
+    }
   });
   return out;
 }
