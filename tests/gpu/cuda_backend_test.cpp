@@ -13,7 +13,8 @@
 // SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
 // of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
 // hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
-// exhaustion through the C API; the exchange with a caller's device memory on the caller's stream. These must not
+// exhaustion through the C API; the exchange with a caller's device memory on the caller's stream; uploads larger than
+// the staging threshold. These must not
 // fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
 // user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is
 // not usable (no GPU, no driver).
@@ -915,6 +916,32 @@ TEST(CudaBackend, SparseTimesNarrowSparseInRowOrder) {
     }
     EXPECT_EQ(C.nvals(), expected);
     EXPECT_EQ(differ, Index(0)) << "entries whose FP32 sum differs from A's row order, of " << expected;
+  }
+}
+
+// A matrix whose arrays are larger than the backend's staged-upload threshold (8 MB: its columns 25 MB, its values
+// 13 MB, several 4 MB chunks through the page-locked slots) arrives whole: each value doubled on the device equals
+// reference's, entry for entry, twice in a row (the slots reused).
+TEST(CudaBackend, LargeUploadsArriveWhole) {
+  REQUIRE_CUDA();
+  const snk::BinaryOp& times = *snk::builtin_binary_op(Op::Times, TypeCode::FP32);
+  snk::Scalar two(&snk::types::FP32);
+  const float v2 = 2.0f;
+  two.set(&v2, &snk::types::FP32);
+  for (int round = 0; round < 2; ++round) {
+    const Matrix A = random_matrix(&snk::types::FP32, 2000, 2000, 0.8, false);
+    ASSERT_GT(A.nvals() * sizeof(float), std::size_t(8) << 20);
+    Matrix got(&snk::types::FP32, 2000, 2000), want(&snk::types::FP32, 2000, 2000);
+    {
+      snk::BackendScope scope("cuda");
+      snk::apply_bind_second(got, nullptr, nullptr, times, A, two);
+      got.wait();
+    }
+    {
+      snk::BackendScope scope("reference");
+      snk::apply_bind_second(want, nullptr, nullptr, times, A, two);
+    }
+    expect_same(got, want, "large upload, round " + std::to_string(round));
   }
 }
 

@@ -6,6 +6,8 @@
 // in step, so each step of theirs reads B'^T in one or two cache lines, and 16-bit columns keep it small in cache.
 #include "row_block_product.hpp"
 
+#include <cub/device/device_scan.cuh>
+
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -31,6 +33,17 @@ struct Sliced {
   Index n;
 };
 
+// A slot's entry count and whether it has any, scanned together into its entries' offset and its place among the
+// result's rows.
+struct Counts {
+  Index entries, rows;
+};
+struct AddCounts {
+  __host__ __device__ Counts operator()(const Counts& a, const Counts& b) const {
+    return Counts{a.entries + b.entries, a.rows + b.rows};
+  }
+};
+
 // The staged form of a block: column k's R values at k * stride, stride an odd number of 16-byte pieces (R values,
 // padded), so that the 16-byte loads of a quarter warp at different columns fall in different banks.
 template <class V, int R>
@@ -53,7 +66,7 @@ __device__ inline double times(double a, double b) { return __dmul_rn(a, b); }
 // count of positions with terms, and whether it has any.
 template <int R>
 __global__ void __launch_bounds__(kThreads)
-    pattern_kernel(CsrRef A, Sliced bt, std::uint32_t* masks, Index* counts, Index* nonempty) {
+    pattern_kernel(CsrRef A, Sliced bt, std::uint32_t* masks, Counts* counts) {
   extern __shared__ std::uint32_t present[];   // A.ncols words: bit r where the block's row r holds column k
   __shared__ unsigned row_count[R];
   const Index s0 = Index(blockIdx.x) * R, N = bt.n;
@@ -83,10 +96,7 @@ __global__ void __launch_bounds__(kThreads)
     if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(&row_count[r], v);
   }
   __syncthreads();
-  if (threadIdx.x < rows) {
-    counts[s0 + threadIdx.x] = row_count[threadIdx.x];
-    nonempty[s0 + threadIdx.x] = row_count[threadIdx.x] > 0 ? 1 : 0;
-  }
+  if (threadIdx.x < rows) counts[s0 + threadIdx.x] = Counts{row_count[threadIdx.x], row_count[threadIdx.x] > 0 ? 1u : 0u};
 }
 
 // Pass 2: the block's R rows of A staged densely (zeros where absent), then each column j with a mask computed for
@@ -94,7 +104,7 @@ __global__ void __launch_bounds__(kThreads)
 // chunks, warps and lanes of this block).
 template <class V, int R>
 __global__ void __launch_bounds__(kThreads)
-    values_kernel(CsrRef A, Sliced bt, const std::uint32_t* masks, const Index* offsets, Index* out_j, V* out_x) {
+    values_kernel(CsrRef A, Sliced bt, const std::uint32_t* masks, const Counts* offsets, Index* out_j, V* out_x) {
   using S = Stage<V, R>;
   extern __shared__ __align__(16) unsigned char staged_bytes[];
   V* flat = reinterpret_cast<V*>(staged_bytes);   // A.ncols columns, S::stride values apart
@@ -103,7 +113,7 @@ __global__ void __launch_bounds__(kThreads)
   const Index s0 = Index(blockIdx.x) * R, N = bt.n;
   const int rows = static_cast<int>(A.nslots - s0 < Index(R) ? A.nslots - s0 : Index(R));
   for (Index q = threadIdx.x; q < A.ncols * S::stride; q += kThreads) flat[q] = V(0);
-  if (threadIdx.x < R) base[threadIdx.x] = threadIdx.x < rows ? offsets[s0 + threadIdx.x] : 0;
+  if (threadIdx.x < R) base[threadIdx.x] = threadIdx.x < rows ? offsets[s0 + threadIdx.x].entries : 0;
   __syncthreads();
   const V* ax = A.values<V>();
   for (int r = 0; r < rows; ++r)
@@ -182,14 +192,14 @@ __global__ void slice_entries_kernel(CsrRef bt, const Index* slice, std::uint16_
   }
 }
 
-// The result's slots: the rows of A whose count is not zero (slot_at: their running count), with their offsets.
-__global__ void slots_kernel(CsrRef A, const Index* offsets, const Index* slot_at, Index* h, Index* p) {
+// The result's slots: the rows of A whose count is not zero, at their place, with their offsets.
+__global__ void slots_kernel(CsrRef A, const Counts* offsets, Index* h, Index* p) {
   const Index s = Index(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < A.nslots && slot_at[s + 1] > slot_at[s]) {
-    h[slot_at[s]] = A.row_of(s);
-    p[slot_at[s]] = offsets[s];
+  if (s < A.nslots && offsets[s + 1].rows > offsets[s].rows) {
+    h[offsets[s].rows] = A.row_of(s);
+    p[offsets[s].rows] = offsets[s].entries;
   }
-  if (s == A.nslots) p[slot_at[s]] = offsets[s];
+  if (s == A.nslots) p[offsets[s].rows] = offsets[s].entries;
 }
 
 unsigned grid_for(Index n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
@@ -234,8 +244,8 @@ int rows_per_block(Index slots, Index inner) {
 
 // Pass 1 (values_pass false) or pass 2 of R rows a block.
 template <class V, int R>
-void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Index* counts, Index* nonempty, const Index* offsets,
-         Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
+void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts, Index* out_j, V* out_x,
+         bool values_pass, cudaStream_t s) {
   const unsigned blocks = static_cast<unsigned>((A.nslots + R - 1) / R);
   static std::once_flag once;
   std::call_once(once, [] {
@@ -247,21 +257,34 @@ void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Index* counts,
                         "row block product (shared memory)");
   });
   if (!values_pass)
-    pattern_kernel<R><<<blocks, kThreads, A.ncols * sizeof(std::uint32_t), s>>>(A, bt, masks, counts, nonempty);
+    pattern_kernel<R><<<blocks, kThreads, A.ncols * sizeof(std::uint32_t), s>>>(A, bt, masks, counts);
   else
-    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V, R>(A.ncols), s>>>(A, bt, masks, offsets, out_j, out_x);
+    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V, R>(A.ncols), s>>>(A, bt, masks, counts, out_j, out_x);
   check_queued("row block product");
 }
 
 template <class V>
-void run_with(int R, const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Index* counts, Index* nonempty,
-              const Index* offsets, Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
+void run_with(int R, const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts, Index* out_j, V* out_x,
+              bool values_pass, cudaStream_t s) {
   if (R == kRows<V>[0])
-    run<V, kRows<V>[0]>(A, bt, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[0]>(A, bt, masks, counts, out_j, out_x, values_pass, s);
   else if (R == kRows<V>[1])
-    run<V, kRows<V>[1]>(A, bt, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[1]>(A, bt, masks, counts, out_j, out_x, values_pass, s);
   else
-    run<V, kRows<V>[2]>(A, bt, masks, counts, nonempty, offsets, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[2]>(A, bt, masks, counts, out_j, out_x, values_pass, s);
+}
+
+// counts[0 .. n] (counts[n] zero) replaced by their exclusive sums, on stream s.
+void scan_counts(Counts* counts, Index n, cudaStream_t s) {
+  std::size_t temp_bytes = 0;
+  const auto items = static_cast<std::int64_t>(n + 1);
+  throw_on_cuda_error(cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, counts, counts, AddCounts{}, Counts{0, 0},
+                                                     items, s),
+                      "row block product (scan size)");
+  DeviceBuffer temp(temp_bytes);   // released in stream order, after the scan
+  throw_on_cuda_error(cub::DeviceScan::ExclusiveScan(temp.get(), temp_bytes, counts, counts, AddCounts{}, Counts{0, 0},
+                                                     items, s),
+                      "row block product (scan)");
 }
 
 // bt's sliced form, made on its copy's first use; false where it is refused.
@@ -318,37 +341,29 @@ bool row_block_product(const CsrRef& A, const CsrRef& bt, MatrixOnDevice& bt_cop
   if (!sliced_of<V>(bt, bt_copy, s, cols)) return false;
   const int R = rows_per_block<V>(A.nslots, A.ncols);
   const Index slots = A.nslots, N = bt.nslots, blocks = (slots + R - 1) / R;
-  DeviceBuffer masks(blocks * N * sizeof(std::uint32_t)), offsets_buf((slots + 1) * sizeof(Index)),
-      slot_buf((slots + 1) * sizeof(Index));
-  Index* offsets = static_cast<Index*>(offsets_buf.get());
-  Index* slot_at = static_cast<Index*>(slot_buf.get());
-  throw_on_cuda_error(cudaMemsetAsync(offsets + slots, 0, sizeof(Index), s), "row block product");
-  throw_on_cuda_error(cudaMemsetAsync(slot_at + slots, 0, sizeof(Index), s), "row block product");
+  DeviceBuffer masks(blocks * N * sizeof(std::uint32_t)), counts_buf((slots + 1) * sizeof(Counts));
+  auto* counts = static_cast<Counts*>(counts_buf.get());
+  throw_on_cuda_error(cudaMemsetAsync(counts + slots, 0, sizeof(Counts), s), "row block product");
   auto* m = static_cast<std::uint32_t*>(masks.get());
-  run_with<V>(R, A, cols, m, offsets, slot_at, nullptr, nullptr, nullptr, false, s);
-  DeviceContext ctx = context(s);
-  ctx.exclusive_sum(offsets, slots + 1);
-  ctx.exclusive_sum(slot_at, slots + 1);
-  Index totals[2] = {0, 0};   // entries, rows
-  throw_on_cuda_error(cudaMemcpyAsync(&totals[0], offsets + slots, sizeof(Index), cudaMemcpyDeviceToHost, s),
-                      "row block product");
-  throw_on_cuda_error(cudaMemcpyAsync(&totals[1], slot_at + slots, sizeof(Index), cudaMemcpyDeviceToHost, s),
+  run_with<V>(R, A, cols, m, counts, nullptr, nullptr, false, s);
+  scan_counts(counts, slots, s);
+  Counts totals{0, 0};
+  throw_on_cuda_error(cudaMemcpyAsync(&totals, counts + slots, sizeof(Counts), cudaMemcpyDeviceToHost, s),
                       "row block product");
   throw_on_cuda_error(cudaStreamSynchronize(s), "row block product");
   out = kokkos::portable::CsrParts<DeviceBuffer>{};
   out.hyper = true;
-  out.nvals = totals[0];
-  out.nslots = totals[1];
+  out.nvals = totals.entries;
+  out.nslots = totals.rows;
   out.h = DeviceBuffer(std::max<Index>(out.nslots, 1) * sizeof(Index));
   out.p = DeviceBuffer((out.nslots + 1) * sizeof(Index));
-  slots_kernel<<<grid_for(slots + 1), kThreads, 0, s>>>(A, offsets, slot_at, static_cast<Index*>(out.h.get()),
+  slots_kernel<<<grid_for(slots + 1), kThreads, 0, s>>>(A, counts, static_cast<Index*>(out.h.get()),
                                                         static_cast<Index*>(out.p.get()));
   check_queued("row block product (slots)");
   out.j = DeviceBuffer(out.nvals * sizeof(Index));
   out.x = DeviceBuffer(out.nvals * sizeof(V));
   if (out.nvals > 0)
-    run_with<V>(R, A, cols, m, nullptr, nullptr, offsets, static_cast<Index*>(out.j.get()), static_cast<V*>(out.x.get()),
-                true, s);
+    run_with<V>(R, A, cols, m, counts, static_cast<Index*>(out.j.get()), static_cast<V*>(out.x.get()), true, s);
   return true;
 }
 
