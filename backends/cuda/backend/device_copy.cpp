@@ -144,7 +144,7 @@ struct StagingSlots {
 };
 
 StagingSlots& staging() {
-  static StagingSlots* s = new StagingSlots;   // never destroyed: the runtime may be gone at exit
+  static StagingSlots* s = new StagingSlots;   // its memory is released by release_upload_slots()
   return *s;
 }
 
@@ -174,6 +174,16 @@ void upload_staged(void* device, const void* host, std::size_t bytes, cudaStream
       threads);
 }
 }  // namespace
+
+void release_upload_slots() {
+  StagingSlots& st = staging();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  for (auto& slot : st.slots) {   // at process exit the runtime may already be gone: errors are of no consequence
+    (void)cudaEventDestroy(slot->done);
+    (void)cudaFreeHost(slot->host);
+  }
+  st.slots.clear();
+}
 
 void DeviceBuffer::upload(const void* host, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
