@@ -84,7 +84,6 @@ class CudaBackend final : public core::Backend {
   }
   ~CudaBackend() override {
     // Destroyed at process exit, possibly after the runtime itself: errors are of no consequence then.
-    release_upload_slots();
     (void)cudaStreamDestroy(stream_);
   }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -125,9 +126,12 @@ struct StagingSlots {
   std::vector<std::unique_ptr<Slot>> slots;
   bool unavailable = false;
 
-  // The slots, made on first use (false, and plain copies from then on, where page-locked memory is refused).
+  // The slots, made on first use (false, and plain copies from then on, where page-locked memory is refused). Their
+  // release is registered at exit then: after the runtime's own start, so it runs before the runtime's teardown.
   bool ready(int count) {
     if (unavailable) return false;
+    static const bool at_exit = std::atexit(release_upload_slots) == 0;
+    (void)at_exit;
     while (static_cast<int>(slots.size()) < count) {
       auto slot = std::make_unique<Slot>();
       if (cudaHostAlloc(&slot->host, kChunk, cudaHostAllocDefault) != cudaSuccess ||

@@ -79,8 +79,8 @@ class DeviceBuffer {
 // Makes every later DeviceBuffer a stream-ordered allocation on `stream` (the backend's one stream, on which all its
 // work runs), from the current device's default pool, which then keeps freed memory for reuse.
 void set_allocation_stream(cudaStream_t stream);
-// Frees the page-locked slots that large uploads pass through (DeviceBuffer::upload); the backend's destructor calls
-// it. A later large upload makes them again.
+// Frees the page-locked slots that large uploads pass through (DeviceBuffer::upload); registered to run at process
+// exit. A later large upload makes them again.
 void release_upload_slots();
 
 // The sparse operand of an SpMM: the Plan of the compacted pattern and the matrix row of each plan row. A pattern
