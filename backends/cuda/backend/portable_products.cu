@@ -244,6 +244,13 @@ bool b_all_finite(const Product<V>& p) {
   return *b_copy.all_finite();
 }
 
+// A matrix product of a floating type under PLUS_TIMES, A holding entries: what the dense-row kernels below compute.
+template <class V>
+bool floating_plus_times(const Product<V>& p) {
+  return std::is_floating_point_v<V> && !p.vector() && p.add_op == BinaryOpcode::Plus &&
+         p.mul == BinaryOpcode::Times && p.A.nvals() > 0;
+}
+
 // Whether A * B' runs as row blocks of A pulled through the columns of B' (row_block_product.hpp): PLUS_TIMES on a
 // floating type, a matrix product, A's slots holding at least a sixteenth of their positions on average (the pull
 // computes every term of every position of a slot, the pushes only A's entries' terms, but a pulled term costs a
@@ -251,9 +258,7 @@ bool b_all_finite(const Product<V>& p) {
 // and B'^T in plain CSR.
 template <class V>
 bool row_blocks_pay(const Product<V>& p) {
-  if (!std::is_floating_point_v<V> || p.vector() || p.add_op != BinaryOpcode::Plus || p.mul != BinaryOpcode::Times ||
-      p.A.nvals() == 0)
-    return false;
+  if (!floating_plus_times(p)) return false;
   const CsrRef& a = p.a();
   return 16.0 * static_cast<double>(a.nvals) >= static_cast<double>(a.nslots) * static_cast<double>(a.ncols) &&
          row_block_product_fits<V>(a.nslots, a.ncols, p.T.ncols(), p.B.nvals()) && !p.rows_of_bt().hyper;
@@ -286,9 +291,7 @@ bool product_by_row_blocks(const Product<V>& p) {
 // average (a dense row costs its ncols values; the dense row accumulator costs per entry).
 template <class V>
 bool dense_rows_of_a_pay(const Product<V>& p) {
-  if (!std::is_floating_point_v<V> || p.vector() || p.add_op != BinaryOpcode::Plus || p.mul != BinaryOpcode::Times ||
-      p.A.nvals() == 0)
-    return false;
+  if (!floating_plus_times(p)) return false;
   return 8.0 * static_cast<double>(p.A.nvals()) >= static_cast<double>(p.nonempty_rows()) * static_cast<double>(p.A.ncols());
 }
 
