@@ -156,19 +156,22 @@ CsrParts<BytesOf<Ctx>> apply_test(Ctx& ctx, const CsrRef& A, bool vector, IU op,
 template <class T, class Z = std::int64_t, class Ctx>
 CsrParts<BytesOf<Ctx>> select(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y, std::int64_t y64,
                               std::size_t elem_size) {
+  // The test writes flags, and the compaction over flags (one instantiation for every select) keeps them: the
+  // compaction instantiated per test would repeat its three loops in every type's and operator's select.
+  auto flag_buf = ctx.alloc(A.nvals);
+  std::uint8_t* keep = as<std::uint8_t>(flag_buf);
   const CsrRef a = A;
   const bool positional = is_position_test(op), position_valued = is_position_value(op);
-  return compact_if(
-      ctx, A,
-      KOKKOS_LAMBDA(Index e) {
-        if (positional || position_valued) {
-          Index i, j;
-          position(a, vector, e, i, j);
-          return positional ? position_test(op, i, j, y64) : static_cast<Z>(position_value(op, i, j, y64)) != Z(0);
-        }
-        return value_test<T>(op, a.values<T>()[e], y);
-      },
-      A.x, elem_size);
+  for_n_stream(ctx, "snack::portable::select_flags", A.nvals, KOKKOS_LAMBDA(Index e) {
+    if (positional || position_valued) {
+      Index i, j;
+      position(a, vector, e, i, j);
+      keep[e] = positional ? position_test(op, i, j, y64) : static_cast<Z>(position_value(op, i, j, y64)) != Z(0);
+    } else {
+      keep[e] = value_test<T>(op, a.values<T>()[e], y);
+    }
+  });
+  return compact(ctx, A, keep, A.x, elem_size);
 }
 
 // The position in B of A's entry e's (row, column), or kNoIndex.

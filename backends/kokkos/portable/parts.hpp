@@ -236,30 +236,41 @@ CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, c
         return c;
       },
       pos, runs);
-  CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
+  CsrParts<BytesOf<Ctx>> out;
+  out.hyper = A.hyper;
+  out.nslots = A.nslots;
   out.nvals = kept;
+  if (A.hyper) out.h = ctx.alloc(A.nslots * sizeof(Index));
+  out.p = ctx.alloc((A.nslots + 1) * sizeof(Index));
   out.j = ctx.alloc(kept * sizeof(Index));
   out.x = ctx.alloc(kept * elem_size);
+  Index* h = A.hyper ? static_cast<Index*>(out.h.get()) : nullptr;
   Index* p = static_cast<Index*>(out.p.get());
   Index* j = static_cast<Index*>(out.j.get());
   unsigned char* x = static_cast<unsigned char*>(out.x.get());
+  const Index* ah = A.h;
   const Index* ap = A.p;
+  const Index slots = A.nslots;
   const Index* aj = columns != nullptr ? columns : A.j;
   const unsigned char* v = static_cast<const unsigned char*>(values);
-  for_n(ctx, "snack::portable::compact_p", A.nslots + 1, KOKKOS_LAMBDA(Index k) {
-    const Index e = ap[k], u = e / kCompactRun;
-    Index c = pos[u];
-    for (Index q = u * kCompactRun; q < e; ++q) c += keep(q) ? 1 : 0;
-    p[k] = c;
-  });
-  if (kept == 0) return out;
-  for_n(ctx, "snack::portable::compact_entries", runs, KOKKOS_LAMBDA(Index u) {
-    Index o = pos[u];
-    for (Index e = u * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e) {
-      if (!keep(e)) continue;
-      j[o] = aj[e];
-      copy_value(x, o, v, e, elem_size);
-      ++o;
+  // One pass over max(slots + 1, runs) indices: slot k's row and start, and run k's kept entries.
+  const Index work = slots + 1 > runs ? slots + 1 : runs;
+  for_n(ctx, "snack::portable::compact", work, KOKKOS_LAMBDA(Index k) {
+    if (k <= slots) {
+      if (h != nullptr && k < slots) h[k] = ah[k];
+      const Index e = ap[k], u = e / kCompactRun;
+      Index c = pos[u];
+      for (Index q = u * kCompactRun; q < e; ++q) c += keep(q) ? 1 : 0;
+      p[k] = c;
+    }
+    if (k < runs) {
+      Index o = pos[k];
+      for (Index e = k * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e) {
+        if (!keep(e)) continue;
+        j[o] = aj[e];
+        copy_value(x, o, v, e, elem_size);
+        ++o;
+      }
     }
   });
   return out;
