@@ -7,7 +7,8 @@
 // expansion and by dense row accumulators, and over A's non-empty rows made dense), the masked dot product, the row-wise SpMV of mxv / vxm and their push into
 // a dense accumulator, the mask step,
 // extract and the scatter of assign, on fresh random inputs (with empty rows, and vectors), each result against the
-// same call on reference, in the kokkos backend's host context (host_context.hpp).
+// same call on reference, in the kokkos backend's host context (host_context.hpp); and the compaction they share, on
+// raw arrays against a host filter.
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -214,6 +215,63 @@ TEST_F(PortableKernels, ApplySelectAndElementWise) {
     expect_same(to_matrix(P::select<double>(ctx, ref(A), false, IU::ValueGt, 0.0, 0, 8), &snk::types::FP64, rows, 29),
                 positive, "select VALUEGT");
   }
+}
+
+// The compaction under select, eWiseMult, extract and the mask step (parts.hpp: compact, in runs of kCompactRun
+// entries), on raw CSR arrays against the same filter on the host: plain and hypersparse slots, empty rows, a row of
+// many runs and rows that start inside a run, every value size it copies as a word (1, 2, 4, 8) and one it copies by
+// bytes (12), with no flag, every flag and random flags set; the kept entries' columns, values and row starts, and the
+// slots kept (hypersparse rows copied).
+TEST_F(PortableKernels, CompactionKeepsFlaggedEntriesInOrder) {
+  std::bernoulli_distribution half(0.5);
+  std::uniform_int_distribution<int> length(0, 40), byte(0, 255);
+  for (const bool hyper : {false, true})
+    for (const std::size_t elem : {std::size_t(1), std::size_t(2), std::size_t(4), std::size_t(8), std::size_t(12)})
+      for (const int fill : {0, 1, 2}) {   // no flag, every flag, random flags
+        // 60 slots: lengths 0 - 40, slot 7 holding 1000 entries (31 runs and more), slot 8 a single one.
+        std::vector<Index> h, p{0}, j;
+        for (Index s = 0; s < 60; ++s) {
+          const Index len = s == 7 ? 1000 : s == 8 ? 1 : static_cast<Index>(length(rng()));
+          if (hyper) h.push_back(3 * s + 1);
+          for (Index c = 0; c < len; ++c) j.push_back(c);
+          p.push_back(static_cast<Index>(j.size()));
+        }
+        const Index n = static_cast<Index>(j.size());
+        std::vector<unsigned char> x(n * elem), flags(n);
+        for (auto& b : x) b = static_cast<unsigned char>(byte(rng()));
+        for (auto& f : flags) f = fill == 0 ? 0 : fill == 1 ? 1 : half(rng());
+        snk::kokkos::CsrRef A;
+        A.hyper = hyper;
+        A.h = hyper ? h.data() : nullptr;
+        A.p = p.data();
+        A.j = j.data();
+        A.x = x.data();
+        A.nslots = 60;
+        A.nrows = hyper ? 3 * 60 + 1 : 60;
+        A.ncols = 1000;
+        A.nvals = n;
+        const std::string at = std::string(hyper ? "hypersparse" : "plain") + ", " + std::to_string(elem) +
+                               "-byte values, fill " + std::to_string(fill);
+        const P::CsrParts<HostBytes> out = P::compact(ctx, A, flags.data(), x.data(), elem);
+        ASSERT_EQ(out.hyper, hyper) << at;
+        ASSERT_EQ(out.nslots, Index(60)) << at;
+        const Index* op = P::as<Index>(out.p);
+        const Index* oj = P::as<Index>(out.j);
+        const unsigned char* ox = P::as<unsigned char>(out.x);
+        Index kept = 0;
+        for (Index s = 0; s < 60; ++s) {
+          ASSERT_EQ(op[s], kept) << at << ": start of slot " << s;
+          if (hyper) ASSERT_EQ(P::as<Index>(out.h)[s], h[s]) << at << ": row of slot " << s;
+          for (Index e = p[s]; e < p[s + 1]; ++e) {
+            if (!flags[e]) continue;
+            ASSERT_EQ(oj[kept], j[e]) << at << ": column of kept entry " << kept;
+            ASSERT_EQ(std::memcmp(ox + kept * elem, x.data() + e * elem, elem), 0) << at << ": value of kept entry " << kept;
+            ++kept;
+          }
+        }
+        EXPECT_EQ(op[60], kept) << at;
+        EXPECT_EQ(out.nvals, kept) << at;
+      }
 }
 
 TEST_F(PortableKernels, ReduceTransposeAndProducts) {
