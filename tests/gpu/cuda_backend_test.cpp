@@ -81,24 +81,29 @@ double draw(TypeCode code) {
   return v;
 }
 
-// A random nrows x ncols matrix with about density * nrows * ncols entries; with empty_rows, one row in
-// four is left empty (as is every row when the draw puts nothing there).
-Matrix random_matrix(const Type* type, Index nrows, Index ncols, double density, bool empty_rows) {
+// An nrows x ncols matrix with an entry, a draw(), at each position (i, j) where at(i, j) holds (asked in row-major
+// order).
+template <class At>
+Matrix built_where(const Type* type, Index nrows, Index ncols, At at) {
   std::vector<Index> I, J;
   std::vector<double> X;
-  std::bernoulli_distribution on(density);
-  for (Index i = 0; i < nrows; ++i) {
-    if (empty_rows && i % 4 == 3) continue;
+  for (Index i = 0; i < nrows; ++i)
     for (Index j = 0; j < ncols; ++j)
-      if (on(rng())) {
+      if (at(i, j)) {
         I.push_back(i);
         J.push_back(j);
         X.push_back(draw(type->code));
       }
-  }
   Matrix A(type, nrows, ncols);
   A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
   return A;
+}
+
+// A random nrows x ncols matrix with about density * nrows * ncols entries; with empty_rows, one row in
+// four is left empty (as is every row when the draw puts nothing there).
+Matrix random_matrix(const Type* type, Index nrows, Index ncols, double density, bool empty_rows) {
+  std::bernoulli_distribution on(density);
+  return built_where(type, nrows, ncols, [&](Index i, Index) { return !(empty_rows && i % 4 == 3) && on(rng()); });
 }
 
 Matrix sparse_with_empty_rows(const Type* type, Index nrows, Index ncols, double density) {
@@ -738,18 +743,9 @@ TEST(CudaBackend, DenseRowsOfSparseATimesSparseB) {
     const Type* t = code == TypeCode::FP32 ? &snk::types::FP32 : &snk::types::FP64;
     const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, code);
     // B: 200 x 150, about 5% of its positions, plus a diagonal band so that no row or column is empty.
-    std::vector<Index> I, J;
-    std::vector<double> X;
     std::bernoulli_distribution on(0.05);
-    for (Index i = 0; i < 200; ++i)
-      for (Index j = 0; j < 150; ++j)
-        if (on(rng()) || j == i % 150 || i == j + 50) {
-          I.push_back(i);
-          J.push_back(j);
-          X.push_back(draw(code));
-        }
-    Matrix B(t, 200, 150);
-    B.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+    const Matrix B =
+        built_where(t, 200, 150, [&](Index i, Index j) { return on(rng()) || j == i % 150 || i == j + 50; });
     Matrix Bt(t, 150, 200);
     {
       snk::BackendScope scope("reference");
@@ -777,19 +773,9 @@ TEST(CudaBackend, DenseRowsOfSparseATimesSparseB) {
 // B: nrows x ncols, about `density` of its positions plus a band (so that most columns hold something), and its last
 // `empty_cols` columns empty.
 Matrix banded(const Type* t, Index nrows, Index ncols, double density, Index empty_cols) {
-  std::vector<Index> I, J;
-  std::vector<double> X;
   std::bernoulli_distribution on(density);
-  for (Index i = 0; i < nrows; ++i)
-    for (Index j = 0; j + empty_cols < ncols; ++j)
-      if (on(rng()) || j == i % ncols) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(draw(t->code));
-      }
-  Matrix B(t, nrows, ncols);
-  B.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
-  return B;
+  return built_where(t, nrows, ncols,
+                     [&](Index i, Index j) { return j + empty_cols < ncols && (on(rng()) || j == i % ncols); });
 }
 
 // Sparse A of dense enough rows times a sparse B whose columns fit on chip: row blocks of A pulled through B's columns
@@ -839,17 +825,7 @@ TEST(CudaBackend, RowBlocksOfSparseATimesSparseB) {
     }
     // One column of B holds every row, the others one entry each: B^T's slices would be padded past twice its entries,
     // so the row blocks decline and the next kernel of the family runs.
-    std::vector<Index> I, J;
-    std::vector<double> X;
-    for (Index i = 0; i < 200; ++i) {
-      for (const Index j : {Index(0), 1 + i % 63}) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(draw(code));
-      }
-    }
-    Matrix uneven(t, 200, 64);
-    uneven.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+    const Matrix uneven = built_where(t, 200, 64, [](Index i, Index j) { return j == 0 || j == 1 + i % 63; });
     check_mxm(pt, many, uneven, "row blocks of A, uneven columns of B: " + t->name);
   }
 }

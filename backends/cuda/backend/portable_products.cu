@@ -264,6 +264,17 @@ bool row_blocks_pay(const Product<V>& p) {
          row_block_product_fits<V>(a.nslots, a.ncols, p.T.ncols(), p.B.nvals()) && !p.rows_of_bt().hyper;
 }
 
+// run(), or false where it runs out of device memory (the next kernel of the family is then tried).
+template <class Run>
+bool unless_out_of_memory(Run&& run) {
+  try {
+    return run();
+  } catch (const Error& e) {
+    if (e.info() != Info::OutOfMemory) throw;
+    return false;
+  }
+}
+
 // The run: false (nothing attached) where B holds a value that is not finite, B'^T's rows are too uneven for the sliced
 // form, or the device memory is not there.
 template <class V>
@@ -273,16 +284,13 @@ bool product_by_row_blocks(const Product<V>& p) {
     return false;
   } else {
     if (!b_all_finite(p)) return false;
-    try {
+    return unless_out_of_memory([&] {
       P::CsrParts<DeviceBuffer> parts;
       if (!row_block_product<V>(p.a(), p.rows_of_bt(), MatrixOnDevice::of(p.bt_matrix(), p.stream), p.stream, parts))
         return false;
       p.attach(std::move(parts));
       return true;
-    } catch (const Error& e) {
-      if (e.info() != Info::OutOfMemory) throw;
-      return false;
-    }
+    });
   }
 }
 
@@ -308,7 +316,7 @@ bool product_over_dense_rows(const Product<V>& p) {
     const Index k = p.nonempty_rows(), K = p.A.ncols(), N = p.T.ncols();
     if (!b_all_finite(p)) return false;
     const bool every_row_full = p.A.nvals() == k * K;
-    try {
+    return unless_out_of_memory([&] {
       DeviceBuffer x(k * K * sizeof(V)), ones(every_row_full ? 0 : k * K * sizeof(V)), rows(k * sizeof(Index));
       P::dense_nonempty_rows<V>(p.ctx, p.a(), static_cast<const Index*>(p.rank.get()), k, static_cast<V*>(x.get()),
                                 every_row_full ? nullptr : static_cast<V*>(ones.get()), static_cast<Index*>(rows.get()));
@@ -328,10 +336,7 @@ bool product_over_dense_rows(const Product<V>& p) {
       const V* count = every_row_full ? nullptr : static_cast<const V*>(MatrixOnDevice::of(C, p.stream).values());
       p.attach(P::compact_dense_product<V>(p.ctx, static_cast<const Index*>(rows.get()), k, N, z, count));
       return true;
-    } catch (const Error& e) {
-      if (e.info() != Info::OutOfMemory) throw;
-      return false;
-    }
+    });
   }
 }
 

@@ -44,13 +44,11 @@ struct AddCounts {
   }
 };
 
-// The staged form of a block: column k's R values at k * stride, stride an odd number of 16-byte pieces (R values,
-// padded), so that the 16-byte loads of a quarter warp at different columns fall in different banks.
-template <class V, int R>
-struct Stage {
-  static constexpr int pieces = int(R * sizeof(V) / 16) | 1;
-  static constexpr int stride = pieces * int(16 / sizeof(V));   // in values
-};
+// The staged form of a block: column k's R values at k * stride, stride (in values) an odd number of 16-byte pieces
+// (R values, padded), so that the 16-byte loads of a quarter warp at different columns fall in different banks.
+constexpr Index stage_stride(int R, std::size_t value_bytes) {
+  return static_cast<Index>(((R * value_bytes / 16) | 1) * (16 / value_bytes));
+}
 
 template <class V, int R>
 struct alignas(16) Staged {
@@ -105,19 +103,19 @@ __global__ void __launch_bounds__(kThreads)
 template <class V, int R>
 __global__ void __launch_bounds__(kThreads)
     values_kernel(CsrRef A, Sliced bt, const std::uint32_t* masks, const Counts* offsets, Index* out_j, V* out_x) {
-  using S = Stage<V, R>;
+  constexpr Index stride = stage_stride(R, sizeof(V));
   extern __shared__ __align__(16) unsigned char staged_bytes[];
-  V* flat = reinterpret_cast<V*>(staged_bytes);   // A.ncols columns, S::stride values apart
+  V* flat = reinterpret_cast<V*>(staged_bytes);   // A.ncols columns, `stride` values apart
   __shared__ unsigned warp_count[kWarps][R];
   __shared__ Index base[R];
   const Index s0 = Index(blockIdx.x) * R, N = bt.n;
   const int rows = static_cast<int>(A.nslots - s0 < Index(R) ? A.nslots - s0 : Index(R));
-  for (Index q = threadIdx.x; q < A.ncols * S::stride; q += kThreads) flat[q] = V(0);
+  for (Index q = threadIdx.x; q < A.ncols * stride; q += kThreads) flat[q] = V(0);
   if (threadIdx.x < R) base[threadIdx.x] = threadIdx.x < rows ? offsets[s0 + threadIdx.x].entries : 0;
   __syncthreads();
   const V* ax = A.values<V>();
   for (int r = 0; r < rows; ++r)
-    for (Index e = A.p[s0 + r] + threadIdx.x; e < A.p[s0 + r + 1]; e += kThreads) flat[A.j[e] * S::stride + r] = ax[e];
+    for (Index e = A.p[s0 + r] + threadIdx.x; e < A.p[s0 + r + 1]; e += kThreads) flat[A.j[e] * stride + r] = ax[e];
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned before = (1u << lane) - 1u;
@@ -135,7 +133,7 @@ __global__ void __launch_bounds__(kThreads)
       const std::uint32_t len = bt.length[j];
 #pragma unroll 4
       for (std::uint32_t i = 0; i < len; ++i) {
-        const Staged<V, R> a = *reinterpret_cast<const Staged<V, R>*>(flat + Index(k[32 * Index(i)]) * S::stride);
+        const Staged<V, R> a = *reinterpret_cast<const Staged<V, R>*>(flat + Index(k[32 * Index(i)]) * stride);
         const V w = x[32 * Index(i)];
 #pragma unroll
         for (int r = 0; r < R; ++r) acc[r] = acc[r] + times(a.v[r], w);
@@ -219,15 +217,10 @@ constexpr int kRows[3] = {16, 8, 4};
 template <>
 constexpr int kRows<double>[3] = {8, 4, 2};
 
-template <class V, int R>
-constexpr std::size_t staged_bytes(Index inner) {
-  return inner * Stage<V, R>::stride * sizeof(V);
-}
-
+// The shared memory a block of R rows stages for an inner dimension `inner`.
 template <class V>
-std::size_t staged_bytes_of(int R, Index inner) {
-  return R == kRows<V>[0] ? staged_bytes<V, kRows<V>[0]>(inner)
-                          : R == kRows<V>[1] ? staged_bytes<V, kRows<V>[1]>(inner) : staged_bytes<V, kRows<V>[2]>(inner);
+std::size_t staged_bytes(int R, Index inner) {
+  return inner * stage_stride(R, sizeof(V)) * sizeof(V);
 }
 
 // The block's row count: the largest whose staged rows fit, halved (down to the smallest) while the blocks would not
@@ -236,7 +229,7 @@ template <class V>
 int rows_per_block(Index slots, Index inner) {
   int pick = 0;
   for (int r : kRows<V>)
-    if (pick == 0 && staged_bytes_of<V>(r, inner) <= kMaxShared) pick = r;
+    if (pick == 0 && staged_bytes<V>(r, inner) <= kMaxShared) pick = r;
   if (pick == 0 || inner > kMaxInner) return 0;
   while (pick > kRows<V>[2] && (slots + pick - 1) / pick < Index(2 * multiprocessors())) pick /= 2;
   return pick;
@@ -259,7 +252,7 @@ void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts
   if (!values_pass)
     pattern_kernel<R><<<blocks, kThreads, A.ncols * sizeof(std::uint32_t), s>>>(A, bt, masks, counts);
   else
-    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V, R>(A.ncols), s>>>(A, bt, masks, counts, out_j, out_x);
+    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V>(R, A.ncols), s>>>(A, bt, masks, counts, out_j, out_x);
   check_queued("row block product");
 }
 
@@ -301,11 +294,9 @@ bool sliced_of(const CsrRef& bt, MatrixOnDevice& copy, cudaStream_t s, Sliced& o
     slice_sizes_kernel<<<grid_for(groups), kThreads, 0, s>>>(bt.nslots, len, sl);
     throw_on_cuda_error(cudaMemsetAsync(sl + groups, 0, sizeof(Index), s), "row block product (slices)");
     check_queued("row block product (slices)");
-    context(s).exclusive_sum(sl, groups + 1);
-    Index total = 0;
-    throw_on_cuda_error(cudaMemcpyAsync(&total, sl + groups, sizeof(Index), cudaMemcpyDeviceToHost, s),
-                        "row block product (slices)");
-    throw_on_cuda_error(cudaStreamSynchronize(s), "row block product (slices)");
+    DeviceContext ctx = context(s);
+    ctx.exclusive_sum(sl, groups + 1);
+    const Index total = kokkos::portable::read_back(ctx, sl + groups);
     if (total > 2 * bt.nvals + 1024) {
       f.refused = true;
       return false;
@@ -347,10 +338,8 @@ bool row_block_product(const CsrRef& A, const CsrRef& bt, MatrixOnDevice& bt_cop
   auto* m = static_cast<std::uint32_t*>(masks.get());
   run_with<V>(R, A, cols, m, counts, nullptr, nullptr, false, s);
   scan_counts(counts, slots, s);
-  Counts totals{0, 0};
-  throw_on_cuda_error(cudaMemcpyAsync(&totals, counts + slots, sizeof(Counts), cudaMemcpyDeviceToHost, s),
-                      "row block product");
-  throw_on_cuda_error(cudaStreamSynchronize(s), "row block product");
+  DeviceContext ctx = context(s);
+  const Counts totals = kokkos::portable::read_back(ctx, counts + slots);
   out = kokkos::portable::CsrParts<DeviceBuffer>{};
   out.hyper = true;
   out.nvals = totals.entries;

@@ -77,7 +77,7 @@ CsrParts<BytesOf<Ctx>> rows_from(Ctx& ctx, const CsrRef& A, const Index* source,
     a.row_range(source[s], b, end);
     const Index f = b + (e - p[s]);
     j[e] = a.j[f];
-    for (std::size_t k = 0; k < elem_size; ++k) x[e * elem_size + k] = a.x[f * elem_size + k];
+    copy_value(x, e, a.x, f, elem_size);
   });
   return out;
 }

@@ -213,17 +213,17 @@ KOKKOS_INLINE_FUNCTION void copy_value(unsigned char* to, Index o, const unsigne
   }
 }
 
-// Keeps the entries e of A where keep(e) holds, with values from `values` (elem_size bytes each, in A's entry order)
-// and columns from `columns` (A's own when null; they must keep each row in increasing order): the result has A's
-// slots (some may become empty; the container drops them on its host copy). The entries are taken in runs of
-// kCompactRun: a scan over the runs' kept counts places each run, which then writes its kept entries in order, and a
-// row's start counts the kept entries of its run before it. So the scan is a fraction of the entries long, whatever
-// the rows' lengths; keep is evaluated two or three times per entry.
+// Keeps the entries of A whose flag is set, with values from `values` (elem_size bytes each, in A's entry order) and
+// columns from `columns` (A's own when null; they must keep each row in increasing order): the result has A's slots
+// (some may become empty; the container drops them on its host copy). The entries are taken in runs of kCompactRun:
+// a scan over the runs' kept counts places each run, which then writes its kept entries in order, and a row's start
+// counts the kept entries of its run before it. So the scan is a fraction of the entries long, whatever the rows'
+// lengths. One instantiation serves every caller: a caller's test writes the flags.
 constexpr Index kCompactRun = 32;
 
-template <class Ctx, class Keep>
-CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, const void* values,
-                                  std::size_t elem_size, const Index* columns = nullptr) {
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* flags, const void* values,
+                               std::size_t elem_size, const Index* columns = nullptr) {
   const Index n = A.nvals, runs = (n + kCompactRun - 1) / kCompactRun;
   auto pos_buf = ctx.alloc((runs + 1) * sizeof(Index));
   Index* pos = static_cast<Index*>(pos_buf.get());
@@ -232,7 +232,7 @@ CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, c
       KOKKOS_LAMBDA(Index u) {
         Index c = 0;
         for (Index e = u * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e)
-          c += keep(e) ? 1 : 0;
+          c += flags[e];
         return c;
       },
       pos, runs);
@@ -260,13 +260,13 @@ CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, c
       if (h != nullptr && k < slots) h[k] = ah[k];
       const Index e = ap[k], u = e / kCompactRun;
       Index c = pos[u];
-      for (Index q = u * kCompactRun; q < e; ++q) c += keep(q) ? 1 : 0;
+      for (Index q = u * kCompactRun; q < e; ++q) c += flags[q];
       p[k] = c;
     }
     if (k < runs) {
       Index o = pos[k];
       for (Index e = k * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e) {
-        if (!keep(e)) continue;
+        if (!flags[e]) continue;
         j[o] = aj[e];
         copy_value(x, o, v, e, elem_size);
         ++o;
@@ -274,13 +274,6 @@ CsrParts<BytesOf<Ctx>> compact_if(Ctx& ctx, const CsrRef& A, const Keep& keep, c
     }
   });
   return out;
-}
-
-// Keeps the entries of A whose flag is set (compact_if's contract).
-template <class Ctx>
-CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* flags, const void* values,
-                               std::size_t elem_size, const Index* columns = nullptr) {
-  return compact_if(ctx, A, KOKKOS_LAMBDA(Index e) { return flags[e] != 0; }, values, elem_size, columns);
 }
 
 // A copy of A: its pattern and its values (elem_size bytes each).
@@ -315,7 +308,7 @@ CsrParts<BytesOf<Ctx>> slots_as_vector(Ctx& ctx, const CsrRef& A, const std::uin
   for_n(ctx, "snack::portable::slots_entries", slots, KOKKOS_LAMBDA(Index s) {
     if (!flags[s]) return;
     j[pos[s]] = a.row_of(s);
-    for (std::size_t b = 0; b < elem_size; ++b) x[pos[s] * elem_size + b] = v[s * elem_size + b];
+    copy_value(x, pos[s], v, s, elem_size);
   });
   return out;
 }

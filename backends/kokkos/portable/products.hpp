@@ -161,7 +161,7 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
       default:
         for_n_stream(ctx, "snack::portable::transpose_full", n, KOKKOS_LAMBDA(Index q) {
           const Index c = q / rows, r = q % rows;   // T(c, r) = A(r, c)
-          for (std::size_t b = 0; b < elem_size; ++b) x[q * elem_size + b] = ax[(r * cols + c) * elem_size + b];
+          copy_value(x, q, ax, r * cols + c, elem_size);
         });
     }
     for_n_stream(ctx, "snack::portable::transpose_full_columns", n, KOKKOS_LAMBDA(Index q) { j[q] = q % rows; });
@@ -189,7 +189,7 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
     const Index e = idx[q];
     row[q] = key[q];
     j[q] = a.row_of(slot_of(a, e));
-    for (std::size_t b = 0; b < elem_size; ++b) x[q * elem_size + b] = a.x[e * elem_size + b];
+    copy_value(x, q, a.x, e, elem_size);
   });
   rows_to_csr(ctx, out, row, A.ncols);
   return out;
