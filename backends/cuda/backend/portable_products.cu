@@ -11,6 +11,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -56,6 +57,38 @@ void DeviceContext::exclusive_sum(Index* v, Index n) {
   DeviceBuffer temp(temp_bytes);   // released in stream order, after the scan
   throw_on_cuda_error(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, v, v, static_cast<std::int64_t>(n), stream),
                       "scan");
+}
+
+namespace {
+// A page-locked block of the calling thread's for read-backs, made on its first one (null where page-locked memory is
+// refused: then the copy goes to pageable memory). Freed when the thread ends, before the runtime's teardown.
+struct ReadBackBlock {
+  static constexpr std::size_t kBytes = 256;
+  void* host = nullptr;
+  bool tried = false;
+  ~ReadBackBlock() {
+    if (host != nullptr) (void)cudaFreeHost(host);
+  }
+  void* get() {
+    if (!tried) {
+      tried = true;
+      if (cudaHostAlloc(&host, kBytes, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        host = nullptr;
+      }
+    }
+    return host;
+  }
+};
+}  // namespace
+
+void DeviceContext::read_back_bytes(void* host, const void* device, std::size_t bytes) {
+  thread_local ReadBackBlock block;
+  void* staged = bytes <= ReadBackBlock::kBytes ? block.get() : nullptr;
+  void* to = staged != nullptr ? staged : host;
+  throw_on_cuda_error(cudaMemcpyAsync(to, device, bytes, cudaMemcpyDeviceToHost, stream), "read back");
+  throw_on_cuda_error(cudaStreamSynchronize(stream), "read back");
+  if (staged != nullptr) std::memcpy(host, staged, bytes);
 }
 
 namespace {

@@ -97,12 +97,23 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x < rows) counts[s0 + threadIdx.x] = Counts{row_count[threadIdx.x], row_count[threadIdx.x] > 0 ? 1u : 0u};
 }
 
+// The result's slots: slot s of A, where its count is not zero, gives the row and the offset of the result's slot
+// offsets[s].rows; s == A.nslots gives the end of the last.
+__device__ inline void place_slot(const CsrRef& A, const Counts* offsets, Index s, Index* h, Index* p) {
+  if (s < A.nslots && offsets[s + 1].rows > offsets[s].rows) {
+    h[offsets[s].rows] = A.row_of(s);
+    p[offsets[s].rows] = offsets[s].entries;
+  }
+  if (s == A.nslots) p[offsets[s].rows] = offsets[s].entries;
+}
+
 // Pass 2: the block's R rows of A staged densely (zeros where absent), then each column j with a mask computed for
 // all R rows and written at its place: the slot's offset, plus the positions of the row before j (the earlier
-// chunks, warps and lanes of this block).
+// chunks, warps and lanes of this block). The block's slots (and the last block's end) are placed too.
 template <class V, int R>
 __global__ void __launch_bounds__(kThreads)
-    values_kernel(CsrRef A, Sliced bt, const std::uint32_t* masks, const Counts* offsets, Index* out_j, V* out_x) {
+    values_kernel(CsrRef A, Sliced bt, const std::uint32_t* masks, const Counts* offsets, Index* out_h, Index* out_p,
+                  Index* out_j, V* out_x) {
   constexpr Index stride = stage_stride(R, sizeof(V));
   extern __shared__ __align__(16) unsigned char staged_bytes[];
   V* flat = reinterpret_cast<V*>(staged_bytes);   // A.ncols columns, `stride` values apart
@@ -112,6 +123,7 @@ __global__ void __launch_bounds__(kThreads)
   const int rows = static_cast<int>(A.nslots - s0 < Index(R) ? A.nslots - s0 : Index(R));
   for (Index q = threadIdx.x; q < A.ncols * stride; q += kThreads) flat[q] = V(0);
   if (threadIdx.x < R) base[threadIdx.x] = threadIdx.x < rows ? offsets[s0 + threadIdx.x].entries : 0;
+  if (threadIdx.x < rows || s0 + threadIdx.x == A.nslots) place_slot(A, offsets, s0 + threadIdx.x, out_h, out_p);
   __syncthreads();
   const V* ax = A.values<V>();
   for (int r = 0; r < rows; ++r)
@@ -190,14 +202,10 @@ __global__ void slice_entries_kernel(CsrRef bt, const Index* slice, std::uint16_
   }
 }
 
-// The result's slots: the rows of A whose count is not zero, at their place, with their offsets.
+// The result's slots alone, for a product without entries.
 __global__ void slots_kernel(CsrRef A, const Counts* offsets, Index* h, Index* p) {
   const Index s = Index(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < A.nslots && offsets[s + 1].rows > offsets[s].rows) {
-    h[offsets[s].rows] = A.row_of(s);
-    p[offsets[s].rows] = offsets[s].entries;
-  }
-  if (s == A.nslots) p[offsets[s].rows] = offsets[s].entries;
+  if (s <= A.nslots) place_slot(A, offsets, s, h, p);
 }
 
 unsigned grid_for(Index n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
@@ -237,8 +245,8 @@ int rows_per_block(Index slots, Index inner) {
 
 // Pass 1 (values_pass false) or pass 2 of R rows a block.
 template <class V, int R>
-void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts, Index* out_j, V* out_x,
-         bool values_pass, cudaStream_t s) {
+void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts, Index* out_h, Index* out_p,
+         Index* out_j, V* out_x, bool values_pass, cudaStream_t s) {
   const unsigned blocks = static_cast<unsigned>((A.nslots + R - 1) / R);
   static std::once_flag once;
   std::call_once(once, [] {
@@ -252,23 +260,37 @@ void run(const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts
   if (!values_pass)
     pattern_kernel<R><<<blocks, kThreads, A.ncols * sizeof(std::uint32_t), s>>>(A, bt, masks, counts);
   else
-    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V>(R, A.ncols), s>>>(A, bt, masks, counts, out_j, out_x);
+    values_kernel<V, R><<<blocks, kThreads, staged_bytes<V>(R, A.ncols), s>>>(A, bt, masks, counts, out_h, out_p,
+                                                                               out_j, out_x);
   check_queued("row block product");
 }
 
 template <class V>
-void run_with(int R, const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts, Index* out_j, V* out_x,
+void run_with(int R, const CsrRef& A, const Sliced& bt, std::uint32_t* masks, Counts* counts, Index* out_h,
+              Index* out_p, Index* out_j, V* out_x,
               bool values_pass, cudaStream_t s) {
   if (R == kRows<V>[0])
-    run<V, kRows<V>[0]>(A, bt, masks, counts, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[0]>(A, bt, masks, counts, out_h, out_p, out_j, out_x, values_pass, s);
   else if (R == kRows<V>[1])
-    run<V, kRows<V>[1]>(A, bt, masks, counts, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[1]>(A, bt, masks, counts, out_h, out_p, out_j, out_x, values_pass, s);
   else
-    run<V, kRows<V>[2]>(A, bt, masks, counts, out_j, out_x, values_pass, s);
+    run<V, kRows<V>[2]>(A, bt, masks, counts, out_h, out_p, out_j, out_x, values_pass, s);
 }
 
-// counts[0 .. n] (counts[n] zero) replaced by their exclusive sums, on stream s.
+// The counts of slots, as the scan reads them.
+struct SlotCounts {
+  const Counts* c;
+  __device__ Counts operator()(Index k) const { return c[k]; }
+};
+
+// counts[0 .. n-1] replaced by their exclusive sums and counts[n] set to the totals, on stream s: in one thread block
+// where that is short enough, else by CUB's scan over n + 1 counts, the last made zero.
 void scan_counts(Counts* counts, Index n, cudaStream_t s) {
+  if (n + 1 <= scan_detail::kOneBlock) {
+    one_block_scan(SlotCounts{counts}, counts, n, AddCounts{}, Counts{0, 0}, s);
+    return;
+  }
+  throw_on_cuda_error(cudaMemsetAsync(counts + n, 0, sizeof(Counts), s), "row block product");
   std::size_t temp_bytes = 0;
   const auto items = static_cast<std::int64_t>(n + 1);
   throw_on_cuda_error(cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, counts, counts, AddCounts{}, Counts{0, 0},
@@ -334,9 +356,8 @@ bool row_block_product(const CsrRef& A, const CsrRef& bt, MatrixOnDevice& bt_cop
   const Index slots = A.nslots, N = bt.nslots, blocks = (slots + R - 1) / R;
   DeviceBuffer masks(blocks * N * sizeof(std::uint32_t)), counts_buf((slots + 1) * sizeof(Counts));
   auto* counts = static_cast<Counts*>(counts_buf.get());
-  throw_on_cuda_error(cudaMemsetAsync(counts + slots, 0, sizeof(Counts), s), "row block product");
   auto* m = static_cast<std::uint32_t*>(masks.get());
-  run_with<V>(R, A, cols, m, counts, nullptr, nullptr, false, s);
+  run_with<V>(R, A, cols, m, counts, nullptr, nullptr, nullptr, nullptr, false, s);
   scan_counts(counts, slots, s);
   DeviceContext ctx = context(s);
   const Counts totals = kokkos::portable::read_back(ctx, counts + slots);
@@ -346,13 +367,16 @@ bool row_block_product(const CsrRef& A, const CsrRef& bt, MatrixOnDevice& bt_cop
   out.nslots = totals.rows;
   out.h = DeviceBuffer(std::max<Index>(out.nslots, 1) * sizeof(Index));
   out.p = DeviceBuffer((out.nslots + 1) * sizeof(Index));
-  slots_kernel<<<grid_for(slots + 1), kThreads, 0, s>>>(A, counts, static_cast<Index*>(out.h.get()),
-                                                        static_cast<Index*>(out.p.get()));
-  check_queued("row block product (slots)");
   out.j = DeviceBuffer(out.nvals * sizeof(Index));
   out.x = DeviceBuffer(out.nvals * sizeof(V));
-  if (out.nvals > 0)
-    run_with<V>(R, A, cols, m, counts, static_cast<Index*>(out.j.get()), static_cast<V*>(out.x.get()), true, s);
+  auto* h = static_cast<Index*>(out.h.get());
+  auto* p = static_cast<Index*>(out.p.get());
+  if (out.nvals > 0) {
+    run_with<V>(R, A, cols, m, counts, h, p, static_cast<Index*>(out.j.get()), static_cast<V*>(out.x.get()), true, s);
+  } else {
+    slots_kernel<<<grid_for(slots + 1), kThreads, 0, s>>>(A, counts, h, p);
+    check_queued("row block product (slots)");
+  }
   return true;
 }
 

@@ -91,26 +91,49 @@ void for_entries_by_slot(Ctx& ctx, const char* label, const CsrRef& A, const F& 
   });
 }
 
+// Whether the context reads values back itself (ctx.read_back_bytes(host, device, bytes), after the work queued before
+// it), as a GPU context does through page-locked memory: a copy into pageable memory costs the host several times as
+// long as the wait for the work before it.
+template <class C, class = void>
+struct reads_back_itself : std::false_type {};
+template <class C>
+struct reads_back_itself<C, std::void_t<decltype(std::declval<C&>().read_back_bytes(static_cast<void*>(nullptr),
+                                                                                   static_cast<const void*>(nullptr),
+                                                                                   std::size_t(0)))>>
+    : std::true_type {};
+
 // One value of the context's memory, read back to the host after the work queued before it (on the context's
 // instance: Kokkos 3.4 returns a scan's or a reduction's host result through another stream, which does not wait
 // for a non-blocking one, so results come back through device memory and this copy instead).
 template <class T, class Ctx>
 T read_back(Ctx& ctx, const T* device_value) {
-  using Mem = typename ExecOf<Ctx>::memory_space;
   T host{};
-  Kokkos::View<T, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(&host);
-  Kokkos::View<const T, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> d(device_value);
-  Kokkos::deep_copy(ctx.exec(), h, d);
-  ctx.exec().fence();
+  if constexpr (reads_back_itself<Ctx>::value) {
+    ctx.read_back_bytes(&host, device_value, sizeof(T));
+  } else {
+    using Mem = typename ExecOf<Ctx>::memory_space;
+    Kokkos::View<T, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(&host);
+    Kokkos::View<const T, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> d(device_value);
+    Kokkos::deep_copy(ctx.exec(), h, d);
+    ctx.exec().fence();
+  }
   return host;
 }
 
-// Whether the context scans an array of Index in place itself (ctx.exclusive_sum(v, n): v[k] = v[0] + ... + v[k-1]),
-// as a GPU context does through its platform's library, whose scans cost a fraction of Kokkos' on small arrays.
+// The counts of an array, as exclusive_scan reads them.
+struct ArrayCounts {
+  const Index* v;
+  KOKKOS_INLINE_FUNCTION Index operator()(Index k) const { return v[k]; }
+};
+
+// Whether the context scans counts itself (ctx.exclusive_scan(count, out, n), with exclusive_scan's contract below,
+// queued in stream order), as a GPU context does through its platform's library: one launch for a short scan, where
+// Kokkos' scan costs several.
 template <class C, class = void>
 struct scans_itself : std::false_type {};
 template <class C>
-struct scans_itself<C, std::void_t<decltype(std::declval<C&>().exclusive_sum(static_cast<Index*>(nullptr), Index(0)))>>
+struct scans_itself<C, std::void_t<decltype(std::declval<C&>().exclusive_scan(ArrayCounts{nullptr},
+                                                                             static_cast<Index*>(nullptr), Index(0)))>>
     : std::true_type {};
 
 // out[k] = count(0) + ... + count(k-1) for k = 0 .. n (n + 1 values); returns out[n]. count(k) is read before out[k]
@@ -122,8 +145,7 @@ Index exclusive_scan(Ctx& ctx, const Count& count, Index* out, Index n) {
     return 0;
   }
   if constexpr (scans_itself<Ctx>::value) {
-    for_n_stream(ctx, "snack::portable::scan_counts", n + 1, KOKKOS_LAMBDA(Index k) { out[k] = k < n ? count(k) : 0; });
-    ctx.exclusive_sum(out, n + 1);
+    ctx.exclusive_scan(count, out, n);
   } else {
     using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
     const std::int64_t last = static_cast<std::int64_t>(n) - 1;
@@ -150,7 +172,7 @@ Index exclusive_scan_flags(Ctx& ctx, const std::uint8_t* flags, Index* pos, Inde
 // values); returns the total.
 template <class Ctx>
 Index exclusive_scan_in_place(Ctx& ctx, Index* v, Index n) {
-  return exclusive_scan(ctx, KOKKOS_LAMBDA(Index k) { return v[k]; }, v, n);
+  return exclusive_scan(ctx, ArrayCounts{v}, v, n);
 }
 
 // A result whose row pointers out.p hold each of its `slots` rows' entry counts: the counts become offsets, and
@@ -213,12 +235,24 @@ KOKKOS_INLINE_FUNCTION void copy_value(unsigned char* to, Index o, const unsigne
   }
 }
 
-// Keeps the entries of A whose flag is set, with values from `values` (elem_size bytes each, in A's entry order) and
-// columns from `columns` (A's own when null; they must keep each row in increasing order): the result has A's slots
-// (some may become empty; the container drops them on its host copy). The entries are taken in runs of kCompactRun:
-// a scan over the runs' kept counts places each run, which then writes its kept entries in order, and a row's start
-// counts the kept entries of its run before it. So the scan is a fraction of the entries long, whatever the rows'
-// lengths. One instantiation serves every caller: a caller's test writes the flags.
+// The set flags among flags[b .. e-1], b a multiple of 4 (flags 4-byte aligned): four flags to a word read, each 0 or 1,
+// summed by one multiplication.
+KOKKOS_INLINE_FUNCTION Index flags_set(const std::uint8_t* flags, Index b, Index e) {
+  Index c = 0;
+  const Index whole = e & ~Index(3);
+  for (Index q = b; q < whole; q += 4) c += (*reinterpret_cast<const std::uint32_t*>(flags + q) * 0x01010101u) >> 24;
+  for (Index q = b > whole ? b : whole; q < e; ++q) c += flags[q];
+  return c;
+}
+
+// Keeps the entries of A whose flag is set (flags 4-byte aligned, one byte each, 0 or 1), with values from `values`
+// (elem_size bytes each, in A's entry order) and columns from `columns` (A's own when null; they must keep each row in
+// increasing order): the result has A's slots (some may become empty; the container drops them on its host copy).
+// The entries form runs of kCompactRun: a scan over the runs' kept counts places each run, and an entry's place, or
+// a row's start, adds the kept entries of its run before it. So the scan is a fraction of the entries long, whatever
+// the rows' lengths. On a device each entry places itself (neighbouring threads read neighbouring flags); on the
+// host each run writes its kept entries in order. One instantiation serves every caller: a caller's test writes the
+// flags.
 constexpr Index kCompactRun = 32;
 
 template <class Ctx>
@@ -230,10 +264,8 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   const Index kept = exclusive_scan(
       ctx,
       KOKKOS_LAMBDA(Index u) {
-        Index c = 0;
-        for (Index e = u * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e)
-          c += flags[e];
-        return c;
+        const Index b = u * kCompactRun;
+        return flags_set(flags, b, b + kCompactRun < n ? b + kCompactRun : n);
       },
       pos, runs);
   CsrParts<BytesOf<Ctx>> out;
@@ -253,17 +285,23 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   const Index slots = A.nslots;
   const Index* aj = columns != nullptr ? columns : A.j;
   const unsigned char* v = static_cast<const unsigned char*>(values);
-  // One pass over max(slots + 1, runs) indices: slot k's row and start, and run k's kept entries.
-  const Index work = slots + 1 > runs ? slots + 1 : runs;
+  const bool per_entry = !std::is_same_v<typename ExecOf<Ctx>::memory_space, Kokkos::HostSpace>;
+  // One pass over max(slots + 1, entries or runs) indices: slot k's row and start, and entry (or run) k's kept entries.
+  const Index items = per_entry ? n : runs;
+  const Index work = slots + 1 > items ? slots + 1 : items;
   for_n(ctx, "snack::portable::compact", work, KOKKOS_LAMBDA(Index k) {
     if (k <= slots) {
       if (h != nullptr && k < slots) h[k] = ah[k];
       const Index e = ap[k], u = e / kCompactRun;
-      Index c = pos[u];
-      for (Index q = u * kCompactRun; q < e; ++q) c += flags[q];
-      p[k] = c;
+      p[k] = pos[u] + flags_set(flags, u * kCompactRun, e);
     }
-    if (k < runs) {
+    if (k >= items) return;
+    if (per_entry) {
+      if (!flags[k]) return;
+      const Index u = k / kCompactRun, o = pos[u] + flags_set(flags, u * kCompactRun, k);
+      j[o] = aj[k];
+      copy_value(x, o, v, k, elem_size);
+    } else {
       Index o = pos[k];
       for (Index e = k * kCompactRun, end = e + kCompactRun < n ? e + kCompactRun : n; e < end; ++e) {
         if (!flags[e]) continue;
