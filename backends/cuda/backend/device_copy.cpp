@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -40,6 +42,13 @@ void throw_on_cuda_error(cudaError_t e, const char* what) {
 // pool, which keeps what is freed for reuse (its release threshold raised once): a call allocates a dozen buffers and
 // plain cudaMalloc / cudaFree would map and unmap device memory for each. Freed memory returns to the device only when
 // an allocation fails: the pool is trimmed and the allocation tried once more, so exhaustion is still OutOfMemory.
+//
+// Small buffers (up to kCachedUpTo bytes, in size classes a quarter octave apart) freed on the backend's stream are
+// kept, the latest kCachedBytes and kCachedBlocks of them, for the next allocation of their class on that stream:
+// the stream's order makes the reuse safe (the new work queues behind the old), and a chain of small calls would
+// otherwise make more pool calls than kernel launches. They return to the pool when an allocation fails, when the
+// stream changes, at process exit, or always where $SNACK_DEVICE_BLOCK_CACHE is "0" (so that a memory checker sees
+// each buffer's own size).
 
 namespace {
 std::atomic<cudaStream_t> allocation_stream{nullptr};
@@ -52,12 +61,100 @@ cudaMemPool_t pool_of_current_device() {
   return pool;
 }
 
-// Runs alloc(); on exhaustion, returns the pool's free memory to the device and runs it once more.
+constexpr std::size_t kCachedUpTo = std::size_t(1) << 20, kCachedBytes = std::size_t(16) << 20, kCachedBlocks = 256;
+constexpr int kClasses = 4 * 12 + 1;   // 256 bytes to 1 MB (kCachedUpTo), four classes an octave
+
+std::size_t class_bytes(int c) {
+  return (std::size_t(256) << (c / 4)) + std::size_t(c % 4) * (std::size_t(64) << (c / 4));
+}
+
+struct BlockCache {
+  struct Block {
+    void* data;
+    int size_class;
+  };
+  std::mutex mutex;
+  std::deque<Block> kept;          // oldest first
+  cudaStream_t stream = nullptr;   // the stream every kept block was freed on
+  std::size_t bytes = 0;
+  bool closed = false;             // after the release at exit: frees go to the pool
+  const bool enabled = [] {
+    const char* env = std::getenv("SNACK_DEVICE_BLOCK_CACHE");
+    return env == nullptr || std::string(env) != "0";
+  }();
+
+  void free_oldest() {
+    (void)cudaFreeAsync(kept.front().data, stream);
+    bytes -= class_bytes(kept.front().size_class);
+    kept.pop_front();
+  }
+  void release_locked() {
+    while (!kept.empty()) free_oldest();
+  }
+};
+
+BlockCache& block_cache() {
+  static BlockCache* cache = new BlockCache;   // its blocks are released by release_cached_blocks_at_exit()
+  return *cache;
+}
+
+void release_cached_blocks() {
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.release_locked();
+}
+
+void release_cached_blocks_at_exit() {   // at process exit the runtime may already be gone: errors are of no consequence
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.release_locked();
+  c.closed = true;
+}
+
+// The class of a request of `bytes` bytes (-1: not kept).
+int size_class(std::size_t bytes) {
+  if (bytes > kCachedUpTo || !block_cache().enabled) return -1;
+  int c = 0;
+  while (class_bytes(c) < bytes) ++c;
+  return c;
+}
+
+// The most recently kept block of class c freed on `stream`, or null.
+void* take_cached(int c, cudaStream_t stream) {
+  BlockCache& cache = block_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.stream != stream) return nullptr;
+  for (auto it = cache.kept.rbegin(); it != cache.kept.rend(); ++it) {
+    if (it->size_class != c) continue;
+    void* block = it->data;
+    cache.kept.erase(std::next(it).base());
+    cache.bytes -= class_bytes(c);
+    return block;
+  }
+  return nullptr;
+}
+
+// Keeps a block of class c freed on `stream`, returning the oldest kept ones to the pool past kCachedBytes or
+// kCachedBlocks; false where the cache is closed or serves another stream.
+bool keep_cached(void* block, int c, cudaStream_t stream) {
+  BlockCache& cache = block_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.closed || cache.stream != stream) return false;
+  static const bool at_exit = std::atexit(release_cached_blocks_at_exit) == 0;   // after the runtime's start
+  (void)at_exit;
+  cache.kept.push_back({block, c});
+  cache.bytes += class_bytes(c);
+  while (cache.bytes > kCachedBytes || cache.kept.size() > kCachedBlocks) cache.free_oldest();
+  return true;
+}
+
+// Runs alloc(); on exhaustion, returns the kept blocks and the pool's free memory to the device and runs it once more.
 template <class Alloc>
 void allocate_or_trim(Alloc&& alloc) {
   cudaError_t e = alloc();
   if (e == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
+    release_cached_blocks();
     (void)cudaDeviceSynchronize();
     (void)cudaMemPoolTrimTo(pool_of_current_device(), 0);
     e = alloc();
@@ -70,31 +167,47 @@ void set_allocation_stream(cudaStream_t stream) {
   cudaMemPool_t pool = pool_of_current_device();
   std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
   throw_on_cuda_error(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "memory pool threshold");
+  BlockCache& cache = block_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.release_locked();
+  cache.stream = stream;
   allocation_stream.store(stream);
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : stream_(allocation_stream.load()) {
   if (bytes == 0) return;
-  if (stream_ != nullptr) allocate_or_trim([&] { return cudaMallocAsync(&data_, bytes, stream_); });
-  else allocate_or_trim([&] { return cudaMalloc(&data_, bytes); });
+  if (stream_ == nullptr) {
+    allocate_or_trim([&] { return cudaMalloc(&data_, bytes); });
+  } else if (const int c = size_class(bytes); c >= 0) {
+    data_ = take_cached(c, stream_);
+    if (data_ == nullptr) allocate_or_trim([&] { return cudaMallocAsync(&data_, class_bytes(c), stream_); });
+    size_class_ = c;
+  } else {
+    allocate_or_trim([&] { return cudaMallocAsync(&data_, bytes, stream_); });
+  }
   bytes_ = bytes;
 }
 
 void DeviceBuffer::release() noexcept {
   // At process exit the runtime may already be unloaded (statics destroyed after it): nothing to report.
   if (data_ == nullptr) return;
-  if (stream_ != nullptr) (void)cudaFreeAsync(data_, stream_);
-  else (void)cudaFree(data_);
+  if (size_class_ >= 0 && keep_cached(data_, size_class_, stream_)) {
+    // kept for the next buffer of its class on this stream
+  } else if (stream_ != nullptr) {
+    (void)cudaFreeAsync(data_, stream_);
+  } else {
+    (void)cudaFree(data_);
+  }
   data_ = nullptr;
   bytes_ = 0;
+  size_class_ = -1;
 }
-
-DeviceBuffer::~DeviceBuffer() { release(); }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
-      stream_(std::exchange(other.stream_, nullptr)) {}
+      stream_(std::exchange(other.stream_, nullptr)),
+      size_class_(std::exchange(other.size_class_, -1)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -102,9 +215,12 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
     stream_ = std::exchange(other.stream_, nullptr);
+    size_class_ = std::exchange(other.size_class_, -1);
   }
   return *this;
 }
+
+DeviceBuffer::~DeviceBuffer() { release(); }
 
 // ---- Uploads ----------------------------------------------------------------------------------------------
 // The host form lives in pageable memory, which the driver copies through its own small staging buffers at a fraction

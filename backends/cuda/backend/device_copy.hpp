@@ -52,7 +52,7 @@ void throw_on_cuda_error(cudaError_t e, const char* what);
 inline void check_queued(const char* what) { throw_on_cuda_error(cudaPeekAtLastError(), what); }
 
 // Device memory, stream-ordered on the backend's stream once set_allocation_stream() has named it (device_copy.cpp
-// says why), else plain cudaMalloc.
+// says why, and how small buffers are kept for reuse), else plain cudaMalloc.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -74,6 +74,7 @@ class DeviceBuffer {
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;   // the stream it was allocated on (null: cudaMalloc)
+  int size_class_ = -1;             // its size class where it returns to the small-block cache (device_copy.cpp)
 };
 
 // Makes every later DeviceBuffer a stream-ordered allocation on `stream` (the backend's one stream, on which all its
