@@ -11,7 +11,9 @@
 # no error: its warnings, such as those of Kokkos' warp-synchronous reductions, are listed, not failed),
 # COMPUTE_SANITIZER (the sanitizer's path; default: the one on PATH, else CUDA's). memcheck reports memory errors and
 # leaks, not failed API calls (--report-api-errors no): the tests force some on purpose (device memory exhaustion must
-# give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an unexpected one fails its test.
+# give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an unexpected one fails its test. Under
+# memcheck the cuda backend's small-block cache is off (SNACK_DEVICE_BLOCK_CACHE=0), so that each buffer is checked
+# against its own size rather than its size class.
 # tests/scripts/test_run_gpu_tests.sh checks the summary against fake programs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -68,7 +70,7 @@ for entry in "${runs[@]}"; do
     fi
     for tool in $TOOLS; do
       case $tool in
-        memcheck) "$SAN" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 99 "$p" "${args[@]}" \
+        memcheck) SNACK_DEVICE_BLOCK_CACHE=0 "$SAN" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 99 "$p" "${args[@]}" \
                     "${filter[@]}" \
                     >"$LOGS/$name.memcheck.log" 2>&1 ;;
         racecheck) "$SAN" --tool racecheck --error-exitcode 99 "$p" "${args[@]}" "${filter[@]}" \
