@@ -9,7 +9,7 @@
 // built from predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask);
 // more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
 // where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
-// determinism; a sparse A of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the
+// determinism; select at both lengths of the compaction's scan; a sparse A of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the
 // SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
 // of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
 // hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
@@ -827,6 +827,61 @@ TEST(CudaBackend, RowBlocksOfSparseATimesSparseB) {
     // so the row blocks decline and the next kernel of the family runs.
     const Matrix uneven = built_where(t, 200, 64, [](Index i, Index j) { return j == 0 || j == 1 + i % 63; });
     check_mxm(pt, many, uneven, "row blocks of A, uneven columns of B: " + t->name);
+  }
+}
+
+// select (value > y) over matrices whose entries need a short scan of their runs of flags (one thread block) and a
+// long one (the device-wide scan), plain and hypersparse, FP32 and FP64 (values of 4 and 8 bytes), into a new matrix
+// and in place, against reference: the device compaction places each kept entry itself, in A's order.
+TEST(CudaBackend, SelectAtEveryScanLength) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::FP32, TypeCode::FP64}) {
+    const Type* t = code == TypeCode::FP32 ? &snk::types::FP32 : &snk::types::FP64;
+    const snk::IndexUnaryOp& gt = *snk::builtin_index_unary_op(snk::IndexUnaryOpcode::ValueGt, code);
+    snk::Scalar y(t);
+    const double quarter = 0.25;
+    y.set(&quarter, &snk::types::FP64);
+    const Index hyper_rows = Index(1) << 40;
+    Matrix hyper(t, hyper_rows, 300);
+    {
+      std::vector<Index> I, J;
+      std::vector<double> X;
+      std::uniform_int_distribution<Index> pick_row(0, hyper_rows - 1);
+      std::set<Index> rows;
+      while (rows.size() < 500) rows.insert(pick_row(rng()));
+      for (Index i : rows)
+        for (Index j = 0; j < 300; j += 1 + static_cast<Index>(rng()() % 3)) {
+          I.push_back(i);
+          J.push_back(j);
+          X.push_back(draw(code));
+        }
+      hyper.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+    }
+    const Matrix small = sparse_with_empty_rows(t, 40, 30, 0.5), medium = sparse_with_empty_rows(t, 300, 400, 0.4),
+                 large = sparse_with_empty_rows(t, 2000, 1000, 0.3);
+    for (const auto& [A, what] : {std::pair<const Matrix*, const char*>{&small, "small"},
+                                  std::pair<const Matrix*, const char*>{&medium, "one-block scan"},
+                                  std::pair<const Matrix*, const char*>{&large, "device-wide scan"},
+                                  std::pair<const Matrix*, const char*>{&hyper, "hypersparse"}}) {
+      const std::string at = t->name + " " + what + " (" + std::to_string(A->nvals()) + " entries)";
+      Matrix want(t, A->nrows(), A->ncols());
+      {
+        snk::BackendScope scope("reference");
+        snk::select(want, nullptr, nullptr, gt, *A, y);
+      }
+      snk::reset_fallback_counts();
+      Matrix got(t, A->nrows(), A->ncols()), in_place(*A);
+      {
+        snk::BackendScope scope("cuda");
+        snk::select(got, nullptr, nullptr, gt, *A, y);
+        snk::select(in_place, nullptr, nullptr, gt, in_place, y);
+        got.wait();
+        in_place.wait();
+      }
+      EXPECT_TRUE(snk::fallback_counts("cuda").empty()) << at << ": the cuda backend declined";
+      expect_same(got, want, "select " + at);
+      expect_same(in_place, want, "select in place " + at);
+    }
   }
 }
 
