@@ -22,7 +22,7 @@
 namespace snk::cuda {
 
 // Exclusive scans short enough for one thread block: one launch, no scratch, where a device-wide scan costs the host
-// two launches and an occupancy query. Thread t scans kScanItems consecutive counts of each tile, and a tile's total
+// two launches and an occupancy query. Thread t scans kItems consecutive counts of each tile, and a tile's total
 // carries into the next.
 namespace scan_detail {
 constexpr int kThreads = 256, kItems = 4;   // a thread's counts stay in registers (16-byte counts included)
