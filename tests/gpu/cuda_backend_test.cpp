@@ -99,6 +99,28 @@ Matrix built_where(const Type* type, Index nrows, Index ncols, At at) {
   return A;
 }
 
+// A matrix of 2^40 rows, `rows` of them picked at random, with an entry, a draw(), at each column j of a picked row
+// where at(j) holds (asked in increasing order).
+template <class At>
+Matrix hypersparse_where(const Type* type, std::size_t rows, Index ncols, At at) {
+  const Index nrows = Index(1) << 40;
+  std::uniform_int_distribution<Index> pick_row(0, nrows - 1);
+  std::set<Index> picked;
+  while (picked.size() < rows) picked.insert(pick_row(rng()));
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  for (Index i : picked)
+    for (Index j = 0; j < ncols; ++j)
+      if (at(j)) {
+        I.push_back(i);
+        J.push_back(j);
+        X.push_back(draw(type->code));
+      }
+  Matrix A(type, nrows, ncols);
+  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
+  return A;
+}
+
 // A random nrows x ncols matrix with about density * nrows * ncols entries; with empty_rows, one row in
 // four is left empty (as is every row when the draw puts nothing there).
 Matrix random_matrix(const Type* type, Index nrows, Index ncols, double density, bool empty_rows) {
@@ -795,24 +817,8 @@ TEST(CudaBackend, RowBlocksOfSparseATimesSparseB) {
       snk::BackendScope scope("reference");
       snk::transpose(Bt, nullptr, nullptr, B);
     }
-    const Index hyper_rows = Index(1) << 40;
-    Matrix hyper(t, hyper_rows, 200);
-    {
-      std::vector<Index> I, J;
-      std::vector<double> X;
-      std::uniform_int_distribution<Index> pick_row(0, hyper_rows - 1);
-      std::bernoulli_distribution on(0.3);
-      std::set<Index> rows;
-      while (rows.size() < 700) rows.insert(pick_row(rng()));
-      for (Index i : rows)
-        for (Index j = 0; j < 200; ++j)
-          if (on(rng())) {
-            I.push_back(i);
-            J.push_back(j);
-            X.push_back(draw(code));
-          }
-      hyper.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
-    }
+    std::bernoulli_distribution on(0.3);
+    const Matrix hyper = hypersparse_where(t, 700, 200, [&](Index) { return on(rng()); });
     const Matrix many = sparse_with_empty_rows(t, 5000, 200, 0.3), few = sparse_with_empty_rows(t, 300, 200, 0.5);
     for (const auto& [A, what] : {std::pair<const Matrix*, const char*>{&many, "5000 rows"},
                                   std::pair<const Matrix*, const char*>{&few, "300 rows"},
@@ -841,22 +847,8 @@ TEST(CudaBackend, SelectAtEveryScanLength) {
     snk::Scalar y(t);
     const double quarter = 0.25;
     y.set(&quarter, &snk::types::FP64);
-    const Index hyper_rows = Index(1) << 40;
-    Matrix hyper(t, hyper_rows, 300);
-    {
-      std::vector<Index> I, J;
-      std::vector<double> X;
-      std::uniform_int_distribution<Index> pick_row(0, hyper_rows - 1);
-      std::set<Index> rows;
-      while (rows.size() < 500) rows.insert(pick_row(rng()));
-      for (Index i : rows)
-        for (Index j = 0; j < 300; j += 1 + static_cast<Index>(rng()() % 3)) {
-          I.push_back(i);
-          J.push_back(j);
-          X.push_back(draw(code));
-        }
-      hyper.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
-    }
+    std::bernoulli_distribution half(0.5);
+    const Matrix hyper = hypersparse_where(t, 500, 300, [&](Index) { return half(rng()); });
     const Matrix small = sparse_with_empty_rows(t, 40, 30, 0.5), medium = sparse_with_empty_rows(t, 300, 400, 0.4),
                  large = sparse_with_empty_rows(t, 2000, 1000, 0.3);
     for (const auto& [A, what] : {std::pair<const Matrix*, const char*>{&small, "small"},

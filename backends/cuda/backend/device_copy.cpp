@@ -74,8 +74,7 @@ struct BlockCache {
     int size_class;
   };
   std::mutex mutex;
-  std::deque<Block> kept;          // oldest first
-  cudaStream_t stream = nullptr;   // the stream every kept block was freed on
+  std::deque<Block> kept;          // oldest first, each freed on allocation_stream (emptied when that changes)
   std::size_t bytes = 0;
   bool closed = false;             // after the release at exit: frees go to the pool
   const bool enabled = [] {
@@ -84,7 +83,7 @@ struct BlockCache {
   }();
 
   void free_oldest() {
-    (void)cudaFreeAsync(kept.front().data, stream);
+    (void)cudaFreeAsync(kept.front().data, allocation_stream.load());
     bytes -= class_bytes(kept.front().size_class);
     kept.pop_front();
   }
@@ -98,18 +97,16 @@ BlockCache& block_cache() {
   return *cache;
 }
 
-void release_cached_blocks() {
+// Returns the kept blocks to the pool; `close` (at exit) sends every later free there too.
+void release_cached_blocks(bool close = false) {
   BlockCache& c = block_cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   c.release_locked();
+  c.closed = c.closed || close;
 }
 
-void release_cached_blocks_at_exit() {   // at process exit the runtime may already be gone: errors are of no consequence
-  BlockCache& c = block_cache();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  c.release_locked();
-  c.closed = true;
-}
+// At process exit the runtime may already be gone: errors are of no consequence.
+void release_cached_blocks_at_exit() { release_cached_blocks(true); }
 
 // The class of a request of `bytes` bytes (-1: not kept).
 int size_class(std::size_t bytes) {
@@ -119,11 +116,11 @@ int size_class(std::size_t bytes) {
   return c;
 }
 
-// The most recently kept block of class c freed on `stream`, or null.
+// The most recently kept block of class c, for a buffer on `stream`, or null.
 void* take_cached(int c, cudaStream_t stream) {
   BlockCache& cache = block_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  if (cache.stream != stream) return nullptr;
+  if (stream != allocation_stream.load()) return nullptr;
   for (auto it = cache.kept.rbegin(); it != cache.kept.rend(); ++it) {
     if (it->size_class != c) continue;
     void* block = it->data;
@@ -139,7 +136,7 @@ void* take_cached(int c, cudaStream_t stream) {
 bool keep_cached(void* block, int c, cudaStream_t stream) {
   BlockCache& cache = block_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  if (cache.closed || cache.stream != stream) return false;
+  if (cache.closed || stream != allocation_stream.load()) return false;
   static const bool at_exit = std::atexit(release_cached_blocks_at_exit) == 0;   // after the runtime's start
   (void)at_exit;
   cache.kept.push_back({block, c});
@@ -169,8 +166,7 @@ void set_allocation_stream(cudaStream_t stream) {
   throw_on_cuda_error(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "memory pool threshold");
   BlockCache& cache = block_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  cache.release_locked();
-  cache.stream = stream;
+  cache.release_locked();   // on the stream they were freed on, before it changes
   allocation_stream.store(stream);
 }
 

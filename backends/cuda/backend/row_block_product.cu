@@ -314,11 +314,9 @@ bool sliced_of(const CsrRef& bt, MatrixOnDevice& copy, cudaStream_t s, Sliced& o
     auto* sl = static_cast<Index*>(slice.get());
     row_lengths_kernel<<<grid_for(bt.nslots), kThreads, 0, s>>>(bt, len);
     slice_sizes_kernel<<<grid_for(groups), kThreads, 0, s>>>(bt.nslots, len, sl);
-    throw_on_cuda_error(cudaMemsetAsync(sl + groups, 0, sizeof(Index), s), "row block product (slices)");
     check_queued("row block product (slices)");
     DeviceContext ctx = context(s);
-    ctx.exclusive_sum(sl, groups + 1);
-    const Index total = kokkos::portable::read_back(ctx, sl + groups);
+    const Index total = kokkos::portable::exclusive_scan_in_place(ctx, sl, groups);
     if (total > 2 * bt.nvals + 1024) {
       f.refused = true;
       return false;

@@ -103,8 +103,7 @@ CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   });
   // A full A (a dense gradient reduced over its batch) has an entry in every row: the vector is full, its values the
   // sums as they stand, with no count to bring back to the host first.
-  if (!A.hyper && A.nslots == A.nrows && A.ncols > 0 && A.nvals == A.nrows * A.ncols)
-    return full_vector(ctx, A.nrows, std::move(sum_buf));
+  if (A.full()) return full_vector(ctx, A.nrows, std::move(sum_buf));
   return slots_as_vector(ctx, A, nonempty, sum, sizeof(T));
 }
 
