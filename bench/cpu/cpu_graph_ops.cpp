@@ -40,9 +40,7 @@
 #include "snack/snack.hpp"
 #include "suitesparse_direct.hpp"
 
-#ifndef SNACK_GIT_COMMIT
-#define SNACK_GIT_COMMIT "unknown"
-#endif
+#include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 #ifndef SNACK_SOURCE_DIR
 #define SNACK_SOURCE_DIR "."
 #endif

@@ -29,9 +29,7 @@
 #include "../cpu/rmat.hpp"
 #include "side.h"
 
-#ifndef SNACK_GIT_COMMIT
-#define SNACK_GIT_COMMIT "unknown"
-#endif
+#include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 extern "C" void graph_result_free(graph_result* r) {
   std::free(r->ivec);

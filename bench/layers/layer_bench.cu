@@ -31,9 +31,7 @@
 #include "snack/backend.hpp"
 #include "sparse_linear.hpp"
 
-#ifndef SNACK_GIT_COMMIT
-#define SNACK_GIT_COMMIT "unknown"
-#endif
+#include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
 

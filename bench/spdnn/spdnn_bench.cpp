@@ -41,9 +41,7 @@
 #include "io/reference.hpp"
 #include "io/rows.hpp"
 
-#ifndef SNACK_GIT_COMMIT
-#define SNACK_GIT_COMMIT "unknown"
-#endif
+#include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
 

@@ -31,9 +31,7 @@
 
 #include "spmm/loads.cuh"   // ld_stream: W's values and columns read as the SpMM kernels read them
 
-#ifndef SNACK_GIT_COMMIT
-#define SNACK_GIT_COMMIT "unknown"
-#endif
+#include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
 

@@ -69,9 +69,7 @@
 
 #include "spmm/dispatch.hpp"
 
-#ifndef SNACK_GIT_COMMIT
-#define SNACK_GIT_COMMIT "unknown"
-#endif
+#include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 #include "two_four.hpp"
 #include "two_four/two_four_gemm.hpp"
 
