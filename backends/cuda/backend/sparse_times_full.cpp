@@ -485,9 +485,11 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   args.stream = stream;
   DeviceBuffer z(static_cast<std::size_t>(M->nvals()) * sizeof(float));
   args.z = static_cast<float*>(z.get());
-  const Status st = sampled_product(*pattern->plan, args);
+  std::string why;
+  const Status st = sampled_product(*pattern->plan, args, &why);
   if (st == Status::Unsupported) return KernelStatus::Declined;
-  if (st != Status::Success) throw Error(Info::Panic, "cuda backend: sampled product failed");
+  if (st != Status::Success)
+    throw Error(st == Status::OutOfMemory ? Info::OutOfMemory : Info::Panic, "cuda backend: sampled product: " + why);
   check_queued("mxm");
   T.attach_device_copy(MatrixOnDevice::with_pattern_of(*M, std::move(z), sizeof(float), stream),
                        /*host_is_stale=*/true);

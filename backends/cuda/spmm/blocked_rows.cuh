@@ -41,10 +41,9 @@ struct SampledParams {
   std::int64_t a_row = 0, a_k = 1;
   const float* b = nullptr;   // B'(k, c) = b[k * b_k + c * b_col]
   std::int64_t b_k = 0, b_col = 1;
-  int k = 1;                  // 1 .. 32
-  int row_floats = 1;         // floats a staged column of B' takes in shared memory (sampled_row_floats)
+  int k = 1;                  // K, walked in slices of up to 32 values (sampled_product.cuh)
+  int row_floats = 1;         // floats a staged column of B' takes in shared memory (sampled_row_floats of a slice)
   float* z = nullptr;         // one value per non-zero, in W's CSR order
-  bool accumulate = false;    // z(e) += the sum (a later slice of a longer K), else z(e) = the sum
 };
 
 // Lanes that share one non-zero of the sampled product, and the values of K each of them takes: K = 1 one lane and

@@ -204,7 +204,8 @@ cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s) 
 
 cudaError_t launch_sampled_product(const SampledParams& p, cudaStream_t s) {
   const std::size_t bytes = std::size_t(p.row_floats) * p.grid.block_cols * sizeof(float);
-  switch (sampled_lanes(p.k) * 100 + sampled_values(p.k)) {   // the instantiations of sampled_lanes / _values
+  const int slice = std::min(p.k, kSampledSliceK);   // the kernel's lanes and values are a slice's
+  switch (sampled_lanes(slice) * 100 + sampled_values(slice)) {   // the instantiations of sampled_lanes / _values
     case 101: return launch_blocked(sampled_product_kernel<1, 1>, p, bytes, s);
     case 104: return launch_blocked(sampled_product_kernel<4, 1>, p, bytes, s);
     case 108: return launch_blocked(sampled_product_kernel<8, 1>, p, bytes, s);

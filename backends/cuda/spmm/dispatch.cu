@@ -56,7 +56,7 @@ const char* mul_op_name(MulOp op) {
   return n[static_cast<int>(op)];
 }
 const char* status_name(Status s) {
-  static const char* n[] = {"success", "invalid_argument", "unsupported", "cuda_error"};
+  static const char* n[] = {"success", "invalid_argument", "unsupported", "cuda_error", "out_of_memory"};
   return n[static_cast<int>(s)];
 }
 
@@ -1015,7 +1015,8 @@ Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message
   cudaError_t e = cudaSuccess;
   if (a_k != 1 && args.k > 1) {   // each row's K values in one run, so that a warp reads them in few sectors
     if ((e = w.ws_x.reserve(std::size_t(w.rows) * args.k * sizeof(float))) != cudaSuccess)
-      return fail(Status::CudaError, std::string("sampled product workspace: ") + cudaGetErrorString(e));
+      return fail(e == cudaErrorMemoryAllocation ? Status::OutOfMemory : Status::CudaError,
+                  std::string("sampled product workspace: ") + cudaGetErrorString(e));
     if ((e = launch_strided_copy(w.ws_x.get(), args.k, 1, a, a_row, a_k, w.rows, args.k, sizeof(float),
                                  args.stream)) != cudaSuccess)
       return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
@@ -1031,14 +1032,11 @@ Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message
   p.b_k = args.b_k;
   p.b_col = args.b_col;
   p.z = args.z;
-  for (int k0 = 0; k0 < args.k; k0 += kSampledSliceK) {   // slices of K, each added to the sums before it
-    p.a = a + k0 * a_k;
-    p.b = args.b + k0 * args.b_k;
-    p.k = std::min(kSampledSliceK, args.k - k0);
-    p.accumulate = k0 > 0;
-    if ((e = launch_sampled_product(p, args.stream)) != cudaSuccess)
-      return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
-  }
+  p.a = a;
+  p.b = args.b;
+  p.k = args.k;
+  if ((e = launch_sampled_product(p, args.stream)) != cudaSuccess)
+    return fail(Status::CudaError, std::string("sampled product: ") + cudaGetErrorString(e));
   return Status::Success;
 }
 

@@ -79,7 +79,7 @@ enum class Kernel : std::uint8_t {
 };
 const char* kernel_name(Kernel k);
 
-enum class Status : std::uint8_t { Success, InvalidArgument, Unsupported, CudaError };
+enum class Status : std::uint8_t { Success, InvalidArgument, Unsupported, CudaError, OutOfMemory };
 const char* status_name(Status s);
 
 // The most non-zeros a plan takes (32-bit indices, with room for the kernels' chunk arithmetic past nnz).
@@ -262,11 +262,12 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message = nullptr);
 // The sampled product on W's pattern (SDDMM): z(e) = sum over k < K of A'(r, k) B'(k, c) for every non-zero e = (r, c)
 // of the plan's W, in W's CSR order, fp32 (deterministic: each slice of kSampledSliceK values of k is summed in a
 // fixed order, and the slices in k order). A' is W.rows x K, B' K x W.cols, both dense, addressed through strides
-// (A' is first copied to rows of K values where its k stride is not 1, into the plan's workspace). K is
-// 1 .. kSampledMaxK; Unsupported where the plan has no column-boundary table or more than 65536 columns, or K is out
-// of range (nothing launched). Asynchronous on `stream`; calls on one plan are ordered on one stream.
+// (A' is first copied to rows of K values where its k stride is not 1, into the plan's workspace: W.rows x K floats).
+// One launch: each thread block walks the slices. K is 1 .. kSampledMaxK; Unsupported where the plan has no
+// column-boundary table or more than 65536 columns, or K is out of range (nothing launched); OutOfMemory where the
+// workspace cannot be had. Asynchronous on `stream`; calls on one plan are ordered on one stream.
 constexpr int kSampledSliceK = 32;
-constexpr int kSampledMaxK = 1024;
+constexpr int kSampledMaxK = 1 << 16;
 struct SampledArgs {
   const float* a = nullptr;   // A'(r, k) = a[r * a_row + k * a_k]
   std::int64_t a_row = 0, a_k = 1;
