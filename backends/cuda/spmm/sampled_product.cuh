@@ -48,10 +48,12 @@ __global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
       for (int i = 0; i < V; ++i) av[i] = __shfl_sync(0xffffffffu, ar, sub * V + i);
       for (int base = S; base < E; base += kUnroll * kSlots) {   // warp-uniform: the group's shuffles see every lane
         int c[kUnroll];
+        float before[kUnroll];   // the sums of the slices before (none in the first)
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {   // the columns of kUnroll non-zeros in flight at once
+        for (int u = 0; u < kUnroll; ++u) {   // the columns and sums of kUnroll non-zeros in flight at once
           const int e = base + u * kSlots + slot;
           c[u] = e < E ? static_cast<int>(__ldg(col16 + e)) - cb.c0 : 0;
+          before[u] = k0 > 0 && e < E && sub == 0 ? p.z[e] : 0.0f;
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
@@ -72,7 +74,7 @@ __global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
           }
 #pragma unroll
           for (int w = 1; w < L; w <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);
-          if (e < E && sub == 0) p.z[e] = k0 > 0 ? p.z[e] + sum : sum;
+          if (e < E && sub == 0) p.z[e] = before[u] + sum;
         }
       }
     });
