@@ -430,9 +430,11 @@ TEST(CudaBackend, SampledProductOfFullOperands) {
 
 // The same where the mask already holds its product plan (a layer's weights, multiplied in the forward pass): the
 // SpMM library's sampled product, at K = 1 .. 32 (each of its lane layouts), in slices past it (a last slice shorter
-// than the others included), each operand transposed or not, against reference; then on a mask whose rows are long
-// and cut into several column blocks; then past the sampled product's largest K (spmm/dispatch.hpp: kSampledMaxK,
-// 65536), where the masked dot product serves.
+// than the others included), and dense tiles through cuBLAS where K is long and the mask not too sparse (K 1025 and
+// 4100 at 10%; 1025 at 2% stays on the sampled kernel: dense_tile_sampled.hpp), each operand transposed or not,
+// against reference; then on a mask whose rows are long and cut into several column blocks (K 600: dense tiles of
+// 30000 columns); then past the sampled product's largest K (spmm/dispatch.hpp: kSampledMaxK, 65536), where the
+// masked dot product serves.
 TEST(CudaBackend, SampledProductOnAMaskWithItsPlan) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
@@ -443,7 +445,8 @@ TEST(CudaBackend, SampledProductOnAMaskWithItsPlan) {
   };
   const Index past_largest = (Index(1) << 16) + 1;
   for (const Shape& shape : {Shape{300, 200, 0.1, {1, 3, 5, 8, 12, 17, 32, 33, 70, 1025, 4100}},
-                            Shape{40, 30000, 0.3, {1, 8, 32, 40}}, Shape{20, 30, 0.3, {past_largest}}}) {
+                            Shape{300, 200, 0.02, {1025}}, Shape{40, 30000, 0.3, {1, 8, 32, 40, 600}},
+                            Shape{20, 30, 0.3, {past_largest}}}) {
     for (const Index K : shape.ks) {
       const Matrix M = random_matrix(&snk::types::FP32, shape.rows, shape.cols, shape.density, false);
       (void)mxm_on("cuda", s, M, full(&snk::types::FP32, shape.cols, 8));   // M's plan, as a layer's forward makes it

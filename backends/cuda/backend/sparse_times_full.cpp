@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 
+#include "dense_tile_sampled.hpp"
 #include "device_copy.hpp"
 #include "semiring_map.hpp"
 #include "spmm/host_threads.hpp"
@@ -485,6 +486,19 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   args.stream = stream;
   DeviceBuffer z(static_cast<std::size_t>(M->nvals()) * sizeof(float));
   args.z = static_cast<float*>(z.get());
+  if (dense_tiles_pay(rows, cols, K, M->nvals())) {
+    const MatrixOnDevice::Csr mc = m.csr(*M, stream);   // M's CSR arrays on the device (made once per pattern)
+    DenseTileSampled dt;
+    dt.a = args.a, dt.a_row = args.a_row, dt.a_k = args.a_k;
+    dt.b = args.b, dt.b_k = args.b_k, dt.b_col = args.b_col;
+    dt.rows = rows, dt.cols = cols, dt.k = K, dt.nnz = mc.nvals;
+    dt.p = mc.p, dt.j = mc.j, dt.z = args.z;
+    if (!mc.hyper && dense_tile_sampled(dt, stream)) {
+      T.attach_device_copy(MatrixOnDevice::with_pattern_of(*M, std::move(z), sizeof(float), stream),
+                           /*host_is_stale=*/true);
+      return KernelStatus::Done;
+    }
+  }
   std::string why;
   const Status st = sampled_product(*pattern->plan, args, &why);
   if (st == Status::Unsupported) return KernelStatus::Declined;

@@ -30,11 +30,12 @@ core::KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, con
                                                bool tb, bool flip, cudaStream_t stream);
 
 // T<M> = A' (+).(x) B' at M's positions only (the mask hint: a layer's weight gradient dW<W> = dY^T X), for A' = ta ?
-// A^T : A and B' = tb ? B^T : B both full, K (their inner dimension) 1 .. 32, PLUS_TIMES on FP32, and a mask M (not
-// complemented) whose device copy already holds its product plan with every row non-empty (W, used as an SpMM
-// operand before): the SpMM library's sampled product on that plan, reading A and B where they are (no transposed
-// copy). T gets M's pattern, shared with M's device copy, and a value at each of its positions (the core applies the
-// mask's values after). Declined (T untouched) otherwise.
+// A^T : A and B' = tb ? B^T : B both full, K (their inner dimension) 1 .. kSampledMaxK, PLUS_TIMES on FP32, and a
+// mask M (not complemented) whose device copy already holds its product plan with every row non-empty (W, used as an
+// SpMM operand before): dense tiles through cuBLAS where they pay (dense_tile_sampled.hpp), else the SpMM library's
+// sampled product on that plan, each reading A and B where they are (no transposed copy). T gets M's pattern, shared
+// with M's device copy, and a value at each of its positions (the core applies the mask's values after). Declined (T
+// untouched) otherwise.
 core::KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
                                const Matrix& B, bool tb, cudaStream_t stream);
 
