@@ -199,8 +199,11 @@ def run_meta(name, stamp, commit, extra):
 
 def run_stamp(device):
     """(the device's name, the UTC date and time, the commit the sources are at) for a run's table and CSV. Where the
-    sources are not a git checkout (a copy carried to another machine), $SNACK_COMMIT names the commit."""
+    sources are not a git checkout, or are a copy carried to another machine whose checkout may be stale,
+    $SNACK_COMMIT names the commit; where it is set it wins."""
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    if os.environ.get("SNACK_COMMIT"):
+        return name, datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), os.environ["SNACK_COMMIT"]
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
