@@ -81,13 +81,13 @@ double draw(TypeCode code) {
   return v;
 }
 
-// An nrows x ncols matrix with an entry, a draw(), at each position (i, j) where at(i, j) holds (asked in row-major
-// order).
-template <class At>
-Matrix built_where(const Type* type, Index nrows, Index ncols, At at) {
+// An nrows x ncols matrix with an entry, a draw(), at each position (i, j) of the listed rows (increasing) where
+// at(i, j) holds (asked in row-major order).
+template <class Rows, class At>
+Matrix built_over_rows(const Type* type, Index nrows, const Rows& rows, Index ncols, At at) {
   std::vector<Index> I, J;
   std::vector<double> X;
-  for (Index i = 0; i < nrows; ++i)
+  for (const Index i : rows)
     for (Index j = 0; j < ncols; ++j)
       if (at(i, j)) {
         I.push_back(i);
@@ -99,6 +99,14 @@ Matrix built_where(const Type* type, Index nrows, Index ncols, At at) {
   return A;
 }
 
+// The same over every row.
+template <class At>
+Matrix built_where(const Type* type, Index nrows, Index ncols, At at) {
+  std::vector<Index> rows(nrows);
+  for (Index i = 0; i < nrows; ++i) rows[i] = i;
+  return built_over_rows(type, nrows, rows, ncols, at);
+}
+
 // A matrix of 2^40 rows, `rows` of them picked at random, with an entry, a draw(), at each column j of a picked row
 // where at(j) holds (asked in increasing order).
 template <class At>
@@ -107,18 +115,7 @@ Matrix hypersparse_where(const Type* type, std::size_t rows, Index ncols, At at)
   std::uniform_int_distribution<Index> pick_row(0, nrows - 1);
   std::set<Index> picked;
   while (picked.size() < rows) picked.insert(pick_row(rng()));
-  std::vector<Index> I, J;
-  std::vector<double> X;
-  for (Index i : picked)
-    for (Index j = 0; j < ncols; ++j)
-      if (at(j)) {
-        I.push_back(i);
-        J.push_back(j);
-        X.push_back(draw(type->code));
-      }
-  Matrix A(type, nrows, ncols);
-  A.build(I.data(), J.data(), X.data(), &snk::types::FP64, I.size(), nullptr);
-  return A;
+  return built_over_rows(type, nrows, picked, ncols, [&](Index, Index j) { return at(j); });
 }
 
 // A random nrows x ncols matrix with about density * nrows * ncols entries; with empty_rows, one row in

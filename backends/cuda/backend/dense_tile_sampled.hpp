@@ -22,7 +22,7 @@ struct DenseTileSampled {
   std::int64_t a_row = 0, a_k = 1;
   const float* b = nullptr;
   std::int64_t b_k = 0, b_col = 1;
-  Index rows = 0, cols = 0, k = 0, nnz = 0;
+  Index rows = 0, cols = 0, k = 0;
   const Index* p = nullptr;
   const Index* j = nullptr;
   float* z = nullptr;

@@ -491,7 +491,7 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
     DenseTileSampled dt;
     dt.a = args.a, dt.a_row = args.a_row, dt.a_k = args.a_k;
     dt.b = args.b, dt.b_k = args.b_k, dt.b_col = args.b_col;
-    dt.rows = rows, dt.cols = cols, dt.k = K, dt.nnz = mc.nvals;
+    dt.rows = rows, dt.cols = cols, dt.k = K;
     dt.p = mc.p, dt.j = mc.j, dt.z = args.z;
     if (!mc.hyper && dense_tile_sampled(dt, stream)) {
       T.attach_device_copy(MatrixOnDevice::with_pattern_of(*M, std::move(z), sizeof(float), stream),
