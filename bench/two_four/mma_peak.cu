@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstdint>
 
+#include "spmm/loads.cuh"
 #include "two_four/warp_mma.cuh"
+#include "two_four/warpgroup_mma.cuh"
 
 namespace {
 
@@ -42,6 +44,61 @@ __global__ void __launch_bounds__(1024) peak(float* sink, std::uint32_t seed) {
   float s = 0;
   for (int c = 0; c < kChains; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
   if (s == 1234.5f) sink[threadIdx.x] = s;   // keeps the chains alive
+}
+
+// wgmma.mma_async.sp m64nNk32 (BF16): two warpgroups per block, one block per SM, A and the metadata in registers,
+// B a 32 x N slice of shared memory that every instruction reads again; `Depth` instructions per commit group, one
+// group kept in flight while the next is issued.
+template <int N, int Depth>
+__global__ void __launch_bounds__(256, 1) warpgroup_peak(float* sink, std::uint32_t seed) {
+#if SNK_HAVE_WGMMA
+  extern __shared__ __align__(1024) unsigned char b_raw[];
+  unsigned char* b = b_raw + ((1024 - (snk::cuda::shared_address(b_raw) & 1023)) & 1023);
+  for (int i = threadIdx.x; i < N * 128 / 4; i += blockDim.x)
+    reinterpret_cast<std::uint32_t*>(b)[i] = (seed + i) * 0x3c003c00u & 0x3f803f80u;   // small bf16 pairs
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+  float acc[N / 2] = {};
+  const std::uint32_t a0 = (seed ^ threadIdx.x) & 0x3f803f80u;
+  const std::uint32_t a[4] = {a0, a0 >> 1, a0, a0 >> 1}, e = 0x44444444u;
+  const std::uint64_t desc = snk::cuda::swizzle128_descriptor(snk::cuda::shared_address(b));
+  for (int it = 0; it < kIters / Depth; ++it) {
+    snk::cuda::fence_accumulators(acc);
+    snk::cuda::wgmma_fence();
+#pragma unroll
+    for (int d = 0; d < Depth; ++d)
+      snk::cuda::wgmma_sp<snk::cuda::TwoFourType::BF16, N>(acc, a, desc + (d & 1) * 4, e);
+    snk::cuda::wgmma_commit();
+    snk::cuda::wgmma_wait<1>();
+    snk::cuda::fence_accumulators(acc);
+  }
+  snk::cuda::wgmma_wait<0>();
+  snk::cuda::fence_accumulators(acc);
+  float s = 0;
+  for (int i = 0; i < N / 2; ++i) s += acc[i];
+  if (s == 1234.5f) sink[threadIdx.x] = s;
+#else
+  if (seed == 0) sink[0] = 0;   // not built for this architecture: nothing to measure
+#endif
+}
+
+template <int N, int Depth>
+double warpgroup_tflops(int blocks, float* sink) {
+  const int smem = N * 128 + 1024;
+  cudaFuncSetAttribute(warpgroup_peak<N, Depth>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  warpgroup_peak<N, Depth><<<blocks, 256, smem>>>(sink, 1);
+  cudaEventRecord(a);
+  warpgroup_peak<N, Depth><<<blocks, 256, smem>>>(sink, 2);
+  cudaEventRecord(b);
+  cudaEventSynchronize(b);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  if (cudaGetLastError() != cudaSuccess) return 0;
+  const double flops = 2.0 * 64 * N * 32 * (kIters / Depth * Depth) * (blocks * 2.0);
+  return flops / ms * 1e-9;
 }
 
 template <int Kind, int kChains = 8>
@@ -84,6 +141,15 @@ int main() {
     const int n = prop.multiProcessorCount, t = warps * 32;
     std::printf("%8d  %8.1f  %8.1f  %8.1f  %8.1f\n", warps, tflops<0, 1>(n, sink, t), tflops<0, 2>(n, sink, t),
                 tflops<0, 4>(n, sink, t), tflops<0, 8>(n, sink, t));
+  }
+  if (prop.major == 9 && prop.minor == 0) {
+    std::printf("\nwgmma.mma_async.sp m64nNk32 bf16 (2:4 A in registers, B from shared memory), one block of two "
+                "warpgroups per SM, dense-equivalent TFLOPS\n");
+    std::printf("N      4 per group  8 per group\n");
+    const int n = prop.multiProcessorCount;
+    std::printf("256  %11.1f  %11.1f\n", warpgroup_tflops<256, 4>(n, sink), warpgroup_tflops<256, 8>(n, sink));
+    std::printf("128  %11.1f  %11.1f\n", warpgroup_tflops<128, 4>(n, sink), warpgroup_tflops<128, 8>(n, sink));
+    std::printf(" 64  %11.1f  %11.1f\n", warpgroup_tflops<64, 4>(n, sink), warpgroup_tflops<64, 8>(n, sink));
   }
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {

@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
           return big > 0 ? diff / big : diff;
         };
         for (const snk::cuda::TwoFourKernel& kern : snk::cuda::two_four_kernels()) {
-          if (!only.empty() && only != kern.name) continue;
+          if ((!only.empty() && only != kern.name) || !kern.supports(p)) continue;
           snk::cuda::TwoFourLaunch ran;
           const double ms = timer.median_ms(reps, [&] { run(kern.name, &ran); });
           CHECK_CUDA(cudaMemset(d_y, 0xff, m * n * 2));

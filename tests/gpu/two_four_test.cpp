@@ -133,6 +133,11 @@ int check_case(const Case& c, HalfType type, const std::string& kernel, int spli
   else p.y = y16.p;
   p.ldy = ldy;
   p.y_row_major = fp32;
+  for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels())
+    if (kernel == k.name && !k.supports(p)) {   // a warpgroup kernel off sm_90, or X the TMA cannot read: refused
+      EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, kernel, splits), cudaErrorNotSupported);
+      return 0;
+    }
   snk::cuda::TwoFourLaunch ran;
   EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, kernel, splits, &ran), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -179,11 +184,12 @@ const std::vector<Case>& cases() {
 TEST(TwoFourGemm, EveryKernelMatchesTheReference) {
   REQUIRE_GPU();
   for (HalfType type : {HalfType::FP16, HalfType::BF16})
-    for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels())
+    for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels()) {
       for (const Case& c : cases()) {
         check_case(c, type, k.name, 0);
         check_case(c, type, k.name, 3);   // a forced split, whatever the rule says
       }
+    }
 }
 
 TEST(TwoFourGemm, TheDispatcherSplitsALongKAndSumsTheParts) {
@@ -203,12 +209,16 @@ TEST(TwoFourGemm, TheDispatcherPicksTheTileByBatch) {
       if (k.can_run(p)) return std::string(k.name);
     return std::string();
   };
+  snk::cuda::TwoFourProblem p;
+  p.w.rows = 64;
+  p.w.cols = 64;
+  const bool warpgroup = snk::cuda::two_four_kernels().front().supports(p);   // sm_90a and a Hopper GPU
   EXPECT_EQ(chosen(1), "tile128x32");
   EXPECT_EQ(chosen(32), "tile128x32");
-  EXPECT_EQ(chosen(64), "tile128x64");
-  EXPECT_EQ(chosen(128), "tile128x64");
-  EXPECT_EQ(chosen(129), "tile128x256");
-  EXPECT_EQ(chosen(4096), "tile128x256");
+  EXPECT_EQ(chosen(64), warpgroup ? "wgmma128x64" : "tile128x64");
+  EXPECT_EQ(chosen(128), warpgroup ? "wgmma256x128" : "tile128x64");
+  EXPECT_EQ(chosen(129), warpgroup ? "wgmma128x256" : "tile128x256");
+  EXPECT_EQ(chosen(4096), warpgroup ? "wgmma128x256" : "tile128x256");
 }
 
 TEST(TwoFourGemm, Fp32OutputRowMajor) {

@@ -1,10 +1,12 @@
 // two_four/two_four_gemm.cu: the 2:4 GEMM kernels (see two_four_gemm.hpp), their dispatcher, and the conversions
 // between FP32 data and the kernels' forms.
 //
-// One kernel template, three tile shapes. A thread block of 8 warps computes a BM x BN block of Y over a K range, in
-// steps of 64 columns of W: a stage holds W's 64-column slice in compressed form (BM rows x 32 values, 64 bytes a row)
-// with its metadata (two words a row) and X's matching 64 x BN slice stored batch column after batch column
-// (128 bytes each). Stages are filled by cp.async, 3 or 4 deep; each thread works out its chunks once per block.
+// Two kernel templates: the warp-level one (mma.sp, any GPU from sm_80) and the warpgroup one (wgmma.mma_async.sp,
+// sm_90a; described at its template). In the warp-level one a thread block of 8 warps computes a BM x BN block of Y
+// over a K range, in steps of 64 columns of W: a stage holds W's 64-column slice in compressed form (BM rows x 32
+// values, 64 bytes a row) with its metadata (two words a row) and X's matching 64 x BN slice stored batch column after
+// batch column (128 bytes each). Stages are filled by cp.async, 3 or 4 deep; each thread works out its chunks once per
+// block.
 // Each warp owns a (BM / WM) x (BN / WN) block of Y and, per 32 columns of W, loads its A fragments (compressed
 // 16 x 16) and B fragments (32 x 8) with ldmatrix, builds each m16 tile's metadata word from the two rows its thread
 // pair reads, and issues mma.sp m16n8k32 with FP32 accumulators. Shared-memory rows are XOR-swizzled by 16-byte
@@ -22,13 +24,17 @@
 
 #include "spmm/loads.cuh"
 #include "two_four/warp_mma.cuh"
+#include "two_four/warpgroup_mma.cuh"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace snk::cuda {
 namespace {
@@ -136,6 +142,11 @@ struct StageLoader {
       if (m_word[q] + kt * 2 < words) cp_async4(stage + BM * 64 + i * 4, m_src[q] + kt * 2);
       else reinterpret_cast<std::uint32_t*>(stage + BM * 64)[i] = kIdleMeta;
     }
+    if (a.x_vector && (kt + 1) * kTileK <= a.cols) {   // the step's rows of X all inside K: 16-byte copies only
+#pragma unroll
+      for (int q = 0; q < kB; ++q) cp_async16(stage + b_dst[q], b_src[q] + kt * kTileK, b_col[q] ? 16 : 0);
+      return;
+    }
 #pragma unroll
     for (int q = 0; q < kB; ++q) {
       const int k = b_k[q] + kt * kTileK;
@@ -241,6 +252,177 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
       }
 }
 
+// The warpgroup form (sm_90a). A stage holds the same three pieces as above, each on a 1024-byte boundary: W's
+// compressed slice (BM rows of 64 bytes, 16-byte chunk c of row r at chunk c ^ ((r / 2) % 4): the tensor-memory
+// accelerator's 64-byte swizzle), X's slice (BN columns of 128 bytes in its 128-byte swizzle, which wgmma reads
+// through a descriptor) and the metadata (two words a row). W's and X's slices come by TMA (cp.async.bulk.tensor, whose
+// out-of-bounds elements read as zeros: rows past W, columns past K, batch columns past X); the metadata words by
+// cp.async from warp 0 (a row or word past W's reads a valid idle code). Both complete on the stage's `full` barrier.
+//
+// Each of the two warpgroups owns MW m64 slabs of the block's rows and all BN columns. Per 32 columns of W a warp
+// loads its slab's A fragments with ldmatrix and the warpgroup issues one wgmma.mma_async.sp m64nBNk32 per slab. One
+// step's products stay in flight while the next step's are issued (the A fragments alternate between two register
+// buffers); once a step's products are done, each warp arrives on that stage's `empty` barrier, and warp 0 refills a
+// stage only after all eight have. Warp 0 keeps Stages - 2 steps in flight ahead of the one computing.
+template <int MW, int BN, int Stages>
+struct WarpgroupShape {
+  static constexpr int kBM = 128 * MW;
+  static constexpr int kABytes = kBM * 64, kBBytes = BN * 128, kMetaBytes = kBM * 8;
+  static constexpr int kStageBytes = kABytes + kBBytes + kMetaBytes;
+  static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0 && kStageBytes % 1024 == 0, "1024-byte boundaries");
+  static_assert(Stages >= 3, "a step computing, one in flight, one filling");
+  static constexpr int kBarriers = kStageBytes * Stages;   // full[Stages], then empty[Stages]
+  static constexpr int kSmem = kBarriers + 16 * Stages + 1024;   // + the slack to align the first stage
+};
+
+// The kernel's parameters: the tensor maps of W's values and of X (made on the host per call), and the rest.
+struct WarpgroupArgs {
+  CUtensorMap w_map;
+  CUtensorMap x_map;
+  Args a;
+};
+
+#if SNK_HAVE_WGMMA
+__device__ const std::uint32_t kIdleMetaWord = kIdleMeta;   // the source of metadata words past W
+
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int inner, int outer,
+                                            std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+      ::"r"(shared_address(dst)), "l"(reinterpret_cast<std::uint64_t>(map)), "r"(inner), "r"(outer),
+      "r"(shared_address(bar))
+      : "memory");
+}
+#endif
+
+template <TwoFourType T, int MW, int BN, int Stages>
+__global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const __grid_constant__ WarpgroupArgs args) {
+#if SNK_HAVE_WGMMA
+  using S = WarpgroupShape<MW, BN, Stages>;
+  constexpr int BM = S::kBM;
+  const Args& a = args.a;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + S::kBarriers);
+  std::uint64_t* empty = full + Stages;
+  const int tiles_m = (a.rows + BM - 1) / BM, tiles_n = (a.batch + BN - 1) / BN;
+  const int per_group = 8 * tiles_n, group = blockIdx.x / per_group, first = group * 8;
+  const int group_rows = min(tiles_m - first, 8), in_group = blockIdx.x % per_group;
+  const int m0 = (first + in_group % group_rows) * BM, n0 = (in_group / group_rows) * BN;
+  const int kt_begin = blockIdx.y * a.tiles_per_split;
+  const int kt_end = min(a.tiles_k, kt_begin + a.tiles_per_split);
+  const int ntiles = kt_end - kt_begin;
+
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int wrow = (warp >> 2) * MW * 64 + (warp & 3) * 16;   // this warp's first row in its warpgroup's first slab
+  const int g = lane >> 2, t = lane & 3;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      mbarrier_init(full + s, 1 + 32);   // the expect-tx arrival and warp 0's 32 metadata arrivals
+      mbarrier_init(empty + s, 8);       // one arrival per warp
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  // Warp 0 fills the stage of step j (relative to kt_begin) once the step that last used it is done.
+  const int words = a.padded / 32;
+  auto fill = [&](int j) {
+    if (j >= ntiles) return;
+    const int s = j % Stages;
+    if (j >= Stages) mbarrier_wait(empty + s, ((j / Stages) + 1) & 1);
+    unsigned char* stage = smem + s * S::kStageBytes;
+    const int kt = kt_begin + j;
+    if (lane == 0) {
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(full + s)),
+                   "r"(S::kABytes + S::kBBytes)
+                   : "memory");
+      tma_load_2d(stage, &args.w_map, kt * 32, m0, full + s);
+      tma_load_2d(stage + S::kABytes, &args.x_map, kt * kTileK, n0, full + s);
+    }
+    std::uint32_t* meta = reinterpret_cast<std::uint32_t*>(stage + S::kABytes + S::kBBytes);
+#pragma unroll
+    for (int q = 0; q < BM * 2 / 32; ++q) {
+      const int i = lane + q * 32, row = m0 + (i >> 1), word = kt * 2 + (i & 1);
+      const std::uint32_t* src =
+          row < a.rows && word < words ? a.meta + static_cast<long long>(row) * words + word : &kIdleMetaWord;
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(meta + i)), "l"(src));
+    }
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(shared_address(full + s)) : "memory");
+  };
+
+  float acc[MW][BN / 2];
+#pragma unroll
+  for (int i = 0; i < MW; ++i)
+#pragma unroll
+    for (int q = 0; q < BN / 2; ++q) acc[i][q] = 0.0f;
+
+  const int ra = wrow + (lane & 7) + ((lane >> 3) & 1) * 8;
+  const std::uint32_t a_off = ra * 64 + (((lane >> 4) ^ ((ra >> 1) & 3)) << 4);
+  const std::uint32_t perm = (t & 1) ? 0x7632 : 0x5410;
+  if (warp == 0)
+    for (int j = 0; j < Stages - 2; ++j) fill(j);
+  std::uint32_t af[2][MW][2][4];
+  auto step_at = [&](int it, auto buffer) {
+    constexpr int B = decltype(buffer)::value;
+    if (warp == 0) fill(it + Stages - 2);
+    const int s = it % Stages;
+    mbarrier_wait(full + s, (it / Stages) & 1);
+    const unsigned char* stage = smem + s * S::kStageBytes;
+    const std::uint32_t base = shared_address(stage);
+    const std::uint32_t* sMeta =
+        reinterpret_cast<const std::uint32_t*>(stage + S::kABytes + S::kBBytes) + (wrow + g) * 2;
+    std::uint32_t ef[MW][2];
+#pragma unroll
+    for (int i = 0; i < MW; ++i) {
+      const uint2 lo = *reinterpret_cast<const uint2*>(sMeta + i * 128);
+      const uint2 hi = *reinterpret_cast<const uint2*>(sMeta + i * 128 + 16);
+      ef[i][0] = __byte_perm(lo.x, hi.x, perm);
+      ef[i][1] = __byte_perm(lo.y, hi.y, perm);
+#pragma unroll
+      for (int k = 0; k < 2; ++k) ldmatrix_x4(af[B][i][k], base + ((a_off + i * 4096) ^ (k * 32)));
+    }
+    const std::uint64_t b_desc = swizzle128_descriptor(base + S::kABytes);
+#pragma unroll
+    for (int i = 0; i < MW; ++i) fence_accumulators(acc[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < 2; ++k)
+#pragma unroll
+      for (int i = 0; i < MW; ++i) wgmma_sp<T, BN>(acc[i], af[B][i][k], b_desc + k * 4, ef[i][k]);   // + 64 bytes
+    wgmma_commit();
+    wgmma_wait<1>();
+#pragma unroll
+    for (int i = 0; i < MW; ++i) fence_accumulators(acc[i]);
+    if (it > 0 && lane == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
+                                              shared_address(empty + (it - 1) % Stages))
+                                          : "memory");
+  };
+  int it = 0;
+  for (; it + 1 < ntiles; it += 2) {
+    step_at(it, std::integral_constant<int, 0>());
+    step_at(it + 1, std::integral_constant<int, 1>());
+  }
+  if (it < ntiles) step_at(it, std::integral_constant<int, 0>());
+  wgmma_wait<0>();
+#pragma unroll
+  for (int i = 0; i < MW; ++i) fence_accumulators(acc[i]);
+
+#pragma unroll
+  for (int i = 0; i < MW; ++i)
+#pragma unroll
+    for (int q = 0; q < BN / 2; ++q) {
+      const int j = q >> 2, r = q & 3;
+      const int row = m0 + wrow + i * 64 + g + (r >> 1) * 8, col = n0 + j * 8 + 2 * t + (r & 1);
+      if (row >= a.rows || col >= a.batch) continue;
+      if (gridDim.y == 1) store<T>(a, row, col, acc[i][q]);
+      else a.partial[(static_cast<long long>(blockIdx.y) * a.batch + col) * a.rows + row] = acc[i][q];
+    }
+#else
+  __trap();   // never launched: warpgroup_supports() is false where this body is not built
+#endif
+}
+
 // Y = the sum of the split parts, rounded once.
 template <TwoFourType T>
 __global__ void sum_parts(Args a, int splits) {
@@ -278,21 +460,24 @@ int split_rule(long long tiles, int steps, long long slots) {
   return most;
 }
 
-template <TwoFourType T, int BM, int BN, int WM, int WN, int Stages>
-cudaError_t launch(Args a, int splits, cudaStream_t stream, TwoFourLaunch* out) {
-  using S = Shape<BM, BN, WM, WN, Stages>;
-  auto kernel = two_four_kernel<T, BM, BN, WM, WN, Stages>;
-  static const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmem);
+// Launches Kernel (tiles of bm x bn, `smem` bytes of dynamic shared memory, at least `min_blocks` per SM) over the
+// problem, splitting K by split_rule unless `splits` says otherwise, and sums the parts.
+Args& args_of(Args& a) { return a; }
+Args& args_of(WarpgroupArgs& p) { return p.a; }
+
+template <TwoFourType T, auto Kernel, class Params>
+cudaError_t launch(int bm, int bn, int smem, int min_blocks, Params params, int splits, cudaStream_t stream,
+                   TwoFourLaunch* out) {
+  Args& a = args_of(params);
+  static const cudaError_t attr = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (attr != cudaSuccess) return attr;
-  const long long tiles = static_cast<long long>((a.rows + BM - 1) / BM) * ((a.batch + BN - 1) / BN);
-  if (splits <= 0) {
-    static const int per_sm = [&] {
-      int n = 0;
-      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, S::kSmem) == cudaSuccess && n > 0
-                 ? n : S::kMinBlocks;
-    }();
-    splits = split_rule(tiles, a.tiles_k, static_cast<long long>(per_sm) * sm_count());
-  }
+  static const int per_sm = [&] {
+    int n = 0;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, Kernel, kThreads, smem) == cudaSuccess && n > 0
+               ? n : min_blocks;
+  }();
+  const long long tiles = static_cast<long long>((a.rows + bm - 1) / bm) * ((a.batch + bn - 1) / bn);
+  if (splits <= 0) splits = split_rule(tiles, a.tiles_k, static_cast<long long>(per_sm) * sm_count());
   splits = std::min(splits, a.tiles_k);
   a.tiles_per_split = (a.tiles_k + splits - 1) / splits;
   splits = (a.tiles_k + a.tiles_per_split - 1) / a.tiles_per_split;
@@ -303,7 +488,7 @@ cudaError_t launch(Args a, int splits, cudaStream_t stream, TwoFourLaunch* out) 
     if (cudaError_t e = cudaMallocAsync(&p, bytes, stream); e != cudaSuccess) return e;
     a.partial = static_cast<float*>(p);
   }
-  kernel<<<dim3(static_cast<unsigned>(tiles), splits), kThreads, S::kSmem, stream>>>(a);
+  Kernel<<<dim3(static_cast<unsigned>(tiles), splits), kThreads, smem, stream>>>(params);
   cudaError_t err = cudaGetLastError();
   if (splits > 1) {
     if (err == cudaSuccess) {
@@ -320,9 +505,77 @@ cudaError_t launch(Args a, int splits, cudaStream_t stream, TwoFourLaunch* out) 
 
 template <int BM, int BN, int WM, int WN, int Stages>
 cudaError_t run_tile(const Args& a, TwoFourType type, int splits, cudaStream_t stream, TwoFourLaunch* out) {
-  return type == TwoFourType::FP16 ? launch<TwoFourType::FP16, BM, BN, WM, WN, Stages>(a, splits, stream, out)
-                                   : launch<TwoFourType::BF16, BM, BN, WM, WN, Stages>(a, splits, stream, out);
+  using S = Shape<BM, BN, WM, WN, Stages>;
+  return type == TwoFourType::FP16
+             ? launch<TwoFourType::FP16, two_four_kernel<TwoFourType::FP16, BM, BN, WM, WN, Stages>>(BM, BN, S::kSmem,
+                                         S::kMinBlocks, a, splits, stream, out)
+             : launch<TwoFourType::BF16, two_four_kernel<TwoFourType::BF16, BM, BN, WM, WN, Stages>>(BM, BN, S::kSmem,
+                                         S::kMinBlocks, a, splits, stream, out);
 }
+
+// cuTensorMapEncodeTiled, from the driver the runtime loaded (null where it has none).
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+// A 2-D map of 16-bit elements, `inner` x `outer` with rows `stride` bytes apart, read in boxes of box_inner x
+// box_outer with the given swizzle; elements outside read as zeros.
+bool encode_map(CUtensorMap* map, const void* base, long long inner, long long outer, long long stride, int box_inner,
+                int box_outer, CUtensorMapSwizzle swizzle) {
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(stride)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(box_outer)};
+  const cuuint32_t steps[2] = {1, 1};
+  return tensor_map_encoder()(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<void*>(base), dims, strides, box,
+                              steps, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <int MW, int BN, int Stages>
+cudaError_t run_warpgroup_tile(const Args& a, TwoFourType type, int splits, cudaStream_t stream,
+                               TwoFourLaunch* out) {
+  using S = WarpgroupShape<MW, BN, Stages>;
+  WarpgroupArgs p{};
+  p.a = a;
+  if (!encode_map(&p.w_map, a.values, a.padded / 2, a.rows, a.padded, 32, S::kBM, CU_TENSOR_MAP_SWIZZLE_64B) ||
+      !encode_map(&p.x_map, a.x, a.cols, a.batch, a.ldx * 2, kTileK, BN, CU_TENSOR_MAP_SWIZZLE_128B))
+    return cudaErrorInvalidValue;
+  return type == TwoFourType::FP16
+             ? launch<TwoFourType::FP16, two_four_warpgroup_kernel<TwoFourType::FP16, MW, BN, Stages>>(
+                   S::kBM, BN, S::kSmem, 1, p, splits, stream, out)
+             : launch<TwoFourType::BF16, two_four_warpgroup_kernel<TwoFourType::BF16, MW, BN, Stages>>(
+                   S::kBM, BN, S::kSmem, 1, p, splits, stream, out);
+}
+
+// Whether the warpgroup kernels can run this problem: this build made their sm_90a code (SNACK_TWO_FOUR_SM90A), the
+// current GPU is compute capability 9.0 (the only one that runs it) and its driver encodes tensor maps, and the
+// arrays meet the tensor-memory accelerator's rules (16-byte aligned, X's columns 16-byte multiples apart, K > 0).
+bool warpgroup_supports(const TwoFourProblem& p) {
+#ifdef SNACK_TWO_FOUR_SM90A
+  static const bool gpu = [] {
+    int dev = 0, major = 0, minor = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 &&
+           minor == 0 && tensor_map_encoder() != nullptr;
+  }();
+  return gpu && p.w.cols > 0 && p.ldx % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(p.w.values) % 16 == 0;
+#else
+  (void)p;
+  return false;
+#endif
+}
+bool any_problem(const TwoFourProblem&) { return true; }
 
 struct Entry {
   TwoFourKernel kernel;
@@ -330,13 +583,24 @@ struct Entry {
 };
 
 // Wide batches take the widest tile (the most reuse of each stage); narrow ones the tile that wastes the least of the
-// mma's columns and leaves the most thread blocks. The measurements behind the thresholds:
-// bench/results/two-four-h200.md.
+// mma's columns and leaves the most thread blocks. The warpgroup tiles come first where this GPU runs them. The
+// measurements behind the thresholds: bench/results/two-four-h200.md.
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-      {{"tile128x256", [](const TwoFourProblem& p) { return p.batch > 128; }}, run_tile<128, 256, 2, 4, 3>},
-      {{"tile128x64", [](const TwoFourProblem& p) { return p.batch > 32; }}, run_tile<128, 64, 4, 2, 4>},
-      {{"tile128x32", [](const TwoFourProblem&) { return true; }}, run_tile<128, 32, 8, 1, 4>},
+      {{"wgmma128x256", [](const TwoFourProblem& p) { return p.batch > 128 && warpgroup_supports(p); },
+        warpgroup_supports},
+       run_warpgroup_tile<1, 256, 4>},
+      {{"wgmma256x128", [](const TwoFourProblem& p) { return p.batch > 64 && warpgroup_supports(p); },
+        warpgroup_supports},
+       run_warpgroup_tile<2, 128, 5>},
+      {{"wgmma128x64", [](const TwoFourProblem& p) { return p.batch > 32 && warpgroup_supports(p); },
+        warpgroup_supports},
+       run_warpgroup_tile<1, 64, 8>},
+      {{"tile128x256", [](const TwoFourProblem& p) { return p.batch > 128; }, any_problem},
+       run_tile<128, 256, 2, 4, 3>},
+      {{"tile128x64", [](const TwoFourProblem& p) { return p.batch > 32; }, any_problem},
+       run_tile<128, 64, 4, 2, 4>},
+      {{"tile128x32", [](const TwoFourProblem&) { return true; }, any_problem}, run_tile<128, 32, 8, 1, 4>},
   };
   return table;
 }
@@ -483,6 +747,7 @@ cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const st
   a.x_vector = p.ldx % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
   for (const Entry& e : entries()) {
     if (kernel.empty() ? !e.kernel.can_run(p) : kernel != e.kernel.name) continue;
+    if (!e.kernel.supports(p)) return cudaErrorNotSupported;
     if (launch_out) launch_out->kernel = e.kernel.name;
     return e.run(a, w.type, splits, stream, launch_out);
   }

@@ -1,6 +1,7 @@
 // two_four/two_four_gemm.hpp: the public host API of the 2:4 GEMM on the sparse tensor cores, Y = W X with W in the
 // 2:4 compressed form of layers/two_four.hpp (two 16-bit values and two 2-bit positions per group of four) and X, Y
-// dense, FP16 or BF16, accumulated in FP32 (mma.sp, m16n8k32).
+// dense, FP16 or BF16, accumulated in FP32: on Hopper (compute capability 9.0) by the warpgroup instruction
+// wgmma.mma_async.sp, elsewhere by the warp-level mma.sp m16n8k32.
 //
 // Usable from plain C++ (the only CUDA type is cudaStream_t). Every array is on the device. X is cols x batch and Y
 // rows x batch, both column-major (a batch of activations stored row after row, as a layer holds them). The kernels
@@ -44,8 +45,9 @@ struct TwoFourProblem {
 };
 
 struct TwoFourKernel {
-  const char* name;                                // tile<rows of W>x<columns of X>: what one thread block computes
-  bool (*can_run)(const TwoFourProblem&);          // the rule under which the dispatcher picks it
+  const char* name;                         // <instruction><rows of W>x<columns of X>: what one thread block computes
+  bool (*can_run)(const TwoFourProblem&);    // the rule under which the dispatcher picks it (implies supports)
+  bool (*supports)(const TwoFourProblem&);   // whether this build and the current GPU can run it on the problem
 };
 
 // The candidates, in the order the dispatcher tries them.
@@ -58,7 +60,9 @@ struct TwoFourLaunch {
 
 // Computes Y = W X on `stream`. kernel: a name from two_four_kernels() to force one (empty: the dispatcher's choice);
 // splits: the K-range parts to force (0: the kernel's rule). Returns cudaErrorInvalidValue for a shape or leading
-// dimension that does not fit (nothing is launched), else the launch's error. `launch`, if given, says what ran.
+// dimension that does not fit or an unknown kernel name, cudaErrorNotSupported for a named kernel that does not
+// support the problem (nothing is launched in either case), else the launch's error. `launch`, if given, says what
+// ran.
 cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const std::string& kernel = {},
                           int splits = 0, TwoFourLaunch* launch = nullptr);
 
