@@ -219,6 +219,10 @@ TEST(TwoFourGemm, TheDispatcherPicksTheTileByBatch) {
   EXPECT_EQ(chosen(128), warpgroup ? "wgmma256x128" : "tile128x64");
   EXPECT_EQ(chosen(129), warpgroup ? "wgmma128x256" : "tile128x256");
   EXPECT_EQ(chosen(4096), warpgroup ? "wgmma128x256" : "tile128x256");
+  p.w.rows = p.w.cols = 8192;   // a W this large: narrow batches too on the warpgroup kernel
+  p.batch = 16;
+  EXPECT_EQ(snk::cuda::two_four_kernels()[2].can_run(p), warpgroup);
+  EXPECT_STREQ(snk::cuda::two_four_kernels()[2].name, "wgmma128x64");
 }
 
 TEST(TwoFourGemm, Fp32OutputRowMajor) {

@@ -583,8 +583,9 @@ struct Entry {
 };
 
 // Wide batches take the widest tile (the most reuse of each stage); narrow ones the tile that wastes the least of the
-// mma's columns and leaves the most thread blocks. The warpgroup tiles come first where this GPU runs them. The
-// measurements behind the thresholds: bench/results/two-four-h200.md.
+// mma's columns and leaves the most thread blocks. The warpgroup tiles come first where this GPU runs them; at
+// batches of 32 and below they take only a W of 2^26 entries or more, where streaming W dominates. The measurements
+// behind the thresholds: bench/results/two-four-h200.md.
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       {{"wgmma128x256", [](const TwoFourProblem& p) { return p.batch > 128 && warpgroup_supports(p); },
@@ -593,7 +594,10 @@ const std::vector<Entry>& entries() {
       {{"wgmma256x128", [](const TwoFourProblem& p) { return p.batch > 64 && warpgroup_supports(p); },
         warpgroup_supports},
        run_warpgroup_tile<2, 128, 5>},
-      {{"wgmma128x64", [](const TwoFourProblem& p) { return p.batch > 32 && warpgroup_supports(p); },
+      {{"wgmma128x64",
+        [](const TwoFourProblem& p) {
+          return (p.batch > 32 || p.w.rows * p.w.cols >= (1LL << 26)) && warpgroup_supports(p);
+        },
         warpgroup_supports},
        run_warpgroup_tile<1, 64, 8>},
       {{"tile128x256", [](const TwoFourProblem& p) { return p.batch > 128; }, any_problem},
