@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(256, 1) warpgroup_peak(float* sink, std::uint3
   unsigned char* b = b_raw + ((1024 - (snk::cuda::shared_address(b_raw) & 1023)) & 1023);
   for (int i = threadIdx.x; i < N * 128 / 4; i += blockDim.x)
     reinterpret_cast<std::uint32_t*>(b)[i] = (seed + i) * 0x3c003c00u & 0x3f803f80u;   // small bf16 pairs
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  snk::cuda::async_proxy_fence();   // the stores, visible to wgmma's reads
   __syncthreads();
   float acc[N / 2] = {};
   const std::uint32_t a0 = (seed ^ threadIdx.x) & 0x3f803f80u;

@@ -184,12 +184,11 @@ const std::vector<Case>& cases() {
 TEST(TwoFourGemm, EveryKernelMatchesTheReference) {
   REQUIRE_GPU();
   for (HalfType type : {HalfType::FP16, HalfType::BF16})
-    for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels()) {
+    for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels())
       for (const Case& c : cases()) {
         check_case(c, type, k.name, 0);
         check_case(c, type, k.name, 3);   // a forced split, whatever the rule says
       }
-    }
 }
 
 TEST(TwoFourGemm, TheDispatcherSplitsALongKAndSumsTheParts) {

@@ -163,10 +163,22 @@ __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parit
         : "memory");
   } while (!done);
 }
-// bytes (a multiple of 16, both addresses 16-byte aligned) from global src to shared dst, completing on bar.
-__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
+// One arrival on bar, announcing `bytes` that bulk copies will bring (the phase completes when they have landed).
+__device__ __forceinline__ void mbarrier_expect_tx(std::uint64_t* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
                : "memory");
+}
+// One arrival on bar.
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+}
+// One arrival on bar once this thread's earlier cp.async copies have landed (counted in bar's expected arrivals).
+__device__ __forceinline__ void cp_async_arrive(std::uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(shared_address(bar)) : "memory");
+}
+// bytes (a multiple of 16, both addresses 16-byte aligned) from global src to shared dst, completing on bar.
+__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
+  mbarrier_expect_tx(bar, bytes);
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                    shared_address(dst)),
                "l"(src), "r"(bytes), "r"(shared_address(bar))

@@ -74,6 +74,29 @@ __device__ __forceinline__ void store(const Args& a, long long row, long long co
   else a.y[at] = round_to<T>(v);
 }
 
+// A sum of Y, (row, col), from block part blockIdx.y: stored (rounded or not) where the K range is whole, else kept
+// in the split parts for sum_parts; outside Y it is dropped.
+template <TwoFourType T>
+__device__ __forceinline__ void store_result(const Args& a, int row, int col, float v) {
+  if (row >= a.rows || col >= a.batch) return;
+  if (gridDim.y == 1) store<T>(a, row, col, v);
+  else a.partial[(static_cast<long long>(blockIdx.y) * a.batch + col) * a.rows + row] = v;
+}
+
+// The block's tile of Y (first row m0, first batch column n0) and its K steps [kt_begin, kt_begin + steps). Tiles go
+// in groups of 8 along the rows, so that blocks running together share X's slices in L2.
+struct BlockTile {
+  int m0, n0, kt_begin, steps;
+};
+__device__ __forceinline__ BlockTile block_tile(const Args& a, int bm, int bn) {
+  const int tiles_m = (a.rows + bm - 1) / bm, tiles_n = (a.batch + bn - 1) / bn;
+  const int per_group = 8 * tiles_n, group = blockIdx.x / per_group, first = group * 8;
+  const int group_rows = min(tiles_m - first, 8), in_group = blockIdx.x % per_group;
+  const int kt_begin = blockIdx.y * a.tiles_per_split;
+  return {(first + in_group % group_rows) * bm, (in_group / group_rows) * bn, kt_begin,
+          min(a.tiles_k, kt_begin + a.tiles_per_split) - kt_begin};
+}
+
 template <int BM, int BN, int WM, int WN, int Stages>
 struct Shape {
   static_assert(WM * WN * 32 == kThreads, "8 warps");
@@ -167,14 +190,7 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
   using S = Shape<BM, BN, WM, WN, Stages>;
   constexpr int kStages = Stages;
   extern __shared__ __align__(128) unsigned char smem[];
-  // Tiles in groups of 8 along the rows, so that blocks running together share X's slices in L2.
-  const int tiles_m = (a.rows + BM - 1) / BM, tiles_n = (a.batch + BN - 1) / BN;
-  const int per_group = 8 * tiles_n, group = blockIdx.x / per_group, first = group * 8;
-  const int group_rows = min(tiles_m - first, 8), in_group = blockIdx.x % per_group;
-  const int m0 = (first + in_group % group_rows) * BM, n0 = (in_group / group_rows) * BN;
-  const int kt_begin = blockIdx.y * a.tiles_per_split;
-  const int kt_end = min(a.tiles_k, kt_begin + a.tiles_per_split);
-  const int ntiles = kt_end - kt_begin;
+  const auto [m0, n0, kt_begin, ntiles] = block_tile(a, BM, BN);
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int wrow = (warp / WN) * S::kWarpRows, wcol = (warp % WN) * S::kWarpCols;
@@ -244,12 +260,8 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
 #pragma unroll
     for (int j = 0; j < S::kNt; ++j)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int row = m0 + wrow + i * 16 + g + (q >> 1) * 8, col = n0 + wcol + j * 8 + 2 * t + (q & 1);
-        if (row >= a.rows || col >= a.batch) continue;
-        if (gridDim.y == 1) store<T>(a, row, col, acc[i][j][q]);
-        else a.partial[(static_cast<long long>(blockIdx.y) * a.batch + col) * a.rows + row] = acc[i][j][q];
-      }
+      for (int q = 0; q < 4; ++q)
+        store_result<T>(a, m0 + wrow + i * 16 + g + (q >> 1) * 8, n0 + wcol + j * 8 + 2 * t + (q & 1), acc[i][j][q]);
 }
 
 // The warpgroup form (sm_90a). A stage holds the same three pieces as above, each on a 1024-byte boundary: W's
@@ -305,13 +317,8 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
   unsigned char* smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + S::kBarriers);
   std::uint64_t* empty = full + Stages;
-  const int tiles_m = (a.rows + BM - 1) / BM, tiles_n = (a.batch + BN - 1) / BN;
-  const int per_group = 8 * tiles_n, group = blockIdx.x / per_group, first = group * 8;
-  const int group_rows = min(tiles_m - first, 8), in_group = blockIdx.x % per_group;
-  const int m0 = (first + in_group % group_rows) * BM, n0 = (in_group / group_rows) * BN;
-  const int kt_begin = blockIdx.y * a.tiles_per_split;
-  const int kt_end = min(a.tiles_k, kt_begin + a.tiles_per_split);
-  const int ntiles = kt_end - kt_begin;
+  const BlockTile tile = block_tile(a, BM, BN);   // named, not unpacked: the lambdas below capture its fields
+  const int m0 = tile.m0, n0 = tile.n0, kt_begin = tile.kt_begin, ntiles = tile.steps;
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int wrow = (warp >> 2) * MW * 64 + (warp & 3) * 16;   // this warp's first row in its warpgroup's first slab
@@ -334,9 +341,7 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
     unsigned char* stage = smem + s * S::kStageBytes;
     const int kt = kt_begin + j;
     if (lane == 0) {
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(full + s)),
-                   "r"(S::kABytes + S::kBBytes)
-                   : "memory");
+      mbarrier_expect_tx(full + s, S::kABytes + S::kBBytes);
       tma_load_2d(stage, &args.w_map, kt * 32, m0, full + s);
       tma_load_2d(stage + S::kABytes, &args.x_map, kt * kTileK, n0, full + s);
     }
@@ -346,9 +351,9 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
       const int i = lane + q * 32, row = m0 + (i >> 1), word = kt * 2 + (i & 1);
       const std::uint32_t* src =
           row < a.rows && word < words ? a.meta + static_cast<long long>(row) * words + word : &kIdleMetaWord;
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(meta + i)), "l"(src));
+      cp_async4(meta + i, src);
     }
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(shared_address(full + s)) : "memory");
+    cp_async_arrive(full + s);
   };
 
   float acc[MW][BN / 2];
@@ -394,9 +399,7 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
     wgmma_wait<1>();
 #pragma unroll
     for (int i = 0; i < MW; ++i) fence_accumulators(acc[i]);
-    if (it > 0 && lane == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
-                                              shared_address(empty + (it - 1) % Stages))
-                                          : "memory");
+    if (it > 0 && lane == 0) mbarrier_arrive(empty + (it - 1) % Stages);
   };
   int it = 0;
   for (; it + 1 < ntiles; it += 2) {
@@ -411,13 +414,8 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
 #pragma unroll
   for (int i = 0; i < MW; ++i)
 #pragma unroll
-    for (int q = 0; q < BN / 2; ++q) {
-      const int j = q >> 2, r = q & 3;
-      const int row = m0 + wrow + i * 64 + g + (r >> 1) * 8, col = n0 + j * 8 + 2 * t + (r & 1);
-      if (row >= a.rows || col >= a.batch) continue;
-      if (gridDim.y == 1) store<T>(a, row, col, acc[i][q]);
-      else a.partial[(static_cast<long long>(blockIdx.y) * a.batch + col) * a.rows + row] = acc[i][q];
-    }
+    for (int q = 0; q < BN / 2; ++q)   // acc[i][4 j + r]: warpgroup_mma.cuh's accumulator layout
+      store_result<T>(a, m0 + wrow + i * 64 + g + ((q & 3) >> 1) * 8, n0 + (q >> 2) * 8 + 2 * t + (q & 1), acc[i][q]);
 #else
   __trap();   // never launched: warpgroup_supports() is false where this body is not built
 #endif

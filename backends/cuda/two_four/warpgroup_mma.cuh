@@ -1,7 +1,7 @@
 // two_four/warpgroup_mma.cuh: the warpgroup-level instructions of the Hopper 2:4 kernels (two_four_gemm.cu):
 // wgmma.mma_async.sp m64nNk32 with the compressed A in registers and B read from shared memory through a matrix
 // descriptor, FP16 or BF16 inputs and FP32 accumulators, and the fences around them. They exist on sm_90a only:
-// every use sits under SNK_HAVE_WGMMA, and the host side asks warpgroup_mma_available() before launching a kernel
+// every use sits under SNK_HAVE_WGMMA, and the host side asks warpgroup_supports() (two_four_gemm.cu) before launching a kernel
 // built from them.
 //
 // Fragments (PTX ISA, wgmma.mma_async.sp with 16-bit inputs): warp q of the warpgroup (q = warp % 4) owns rows
