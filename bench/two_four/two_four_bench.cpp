@@ -280,8 +280,9 @@ int main(int argc, char** argv) {
         p.batch = n;
         p.y = d_y;
         p.ldy = m;
-        auto run = [&](const std::string& kernel, snk::cuda::TwoFourLaunch* out) {
-          CHECK_CUDA(snk::cuda::two_four_gemm(p, nullptr, kernel, 0, out));
+        auto run = [&](const std::string& kernel, snk::cuda::TwoFourLaunch* out,
+                       snk::cuda::TwoFourSum sum = snk::cuda::TwoFourSum::Auto) {
+          CHECK_CUDA(snk::cuda::two_four_gemm(p, nullptr, kernel, 0, out, sum));
         };
         // The max difference between the 2:4 result and cuBLAS's, over max |Y|.
         auto difference = [&]() {
@@ -315,11 +316,28 @@ int main(int argc, char** argv) {
         CHECK_CUDA(cudaMemset(d_y, 0xff, m * n * 2));
         run("", nullptr);
         const double diff = difference();
-        const std::string config = chosen.kernel + " splits=" + std::to_string(chosen.splits);
+        const std::string config =
+            chosen.kernel + " splits=" + std::to_string(chosen.splits) + (chosen.cluster_sum ? " cluster" : "");
         csv_row("two_four", config, ms, &diff);
         std::printf("%-5s %-6s %6lld %6lld %6lld | %9.4f %-18s %9.4f %-20s | %6.2fx %7.1f | %9.2e\n", tname,
                     s.square ? "square" : "layer", m, k, n, ms, config.c_str(), best_dense, best_layout.c_str(),
                     best_dense / ms, flops / ms * 1e-9, diff);
+        if (chosen.splits > 1) {   // the same split summed the other way, where both can run
+          const bool cluster = !chosen.cluster_sum;
+          snk::cuda::TwoFourLaunch other;
+          if (snk::cuda::two_four_gemm(p, nullptr, chosen.kernel, chosen.splits, &other,
+                                       cluster ? snk::cuda::TwoFourSum::Cluster : snk::cuda::TwoFourSum::Parts) ==
+              cudaSuccess) {
+            const double other_ms = timer.median_ms(reps, [&] {
+              run(chosen.kernel, nullptr, cluster ? snk::cuda::TwoFourSum::Cluster : snk::cuda::TwoFourSum::Parts);
+            });
+            csv_row(cluster ? "two_four_cluster" : "two_four_parts",
+                    chosen.kernel + " splits=" + std::to_string(chosen.splits), other_ms, nullptr);
+            std::printf("      (the same split summed %s: %.4f ms; clusters of %d at once: %d)\n",
+                        cluster ? "in a cluster" : "in global memory by a second kernel", other_ms, chosen.splits,
+                        std::max(chosen.clusters_at_once, other.clusters_at_once));
+          }
+        }
         std::fflush(stdout);
         for (void* ptr : {(void*)d_x, (void*)d_xrow, (void*)d_y, (void*)d_yref}) CHECK_CUDA(cudaFree(ptr));
       }

@@ -84,9 +84,10 @@ snk::cuda::TwoFourType device_type(HalfType t) {
 // row-major (ldy = batch + ldy_extra), the form the GraphBLAS path asks for.
 enum class Output { Rounded, Fp32RowMajor };
 
-// Runs `kernel` (empty: the dispatcher's choice; splits: 0 = its rule) on a fresh problem of shape c and checks Y;
-// returns the splits that ran.
-int check_case(const Case& c, HalfType type, const std::string& kernel, int splits, Output out = Output::Rounded) {
+// Runs `kernel` (empty: the dispatcher's choice; splits: 0 = its rule; sum: how split parts are summed) on a fresh
+// problem of shape c and checks Y; returns the splits that ran.
+int check_case(const Case& c, HalfType type, const std::string& kernel, int splits, Output out = Output::Rounded,
+               snk::cuda::TwoFourSum sum = snk::cuda::TwoFourSum::Auto) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::bernoulli_distribution zero(0.2);
@@ -135,11 +136,11 @@ int check_case(const Case& c, HalfType type, const std::string& kernel, int spli
   p.y_row_major = fp32;
   for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels())
     if (kernel == k.name && !k.supports(p)) {   // a warpgroup kernel off sm_90, or X the TMA cannot read: refused
-      EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, kernel, splits), cudaErrorNotSupported);
+      EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, kernel, splits, nullptr, sum), cudaErrorNotSupported);
       return 0;
     }
   snk::cuda::TwoFourLaunch ran;
-  EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, kernel, splits, &ran), cudaSuccess);
+  EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, kernel, splits, &ran, sum), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::vector<std::uint16_t> out16 = fp32 ? std::vector<std::uint16_t>() : y16.download(ldy * lines);
   const std::vector<float> out32 = fp32 ? y32.download(ldy * lines) : std::vector<float>();
@@ -166,6 +167,8 @@ int check_case(const Case& c, HalfType type, const std::string& kernel, int spli
     }
   EXPECT_EQ(bad, 0);
   if (!kernel.empty()) EXPECT_EQ(ran.kernel, kernel);
+  if (sum == snk::cuda::TwoFourSum::Parts || ran.splits == 1) EXPECT_FALSE(ran.cluster_sum);
+  if (sum == snk::cuda::TwoFourSum::Cluster && ran.splits > 1) EXPECT_TRUE(ran.cluster_sum);
   return ran.splits;
 }
 
@@ -187,8 +190,60 @@ TEST(TwoFourGemm, EveryKernelMatchesTheReference) {
     for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels())
       for (const Case& c : cases()) {
         check_case(c, type, k.name, 0);
-        check_case(c, type, k.name, 3);   // a forced split, whatever the rule says
+        check_case(c, type, k.name, 3);   // a forced split, whatever the rule says, summed as the kernel prefers
+        check_case(c, type, k.name, 3, Output::Rounded, snk::cuda::TwoFourSum::Parts);
       }
+}
+
+TEST(TwoFourGemm, ClusterSumsEqualTheReference) {
+  // The warpgroup kernels sum up to 8 parts in the shared memory of a cluster of the parts' blocks: every part count
+  // from 2 to 8, on edge shapes, in both outputs (check_case also checks that the cluster sum ran).
+  REQUIRE_GPU();
+  using snk::cuda::TwoFourSum;
+  snk::cuda::TwoFourProblem probe;   // aligned, as every case's arrays are
+  probe.w.cols = probe.ldx = 64;
+  for (const snk::cuda::TwoFourKernel& k : snk::cuda::two_four_kernels()) {
+    if (std::string(k.name).rfind("wgmma", 0) != 0 || !k.supports(probe)) continue;   // off Hopper: none
+    for (int splits = 2; splits <= 8; ++splits) {
+      const Case c = splits % 2 ? Case{300, 4000, 129, 0, 3} : Case{200, 2048, 70, 8, 0};
+      EXPECT_EQ(check_case(c, HalfType::BF16, k.name, splits, Output::Rounded, TwoFourSum::Cluster), splits);
+      EXPECT_EQ(check_case(c, HalfType::FP16, k.name, splits, Output::Fp32RowMajor, TwoFourSum::Cluster), splits);
+    }
+  }
+}
+
+TEST(TwoFourGemm, AClusterSumThatCannotRunIsRefused) {
+  // The warp-level kernels have no cluster sum, and a cluster holds at most 8 parts (16 asked here): a forced cluster sum there
+  // returns cudaErrorNotSupported and leaves Y as it was.
+  REQUIRE_GPU();
+  const Index rows = 64, cols = 1024, batch = 16;
+  std::vector<float> dense(rows * cols, 1.0f);
+  const TwoFourMatrix W = snk::layers::prune_two_four(dense.data(), rows, cols, cols, HalfType::FP16);
+  DeviceArray<std::uint16_t> values(W.values.size()), x(cols * batch), y(rows * batch);
+  DeviceArray<std::uint32_t> meta(W.meta.size());
+  values.upload(W.values);
+  meta.upload(W.meta);
+  x.upload(std::vector<std::uint16_t>(cols * batch, 0x3c00));   // 1.0 in FP16
+  EXPECT_EQ(cudaMemset(y.p, 0xff, rows * batch * sizeof(std::uint16_t)), cudaSuccess);
+  snk::cuda::TwoFourProblem p;
+  p.w = {values.p, meta.p, rows, cols, snk::cuda::TwoFourType::FP16};
+  p.x = x.p;
+  p.ldx = cols;
+  p.batch = batch;
+  p.y = y.p;
+  p.ldy = rows;
+  using snk::cuda::TwoFourSum;
+  EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, "tile128x32", 4, nullptr, TwoFourSum::Cluster),
+            cudaErrorNotSupported);
+  if (snk::cuda::two_four_kernels()[2].supports(p))
+    EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, "wgmma128x64", 16, nullptr, TwoFourSum::Cluster),
+              cudaErrorNotSupported);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (std::uint16_t v : y.download(rows * batch)) ASSERT_EQ(v, 0xffff);
+  // The same calls summed as each kernel can: every entry is 512 (half of 1024 ones kept, times ones).
+  EXPECT_EQ(snk::cuda::two_four_gemm(p, nullptr, "tile128x32", 4), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (std::uint16_t v : y.download(rows * batch)) ASSERT_EQ(snk::layers::from_half(v, HalfType::FP16), 512.0);
 }
 
 TEST(TwoFourGemm, TheDispatcherSplitsALongKAndSumsTheParts) {

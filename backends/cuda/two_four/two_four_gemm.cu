@@ -26,6 +26,7 @@
 #include "two_four/warp_mma.cuh"
 #include "two_four/warpgroup_mma.cuh"
 
+#include <cooperative_groups.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -33,6 +34,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -42,6 +45,7 @@ namespace {
 constexpr int kThreads = 256;      // 8 warps
 constexpr int kTileK = 64;         // logical columns of W per stage
 constexpr std::uint32_t kIdleMeta = 0x44444444u;   // positions 0 and 1 in every group: a valid code for zero rows
+constexpr int kMaxClusterParts = 8;                 // the largest portable cluster
 
 // cp.async of 4 bytes (a metadata word) into shared memory; the 16-byte form and the group calls are spmm/loads.cuh's.
 __device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
@@ -64,6 +68,7 @@ struct Args {
   int rows, cols, padded, batch;
   long long ldx, y_rs, y_cs;   // Y(i, b) at i * y_rs + b * y_cs
   int tiles_k, tiles_per_split;
+  bool cluster_sum;            // splits > 1: the parts are one cluster's blocks, summed in their shared memory
   bool x_vector;               // X may be read in 16-byte copies (ldx % 8 == 0 and x 16-byte aligned)
 };
 
@@ -411,11 +416,59 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
 #pragma unroll
   for (int i = 0; i < MW; ++i) fence_accumulators(acc[i]);
 
+  // acc[i][4 j + r] (warpgroup_mma.cuh's accumulator layout) is the tile's row wrow + 64 i + g + 8 (r >> 1) and
+  // column 8 j + 2 t + (r & 1).
+  auto row_of = [&](int i, int q) { return wrow + i * 64 + g + ((q & 3) >> 1) * 8; };
+  auto col_of = [&](int q) { return (q >> 2) * 8 + 2 * t + (q & 1); };
+  if (!a.cluster_sum) {
+#pragma unroll
+    for (int i = 0; i < MW; ++i)
+#pragma unroll
+      for (int q = 0; q < BN / 2; ++q) store_result<T>(a, m0 + row_of(i, q), n0 + col_of(q), acc[i][q]);
+    return;
+  }
+  // The K parts of this tile are the blocks of one cluster. Each writes its sums over the stages it no longer needs,
+  // column-major with BM + 4 floats a column (a warp's stores then hit 32 banks); block r of the cluster adds the
+  // r-th slice of the tile over every block's copy, in the order of the parts, and stores it.
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  constexpr int kLd = BM + 4;
+  static_assert(kLd * BN * 4 <= S::kBarriers, "the sums fit in the stages");
+  float* part = reinterpret_cast<float*>(smem);
+  __syncthreads();   // both warpgroups are done reading the stages
 #pragma unroll
   for (int i = 0; i < MW; ++i)
 #pragma unroll
-    for (int q = 0; q < BN / 2; ++q)   // acc[i][4 j + r]: warpgroup_mma.cuh's accumulator layout
-      store_result<T>(a, m0 + wrow + i * 64 + g + ((q & 3) >> 1) * 8, n0 + (q >> 2) * 8 + 2 * t + (q & 1), acc[i][q]);
+    for (int q = 0; q < BN / 2; ++q) part[col_of(q) * kLd + row_of(i, q)] = acc[i][q];
+  cluster.sync();
+  const int parts = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
+  const float* copy[kMaxClusterParts];   // each block's sums, as this block addresses them
+#pragma unroll
+  for (int p = 0; p < kMaxClusterParts; ++p) copy[p] = cluster.map_shared_rank(part, p < parts ? p : 0);
+  constexpr int kQuads = BM / 4 * BN;   // four rows of one column each
+  const int per = (kQuads + parts - 1) / parts, end = min(kQuads, (rank + 1) * per);
+  for (int e = rank * per + static_cast<int>(threadIdx.x); e < end; e += kThreads) {
+    const int col = e / (BM / 4), row = e % (BM / 4) * 4;
+    float4 v[kMaxClusterParts];   // every load issued before the first add
+#pragma unroll
+    for (int p = 0; p < kMaxClusterParts; ++p)
+      if (p < parts) v[p] = *reinterpret_cast<const float4*>(copy[p] + col * kLd + row);
+    float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int p = 0; p < kMaxClusterParts; ++p)
+      if (p < parts) {
+        s.x += v[p].x;
+        s.y += v[p].y;
+        s.z += v[p].z;
+        s.w += v[p].w;
+      }
+    if (n0 + col >= a.batch) continue;
+    const float sums[4] = {s.x, s.y, s.z, s.w};
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      if (m0 + row + r < a.rows) store<T>(a, m0 + row + r, n0 + col, sums[r]);
+  }
+  cluster.sync();   // no block leaves while another still reads its shared memory
 #else
   __trap();   // never launched: warpgroup_supports() is false where this body is not built
 #endif
@@ -459,13 +512,16 @@ int split_rule(long long tiles, int steps, long long slots) {
 }
 
 // Launches Kernel (tiles of bm x bn, `smem` bytes of dynamic shared memory, at least `min_blocks` per SM) over the
-// problem, splitting K by split_rule unless `splits` says otherwise, and sums the parts.
+// problem, splitting K by split_rule unless `splits` says otherwise, and sums the parts: through the shared memory of
+// a cluster of the parts' blocks where the kernel can (kClusterSum), the parts are at most 8 (a portable cluster) and
+// the clusters run in as few waves as the blocks would alone; else in global memory, by a second kernel. `sum`
+// forces one of the two.
 Args& args_of(Args& a) { return a; }
 Args& args_of(WarpgroupArgs& p) { return p.a; }
 
-template <TwoFourType T, auto Kernel, class Params>
-cudaError_t launch(int bm, int bn, int smem, int min_blocks, Params params, int splits, cudaStream_t stream,
-                   TwoFourLaunch* out) {
+template <TwoFourType T, auto Kernel, bool kClusterSum, class Params>
+cudaError_t launch(int bm, int bn, int smem, int min_blocks, Params params, int splits, TwoFourSum sum,
+                   cudaStream_t stream, TwoFourLaunch* out) {
   Args& a = args_of(params);
   static const cudaError_t attr = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (attr != cudaSuccess) return attr;
@@ -480,15 +536,49 @@ cudaError_t launch(int bm, int bn, int smem, int min_blocks, Params params, int 
   a.tiles_per_split = (a.tiles_k + splits - 1) / splits;
   splits = (a.tiles_k + a.tiles_per_split - 1) / a.tiles_per_split;
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
-  if (splits > 1) {
+
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(tiles), splits);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = splits;
+  cluster.val.clusterDim.z = 1;
+  // How many clusters of n blocks this GPU runs at once, per n (plus one; 0: not yet asked). Clusters fill the SMs of
+  // a GPC in whole clusters, so they can take fewer blocks at once than the blocks alone would.
+  static std::array<std::atomic<int>, kMaxClusterParts + 1> at_once{};
+  auto clusters_at_once = [&] {
+    if (!kClusterSum || splits < 2 || splits > kMaxClusterParts) return 0;
+    if (at_once[splits] == 0) {
+      config.attrs = &cluster;
+      config.numAttrs = 1;
+      int n = 0;
+      at_once[splits] = (cudaOccupancyMaxActiveClusters(&n, Kernel, &config) == cudaSuccess ? n : 0) + 1;
+      config.numAttrs = 0;
+    }
+    return at_once[splits] - 1;
+  };
+  // Auto sums in a cluster unless clusters would take more waves than the blocks alone.
+  const int clusters = splits > 1 && sum != TwoFourSum::Parts ? clusters_at_once() : 0;
+  const long long slots = static_cast<long long>(per_sm) * sm_count();
+  a.cluster_sum = clusters > 0 && (sum == TwoFourSum::Cluster ||
+                                   (tiles + clusters - 1) / clusters <= (tiles * splits + slots - 1) / slots);
+  if (splits > 1 && sum == TwoFourSum::Cluster && !a.cluster_sum) return cudaErrorNotSupported;
+  if (a.cluster_sum) {
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  } else if (splits > 1) {
     const size_t bytes = sizeof(float) * splits * static_cast<size_t>(a.rows) * a.batch;
     void* p = nullptr;
     if (cudaError_t e = cudaMallocAsync(&p, bytes, stream); e != cudaSuccess) return e;
     a.partial = static_cast<float*>(p);
   }
-  Kernel<<<dim3(static_cast<unsigned>(tiles), splits), kThreads, smem, stream>>>(params);
-  cudaError_t err = cudaGetLastError();
-  if (splits > 1) {
+  cudaError_t err = cudaLaunchKernelEx(&config, Kernel, params);
+  if (err == cudaSuccess) err = cudaGetLastError();
+  if (splits > 1 && !a.cluster_sum) {
     if (err == cudaSuccess) {
       const long long total = static_cast<long long>(a.rows) * a.batch;
       const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 8LL * sm_count()));
@@ -497,18 +587,23 @@ cudaError_t launch(int bm, int bn, int smem, int min_blocks, Params params, int 
     }
     cudaFreeAsync(a.partial, stream);
   }
-  if (out) out->splits = splits;
+  if (out) {
+    out->splits = splits;
+    out->cluster_sum = a.cluster_sum;
+    out->clusters_at_once = clusters;
+  }
   return err;
 }
 
 template <int BM, int BN, int WM, int WN, int Stages>
-cudaError_t run_tile(const Args& a, TwoFourType type, int splits, cudaStream_t stream, TwoFourLaunch* out) {
+cudaError_t run_tile(const Args& a, TwoFourType type, int splits, TwoFourSum sum, cudaStream_t stream,
+                     TwoFourLaunch* out) {
   using S = Shape<BM, BN, WM, WN, Stages>;
   return type == TwoFourType::FP16
-             ? launch<TwoFourType::FP16, two_four_kernel<TwoFourType::FP16, BM, BN, WM, WN, Stages>>(BM, BN, S::kSmem,
-                                         S::kMinBlocks, a, splits, stream, out)
-             : launch<TwoFourType::BF16, two_four_kernel<TwoFourType::BF16, BM, BN, WM, WN, Stages>>(BM, BN, S::kSmem,
-                                         S::kMinBlocks, a, splits, stream, out);
+             ? launch<TwoFourType::FP16, two_four_kernel<TwoFourType::FP16, BM, BN, WM, WN, Stages>, false>(
+                   BM, BN, S::kSmem, S::kMinBlocks, a, splits, sum, stream, out)
+             : launch<TwoFourType::BF16, two_four_kernel<TwoFourType::BF16, BM, BN, WM, WN, Stages>, false>(
+                   BM, BN, S::kSmem, S::kMinBlocks, a, splits, sum, stream, out);
 }
 
 // cuTensorMapEncodeTiled, from the driver the runtime loaded (null where it has none).
@@ -539,7 +634,7 @@ bool encode_map(CUtensorMap* map, const void* base, long long inner, long long o
 }
 
 template <int MW, int BN, int Stages>
-cudaError_t run_warpgroup_tile(const Args& a, TwoFourType type, int splits, cudaStream_t stream,
+cudaError_t run_warpgroup_tile(const Args& a, TwoFourType type, int splits, TwoFourSum sum, cudaStream_t stream,
                                TwoFourLaunch* out) {
   using S = WarpgroupShape<MW, BN, Stages>;
   WarpgroupArgs p{};
@@ -548,10 +643,10 @@ cudaError_t run_warpgroup_tile(const Args& a, TwoFourType type, int splits, cuda
       !encode_map(&p.x_map, a.x, a.cols, a.batch, a.ldx * 2, kTileK, BN, CU_TENSOR_MAP_SWIZZLE_128B))
     return cudaErrorInvalidValue;
   return type == TwoFourType::FP16
-             ? launch<TwoFourType::FP16, two_four_warpgroup_kernel<TwoFourType::FP16, MW, BN, Stages>>(
-                   S::kBM, BN, S::kSmem, 1, p, splits, stream, out)
-             : launch<TwoFourType::BF16, two_four_warpgroup_kernel<TwoFourType::BF16, MW, BN, Stages>>(
-                   S::kBM, BN, S::kSmem, 1, p, splits, stream, out);
+             ? launch<TwoFourType::FP16, two_four_warpgroup_kernel<TwoFourType::FP16, MW, BN, Stages>, true>(
+                   S::kBM, BN, S::kSmem, 1, p, splits, sum, stream, out)
+             : launch<TwoFourType::BF16, two_four_warpgroup_kernel<TwoFourType::BF16, MW, BN, Stages>, true>(
+                   S::kBM, BN, S::kSmem, 1, p, splits, sum, stream, out);
 }
 
 // Whether the warpgroup kernels can run this problem: this build made their sm_90a code (SNACK_TWO_FOUR_SM90A), the
@@ -577,7 +672,7 @@ bool any_problem(const TwoFourProblem&) { return true; }
 
 struct Entry {
   TwoFourKernel kernel;
-  cudaError_t (*run)(const Args&, TwoFourType, int, cudaStream_t, TwoFourLaunch*);
+  cudaError_t (*run)(const Args&, TwoFourType, int, TwoFourSum, cudaStream_t, TwoFourLaunch*);
 };
 
 // Wide batches take the widest tile (the most reuse of each stage); narrow ones the tile that wastes the least of the
@@ -723,7 +818,7 @@ const std::vector<TwoFourKernel>& two_four_kernels() {
 }
 
 cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const std::string& kernel, int splits,
-                          TwoFourLaunch* launch_out) {
+                          TwoFourLaunch* launch_out, TwoFourSum sum) {
   const TwoFourView& w = p.w;
   if (w.rows < 0 || w.cols < 0 || p.batch < 0 || p.ldx < w.cols || p.ldy < (p.y_row_major ? p.batch : w.rows) ||
       w.rows > 0x7fffffff ||
@@ -751,7 +846,7 @@ cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const st
     if (kernel.empty() ? !e.kernel.can_run(p) : kernel != e.kernel.name) continue;
     if (!e.kernel.supports(p)) return cudaErrorNotSupported;
     if (launch_out) launch_out->kernel = e.kernel.name;
-    return e.run(a, w.type, splits, stream, launch_out);
+    return e.run(a, w.type, splits, sum, stream, launch_out);
   }
   return cudaErrorInvalidValue;   // no kernel of that name
 }

@@ -54,17 +54,24 @@ struct TwoFourKernel {
 const std::vector<TwoFourKernel>& two_four_kernels();
 
 struct TwoFourLaunch {
-  std::string kernel;   // the kernel that ran
-  int splits = 1;       // the parts the K range was split into
+  std::string kernel;         // the kernel that ran
+  int splits = 1;             // the parts the K range was split into
+  bool cluster_sum = false;   // the parts were summed in the shared memory of a cluster of their blocks
+  int clusters_at_once = 0;   // split: the clusters of `splits` blocks the GPU runs at once (0: none can)
 };
 
+// How split parts are summed: Auto (in a cluster's shared memory where the kernel can, the parts are at most 8 and
+// the clusters take no more waves than the blocks would alone; else Parts), Cluster (forced; cudaErrorNotSupported
+// where it cannot), or Parts (each part written to global memory and summed by a second kernel).
+enum class TwoFourSum : std::uint8_t { Auto, Cluster, Parts };
+
 // Computes Y = W X on `stream`. kernel: a name from two_four_kernels() to force one (empty: the dispatcher's choice);
-// splits: the K-range parts to force (0: the kernel's rule). Returns cudaErrorInvalidValue for a shape or leading
-// dimension that does not fit or an unknown kernel name, cudaErrorNotSupported for a named kernel that does not
-// support the problem (nothing is launched in either case), else the launch's error. `launch`, if given, says what
-// ran.
+// splits: the K-range parts to force (0: the kernel's rule); sum: how they are summed. Returns cudaErrorInvalidValue
+// for a shape or leading dimension that does not fit or an unknown kernel name, cudaErrorNotSupported for a named
+// kernel that does not support the problem or a forced sum it cannot do (nothing is launched in either case), else
+// the launch's error. `launch`, if given, says what ran.
 cudaError_t two_four_gemm(const TwoFourProblem& p, cudaStream_t stream, const std::string& kernel = {},
-                          int splits = 0, TwoFourLaunch* launch = nullptr);
+                          int splits = 0, TwoFourLaunch* launch = nullptr, TwoFourSum sum = TwoFourSum::Auto);
 
 // The conversions a caller with FP32 data needs before the product (each one pass on `stream`):
 // W's 2:4 form from a CSR matrix on the device: row r of W (r < nrows) is CSR row rows[r] (offsets p, increasing
