@@ -213,8 +213,8 @@ TEST(TwoFourGemm, ClusterSumsEqualTheReference) {
 }
 
 TEST(TwoFourGemm, AClusterSumThatCannotRunIsRefused) {
-  // The warp-level kernels have no cluster sum, and a cluster holds at most 8 parts (16 asked here): a forced cluster sum there
-  // returns cudaErrorNotSupported and leaves Y as it was.
+  // The warp-level kernels have no cluster sum, and a cluster holds at most 8 parts (16 asked here): a forced cluster
+  // sum there returns cudaErrorNotSupported and leaves Y as it was.
   REQUIRE_GPU();
   const Index rows = 64, cols = 1024, batch = 16;
   std::vector<float> dense(rows * cols, 1.0f);

@@ -531,7 +531,8 @@ cudaError_t launch(int bm, int bn, int smem, int min_blocks, Params params, int 
                ? n : min_blocks;
   }();
   const long long tiles = static_cast<long long>((a.rows + bm - 1) / bm) * ((a.batch + bn - 1) / bn);
-  if (splits <= 0) splits = split_rule(tiles, a.tiles_k, static_cast<long long>(per_sm) * sm_count());
+  const long long slots = static_cast<long long>(per_sm) * sm_count();
+  if (splits <= 0) splits = split_rule(tiles, a.tiles_k, slots);
   splits = std::min(splits, a.tiles_k);
   a.tiles_per_split = (a.tiles_k + splits - 1) / splits;
   splits = (a.tiles_k + a.tiles_per_split - 1) / a.tiles_per_split;
@@ -547,29 +548,27 @@ cudaError_t launch(int bm, int bn, int smem, int min_blocks, Params params, int 
   cluster.val.clusterDim.x = 1;
   cluster.val.clusterDim.y = splits;
   cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t clustered = config;   // the same launch, the parts of each tile one cluster
+  clustered.attrs = &cluster;
+  clustered.numAttrs = 1;
   // How many clusters of n blocks this GPU runs at once, per n (plus one; 0: not yet asked). Clusters fill the SMs of
   // a GPC in whole clusters, so they can take fewer blocks at once than the blocks alone would.
   static std::array<std::atomic<int>, kMaxClusterParts + 1> at_once{};
-  auto clusters_at_once = [&] {
-    if (!kClusterSum || splits < 2 || splits > kMaxClusterParts) return 0;
+  int clusters = 0;
+  if (kClusterSum && splits >= 2 && splits <= kMaxClusterParts) {
     if (at_once[splits] == 0) {
-      config.attrs = &cluster;
-      config.numAttrs = 1;
       int n = 0;
-      at_once[splits] = (cudaOccupancyMaxActiveClusters(&n, Kernel, &config) == cudaSuccess ? n : 0) + 1;
-      config.numAttrs = 0;
+      at_once[splits] = (cudaOccupancyMaxActiveClusters(&n, Kernel, &clustered) == cudaSuccess ? n : 0) + 1;
     }
-    return at_once[splits] - 1;
-  };
+    clusters = at_once[splits] - 1;
+  }
   // Auto sums in a cluster unless clusters would take more waves than the blocks alone.
-  const int clusters = splits > 1 && sum != TwoFourSum::Parts ? clusters_at_once() : 0;
-  const long long slots = static_cast<long long>(per_sm) * sm_count();
-  a.cluster_sum = clusters > 0 && (sum == TwoFourSum::Cluster ||
-                                   (tiles + clusters - 1) / clusters <= (tiles * splits + slots - 1) / slots);
+  a.cluster_sum = clusters > 0 && sum != TwoFourSum::Parts &&
+                  (sum == TwoFourSum::Cluster ||
+                   (tiles + clusters - 1) / clusters <= (tiles * splits + slots - 1) / slots);
   if (splits > 1 && sum == TwoFourSum::Cluster && !a.cluster_sum) return cudaErrorNotSupported;
   if (a.cluster_sum) {
-    config.attrs = &cluster;
-    config.numAttrs = 1;
+    config = clustered;
   } else if (splits > 1) {
     const size_t bytes = sizeof(float) * splits * static_cast<size_t>(a.rows) * a.batch;
     void* p = nullptr;

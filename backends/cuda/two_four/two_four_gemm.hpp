@@ -57,7 +57,8 @@ struct TwoFourLaunch {
   std::string kernel;         // the kernel that ran
   int splits = 1;             // the parts the K range was split into
   bool cluster_sum = false;   // the parts were summed in the shared memory of a cluster of their blocks
-  int clusters_at_once = 0;   // split: the clusters of `splits` blocks the GPU runs at once (0: none can)
+  int clusters_at_once = 0;   // split on a kernel with cluster sums: the clusters of `splits` blocks the GPU runs
+                              // at once, whichever sum ran (0: none can, or none asked)
 };
 
 // How split parts are summed: Auto (in a cluster's shared memory where the kernel can, the parts are at most 8 and
