@@ -619,8 +619,9 @@ __global__ void __launch_bounds__(1024, 1) colblock_wide_kernel(ColBlockParams p
     if constexpr (kBulk) {
       __syncwarp();
       if (lane == 0) {   // the last warp done with this stage refills it
-        __threadfence_block();
+        __threadfence_block();   // release: this warp's reads of the stage (ordered before by __syncwarp)
         if (atomicAdd(&done[buf], 1) == n_warps - 1) {
+          __threadfence_block();   // acquire: every other warp's release
           done[buf] = 0;
           if (c + stages < c_end) {
             async_proxy_fence();

@@ -279,8 +279,9 @@ __global__ void __launch_bounds__(kThreads, (Shape<BM, BN, WM, WN, Stages>::kMin
 // Each of the two warpgroups owns MW m64 slabs of the block's rows and all BN columns. Per 32 columns of W a warp
 // loads its slab's A fragments with ldmatrix and the warpgroup issues one wgmma.mma_async.sp m64nBNk32 per slab. One
 // step's products stay in flight while the next step's are issued (the A fragments alternate between two register
-// buffers); once a step's products are done, each warp arrives on that stage's `empty` barrier, and warp 0 refills a
-// stage only after all eight have. Warp 0 keeps Stages - 2 steps in flight ahead of the one computing.
+// buffers); once a step's products are done, every thread arrives on that stage's `empty` barrier (a thread's own
+// arrival is what orders its reads of the stage before the refill), and warp 0 refills a stage only after all have.
+// Warp 0 keeps Stages - 2 steps in flight ahead of the one computing.
 template <int MW, int BN, int Stages>
 struct WarpgroupShape {
   static constexpr int kBM = 128 * MW;
@@ -331,7 +332,7 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
   if (threadIdx.x == 0) {
     for (int s = 0; s < Stages; ++s) {
       mbarrier_init(full + s, 1 + 32);   // the expect-tx arrival and warp 0's 32 metadata arrivals
-      mbarrier_init(empty + s, 8);       // one arrival per warp
+      mbarrier_init(empty + s, kThreads);   // one arrival per thread
     }
     mbarrier_init_fence();
   }
@@ -404,7 +405,7 @@ __global__ void __launch_bounds__(kThreads, 1) two_four_warpgroup_kernel(const _
     wgmma_wait<1>();
 #pragma unroll
     for (int i = 0; i < MW; ++i) fence_accumulators(acc[i]);
-    if (it > 0 && lane == 0) mbarrier_arrive(empty + (it - 1) % Stages);
+    if (it > 0) mbarrier_arrive(empty + (it - 1) % Stages);
   };
   int it = 0;
   for (; it + 1 < ntiles; it += 2) {
