@@ -843,7 +843,9 @@ GrB_Info SNK_Transfers_reset(void) SNK_SYMBOL(SNK_Transfers_reset);
  * The thread's backend copies between the caller's device memory and its own device copy of A, on the device: the cuda
  * backend does; a backend without device memory returns GrB_NOT_IMPLEMENTED and changes nothing. Pointers are device
  * memory of the backend's GPU, holding values of A's type; `stream` is the caller's cudaStream_t (NULL: the default
- * stream): an import reads after the work queued there so far, and work queued there after an export sees its writes.
+ * stream): an import reads after the work queued there so far, and work queued there afterwards runs after its reads
+ * (the caller may then overwrite or free the memory in stream order); work queued there after an export sees its
+ * writes.
  *   SNK_Matrix_import_device_full:   A (type and dimensions kept) holds every position, nrows x ncols values row-major.
  *   SNK_Matrix_import_device_values: A takes the pattern of `pattern` (A's dimensions), with nvals(pattern) values in
  *                                    the order of its entries (row by row, columns increasing); A may be `pattern`.

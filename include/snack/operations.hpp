@@ -151,7 +151,8 @@ void optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const Op
 // The thread's backend copies between the caller's device memory and its own copies of matrices, on the device: the
 // cuda backend does; the others hold no device memory and refuse with NotImplemented, changing nothing. `stream` is
 // the caller's CUDA stream (a cudaStream_t; null for the default stream): an import reads the caller's memory after
-// the work queued there so far, and work the caller queues there after an export runs after the export's writes.
+// the work queued there so far, and work the caller queues there afterwards runs after the import's reads (so the
+// caller may overwrite or free that memory in the stream's order) or after the export's writes.
 // Pointers must be device memory of the backend's GPU, of the sizes stated; a null pointer is NullPointer.
 //
 // T (its type and dimensions kept, every position an entry) takes T.nrows() x T.ncols() values of its type, row-major,

@@ -1222,6 +1222,49 @@ TEST(CudaBackend, DeviceMemoryExchangeWithTheCallersStream) {
   cudaStreamDestroy(caller);
 }
 
+// An import has read the caller's memory before the caller's later work on its stream: with the backend's stream busy
+// (products queued and not waited for), the caller overwrites the source right after each import, as a caller that
+// frees a tensor and reuses its memory does; the matrices must still hold the values as they were at the import.
+TEST(CudaBackend, AnImportReadsItsSourceBeforeTheCallersLaterWork) {
+  REQUIRE_CUDA();
+  const Type* f32 = &snk::types::FP32;
+  const Index n = 2048, batch = 256;
+  const Matrix W = random_matrix(f32, n, n, 0.1, true);
+  const Matrix X = full(f32, batch, n);
+  std::vector<float> wv(W.nvals()), xv(batch * n);
+  W.extract_tuples(nullptr, nullptr, wv.data(), f32);
+  X.extract_tuples(nullptr, nullptr, xv.data(), f32);
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  snk::Descriptor tr;
+  tr.transpose_second = true;
+  cudaStream_t caller = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&caller, cudaStreamNonBlocking), cudaSuccess);
+  float *dx = nullptr, *dw = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dx), xv.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dw), wv.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dx, xv.data(), xv.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dw, wv.data(), wv.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  Matrix Wd(W), Xd(f32, batch, n), Y(f32, batch, n);
+  {
+    snk::BackendScope scope("cuda");
+    snk::mxm(Y, nullptr, nullptr, pt, X, Wd, tr);   // W's device copy and plans made, the backend's stream idle after
+    (void)Y.nvals();
+    for (int k = 0; k < 20; ++k) snk::mxm(Y, nullptr, nullptr, pt, X, Wd, tr);   // queued: milliseconds of work
+    snk::import_device_full(Xd, dx, caller);
+    ASSERT_EQ(cudaMemsetAsync(dx, 0, xv.size() * 4, caller), cudaSuccess);
+    snk::import_device_values(Wd, Wd, dw, caller);
+    ASSERT_EQ(cudaMemsetAsync(dw, 0, wv.size() * 4, caller), cudaSuccess);
+  }
+  ASSERT_EQ(cudaStreamSynchronize(caller), cudaSuccess);
+  std::vector<float> got_x(xv.size()), got_w(wv.size());
+  Xd.extract_tuples(nullptr, nullptr, got_x.data(), f32);
+  Wd.extract_tuples(nullptr, nullptr, got_w.data(), f32);
+  EXPECT_EQ(got_x, xv) << "import_device_full read its source after the caller overwrote it";
+  EXPECT_EQ(got_w, wv) << "import_device_values read its source after the caller overwrote it";
+  for (float* p : {dx, dw}) cudaFree(p);
+  cudaStreamDestroy(caller);
+}
+
 // Device memory exhaustion, forced: u * v^T with u and v of 2^20 entries has 2^40 entries (8 TiB of FP64), more than
 // any GPU holds. Through the C API the call returns GrB_OUT_OF_MEMORY with a message in GrB_error, C and both inputs
 // keep their contents, nothing falls back to the CPU (which would try the same on the host), and the backend serves
