@@ -1,6 +1,8 @@
 // layers/data_parallel.cpp: the gradient exchange and parameter broadcast of data_parallel.hpp: each gradient is
 // put on its parameter's positions and weighted by GraphBLAS calls (on the thread's backend), then its value array
-// is summed over the ranks (MPI_Allreduce on the host form); parameters go out with MPI_Bcast.
+// is summed over the ranks (MPI_Allreduce on the host form, or ncclAllReduce on the cuda backend's device copies,
+// which leave the device and return to it through snk::export_device_values / import_device_values); parameters go
+// out with MPI_Bcast.
 #include "data_parallel.hpp"
 
 #include <algorithm>
@@ -9,7 +11,14 @@
 #include <utility>
 #include <vector>
 
+#if defined(SNACK_LAYERS_NCCL)
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
+
 #include "calls.hpp"
+#include "snack/backend.hpp"
+#include "snack/operations.hpp"
 
 namespace snk::layers {
 namespace {
@@ -56,12 +65,104 @@ void in_pieces(Index n, F&& f) {
 
 }  // namespace
 
-DataParallel::DataParallel(MPI_Comm comm) : comm_(comm) {
+struct DataParallel::Devices {
+#if defined(SNACK_LAYERS_NCCL)
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  ~Devices() {
+    if (comm) (void)ncclCommDestroy(comm);
+    if (stream) (void)cudaStreamDestroy(stream);
+  }
+#endif
+};
+
+#if defined(SNACK_LAYERS_NCCL)
+namespace {
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e == cudaErrorMemoryAllocation) throw Error(Info::OutOfMemory, std::string("DataParallel: ") + what);
+  if (e != cudaSuccess)
+    throw Error(Info::Panic, std::string("DataParallel: ") + what + " failed: " + cudaGetErrorString(e));
+}
+
+void check_nccl(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess) throw Error(Info::Panic, std::string("DataParallel: ") + what + " failed: " + ncclGetErrorString(r));
+}
+
+}  // namespace
+#endif
+
+DataParallel::DataParallel(MPI_Comm comm, Exchange exchange) : comm_(comm) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) throw Error(Info::InvalidValue, "DataParallel: MPI is not initialized");
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  if (exchange == Exchange::Host) return;
+#if defined(SNACK_LAYERS_NCCL)
+  // This rank's GPU: its rank among the ranks of its node. Every rank learns whether every node has the GPUs before
+  // any rank starts NCCL (whose start would wait for the ranks that threw).
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int local = 0, local_ranks = 1, gpus = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_size(node, &local_ranks);
+  MPI_Comm_free(&node);
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
+  const int short_of = gpus < local_ranks ? 1 : 0;
+  int any_short = 0;
+  check_mpi(MPI_Allreduce(&short_of, &any_short, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+  if (any_short)
+    throw Error(Info::InvalidValue, "DataParallel: the device exchange takes one GPU per rank; rank " +
+                                        std::to_string(rank_) + "'s node runs " + std::to_string(local_ranks) +
+                                        " ranks on " + std::to_string(gpus) + " GPUs" +
+                                        (short_of ? "" : " (another node is short of GPUs)"));
+  devices_ = std::make_unique<Devices>();
+  check_cuda(cudaSetDevice(local), "cudaSetDevice");
+  check_cuda(cudaStreamCreateWithFlags(&devices_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  ncclUniqueId id{};
+  if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  check_mpi(MPI_Bcast(&id, static_cast<int>(sizeof id), MPI_BYTE, 0, comm_), "MPI_Bcast");
+  check_nccl(ncclCommInitRank(&devices_->comm, size_, id, rank_), "ncclCommInitRank");
+#else
+  throw Error(Info::NotImplemented, "DataParallel: this build has no NCCL, so no device exchange (Exchange::Device)");
+#endif
+}
+
+DataParallel::~DataParallel() = default;
+
+void DataParallel::sum_on_devices(std::vector<Matrix>& ms) const {
+#if defined(SNACK_LAYERS_NCCL)
+  // One buffer holds every matrix's values (each at a 256-byte boundary); they go out, are summed, and come back.
+  std::vector<std::size_t> at(ms.size() + 1, 0);
+  for (std::size_t k = 0; k < ms.size(); ++k)
+    at[k + 1] = at[k] + (static_cast<std::size_t>(ms[k].nvals()) * ms[k].type()->size + 255) / 256 * 256;
+  cudaStream_t s = devices_->stream;
+  void* buffer = nullptr;
+  check_cuda(cudaMallocAsync(&buffer, std::max<std::size_t>(at.back(), 256), s), "device buffer of the gradients");
+  struct Release {
+    void* p;
+    cudaStream_t s;
+    ~Release() { (void)cudaFreeAsync(p, s); }   // stream-ordered: after the imports' reads (operations.hpp)
+  } release{buffer, s};
+  auto* base = static_cast<unsigned char*>(buffer);
+  for (std::size_t k = 0; k < ms.size(); ++k) export_device_values(ms[k], base + at[k], s);
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (std::size_t k = 0; k < ms.size(); ++k) {
+    const ncclDataType_t t = ms[k].type() == &types::FP32 ? ncclFloat32 : ncclFloat64;   // mpi_type_of has checked
+    const ncclResult_t r = ncclAllReduce(base + at[k], base + at[k], static_cast<std::size_t>(ms[k].nvals()), t,
+                                         ncclSum, devices_->comm, s);
+    if (r != ncclSuccess) {
+      (void)ncclGroupEnd();
+      check_nccl(r, "ncclAllReduce");
+    }
+  }
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  for (Matrix& m : ms) import_device_values(m, m, base + at[&m - ms.data()], s);
+  check_cuda(cudaStreamSynchronize(s), "the gradients' exchange");   // NCCL's and the copies' errors surface here
+#else
+  (void)ms;
+#endif
 }
 
 void DataParallel::check_same_patterns(const std::vector<const Matrix*>& ms) const {
@@ -85,6 +186,9 @@ double DataParallel::sum(double v) const {
 }
 
 void DataParallel::sum_gradients(const std::vector<SparseLinear*>& layers, double weight) const {
+  if (devices_ && current_backend() != "cuda")
+    throw Error(Info::InvalidValue, "DataParallel: the device exchange sums the cuda backend's copies of the gradients; "
+                                    "the thread's backend is " + current_backend());
   std::vector<const Matrix*> params;
   std::vector<Matrix*> grads;
   for (SparseLinear* l : layers) {
@@ -109,6 +213,11 @@ void DataParallel::sum_gradients(const std::vector<SparseLinear*>& layers, doubl
     apply_bind_second(on, nullptr, nullptr, calls::op(BinaryOpcode::Times, p.type()), on,
                       calls::scalar(p.type(), weight));
     weighted.push_back(std::move(on));
+  }
+  if (devices_) {
+    sum_on_devices(weighted);
+    for (std::size_t k = 0; k < grads.size(); ++k) *grads[k] = std::move(weighted[k]);
+    return;
   }
   for (std::size_t k = 0; k < grads.size(); ++k) {
     CsrStorage& c = weighted[k].csr_mutable();

@@ -96,6 +96,7 @@ struct Options {
   std::string two_four_compute = "fp32";   // or bf16 / fp16: the pruned layers' forward on the sparse tensor cores
   Index stop_after = 0;   // stop after this many epochs of this invocation (0: run to --epochs)
   double target = -1;   // a test accuracy (%) the last epoch must reach, or exit status 2
+  std::string exchange = "host";   // snack-train-mpi: host (MPI) | nccl (the gradients between the ranks' GPUs)
 };
 
 void usage() {
@@ -129,6 +130,8 @@ void usage() {
       "                      weights rounded to T and summed in FP32; other backends compute in FP32 as before\n"
       "  --seed S            (default 1)\n"
       "  --backend B         reference | kokkos | cuda (default: the library's choice)\n"
+      "  --exchange E        snack-train-mpi only: how the ranks' gradients are summed: host (default; their host\n"
+      "                      form, by MPI) | nccl (the cuda backend's device copies, by NCCL; one GPU per rank)\n"
       "  --checkpoint PATH   write a checkpoint after every epoch (atomic)\n"
       "  --resume            continue from --checkpoint\n"
       "  --stop-after N      stop after N epochs of this invocation (train in sessions with --resume)\n"
@@ -204,6 +207,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--two-four") o.two_four = true;
     else if (a == "--two-four-compute") o.two_four_compute = value();
+    else if (a == "--exchange") o.exchange = value();
     else bad("unknown option " + a);
   }
   if (!(o.sparsity >= 0 && o.sparsity < 1)) bad("--sparsity must lie in [0, 1)");
@@ -219,6 +223,11 @@ Options parse(int argc, char** argv) {
   if (o.two_four_compute != "fp32" && o.two_four_compute != "bf16" && o.two_four_compute != "fp16")
     bad("--two-four-compute must be fp32, bf16 or fp16, not " + o.two_four_compute);
   if (o.two_four_compute != "fp32" && !o.two_four) bad("--two-four-compute needs --two-four");
+  if (o.exchange != "host" && o.exchange != "nccl") bad("--exchange is host or nccl, not " + o.exchange);
+#if !defined(SNACK_TRAIN_MPI)
+  if (o.exchange != "host") bad("--exchange nccl is snack-train-mpi's (data-parallel ranks)");
+#endif
+  if (o.exchange == "nccl" && o.backend != "cuda") bad("--exchange nccl sums the cuda backend's copies: add --backend cuda");
   return o;
 }
 
@@ -532,8 +541,6 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
 #if defined(SNACK_TRAIN_MPI)
   MPI_Init(&argc, &argv);
-  const DataParallel dp(MPI_COMM_WORLD);
-  ranks = &dp;
   // A rank that fails ends them all: the others would wait in the next exchange.
   const auto fail = [] { MPI_Abort(MPI_COMM_WORLD, 1); };
   const auto done = [](int status) {
@@ -546,6 +553,12 @@ int main(int argc, char** argv) {
 #endif
   const Options o = parse(argc, argv);
   try {
+#if defined(SNACK_TRAIN_MPI)
+    // Made before the first use of a backend: the device exchange picks each rank's GPU.
+    const DataParallel dp(MPI_COMM_WORLD, o.exchange == "nccl" ? snk::layers::Exchange::Device
+                                                                : snk::layers::Exchange::Host);
+    ranks = &dp;
+#endif
     return done(run(o));
   } catch (const snk::Error& e) {
     std::fprintf(stderr, "snack-train: %s\n", e.what());
