@@ -100,25 +100,40 @@ DataParallel::DataParallel(MPI_Comm comm, Exchange exchange) : comm_(comm) {
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   if (exchange == Exchange::Host) return;
 #if defined(SNACK_LAYERS_NCCL)
-  // This rank's GPU: its rank among the ranks of its node. Every rank learns whether every node has the GPUs before
-  // any rank starts NCCL (whose start would wait for the ranks that threw).
+  // This rank's GPU: its rank among the ranks of its node, modulo the GPUs it sees (a launcher may show each rank
+  // only its own). No two ranks of a node may share one (NCCL refuses that), which the GPUs' PCI addresses tell. Every
+  // rank learns whether any rank lacks a GPU of its own before any rank starts NCCL (whose start would wait for the
+  // ranks that threw).
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   int local = 0, local_ranks = 1, gpus = 0;
   MPI_Comm_rank(node, &local);
   MPI_Comm_size(node, &local_ranks);
-  MPI_Comm_free(&node);
   if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
-  const int short_of = gpus < local_ranks ? 1 : 0;
-  int any_short = 0;
-  check_mpi(MPI_Allreduce(&short_of, &any_short, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
-  if (any_short)
-    throw Error(Info::InvalidValue, "DataParallel: the device exchange takes one GPU per rank; rank " +
-                                        std::to_string(rank_) + "'s node runs " + std::to_string(local_ranks) +
-                                        " ranks on " + std::to_string(gpus) + " GPUs" +
-                                        (short_of ? "" : " (another node is short of GPUs)"));
+  const int device = gpus > 0 ? local % gpus : -1;
+  constexpr int kBusId = 32;
+  char bus[kBusId] = {};
+  if (device >= 0 && cudaDeviceGetPCIBusId(bus, kBusId, device) != cudaSuccess) bus[0] = '\0';
+  std::vector<char> buses(static_cast<std::size_t>(local_ranks) * kBusId);
+  const int gathered = MPI_Allgather(bus, kBusId, MPI_CHAR, buses.data(), kBusId, MPI_CHAR, node);
+  MPI_Comm_free(&node);
+  check_mpi(gathered, "MPI_Allgather");
+  std::string why;
+  if (bus[0] == '\0') why = "rank " + std::to_string(rank_) + " sees no GPU";
+  for (int r = 0; r < local_ranks && why.empty(); ++r)
+    if (r != local && std::string(&buses[r * kBusId]) == bus)
+      why = "ranks " + std::to_string(std::min(r, local)) + " and " + std::to_string(std::max(r, local)) +
+            " of rank " + std::to_string(rank_) + "'s node share the GPU at " + bus;
+  const int lacking = why.empty() ? 0 : 1;
+  int any_lacking = 0;
+  check_mpi(MPI_Allreduce(&lacking, &any_lacking, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+  if (any_lacking)
+    throw Error(Info::InvalidValue, "DataParallel: the device exchange takes one GPU per rank; " +
+                                        (lacking ? why : "another rank lacks a GPU of its own") + " (" +
+                                        std::to_string(local_ranks) + " ranks on " + std::to_string(gpus) +
+                                        " GPUs here)");
   devices_ = std::make_unique<Devices>();
-  check_cuda(cudaSetDevice(local), "cudaSetDevice");
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
   check_cuda(cudaStreamCreateWithFlags(&devices_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   ncclUniqueId id{};
   if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");

@@ -25,10 +25,10 @@ enum class Exchange {
 class DataParallel {
  public:
   // The ranks of `comm` (MPI must be initialized; the communicator is used, not owned). Exchange::Device gives each
-  // rank a GPU of its node (its rank among the node's ranks; a node must hold at least as many GPUs as ranks) and makes
-  // it the current device, so it must be made before the cuda backend's first use in the process (the backend keeps
-  // the device current at its start); every rank throws NotImplemented in a build without NCCL, and InvalidValue where
-  // a node lacks the GPUs. Only the gradient sums go through NCCL: pattern checks, sum(), RigL's blocks and parameter
+  // rank a GPU of its node (its rank among the node's ranks, modulo the GPUs it sees) and makes it the current device,
+  // so it must be made before the cuda backend's first use in the process (the backend keeps the device current at its
+  // start); every rank throws NotImplemented in a build without NCCL, and InvalidValue where a rank sees no GPU or two
+  // ranks of a node would share one. Only the gradient sums go through NCCL: pattern checks, sum(), RigL's blocks and parameter
   // broadcasts stay on MPI.
   explicit DataParallel(MPI_Comm comm, Exchange exchange = Exchange::Host);
   ~DataParallel();
