@@ -86,7 +86,8 @@ void check_cuda(cudaError_t e, const char* what) {
 }
 
 void check_nccl(ncclResult_t r, const char* what) {
-  if (r != ncclSuccess) throw Error(Info::Panic, std::string("DataParallel: ") + what + " failed: " + ncclGetErrorString(r));
+  if (r != ncclSuccess)
+    throw Error(Info::Panic, std::string("DataParallel: ") + what + " failed: " + ncclGetErrorString(r));
 }
 
 }  // namespace
@@ -173,8 +174,12 @@ void DataParallel::sum_on_devices(std::vector<Matrix>& ms) const {
     }
   }
   check_nccl(ncclGroupEnd(), "ncclGroupEnd");
-  for (Matrix& m : ms) import_device_values(m, m, base + at[&m - ms.data()], s);
-  check_cuda(cudaStreamSynchronize(s), "the gradients' exchange");   // NCCL's and the copies' errors surface here
+  for (std::size_t k = 0; k < ms.size(); ++k) import_device_values(ms[k], ms[k], base + at[k], s);
+  // The host does not wait for the sums: the imports order the backend's later work after them. An error NCCL met
+  // so far is reported here; later ones surface at the next exchange.
+  ncclResult_t async = ncclSuccess;
+  check_nccl(ncclCommGetAsyncError(devices_->comm, &async), "ncclCommGetAsyncError");
+  check_nccl(async, "the gradients' exchange");
 #else
   (void)ms;
 #endif
@@ -231,18 +236,17 @@ void DataParallel::sum_gradients(const std::vector<SparseLinear*>& layers, doubl
   }
   if (devices_) {
     sum_on_devices(weighted);
-    for (std::size_t k = 0; k < grads.size(); ++k) *grads[k] = std::move(weighted[k]);
-    return;
+  } else {
+    for (Matrix& w : weighted) {
+      CsrStorage& c = w.csr_mutable();
+      const MPI_Datatype t = mpi_type_of(w);
+      const std::size_t bytes = w.type()->size;
+      in_pieces(c.nvals(), [&](Index first, int count) {
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, c.x.data() + first * bytes, count, t, MPI_SUM, comm_), "MPI_Allreduce");
+      });
+    }
   }
-  for (std::size_t k = 0; k < grads.size(); ++k) {
-    CsrStorage& c = weighted[k].csr_mutable();
-    const MPI_Datatype t = mpi_type_of(weighted[k]);
-    const std::size_t bytes = weighted[k].type()->size;
-    in_pieces(c.nvals(), [&](Index first, int count) {
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, c.x.data() + first * bytes, count, t, MPI_SUM, comm_), "MPI_Allreduce");
-    });
-    *grads[k] = std::move(weighted[k]);
-  }
+  for (std::size_t k = 0; k < grads.size(); ++k) *grads[k] = std::move(weighted[k]);
 }
 
 Rewiring DataParallel::rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY,

@@ -28,8 +28,8 @@ class DataParallel {
   // rank a GPU of its node (its rank among the node's ranks, modulo the GPUs it sees) and makes it the current device,
   // so it must be made before the cuda backend's first use in the process (the backend keeps the device current at its
   // start); every rank throws NotImplemented in a build without NCCL, and InvalidValue where a rank sees no GPU or two
-  // ranks of a node would share one. Only the gradient sums go through NCCL: pattern checks, sum(), RigL's blocks and parameter
-  // broadcasts stay on MPI.
+  // ranks of a node would share one. Only the gradient sums go through NCCL: pattern checks, sum(), RigL's blocks and
+  // parameter broadcasts stay on MPI.
   explicit DataParallel(MPI_Comm comm, Exchange exchange = Exchange::Host);
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;

@@ -1247,7 +1247,7 @@ TEST(CudaBackend, AnImportReadsItsSourceBeforeTheCallersLaterWork) {
   Matrix Wd(W), Xd(f32, batch, n), Y(f32, batch, n);
   {
     snk::BackendScope scope("cuda");
-    snk::mxm(Y, nullptr, nullptr, pt, X, Wd, tr);   // W's device copy and plans made, the backend's stream idle after
+    snk::mxm(Y, nullptr, nullptr, pt, X, Wd, tr);   // the first product makes W's device copy and plans
     (void)Y.nvals();
     for (int k = 0; k < 20; ++k) snk::mxm(Y, nullptr, nullptr, pt, X, Wd, tr);   // queued: milliseconds of work
     snk::import_device_full(Xd, dx, caller);

@@ -473,20 +473,16 @@ KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void
   if (elem == 0) return KernelStatus::Declined;
   const char* what = "import of device values";
   stream_waits(s, caller, what);
-  if (pattern != nullptr) {
-    const Index n = pattern->nvals();
-    DeviceBuffer x(n * elem);
-    throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, n * elem, cudaMemcpyDeviceToDevice, s), what);
-    stream_waits(caller, s, what);   // the caller's later work (reuse of device_values) comes after the copy
-    std::shared_ptr<CompactedPattern> kept = pattern_of(*pattern);
-    attach_values(T, *pattern, std::move(x), s);
-    inherit(T, std::move(kept));
+  DeviceBuffer x((pattern != nullptr ? pattern->nvals() : T.nrows() * T.ncols()) * elem);
+  throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, x.bytes(), cudaMemcpyDeviceToDevice, s), what);
+  stream_waits(caller, s, what);   // the caller's later work (reuse of device_values) comes after the copy
+  if (pattern == nullptr) {
+    attach_full(T, std::move(x), s);
     return KernelStatus::Done;
   }
-  DeviceBuffer x(T.nrows() * T.ncols() * elem);
-  throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, x.bytes(), cudaMemcpyDeviceToDevice, s), what);
-  stream_waits(caller, s, what);
-  attach_full(T, std::move(x), s);
+  std::shared_ptr<CompactedPattern> kept = pattern_of(*pattern);
+  attach_values(T, *pattern, std::move(x), s);
+  inherit(T, std::move(kept));
   return KernelStatus::Done;
 }
 

@@ -59,9 +59,10 @@ core::KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* a
                                    const core::IndexList& I, const core::IndexList& J, cudaStream_t s);
 core::KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s);
 // The exchange with a caller's device memory (Backend::import_device / export_device), on stream s after the work
-// queued on the caller's stream, which then waits for the import's reads or the export's writes: T takes device_values on the pattern of
-// `pattern` (its device copy's pattern arrays and plans shared) or on every position (a device-only copy of every row);
-// M is written as its values in entry order, or as a dense row-major array (zeros, then its entries scattered).
+// queued on the caller's stream, which then waits for the import's reads or the export's writes: T takes
+// device_values on the pattern of `pattern` (its device copy's pattern arrays and plans shared) or on every position
+// (a device-only copy of every row); M is written as its values in entry order, or as a dense row-major array (zeros,
+// then its entries scattered).
 core::KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values,
                                           cudaStream_t caller, cudaStream_t s);
 core::KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_out, cudaStream_t caller,
