@@ -70,13 +70,14 @@ def time_steps(kind, tokens, args, device, memory, tf32):
 
 def kernel_label(name):
     """A GPU kernel's name shortened to what says which code it is: a Kokkos kernel by the function its lambda is
-    written in (the closure type names it: snk::kokkos::portable::masked_dot_full_tiled, ...), others by their
-    function name."""
+    written in (the closure type names it: snk::kokkos::portable::masked_dot_full_tiled, ...; the loop helpers for_n
+    and for_n_stream only where nothing else is named), others by their function name."""
     if "Kokkos::Impl" in name:
         found = re.findall(r"snk::(?:[A-Za-z_]+::)*([A-Za-z_]+)[<(]", name)
-        picked = [f for f in found if f not in ("CsrRef", "MonoidFn", "DenseOperand", "Partial", "Piece16")]
-        return "kokkos: " + (picked[0] if picked else name[:60])
-    return re.sub(r"^void ", "", name).split("(")[0][:70]
+        helpers = ("CsrRef", "MonoidFn", "DenseOperand", "Partial", "Piece16", "for_n", "for_n_stream")
+        picked = [f for f in found if f not in helpers]
+        return "kokkos: " + (picked[0] if picked else found[0] if found else name[:60])
+    return re.sub(r"^void ", "", name).replace("(anonymous namespace)::", "").split("(")[0][:70]
 
 
 def profile(tokens, args, device, steps=10):

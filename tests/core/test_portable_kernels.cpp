@@ -377,7 +377,8 @@ TEST_F(PortableKernels, ReduceTransposeAndProducts) {
 }
 
 // The columns of a full matrix reduced in place against reference (reduce with GrB_INP0 transposed): several monoids
-// and types, shapes of one row, one column and partial column groups; a matrix that is not full is declined.
+// and types, shapes of one row, one column and partial column groups, and tall shapes whose rows are cut into chunks
+// (the last one shorter); a matrix that is not full is declined.
 template <class V>
 void check_full_columns(HostContext& ctx, TypeCode code, Op op) {
   const snk::Monoid& mon = *snk::builtin_monoid(op, code);
@@ -385,7 +386,7 @@ void check_full_columns(HostContext& ctx, TypeCode code, Op op) {
   V identity{};
   std::memcpy(&identity, mon.identity.data(), sizeof(V));
   const P::MonoidFn<V> fn{op, identity};
-  for (const auto& [r, n] : {std::pair<Index, Index>{70, 45}, {1, 5}, {5, 1}, {40, 33}}) {
+  for (const auto& [r, n] : {std::pair<Index, Index>{70, 45}, {1, 5}, {5, 1}, {40, 33}, {1000, 3}, {1001, 40}}) {
     const Matrix F = full_of(t, r, n, 0, 9);
     snk::Vector want(t, n);
     snk::Descriptor cols;

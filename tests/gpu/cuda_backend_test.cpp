@@ -9,7 +9,7 @@
 // built from predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask);
 // more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
 // where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
-// determinism; select at both lengths of the compaction's scan; a sparse A of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the
+// determinism; select at both lengths of the compaction's scan; the columns of tall full matrices reduced in row chunks; a sparse A of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the
 // SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
 // of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
 // hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
@@ -875,6 +875,40 @@ TEST(CudaBackend, SelectAtEveryScanLength) {
       EXPECT_TRUE(snk::fallback_counts("cuda").empty()) << at << ": the cuda backend declined";
       expect_same(got, want, "select " + at);
       expect_same(in_place, want, "select in place " + at);
+    }
+  }
+}
+
+// The columns of full matrices reduced (reduce with GrB_INP0 transposed: a layer's db): tall shapes whose rows are cut
+// into chunks reduced apart and then combined (4096 x 3072, 4097 x 768, a last chunk shorter), a short one reduced
+// in one pass, with PLUS, MIN and MAX, against reference and with no fallback.
+TEST(CudaBackend, ColumnsOfFullMatricesReducedInRowChunks) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::FP32, TypeCode::FP64, TypeCode::Int32}) {
+    const Type* t = code == TypeCode::FP32 ? &snk::types::FP32
+                    : code == TypeCode::FP64 ? &snk::types::FP64
+                                             : &snk::types::Int32;
+    for (const auto& [r, n] : {std::pair<Index, Index>{4096, 3072}, {4097, 768}, {40, 33}}) {
+      const Matrix F = full(t, r, n);
+      snk::Descriptor cols;
+      cols.transpose_first = true;
+      for (Op op : {Op::Plus, Op::Min, Op::Max}) {
+        const snk::Monoid& mon = *snk::builtin_monoid(op, code);
+        const std::string at = mon.name + " " + std::to_string(r) + " x " + std::to_string(n);
+        Vector want(t, n), got(t, n);
+        {
+          snk::BackendScope scope("reference");
+          snk::reduce(want, nullptr, nullptr, mon, F, cols);
+        }
+        snk::reset_fallback_counts();
+        {
+          snk::BackendScope scope("cuda");
+          snk::reduce(got, nullptr, nullptr, mon, F, cols);
+          got.wait();
+        }
+        EXPECT_TRUE(snk::fallback_counts("cuda").empty()) << at << ": the cuda backend declined";
+        expect_same(got.as_matrix(), want.as_matrix(), "reduce columns " + at);
+      }
     }
   }
 }

@@ -108,50 +108,50 @@ CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
 }
 
 // T(0, j) = the monoid's reduction of column j of a full A (every entry present: a batch of gradients reduced over the
-// batch, a layer's db), read in place: a team per kReduceColumns columns, its threads each reducing every
-// team_size()-th row of those columns (consecutive vector lanes, consecutive columns: whole lines), then the threads'
-// partial results combined in thread order. The order is fixed for a given team size: deterministic. False (nothing
-// made) where A is not full.
-constexpr int kReduceColumns = 32;
+// batch, a layer's db), read in place. The rows are cut into chunks and each (chunk, column) pair is one work item:
+// consecutive items are consecutive columns of a row, so a GPU warp reads whole lines, and each item folds its chunk's
+// rows in row order with four loads in flight. The chunks are as many as give about twice the items the space runs at
+// once, with at least kReduceChunkRows rows each and their partial results within kReducePartialBytes; with more
+// than one chunk a second pass folds each column's chunks in chunk order. The order is fixed for a given chunk count:
+// deterministic on a given space. False (nothing made) where A is not full.
+constexpr Index kReduceChunkRows = 16;
+constexpr Index kReducePartialBytes = Index(1) << 20;
 
 template <class T, class Ctx>
 bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<BytesOf<Ctx>>& out) {
   if (!A.full()) return false;
-  using Exec = ExecOf<Ctx>;
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  using Member = typename Policy::member_type;
-  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
-  constexpr int W = kReduceColumns;
-  const int threads = host ? 1 : 32;   // row lanes per team on a device (x W vector lanes)
-  const int lanes = host ? 1 : std::min<int>(W, Policy::vector_length_max());
-  const std::size_t bytes = static_cast<std::size_t>(threads) * W * sizeof(T);
   const Index rows = A.nrows, cols = A.ncols;
+  const Index items = 2 * std::max<Index>(1, static_cast<Index>(ctx.exec().concurrency()));
+  const Index wanted = std::max<Index>(
+      1, std::min({(items + cols - 1) / cols, rows / kReduceChunkRows,
+                   kReducePartialBytes / (cols * static_cast<Index>(sizeof(T)))}));
+  const Index chunk_rows = (rows + wanted - 1) / wanted;
+  const Index chunks = (rows + chunk_rows - 1) / chunk_rows;   // every chunk holds at least one row
   out = full_vector(ctx, cols, ctx.alloc(cols * sizeof(T)));
   T* z = as<T>(out.x);
+  // With one chunk the items write the result; else each chunk's, [chunk][column], folded below.
+  BytesOf<Ctx> partial_buf;
+  if (chunks > 1) partial_buf = ctx.alloc(static_cast<std::size_t>(chunks * cols) * sizeof(T));
+  T* const dst = chunks > 1 ? as<T>(partial_buf) : z;
   const T* v = A.values<T>();
-  Policy policy(ctx.exec(), static_cast<std::int64_t>((cols + W - 1) / W), threads, lanes);
-  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for("snack::portable::reduce_full_columns", policy, KOKKOS_LAMBDA(const Member& t) {
-    const Index c0 = static_cast<Index>(t.league_rank()) * W;
-    const Index n = t.team_size();
-    T* part = static_cast<T*>(t.team_shmem().get_shmem(bytes));   // [team size][W]: each thread's partial results
-    const Index me = static_cast<Index>(t.team_rank());
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, W), [&](const int x) {
-      const Index c = c0 + x;
-      if (c >= cols || me >= rows) return;
-      T acc = v[me * cols + c];
-      for (Index r = me + n; r < rows; r += n) acc = m(acc, v[r * cols + c]);
-      part[me * W + x] = acc;
-    });
-    t.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(t), [&]() {
-      for (int x = 0; x < W && c0 + x < cols; ++x) {
-        T acc = part[x];
-        for (Index y = 1; y < n && y < rows; ++y) acc = m(acc, part[y * W + x]);
-        z[c0 + x] = acc;
-      }
-    });
+  for_n(ctx, "snack::portable::reduce_full_columns", chunks * cols, KOKKOS_LAMBDA(Index i) {
+    const Index k = i / cols, r0 = k * chunk_rows, r1 = r0 + chunk_rows < rows ? r0 + chunk_rows : rows;
+    const T* col = v + (i - k * cols);
+    T acc = col[r0 * cols];
+    Index r = r0 + 1;
+    for (; r + 4 <= r1; r += 4) {
+      const T a = col[r * cols], b = col[(r + 1) * cols], c = col[(r + 2) * cols], d = col[(r + 3) * cols];
+      acc = m(m(m(m(acc, a), b), c), d);
+    }
+    for (; r < r1; ++r) acc = m(acc, col[r * cols]);
+    dst[i] = acc;
   });
+  if (chunks > 1)
+    for_n(ctx, "snack::portable::reduce_column_chunks", cols, KOKKOS_LAMBDA(Index c) {
+      T acc = dst[c];
+      for (Index k = 1; k < chunks; ++k) acc = m(acc, dst[k * cols + c]);
+      z[c] = acc;
+    });
   return true;
 }
 
