@@ -7,8 +7,8 @@
 # running uninstrumented (--kernel-name kns=FAMILY), for at most LAUNCHES launches of the family (default 200), the
 # processes JOBS at a time (default 8), each stopped after TIMEOUT seconds (default 300). A family that no launch
 # matched is reported as such, so a misspelt family cannot pass unseen.
-# Usage: scripts/racecheck-by-kernel.sh PROGRAM LOG_DIR FAMILY... (environment: LAUNCHES, JOBS, TIMEOUT, COMPUTE_SANITIZER,
-# PROGRAM_ARGS: arguments for the program, such as a --gtest_filter)
+# Usage: scripts/racecheck-by-kernel.sh PROGRAM LOG_DIR FAMILY... (environment: LAUNCHES, JOBS, TIMEOUT,
+# COMPUTE_SANITIZER, PROGRAM_ARGS: arguments for the program, such as a --gtest_filter)
 # Prints one line per family: the program's test summary, racecheck's summary line, and the launches checked.
 set -uo pipefail
 prog=$1 logs=$2

@@ -9,9 +9,13 @@
 # SANITIZER_FILTER (a --gtest_filter for the sanitizer passes; default: every test; a program none of whose tests
 # match it is listed as skipped), SANITIZER_TOOLS (default "memcheck racecheck"; racecheck passes where it reports
 # no error: its warnings, such as those of Kokkos' warp-synchronous reductions, are listed, not failed),
-# COMPUTE_SANITIZER (the sanitizer's path; default: the one on PATH, else CUDA's). memcheck reports memory errors and
-# leaks, not failed API calls (--report-api-errors no): the tests force some on purpose (device memory exhaustion must
-# give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an unexpected one fails its test. Under
+# COMPUTE_SANITIZER (the sanitizer's path; default: the one on PATH, else CUDA's), SANITIZER_JOBS (default 1: each
+# program runs under the sanitizer as one process; N > 1: each of its tests in a process of its own, N at a time, for
+# programs whose whole run under racecheck takes hours; the program's line then sums its processes' summaries),
+# SANITIZER_TIMEOUT (seconds a sanitizer process may run, default unlimited; one stopped fails the run). memcheck
+# reports memory errors and leaks, not failed API calls (--report-api-errors no): the tests force some on purpose
+# (device memory exhaustion must give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an
+# unexpected one fails its test. Under
 # memcheck the cuda backend's small-block cache is off (SNACK_DEVICE_BLOCK_CACHE=0), so that each buffer is checked
 # against its own size rather than its size class.
 # tests/scripts/test_run_gpu_tests.sh checks the summary against fake programs.
@@ -44,6 +48,66 @@ runs=()
 for p in "${progs[@]}"; do runs+=("$p|"); done
 for p in "${xb_progs[@]}"; do [[ "$(basename "$p")" == *.* ]] || runs+=("$p|--xb-backend=cuda"); done
 racechecked=0
+JOBS=${SANITIZER_JOBS:-1}
+# sanitize TOOL LOG PROGRAM ARGS...: one process under the sanitizer; its status (124 where SANITIZER_TIMEOUT stopped
+# it).
+sanitize() {
+  local tool=$1 log=$2
+  shift 2
+  local limit=()
+  [ -n "${SANITIZER_TIMEOUT:-}" ] && limit=(timeout "$SANITIZER_TIMEOUT")
+  case $tool in
+    memcheck) SNACK_DEVICE_BLOCK_CACHE=0 "${limit[@]}" "$SAN" --tool memcheck --leak-check full --report-api-errors no \
+                --error-exitcode 99 "$@" >"$log" 2>&1 ;;
+    racecheck) "${limit[@]}" "$SAN" --tool racecheck --error-exitcode 99 "$@" >"$log" 2>&1 ;;
+  esac
+}
+# sanitize_split TOOL PROGRAM NAME [FILTER]: each test the program lists (under FILTER) in a process of its own, JOBS at
+# a time, logs in LOGS/NAME.TOOL/; sets src (the worst status: 0 only where every process ended 0, or, for racecheck,
+# reported no error) and sline (the processes' summaries summed).
+sanitize_split() {
+  local tool=$1 prog=$2 pname=$3
+  shift 3
+  local dir="$LOGS/$pname.$tool" t suite="" line log
+  local tests=()
+  mkdir -p "$dir"
+  while IFS= read -r line; do
+    line=${line%%#*}
+    line=${line%"${line##*[![:space:]]}"}   # GoogleTest's "# TypeParam = ..." comments and the spaces before them
+    if [[ $line == "  "* ]]; then tests+=("$suite${line//[[:space:]]/}"); elif [[ $line == *. ]]; then suite=$line; fi
+  done < <("$prog" "${args[@]}" --gtest_list_tests "$@" 2>/dev/null)
+  for t in "${tests[@]}"; do
+    while (($(jobs -rp | wc -l) >= JOBS)); do sleep 1; done
+    log="$dir/${t//\//_}.log"
+    (sanitize "$tool" "$log" "$prog" "${args[@]}" --gtest_filter="$t"; echo "rc=$?" >>"$log") &
+  done
+  wait
+  local n=0 worst=0 stopped=0 errors=0 warnings=0 hazards=0 rcv sum
+  for t in "${tests[@]}"; do
+    log="$dir/${t//\//_}.log"
+    n=$((n + 1))
+    rcv=$(grep -E '^rc=' "$log" | tail -1 | cut -d= -f2)
+    sum=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
+    ((rcv == 124)) && stopped=$((stopped + 1))
+    if [ "$tool" = memcheck ]; then
+      errors=$((errors + $(sed -nE 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/p' <<<"$sum" | head -1 || true) + 0))
+      ((rcv == 0)) || worst=$rcv
+    else
+      hazards=$((hazards + $(sed -nE 's/.*: ([0-9]+) hazards.*/\1/p' <<<"$sum" | head -1) + 0))
+      errors=$((errors + $(sed -nE 's/.*\(([0-9]+) errors.*/\1/p' <<<"$sum" | head -1) + 0))
+      warnings=$((warnings + $(sed -nE 's/.*, ([0-9]+) warnings.*/\1/p' <<<"$sum" | head -1) + 0))
+      if ((rcv != 0)) && { ((rcv == 124)) || [[ "$sum" != *"(0 errors"* ]]; }; then worst=$rcv; fi
+    fi
+  done
+  src=$worst
+  local where="$n processes, one per test"
+  ((stopped)) && where="$where, $stopped stopped at ${SANITIZER_TIMEOUT}s"
+  if [ "$tool" = memcheck ]; then
+    sline="ERROR SUMMARY: $errors errors ($where)"
+  else
+    sline="RACECHECK SUMMARY: $hazards hazards displayed ($errors errors, $warnings warnings) ($where)"
+  fi
+}
 for entry in "${runs[@]}"; do
   p=${entry%%|*}
   args=()
@@ -70,22 +134,23 @@ for entry in "${runs[@]}"; do
     fi
     for tool in $TOOLS; do
       case $tool in
-        memcheck) SNACK_DEVICE_BLOCK_CACHE=0 "$SAN" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 99 "$p" "${args[@]}" \
-                    "${filter[@]}" \
-                    >"$LOGS/$name.memcheck.log" 2>&1 ;;
-        racecheck) "$SAN" --tool racecheck --error-exitcode 99 "$p" "${args[@]}" "${filter[@]}" \
-                     >"$LOGS/$name.racecheck.log" 2>&1 ;;
+        memcheck | racecheck) ;;
         *) summary+=("$tool  $name: unknown tool (memcheck or racecheck)"); fail=1; continue ;;
       esac
-      src=$?
-      sline=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/$name.$tool.log" | tail -1)
+      if ((JOBS > 1)); then
+        sanitize_split "$tool" "$p" "$name" "${filter[@]}"
+      else
+        sanitize "$tool" "$LOGS/$name.$tool.log" "$p" "${args[@]}" "${filter[@]}"
+        src=$?
+        sline=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/$name.$tool.log" | tail -1)
+      fi
       summary+=("$(printf '%-9s' "$tool") $name: rc=$src ${sline:-no summary line} ${filter[*]}")
       if [ "$tool" = memcheck ]; then
         memchecked=$((memchecked + 1))
         ((src == 0)) || fail=1
       else
         racechecked=$((racechecked + 1))
-        ((src == 0)) || [[ "$sline" == *"(0 errors"* ]] || fail=1
+        ((src == 0)) || { ((src != 124)) && [[ "$sline" == *"(0 errors"* ]]; } || fail=1
       fi
     done
   else

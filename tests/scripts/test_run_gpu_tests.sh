@@ -4,7 +4,9 @@
 # compute-sanitizer: the per-program counts, the RESULT line and the exit status for programs that pass, fail,
 # skip everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran; and the default
 # official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE unless the
-# caller set one. Usage: test_run_gpu_tests.sh path/to/run-gpu-tests.sh
+# caller set one; with SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their
+# summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run. Usage: test_run_gpu_tests.sh
+# path/to/run-gpu-tests.sh
 set -uo pipefail
 RUNNER=$1
 WORK=$(mktemp -d)
@@ -15,11 +17,11 @@ check() {   # check NAME CONDITION-STATUS: report one expectation
 }
 
 # fake PROGRAM-PATH PASSED SKIPPED FAILED: a program printing GoogleTest's totals (exit 1 where a test failed).
-# It also prints the SNACK_GC_CACHE it was given and, asked for its list of tests, one test.
+# It also prints the SNACK_GC_CACHE it was given and, asked for its list of tests, two: one of a typed suite.
 fake() {
   cat >"$1" <<PROG
 #!/usr/bin/env bash
-if [ "\${1:-}" = --gtest_list_tests ]; then echo "Suite."; echo "  Case"; exit 0; fi
+if [ "\${1:-}" = --gtest_list_tests ]; then printf 'Suite.\n  Case\nTyped/0.  # TypeParam = int\n  Other\n'; exit 0; fi
 echo "cache=\${SNACK_GC_CACHE:-none}"
 if [ $3 -gt 0 ] && [ $2 -eq 0 ]; then echo "/src/t.cpp:10: Skipped"; echo "no CUDA device here"; fi
 echo "[  PASSED  ] $2 test$([ $2 -eq 1 ] || echo s)."
@@ -29,11 +31,13 @@ exit 0
 PROG
   chmod +x "$1"
 }
-# A fake sanitizer: runs the program, then prints the summary line; with SAN_ERRORS > 0 it reports that many
-# errors and exits 99 as --error-exitcode 99 asks.
+# A fake sanitizer: prints its arguments, sleeps SAN_SLEEP seconds, runs the program, then prints the summary line;
+# with SAN_ERRORS > 0 it reports that many errors and exits 99 as --error-exitcode 99 asks.
 SAN="$WORK/compute-sanitizer"
 cat >"$SAN" <<'SANEOF'
 #!/usr/bin/env bash
+echo "ran: $*"
+sleep "${SAN_SLEEP:-0}"
 while [ "${1:0:2}" = -- ]; do shift 2; done   # --tool memcheck --leak-check full --error-exitcode 99
 prog=$1; shift
 "$prog" "$@" >/dev/null; rc=$?
@@ -125,6 +129,22 @@ has xb "test      xb_apply: rc=0, 2 passed, 0 skipped, 0 failed"; check "cross-b
 grep -qF "args: --xb-backend=cuda" "$WORK/xb/gpu-test-logs/xb_apply.log"; check "cross-backend: run on cuda" $?
 has xb "RESULT: all GPU test programs passed (3 tests), memcheck clean, racecheck without errors"
 check "cross-backend: racecheck warnings do not fail" $?
+
+# 8. One sanitizer process per test: each test named by its filter, the summaries summed per program.
+run pass COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2
+check "split: status 0" "$(cat "$WORK/pass.rc")"
+has pass "memcheck  a_test: rc=0 ERROR SUMMARY: 0 errors (2 processes, one per test)"; check "split: memcheck line" $?
+has pass "racecheck a_test: rc=0"; check "split: racecheck line" $?
+grep -qF -- "--gtest_filter=Typed/0.Other" "$WORK/pass/gpu-test-logs/a_test.memcheck/Typed_0.Other.log"
+check "split: a typed suite's test run alone" $?
+grep -qF -- "--gtest_filter=Suite.Case" "$WORK/pass/gpu-test-logs/b_test.racecheck/Suite.Case.log"
+check "split: racecheck per test too" $?
+run pass COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2 SAN_ERRORS=2
+[ "$(cat "$WORK/pass.rc")" -eq 1 ]; check "split with errors: status 1" $?
+has pass "ERROR SUMMARY: 4 errors (2 processes, one per test)"; check "split with errors: errors summed" $?
+run pass COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2 SANITIZER_TIMEOUT=1 SAN_SLEEP=3
+[ "$(cat "$WORK/pass.rc")" -eq 1 ]; check "split, stopped: status 1" $?
+has pass "2 stopped at 1s"; check "split, stopped: said so" $?
 
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
