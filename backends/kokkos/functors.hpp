@@ -1,9 +1,9 @@
-// backends/kokkos/functors.hpp: the builtin operators as inlined compile-time functions, and the
-// run-time -> compile-time dispatch that turns an operator object into template arguments once per call.
+// backends/kokkos/functors.hpp: the run-time -> compile-time dispatch that turns an operator object into template
+// arguments once per call, over the builtin operators as inlined compile-time functions.
 //
-// The value semantics come from src/algebra/builtin_math.hpp, the single definition of what each builtin
-// operator and typecast computes (bit for bit as SuiteSparse:GraphBLAS, which the reference backend runs),
-// so this backend and the algebra's function pointers cannot drift apart. The dispatchers below check
+// The operators are src/algebra/builtin_ops.hpp's (over builtin_math.hpp, the single definition of what each builtin
+// operator and typecast computes, bit for bit as SuiteSparse:GraphBLAS, which the reference backend runs), the same
+// the algebra's function pointers call, so this backend and the algebra cannot drift apart. The dispatchers below check
 // that an operator object really is the builtin (opcode, type) they instantiate for (a user-defined
 // operator, or a builtin opcode on unexpected domains, is declined) and then call a generic lambda with
 // tags carrying the opcode and the C++ value type.
@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "algebra/builtin_math.hpp"
+#include "algebra/builtin_ops.hpp"
 #include "snack/algebra.hpp"
 #include "snack/types.hpp"
 
@@ -54,29 +55,9 @@ bool with_type(TypeCode code, F&& f) {
 inline bool is_builtin(const Type* t) { return t != nullptr && t->builtin(); }
 
 // ---- unary operators ---------------------------------------------------------------------------------------
-template <UnaryOpcode Op, class T>
-constexpr bool unary_defined() {
-  if constexpr (Op == UnaryOpcode::LNot) return math::is_bool_v<T>;
-  else if constexpr (Op == UnaryOpcode::BNot) return math::is_int_v<T>;
-  else if constexpr (Op == UnaryOpcode::Sqrt || Op == UnaryOpcode::Exp || Op == UnaryOpcode::Log ||
-                     Op == UnaryOpcode::Tanh)
-    return math::is_float_v<T>;
-  else return Op != UnaryOpcode::User;
-}
-
-template <UnaryOpcode Op, class T>
-KOKKOS_INLINE_FUNCTION T unary_apply(T x) {
-  if constexpr (Op == UnaryOpcode::Identity) return x;
-  else if constexpr (Op == UnaryOpcode::AInv) return math::ainv(x);
-  else if constexpr (Op == UnaryOpcode::MInv) return math::minv(x);
-  else if constexpr (Op == UnaryOpcode::LNot) return !x;
-  else if constexpr (Op == UnaryOpcode::Abs) return math::abs(x);
-  else if constexpr (Op == UnaryOpcode::Sqrt) return math::sqrt_of(x);
-  else if constexpr (Op == UnaryOpcode::Exp) return math::exp_of(x);
-  else if constexpr (Op == UnaryOpcode::Log) return math::log_of(x);
-  else if constexpr (Op == UnaryOpcode::Tanh) return math::tanh_of(x);
-  else return math::bnot(x);
-}
+// Which (opcode, type) pairs exist and what they compute: src/algebra/builtin_ops.hpp, shared with the algebra.
+using ops::unary_apply;
+using ops::unary_defined;
 
 // f(ValueTag<Op>{}, TypeTag<T>{}) for a builtin unary operator on T (z and x both T).
 template <class F, std::size_t... K>
@@ -106,48 +87,12 @@ bool with_unary_op(const UnaryOp& op, F&& f) {
 }
 
 // ---- binary operators --------------------------------------------------------------------------------------
-constexpr bool is_comparison(BinaryOpcode op) { return op >= BinaryOpcode::Eq && op <= BinaryOpcode::Le; }
-constexpr bool is_logical(BinaryOpcode op) { return op >= BinaryOpcode::LOr && op <= BinaryOpcode::LXnor; }
-constexpr bool is_bitwise(BinaryOpcode op) { return op >= BinaryOpcode::BOr && op <= BinaryOpcode::BXnor; }
-
-template <BinaryOpcode Op, class T>
-constexpr bool binary_defined() {
-  if constexpr (Op == BinaryOpcode::User) return false;
-  else if constexpr (is_logical(Op)) return math::is_bool_v<T>;
-  else if constexpr (is_bitwise(Op)) return math::is_int_v<T>;
-  else return true;
-}
-
-template <BinaryOpcode Op, class T>
-KOKKOS_INLINE_FUNCTION auto binary_apply(T x, T y) {
-  using B = BinaryOpcode;
-  if constexpr (Op == B::First) { (void)y; return x; }
-  else if constexpr (Op == B::Second) { (void)x; return y; }
-  else if constexpr (Op == B::Oneb) { (void)x; (void)y; return T(1); }
-  else if constexpr (Op == B::Min) return math::min(x, y);
-  else if constexpr (Op == B::Max) return math::max(x, y);
-  else if constexpr (Op == B::Plus) return math::plus(x, y);
-  else if constexpr (Op == B::Minus) return math::minus(x, y);
-  else if constexpr (Op == B::Times) return math::times(x, y);
-  else if constexpr (Op == B::Div) return math::div(x, y);
-  else if constexpr (Op == B::Eq) return bool(x == y);
-  else if constexpr (Op == B::Ne) return bool(x != y);
-  else if constexpr (Op == B::Gt) return bool(x > y);
-  else if constexpr (Op == B::Lt) return bool(x < y);
-  else if constexpr (Op == B::Ge) return bool(x >= y);
-  else if constexpr (Op == B::Le) return bool(x <= y);
-  else if constexpr (Op == B::LOr) return bool(x || y);
-  else if constexpr (Op == B::LAnd) return bool(x && y);
-  else if constexpr (Op == B::LXor) return bool(x != y);
-  else if constexpr (Op == B::LXnor) return bool(x == y);
-  else if constexpr (Op == B::BOr) return math::bor(x, y);
-  else if constexpr (Op == B::BAnd) return math::band(x, y);
-  else if constexpr (Op == B::BXor) return math::bxor(x, y);
-  else return math::bxnor(x, y);
-}
-
-template <BinaryOpcode Op, class T>
-using binary_result_t = decltype(binary_apply<Op, T>(T(), T()));
+using ops::binary_apply;
+using ops::binary_defined;
+using ops::binary_result_t;
+using ops::is_bitwise;
+using ops::is_comparison;
+using ops::is_logical;
 
 template <class F, std::size_t... K>
 bool with_binary_impl(BinaryOpcode op, TypeCode t, F& f, std::index_sequence<K...>) {

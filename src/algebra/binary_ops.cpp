@@ -3,13 +3,13 @@
 // FIRST, SECOND, ONEB, MIN, MAX, PLUS, MINUS, TIMES, DIV and the comparisons EQ, NE, GT, LT, GE, LE on all
 // 11 builtin types (comparisons give BOOL); LOR, LAND, LXOR, LXNOR on BOOL (named without a type suffix,
 // GrB_LOR ...); BOR, BAND, BXOR, BXNOR on the 8 integer types: 201 objects, singletons built on first
-// use. Each function is one instantiation of binary_fn<Op, T> over the rules of builtin_math.hpp.
+// use. Each function is one instantiation of binary_fn<Op, T> over builtin_ops.hpp's operators.
 #include <array>
 #include <cstring>
 #include <memory>
 #include <utility>
 
-#include "algebra/builtin_math.hpp"
+#include "algebra/builtin_ops.hpp"
 #include "algebra/type_list.hpp"
 #include "snack/algebra.hpp"
 
@@ -18,51 +18,16 @@ namespace {
 
 constexpr int kBinaryOpcodeCount = static_cast<int>(BinaryOpcode::User);
 
-constexpr bool is_comparison(BinaryOpcode op) { return op >= BinaryOpcode::Eq && op <= BinaryOpcode::Le; }
-constexpr bool is_logical(BinaryOpcode op) { return op >= BinaryOpcode::LOr && op <= BinaryOpcode::LXnor; }
-constexpr bool is_bitwise(BinaryOpcode op) { return op >= BinaryOpcode::BOr && op <= BinaryOpcode::BXnor; }
-
-template <BinaryOpcode Op, class T>
-constexpr bool binary_defined() {
-  if constexpr (is_logical(Op)) return math::is_bool_v<T>;
-  else if constexpr (is_bitwise(Op)) return math::is_int_v<T>;
-  else return true;
-}
-
-template <BinaryOpcode Op, class T>
-auto binary_compute(T x, T y) {
-  using B = BinaryOpcode;
-  if constexpr (Op == B::First) return x;
-  else if constexpr (Op == B::Second) return y;
-  else if constexpr (Op == B::Oneb) return T(1);
-  else if constexpr (Op == B::Min) return math::min(x, y);
-  else if constexpr (Op == B::Max) return math::max(x, y);
-  else if constexpr (Op == B::Plus) return math::plus(x, y);
-  else if constexpr (Op == B::Minus) return math::minus(x, y);
-  else if constexpr (Op == B::Times) return math::times(x, y);
-  else if constexpr (Op == B::Div) return math::div(x, y);
-  else if constexpr (Op == B::Eq) return bool(x == y);
-  else if constexpr (Op == B::Ne) return bool(x != y);
-  else if constexpr (Op == B::Gt) return bool(x > y);
-  else if constexpr (Op == B::Lt) return bool(x < y);
-  else if constexpr (Op == B::Ge) return bool(x >= y);
-  else if constexpr (Op == B::Le) return bool(x <= y);
-  else if constexpr (Op == B::LOr) return bool(x || y);
-  else if constexpr (Op == B::LAnd) return bool(x && y);
-  else if constexpr (Op == B::LXor) return bool(x != y);
-  else if constexpr (Op == B::LXnor) return bool(x == y);
-  else if constexpr (Op == B::BOr) return math::bor(x, y);
-  else if constexpr (Op == B::BAnd) return math::band(x, y);
-  else if constexpr (Op == B::BXor) return math::bxor(x, y);
-  else return math::bxnor(x, y);
-}
+using ops::binary_defined;
+using ops::is_comparison;
+using ops::is_logical;
 
 template <BinaryOpcode Op, class T>
 void binary_fn(void* z, const void* x, const void* y) {
   T a, b;
   std::memcpy(&a, x, sizeof(T));
   std::memcpy(&b, y, sizeof(T));
-  const auto r = binary_compute<Op, T>(a, b);
+  const auto r = ops::binary_apply<Op, T>(a, b);
   std::memcpy(z, &r, sizeof(r));
 }
 

@@ -3,12 +3,12 @@
 // IDENTITY, AINV, MINV and ABS on all 11 builtin types, LNOT on BOOL, BNOT on the 8 integer types: the spec's 53;
 // and the library's extensions SQRT, EXP, LOG and TANH on FP32 and FP64 (named SNK_<OP>_<T>): 61 objects, each a
 // singleton built once, on first use. The function of each is one instantiation of unary_fn<Op, T>, which applies
-// the rule of builtin_math.hpp.
+// builtin_ops.hpp's operator.
 #include <array>
 #include <cstring>
 #include <memory>
 
-#include "algebra/builtin_math.hpp"
+#include "algebra/builtin_ops.hpp"
 #include "algebra/type_list.hpp"
 #include "snack/algebra.hpp"
 
@@ -17,37 +17,14 @@ namespace {
 
 constexpr int kUnaryOpcodeCount = static_cast<int>(UnaryOpcode::User);
 
-constexpr bool is_extension(UnaryOpcode op) {
-  return op == UnaryOpcode::Sqrt || op == UnaryOpcode::Exp || op == UnaryOpcode::Log || op == UnaryOpcode::Tanh;
-}
-
-template <UnaryOpcode Op, class T>
-constexpr bool unary_defined() {
-  if constexpr (Op == UnaryOpcode::LNot) return math::is_bool_v<T>;
-  else if constexpr (Op == UnaryOpcode::BNot) return math::is_int_v<T>;
-  else if constexpr (is_extension(Op)) return math::is_float_v<T>;
-  else return true;
-}
-
-template <UnaryOpcode Op, class T>
-T unary_compute(T x) {
-  if constexpr (Op == UnaryOpcode::Identity) return x;
-  else if constexpr (Op == UnaryOpcode::AInv) return math::ainv(x);
-  else if constexpr (Op == UnaryOpcode::MInv) return math::minv(x);
-  else if constexpr (Op == UnaryOpcode::LNot) return !x;
-  else if constexpr (Op == UnaryOpcode::Abs) return math::abs(x);
-  else if constexpr (Op == UnaryOpcode::Sqrt) return math::sqrt_of(x);
-  else if constexpr (Op == UnaryOpcode::Exp) return math::exp_of(x);
-  else if constexpr (Op == UnaryOpcode::Log) return math::log_of(x);
-  else if constexpr (Op == UnaryOpcode::Tanh) return math::tanh_of(x);
-  else return math::bnot(x);
-}
+using ops::is_extension;
+using ops::unary_defined;
 
 template <UnaryOpcode Op, class T>
 void unary_fn(void* z, const void* x) {
   T a;
   std::memcpy(&a, x, sizeof(T));
-  const T r = unary_compute<Op, T>(a);
+  const T r = ops::unary_apply<Op, T>(a);
   std::memcpy(z, &r, sizeof(T));
 }
 

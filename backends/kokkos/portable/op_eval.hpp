@@ -1,7 +1,7 @@
 // backends/kokkos/portable/op_eval.hpp: the builtin operators evaluated by an opcode known at run time, inside a
 // kernel, on any Kokkos space.
 //
-// The arithmetic is functors.hpp's (unary_apply, binary_apply), which is src/algebra/builtin_math.hpp's: one
+// The arithmetic is src/algebra/builtin_ops.hpp's (unary_apply, binary_apply, through functors.hpp): one
 // definition of every builtin operator for the reference oracle, the host kernels and the device kernels. The
 // portable kernels are templated on the value type only and switch on the opcode per entry (a uniform branch on a
 // GPU): the element-wise passes are memory-bound, so a compile-time opcode would buy nothing there and would
