@@ -4,8 +4,9 @@
 // Every rank holds the whole network (the challenge's networks fit on one GPU) and a contiguous block of
 // the inputs (rows are independent, so any partition gives the same categories); each runs its block on the
 // fused GPU engine, or with --engine tiled on the tiled engine (exact work: no row reuse) (GPU = node-local rank
-// modulo the visible devices; without a GPU, the GraphBLAS formulation on the best CPU backend), and rank 0 gathers the categories, shifted back to global row ids,
-// and checks them exactly. Time: from a barrier after loading to the end of the gather; rate = inputs x
+// modulo the visible devices; without a GPU, the GraphBLAS formulation on the best CPU backend), and rank 0
+// gathers the categories, shifted back to global row ids, and checks them exactly. --help lists the options; a
+// bad command line stops every rank with status 2 before any data is read. Time: from a barrier after loading to the end of the gather; rate = inputs x
 // edges / that time. Data as snack-spdnn: `--data official` (the 1024 x 120 official network and the 1,200
 // official images repeated --repeat times, from the official folder or --official-cache) or generated
 // (RadiX-Net from --seed, inputs from MNIST; the truth is the float64 host reference, computed by every rank
@@ -37,6 +38,21 @@
 
 using namespace snk::gc;
 
+void usage() {
+  std::printf(
+      "usage: mpirun -np N snack-spdnn-mpi [options]   (one rank per GPU; GPU = node-local rank modulo the GPUs)\n"
+      "  --data KIND        official (default: 1024 x 120, the 1200 official images repeated) | generated\n"
+      "  --official-dir D   folder of the official files (default ../shared/data/graphchallenge)\n"
+      "  --official-cache F official data: read this binary cache (snack-spdnn --cache-dir makes it) instead\n"
+      "  --repeat K         official data: copies of the 1200-image subset (default 50 = 60,000 inputs)\n"
+      "  --neurons N        generated data: 1024 | 4096 | 16384 | 65536 (default 1024)\n"
+      "  --layers L         generated data: 120 | 480 | 1920 (default 120)\n"
+      "  --inputs N         generated data: number of inputs (default 60000)\n"
+      "  --seed S           generated data: network seed (default 2019)\n"
+      "  --engine E         auto (default: fused on a GPU, else graphblas) | graphblas | fused | tiled (exact work)\n"
+      "  --dedup M          fused engine: auto (default) | on | off, as snack-spdnn --dedup\n");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, ranks = 1;
@@ -51,23 +67,40 @@ int main(int argc, char** argv) {
   std::string dedup = "auto";  // fused engine: as snack-spdnn --dedup
   int64_t neurons = 1024, layers = 120, inputs_count = 60000, repeat = 50;
   uint64_t seed = 2019;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i], v = argv[i + 1];
-    if (a == "--data") data = v;
-    else if (a == "--official-dir") official_dir = v;
-    else if (a == "--official-cache") official_cache = v;
-    else if (a == "--neurons") neurons = std::stoll(v);
-    else if (a == "--layers") layers = std::stoll(v);
-    else if (a == "--inputs") inputs_count = std::stoll(v);
-    else if (a == "--repeat") repeat = std::stoll(v);
-    else if (a == "--seed") seed = std::stoull(v);
-    else if (a == "--engine") engine_name = v;
-    else if (a == "--dedup" && (v == "auto" || v == "on" || v == "off")) dedup = v;
-    else {
-      if (rank == 0) std::fprintf(stderr, "snack-spdnn-mpi: unknown option %s\n", a.c_str());
-      MPI_Abort(MPI_COMM_WORLD, 2);
+  // A bad command line stops every rank with status 2, rank 0 saying why (see --help).
+  auto refuse = [&](const std::string& why) {
+    if (rank == 0) std::fprintf(stderr, "snack-spdnn-mpi: %s (see --help)\n", why.c_str());
+    MPI_Finalize();
+    std::exit(2);
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      if (rank == 0) usage();
+      MPI_Finalize();
+      return 0;
+    }
+    if (i + 1 >= argc) refuse("missing value after " + a);
+    const std::string v = argv[++i];
+    try {
+      if (a == "--data") data = v;
+      else if (a == "--official-dir") official_dir = v;
+      else if (a == "--official-cache") official_cache = v;
+      else if (a == "--neurons") neurons = std::stoll(v);
+      else if (a == "--layers") layers = std::stoll(v);
+      else if (a == "--inputs") inputs_count = std::stoll(v);
+      else if (a == "--repeat") repeat = std::stoll(v);
+      else if (a == "--seed") seed = std::stoull(v);
+      else if (a == "--engine") engine_name = v;
+      else if (a == "--dedup") dedup = v;
+      else refuse("unknown option " + a);
+    } catch (const std::logic_error&) {   // std::stoll's invalid_argument and out_of_range
+      refuse("not a number: " + a + " " + v);
     }
   }
+  if (data != "official" && data != "generated") refuse("--data must be official or generated, not " + data);
+  if (dedup != "auto" && dedup != "on" && dedup != "off") refuse("--dedup must be auto, on or off, not " + dedup);
+  if (neurons < 1 || layers < 1 || inputs_count < 1 || repeat < 1) refuse("counts must be positive");
   int status = 0;
   try {
     Network net;
