@@ -94,19 +94,32 @@ Config parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error("missing value after " + a);
       return argv[++i];
     };
-    if (a == "--neurons") c.neurons = std::stoll(next());
-    else if (a == "--layers") c.layers = std::stoll(next());
+    // The value after `a` as a whole number (std::stoll alone would accept "12x" and name itself on "x").
+    auto number = [&]() -> long long {
+      const std::string v = next();
+      std::size_t used = 0;
+      long long n = 0;
+      try {
+        n = std::stoll(v, &used);
+      } catch (const std::logic_error&) {
+        used = 0;
+      }
+      if (used == 0 || used != v.size()) throw std::runtime_error(a + " needs a whole number, not '" + v + "'");
+      return n;
+    };
+    if (a == "--neurons") c.neurons = number();
+    else if (a == "--layers") c.layers = number();
     else if (a == "--data") c.data = next();
     else if (a == "--official-dir") c.official_dir = next();
     else if (a == "--official-cache") c.official_cache = next();
-    else if (a == "--repeat") c.repeat = std::stoll(next());
-    else if (a == "--inputs") c.inputs = std::stoll(next());
-    else if (a == "--seed") c.seed = std::stoull(next());
+    else if (a == "--repeat") c.repeat = number();
+    else if (a == "--inputs") c.inputs = number();
+    else if (a == "--seed") c.seed = static_cast<std::uint64_t>(number());
     else if (a == "--engine") c.engine = next();
     else if (a == "--backend") c.backend = next();
     else if (a == "--dedup") c.dedup = next();
     else if (a == "--tiled-sums") c.tiled_sums = next();
-    else if (a == "--runs") c.runs = std::stoi(next());
+    else if (a == "--runs") c.runs = static_cast<int>(number());
     else if (a == "--cache-dir") c.cache_dir = next();
     else if (a == "--json") c.json = next();
     else if (a == "-h" || a == "--help") { usage(); std::exit(0); }

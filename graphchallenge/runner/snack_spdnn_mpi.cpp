@@ -82,21 +82,28 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= argc) refuse("missing value after " + a);
     const std::string v = argv[++i];
-    try {
-      if (a == "--data") data = v;
-      else if (a == "--official-dir") official_dir = v;
-      else if (a == "--official-cache") official_cache = v;
-      else if (a == "--neurons") neurons = std::stoll(v);
-      else if (a == "--layers") layers = std::stoll(v);
-      else if (a == "--inputs") inputs_count = std::stoll(v);
-      else if (a == "--repeat") repeat = std::stoll(v);
-      else if (a == "--seed") seed = std::stoull(v);
-      else if (a == "--engine") engine_name = v;
-      else if (a == "--dedup") dedup = v;
-      else refuse("unknown option " + a);
-    } catch (const std::logic_error&) {   // std::stoll's invalid_argument and out_of_range
-      refuse("not a number: " + a + " " + v);
-    }
+    auto number = [&]() -> int64_t {   // the whole of v as a number
+      std::size_t used = 0;
+      int64_t n = 0;
+      try {
+        n = std::stoll(v, &used);
+      } catch (const std::logic_error&) {   // invalid_argument, out_of_range
+        used = 0;
+      }
+      if (used == 0 || used != v.size()) refuse("not a number: " + a + " " + v);
+      return n;
+    };
+    if (a == "--data") data = v;
+    else if (a == "--official-dir") official_dir = v;
+    else if (a == "--official-cache") official_cache = v;
+    else if (a == "--neurons") neurons = number();
+    else if (a == "--layers") layers = number();
+    else if (a == "--inputs") inputs_count = number();
+    else if (a == "--repeat") repeat = number();
+    else if (a == "--seed") seed = static_cast<uint64_t>(number());
+    else if (a == "--engine") engine_name = v;
+    else if (a == "--dedup") dedup = v;
+    else refuse("unknown option " + a);
   }
   if (data != "official" && data != "generated") refuse("--data must be official or generated, not " + data);
   if (dedup != "auto" && dedup != "on" && dedup != "off") refuse("--dedup must be auto, on or off, not " + dedup);
