@@ -65,6 +65,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "spmm/dispatch.hpp"
@@ -668,19 +669,36 @@ double onchip_floor_ms(double nnz, int batch, double shared_gbs) {
 // larger of its stream_bytes' stream time and its on-chip floor.
 double stream_ms(double bytes, double copy_gbs) { return bytes / (copy_gbs * 1e9) * 1e3; }
 
-std::vector<int> parse_ints(const std::string& s) {
-  std::vector<int> v;
+// A comma-separated list of numbers, each the whole of its piece; false for an empty list or a piece that is not one.
+template <class T>
+bool parse_list(const std::string& s, std::vector<T>& out) {
+  std::vector<T> v;
   std::stringstream ss(s);
   std::string t;
-  while (std::getline(ss, t, ',')) v.push_back(std::atoi(t.c_str()));
-  return v;
+  while (std::getline(ss, t, ',')) {
+    char* end = nullptr;
+    const double x = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || (std::is_integral_v<T> && x != double(T(x)))) return false;
+    v.push_back(T(x));
+  }
+  if (v.empty()) return false;
+  out = std::move(v);
+  return true;
 }
-std::vector<double> parse_doubles(const std::string& s) {
-  std::vector<double> v;
-  std::stringstream ss(s);
-  std::string t;
-  while (std::getline(ss, t, ',')) v.push_back(std::atof(t.c_str()));
-  return v;
+
+void usage() {
+  std::printf(
+      "usage: spmm_bench [options]   (Y = W X, W M x M uniform random, against cuSPARSE, cuBLAS and Dense+Mask)\n"
+      "  --sizes M,...          (default 4096,16384)\n"
+      "  --batches B,...        (default 1,8,32,128)\n"
+      "  --sparsities S,...     each in [0, 1) (default 0.90,0.95,0.99)\n"
+      "  --reps N               timings per point, the median reported (default 20)\n"
+      "  --out DIR              where the CSV and markdown go (default .)\n"
+      "  --commit C             the commit the table names (default: the build's)\n"
+      "  --sweep                also time every kernel's parameter candidates\n"
+      "  --flush memset|read    how L2 is flushed before each timing (default memset)\n"
+      "  --row-order auto|plain|balanced   the plans' row order (default auto)\n"
+      "  --skip NAME,...        methods not to run\n");
 }
 
 }  // namespace
@@ -696,13 +714,31 @@ int main(int argc, char** argv) {
   std::set<std::string> skip;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--sizes") sizes = parse_ints(next());
-    else if (a == "--batches") batches = parse_ints(next());
-    else if (a == "--sparsities") sparsities = parse_doubles(next());
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "spmm_bench: missing value after %s (see --help)\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    auto list = [&](auto& out, const char* what) {
+      const std::string v = next();
+      if (!parse_list(v, out)) {
+        std::fprintf(stderr, "spmm_bench: %s needs %s, not '%s'\n", a.c_str(), what, v.c_str());
+        std::exit(2);
+      }
+    };
+    if (a == "-h" || a == "--help") { usage(); return 0; }
+    else if (a == "--sizes") list(sizes, "comma-separated whole numbers");
+    else if (a == "--batches") list(batches, "comma-separated whole numbers");
+    else if (a == "--sparsities") list(sparsities, "comma-separated numbers");
     else if (a == "--out") out_dir = next();
     else if (a == "--commit") commit = next();
-    else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--reps") {
+      std::vector<int> r;
+      list(r, "a whole number");
+      reps = r[0];
+    }
     else if (a == "--sweep") sweep = true;
     else if (a == "--flush") {
       const std::string how = next();
@@ -721,8 +757,15 @@ int main(int argc, char** argv) {
     }
     else if (a == "--skip") { std::stringstream ss(next()); std::string t; while (std::getline(ss, t, ',')) skip.insert(t); }
     else if (a == "--cusparse-child") { child = true; child_m = std::atoi(next().c_str()); child_s = std::atof(next().c_str()); }
-    else { std::fprintf(stderr, "unknown argument %s\n", a.c_str()); return 1; }
+    else { std::fprintf(stderr, "spmm_bench: unknown option %s (see --help)\n", a.c_str()); return 2; }
   }
+  for (int m : sizes)
+    if (m < 1) { std::fprintf(stderr, "spmm_bench: sizes must be positive\n"); return 2; }
+  for (int b : batches)
+    if (b < 1) { std::fprintf(stderr, "spmm_bench: batches must be positive\n"); return 2; }
+  for (double sp : sparsities)
+    if (!(sp >= 0 && sp < 1)) { std::fprintf(stderr, "spmm_bench: sparsities must lie in [0, 1)\n"); return 2; }
+  if (reps < 1) { std::fprintf(stderr, "spmm_bench: --reps must be at least 1\n"); return 2; }
   if (child) return cusparse_child(child_m, child_s, batches, skip, reps);
 
   char self[4096];
