@@ -32,6 +32,7 @@
 #include "io/generator.hpp"
 #include "io/readers.hpp"
 #include "io/rows.hpp"
+#include "runner/whole_number.hpp"
 #ifdef SNACK_WITH_FUSED_GPU
 #include "engine/fused_gpu.hpp"
 #endif
@@ -44,6 +45,7 @@ namespace {
 
 using snk::gc::CsrMatrix;
 using snk::gc::Network;
+using snk::gc::whole_number;
 
 struct Config {
   int64_t neurons = 1024;
@@ -94,17 +96,10 @@ Config parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error("missing value after " + a);
       return argv[++i];
     };
-    // The value after `a` as a whole number (std::stoll alone would accept "12x" and name itself on "x").
-    auto number = [&]() -> long long {
+    auto number = [&]() -> std::int64_t {   // the value after `a`, a whole number
       const std::string v = next();
-      std::size_t used = 0;
-      long long n = 0;
-      try {
-        n = std::stoll(v, &used);
-      } catch (const std::logic_error&) {
-        used = 0;
-      }
-      if (used == 0 || used != v.size()) throw std::runtime_error(a + " needs a whole number, not '" + v + "'");
+      std::int64_t n = 0;
+      if (!whole_number(v, n)) throw std::runtime_error(a + " needs a whole number, not '" + v + "'");
       return n;
     };
     if (a == "--neurons") c.neurons = number();

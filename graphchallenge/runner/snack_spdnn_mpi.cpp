@@ -1,16 +1,16 @@
 // graphchallenge/runner/snack_spdnn_mpi.cpp: `snack-spdnn-mpi`, the SpDNN GraphChallenge on several GPUs,
 // one MPI rank per GPU.
 //
-// Every rank holds the whole network (the challenge's networks fit on one GPU) and a contiguous block of
-// the inputs (rows are independent, so any partition gives the same categories); each runs its block on the
-// fused GPU engine, or with --engine tiled on the tiled engine (exact work: no row reuse) (GPU = node-local rank
-// modulo the visible devices; without a GPU, the GraphBLAS formulation on the best CPU backend), and rank 0
-// gathers the categories, shifted back to global row ids, and checks them exactly. --help lists the options; a
-// bad command line stops every rank with status 2 before any data is read. Time: from a barrier after loading to the end of the gather; rate = inputs x
-// edges / that time. Data as snack-spdnn: `--data official` (the 1024 x 120 official network and the 1,200
-// official images repeated --repeat times, from the official folder or --official-cache) or generated
-// (RadiX-Net from --seed, inputs from MNIST; the truth is the float64 host reference, computed by every rank
-// on its own block, so it is checked for the whole input set).
+// Every rank holds the whole network (the challenge's networks fit on one GPU) and a contiguous block of the inputs
+// (rows are independent, so any partition gives the same categories); each runs its block on the fused GPU engine, or
+// with --engine tiled on the tiled engine (exact work: no row reuse) (GPU = node-local rank modulo the visible devices;
+// without a GPU, the GraphBLAS formulation on the best CPU backend), and rank 0 gathers the categories, shifted back to
+// global row ids, and checks them exactly. --help lists the options; a bad command line stops every rank with status 2
+// before any data is read. Time: from a barrier after loading to the end of the gather; rate = inputs x edges / that
+// time. Data as snack-spdnn: `--data official` (the 1024 x 120 official network and the 1,200 official images repeated
+// --repeat times, from the official folder or --official-cache) or generated (RadiX-Net from --seed, inputs from MNIST;
+// the truth is the float64 host reference, computed by every rank on its own block, so it is checked for the whole
+// input set).
 #include <mpi.h>
 
 #include <algorithm>
@@ -26,6 +26,7 @@
 #include "io/generator.hpp"
 #include "io/reference.hpp"
 #include "io/rows.hpp"
+#include "runner/whole_number.hpp"
 #ifdef SNACK_WITH_FUSED_GPU
 #include <cuda_runtime.h>
 
@@ -82,15 +83,9 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= argc) refuse("missing value after " + a);
     const std::string v = argv[++i];
-    auto number = [&]() -> int64_t {   // the whole of v as a number
-      std::size_t used = 0;
+    auto number = [&]() -> int64_t {
       int64_t n = 0;
-      try {
-        n = std::stoll(v, &used);
-      } catch (const std::logic_error&) {   // invalid_argument, out_of_range
-        used = 0;
-      }
-      if (used == 0 || used != v.size()) refuse("not a number: " + a + " " + v);
+      if (!whole_number(v, n)) refuse("not a number: " + a + " " + v);
       return n;
     };
     if (a == "--data") data = v;

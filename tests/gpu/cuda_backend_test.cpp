@@ -3,21 +3,21 @@
 // Every case runs the same GraphBLAS call under snk::BackendScope("cuda") and under "reference" (SuiteSparse) and
 // compares the results: patterns exactly, values exactly for integers and BOOL and to a relative 1e-5 (FP32) / 1e-12
 // (FP64) for floating point (inputs are multiples of 1/4, so most sums are exact anyway). Covered: mxm with a random
-// sparse A (with empty rows) and a full B for every predefined semiring on FP32, FP64, INT32, INT64 and BOOL at
-// batch 1, 7 and 64; a larger FP32 PLUS_TIMES product at the batch sizes of each SpMM kernel path; a hypersparse A
-// of 2^40 rows; B and A transposed by the descriptor; mxv and vxm with a full matrix (the operand flip); semirings
-// built from predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask);
-// more than 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also
-// where the products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them);
-// determinism; select at both lengths of the compaction's scan; the columns of tall full matrices reduced in row chunks; a sparse A of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the
-// SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain
-// of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4
-// hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
-// exhaustion through the C API; the exchange with a caller's device memory on the caller's stream; uploads larger than
-// the staging threshold. These must not
-// fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
-// user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is
-// not usable (no GPU, no driver).
+// sparse A (with empty rows) and a full B for every predefined semiring on FP32, FP64, INT32, INT64 and BOOL at batch
+// 1, 7 and 64; a larger FP32 PLUS_TIMES product at the batch sizes of each SpMM kernel path; a hypersparse A of 2^40
+// rows; B and A transposed by the descriptor; mxv and vxm with a full matrix (the operand flip); semirings built from
+// predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask); more than
+// 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also where the
+// products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them); determinism;
+// select at both lengths of the compaction's scan; the columns of tall full matrices reduced in row chunks; a sparse A
+// of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the SpMM family where the
+// inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for
+// bit); a chain of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A
+// with the 2:4 hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another;
+// device memory exhaustion through the C API; the exchange with a caller's device memory on the caller's stream;
+// uploads larger than the staging threshold. These must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor
+// must sparse B and INT8 (the portable products); a user-defined operator must fall back, counted. Everything skips
+// with the reason printed where the cuda backend is not usable (no GPU, no driver).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
