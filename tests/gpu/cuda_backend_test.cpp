@@ -9,15 +9,16 @@
 // predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask); more than
 // 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also where the
 // products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them); determinism;
-// select at both lengths of the compaction's scan; the columns of tall full matrices reduced in row chunks; a sparse A
-// of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the SpMM family where the
-// inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for
-// bit); a chain of calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A
-// with the 2:4 hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another;
-// device memory exhaustion through the C API; the exchange with a caller's device memory on the caller's stream;
-// uploads larger than the staging threshold. These must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor
-// must sparse B and INT8 (the portable products); a user-defined operator must fall back, counted. Everything skips
-// with the reason printed where the cuda backend is not usable (no GPU, no driver).
+// select at both lengths of the compaction's scan; the columns of tall full matrices reduced in row chunks; a full
+// output accumulated with a full result; a sparse A of dense enough rows times a sparse B (row blocks pulled through
+// B's columns, and through the SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense
+// row accumulator: sums in A's row order, bit for bit); a chain of calls that stays on the device; BFS steps pushed
+// from a frontier into a dense accumulator; a 2:4 A with the 2:4 hint (the sparse tensor cores), and the hint ignored
+// where A is not 2:4 or the semiring is another; device memory exhaustion through the C API; the exchange with a
+// caller's device memory on the caller's stream; uploads larger than the staging threshold. These must not fall back
+// (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a user-defined
+// operator must fall back, counted. Everything skips with the reason printed where the cuda backend is not usable (no
+// GPU, no driver).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -909,6 +910,44 @@ TEST(CudaBackend, ColumnsOfFullMatricesReducedInRowChunks) {
         EXPECT_TRUE(snk::fallback_counts("cuda").empty()) << at << ": the cuda backend declined";
         expect_same(got.as_matrix(), want.as_matrix(), "reduce columns " + at);
       }
+    }
+  }
+}
+
+// A full output accumulated with a full result and no mask (a layer's output plus its broadcast bias): PLUS and MIN
+// accumulators and none, FP32 and INT32, against reference; a second call on the first's result (a full matrix that
+// lives on the device only) makes no transfer and no fallback.
+TEST(CudaBackend, FullOutputAccumulatesAFullResult) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::FP32, TypeCode::Int32}) {
+    const Type* t = code == TypeCode::FP32 ? &snk::types::FP32 : &snk::types::Int32;
+    const snk::UnaryOp& identity = *snk::builtin_unary_op(snk::UnaryOpcode::Identity, code);
+    const snk::UnaryOp& ainv = *snk::builtin_unary_op(snk::UnaryOpcode::AInv, code);
+    const Matrix C0 = full(t, 300, 257), A = full(t, 300, 257);
+    for (const snk::BinaryOp* accum : {snk::builtin_binary_op(Op::Plus, code), snk::builtin_binary_op(Op::Min, code),
+                                       static_cast<const snk::BinaryOp*>(nullptr)}) {
+      const std::string at = t->name + (accum != nullptr ? " accum " + accum->name : " no accum");
+      Matrix want(C0);
+      {
+        snk::BackendScope scope("reference");
+        snk::apply(want, nullptr, accum, identity, A);
+        snk::apply(want, nullptr, accum, ainv, want);
+      }
+      snk::reset_fallback_counts();
+      Matrix got(C0);
+      {
+        snk::BackendScope scope("cuda");
+        snk::apply(got, nullptr, accum, identity, A);
+        got.wait();
+        snk::reset_transfers();
+        snk::apply(got, nullptr, accum, ainv, got);
+        got.wait();
+        const snk::Transfers during = snk::transfers();
+        EXPECT_EQ(during.uploads, 0u) << at << ": the second call uploaded";
+        EXPECT_EQ(during.downloads, 0u) << at << ": the second call downloaded";
+      }
+      EXPECT_TRUE(snk::fallback_counts("cuda").empty()) << at << ": the cuda backend declined";
+      expect_same(got, want, "apply into a full output, " + at);
     }
   }
 }

@@ -119,6 +119,13 @@ DeviceContext context(cudaStream_t s);
 // The device CSR view of A (its device copy made, and its CSR form uploaded, on first use; counted).
 kokkos::CsrRef ref_of(const Matrix& A, cudaStream_t s);
 
+// Whether every position of A holds an entry (then its values, in any form of its copies, lie row-major).
+bool is_full(const Matrix& A);
+// The view of a full A for kernels that read its values alone (reduce_full_columns, accum_values): dimensions and
+// values, no row pointers or columns. Its device copy is made, but not its CSR arrays: a full matrix made on the device
+// has none, and making them writes 8 bytes of column index per entry.
+kokkos::CsrRef full_values_ref(const Matrix& A, cudaStream_t s);
+
 // Attaches a kernel's result to T as its only (device) copy; a launch error surfaces as an error of this call, a fault
 // inside a kernel at the next wait (device_copy.hpp).
 void attach(Matrix& T, kokkos::portable::CsrParts<DeviceBuffer>&& parts, cudaStream_t s);

@@ -95,6 +95,18 @@ CsrRef ref_of(const Matrix& A, cudaStream_t s) {
   return r;
 }
 
+bool is_full(const Matrix& A) { return A.nrows() > 0 && A.ncols() > 0 && A.nvals() == A.nrows() * A.ncols(); }
+
+CsrRef full_values_ref(const Matrix& A, cudaStream_t s) {
+  if (!is_full(A)) throw Error(Info::Panic, "cuda backend: a values-only view of a matrix that is not full");
+  CsrRef r;
+  r.x = static_cast<const unsigned char*>(MatrixOnDevice::of(A, s).values());
+  r.nslots = r.nrows = A.nrows();
+  r.ncols = A.ncols();
+  r.nvals = A.nvals();
+  return r;
+}
+
 void attach(Matrix& T, P::CsrParts<DeviceBuffer>&& parts, cudaStream_t s) {
   check_queued("portable kernel");
   int device = 0;
@@ -354,13 +366,13 @@ KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, c
 }
 
 KernelStatus portable_reduce_columns(Matrix& T, const Monoid& m, const Matrix& A, cudaStream_t s) {
-  if (A.nrows() == 0 || A.ncols() == 0 || A.nvals() != A.nrows() * A.ncols()) return KernelStatus::Declined;
+  if (!is_full(A)) return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
   bool made = false;
   const KernelStatus st = with_monoid(m, A, [&](auto fn) {
     using V = decltype(fn.identity);
     P::CsrParts<P::BytesOf<SourceContext>> out;
-    made = P::reduce_full_columns<V>(ctx, ref_of(A, s), fn, out);
+    made = P::reduce_full_columns<V>(ctx, full_values_ref(A, s), fn, out);
     if (made) attach(T, std::move(out), s);
   });
   return st == KernelStatus::Done && made ? KernelStatus::Done : KernelStatus::Declined;
@@ -414,6 +426,19 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
       P::same_pattern(ctx, ref_of(*M, s), ref_of(T, s))) {
     C.take(std::move(T));
     return true;
+  }
+  // C and T full, no mask (a layer's output plus its broadcast bias): every position takes T's value or the
+  // accumulation, computed from the values alone, and C stays a full matrix without CSR arrays.
+  if (M == nullptr && !complement && is_full(C) && is_full(T)) {
+    bool full_done = false;
+    with_type(v->code, [&](auto tt) {
+      using V = typename decltype(tt)::type;
+      if (accum != nullptr && !P::defined_binary<V, V>(accum->opcode)) return false;
+      attach_full(C, P::accum_values<V>(ctx, full_values_ref(C, s), full_values_ref(T, s), accum != nullptr,
+                                        accum != nullptr ? accum->opcode : BinaryOpcode::First), s);
+      return full_done = true;
+    });
+    return full_done;
   }
   CsrRef c = ref_of(C, s), t = ref_of(T, s);
   CsrRef m;
