@@ -4,7 +4,8 @@
 // muladd(acc, w, x) = add(acc, mul(w, x)). Two kinds exist, to keep the number of instantiations small:
 //   - PlusTimes: the fast path, a compile-time fused multiply-add in fp32 for fp32/fp16/bf16 values;
 //   - RuntimeSemiring<T>: any builtin monoid and multiply of the value type T, chosen by run-time op codes
-//     (a warp-uniform switch per operation; every builtin GraphBLAS semiring over T goes through it).
+//     (a warp-uniform switch per operation; every builtin GraphBLAS semiring over T goes through it). Its
+//     arithmetic is src/algebra/builtin_ops.hpp's, the operators the algebra and the kokkos kernels compute.
 // Conversions between storage types (half, bfloat16) and accumulators live here too.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "algebra/builtin_ops.hpp"
 #include "spmm/dispatch.hpp"
 
 namespace snk::cuda {
@@ -62,72 +64,53 @@ struct RuntimeSemiring {
     }
   }
   __device__ __forceinline__ T add(T a, T b) const {
+    using B = BinaryOpcode;
     switch (add_op) {
-      case AddOp::Plus: return T(a + b);
-      case AddOp::Times: return T(a * b);
-      case AddOp::Min: return min2(a, b);
-      case AddOp::Max: return max2(a, b);
-      case AddOp::LOr: return T(truth(a) || truth(b));
-      case AddOp::LAnd: return T(truth(a) && truth(b));
-      case AddOp::LXor: return T(truth(a) != truth(b));
-      case AddOp::LXnor: return T(truth(a) == truth(b));
+      case AddOp::Plus: return op<B::Plus>(a, b);
+      case AddOp::Times: return op<B::Times>(a, b);
+      case AddOp::Min: return op<B::Min>(a, b);
+      case AddOp::Max: return op<B::Max>(a, b);
+      case AddOp::LOr: return op<B::LOr>(a, b);
+      case AddOp::LAnd: return op<B::LAnd>(a, b);
+      case AddOp::LXor: return op<B::LXor>(a, b);
+      case AddOp::LXnor: return op<B::LXnor>(a, b);
     }
     return a;
   }
   __device__ __forceinline__ T mul(T w, T x) const {
+    using B = BinaryOpcode;
     const T a = swap ? x : w, b = swap ? w : x;
     switch (mul_op) {
-      case MulOp::Times: return T(a * b);
-      case MulOp::Plus: return T(a + b);
-      case MulOp::Minus: return T(a - b);
-      case MulOp::RMinus: return T(b - a);
-      case MulOp::Div: return divide(a, b);
-      case MulOp::RDiv: return divide(b, a);
+      case MulOp::Times: return op<B::Times>(a, b);
+      case MulOp::Plus: return op<B::Plus>(a, b);
+      case MulOp::Minus: return op<B::Minus>(a, b);
+      case MulOp::RMinus: return op<B::Minus>(b, a);
+      case MulOp::Div: return op<B::Div>(a, b);
+      case MulOp::RDiv: return op<B::Div>(b, a);
       case MulOp::First: return a;
       case MulOp::Second: return b;
-      case MulOp::Min: return min2(a, b);
-      case MulOp::Max: return max2(a, b);
+      case MulOp::Min: return op<B::Min>(a, b);
+      case MulOp::Max: return op<B::Max>(a, b);
       case MulOp::Pair: return T(1);
-      case MulOp::LOr: return T(truth(a) || truth(b));
-      case MulOp::LAnd: return T(truth(a) && truth(b));
-      case MulOp::LXor: return T(truth(a) != truth(b));
-      case MulOp::Eq: return T(a == b);
-      case MulOp::Ne: return T(a != b);
-      case MulOp::Gt: return T(a > b);
-      case MulOp::Lt: return T(a < b);
-      case MulOp::Ge: return T(a >= b);
-      case MulOp::Le: return T(a <= b);
+      case MulOp::LOr: return op<B::LOr>(a, b);
+      case MulOp::LAnd: return op<B::LAnd>(a, b);
+      case MulOp::LXor: return op<B::LXor>(a, b);
+      case MulOp::Eq: return op<B::Eq>(a, b);
+      case MulOp::Ne: return op<B::Ne>(a, b);
+      case MulOp::Gt: return op<B::Gt>(a, b);
+      case MulOp::Lt: return op<B::Lt>(a, b);
+      case MulOp::Ge: return op<B::Ge>(a, b);
+      case MulOp::Le: return op<B::Le>(a, b);
     }
     return a;
   }
   __device__ __forceinline__ T muladd(T acc, T w, T x) const { return add(acc, mul(w, x)); }
 
  private:
-  __device__ static __forceinline__ bool truth(T v) { return v != T(0); }
-  // min and max as GraphBLAS defines them: fmin/fmax for floating point (a NaN operand loses).
-  __device__ static __forceinline__ T min2(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) return fmin(a, b);
-    else return b < a ? b : a;
-  }
-  __device__ static __forceinline__ T max2(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) return fmax(a, b);
-    else return a < b ? b : a;
-  }
-  __device__ static __forceinline__ T divide(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return a / b;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return a;   // GraphBLAS: x / y on BOOL is x (SuiteSparse's convention)
-    } else if constexpr (std::is_signed_v<T>) {
-      // SuiteSparse's integer division: x/0 is 0 if x == 0, else the type's max (x > 0) or min (x < 0);
-      // INT_MIN / -1 wraps to INT_MIN.
-      if (b == 0) return a == 0 ? T(0) : (a > 0 ? max_value() : min_value());
-      if (b == T(-1)) return T(T(0) - a);   // avoids the trap on min / -1
-      return T(a / b);
-    } else {
-      if (b == 0) return a == 0 ? T(0) : max_value();
-      return T(a / b);
-    }
+  // The builtin operator Op on T, its result (bool for comparisons and the logical operators) in T: 1 or 0.
+  template <BinaryOpcode Op>
+  __device__ static __forceinline__ T op(T a, T b) {
+    return static_cast<T>(ops::binary_apply<Op, T>(a, b));
   }
   __device__ static __forceinline__ T max_value() {
     if constexpr (std::is_same_v<T, float>) return __int_as_float(0x7f800000);
