@@ -2,7 +2,8 @@
 # tests/scripts/test_run_gpu_tests.sh: checks the summary that scripts/run-gpu-tests.sh prints, without a GPU, by
 # running it over folders of fake test programs (shell scripts that print GoogleTest's totals) and a fake
 # compute-sanitizer: the per-program counts, the RESULT line and the exit status for programs that pass, fail,
-# skip everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran; and the default
+# skip everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran or only racecheck was
+# asked for; and the default
 # official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE unless the
 # caller set one; with SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their
 # summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run. Usage: test_run_gpu_tests.sh
@@ -74,6 +75,12 @@ run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
 check "no sanitizer: status 0" "$(cat "$WORK/pass.rc")"
 has pass "memcheck not run"; check "no sanitizer: says memcheck did not run" $?
 ! has pass "memcheck clean"; check "no sanitizer: does not claim memcheck clean" $?
+
+# 2b. racecheck alone: memcheck named as not requested, not as missing or clean.
+run pass COMPUTE_SANITIZER="$SAN" SANITIZER_TOOLS=racecheck
+check "racecheck alone: status 0" "$(cat "$WORK/pass.rc")"
+has pass "memcheck not requested (SANITIZER_TOOLS), racecheck without errors"; check "racecheck alone: RESULT line" $?
+! has pass "memcheck clean"; check "racecheck alone: does not claim memcheck clean" $?
 
 # 3. A failing test: status 1, RESULT: FAILED.
 programs fail a_test:3:0:0 c_test:2:0:1
