@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/scripts/test_run_gpu_tests.sh: checks the summary that scripts/run-gpu-tests.sh prints, without a GPU, by
 # running it over folders of fake test programs (shell scripts that print GoogleTest's totals) and a fake
-# compute-sanitizer: the per-program counts, the RESULT line and the exit status for programs that pass, fail,
-# skip everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran or only racecheck was
-# asked for; and the default official-data cache (build/gc/official-1024-120.bin) handed to the programs as
-# SNACK_GC_CACHE unless the caller set one; with SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their
+# compute-sanitizer: the per-program counts, the RESULT line and the exit status for programs that pass, fail, skip
+# everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran or only racecheck was asked
+# for; and the default official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE
+# unless the caller set one; with SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their
 # summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run. Usage: test_run_gpu_tests.sh
 # path/to/run-gpu-tests.sh
 set -uo pipefail
