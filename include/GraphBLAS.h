@@ -171,7 +171,8 @@ typedef enum SNK_ENUM_INT {
   GrB_OUTP_TYPE_STRING = 109,
   GrB_SIZE = 110,                     /* GrB_Type, R: SIZE (sizeof the C type) */
   SNK_TWO_FOUR_HINT = 7001,           /* Matrix: INT32 (SNK_TwoFour), a hint; see below */
-  SNK_PRECISION_HINT = 7002           /* Matrix: INT32 (SNK_Precision), a hint; see below */
+  SNK_PRECISION_HINT = 7002,          /* Matrix: INT32 (SNK_Precision), a hint; see below */
+  SNK_PAGE_LOCKED = 7003              /* Matrix: INT32 (0 or 1), a request; see below */
 } GrB_Field;
 
 /* SNK_TWO_FOUR_HINT values. With FP16 or BF16 set on a matrix A, GrB_mxm(C, ..., semiring, A, B, desc) may compute
@@ -188,6 +189,16 @@ typedef enum SNK_ENUM_INT { SNK_TWO_FOUR_OFF = 0, SNK_TWO_FOUR_FP16 = 1, SNK_TWO
  * GrB_mxm's W X, X W' and W' X (W sparse, X with every entry present) where its SpMM kernels run them; any other
  * product, and every other backend, computes in FP32. The 2:4 hint, where it applies, comes first. Default SNK_PRECISION_FP32; GrB_get reads it back; GrB_Matrix_dup copies it. */
 typedef enum SNK_ENUM_INT { SNK_PRECISION_FP32 = 0, SNK_PRECISION_FP16 = 1, SNK_PRECISION_BF16 = 2 } SNK_Precision;
+
+/* SNK_PAGE_LOCKED. GrB_set(A, 1, SNK_PAGE_LOCKED) asks the current backend to page-lock A's host arrays as they are
+ * now, so that a GPU backend's uploads of A run at the bus's full speed rather than through its staging buffers: for
+ * an input that is made on the host and then read by GPU calls (the cuda backend locks arrays of 8 MB or more).
+ * Locking takes time of its own (the operating system pins every page), so it pays for an upload that is on the
+ * critical path, made ahead of it. The lock lasts while A's arrays stay where they are (a value overwritten in place
+ * keeps it); it ends when a change rebuilds them (entries added or removed, a result written into A), when A is
+ * freed, or with GrB_set(A, 0, SNK_PAGE_LOCKED); GrB_Matrix_dup does not copy it. GrB_get reads 1 while any array of
+ * A is locked, else 0 (a backend without device memory, or arrays too small to gain, leave it 0). Values other than
+ * 0 and 1 are GrB_INVALID_VALUE. */
 
 /* GrB_STORAGE_ORIENTATION_HINT values. snack stores every matrix by rows: GrB_get gives GrB_ROWMAJOR, and
  * GrB_set accepts any of the four and ignores it (a hint, as the spec allows). */

@@ -9,9 +9,9 @@
 //
 // What is timed follows the challenge's reference code, which starts its clock with the weights and the inputs Y0
 // already made as matrices: GraphBlasEngine makes the weight matrices once (setup_s) and keeps them for every
-// inference (a GPU backend keeps their device copies with them); each inference makes Y0 from the inputs (input_s)
-// and then times the layers and the read-out of the categories (infer_s), including the upload of Y0 where the
-// backend runs on a device.
+// inference (a GPU backend keeps their device copies with them); each inference makes Y0 from the inputs and
+// page-locks its host arrays (SNK_PAGE_LOCKED; input_s), and then times the layers and the read-out of the categories
+// (infer_s), including the upload of Y0 where the backend runs on a device.
 #pragma once
 
 #include <cstdint>

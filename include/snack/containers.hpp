@@ -172,6 +172,15 @@ class Matrix {
   // Converts a hyper CSR to plain CSR and back as the size rule says (after in-place edits).
   void normalize_format();
 
+  // Page-locked host arrays (SNK_PAGE_LOCKED in the C API): handles from a backend (Backend::lock_host_pages), each
+  // keeping one of the host CSR arrays locked for fast uploads and unlocking it when released. The matrix releases
+  // them before its host arrays are rebuilt or freed, so a lock never outlives the memory it covers (a value
+  // overwritten in place keeps them); a copy (dup) does not take them; a move does, with the arrays. keep_host_locks
+  // takes locks of the arrays of csr() as they are (read after csr(), with nothing changed since).
+  void keep_host_locks(std::vector<std::shared_ptr<void>> locks);
+  bool host_pages_locked() const { return !host_locks_.empty(); }
+  void release_host_locks() { host_locks_.clear(); }
+
  private:
   friend class Vector;
   void assemble_pending() const;
@@ -181,6 +190,8 @@ class Matrix {
   Index nrows_, ncols_;
   bool is_vector_ = false;
   mutable CsrStorage csr_;
+  // Declared after csr_, so that the locks are released before the arrays they cover are freed.
+  mutable std::vector<std::shared_ptr<void>> host_locks_;
   // pending tuples from set_element (merged by assemble_pending; later ones win)
   mutable std::vector<Index> pending_i_, pending_j_;
   mutable std::vector<unsigned char> pending_x_;

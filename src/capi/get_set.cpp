@@ -189,6 +189,7 @@ std::string field_name(GrB_Field f) {
     case GrB_SIZE: return "GrB_SIZE";
     case SNK_TWO_FOUR_HINT: return "SNK_TWO_FOUR_HINT";
     case SNK_PRECISION_HINT: return "SNK_PRECISION_HINT";
+    case SNK_PAGE_LOCKED: return "SNK_PAGE_LOCKED";
   }
   return "field " + std::to_string(static_cast<int>(f));
 }
@@ -475,8 +476,12 @@ void write_collection(H h, Kind k, GrB_Field f, const Input& in) {
   }
   no_field(k, f);
 }
-// SNK_TWO_FOUR_HINT and SNK_PRECISION_HINT, a matrix's own fields.
+// SNK_TWO_FOUR_HINT, SNK_PRECISION_HINT and SNK_PAGE_LOCKED, a matrix's own fields.
 GrB_Info read(GrB_Matrix h, GrB_Field f, FieldValue& v) {
+  if (f == SNK_PAGE_LOCKED) {
+    v = int32_value(h->matrix->host_pages_locked() ? 1 : 0);
+    return GrB_SUCCESS;
+  }
   if (f == SNK_TWO_FOUR_HINT) {
     v = int32_value(static_cast<std::int32_t>(h->matrix->two_four_hint()));
     return GrB_SUCCESS;
@@ -489,6 +494,27 @@ GrB_Info read(GrB_Matrix h, GrB_Field f, FieldValue& v) {
 }
 GrB_Info read(GrB_Vector h, GrB_Field f, FieldValue& v) { return read_collection(h, Kind::Vector, f, v); }
 GrB_Info read(GrB_Scalar h, GrB_Field f, FieldValue& v) { return read_collection(h, Kind::Scalar, f, v); }
+// SNK_PAGE_LOCKED: locks each of the matrix's host arrays through the current backend (its pending work finished
+// first), or releases the locks.
+void lock_host_pages(snk::Matrix& m, bool lock) {
+  if (!lock) {
+    m.release_host_locks();
+    return;
+  }
+  if (m.host_pages_locked()) return;
+  if (!m.host_valid()) return;   // a result that lives on the device: nothing on the host to upload
+  snk::CsrStorage& a = const_cast<snk::CsrStorage&>(m.csr());   // locking leaves the content as it is
+  snk::core::Backend& backend = snk::core::current_backend_object();
+  std::vector<std::shared_ptr<void>> locks;
+  auto add = [&](void* p, std::size_t bytes) {
+    if (std::shared_ptr<void> l = backend.lock_host_pages(p, bytes)) locks.push_back(std::move(l));
+  };
+  add(a.h.data(), a.h.size() * sizeof(snk::Index));
+  add(a.p.data(), a.p.size() * sizeof(snk::Index));
+  add(a.j.data(), a.j.size() * sizeof(snk::Index));
+  add(a.x.data(), a.x.size());
+  m.keep_host_locks(std::move(locks));
+}
 // A matrix hint's value: one of three (0 to 2, named by `values`), else InvalidValue naming the field.
 std::int32_t hint_value(GrB_Field f, const Input& in, const char* values) {
   const std::int32_t t = in.int32(f);
@@ -503,6 +529,10 @@ void write(GrB_Matrix h, GrB_Field f, const Input& in) {
   } else if (f == SNK_PRECISION_HINT) {
     const auto t = hint_value(f, in, "SNK_PRECISION_FP32, SNK_PRECISION_FP16 or SNK_PRECISION_BF16");
     h->matrix->set_precision_hint(static_cast<snk::Matrix::PrecisionHint>(t));
+  } else if (f == SNK_PAGE_LOCKED) {
+    const std::int32_t t = in.int32(f);
+    if (t != 0 && t != 1) throw Error(Info::InvalidValue, "SNK_PAGE_LOCKED must be 0 or 1, not " + std::to_string(t));
+    lock_host_pages(*h->matrix, t == 1);
   } else {
     write_collection(h, Kind::Matrix, f, in);
   }

@@ -105,7 +105,8 @@ Matrix& Matrix::operator=(const Matrix& other) {
 
 Matrix::Matrix(Matrix&& other) noexcept
     : type_(other.type_), nrows_(other.nrows_), ncols_(other.ncols_), is_vector_(other.is_vector_),
-      csr_(std::move(other.csr_)), pending_i_(std::move(other.pending_i_)), pending_j_(std::move(other.pending_j_)),
+      csr_(std::move(other.csr_)), host_locks_(std::move(other.host_locks_)),
+      pending_i_(std::move(other.pending_i_)), pending_j_(std::move(other.pending_j_)),
       pending_x_(std::move(other.pending_x_)), coo_rows_(std::move(other.coo_rows_)),
       bitmap_(std::move(other.bitmap_)), casts_(std::move(other.casts_)), device_(std::move(other.device_)),
       host_valid_(other.host_valid_),
@@ -127,7 +128,9 @@ Matrix& Matrix::operator=(Matrix&& other) noexcept {
   nrows_ = other.nrows_;
   ncols_ = other.ncols_;
   is_vector_ = other.is_vector_;
+  host_locks_.clear();   // before the arrays they cover are freed
   csr_ = std::move(other.csr_);
+  host_locks_ = std::move(other.host_locks_);
   pending_i_ = std::move(other.pending_i_);
   pending_j_ = std::move(other.pending_j_);
   pending_x_ = std::move(other.pending_x_);
@@ -159,6 +162,7 @@ void Matrix::assemble_pending() const {
                          fresh.j.size() * sizeof(Index) + fresh.x.size());
     core::check_csr_shape(fresh, nrows_, type_->size, "download of the device copy");
     core::normalize_csr(fresh, nrows_);
+    host_locks_.clear();
     csr_ = std::move(fresh);
     host_valid_ = true;
   }
@@ -201,7 +205,9 @@ void Matrix::assemble_pending() const {
   }
   while (u < winners.size()) emit_pending(winners[u++]);
 
-  csr_ = out.finish(nrows_);
+  CsrStorage merged = out.finish(nrows_);
+  host_locks_.clear();
+  csr_ = std::move(merged);
   std::vector<Index>().swap(pending_i_);
   std::vector<Index>().swap(pending_j_);
   std::vector<unsigned char>().swap(pending_x_);
@@ -230,6 +236,7 @@ const CsrStorage& Matrix::csr() const {
 
 CsrStorage& Matrix::csr_mutable() {
   assemble_pending();
+  host_locks_.clear();   // the caller may reallocate the arrays
   invalidate_derived();
   invalidate_device_copy();
   return csr_;
@@ -241,6 +248,7 @@ void Matrix::adopt(CsrStorage&& s) {
   std::vector<Index>().swap(pending_i_);
   std::vector<Index>().swap(pending_j_);
   std::vector<unsigned char>().swap(pending_x_);
+  host_locks_.clear();
   csr_ = std::move(s);
   invalidate_derived();
   device_.reset();
@@ -250,8 +258,11 @@ void Matrix::adopt(CsrStorage&& s) {
 
 void Matrix::normalize_format() {
   assemble_pending();
+  host_locks_.clear();   // a change of form reallocates the arrays
   core::normalize_csr(csr_, nrows_);
 }
+
+void Matrix::keep_host_locks(std::vector<std::shared_ptr<void>> locks) { host_locks_ = std::move(locks); }
 
 // ---- whole-matrix changes -------------------------------------------------------------------------------
 
@@ -455,6 +466,7 @@ void Matrix::attach_device_copy(std::unique_ptr<DeviceCopy> copy, bool host_is_s
     std::vector<Index>().swap(pending_i_);
     std::vector<Index>().swap(pending_j_);
     std::vector<unsigned char>().swap(pending_x_);
+    host_locks_.clear();
     csr_ = CsrStorage();
     invalidate_derived();
     host_valid_ = false;

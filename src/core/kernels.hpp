@@ -142,6 +142,15 @@ class Backend {
     return KernelStatus::Declined;
   }
 
+  // Page-locks the host memory [p, p + bytes) so that uploads from it run at the bus's speed (SNK_PAGE_LOCKED): a
+  // handle that unlocks it when its last copy is released, or null where the backend has no device memory or the
+  // range could not be locked (the memory then stays as it was). The memory must outlive the handle. Optional: the
+  // default returns null.
+  virtual std::shared_ptr<void> lock_host_pages(void* p, std::size_t bytes) {
+    (void)p, (void)bytes;
+    return nullptr;
+  }
+
   // Device memory exchange (snk::import_device_full / import_device_values / export_device_dense /
   // export_device_values): T takes device_values as its values, on the pattern of `pattern`, or on every position
   // when pattern is null; M is written to device_out as a dense row-major array (dense) or as its values in entry

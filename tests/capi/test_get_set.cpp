@@ -622,6 +622,24 @@ TEST_F(GetSet, PrecisionHintOfAMatrix) {
   ASSERT_EQ(GrB_set(A, SNK_TWO_FOUR_OFF, SNK_TWO_FOUR_HINT), GrB_SUCCESS);
 }
 
+// SNK_PAGE_LOCKED on a backend without device memory (the CPU backends): accepted, nothing locked (GrB_get reads 0);
+// values other than 0 and 1 refused with a message naming the field; a vector has no such field.
+TEST_F(GetSet, PageLockedWithoutADevice) {
+  EXPECT_EQ(get_int(A, SNK_PAGE_LOCKED), 0);
+  ASSERT_EQ(GrB_set(A, 1, SNK_PAGE_LOCKED), GrB_SUCCESS);
+  EXPECT_EQ(get_int(A, SNK_PAGE_LOCKED), 0) << "no backend here locks host memory";
+  ASSERT_EQ(GrB_set(A, 0, SNK_PAGE_LOCKED), GrB_SUCCESS);
+  EXPECT_EQ(GrB_set(A, 2, SNK_PAGE_LOCKED), GrB_INVALID_VALUE);
+  const char* msg = nullptr;
+  ASSERT_EQ(GrB_error(&msg, A), GrB_SUCCESS);
+  EXPECT_NE(std::string(msg).find("SNK_PAGE_LOCKED"), std::string::npos) << msg;
+  GrB_Vector u = nullptr;
+  ASSERT_EQ(GrB_Vector_new(&u, GrB_FP32, 4), GrB_SUCCESS);
+  int32_t v = 0;
+  EXPECT_EQ(GrB_get(u, &v, SNK_PAGE_LOCKED), GrB_INVALID_VALUE);
+  GrB_free(&u);
+}
+
 TEST_F(GetSet, CollectionScalarValues) {
   // A GrB_Scalar value: empty (EMPTY_OBJECT), of a type that does not take an int32_t (DOMAIN_MISMATCH).
   EXPECT_FIELD_ERROR(GrB_EMPTY_OBJECT, A, GrB_set(A, empty, GrB_STORAGE_ORIENTATION_HINT));

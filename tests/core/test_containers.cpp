@@ -744,6 +744,93 @@ TEST(ContainersDevice, DuplicatesAndResultsStayOnTheDevice) {
   EXPECT_EQ(content(out), (Oracle{{{0, 2}, 7}, {{1, 0}, 8}}));
 }
 
+// Page locks (SNK_PAGE_LOCKED): the matrix releases them before its host arrays change or are freed, keeps them while
+// it is only read, hands them on with a move and not with a copy. Each fake lock records its release and whether the
+// array it covers still held the address it was taken on at that moment (a lock must never outlive its memory).
+TEST(ContainersPageLocks, ReleasedBeforeTheArraysChange) {
+  struct Probe {
+    int released = 0;
+    bool stale_at_release = false;
+  };
+  // check_owner: the matrix is not moved while the lock lives, so its arrays can be looked at when it is released.
+  auto lock_of = [](Probe& probe, const Matrix& m, bool check_owner = true) {
+    const CsrStorage& a = m.csr();
+    const void* at = a.j.data();
+    const CsrStorage* arrays = check_owner ? &a : nullptr;
+    std::vector<std::shared_ptr<void>> locks;
+    locks.push_back(std::shared_ptr<void>(const_cast<void*>(at), [&probe, at, arrays](void*) {
+      ++probe.released;
+      if (arrays != nullptr && arrays->j.data() != at) probe.stale_at_release = true;
+    }));
+    return locks;
+  };
+  auto filled = [] {
+    Matrix m(&types::FP64, 50, 50);
+    for (Index i = 0; i < 50; ++i) {
+      const double v = double(i);
+      m.set_element(i, (i * 7) % 50, &v, &types::FP64);
+    }
+    m.wait();
+    return m;
+  };
+  const double one = 1;
+  {   // reads keep the lock; a new entry (merged by wait) releases it before the arrays are rebuilt
+    Probe probe;
+    Matrix m = filled();
+    m.keep_host_locks(lock_of(probe, m));
+    EXPECT_TRUE(m.host_pages_locked());
+    EXPECT_EQ(m.nvals(), 50u);
+    double got = 0;
+    EXPECT_TRUE(m.extract_element(3, 21, &got, &types::FP64));
+    EXPECT_TRUE(m.host_pages_locked()) << "reading changes nothing";
+    m.set_element(0, 1, &one, &types::FP64);
+    m.wait();
+    EXPECT_EQ(probe.released, 1);
+    EXPECT_FALSE(probe.stale_at_release);
+    EXPECT_FALSE(m.host_pages_locked());
+  }
+  {   // csr_mutable(), adopt(), clear(): released first
+    Probe p1, p2, p3;
+    Matrix m = filled();
+    m.keep_host_locks(lock_of(p1, m));
+    m.csr_mutable().j.shrink_to_fit();
+    EXPECT_EQ(p1.released, 1);
+    EXPECT_FALSE(p1.stale_at_release);
+    m.keep_host_locks(lock_of(p2, m));
+    m.clear();
+    EXPECT_EQ(p2.released, 1);
+    EXPECT_FALSE(p2.stale_at_release);
+    Matrix n = filled();
+    n.keep_host_locks(lock_of(p3, n));
+    n.release_host_locks();
+    EXPECT_EQ(p3.released, 1);
+    EXPECT_FALSE(n.host_pages_locked());
+  }
+  {   // a copy does not take the locks; a move does; destruction and move-assignment release them first
+    Probe p1, p2;
+    auto m = std::make_unique<Matrix>(filled());
+    m->keep_host_locks(lock_of(p1, *m, false));
+    Matrix copy(*m);
+    EXPECT_FALSE(copy.host_pages_locked());
+    Matrix moved(std::move(*m));
+    EXPECT_TRUE(moved.host_pages_locked());
+    EXPECT_EQ(p1.released, 0);
+    m.reset();
+    EXPECT_EQ(p1.released, 0) << "the moved-from matrix holds no lock";
+    Matrix target = filled();
+    target.keep_host_locks(lock_of(p2, target));
+    target = std::move(moved);
+    EXPECT_EQ(p2.released, 1);
+    EXPECT_FALSE(p2.stale_at_release);
+    EXPECT_TRUE(target.host_pages_locked());
+    {
+      Matrix gone(std::move(target));
+      EXPECT_EQ(p1.released, 0);
+    }
+    EXPECT_EQ(p1.released, 1);
+  }
+}
+
 // ---- cast_matrix ------------------------------------------------------------------------------------------
 
 TEST(ContainersCast, CastMatrix) {

@@ -15,10 +15,10 @@
 // row accumulator: sums in A's row order, bit for bit); a chain of calls that stays on the device; BFS steps pushed
 // from a frontier into a dense accumulator; a 2:4 A with the 2:4 hint (the sparse tensor cores), and the hint ignored
 // where A is not 2:4 or the semiring is another; device memory exhaustion through the C API; the exchange with a
-// caller's device memory on the caller's stream; uploads larger than the staging threshold. These must not fall back
-// (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a user-defined
-// operator must fall back, counted. Everything skips with the reason printed where the cuda backend is not usable (no
-// GPU, no driver).
+// caller's device memory on the caller's stream; uploads larger than the staging threshold, also from page-locked
+// arrays (SNK_PAGE_LOCKED). These must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and
+// INT8 (the portable products); a user-defined operator must fall back, counted. Everything skips with the reason
+// printed where the cuda backend is not usable (no GPU, no driver).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -32,6 +32,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1041,6 +1042,75 @@ TEST(CudaBackend, LargeUploadsArriveWhole) {
     }
     expect_same(got, want, "large upload, round " + std::to_string(round));
   }
+}
+
+// SNK_PAGE_LOCKED through the C API: a matrix whose arrays pass the staging threshold is locked (GrB_get reads 1), its
+// upload (the copy engine reading the locked arrays directly) gives reference's result entry for entry, a value
+// overwritten in place keeps the lock and is uploaded again, a change that rebuilds the arrays ends the lock, and the
+// next lock and upload after it are right again.
+TEST(CudaBackend, PageLockedUploadsArriveWhole) {
+  REQUIRE_CUDA();
+  (void)GrB_init(GrB_NONBLOCKING);
+  const Matrix S = random_matrix(&snk::types::FP32, 2000, 2000, 0.8, false);
+  const Index n = S.nvals();
+  std::vector<Index> I(n), J(n);
+  std::vector<float> X(n);
+  S.extract_tuples(I.data(), J.data(), X.data(), &snk::types::FP32);
+  GrB_Matrix A = nullptr;
+  ASSERT_EQ(GrB_Matrix_new(&A, GrB_FP32, 2000, 2000), GrB_SUCCESS);
+  ASSERT_EQ(GrB_Matrix_build_FP32(A, I.data(), J.data(), X.data(), n, nullptr), GrB_SUCCESS);
+  auto doubled = [&](const char* backend) {
+    snk::BackendScope scope(backend);
+    GrB_Matrix C = nullptr;
+    EXPECT_EQ(GrB_Matrix_new(&C, GrB_FP32, 2000, 2000), GrB_SUCCESS);
+    EXPECT_EQ(GrB_Matrix_apply_BinaryOp2nd_FP32(C, nullptr, nullptr, GrB_TIMES_FP32, A, 2.0f, nullptr), GrB_SUCCESS);
+    GrB_Index nv = 0;
+    EXPECT_EQ(GrB_Matrix_nvals(&nv, C), GrB_SUCCESS);
+    std::vector<GrB_Index> ci(nv), cj(nv);
+    std::vector<float> cx(nv);
+    EXPECT_EQ(GrB_Matrix_extractTuples_FP32(ci.data(), cj.data(), cx.data(), &nv, C), GrB_SUCCESS);
+    GrB_free(&C);
+    return std::make_tuple(ci, cj, cx);
+  };
+  int32_t locked = -1;
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    {
+      snk::BackendScope scope("cuda");
+      ASSERT_EQ(GrB_set(A, 1, SNK_PAGE_LOCKED), GrB_SUCCESS);
+      ASSERT_EQ(GrB_get(A, &locked, SNK_PAGE_LOCKED), GrB_SUCCESS);
+      EXPECT_EQ(locked, 1) << "25 MB of columns and 13 MB of values: above the staging threshold";
+    }
+    const snk::Transfers before = snk::transfers();
+    const auto got = doubled("cuda");
+    EXPECT_GE(snk::transfers().upload_bytes - before.upload_bytes, std::uint64_t(n) * sizeof(float));
+    EXPECT_TRUE(got == doubled("reference")) << "the upload from locked memory gives reference's result";
+    ASSERT_EQ(GrB_get(A, &locked, SNK_PAGE_LOCKED), GrB_SUCCESS);
+    EXPECT_EQ(locked, 1) << "reading A keeps the lock";
+    // An entry overwritten in place: the arrays stay where they are, and so does the lock; the next upload (from
+    // the locked arrays) carries the new value.
+    ASSERT_EQ(GrB_Matrix_setElement_FP32(A, 0.25f + round, I[round], J[round]), GrB_SUCCESS);
+    ASSERT_EQ(GrB_get(A, &locked, SNK_PAGE_LOCKED), GrB_SUCCESS);
+    EXPECT_EQ(locked, 1);
+    EXPECT_TRUE(doubled("cuda") == doubled("reference")) << "the overwritten value uploaded again";
+    // An entry removed: the arrays are rebuilt, the lock ends with the old ones, and the next round locks and
+    // uploads the new ones.
+    ASSERT_EQ(GrB_Matrix_removeElement(A, I[n - 1 - round], J[n - 1 - round]), GrB_SUCCESS);
+    ASSERT_EQ(GrB_Matrix_wait(A, GrB_MATERIALIZE), GrB_SUCCESS);
+    ASSERT_EQ(GrB_get(A, &locked, SNK_PAGE_LOCKED), GrB_SUCCESS);
+    EXPECT_EQ(locked, 0);
+  }
+  {
+    snk::BackendScope scope("cuda");
+    ASSERT_EQ(GrB_set(A, 1, SNK_PAGE_LOCKED), GrB_SUCCESS);
+    ASSERT_EQ(GrB_set(A, 0, SNK_PAGE_LOCKED), GrB_SUCCESS);
+    ASSERT_EQ(GrB_get(A, &locked, SNK_PAGE_LOCKED), GrB_SUCCESS);
+    EXPECT_EQ(locked, 0);
+    ASSERT_EQ(GrB_set(A, 1, SNK_PAGE_LOCKED), GrB_SUCCESS);   // unlocked memory can be locked again
+    ASSERT_EQ(GrB_get(A, &locked, SNK_PAGE_LOCKED), GrB_SUCCESS);
+    EXPECT_EQ(locked, 1);
+  }
+  GrB_free(&A);   // frees the locked arrays: the locks end first
 }
 
 TEST(CudaBackend, DeclinedCallsFallBackAndAreCounted) {

@@ -177,6 +177,10 @@ class CudaBackend final : public core::Backend {
     return run([&] { return portable_export_device(M, dense, device_out, static_cast<cudaStream_t>(stream), stream_); });
   }
 #endif
+  std::shared_ptr<void> lock_host_pages(void* p, std::size_t bytes) override {
+    DeviceScope on(device_);
+    return snk::cuda::lock_host_pages(p, bytes);
+  }
 
  private:
   // Runs one call on the backend's device, serialized with the others.

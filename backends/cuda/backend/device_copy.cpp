@@ -301,10 +301,42 @@ void release_upload_slots() {
   st.slots.clear();
 }
 
+namespace {
+// Whether the host memory [p, p + bytes) is page-locked: its first and last bytes are (a locked range is locked
+// whole: lock_host_pages, cudaHostAlloc).
+bool page_locked(const void* p, std::size_t bytes) {
+  auto locked = [](const void* q) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, q) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+  };
+  return locked(p) && locked(static_cast<const unsigned char*>(p) + bytes - 1);
+}
+}  // namespace
+
+std::shared_ptr<void> lock_host_pages(void* p, std::size_t bytes) {
+  if (p == nullptr || bytes < kStagedFrom) return nullptr;   // smaller uploads are one plain copy anyway
+  if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return std::shared_ptr<void>(p, [](void* q) {
+    if (cudaHostUnregister(q) != cudaSuccess) (void)cudaGetLastError();   // at exit the runtime may be gone
+  });
+}
+
 void DeviceBuffer::upload(const void* host, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
   if (bytes > bytes_) throw Error(Info::Panic, "cuda backend: upload larger than its device buffer");
   if (bytes >= kStagedFrom) {
+    if (page_locked(host, bytes)) {   // the copy engine reads it directly, at the bus's speed
+      throw_on_cuda_error(cudaMemcpyAsync(data_, host, bytes, cudaMemcpyHostToDevice, stream), "upload");
+      throw_on_cuda_error(cudaStreamSynchronize(stream), "upload");   // the source may change once this returns
+      return;
+    }
     upload_staged(data_, host, bytes, stream);
     return;
   }

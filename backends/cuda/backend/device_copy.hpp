@@ -65,8 +65,9 @@ class DeviceBuffer {
 
   void* get() const { return data_; }
   std::size_t bytes() const { return bytes_; }
-  // Copies `bytes` bytes from host memory to the start of the buffer on `stream` (asynchronous: the host memory may
-  // change once it returns; large ones go through the backend's page-locked slots, device_copy.cpp).
+  // Copies `bytes` bytes from host memory to the start of the buffer on `stream` (the host memory may change once it
+  // returns): from page-locked memory by one copy; else large ones through the backend's page-locked slots
+  // (device_copy.cpp).
   void upload(const void* host, std::size_t bytes, cudaStream_t stream);
 
  private:
@@ -76,6 +77,12 @@ class DeviceBuffer {
   cudaStream_t stream_ = nullptr;   // the stream it was allocated on (null: cudaMalloc)
   int size_class_ = -1;             // its size class where it returns to the small-block cache (device_copy.cpp)
 };
+
+// Page-locks the host memory [p, p + bytes) (cudaHostRegister): a handle that unlocks it when released, or null where
+// the range is below the size whose uploads go through the staging slots (nothing to gain), or cannot be locked
+// (part of it is locked already, or the system refuses). Uploads from locked memory skip the staging slots
+// (DeviceBuffer::upload).
+std::shared_ptr<void> lock_host_pages(void* p, std::size_t bytes);
 
 // Makes every later DeviceBuffer a stream-ordered allocation on `stream` (the backend's one stream, on which all its
 // work runs), from the current device's default pool, which then keeps freed memory for reuse.
