@@ -147,7 +147,7 @@ KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A) {
            const Index n = exclusive_scan(nonempty.data(), pos.data(), a.nslots);
            CsrStorage s;
            s.hyper = false;
-           s.p = {0, n};
+           s.p = std::vector<Index>{0, n};   // a new vector (assigning the list in place trips GCC 12's -Wnonnull)
            s.j.resize(n);
            s.x.resize(n * sizeof(X));
            Index* Tj = s.j.data();
