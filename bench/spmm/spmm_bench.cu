@@ -68,24 +68,20 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_common.cuh"
 #include "spmm/dispatch.hpp"
 
 #include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
 
+using snk::bench::kValueBytes;
+using snk::bench::parse_list;
+using snk::bench::stream_ms;
+using snk::bench::Timer;
 using snk::cuda::ColumnBlockConfig;
 using snk::cuda::Kernel;
 using snk::cuda::Layout;
-
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x); \
-      std::exit(2);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 // ---- deterministic generation on the device -------------------------------------------------------------------
 __host__ __device__ inline unsigned hash3(unsigned seed, unsigned a, unsigned b) {
@@ -218,64 +214,13 @@ void generate(Matrix& a, int m, double sparsity) {
 }
 
 // ---- timing ----------------------------------------------------------------------------------------------------------
-// How the L2 is flushed before each timed call: a 256 MB memset (the default, as nvbench does; it leaves L2
-// holding dirty lines, whose write-back to DRAM then falls inside the timed call), or, with --flush read, a kernel
-// that reads a 256 MB buffer (L2 left holding clean lines: the timed call pays no write-back of the flush's
-// data). The tables are made with the default; --flush read measures what that write-back costs.
+// --flush read: the timers flush L2 by reading a 256 MB buffer instead of a memset (Timer::read_flush,
+// bench_common.cuh). The tables are made with the default; --flush read measures what the memset's write-back costs.
 bool g_read_flush = false;
 // --row-order: the column-block kernel's row order (ColumnBlockConfig::row_order) in every call of ours; the
 // tables are made with the default, Auto (the dispatcher's rule); plain and balanced measure that rule.
 snk::cuda::RowOrder g_row_order = snk::cuda::RowOrder::Auto;
 std::string g_row_order_name = "auto";   // as given, for the table's header
-
-__global__ void read_flush_kernel(const uint4* p, std::size_t n, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;   // never true for the zero-filled buffer; keeps the loads
-}
-
-struct Timer {
-  cudaEvent_t a, b;
-  void* flush = nullptr;
-  unsigned* sink = nullptr;
-  std::size_t flush_bytes = 256u << 20;
-  int warmup = 3, reps = 20;
-  Timer() {
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    CK(cudaMalloc(&flush, flush_bytes));
-    CK(cudaMalloc(&sink, sizeof(unsigned)));
-    CK(cudaMemset(flush, 0, flush_bytes));
-  }
-  void flush_l2(int i) {
-    if (g_read_flush)
-      read_flush_kernel<<<1024, 256>>>(static_cast<const uint4*>(flush), flush_bytes / 16, sink);
-    else
-      cudaMemsetAsync(flush, i & 0xff, flush_bytes);
-  }
-  // Median ms of fn(); returns < 0 if fn reported failure or an error occurred.
-  double median(const std::function<bool()>& fn) {
-    for (int i = 0; i < warmup; ++i)
-      if (!fn()) return -1;
-    if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-    std::vector<float> t;
-    for (int i = 0; i < reps; ++i) {
-      flush_l2(i);
-      cudaEventRecord(a);
-      if (!fn()) return -1;
-      cudaEventRecord(b);
-      if (cudaEventSynchronize(b) != cudaSuccess) return -1;
-      float ms = 0;
-      cudaEventElapsedTime(&ms, a, b);
-      t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
-};
 
 double rel_error(const std::vector<float>& got, const std::vector<float>& ref) {
   double num = 0, den = 0;
@@ -329,6 +274,7 @@ int cusparse_child(int m, double sparsity, const std::vector<int>& batches, cons
   generate(a, m, sparsity);
   Timer timer;
   timer.reps = reps;
+  timer.read_flush = g_read_flush;
   cusparseHandle_t h;
   if (cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) return 3;
   auto plan = snk::cuda::Plan::create({a.rows, a.cols, a.nnz, a.row_ptr, a.col});
@@ -651,39 +597,14 @@ std::vector<DenseCall> dense_calls(const DenseLibs& libs, int m, int batch, cons
 }
 
 // ---- the limit ------------------------------------------------------------------------------------------------------
-// Bytes any kernel reading W in the plan's format moves for Y = W X: each non-zero's packed 16-bit column and fp32
-// value (spmm/dispatch.hpp; bound values are the same 6 bytes in the plan's order), the row boundaries as M + 1
-// offsets, X read once and Y written once. A kernel's own extras (pads of a bound order, per-segment tables, partial
-// sums) are not counted: the limit is what the format asks, so they show in the ratio to it.
-constexpr double kPlanColumnBytes = 2, kValueBytes = 4;
+// The stream limit's bytes for a plan (bench_common.cuh's stream_bytes).
 double stream_bytes(const snk::cuda::Plan& plan, int batch) {
-  return double(plan.nnz()) * (kPlanColumnBytes + kValueBytes) + double(plan.rows() + 1) * 4 +
-         (double(plan.cols()) + plan.rows()) * batch * kValueBytes;
+  return snk::bench::stream_bytes(double(plan.nnz()), double(plan.rows()), double(plan.cols()), batch);
 }
 // The on-chip floor (ms): each non-zero's row of X (batch x 4 bytes) read once from shared memory or L1, at the
 // shared-memory read bandwidth (GB/s; <= 0: not measured, -1).
 double onchip_floor_ms(double nnz, int batch, double shared_gbs) {
   return shared_gbs > 0 ? nnz * batch * kValueBytes / (shared_gbs * 1e9) * 1e3 : -1.0;
-}
-// The stream time (ms) of `bytes` at the copy bandwidth (GB/s, bytes read + written). The limit of a point is the
-// larger of its stream_bytes' stream time and its on-chip floor.
-double stream_ms(double bytes, double copy_gbs) { return bytes / (copy_gbs * 1e9) * 1e3; }
-
-// A comma-separated list of numbers, each the whole of its piece; false for an empty list or a piece that is not one.
-template <class T>
-bool parse_list(const std::string& s, std::vector<T>& out) {
-  std::vector<T> v;
-  std::stringstream ss(s);
-  std::string t;
-  while (std::getline(ss, t, ',')) {
-    char* end = nullptr;
-    const double x = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || (std::is_integral_v<T> && x != double(T(x)))) return false;
-    v.push_back(T(x));
-  }
-  if (v.empty()) return false;
-  out = std::move(v);
-  return true;
 }
 
 void usage() {
@@ -780,20 +701,9 @@ int main(int argc, char** argv) {
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   Timer timer;
   timer.reps = reps;
+  timer.read_flush = g_read_flush;
 
-  // Copy bandwidth (bytes read + written).
-  double copy_gbs;
-  {
-    const std::size_t bytes = std::size_t(1) << 30;
-    void *s, *d;
-    CK(cudaMalloc(&s, bytes));
-    CK(cudaMalloc(&d, bytes));
-    CK(cudaMemset(s, 1, bytes));
-    const double ms = timer.median([&] { return cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess; });
-    copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
-    cudaFree(s);
-    cudaFree(d);
-  }
+  const double copy_gbs = snk::bench::copy_bandwidth_gbs(timer);   // bytes read + written
 
   // Shared-memory read bandwidth (all SMs, conflict-free 16-byte loads).
   double smem_gbs;

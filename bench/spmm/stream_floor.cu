@@ -7,9 +7,10 @@
 // random, sorted within a row), with nothing else to wait for: "stream" reads the values and columns and folds them
 // into one number per thread; "stream + gathers" also reads X at each column through L1 (the batch-1 SpMM's only
 // other work). Each runs at 2, 4 and 8 chunks per lane in flight and at 4 and 8 blocks of 256 threads per SM; the
-// table gives the fastest of each. Times are medians of 20 CUDA-event timings after 5 warm-ups, L2 flushed before
-// each (a 256 MB memset), as spmm_bench times; the copy bandwidth is cudaMemcpy device to device of 1 GiB, read
-// and written bytes counted, as spmm_bench measures it. Output: a markdown table with the device, date and commit.
+// table gives the fastest of each. Timing, copy bandwidth and the stream limit are spmm_bench's (bench_common.cuh):
+// medians of 20 CUDA-event timings (here after 5 warm-ups), L2 flushed before each by a 256 MB memset; cudaMemcpy
+// device to device of 1 GiB, read and written bytes counted. Output: a markdown table with the device, date and
+// commit.
 // Usage: stream_floor [--sizes 16384,4096] [--sparsities 0.90,0.95]. One run takes a few seconds.
 #include <cuda_runtime.h>
 
@@ -19,26 +20,17 @@
 #include <cstdlib>
 #include <ctime>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "spmm/loads.cuh"   // ld_stream: W's values and columns read as the SpMM kernels read them
+#include "bench_common.cuh"   // Timer, copy_bandwidth_gbs, stream_bytes, parse_list, CK
+#include "spmm/loads.cuh"      // ld_stream: W's values and columns read as the SpMM kernels read them
 
 #include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
 
 using snk::cuda::ld_stream;
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "stream_floor: %s: %s\n", #x, cudaGetErrorString(e_));                  \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 // Warp w streams chunks [w * per, (w + 1) * per) of four non-zeros, D chunks per lane per step (all loads of a step
 // issued before any is used). kGather: each value times X at its column (through L1), else times the column itself.
@@ -84,27 +76,6 @@ void launch(int depth, int blocks, const float* v, const std::uint16_t* c, const
   else stream_kernel<kGather, 8><<<blocks, 256>>>(v, c, x, nnz, sink);
 }
 
-std::vector<double> parse_list(const char* flag, const char* s) {
-  std::vector<double> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0') {
-      std::fprintf(stderr, "stream_floor: %s takes a comma-separated list of numbers, not '%s'\n", flag, s);
-      std::exit(2);
-    }
-    out.push_back(v);
-  }
-  return out;
-}
-
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,7 +87,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if ((a == "--sizes" || a == "--sparsities") && i + 1 < argc) {
-      (a == "--sizes" ? sizes : sparsities) = parse_list(argv[i], argv[i + 1]);
+      if (!snk::bench::parse_list(argv[i + 1], a == "--sizes" ? sizes : sparsities)) {
+        std::fprintf(stderr, "stream_floor: %s takes a comma-separated list of numbers, not '%s'\n", a.c_str(),
+                     argv[i + 1]);
+        return 2;
+      }
       ++i;
       continue;
     }
@@ -135,41 +110,17 @@ int main(int argc, char** argv) {
     }
 
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  const std::size_t flush_bytes = std::size_t(256) << 20, copy_bytes = std::size_t(1) << 30;
-  void *flush = nullptr, *a = nullptr, *b = nullptr;
-  CHECK(cudaMalloc(&flush, flush_bytes));
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  auto timed = [&](int reps, auto&& work) {
-    std::vector<float> t;
-    for (int r = 0; r < reps + 5; ++r) {
-      CHECK(cudaMemset(flush, r & 0xff, flush_bytes));
-      CHECK(cudaEventRecord(e0));
-      work();
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, e0, e1));
-      if (r >= 5) t.push_back(ms);
-    }
-    return median(t);
-  };
-  CHECK(cudaMalloc(&a, copy_bytes));
-  CHECK(cudaMalloc(&b, copy_bytes));
-  CHECK(cudaMemset(a, 1, copy_bytes));
-  const float copy_ms = timed(10, [&] { CHECK(cudaMemcpyAsync(b, a, copy_bytes, cudaMemcpyDeviceToDevice)); });
-  const double copy_bw = 2.0 * copy_bytes / (copy_ms * 1e-3);
-  CHECK(cudaFree(a));
-  CHECK(cudaFree(b));
+  CK(cudaGetDeviceProperties(&prop, 0));
+  snk::bench::Timer timer;
+  timer.warmup = 5;
+  const double copy_gbs = snk::bench::copy_bandwidth_gbs(timer);
 
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("Device: %s, %d SMs. Date: %s. Commit: %s. Copy bandwidth (device to device, read and written bytes): "
               "%.0f GB/s.\n\n",
-              prop.name, prop.multiProcessorCount, date, SNACK_GIT_COMMIT, copy_bw / 1e9);
+              prop.name, prop.multiProcessorCount, date, SNACK_GIT_COMMIT, copy_gbs);
   std::printf("| M | sparsity | bytes (W 6 B/nnz, row pointers, X, Y) | stream limit ms | stream ms (config) | x limit "
               "| stream + gathers ms (config) | x limit |\n|---|---|---|---|---|---|---|---|\n");
   std::mt19937 gen(20261204);
@@ -190,26 +141,30 @@ int main(int argc, char** argv) {
       }
       float *dv = nullptr, *dx = nullptr, *sink = nullptr;
       std::uint16_t* dc = nullptr;
-      CHECK(cudaMalloc(&dv, nnz * sizeof(float)));
-      CHECK(cudaMalloc(&dc, (nnz + 8) * sizeof(std::uint16_t)));
-      CHECK(cudaMalloc(&dx, m * sizeof(float)));
-      CHECK(cudaMalloc(&sink, std::size_t(1) << 22));
-      CHECK(cudaMemcpy(dv, hv.data(), nnz * sizeof(float), cudaMemcpyHostToDevice));
-      CHECK(cudaMemcpy(dc, hc.data(), (nnz + 8) * sizeof(std::uint16_t), cudaMemcpyHostToDevice));
-      CHECK(cudaMemcpy(dx, hx.data(), m * sizeof(float), cudaMemcpyHostToDevice));
-      const double bytes = nnz * 6.0 + (m + 1) * 4.0 + 2.0 * m * 4.0;
-      const double limit_ms = bytes / copy_bw * 1e3;
+      CK(cudaMalloc(&dv, nnz * sizeof(float)));
+      CK(cudaMalloc(&dc, (nnz + 8) * sizeof(std::uint16_t)));
+      CK(cudaMalloc(&dx, m * sizeof(float)));
+      CK(cudaMalloc(&sink, std::size_t(1) << 22));
+      CK(cudaMemcpy(dv, hv.data(), nnz * sizeof(float), cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(dc, hc.data(), (nnz + 8) * sizeof(std::uint16_t), cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(dx, hx.data(), m * sizeof(float), cudaMemcpyHostToDevice));
+      const double bytes = snk::bench::stream_bytes(double(nnz), m, m, 1);
+      const double limit_ms = snk::bench::stream_ms(bytes, copy_gbs);
       std::string cell[2];
       double best[2] = {1e30, 1e30};
       for (int gather = 0; gather < 2; ++gather) {
         for (int depth : {2, 4, 8}) {
           for (int per_sm : {4, 8}) {
             const int blocks = prop.multiProcessorCount * per_sm;
-            const float ms = timed(20, [&] {
+            const double ms = timer.median([&] {
               if (gather) launch<true>(depth, blocks, dv, dc, dx, nnz, sink);
               else launch<false>(depth, blocks, dv, dc, dx, nnz, sink);
+              return cudaGetLastError() == cudaSuccess;
             });
-            CHECK(cudaGetLastError());
+            if (ms < 0) {
+              std::fprintf(stderr, "stream_floor: a timed launch failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+              return 1;
+            }
             if (ms < best[gather]) {
               best[gather] = ms;
               char buf[96];
@@ -221,10 +176,10 @@ int main(int argc, char** argv) {
       }
       std::printf("| %d | %.0f%% | %.1f MB | %.4f | %s | %.2fx | %s | %.2fx |\n", m, sparsity * 100, bytes / 1e6,
                   limit_ms, cell[0].c_str(), best[0] / limit_ms, cell[1].c_str(), best[1] / limit_ms);
-      CHECK(cudaFree(dv));
-      CHECK(cudaFree(dc));
-      CHECK(cudaFree(dx));
-      CHECK(cudaFree(sink));
+      CK(cudaFree(dv));
+      CK(cudaFree(dc));
+      CK(cudaFree(dx));
+      CK(cudaFree(sink));
     }
   }
   return 0;
