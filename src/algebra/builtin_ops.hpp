@@ -2,9 +2,10 @@
 // defined and what it computes, over builtin_math.hpp's value rules.
 //
 // One definition serves every place that turns an opcode into arithmetic: the algebra's function pointers
-// (binary_ops.cpp, unary_ops.cpp, what the reference oracles and a fallback call) and the kokkos kernels on both
-// spaces (backends/kokkos/functors.hpp, portable/op_eval.hpp). The compute functions are host and device functions
-// under nvcc (SNK_HD). A comparison gives bool; every other operator gives its input type.
+// (binary_ops.cpp, unary_ops.cpp, what the reference oracles and a fallback call), the kokkos kernels on both
+// spaces (backends/kokkos/functors.hpp, portable/op_eval.hpp) and the SpMM family's run-time semiring
+// (backends/cuda/spmm/semiring.cuh). The compute functions are host and device functions under nvcc (SNK_HD). A
+// comparison gives bool; every other operator gives its input type.
 #pragma once
 
 #include "algebra/builtin_math.hpp"

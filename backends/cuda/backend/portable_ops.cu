@@ -427,45 +427,46 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
     C.take(std::move(T));
     return true;
   }
-  // C and T full, no mask (a layer's output plus its broadcast bias): every position takes T's value or the
-  // accumulation, computed from the values alone, and C stays a full matrix without CSR arrays.
-  if (M == nullptr && !complement && is_full(C) && is_full(T)) {
-    bool full_done = false;
-    with_type(v->code, [&](auto tt) {
-      using V = typename decltype(tt)::type;
-      if (accum != nullptr && !P::defined_binary<V, V>(accum->opcode)) return false;
-      attach_full(C, P::accum_values<V>(ctx, full_values_ref(C, s), full_values_ref(T, s), accum != nullptr,
-                                        accum != nullptr ? accum->opcode : BinaryOpcode::First), s);
-      return full_done = true;
-    });
-    return full_done;
-  }
-  CsrRef c = ref_of(C, s), t = ref_of(T, s);
-  CsrRef m;
-  if (M != nullptr) m = ref_of(*M, s);
-  // The kernel reads its operands as plain CSR (a new, empty C is hypersparse, and so is a sampled product).
+  const bool has_accum = accum != nullptr;
+  const BinaryOpcode accum_op = has_accum ? accum->opcode : BinaryOpcode::First;
+  // C and T full, no mask (a layer's output plus its broadcast bias): read through values-only views, so that C
+  // stays a full matrix without CSR arrays; else their CSR views, as plain CSR (a new, empty C is hypersparse, and
+  // so is a sampled product).
+  const bool full = M == nullptr && !complement && is_full(C) && is_full(T);
+  CsrRef c, t, m;
   DeviceBuffer c_rows, t_rows, m_rows;
-  const Index entries = c.nvals + t.nvals + (M != nullptr ? m.nvals : 0);
-  if (!as_plain(ctx, c, c_rows, entries) || !as_plain(ctx, t, t_rows, entries) ||
-      (M != nullptr && !as_plain(ctx, m, m_rows, entries)))
-    return false;
+  if (full) {
+    c = full_values_ref(C, s);
+    t = full_values_ref(T, s);
+  } else {
+    c = ref_of(C, s);
+    t = ref_of(T, s);
+    if (M != nullptr) m = ref_of(*M, s);
+    const Index entries = c.nvals + t.nvals + (M != nullptr ? m.nvals : 0);
+    if (!as_plain(ctx, c, c_rows, entries) || !as_plain(ctx, t, t_rows, entries) ||
+        (M != nullptr && !as_plain(ctx, m, m_rows, entries)))
+      return false;
+  }
   bool done = false;
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
-    if (accum != nullptr && !P::defined_binary<V, V>(accum->opcode)) return false;
-    // Without a mask, where T has C's positions (an update of a layer's weights or optimizer state): values alone.
-    if (M == nullptr && !complement && P::same_pattern(ctx, c, t)) {
-      attach_values(C, C, P::accum_values<V>(ctx, c, t, accum != nullptr, accum != nullptr ? accum->opcode : BinaryOpcode::First), s);
+    if (has_accum && !P::defined_binary<V, V>(accum_op)) return false;
+    // Without a mask, where T has C's positions (both full, or an update of a layer's weights or optimizer state):
+    // every position takes T's value or the accumulation, so the values alone are computed.
+    if (full || (M == nullptr && !complement && P::same_pattern(ctx, c, t))) {
+      DeviceBuffer x = P::accum_values<V>(ctx, c, t, has_accum, accum_op);
+      if (full) attach_full(C, std::move(x), s);
+      else attach_values(C, C, std::move(x), s);
       return done = true;
     }
     const DeviceBuffer flags = M != nullptr ? mask_true_flags(ctx, *M, m, structural, s) : DeviceBuffer();
     P::CsrParts<DeviceBuffer> parts =
         P::mask_accum<V>(ctx, c, t, M != nullptr, m, static_cast<const std::uint8_t*>(flags.get()), complement,
-                         accum != nullptr, accum != nullptr ? accum->opcode : BinaryOpcode::First, replace);
+                         has_accum, accum_op, replace);
     // Without a mask the result is C's pattern united with T's (accumulated) or T's (replaced): with as many entries
     // as C, the union is C's pattern exactly.
     std::shared_ptr<CompactedPattern> pattern;
-    if (M == nullptr) pattern = accum == nullptr ? pattern_of(T) : (parts.nvals == c.nvals ? pattern_of(C) : nullptr);
+    if (M == nullptr) pattern = !has_accum ? pattern_of(T) : (parts.nvals == c.nvals ? pattern_of(C) : nullptr);
     attach(C, std::move(parts), s);
     inherit(C, std::move(pattern));
     return done = true;
