@@ -1,8 +1,8 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of the
 // lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of SNACK-COO, of the column-scatter kernel
 // (W^T X from W's rows), of the sampled product (SDDMM), and of the small helper kernels
-// the dispatcher uses (strided copies of dense operands, value gathers for the transposed pattern, COO row
-// expansion).
+// the dispatcher uses (strided copies of dense operands, value gathers for bound orders, the move of W's values into
+// the transposed pattern's order, COO row expansion).
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/column_ranges.cuh"
@@ -89,15 +89,88 @@ __global__ void gather_kernel(E* dst, const E* src, const int* perm, std::int64_
     dst[t] = perm[t] >= 0 ? src[perm[t]] : E{};   // a negative index: a pad of the plan's layout
 }
 
-// One thread block per share of the tiled order (Plan::Impl::transpose_src): four moves in flight per thread.
+// The pieces' arrays (Plan::Impl::transpose_*, transpose_runs.hpp).
+struct TransposeRunsView {
+  const std::int64_t *entry, *src_run, *dst_run;
+  const std::int32_t *src_run_pos, *dst_run_pos;
+  const std::uint16_t *src_run_off, *dst_run_off, *dperm;
+  std::int64_t pieces;
+};
+
+// The runs [j0, j0 + 32) of a piece (runs before `last`, which ends at the piece's size n), one per lane: its
+// start position, its first slot (src) or dst-order index (dst), and its length (0 past `last`).
+struct RunsOfWarp {
+  std::int64_t pos;
+  int off, len;
+};
+__device__ __forceinline__ RunsOfWarp runs_of_warp(const std::int32_t* run_pos, const std::uint16_t* run_off,
+                                                   std::int64_t j0, std::int64_t last, int n, int lane) {
+  const std::int64_t r = j0 + lane;
+  RunsOfWarp w{0, n, 0};
+  if (r < last) {
+    w.pos = run_pos[r];
+    w.off = run_off[r];
+  }
+  int end = __shfl_down_sync(0xffffffffu, w.off, 1);   // the next run's first slot
+  if (lane == 31) end = r + 1 < last ? run_off[r + 1] : n;
+  if (r < last) w.len = (r + 1 < last ? end : n) - w.off;
+  return w;
+}
+
+// One thread block per piece: its values read along W's runs into shared memory (slot by slot), then written along
+// W^T's runs, each from the slot dperm names. A warp takes 32 runs at a time: their positions and lengths with one
+// load per lane, then kInFlight runs' loads (one lane per non-zero) issued before any is used.
 template <class E>
-__global__ void __launch_bounds__(256) transpose_values_kernel(E* dst, const E* src, const std::int32_t* src_pos,
-                                                               const std::int32_t* dst_pos, const std::int64_t* items,
-                                                               std::int64_t n_items) {
-  for (std::int64_t it = blockIdx.x; it < n_items; it += gridDim.x) {
-    const std::int64_t end = items[it + 1];
-#pragma unroll 4
-    for (std::int64_t k = items[it] + threadIdx.x; k < end; k += blockDim.x) dst[dst_pos[k]] = src[src_pos[k]];
+__global__ void __launch_bounds__(256) transpose_values_kernel(E* __restrict__ dst, const E* __restrict__ src,
+                                                               TransposeRunsView t) {
+  constexpr int kInFlight = 16;
+  extern __shared__ __align__(16) unsigned char slot_bytes[];
+  E* slots = reinterpret_cast<E*>(slot_bytes);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  for (std::int64_t p = blockIdx.x; p < t.pieces; p += gridDim.x) {
+    const std::int64_t e0 = t.entry[p];
+    const int n = static_cast<int>(t.entry[p + 1] - e0);
+    const std::int64_t s1 = t.src_run[p + 1], d1 = t.dst_run[p + 1];
+    for (std::int64_t j0 = t.src_run[p] + warp * 32; j0 < s1; j0 += warps * 32) {
+      const RunsOfWarp w = runs_of_warp(t.src_run_pos, t.src_run_off, j0, s1, n, lane);
+#pragma unroll
+      for (int h = 0; h < 32; h += kInFlight) {
+        E v[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+          const std::int64_t pos = __shfl_sync(0xffffffffu, w.pos, h + u);
+          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
+          v[u] = lane < len ? src[pos + lane] : E{};
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+          const int off = __shfl_sync(0xffffffffu, w.off, h + u);
+          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
+          if (lane < len) slots[off + lane] = v[u];
+        }
+      }
+    }
+    __syncthreads();
+    for (std::int64_t j0 = t.dst_run[p] + warp * 32; j0 < d1; j0 += warps * 32) {
+      const RunsOfWarp w = runs_of_warp(t.dst_run_pos, t.dst_run_off, j0, d1, n, lane);
+#pragma unroll
+      for (int h = 0; h < 32; h += kInFlight) {
+        int slot[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+          const int off = __shfl_sync(0xffffffffu, w.off, h + u);
+          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
+          slot[u] = lane < len ? t.dperm[e0 + off + lane] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+          const std::int64_t pos = __shfl_sync(0xffffffffu, w.pos, h + u);
+          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
+          if (lane < len) dst[pos + lane] = slots[slot[u]];
+        }
+      }
+    }
+    __syncthreads();   // the slots are free for the next piece
   }
 }
 
@@ -248,15 +321,22 @@ cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int6
   return cudaGetLastError();
 }
 
-cudaError_t launch_transpose_values(void* dst, const void* src, const std::int32_t* src_pos,
-                                    const std::int32_t* dst_pos, const std::int64_t* items, std::int64_t n_items,
-                                    int elem_size, cudaStream_t s) {
-  if (n_items == 0) return cudaSuccess;
-  const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(n_items, std::int64_t(1) << 30)));
+cudaError_t launch_transpose_values(void* dst, const void* src, const Plan::Impl& w, int elem_size, cudaStream_t s) {
+  if (w.n_transpose_pieces == 0) return cudaSuccess;
+  const TransposeRunsView t{w.transpose_entry.get(),         w.transpose_src_run.get(),     w.transpose_dst_run.get(),
+                            w.transpose_src_run_pos.get(),   w.transpose_dst_run_pos.get(), w.transpose_src_run_off.get(),
+                            w.transpose_dst_run_off.get(),   w.transpose_dperm.get(),       w.n_transpose_pieces};
+  const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(w.n_transpose_pieces, std::int64_t(1) << 30)));
   const auto run = [&](auto element) {
     using E = decltype(element);
-    launch_with_carveout(transpose_values_kernel<E>, grid, 256, 0, s, static_cast<E*>(dst), static_cast<const E*>(src),
-                         src_pos, dst_pos, items, n_items);
+    const std::size_t smem = static_cast<std::size_t>(w.transpose_max_piece) * sizeof(E);
+    if (smem > 48 * 1024) {   // above the default dynamic limit (8-byte values)
+      const cudaError_t e = cudaFuncSetAttribute(transpose_values_kernel<E>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      if (e != cudaSuccess) return e;
+    }
+    launch_with_carveout(transpose_values_kernel<E>, grid, 256, smem, s, static_cast<E*>(dst),
+                         static_cast<const E*>(src), t);
     return cudaGetLastError();
   };
   switch (elem_size) {

@@ -755,9 +755,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const void* values = args.values;
   if (args.orientation == Orientation::WtX && a.nnz > 0 && ch.kernel != Kernel::ColumnScatter) {
     if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-    if ((e = launch_transpose_values(w.ws_values.get(), args.values, w.transpose_src.get(), w.transpose_dst.get(),
-                                     w.transpose_items.get(), w.n_transpose_items, static_cast<int>(vs), s)) !=
-        cudaSuccess)
+    if ((e = launch_transpose_values(w.ws_values.get(), args.values, w, static_cast<int>(vs), s)) != cudaSuccess)
       return cuda_fail(e, "transpose values");
     values = w.ws_values.get();
   } else if (a.nnz > 0 && !ch.bound_order && reinterpret_cast<std::uintptr_t>(values) % (4 * vs) != 0) {

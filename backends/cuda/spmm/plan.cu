@@ -9,7 +9,7 @@
 // crosses every 64-column boundary (coarser when the table would pass 2^26 entries), laid out
 // boundary-major, for the column-block, row-range and row-lanes kernels (a column block of c columns takes
 // every (c/64)-th boundary), and on request the COO arrays for SNACK-COO and the transposed pattern (CSR of
-// W^T plus the tiled order that moves W's values into it, Plan::Impl::transpose_src).
+// W^T plus the pieces and runs that move W's values into it, transpose_runs.hpp).
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -20,6 +20,7 @@
 #include "spmm/bank_order.hpp"
 #include "spmm/host_threads.hpp"
 #include "spmm/plan_impl.hpp"
+#include "spmm/transpose_runs.hpp"
 #include "spmm/row_lanes_layout.hpp"
 
 namespace snk::cuda {
@@ -28,55 +29,6 @@ namespace {
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("snk::cuda::Plan: ") + what + ": " + cudaGetErrorString(e));
-}
-
-// The tiled order of W^T's non-zeros (Plan::Impl::transpose_src). Tiles are square in expected non-zeros: a side of
-// sqrt(kTransposeTile / density) rows and columns gives runs along W^T's rows and segments of W's rows of about
-// equal length. A tile of a skewed pattern may hold far more; it is cut into thread blocks' shares of at most
-// kTransposeItem, which keep W^T's order.
-constexpr double kTransposeTile = 4096;
-constexpr std::int64_t kTransposeItem = 8192;
-
-struct TransposeOrder {
-  std::vector<std::int32_t> src, dst;
-  std::vector<std::int64_t> items;
-};
-
-// cp, rt: W^T's CSR (row pointers over W's columns, W's rows); perm[pos]: W's CSR position of W^T's pos-th non-zero.
-TransposeOrder transpose_order(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& cp,
-                               const std::vector<std::int32_t>& rt, const std::vector<std::int32_t>& perm) {
-  TransposeOrder o;
-  const std::int64_t nnz = static_cast<std::int64_t>(rt.size());
-  if (nnz == 0) {
-    o.items.push_back(0);
-    return o;
-  }
-  const double density = double(nnz) / (double(rows) * double(cols));
-  const double side = std::sqrt(kTransposeTile / density);
-  const std::int64_t block_cols = std::clamp<std::int64_t>(std::llround(side), 1, cols);
-  const std::int64_t block_rows = std::clamp<std::int64_t>(std::llround(side), 1, rows);
-  const std::int64_t row_ranges = (rows + block_rows - 1) / block_rows;
-  const std::int64_t tiles = (cols + block_cols - 1) / block_cols * row_ranges;
-  std::vector<std::int64_t> next(static_cast<std::size_t>(tiles) + 1, 0);   // counts, then each tile's next slot
-  const auto tile_of = [&](std::int64_t c, std::int64_t pos) {
-    return c / block_cols * row_ranges + rt[static_cast<std::size_t>(pos)] / block_rows;
-  };
-  for (std::int64_t c = 0; c < cols; ++c)
-    for (std::int64_t pos = cp[c]; pos < cp[c + 1]; ++pos) ++next[tile_of(c, pos) + 1];
-  for (std::int64_t t = 0; t < tiles; ++t) {
-    for (std::int64_t k = next[t]; k < next[t] + next[t + 1]; k += kTransposeItem) o.items.push_back(k);
-    next[t + 1] += next[t];
-  }
-  o.items.push_back(nnz);
-  o.src.resize(static_cast<std::size_t>(nnz));
-  o.dst.resize(static_cast<std::size_t>(nnz));
-  for (std::int64_t c = 0; c < cols; ++c)   // W^T's order within each tile
-    for (std::int64_t pos = cp[c]; pos < cp[c + 1]; ++pos) {
-      const auto k = static_cast<std::size_t>(next[tile_of(c, pos)]++);
-      o.src[k] = perm[static_cast<std::size_t>(pos)];
-      o.dst[k] = static_cast<std::int32_t>(pos);
-    }
-  return o;
 }
 
 }  // namespace
@@ -96,8 +48,10 @@ std::size_t Plan::device_bytes() const { return impl_->device_bytes(); }
 std::size_t Plan::Impl::device_bytes() const {
   std::size_t b = col16.bytes() + items.bytes() + item_colbase.bytes() + splits.bytes() + item_ranges.bytes() +
                   range_spans.bytes() + tile_bounds.bytes() +
-                  coo_row.bytes() + coo_col.bytes() + transpose_src.bytes() + transpose_dst.bytes() +
-                  transpose_items.bytes() + bound_col16.bytes() + bound_perm.bytes() +
+                  coo_row.bytes() + coo_col.bytes() + transpose_entry.bytes() + transpose_src_run.bytes() +
+                  transpose_dst_run.bytes() + transpose_src_run_pos.bytes() + transpose_dst_run_pos.bytes() +
+                  transpose_src_run_off.bytes() + transpose_dst_run_off.bytes() + transpose_dperm.bytes() +
+                  bound_col16.bytes() + bound_perm.bytes() +
                   bound_values.bytes() + lanes[0].bytes() + lanes[1].bytes() + ws_partial.bytes() + ws_x.bytes() +
                   ws_values.bytes();
   for (const auto& m : row_maps) b += m->map.bytes();
@@ -334,7 +288,8 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
   }
 
   if (options.transposed) {
-    std::vector<std::int32_t> cp(std::size_t(cols) + 1, 0), rt(col.size()), perm(col.size());
+    // W^T's CSR (cp, rt), and t_pos[j]: W^T's position of W's j-th non-zero.
+    std::vector<std::int32_t> cp(std::size_t(cols) + 1, 0), rt(col.size()), t_pos(col.size());
     for (std::size_t j = 0; j < col.size(); ++j) ++cp[col[j] + 1];
     for (std::int32_t c = 0; c < cols; ++c) cp[c + 1] += cp[c];
     std::vector<std::int32_t> next(cp.begin(), cp.end() - 1);
@@ -342,17 +297,25 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
       for (int j = rp[r]; j < rp[r + 1]; ++j) {
         const int pos = next[col[j]]++;
         rt[pos] = r;
-        perm[pos] = j;
+        t_pos[j] = pos;
       }
     PlanOptions sub;
     sub.coo = options.coo;
     im.transposed = from_host(cols, rows, cp, rt, sub, stream);
     im.transposed->impl().transpose_of = &im;
-    TransposeOrder order = transpose_order(rows, cols, cp, rt, perm);
-    check(im.transpose_src.upload(order.src, 0, stream), "upload transpose order");
-    check(im.transpose_dst.upload(order.dst, 0, stream), "upload transpose order");
-    check(im.transpose_items.upload(order.items, 0, stream), "upload transpose order");
-    im.n_transpose_items = static_cast<std::int64_t>(order.items.size()) - 1;
+    const TransposeRuns runs = transpose_runs(rows, cols, rp, col, t_pos);
+    check(im.transpose_entry.upload(runs.entry, 0, stream), "upload transpose pieces");
+    check(im.transpose_src_run.upload(runs.src_run, 0, stream), "upload transpose pieces");
+    check(im.transpose_dst_run.upload(runs.dst_run, 0, stream), "upload transpose pieces");
+    check(im.transpose_src_run_pos.upload(runs.src_run_pos, 0, stream), "upload transpose runs");
+    check(im.transpose_dst_run_pos.upload(runs.dst_run_pos, 0, stream), "upload transpose runs");
+    check(im.transpose_src_run_off.upload(runs.src_run_off, 0, stream), "upload transpose runs");
+    check(im.transpose_dst_run_off.upload(runs.dst_run_off, 0, stream), "upload transpose runs");
+    check(im.transpose_dperm.upload(runs.dperm, 0, stream), "upload transpose runs");
+    im.n_transpose_pieces = runs.pieces();
+    im.transpose_max_piece = 0;
+    for (std::int64_t p = 0; p < runs.pieces(); ++p)
+      im.transpose_max_piece = std::max<int>(im.transpose_max_piece, static_cast<int>(runs.entry[p + 1] - runs.entry[p]));
     check(cudaStreamSynchronize(stream), "synchronize");
   }
   return plan;

@@ -127,15 +127,13 @@ struct Plan::Impl {
 
   std::unique_ptr<Plan> transposed;   // pattern of W^T
   const Impl* transpose_of = nullptr; // in a transposed pattern's plan: W's (the column-scatter kernel reads W itself)
-  // W's values into W^T's order (launch_transpose_values). W^T's non-zeros are grouped in tiles of W (a range of
-  // rows by a block of columns, about kTransposeTile non-zeros each), W^T's order within a tile, and one thread block
-  // moves a tile: its reads of W's values stay within the tile's row segments (L1 serves them) and its writes run
-  // along W^T's rows. A gather in W^T's own order reads each value from a different row of W, one L2 sector per value.
-  // transpose_src[k] / transpose_dst[k]: the CSR positions in W and in W^T of the k-th non-zero of that order;
-  // transpose_items: where each thread block's share starts (tiles cut at kTransposeItem), then nnz.
-  DeviceArray<std::int32_t> transpose_src, transpose_dst;
-  DeviceArray<std::int64_t> transpose_items;
-  std::int64_t n_transpose_items = 0;
+  // W's values into W^T's order (launch_transpose_values): pieces of W moved through shared memory, read along W's
+  // rows and written along W^T's (transpose_runs.hpp; the arrays are TransposeRuns' of the same names).
+  DeviceArray<std::int64_t> transpose_entry, transpose_src_run, transpose_dst_run;
+  DeviceArray<std::int32_t> transpose_src_run_pos, transpose_dst_run_pos;
+  DeviceArray<std::uint16_t> transpose_src_run_off, transpose_dst_run_off, transpose_dperm;
+  std::int64_t n_transpose_pieces = 0;
+  int transpose_max_piece = 0;   // non-zeros of the largest piece (its shared memory)
 
   // Values bound to the plan (Plan::bind_values): the non-zeros in colblock_held_kernel's bank order
   // (bank_order.hpp) for column blocks of bound_block_cols columns and X' rows of bound_type: their columns,
@@ -270,10 +268,9 @@ cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s);
 cudaError_t launch_strided_copy(void* dst, std::int64_t d_row, std::int64_t d_col, const void* src,
                                 std::int64_t s_row, std::int64_t s_col, std::int64_t r, std::int64_t c,
                                 int elem_size, cudaStream_t s);
-// dst[transpose_dst[k]] = src[transpose_src[k]] for the plan of W^T's order (Plan::Impl::transpose_src).
-cudaError_t launch_transpose_values(void* dst, const void* src, const std::int32_t* src_pos,
-                                    const std::int32_t* dst_pos, const std::int64_t* items, std::int64_t n_items,
-                                    int elem_size, cudaStream_t s);
+// dst (W^T's order) = src (W's order), elem_size-byte values, by the plan's pieces and runs (Plan::Impl::transpose_*,
+// w is W's plan).
+cudaError_t launch_transpose_values(void* dst, const void* src, const Plan::Impl& w, int elem_size, cudaStream_t s);
 // dst[j] = src[perm[j]] (0 where perm[j] < 0).
 cudaError_t launch_gather(void* dst, const void* src, const int* perm, std::int64_t n, int elem_size,
                           cudaStream_t s);
