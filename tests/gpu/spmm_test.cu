@@ -441,8 +441,8 @@ TEST(SpmmColumnScatter, WtXFromTheRowsOfW) {
   }
 }
 
-// W's values reach W^T's order tile by tile (Plan::Impl::transpose_src); a tile far above the expected count (a dense
-// 200 x 200 corner in a sparse pattern) is cut into several thread blocks' shares, and every value still lands once.
+// W's values reach W^T's order piece by piece (spmm/transpose_runs.hpp); a tile far above the expected count (a
+// dense 200 x 200 corner in a sparse pattern) is cut into several pieces, and every value still lands once.
 TEST(SpmmPlan, TransposedValuesOfACrowdedTile) {
   SKIP_WITHOUT_GPU();
   Pattern p = random_pattern(rng(), 2000, 3000, 0.001);
