@@ -3,7 +3,7 @@
 // The plan owns device copies of the preprocessed pattern: packed 16-bit columns, the bounded row segments ("items")
 // and the split-row table for the fix-up, the [column boundary][row] offset table of the column-block, row-range and
 // row-lanes kernels, and optionally the COO arrays (SNACK-COO) and the transposed pattern with the pieces and runs that
-// moves W's values into it; on request (Plan::bind_values) a bank-aware order of the non-zeros with the values gathered
+// move W's values into it; on request (Plan::bind_values) a bank-aware order of the non-zeros with the values gathered
 // into it, and (fp32) the interleaved row-group order of the lanes-across-rows kernel with its own copy of the values;
 // and, built on first use, the balanced row orders of the wide column-block kernel. It also owns grow-only workspaces
 // (partial rows, a repacked X, permuted values), so a plan serves one stream at a time. The launchers are plain
