@@ -442,7 +442,8 @@ TEST(SpmmColumnScatter, WtXFromTheRowsOfW) {
 }
 
 // W's values reach W^T's order piece by piece (spmm/transpose_runs.hpp); a tile far above the expected count (a
-// dense 200 x 200 corner in a sparse pattern) is cut into several pieces, and every value still lands once.
+// dense 200 x 200 corner in a sparse pattern) is cut into several pieces, and every value still lands once, for 4- and
+// 8-byte values.
 TEST(SpmmPlan, TransposedValuesOfACrowdedTile) {
   SKIP_WITHOUT_GPU();
   Pattern p = random_pattern(rng(), 2000, 3000, 0.001);
@@ -466,6 +467,13 @@ TEST(SpmmPlan, TransposedValuesOfACrowdedTile) {
       c.deterministic = true;   // not the column scatter, which reads W's own order
       check_plus_times<float>(q, c, rng(), 1e-5, *plan);
     }
+  for (int batch : {1, 8}) {   // 8-byte values: the corner's full pieces take 64 KB of shared memory
+    Case c;
+    c.orientation = Orientation::WtX;
+    c.batch = batch;
+    c.deterministic = true;
+    check_plus_times<double>(q, c, rng(), 1e-12, *plan);
+  }
 }
 
 template <class T>
