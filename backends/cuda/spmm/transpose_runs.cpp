@@ -29,8 +29,10 @@ TransposeRuns transpose_runs(std::int32_t rows, std::int32_t cols, const std::ve
   o.dperm.reserve(static_cast<std::size_t>(nnz));
 
   std::vector<std::int32_t> cursor(row_ptr.begin(), row_ptr.end() - 1);   // each row's next non-zero
-  std::vector<std::int32_t> pos, local;   // the piece's non-zeros: W's CSR positions, columns within the block
+  // The piece's non-zeros, in W's order: CSR positions in W and in W^T, columns within the block.
+  std::vector<std::int32_t> pos, tpos, local;
   pos.reserve(kTransposePieceCap);
+  tpos.reserve(kTransposePieceCap);
   local.reserve(kTransposePieceCap);
   std::vector<std::int32_t> count(static_cast<std::size_t>(block_cols) + 1), order(kTransposePieceCap);
 
@@ -56,8 +58,8 @@ TransposeRuns transpose_runs(std::int32_t rows, std::int32_t cols, const std::ve
       std::stable_sort(order.begin(), order.begin() + n, [&](int a, int b) { return local[a] < local[b]; });
     }
     for (int k = 0, start = 0; k < n; ++k) {   // dst runs: consecutive positions of W^T, at most kTransposeRunCap
-      const std::int32_t tp = t_pos[static_cast<std::size_t>(pos[order[k]])];
-      if (k == 0 || tp != t_pos[static_cast<std::size_t>(pos[order[k - 1]])] + 1 || k - start == kTransposeRunCap) {
+      const std::int32_t tp = tpos[order[k]];
+      if (k == 0 || tp != tpos[order[k - 1]] + 1 || k - start == kTransposeRunCap) {
         o.dst_run_pos.push_back(tp);
         o.dst_run_off.push_back(static_cast<std::uint16_t>(k));
         start = k;
@@ -68,6 +70,7 @@ TransposeRuns transpose_runs(std::int32_t rows, std::int32_t cols, const std::ve
     o.src_run.push_back(static_cast<std::int64_t>(o.src_run_pos.size()));
     o.dst_run.push_back(static_cast<std::int64_t>(o.dst_run_pos.size()));
     pos.clear();
+    tpos.clear();
     local.clear();
   };
 
@@ -80,6 +83,7 @@ TransposeRuns transpose_runs(std::int32_t rows, std::int32_t cols, const std::ve
         for (const std::int32_t end = row_ptr[static_cast<std::size_t>(r) + 1]; e < end && col[e] < c1; ++e) {
           if (static_cast<int>(pos.size()) == kTransposePieceCap) close_piece(c1 - c0);
           pos.push_back(e);
+          tpos.push_back(t_pos[static_cast<std::size_t>(e)]);
           local.push_back(static_cast<std::int32_t>(col[e] - c0));
         }
         cursor[static_cast<std::size_t>(r)] = e;
