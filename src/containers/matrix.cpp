@@ -69,6 +69,13 @@ void check_dimension(Index n, const char* who, const char* what) {
             std::string(who) + ": " + what + " = " + std::to_string(n) + " exceeds the largest dimension 2^60");
 }
 
+// Replaces a matrix's host arrays with `fresh`: the page locks of the old arrays (Matrix::keep_host_locks) are
+// released first, so that a lock never outlives the memory it covers.
+void replace_host_arrays(std::vector<std::shared_ptr<void>>& locks, CsrStorage& csr, CsrStorage&& fresh) {
+  locks.clear();
+  csr = std::move(fresh);
+}
+
 }  // namespace
 
 // ---- construction, copies, moves ------------------------------------------------------------------------
@@ -128,8 +135,7 @@ Matrix& Matrix::operator=(Matrix&& other) noexcept {
   nrows_ = other.nrows_;
   ncols_ = other.ncols_;
   is_vector_ = other.is_vector_;
-  host_locks_.clear();   // before the arrays they cover are freed
-  csr_ = std::move(other.csr_);
+  replace_host_arrays(host_locks_, csr_, std::move(other.csr_));
   host_locks_ = std::move(other.host_locks_);
   pending_i_ = std::move(other.pending_i_);
   pending_j_ = std::move(other.pending_j_);
@@ -162,8 +168,7 @@ void Matrix::assemble_pending() const {
                          fresh.j.size() * sizeof(Index) + fresh.x.size());
     core::check_csr_shape(fresh, nrows_, type_->size, "download of the device copy");
     core::normalize_csr(fresh, nrows_);
-    host_locks_.clear();
-    csr_ = std::move(fresh);
+    replace_host_arrays(host_locks_, csr_, std::move(fresh));
     host_valid_ = true;
   }
   if (pending_i_.empty()) return;
@@ -205,9 +210,7 @@ void Matrix::assemble_pending() const {
   }
   while (u < winners.size()) emit_pending(winners[u++]);
 
-  CsrStorage merged = out.finish(nrows_);
-  host_locks_.clear();
-  csr_ = std::move(merged);
+  replace_host_arrays(host_locks_, csr_, out.finish(nrows_));
   std::vector<Index>().swap(pending_i_);
   std::vector<Index>().swap(pending_j_);
   std::vector<unsigned char>().swap(pending_x_);
@@ -248,8 +251,7 @@ void Matrix::adopt(CsrStorage&& s) {
   std::vector<Index>().swap(pending_i_);
   std::vector<Index>().swap(pending_j_);
   std::vector<unsigned char>().swap(pending_x_);
-  host_locks_.clear();
-  csr_ = std::move(s);
+  replace_host_arrays(host_locks_, csr_, std::move(s));
   invalidate_derived();
   device_.reset();
   device_valid_ = false;
@@ -466,8 +468,7 @@ void Matrix::attach_device_copy(std::unique_ptr<DeviceCopy> copy, bool host_is_s
     std::vector<Index>().swap(pending_i_);
     std::vector<Index>().swap(pending_j_);
     std::vector<unsigned char>().swap(pending_x_);
-    host_locks_.clear();
-    csr_ = CsrStorage();
+    replace_host_arrays(host_locks_, csr_, CsrStorage());
     invalidate_derived();
     host_valid_ = false;
   } else {

@@ -1,5 +1,6 @@
 // tests/core/spmm_host_pattern.hpp: random sparsity patterns with the GPU plan's column-boundary table, built on
-// the host, for the host tests of the cuda backend's orders (test_spmm_bank_order, test_spmm_row_lanes_layout).
+// the host, for the host tests of the cuda backend's orders (test_spmm_bank_order, test_spmm_row_lanes_layout,
+// test_spmm_transpose_runs) and, for its dense corner, the GPU SpMM tests.
 //
 // The table is laid out as backends/cuda/spmm/plan.cu lays it out: bounds[f * rows + r] = the first non-zero of
 // row r at a column >= 64 f, for the fine blocks f = 0 .. n_fine - 1, and bounds[n_fine * rows + r] = the row's
@@ -62,6 +63,25 @@ inline HostPattern make_host_pattern(std::mt19937& g, int rows, int cols, double
     p.bounds[static_cast<std::size_t>(p.n_fine) * static_cast<std::size_t>(rows) + static_cast<std::size_t>(r)] = end;
   }
   return p;
+}
+
+// p with every position of its first `side` rows and columns present (a dense corner: a tile of the transposed
+// order far above its expected count), its other non-zeros kept; row pointers and columns only. P: any pattern with
+// rows, cols, row_ptr and col (HostPattern, or the GPU tests' Pattern).
+template <class P>
+P with_dense_corner(const P& p, int side) {
+  using I = typename decltype(P::row_ptr)::value_type;
+  P q;
+  q.rows = p.rows;
+  q.cols = p.cols;
+  q.row_ptr.push_back(0);
+  for (int r = 0; r < p.rows; ++r) {
+    for (int c = 0; c < (r < side ? std::min(side, p.cols) : 0); ++c) q.col.push_back(c);
+    for (I j = p.row_ptr[static_cast<std::size_t>(r)]; j < p.row_ptr[static_cast<std::size_t>(r) + 1]; ++j)
+      if (r >= side || p.col[static_cast<std::size_t>(j)] >= side) q.col.push_back(p.col[static_cast<std::size_t>(j)]);
+    q.row_ptr.push_back(static_cast<I>(q.col.size()));
+  }
+  return q;
 }
 
 // The segments of column blocks block_cols wide (a multiple of 64) over p's table.

@@ -100,17 +100,7 @@ TEST(SpmmTransposeRuns, MovesEveryValueToItsTransposedPosition) {
 // A dense 300 x 300 corner in a pattern of 0.1% density: its tile holds about 90,000 non-zeros against the cap of
 // 8192, so it is cut into pieces (one row may end in one piece and go on in the next).
 TEST(SpmmTransposeRuns, CrowdedTileIsCutAtTheCap) {
-  HostPattern sparse = make_host_pattern(rng(), 4000, 4000, 0.001);
-  HostPattern p;
-  p.rows = sparse.rows;
-  p.cols = sparse.cols;
-  p.row_ptr.push_back(0);
-  for (int r = 0; r < p.rows; ++r) {
-    for (int c = 0; c < (r < 300 ? 300 : 0); ++c) p.col.push_back(c);
-    for (int j = sparse.row_ptr[r]; j < sparse.row_ptr[r + 1]; ++j)
-      if (r >= 300 || sparse.col[j] >= 300) p.col.push_back(sparse.col[j]);
-    p.row_ptr.push_back(static_cast<std::int32_t>(p.col.size()));
-  }
+  const HostPattern p = with_dense_corner(make_host_pattern(rng(), 4000, 4000, 0.001), 300);
   expect_transposes(p, "crowded corner");
   const TransposeRuns o = transpose_runs(p.rows, p.cols, p.row_ptr, p.col, t_positions(p));
   std::int64_t full = 0;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "spmm/dispatch.hpp"
+#include "spmm_host_pattern.hpp"   // with_dense_corner (tests/core)
 
 namespace snk::cuda {
 namespace {
@@ -446,17 +447,7 @@ TEST(SpmmColumnScatter, WtXFromTheRowsOfW) {
 // 8-byte values.
 TEST(SpmmPlan, TransposedValuesOfACrowdedTile) {
   SKIP_WITHOUT_GPU();
-  Pattern p = random_pattern(rng(), 2000, 3000, 0.001);
-  Pattern q;
-  q.rows = p.rows;
-  q.cols = p.cols;
-  q.row_ptr.push_back(0);
-  for (int r = 0; r < p.rows; ++r) {
-    for (int c = 0; c < (r < 200 ? 200 : 0); ++c) q.col.push_back(c);
-    for (int j = p.row_ptr[r]; j < p.row_ptr[r + 1]; ++j)
-      if (r >= 200 || p.col[j] >= 200) q.col.push_back(p.col[j]);
-    q.row_ptr.push_back(static_cast<int>(q.col.size()));
-  }
+  const Pattern q = with_dense_corner(random_pattern(rng(), 2000, 3000, 0.001), 200);
   auto plan = make_plan(q, false);
   for (int batch : {1, 8, 32})
     for (Kernel k : {Kernel::Auto, Kernel::RowSegment}) {

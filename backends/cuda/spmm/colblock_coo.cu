@@ -10,6 +10,7 @@
 #include "spmm/sampled_product.cuh"
 #include "spmm/plan_impl.hpp"
 #include "spmm/snack_coo.cuh"
+#include "spmm/transpose_runs.hpp"   // kTransposePieceCap
 
 namespace snk::cuda {
 
@@ -117,59 +118,59 @@ __device__ __forceinline__ RunsOfWarp runs_of_warp(const std::int32_t* run_pos, 
   return w;
 }
 
+// A warp's walk over runs [first, last) of a piece of n non-zeros, 32 runs at a time (their positions and lengths
+// with one load per lane), kInFlight runs' loads issued before any is used, one lane per non-zero. A non-zero has a
+// CSR position (of W in src runs, of W^T in dst runs) and an index (its slot in src runs, its dst-order index in dst
+// runs): x = load(one of them), then store(the other, x); kLoadAtPosition says which the load takes.
+static_assert(kTransposeRunCap == 32, "a run is one warp's load: one lane per non-zero");
+template <class X, bool kLoadAtPosition, class Load, class Store>
+__device__ __forceinline__ void walk_runs(const std::int32_t* run_pos, const std::uint16_t* run_off, std::int64_t first,
+                                          std::int64_t last, int n, int lane, int warps, Load load, Store store) {
+  constexpr int kInFlight = 16;
+  // Run u's start on the load's side (at_load) or on the store's side.
+  const auto start = [](const RunsOfWarp& w, int u, bool at_load) -> std::int64_t {
+    return at_load == kLoadAtPosition ? __shfl_sync(0xffffffffu, w.pos, u) : __shfl_sync(0xffffffffu, w.off, u);
+  };
+  for (std::int64_t j0 = first; j0 < last; j0 += warps * 32) {
+    const RunsOfWarp w = runs_of_warp(run_pos, run_off, j0, last, n, lane);
+#pragma unroll
+    for (int h = 0; h < 32; h += kInFlight) {
+      X x[kInFlight];
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        const std::int64_t at = start(w, h + u, true);
+        const int len = __shfl_sync(0xffffffffu, w.len, h + u);
+        x[u] = lane < len ? load(at + lane) : X{};
+      }
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        const std::int64_t at = start(w, h + u, false);
+        const int len = __shfl_sync(0xffffffffu, w.len, h + u);
+        if (lane < len) store(at + lane, x[u]);
+      }
+    }
+  }
+}
+
 // One thread block per piece: its values read along W's runs into shared memory (slot by slot), then written along
-// W^T's runs, each from the slot dperm names. A warp takes 32 runs at a time: their positions and lengths with one
-// load per lane, then kInFlight runs' loads (one lane per non-zero) issued before any is used.
+// W^T's runs, each from the slot dperm names.
 template <class E>
 __global__ void __launch_bounds__(256) transpose_values_kernel(E* __restrict__ dst, const E* __restrict__ src,
                                                                TransposeRunsView t) {
-  constexpr int kInFlight = 16;
   extern __shared__ __align__(16) unsigned char slot_bytes[];
   E* slots = reinterpret_cast<E*>(slot_bytes);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   for (std::int64_t p = blockIdx.x; p < t.pieces; p += gridDim.x) {
     const std::int64_t e0 = t.entry[p];
     const int n = static_cast<int>(t.entry[p + 1] - e0);
-    const std::int64_t s1 = t.src_run[p + 1], d1 = t.dst_run[p + 1];
-    for (std::int64_t j0 = t.src_run[p] + warp * 32; j0 < s1; j0 += warps * 32) {
-      const RunsOfWarp w = runs_of_warp(t.src_run_pos, t.src_run_off, j0, s1, n, lane);
-#pragma unroll
-      for (int h = 0; h < 32; h += kInFlight) {
-        E v[kInFlight];
-#pragma unroll
-        for (int u = 0; u < kInFlight; ++u) {
-          const std::int64_t pos = __shfl_sync(0xffffffffu, w.pos, h + u);
-          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
-          v[u] = lane < len ? src[pos + lane] : E{};
-        }
-#pragma unroll
-        for (int u = 0; u < kInFlight; ++u) {
-          const int off = __shfl_sync(0xffffffffu, w.off, h + u);
-          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
-          if (lane < len) slots[off + lane] = v[u];
-        }
-      }
-    }
+    walk_runs<E, true>(
+        t.src_run_pos, t.src_run_off, t.src_run[p] + warp * 32, t.src_run[p + 1], n, lane, warps,
+        [&](std::int64_t pos) { return src[pos]; }, [&](std::int64_t slot, E v) { slots[slot] = v; });
     __syncthreads();
-    for (std::int64_t j0 = t.dst_run[p] + warp * 32; j0 < d1; j0 += warps * 32) {
-      const RunsOfWarp w = runs_of_warp(t.dst_run_pos, t.dst_run_off, j0, d1, n, lane);
-#pragma unroll
-      for (int h = 0; h < 32; h += kInFlight) {
-        int slot[kInFlight];
-#pragma unroll
-        for (int u = 0; u < kInFlight; ++u) {
-          const int off = __shfl_sync(0xffffffffu, w.off, h + u);
-          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
-          slot[u] = lane < len ? t.dperm[e0 + off + lane] : 0;
-        }
-#pragma unroll
-        for (int u = 0; u < kInFlight; ++u) {
-          const std::int64_t pos = __shfl_sync(0xffffffffu, w.pos, h + u);
-          const int len = __shfl_sync(0xffffffffu, w.len, h + u);
-          if (lane < len) dst[pos + lane] = slots[slot[u]];
-        }
-      }
-    }
+    walk_runs<int, false>(
+        t.dst_run_pos, t.dst_run_off, t.dst_run[p] + warp * 32, t.dst_run[p + 1], n, lane, warps,
+        [&](std::int64_t k) { return static_cast<int>(t.dperm[e0 + k]); },
+        [&](std::int64_t pos, int slot) { dst[pos] = slots[slot]; });
     __syncthreads();   // the slots are free for the next piece
   }
 }
@@ -330,10 +331,11 @@ cudaError_t launch_transpose_values(void* dst, const void* src, const Plan::Impl
   const auto run = [&](auto element) {
     using E = decltype(element);
     const std::size_t smem = static_cast<std::size_t>(w.transpose_max_piece) * sizeof(E);
-    if (smem > 48 * 1024) {   // above the default dynamic limit (8-byte values)
-      const cudaError_t e = cudaFuncSetAttribute(transpose_values_kernel<E>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-      if (e != cudaSuccess) return e;
+    if constexpr (kTransposePieceCap * sizeof(E) > 48 * 1024) {   // past the default dynamic limit: raised once
+      static const cudaError_t raised =
+          cudaFuncSetAttribute(transpose_values_kernel<E>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(kTransposePieceCap * sizeof(E)));
+      if (raised != cudaSuccess) return raised;
     }
     launch_with_carveout(transpose_values_kernel<E>, grid, 256, smem, s, static_cast<E*>(dst),
                          static_cast<const E*>(src), t);

@@ -313,9 +313,7 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
     check(im.transpose_dst_run_off.upload(runs.dst_run_off, 0, stream), "upload transpose runs");
     check(im.transpose_dperm.upload(runs.dperm, 0, stream), "upload transpose runs");
     im.n_transpose_pieces = runs.pieces();
-    im.transpose_max_piece = 0;
-    for (std::int64_t p = 0; p < runs.pieces(); ++p)
-      im.transpose_max_piece = std::max<int>(im.transpose_max_piece, static_cast<int>(runs.entry[p + 1] - runs.entry[p]));
+    im.transpose_max_piece = runs.max_piece;
     check(cudaStreamSynchronize(stream), "synchronize");
   }
   return plan;

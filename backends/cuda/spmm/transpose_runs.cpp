@@ -67,6 +67,7 @@ TransposeRuns transpose_runs(std::int32_t rows, std::int32_t cols, const std::ve
       o.dperm.push_back(static_cast<std::uint16_t>(order[k]));
     }
     o.entry.push_back(o.entry.back() + n);
+    o.max_piece = std::max(o.max_piece, n);
     o.src_run.push_back(static_cast<std::int64_t>(o.src_run_pos.size()));
     o.dst_run.push_back(static_cast<std::int64_t>(o.dst_run_pos.size()));
     pos.clear();

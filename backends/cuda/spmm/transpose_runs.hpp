@@ -30,6 +30,7 @@ struct TransposeRuns {
   std::vector<std::int64_t> entry{0}, src_run{0}, dst_run{0};
   std::vector<std::int32_t> src_run_pos, dst_run_pos;
   std::vector<std::uint16_t> src_run_off, dst_run_off, dperm;
+  int max_piece = 0;   // non-zeros of the largest piece
   std::int64_t pieces() const { return static_cast<std::int64_t>(entry.size()) - 1; }
 };
 
