@@ -50,12 +50,8 @@ struct SampledParams {
 // one value; K up to 8 one lane and K rounded up to 4 values (float4 reads); beyond, 8 values a lane on 2 or 4 lanes.
 inline int sampled_lanes(int k) { return k <= 8 ? 1 : k <= 16 ? 2 : 4; }
 inline int sampled_values(int k) { return k == 1 ? 1 : k <= 4 ? 4 : 8; }
-// Shared-memory floats of one staged column of B': the lanes' values, zero-padded, plus 4 where that keeps the row
-// an odd number of 16-byte units, so that the float4 reads of random columns spread over the banks.
-inline int sampled_row_floats(int k) {
-  const int v = sampled_values(k) * sampled_lanes(k);
-  return v == 1 ? 1 : ((v / 4) % 2 == 0 ? v + 4 : v);
-}
+// Shared-memory floats of one staged column of B': the lanes' values, unpadded (sampled_product.cuh: SampledLanes).
+inline int sampled_row_floats(int k) { return sampled_values(k) * sampled_lanes(k); }
 
 #if defined(__CUDACC__)
 // This thread block's column block: its fine blocks [f0, f1) and columns [c0, c0 + width).
