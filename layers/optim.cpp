@@ -1,6 +1,7 @@
 // layers/optim.cpp: SgdMomentum, Adam / AdamW and gradient clipping (optim.hpp) on the thread's backend: a step is one
-// snk::optimizer_step per parameter (one pass over the values where the backend has it), clipping a few GraphBLAS
-// calls. A bias vector is a 1 x n matrix (Vector::as_matrix), so weights and bias go through the same routine.
+// snk::optimizer_step per parameter (one pass over the values where the backend has it; the weights' takes dW within
+// it where nothing asked for dW since the backward: snk::optimizer_step_sampled), clipping a few GraphBLAS calls.
+// A bias vector is a 1 x n matrix (Vector::as_matrix), so weights and bias go through the same routine.
 #include "optim.hpp"
 
 #include <cmath>
@@ -42,6 +43,19 @@ double sum_of_squares(const Matrix& g) {
   return calls::sum_of(sq);
 }
 
+// The weights' step: on dW where it is made, else within the step from the backward's X and dY (the backend may
+// then never store dW: snk::optimizer_step_sampled).
+void step_weights(SparseLinear& layer, Matrix& S1, Matrix* S2, const OptimizerStep& s) {
+  const auto [x, dy] = layer.weight_grad_inputs();
+  if (x == nullptr) {
+    optimizer_step(layer.weight(), S1, S2, layer.weight_grad(), s);
+    return;
+  }
+  Descriptor d;   // dW<W> = dY^T X
+  d.transpose_first = true;
+  optimizer_step_sampled(layer.weight(), S1, S2, *dy, *x, d, s);
+}
+
 }  // namespace
 
 std::size_t Optimizer::state_bytes() {
@@ -61,7 +75,7 @@ void SgdMomentum::step(SparseLinear& layer) {
   s.momentum = momentum_;
   s.weight_decay = weight_decay_;
   s.t = steps_ + 1;
-  optimizer_step(W, vw_, nullptr, layer.weight_grad(), s);
+  step_weights(layer, vw_, nullptr, s);
   s.weight_decay = 0;   // weights only
   if (layer.has_bias())
     optimizer_step(layer.bias().as_matrix(), vb_.as_matrix(), nullptr, layer.bias_grad().as_matrix(), s);
@@ -103,7 +117,7 @@ void Adam::step(SparseLinear& layer) {
   s.weight_decay = weight_decay_;
   s.decoupled = decoupled_;
   s.t = steps_ + 1;
-  optimizer_step(W, mw_, &vw_, layer.weight_grad(), s);
+  step_weights(layer, mw_, &vw_, s);
   s.weight_decay = 0;   // weights only
   if (layer.has_bias())
     optimizer_step(layer.bias().as_matrix(), mb_.as_matrix(), &vb_.as_matrix(), layer.bias_grad().as_matrix(), s);

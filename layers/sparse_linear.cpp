@@ -53,6 +53,8 @@ SparseLinear::SparseLinear(Index in_features, Index out_features, double density
                            const Type* type)
     : W_(checked_type(type), out_features, in_features),
       dW_(type, out_features, in_features),
+      grad_x_(type, 0, in_features),
+      grad_dy_(type, 0, out_features),
       b_(type, out_features),
       db_(type, out_features),
       has_bias_(bias),
@@ -113,12 +115,13 @@ Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
                                              " rows but dY has " + std::to_string(dY.nrows()));
   Matrix dX(t, dY.nrows(), in_features());
   mxm(dX, nullptr, nullptr, plus_times(t), dY, W_);
-  Matrix dW(t, out_features(), in_features());
-  Descriptor sampled;   // dW<W> = dY^T X, at W's stored positions only
-  sampled.transpose_first = true;
-  sampled.mask_structure = true;
-  mxm(dW, &W_, nullptr, plus_times(t), dY, X, sampled);
-  dW_ = std::move(dW);
+  // dW's inputs, duplicated by the backend (a GPU's copies stay there); the caller may change X and dY after.
+  Matrix x(t, X.nrows(), X.ncols()), dy(t, dY.nrows(), dY.ncols());
+  apply(x, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), X);
+  apply(dy, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), dY);
+  grad_x_ = std::move(x);
+  grad_dy_ = std::move(dy);
+  dW_pending_ = true;
   if (has_bias_) {
     Vector db(t, out_features());
     Descriptor columns;
@@ -127,6 +130,26 @@ Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
     db_ = std::move(db);
   }
   return dX;
+}
+
+const Matrix& SparseLinear::weight_grad() const {
+  if (dW_pending_) {
+    Matrix dW(type(), out_features(), in_features());
+    Descriptor sampled;   // dW<W> = dY^T X, at W's stored positions only
+    sampled.transpose_first = true;
+    sampled.mask_structure = true;
+    mxm(dW, &W_, nullptr, plus_times(type()), grad_dy_, grad_x_, sampled);
+    dW_ = std::move(dW);
+    dW_pending_ = false;
+  }
+  return dW_;
+}
+
+Matrix& SparseLinear::weight_grad() { return const_cast<Matrix&>(static_cast<const SparseLinear&>(*this).weight_grad()); }
+
+std::pair<const Matrix*, const Matrix*> SparseLinear::weight_grad_inputs() const {
+  if (!dW_pending_) return {nullptr, nullptr};
+  return {&grad_x_, &grad_dy_};
 }
 
 std::size_t csr_bytes(const Matrix& M) {

@@ -5,7 +5,8 @@
 // Shapes follow torch.nn.Linear: the weights W are out x in (a sparse FP32 Matrix: row j holds neuron j's inputs),
 // a batch X is batch x in, the output Y = X W^T + b is batch x out. The passes are:
 //   forward   Y = X W^T (+ b broadcast over the batch, as a rank-one product with a column of ones);
-//   backward  dX = dY W;  dW<W> = dY^T X, only at W's stored positions (SDDMM: a masked product);
+//   backward  dX = dY W;  dW<W> = dY^T X, only at W's stored positions (SDDMM: a masked product), made when asked
+//             or within an optimizer's step (snk::optimizer_step_sampled: a backend may then never store it);
 //             db = the column sums of dY.
 // Absent entries of X, Y and the gradients are zeros. W's pattern never changes here (rewiring is DST's job). The
 // values are FP32, or FP64 (for gradient checks): the batches a layer takes must be of its type.
@@ -13,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "snack/snack.hpp"
@@ -40,21 +42,30 @@ class SparseLinear {
   // another width. Keeps the column of ones of the last batch size for the bias (so its device copy and product
   // plan are made once): one layer's forward must not run on two threads at once.
   Matrix forward(const Matrix& X) const;
-  // Given the input X of the forward pass and dY = dLoss/dY (batch x out), computes dW (at W's positions) and db,
-  // kept until the next call, and returns dX = dY W (batch x in).
+  // Given the input X of the forward pass and dY = dLoss/dY (batch x out), computes db and returns dX = dY W
+  // (batch x in). dW (at W's positions) is made from duplicates of X and dY kept until the next call: by
+  // weight_grad(), or within an optimizer's step that takes it (weight_grad_inputs), which never stores it.
   Matrix backward(const Matrix& X, const Matrix& dY);
 
   Matrix& weight() { return W_; }
   const Matrix& weight() const { return W_; }
-  Matrix& weight_grad() { return dW_; }
-  const Matrix& weight_grad() const { return dW_; }
+  // dW of the last backward; made at its first request after that backward, at W's positions then (one layer's
+  // weight_grad must not run on two threads at once).
+  Matrix& weight_grad();
+  const Matrix& weight_grad() const;
+  // X and dY of the last backward while its dW is not made yet (weight_grad makes it), null pointers otherwise: an
+  // optimizer takes dW<W> = dY^T X from them within its step (snk::optimizer_step_sampled).
+  std::pair<const Matrix*, const Matrix*> weight_grad_inputs() const;
   Vector& bias() { return b_; }
   const Vector& bias() const { return b_; }
   Vector& bias_grad() { return db_; }
   const Vector& bias_grad() const { return db_; }
 
  private:
-  Matrix W_, dW_;
+  Matrix W_;
+  mutable Matrix dW_;
+  mutable bool dW_pending_ = false;   // dW_ is not made yet from grad_x_ and grad_dy_
+  Matrix grad_x_, grad_dy_;           // the last backward's X and dY
   Vector b_, db_;
   bool has_bias_;
   mutable Matrix ones_;   // batch x 1, every entry 1: the bias's broadcast (forward)

@@ -256,7 +256,7 @@ KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, 
     return KernelStatus::Declined;
   const auto run = [&](auto zero) {
     using V = decltype(zero);
-    const portable::OptimizerCoefficients<V> c(step);
+    const OptimizerRule<V> c(step);
     V* pv = reinterpret_cast<V*>(P.csr_mutable().x.data());
     V* s1 = reinterpret_cast<V*>(S1.csr_mutable().x.data());
     V* s2 = S2 ? reinterpret_cast<V*>(S2->csr_mutable().x.data()) : nullptr;

@@ -147,6 +147,15 @@ struct OptimizerStep {
 // object twice, an Adam step without S2, t < 1); nothing is changed then.
 void optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step);
 
+// The same step with G the sampled product of A and B at P's stored positions: G<P, structure> = op(A) op(B) under
+// PLUS_TIMES of P's type, op as d's transpose_first and transpose_second ask (d's mask and output fields must be
+// unset). A layer's weights take their gradient dW<W> = dY^T X so. Where the backend can compute G's values as it
+// updates the entries (the cuda backend: P holds the SpMM plan of an earlier product, A and B full FP32, K at most 8),
+// G is never stored; otherwise the step is the mxm call and optimizer_step. Errors: optimizer_step's (with G's
+// dimensions those of op(A) op(B)), InvalidValue for a mask field set in d; nothing is changed then.
+void optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, const Matrix& B, const Descriptor& d,
+                            const OptimizerStep& step);
+
 // ---- device memory exchange (an SNK_ extension: callers that hold their data on the GPU, PyTorch's CUDA tensors) ---
 // The thread's backend copies between the caller's device memory and its own copies of matrices, on the device: the
 // cuda backend does; the others hold no device memory and refuse with NotImplemented, changing nothing. `stream` is

@@ -126,6 +126,15 @@ class Backend {
     return KernelStatus::Declined;
   }
 
+  // The same with G = op(A) op(B) at P's positions (snk::optimizer_step_sampled; ta, tb: op is the transpose),
+  // computed as the entries are updated, G never stored. Offered after the core's checks of dimensions and types.
+  // Optional: the default declines and the core then runs mxm and optimizer_step.
+  virtual KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, bool ta,
+                                              const Matrix& B, bool tb, const OptimizerStep& step) {
+    (void)P, (void)S1, (void)S2, (void)A, (void)ta, (void)B, (void)tb, (void)step;
+    return KernelStatus::Declined;
+  }
+
   // T (a 1 x ncols(A) vector) holds the monoid reduction of each non-empty column of A (A is m.type()): a reduction
   // with GrB_INP0 transposed, without A^T. Optional: the default declines and the core then transposes A and reduces
   // its rows (not counted as a fallback).

@@ -18,14 +18,14 @@ Scalar scalar(const Type* t, double v) {
   return s;
 }
 
-void check(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) {
-  const char* name = "optimizer_step";
+// The checks of both forms; G is null for the sampled one (its dimensions, those of op(A) op(B), are checked there).
+void check(const char* name, Matrix& P, Matrix& S1, Matrix* S2, const Matrix* G, const OptimizerStep& step) {
   const bool adam = step.rule == OptimizerStep::Rule::Adam;
   if (adam && S2 == nullptr)
     throw Error(Info::NullPointer, std::string(name) + ": an Adam step needs its second moment S2");
   if (!adam && S2 != nullptr)
     throw Error(Info::InvalidValue, std::string(name) + ": an SGD step has no second state (S2 must be null)");
-  const void* objects[4] = {&P, &S1, S2, &G};
+  const void* objects[4] = {&P, &S1, S2, G};
   for (int a = 0; a < 4; ++a)
     for (int b = a + 1; b < 4; ++b)
       if (objects[a] != nullptr && objects[a] == objects[b])
@@ -41,7 +41,7 @@ void check(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerSt
   };
   same(S1, "S1");
   if (S2) same(*S2, "S2");
-  same(G, "G");
+  if (G) same(*G, "G");
   if (adam && step.t < 1)
     throw Error(Info::InvalidValue, std::string(name) + ": the step number t must be at least 1, not " +
                                         std::to_string(step.t));
@@ -86,7 +86,7 @@ void composed(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const Optimize
 }  // namespace
 
 void optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) {
-  check(P, S1, S2, G, step);
+  check("optimizer_step", P, S1, S2, &G, step);
   core::Backend& backend = core::current_backend_object();
   {
     core::CallTrace trace("optimizer_step");
@@ -97,6 +97,38 @@ void optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const Op
     trace.ran_on("as calls");
   }
   composed(P, S1, S2, G, step);
+}
+
+void optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, const Matrix& B, const Descriptor& d,
+                            const OptimizerStep& step) {
+  const char* name = "optimizer_step_sampled";
+  check(name, P, S1, S2, nullptr, step);
+  if (d.replace || d.mask_complement || d.mask_structure)
+    throw Error(Info::InvalidValue, std::string(name) + ": the descriptor may only transpose A or B (P is the mask)");
+  for (const Matrix* X : {&A, &B})
+    if (X->type() != P.type())
+      throw Error(Info::DomainMismatch, std::string(name) + ": A and B must be of P's type " + P.type()->name +
+                                            ", not " + X->type()->name);
+  const Index a_rows = d.transpose_first ? A.ncols() : A.nrows(), a_k = d.transpose_first ? A.nrows() : A.ncols();
+  const Index b_k = d.transpose_second ? B.ncols() : B.nrows(), b_cols = d.transpose_second ? B.nrows() : B.ncols();
+  core::check_dim(name, a_rows, "op(A)'s rows", P.nrows(), "P's rows");
+  core::check_dim(name, b_cols, "op(B)'s columns", P.ncols(), "P's columns");
+  core::check_dim(name, b_k, "op(B)'s rows", a_k, "op(A)'s columns");
+  core::Backend& backend = core::current_backend_object();
+  {
+    core::CallTrace trace(name);
+    if (backend.optimizer_step_sampled(P, S1, S2, A, d.transpose_first, B, d.transpose_second, step) ==
+        core::KernelStatus::Done) {
+      trace.ran_on(backend);
+      return;
+    }
+    trace.ran_on("as calls");
+  }
+  Matrix G(P.type(), P.nrows(), P.ncols());
+  Descriptor sampled = d;
+  sampled.mask_structure = true;
+  mxm(G, &P, nullptr, *builtin_semiring(BinaryOpcode::Plus, BinaryOpcode::Times, P.type()->code), A, B, sampled);
+  optimizer_step(P, S1, S2, G, step);
 }
 
 }  // namespace snk

@@ -165,6 +165,10 @@ class CudaBackend final : public core::Backend {
   KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) override {
     return run([&] { return portable_optimizer_step(P, S1, S2, G, step, stream_); });
   }
+  KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, bool ta, const Matrix& B,
+                                      bool tb, const OptimizerStep& step) override {
+    return run([&] { return cuda::optimizer_step_sampled(P, S1, S2, A, ta, B, tb, step, stream_); });
+  }
   KernelStatus fill(Matrix& T, const Scalar& x, const Matrix* pattern) override {
     return run([&] { return portable_fill(T, x, pattern, stream_); });
   }

@@ -184,6 +184,15 @@ KernelStatus portable_fill(Matrix& T, const Scalar& x, const Matrix* pattern, cu
   return KernelStatus::Done;
 }
 
+namespace {
+// X's new device values on its own pattern, keeping the pattern (and the plans built on it).
+void renew_values(Matrix& X, DeviceBuffer x, cudaStream_t s) {
+  std::shared_ptr<CompactedPattern> pattern = pattern_of(X);
+  attach_values(X, X, std::move(x), s);
+  inherit(X, std::move(pattern));
+}
+}  // namespace
+
 KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step,
                                      cudaStream_t s) {
   const CsrRef p = ref_of(P, s), s1 = ref_of(S1, s), g = ref_of(G, s);
@@ -198,23 +207,49 @@ KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Ma
       const Index n = p.nvals;
       DeviceBuffer p_out = ctx.alloc(n * sizeof(V)), s1_out = ctx.alloc(n * sizeof(V));
       DeviceBuffer s2_out = S2 ? ctx.alloc(n * sizeof(V)) : DeviceBuffer();
-      P::optimizer_values<V>(ctx, n, P::OptimizerCoefficients<V>(step), p.values<V>(), s1.values<V>(),
+      P::optimizer_values<V>(ctx, n, OptimizerRule<V>(step), p.values<V>(), s1.values<V>(),
                              S2 ? s2.values<V>() : nullptr, g.values<V>(), P::as<V>(p_out), P::as<V>(s1_out),
                              S2 ? P::as<V>(s2_out) : nullptr);
-      // Each keeps its pattern (and the plans built on it) with its new values.
-      const auto renew = [&](Matrix& X, DeviceBuffer x) {
-        std::shared_ptr<CompactedPattern> pattern = pattern_of(X);
-        attach_values(X, X, std::move(x), s);
-        inherit(X, std::move(pattern));
-      };
-      renew(P, std::move(p_out));
-      renew(S1, std::move(s1_out));
-      if (S2) renew(*S2, std::move(s2_out));
+      renew_values(P, std::move(p_out), s);
+      renew_values(S1, std::move(s1_out), s);
+      if (S2) renew_values(*S2, std::move(s2_out), s);
       done = true;
     }
     return done;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus portable_sampled_step(Matrix& P, Matrix& S1, Matrix* S2, Plan& plan, SampledArgs args,
+                                   const OptimizerStep& step, cudaStream_t s) {
+  if (P.type() != &types::FP32 || S1.type() != &types::FP32 || (S2 && S2->type() != &types::FP32))
+    return KernelStatus::Declined;
+  const CsrRef p = ref_of(P, s), s1 = ref_of(S1, s);
+  const CsrRef s2 = S2 ? ref_of(*S2, s) : p;
+  SourceContext ctx = source_context(s);
+  if (!P::same_pattern(ctx, p, s1) || !P::same_pattern(ctx, p, s2)) return KernelStatus::Declined;
+  const Index n = p.nvals;
+  DeviceBuffer p_out = ctx.alloc(n * sizeof(float)), s1_out = ctx.alloc(n * sizeof(float));
+  DeviceBuffer s2_out = S2 ? ctx.alloc(n * sizeof(float)) : DeviceBuffer();
+  SampledUpdate up;
+  up.rule = OptimizerRule<float>(step);
+  up.p = p.values<float>();
+  up.s1 = s1.values<float>();
+  up.s2 = S2 ? s2.values<float>() : nullptr;
+  up.p_out = P::as<float>(p_out);
+  up.s1_out = P::as<float>(s1_out);
+  up.s2_out = S2 ? P::as<float>(s2_out) : nullptr;
+  args.update = &up;
+  std::string why;
+  const Status st = sampled_product(plan, args, &why);
+  if (st == Status::Unsupported) return KernelStatus::Declined;
+  if (st != Status::Success)
+    throw Error(st == Status::OutOfMemory ? Info::OutOfMemory : Info::Panic,
+                "cuda backend: optimizer step on a sampled product: " + why);
+  renew_values(P, std::move(p_out), s);
+  renew_values(S1, std::move(s1_out), s);
+  if (S2) renew_values(*S2, std::move(s2_out), s);
+  return KernelStatus::Done;
 }
 
 KernelStatus portable_apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A, cudaStream_t s) {

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/kernels.hpp"
+#include "spmm/dispatch.hpp"
 
 namespace snk::cuda {
 
@@ -34,6 +35,11 @@ core::KernelStatus portable_reduce_scalar(Scalar& out, const Monoid& m, const Ma
 // pattern arrays and keep their SpMM plans. Declined otherwise, changing nothing.
 core::KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G,
                                            const OptimizerStep& step, cudaStream_t s);
+// The same with G's values made by the SpMM library's sampled product on P's plan as the rule takes them: `args`
+// holds the product's operands (sparse_times_full.cpp: optimizer_step_sampled); P, S1 and S2 FP32 on one pattern.
+// Declined otherwise, changing nothing.
+core::KernelStatus portable_sampled_step(Matrix& P, Matrix& S1, Matrix* S2, Plan& plan, SampledArgs args,
+                                         const OptimizerStep& step, cudaStream_t s);
 // T = x at every entry of `pattern` (its device copy's pattern arrays are shared), or at every position of T when
 // pattern is null; T is x's type, a builtin one (Backend::fill).
 core::KernelStatus portable_fill(Matrix& T, const Scalar& x, const Matrix* pattern, cudaStream_t s);

@@ -38,6 +38,7 @@
 #include <string>
 
 #include "dense_tile_sampled.hpp"
+#include "portable_ops.hpp"
 #include "device_copy.hpp"
 #include "semiring_map.hpp"
 #include "spmm/host_threads.hpp"
@@ -455,27 +456,24 @@ KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, const Mat
   return KernelStatus::Done;
 }
 
-KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
-                         const Matrix& B, bool tb, cudaStream_t stream) {
-  const Matrix* M = mask.M;
-  if (M == nullptr || mask.complement || M->nvals() == 0) return KernelStatus::Declined;
-  const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, false);
-  if (!semiring || !semiring->id.is_plus_times() || semiring->type != ValueType::FP32) return KernelStatus::Declined;
-  if (A.type() != &types::FP32 || B.type() != &types::FP32 || T.type() != &types::FP32) return KernelStatus::Declined;
-  if (!has_every_entry(A) || !has_every_entry(B)) return KernelStatus::Declined;
+namespace {
+// The sampled product's arguments for op(A) op(B) at M's positions (A, B full FP32, M with the plan of an earlier
+// product, K up to kSampledMaxK), everything but z; null where it does not apply.
+CompactedPattern* sampled_args(const Matrix& M, const Matrix& A, bool ta, const Matrix& B, bool tb, SampledArgs& args,
+                               cudaStream_t stream) {
+  if (A.type() != &types::FP32 || B.type() != &types::FP32 || M.nvals() == 0) return nullptr;
+  if (!has_every_entry(A) || !has_every_entry(B)) return nullptr;
   const Index rows = ta ? A.ncols() : A.nrows(), K = ta ? A.nrows() : A.ncols();
   const Index cols = tb ? B.nrows() : B.ncols();
-  if ((tb ? B.ncols() : B.nrows()) != K || K < 1 || K > kSampledMaxK || T.nrows() != rows || T.ncols() != cols ||
-      M->nrows() != rows || M->ncols() != cols)
-    return KernelStatus::Declined;
-  auto* m_copy = dynamic_cast<MatrixOnDevice*>(M->device_copy());
-  if (m_copy == nullptr || m_copy->shared_pattern() == nullptr) return KernelStatus::Declined;   // no plan made yet
-  MatrixOnDevice& m = MatrixOnDevice::of(*M, stream);
-  CompactedPattern* pattern = m.pattern(*M, stream);
-  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != rows) return KernelStatus::Declined;
+  if ((tb ? B.ncols() : B.nrows()) != K || K < 1 || K > kSampledMaxK || M.nrows() != rows || M.ncols() != cols)
+    return nullptr;
+  auto* m_copy = dynamic_cast<MatrixOnDevice*>(M.device_copy());
+  if (m_copy == nullptr || m_copy->shared_pattern() == nullptr) return nullptr;   // no plan made yet
+  MatrixOnDevice& m = MatrixOnDevice::of(M, stream);
+  CompactedPattern* pattern = m.pattern(M, stream);
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != rows) return nullptr;
   MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
   MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
-  SampledArgs args;
   args.a = static_cast<const float*>(a.values());   // A row-major: A'(r, k) = A(k, r) (ta) or A(r, k)
   args.a_row = ta ? 1 : static_cast<std::int64_t>(K);
   args.a_k = ta ? static_cast<std::int64_t>(rows) : 1;
@@ -484,6 +482,22 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   args.b_col = tb ? static_cast<std::int64_t>(K) : 1;
   args.k = static_cast<int>(K);
   args.stream = stream;
+  return pattern;
+}
+}  // namespace
+
+KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
+                         const Matrix& B, bool tb, cudaStream_t stream) {
+  const Matrix* M = mask.M;
+  if (M == nullptr || mask.complement || M->nvals() == 0) return KernelStatus::Declined;
+  const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, false);
+  if (!semiring || !semiring->id.is_plus_times() || semiring->type != ValueType::FP32) return KernelStatus::Declined;
+  if (T.type() != &types::FP32 || T.nrows() != M->nrows() || T.ncols() != M->ncols()) return KernelStatus::Declined;
+  SampledArgs args;
+  CompactedPattern* pattern = sampled_args(*M, A, ta, B, tb, args, stream);
+  if (pattern == nullptr) return KernelStatus::Declined;
+  MatrixOnDevice& m = MatrixOnDevice::of(*M, stream);
+  const Index rows = M->nrows(), cols = M->ncols(), K = args.k;
   DeviceBuffer z(static_cast<std::size_t>(M->nvals()) * sizeof(float));
   args.z = static_cast<float*>(z.get());
   if (dense_tiles_pay(rows, cols, K, M->nvals())) {
@@ -508,6 +522,15 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   T.attach_device_copy(MatrixOnDevice::with_pattern_of(*M, std::move(z), sizeof(float), stream),
                        /*host_is_stale=*/true);
   return KernelStatus::Done;
+}
+
+KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, bool ta, const Matrix& B,
+                                    bool tb, const OptimizerStep& step, cudaStream_t stream) {
+  if (P.type() != &types::FP32) return KernelStatus::Declined;
+  SampledArgs args;
+  CompactedPattern* pattern = sampled_args(P, A, ta, B, tb, args, stream);
+  if (pattern == nullptr || args.k > kSampledUpdateMaxK) return KernelStatus::Declined;
+  return portable_sampled_step(P, S1, S2, *pattern->plan, args, step, stream);
 }
 
 }  // namespace snk::cuda

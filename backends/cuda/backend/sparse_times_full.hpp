@@ -39,4 +39,10 @@ core::KernelStatus mxm_full_row_times_sparse_t(Matrix& T, const Semiring& s, con
 core::KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
                                const Matrix& B, bool tb, cudaStream_t stream);
 
+// snk::optimizer_step_sampled on P's plan: the sampled product of mxm_sampled at P's positions (the same conditions,
+// P FP32 as its mask, K at most kSampledUpdateMaxK), each non-zero's sum taken by the optimizer rule as it is made
+// (portable_sampled_step); the gradient is never stored. Declined, changing nothing, otherwise.
+core::KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, bool ta, const Matrix& B,
+                                          bool tb, const OptimizerStep& step, cudaStream_t stream);
+
 }  // namespace snk::cuda

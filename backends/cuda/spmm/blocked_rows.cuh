@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "spmm/dispatch.hpp"
+
 namespace snk::cuda {
 
 struct BlockedRows {
@@ -44,6 +46,8 @@ struct SampledParams {
   int k = 1;                  // K, walked in slices of up to 32 values (sampled_product.cuh)
   int row_floats = 1;         // floats a staged column of B' takes in shared memory (sampled_row_floats of a slice)
   float* z = nullptr;         // one value per non-zero, in W's CSR order
+  bool update = false;        // the values go to up's optimizer rule instead of z (k <= kSampledUpdateMaxK)
+  SampledUpdate up;
 };
 
 // Lanes that share one non-zero of the sampled product, and the values of K each of them takes: K = 1 one lane and

@@ -279,12 +279,17 @@ cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s) 
 cudaError_t launch_sampled_product(const SampledParams& p, cudaStream_t s) {
   const std::size_t bytes = std::size_t(p.row_floats) * p.grid.block_cols * sizeof(float);
   const int slice = std::min(p.k, kSampledSliceK);   // the kernel's lanes and values are a slice's
-  switch (sampled_lanes(slice) * 100 + sampled_values(slice)) {   // the instantiations of sampled_lanes / _values
-    case 101: return launch_blocked(sampled_product_kernel<1, 1>, p, bytes, s);
-    case 104: return launch_blocked(sampled_product_kernel<4, 1>, p, bytes, s);
-    case 108: return launch_blocked(sampled_product_kernel<8, 1>, p, bytes, s);
-    case 208: return launch_blocked(sampled_product_kernel<8, 2>, p, bytes, s);
-    case 408: return launch_blocked(sampled_product_kernel<8, 4>, p, bytes, s);
+  // The instantiations of sampled_lanes / _values, storing z or updating (one lane a non-zero: kSampledUpdateMaxK).
+  if (p.update && p.k > kSampledUpdateMaxK) return cudaErrorInvalidValue;
+  switch (sampled_lanes(slice) * 1000 + sampled_values(slice) * 10 + (p.update ? 1 : 0)) {
+    case 1010: return launch_blocked(sampled_product_kernel<1, 1, false>, p, bytes, s);
+    case 1040: return launch_blocked(sampled_product_kernel<4, 1, false>, p, bytes, s);
+    case 1080: return launch_blocked(sampled_product_kernel<8, 1, false>, p, bytes, s);
+    case 2080: return launch_blocked(sampled_product_kernel<8, 2, false>, p, bytes, s);
+    case 4080: return launch_blocked(sampled_product_kernel<8, 4, false>, p, bytes, s);
+    case 1011: return launch_blocked(sampled_product_kernel<1, 1, true>, p, bytes, s);
+    case 1041: return launch_blocked(sampled_product_kernel<4, 1, true>, p, bytes, s);
+    case 1081: return launch_blocked(sampled_product_kernel<8, 1, true>, p, bytes, s);
     default: return cudaErrorInvalidValue;
   }
 }

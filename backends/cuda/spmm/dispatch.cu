@@ -1002,12 +1002,17 @@ Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message
   };
   if (args.k < 1 || args.k > kSampledMaxK)
     return fail(Status::Unsupported, "K must be 1.." + std::to_string(kSampledMaxK));
+  if (args.update && args.k > kSampledUpdateMaxK)
+    return fail(Status::Unsupported, "an update takes K up to " + std::to_string(kSampledUpdateMaxK));
   const int row_floats = sampled_row_floats(std::min(args.k, kSampledSliceK));
   if (!blocked_rows_fit(w, row_floats))
     return fail(Status::Unsupported, "the plan has no column-boundary table, more than 65536 columns, or column "
                                      "blocks too wide for K");
   if (w.nnz == 0) return Status::Success;
-  if (!args.a || !args.b || !args.z) return fail(Status::InvalidArgument, "null A, B or z");
+  const SampledUpdate* up = args.update;
+  if (!args.a || !args.b || (!up && !args.z)) return fail(Status::InvalidArgument, "null A, B or z");
+  if (up && (!up->p || !up->s1 || !up->p_out || !up->s1_out || (!up->s2) != (!up->s2_out)))
+    return fail(Status::InvalidArgument, "an update needs p, s1 and their outputs, and s2 with s2_out or neither");
   const float* a = args.a;
   std::int64_t a_row = args.a_row, a_k = args.a_k;
   cudaError_t e = cudaSuccess;
@@ -1030,6 +1035,10 @@ Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message
   p.b_k = args.b_k;
   p.b_col = args.b_col;
   p.z = args.z;
+  if (up) {
+    p.update = true;
+    p.up = *up;
+  }
   p.a = a;
   p.b = args.b;
   p.k = args.k;

@@ -26,6 +26,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ops/optimizer_rule.hpp"
+
 namespace snk::cuda {
 
 // Value types of W, X and Y (all three share one type; FP16/BF16 accumulate in fp32).
@@ -268,13 +270,26 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message = nullptr);
 // workspace cannot be had. Asynchronous on `stream`; calls on one plan are ordered on one stream.
 constexpr int kSampledSliceK = 32;
 constexpr int kSampledMaxK = 1 << 16;
+// The sampled product's values taken by an optimizer step instead of stored (snk::optimizer_step_sampled): for every
+// non-zero e, rule(p[e], s1[e], s2[e], z(e)), the results in p_out[e], s1_out[e] and s2_out[e] (s2 and s2_out null
+// for SGD; outputs may be the inputs), the arrays in W's CSR order. Only K up to kSampledUpdateMaxK, where one lane
+// takes a whole non-zero: with 2 or 4 lanes a non-zero the update's memory traffic meets the kernel's shared-memory
+// traffic in L1 and the one pass took longer than the product and a separate pass over the values
+// (bench/results/layers-h200.md); Unsupported beyond.
+constexpr int kSampledUpdateMaxK = 8;
+struct SampledUpdate {
+  OptimizerRule<float> rule;
+  const float *p = nullptr, *s1 = nullptr, *s2 = nullptr;
+  float *p_out = nullptr, *s1_out = nullptr, *s2_out = nullptr;
+};
 struct SampledArgs {
   const float* a = nullptr;   // A'(r, k) = a[r * a_row + k * a_k]
   std::int64_t a_row = 0, a_k = 1;
   const float* b = nullptr;   // B'(k, c) = b[k * b_k + c * b_col]
   std::int64_t b_k = 0, b_col = 1;
   int k = 1;
-  float* z = nullptr;         // nnz values
+  float* z = nullptr;         // nnz values (unused with update)
+  const SampledUpdate* update = nullptr;
   cudaStream_t stream = nullptr;
 };
 Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message = nullptr);

@@ -37,8 +37,9 @@ struct SampledLanes {
 };
 
 // V values of K on each of L lanes per non-zero (sampled_values, sampled_lanes); grid (row ranges, column blocks);
-// dynamic shared memory block_cols x row_floats floats; 512 threads.
-template <int V, int L>
+// dynamic shared memory block_cols x row_floats floats; 512 threads. Update: p.update is set (K <= 8, one lane a
+// non-zero), and each non-zero's sum goes to p.up's rule with its parameter and states instead of to z.
+template <int V, int L, bool Update>
 __global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
   using Lanes = SampledLanes<V, L>;
   constexpr int kSlots = Lanes::kSlots, kRF = Lanes::kRowFloats, kUnroll = 4;
@@ -86,6 +87,19 @@ __global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
         float before[kUnroll];   // the sums of the slices before (none in the first)
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) before[u] = k0 > 0 && in[u] && sub == 0 ? p.z[base + u * kSlots + slot] : 0.0f;
+        // Update (one lane a non-zero): the parameters and states of the lane's non-zeros, loaded before the sums so
+        // that the loads overlap them.
+        static_assert(!Update || L == 1, "an update takes one lane a non-zero (kSampledUpdateMaxK)");
+        [[maybe_unused]] float total[kUnroll], pv[kUnroll], s1v[kUnroll], s2v[kUnroll];
+        if constexpr (Update) {
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) {
+            const int e = in[u] ? base + u * kSlots + slot : 0;
+            pv[u] = p.up.p[e];
+            s1v[u] = p.up.s1[e];
+            s2v[u] = p.up.s2 ? p.up.s2[e] : 0.0f;
+          }
+        }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
           const float* row = bs + c[u] * kRF + sub * V;
@@ -112,7 +126,19 @@ __global__ void __launch_bounds__(512) sampled_product_kernel(SampledParams p) {
           }
 #pragma unroll
           for (int w = 1; w < L; w <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);
-          if (in[u] && sub == 0) p.z[base + u * kSlots + slot] = before[u] + sum;
+          if constexpr (Update) total[u] = sum;
+          else if (in[u] && sub == 0) p.z[base + u * kSlots + slot] = before[u] + sum;
+        }
+        if constexpr (Update) {
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) {
+            if (!in[u]) continue;
+            const int e = base + u * kSlots + slot;
+            p.up.rule(pv[u], s1v[u], s2v[u], total[u]);
+            p.up.p_out[e] = pv[u];
+            p.up.s1_out[e] = s1v[u];
+            if (p.up.s2_out) p.up.s2_out[e] = s2v[u];
+          }
         }
       }
     });
