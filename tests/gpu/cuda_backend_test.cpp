@@ -743,6 +743,36 @@ TEST(CudaBackend, BindPolicyEagerAndNever) {
   snk::set_bind_policy(was);
 }
 
+// X W^T (a layer's forward) reads W's own plan: under Eager its values bind at the first product at batch 8, in FP32
+// and, with W's BF16 precision hint, its rounded values (one type's at a time); the results stay the reference's
+// (BF16: of the rounded operands), bound or not.
+TEST(CudaBackend, EagerBindingOfXWtInFp32AndBf16) {
+  REQUIRE_CUDA();
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  const snk::BindPolicy was = snk::bind_policy();
+  snk::set_bind_policy(snk::BindPolicy::Eager);
+  Matrix W = with_uneven_values(random_matrix(&snk::types::FP32, 3000, 4096, 0.05, false));
+  snk::Descriptor tb;
+  tb.transpose_second = true;
+  const Matrix Xt = with_uneven_values(full(&snk::types::FP32, 8, 4096));
+  const auto bound_as = [&](const char* type) {
+    return W.device_copy() != nullptr &&
+           W.device_copy()->describe().find(std::string("values bound (") + type) != std::string::npos;
+  };
+  for (int i = 0; i < 2; ++i) {
+    expect_same(mxm_on("cuda", pt, Xt, W, tb), mxm_on("reference", pt, Xt, W, tb), "X W^T, FP32, eager");
+    EXPECT_TRUE(bound_as("FP32")) << (W.device_copy() ? W.device_copy()->describe() : "no device copy");
+  }
+  W.set_precision_hint(Matrix::PrecisionHint::BF16);
+  const Matrix Wr = rounded_to_bf16(W);
+  for (int i = 0; i < 2; ++i) {
+    expect_bf16_of(mxm_on("cuda", pt, Xt, W, tb), mxm_on("reference", pt, rounded_to_bf16(Xt), Wr, tb),
+                   "X W^T, BF16 hint, eager");
+    EXPECT_TRUE(bound_as("16-bit")) << (W.device_copy() ? W.device_copy()->describe() : "no device copy");
+  }
+  snk::set_bind_policy(was);
+}
+
 TEST(CudaBackend, DeterministicRunsAreBitwiseEqual) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);

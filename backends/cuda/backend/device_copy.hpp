@@ -106,13 +106,26 @@ struct CompactedPattern {
   // Which copy's values are bound to `plan` (MatrixOnDevice::id; 0: none): the copies sharing a pattern hold
   // different values, and only the owner's products may read the bound ones.
   std::uint64_t bound_owner = 0;
-  // The products' record for binding the values to the plan (sparse_times_full.cpp): the wall seconds the products
-  // of one copy's values (unbound_owner: MatrixOnDevice::id) have spent unbound where binding would have changed
-  // their kernel, so that a copy with new values on this pattern (an optimizer's step, apply) starts from zero; and
-  // whether a bind failed (it is not tried again while this copy lives).
+  ValueType bound_type = ValueType::FP32;   // the bound values' type: FP32, or the 16-bit type of a precision hint
+  // The products' record for binding the values to the plan (sparse_times_full.cpp: BindingRule): the GPU seconds
+  // the products of one copy's values in one type (unbound_owner: MatrixOnDevice::id; unbound_type) have spent
+  // unbound where binding would have changed their kernel, so that a copy with new values on this pattern (an
+  // optimizer's step, apply), or the same values in the other type, starts from zero; the events around the last
+  // such product's calls, read by a later product once they have passed (no wait); and whether a bind failed (it is
+  // not tried again while this copy lives).
   double unbound_seconds = 0;
   std::uint64_t unbound_owner = 0;
+  ValueType unbound_type = ValueType::FP32;
+  cudaEvent_t unbound_start = nullptr, unbound_stop = nullptr;
+  bool unbound_timed = false;   // the events hold a product's calls not counted yet
   bool bind_failed = false;
+  CompactedPattern() = default;
+  CompactedPattern(const CompactedPattern&) = delete;
+  CompactedPattern& operator=(const CompactedPattern&) = delete;
+  ~CompactedPattern() {
+    if (unbound_start) cudaEventDestroy(unbound_start);
+    if (unbound_stop) cudaEventDestroy(unbound_stop);
+  }
 };
 
 // p[r] = r * ncols (r = 0 .. rows) and j[r * ncols + c] = c: the pattern of every column of `rows` rows, written on

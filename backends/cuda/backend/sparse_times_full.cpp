@@ -22,8 +22,8 @@
 //
 // A sparse operand with the precision hint (SNK_PRECISION_HINT: FP16 or BF16) under PLUS_TIMES on FP32 runs the same
 // products on 16-bit values: its values rounded once per device copy (half_values_of), the full operand rounded per
-// call, the SpMM summing in FP32 and writing 16-bit sums, which are widened into T (HalfOperands). Such products do
-// not bind values to the plan.
+// call, the SpMM summing in FP32 and writing 16-bit sums, which are widened into T (HalfOperands). Their rounded values
+// bind to the plan under the same rule as FP32 values (below); one type's values are bound at a time.
 //
 // A sparse operand with the 2:4 hint (SNK_TWO_FOUR_HINT) under PLUS_TIMES on FP32 runs on the sparse tensor cores
 // instead where it is 2:4 (two_four_form_of, two_four_run below): W B' here, X W^T in mxm_full_times_sparse (W^T X is
@@ -31,7 +31,6 @@
 #include "sparse_times_full.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -62,8 +61,10 @@ constexpr Index kColumnsPerCall = 32768;
 // Binding saves part of each product there (the SpMM call 0.090 -> 0.058 ms, in a GrB_mxm of about 0.3-0.4 ms),
 // so a one-off product should not pay it and a loop of products should. The rule is the ski-rental one: a copy
 // of A binds once its products that ran unbound, where binding would have changed their kernel, have taken as
-// long as binding is estimated to take. Binding then costs about what those products already spent. The user may
-// bind at the first such product instead, or never (snk::set_bind_policy, SNK_Bind_set, $SNACK_BIND).
+// long on the GPU as binding is estimated to take (BindingRule: events, read without waiting for the stream).
+// Binding then costs about what those products already spent. The user may bind at the first such product
+// instead, or never (snk::set_bind_policy, SNK_Bind_set, $SNACK_BIND). The same holds for X W^T, which reads W's own
+// plan (a layer's forward; mxm_full_times_sparse); a layer in training renews W every step, so Auto never binds there.
 constexpr double kBindSerialSecondsPerNonZero = 11e-9;
 constexpr double kBindSharedSecondsPerNonZero = 26e-9;
 
@@ -71,6 +72,68 @@ double binding_seconds(std::int64_t nnz) {
   const double per_non_zero = kBindSerialSecondsPerNonZero + kBindSharedSecondsPerNonZero / host_order_threads();
   return static_cast<double>(nnz) * per_non_zero;
 }
+
+// The binding rule for the SpMM calls of one product on W's own plan (the values of the device copy `owner`, in the
+// call's type): before each call, binds where the policy and the record say so and marks the call bound; after the
+// calls, the product's GPU time joins the record where some call ran unbound that bound values would have served
+// (events read by a later product: the stream is not waited for).
+class BindingRule {
+ public:
+  BindingRule(CompactedPattern& pattern, std::uint64_t owner, ValueType type, cudaStream_t stream)
+      : p_(pattern), owner_(owner), type_(type), stream_(stream), policy_(snk::bind_policy()) {
+    const bool same = p_.unbound_owner == owner && p_.unbound_type == type;
+    if (p_.unbound_timed && cudaEventQuery(p_.unbound_stop) == cudaSuccess) {   // the last timed product has run
+      float ms = 0;
+      if (same && cudaEventElapsedTime(&ms, p_.unbound_start, p_.unbound_stop) == cudaSuccess)
+        p_.unbound_seconds += ms * 1e-3;
+      p_.unbound_timed = false;
+    }
+    (void)cudaGetLastError();   // a query of events still pending reports cudaErrorNotReady
+    if (!same) {   // one set of values in one type
+      p_.unbound_owner = owner;
+      p_.unbound_type = type;
+      p_.unbound_seconds = 0;
+      p_.unbound_timed = false;
+    }
+  }
+  void before_call(Plan& plan, SpmmArgs& args) {
+    if (!bound(plan) && policy_ != BindPolicy::Never && bound_values_would_serve(plan, args)) {
+      if (!p_.bind_failed &&
+          (policy_ == BindPolicy::Eager || p_.unbound_seconds >= binding_seconds(plan.nnz()))) {
+        if (plan.bind_values(args.values, args.type, stream_) == Status::Success) {
+          p_.bound_owner = owner_;
+          p_.bound_type = type_;
+        } else {
+          (void)cudaGetLastError();
+          p_.bind_failed = true;
+        }
+      }
+      if (!bound(plan) && !timing_ && !p_.unbound_timed && events())
+        timing_ = cudaEventRecord(p_.unbound_start, stream_) == cudaSuccess;
+    }
+    args.values_bound = bound(plan);
+  }
+  void after_calls() {
+    if (timing_) p_.unbound_timed = cudaEventRecord(p_.unbound_stop, stream_) == cudaSuccess;
+  }
+
+ private:
+  bool bound(const Plan& plan) const {
+    return plan.has_bound_values() && p_.bound_owner == owner_ && p_.bound_type == type_;
+  }
+  bool events() {
+    if (!p_.unbound_start && cudaEventCreate(&p_.unbound_start) != cudaSuccess) p_.unbound_start = nullptr;
+    if (!p_.unbound_stop && cudaEventCreate(&p_.unbound_stop) != cudaSuccess) p_.unbound_stop = nullptr;
+    (void)cudaGetLastError();
+    return p_.unbound_start && p_.unbound_stop;
+  }
+  CompactedPattern& p_;
+  std::uint64_t owner_;
+  ValueType type_;
+  cudaStream_t stream_;
+  BindPolicy policy_;
+  bool timing_ = false;   // this product's first timed call has its start event recorded
+};
 
 // The arguments every product here passes: W's values, the semiring, determinism, the stream.
 SpmmArgs product_args(Orientation orientation, const SpmmSemiring& semiring, const void* values, cudaStream_t stream) {
@@ -284,13 +347,7 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   }
   const std::size_t elem = half ? sizeof(std::uint16_t) : value_bytes;   // of the operands the SpMM reads and writes
   Plan& plan = *pattern->plan;
-  if (pattern->unbound_owner != a.id()) {   // the rule counts the products of one set of values
-    pattern->unbound_owner = a.id();
-    pattern->unbound_seconds = 0;
-  }
-  const auto started = std::chrono::steady_clock::now();
-  bool binding_would_serve = false;   // some call of this product ran unbound where bound values would serve
-  const BindPolicy policy = half ? BindPolicy::Never : snk::bind_policy();   // Auto: the rule above
+  BindingRule binding(*pattern, a.id(), args.type, stream);
   for (Index c0 = 0; c0 < N; c0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, N - c0));
     // Column c0 of B': B'(0, c0) is B(0, c0) (row-major, ld N) or B(c0, 0) (tb: column-major, ld K).
@@ -300,37 +357,19 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     // would read a bound order they are bound to the plan once the products have paid for it (the rule above); a
     // bind that fails (device memory) leaves this call and the later ones on the per-call path.
     // The plan may hold another copy's values (copies of one pattern share it): only the owner reads them.
-    const auto bound_here = [&] { return plan.has_bound_values() && pattern->bound_owner == a.id(); };
-    if (!bound_here() && policy != BindPolicy::Never && bound_values_would_serve(plan, args)) {
-      if (!pattern->bind_failed &&
-          (policy == BindPolicy::Eager || pattern->unbound_seconds >= binding_seconds(plan.nnz()))) {
-        if (plan.bind_values(args.values, args.type, stream) == Status::Success) {
-          pattern->bound_owner = a.id();
-        } else {
-          (void)cudaGetLastError();
-          pattern->bind_failed = true;
-        }
-      }
-      if (!bound_here()) binding_would_serve = true;
-    }
-    args.values_bound = !half && bound_here();
+    binding.before_call(plan, args);
     std::string why;
     const Status st = spmm(plan, args, &why);
     if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
     if (st != Status::Success)
       throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
   }
+  binding.after_calls();
   if (half) half->finish(t_values.get(), rows * N, stream);
 
-  // T stays on the device: the next product reads it there, and the host form is made when the host reads it. An
-  // unbound product that bound values would serve is timed (the binding rule counts its seconds); the others are
-  // complete in stream order (device_copy.hpp).
-  if (binding_would_serve) {
-    throw_on_cuda_error(cudaStreamSynchronize(stream), "mxm");
-    pattern->unbound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  } else {
-    check_queued("mxm");
-  }
+  // T stays on the device: the next product reads it there, and the host form is made when the host reads it
+  // (complete in stream order: device_copy.hpp).
+  check_queued("mxm");
   T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
                                                    pattern->device_rows, N, value_bytes, stream),
                        /*host_is_stale=*/true);
@@ -385,16 +424,22 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
     y_values = static_cast<unsigned char*>(half->y.get());
   }
   const std::size_t elem = half ? sizeof(std::uint16_t) : value_bytes;   // of the operands the SpMM reads and writes
+  // X W^T reads W's own plan: its values bind to it under the rule of mxm_sparse_times_full (W^T X gathers them into
+  // the transposed plan's order per call).
+  std::optional<BindingRule> binding;
+  if (tb && !form) binding.emplace(*pattern, w.id(), args.type, stream);
   for (Index r0 = 0; r0 < batch && !form; r0 += kColumnsPerCall) {
     args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, batch - r0));
     args.x.data = const_cast<unsigned char*>(a_values + r0 * K * elem);
     args.y.data = y_values + r0 * M * elem;
+    if (binding) binding->before_call(*plan, args);
     std::string why;
     const Status st = spmm(*plan, args, &why);
     if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
     if (st != Status::Success)
       throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
   }
+  if (binding) binding->after_calls();
   if (half) half->finish(t_values.get(), batch * M, stream);
   // Every row of T is full: its rows 0 .. batch-1, listed on the device for the result's CSR form.
   std::vector<Index> rows(batch);
