@@ -1,7 +1,8 @@
 // tests/layers/test_sparse_linear.cpp: SparseLinear and SgdMomentum (sparse_linear.hpp, optim.hpp) against float64
 // host computations on fresh random inputs, on every usable backend (reference, kokkos, and cuda where a GPU is present):
 // the initialization's invariants (each neuron's fan-in, the weight scale), forward, the three gradients (dW only at
-// W's positions), two momentum steps with weight decay (the non-zero count kept), gradient clipping, and bad input.
+// W's positions; made on request or within an optimizer's step), two momentum steps with weight decay (the non-zero
+// count kept), gradient clipping, and bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -150,6 +151,49 @@ TEST(SgdMomentum, TwoStepsWithWeightDecayKeepThePattern) {
       const double v1 = gb1[j], v2 = momentum * v1 + gb2[j];
       expect_close(b2[j], b0[j] - lr * v1 - lr * v2, std::fabs(b0[j]) + std::fabs(v1) + std::fabs(v2),
                    backend + ": b after two steps");
+    }
+  }
+}
+
+// dW is made from the backward's own duplicates of X and dY: at its first request (weight_grad), or within an
+// optimizer's step that takes it (snk::optimizer_step_sampled; the cuda backend's one pass never stores it). Two
+// layers from one seed: one steps on dW asked for first, the other takes it within the step; their weights after
+// the step agree, the second's dW asked for after the step is the first's, and changing X and dY after the backward
+// changes neither.
+TEST(SparseLinear, WeightGradientMadeOnRequestOrWithinTheStep) {
+  const Index in = 29, out = 17, batch = 6;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    const std::uint64_t seed = rng()();
+    SparseLinear asked(in, out, 0.3, seed), within(in, out, 0.3, seed);
+    snk::layers::Adam adam_asked(0.01f), adam_within(0.01f);
+    Dense x, dy;
+    Matrix X = random_batch(batch, in, x), dY = random_batch(batch, out, dy);
+    (void)asked.forward(X);   // the products' plans, as in training
+    (void)within.forward(X);
+    asked.backward(X, dY);
+    within.backward(X, dY);
+    const auto g = entries(asked.weight_grad());
+    const double minus_one = -1.0;   // the caller reuses its batch after the backward
+    for (Index i = 0; i < batch; ++i) {
+      X.set_element(i, 0, &minus_one, &snk::types::FP64);
+      dY.set_element(i, 0, &minus_one, &snk::types::FP64);
+    }
+    adam_asked.step(asked);
+    adam_within.step(within);
+    const auto wa = entries(asked.weight()), ww = entries(within.weight());
+    ASSERT_EQ(wa.size(), ww.size()) << backend;
+    for (const auto& [at, v] : wa) expect_close(ww.at(at), v, std::fabs(v) + 0.01, backend + ": W after the step");
+    const auto gw = entries(within.weight_grad());
+    ASSERT_EQ(gw.size(), g.size()) << backend;
+    for (const auto& [at, v] : g) {
+      double want = 0, scale = 0;
+      for (Index i = 0; i < batch; ++i) {
+        want += dy[i][at.first] * x[i][at.second];
+        scale += std::fabs(dy[i][at.first] * x[i][at.second]);
+      }
+      expect_close(v, want, scale, backend + ": dW asked for before the step");
+      expect_close(gw.at(at), want, scale, backend + ": dW asked for after a step that took it");
     }
   }
 }
