@@ -458,12 +458,27 @@ TEST(OptimizerStep, AGradientOnAnotherPatternRunsAsTheCalls) {
   }
 }
 
+// call() must throw snk::Error with `code` and a message naming `op`, and leave x's P, S1 and S2 as they were.
+void expect_refused(const Parameter& x, const std::string& backend, const char* op, snk::Info code,
+                    const std::function<void()>& call, const char* what) {
+  const auto before = entries(x.P), s1 = entries(x.S1), s2 = entries(x.S2);
+  try {
+    call();
+    ADD_FAILURE() << backend << " " << what << ": accepted";
+  } catch (const snk::Error& e) {
+    EXPECT_EQ(e.info(), code) << backend << " " << what << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find(op), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(entries(x.P), before) << backend << " " << what;
+  EXPECT_EQ(entries(x.S1), s1) << backend << " " << what;
+  EXPECT_EQ(entries(x.S2), s2) << backend << " " << what;
+}
+
 TEST(OptimizerStep, BadInputIsRefusedAndChangesNothing) {
   const HostParameter h = host_parameter(9, 7);
   for (const std::string& backend : backends()) {
     snk::BackendScope scope(backend);
     Parameter x = parameter_on(h, &snk::types::FP32);
-    const auto before = entries(x.P), s1 = entries(x.S1), s2 = entries(x.S2);
     const snk::OptimizerStep adam;
     snk::OptimizerStep sgd;
     sgd.rule = snk::OptimizerStep::Rule::SgdMomentum;
@@ -471,16 +486,7 @@ TEST(OptimizerStep, BadInputIsRefusedAndChangesNothing) {
     t0.t = 0;
     Matrix wide(&snk::types::FP32, 9, 8), fp64(kF64, 9, 7), ints(&snk::types::Int32, 9, 7);
     const auto refused = [&](snk::Info code, const std::function<void()>& call, const char* what) {
-      try {
-        call();
-        ADD_FAILURE() << backend << " " << what << ": accepted";
-      } catch (const snk::Error& e) {
-        EXPECT_EQ(e.info(), code) << backend << " " << what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find("optimizer_step"), std::string::npos) << e.what();
-      }
-      EXPECT_EQ(entries(x.P), before) << backend << " " << what;
-      EXPECT_EQ(entries(x.S1), s1) << backend << " " << what;
-      EXPECT_EQ(entries(x.S2), s2) << backend << " " << what;
+      expect_refused(x, backend, "optimizer_step", code, call, what);
     };
     refused(snk::Info::InvalidValue, [&] { snk::optimizer_step(x.P, x.P, &x.S2, x.G, adam); }, "P as its own state");
     refused(snk::Info::InvalidValue, [&] { snk::optimizer_step(x.P, x.S1, &x.S2, x.S1, adam); }, "S1 as G");
@@ -535,7 +541,6 @@ TEST(OptimizerStep, SampledGradientEqualsTheProductThenTheStep) {
     snk::BackendScope scope(backend);
     const HostParameter h = host_parameter(9, 7);
     Parameter x = parameter_on(h, &snk::types::FP32);
-    const auto before = entries(x.P), s1 = entries(x.S1), s2 = entries(x.S2);
     const snk::OptimizerStep adam;
     const Matrix A = random_batch(4, 9), B = random_batch(4, 7), narrow = random_batch(4, 6),
                  fp64 = random_batch(4, 9, kF64), short_k = random_batch(3, 7);
@@ -544,16 +549,7 @@ TEST(OptimizerStep, SampledGradientEqualsTheProductThenTheStep) {
     snk::Descriptor with_mask = d;
     with_mask.mask_structure = true;
     const auto refused = [&](snk::Info code, const std::function<void()>& call, const char* what) {
-      try {
-        call();
-        ADD_FAILURE() << backend << " " << what << ": accepted";
-      } catch (const snk::Error& e) {
-        EXPECT_EQ(e.info(), code) << backend << " " << what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find("optimizer_step_sampled"), std::string::npos) << e.what();
-      }
-      EXPECT_EQ(entries(x.P), before) << backend << " " << what;
-      EXPECT_EQ(entries(x.S1), s1) << backend << " " << what;
-      EXPECT_EQ(entries(x.S2), s2) << backend << " " << what;
+      expect_refused(x, backend, "optimizer_step_sampled", code, call, what);
     };
     refused(snk::Info::InvalidValue, [&] { snk::optimizer_step_sampled(x.P, x.S1, &x.S2, A, B, with_mask, adam); },
             "a mask field in the descriptor");

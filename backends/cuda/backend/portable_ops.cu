@@ -191,6 +191,19 @@ void renew_values(Matrix& X, DeviceBuffer x, cudaStream_t s) {
   attach_values(X, X, std::move(x), s);
   inherit(X, std::move(pattern));
 }
+
+// The new values of an optimizer step on P, S1 and S2 (S2 null for SGD), n of `size` bytes each; give() hands them
+// to the matrices, each keeping its pattern.
+struct StepValues {
+  DeviceBuffer p, s1, s2;
+  StepValues(SourceContext& ctx, Index n, std::size_t size, bool with_s2)
+      : p(ctx.alloc(n * size)), s1(ctx.alloc(n * size)), s2(with_s2 ? ctx.alloc(n * size) : DeviceBuffer()) {}
+  void give(Matrix& P, Matrix& S1, Matrix* S2, cudaStream_t s) {
+    renew_values(P, std::move(p), s);
+    renew_values(S1, std::move(s1), s);
+    if (S2) renew_values(*S2, std::move(s2), s);
+  }
+};
 }  // namespace
 
 KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step,
@@ -204,15 +217,11 @@ KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Ma
   with_type(P.type()->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     if constexpr (std::is_floating_point_v<V>) {
-      const Index n = p.nvals;
-      DeviceBuffer p_out = ctx.alloc(n * sizeof(V)), s1_out = ctx.alloc(n * sizeof(V));
-      DeviceBuffer s2_out = S2 ? ctx.alloc(n * sizeof(V)) : DeviceBuffer();
-      P::optimizer_values<V>(ctx, n, OptimizerRule<V>(step), p.values<V>(), s1.values<V>(),
-                             S2 ? s2.values<V>() : nullptr, g.values<V>(), P::as<V>(p_out), P::as<V>(s1_out),
-                             S2 ? P::as<V>(s2_out) : nullptr);
-      renew_values(P, std::move(p_out), s);
-      renew_values(S1, std::move(s1_out), s);
-      if (S2) renew_values(*S2, std::move(s2_out), s);
+      StepValues out(ctx, p.nvals, sizeof(V), S2 != nullptr);
+      P::optimizer_values<V>(ctx, p.nvals, OptimizerRule<V>(step), p.values<V>(), s1.values<V>(),
+                             S2 ? s2.values<V>() : nullptr, g.values<V>(), P::as<V>(out.p), P::as<V>(out.s1),
+                             S2 ? P::as<V>(out.s2) : nullptr);
+      out.give(P, S1, S2, s);
       done = true;
     }
     return done;
@@ -222,23 +231,20 @@ KernelStatus portable_optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Ma
 
 KernelStatus portable_sampled_step(Matrix& P, Matrix& S1, Matrix* S2, Plan& plan, SampledArgs args,
                                    const OptimizerStep& step, cudaStream_t s) {
-  if (P.type() != &types::FP32 || S1.type() != &types::FP32 || (S2 && S2->type() != &types::FP32))
-    return KernelStatus::Declined;
+  if (P.type() != &types::FP32) return KernelStatus::Declined;   // S1 and S2 are P's type (the core checked)
   const CsrRef p = ref_of(P, s), s1 = ref_of(S1, s);
   const CsrRef s2 = S2 ? ref_of(*S2, s) : p;
   SourceContext ctx = source_context(s);
   if (!P::same_pattern(ctx, p, s1) || !P::same_pattern(ctx, p, s2)) return KernelStatus::Declined;
-  const Index n = p.nvals;
-  DeviceBuffer p_out = ctx.alloc(n * sizeof(float)), s1_out = ctx.alloc(n * sizeof(float));
-  DeviceBuffer s2_out = S2 ? ctx.alloc(n * sizeof(float)) : DeviceBuffer();
+  StepValues out(ctx, p.nvals, sizeof(float), S2 != nullptr);
   SampledUpdate up;
   up.rule = OptimizerRule<float>(step);
   up.p = p.values<float>();
   up.s1 = s1.values<float>();
   up.s2 = S2 ? s2.values<float>() : nullptr;
-  up.p_out = P::as<float>(p_out);
-  up.s1_out = P::as<float>(s1_out);
-  up.s2_out = S2 ? P::as<float>(s2_out) : nullptr;
+  up.p_out = P::as<float>(out.p);
+  up.s1_out = P::as<float>(out.s1);
+  up.s2_out = S2 ? P::as<float>(out.s2) : nullptr;
   args.update = &up;
   std::string why;
   const Status st = sampled_product(plan, args, &why);
@@ -246,9 +252,7 @@ KernelStatus portable_sampled_step(Matrix& P, Matrix& S1, Matrix* S2, Plan& plan
   if (st != Status::Success)
     throw Error(st == Status::OutOfMemory ? Info::OutOfMemory : Info::Panic,
                 "cuda backend: optimizer step on a sampled product: " + why);
-  renew_values(P, std::move(p_out), s);
-  renew_values(S1, std::move(s1_out), s);
-  if (S2) renew_values(*S2, std::move(s2_out), s);
+  out.give(P, S1, S2, s);
   return KernelStatus::Done;
 }
 

@@ -571,8 +571,7 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
 
 KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, bool ta, const Matrix& B,
                                     bool tb, const OptimizerStep& step, cudaStream_t stream) {
-  if (P.type() != &types::FP32) return KernelStatus::Declined;
-  SampledArgs args;
+  SampledArgs args;   // A and B FP32 (sampled_args), and so P (the core checked that they are of P's type)
   CompactedPattern* pattern = sampled_args(P, A, ta, B, tb, args, stream);
   if (pattern == nullptr || args.k > kSampledUpdateMaxK) return KernelStatus::Declined;
   return portable_sampled_step(P, S1, S2, *pattern->plan, args, step, stream);

@@ -279,8 +279,8 @@ cudaError_t launch_column_scatter(const ColumnScatterParams& p, cudaStream_t s) 
 cudaError_t launch_sampled_product(const SampledParams& p, cudaStream_t s) {
   const std::size_t bytes = std::size_t(p.row_floats) * p.grid.block_cols * sizeof(float);
   const int slice = std::min(p.k, kSampledSliceK);   // the kernel's lanes and values are a slice's
-  // The instantiations of sampled_lanes / _values, storing z or updating (one lane a non-zero: kSampledUpdateMaxK).
-  if (p.update && p.k > kSampledUpdateMaxK) return cudaErrorInvalidValue;
+  // The instantiations of sampled_lanes / _values, storing z or updating (one lane a non-zero: kSampledUpdateMaxK;
+  // an update on 2 or 4 lanes has none).
   switch (sampled_lanes(slice) * 1000 + sampled_values(slice) * 10 + (p.update ? 1 : 0)) {
     case 1010: return launch_blocked(sampled_product_kernel<1, 1, false>, p, bytes, s);
     case 1040: return launch_blocked(sampled_product_kernel<4, 1, false>, p, bytes, s);
