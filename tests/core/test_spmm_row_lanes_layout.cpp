@@ -18,7 +18,9 @@
 // class at one step only where one of them had no class left that no other lane of the half-phase took then; on
 // a uniform 10% pattern at batch tile 8 (blocks of 1408 columns) that brings the mean wavefronts of a load phase
 // of eight lanes from about 2.4 (CSR order) to under 1.12 (about 1.08; 1.22 with a fixed rotation of the classes
-// per lane); residues without the columns, or past 8, are refused.
+// per lane); residues without the columns, or past 8, and pieces other than 1, 2, 4, 8 are refused. The same for
+// 16-bit X' rows: one piece with 8 classes (the phase's eight lanes) and four pieces with 2 (each piece-phase's two
+// lanes).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,16 +72,16 @@ struct Misses {
 // of `residues` classes with p's packed columns where residues > 0, else in CSR order through the default
 // arguments) and checks every property the header documents.
 void build_and_check(const Pattern& p, int block_cols, std::int32_t n_ranges, RowLanesLayout* kept = nullptr,
-                     int residues = 0) {
+                     int residues = 0, int pieces = 2) {
   SCOPED_TRACE(::testing::Message() << "seed " << kSeed << ", " << p.rows << " x " << p.cols << ", nnz " << p.nnz()
                                     << ", blocks of " << block_cols << " columns, " << n_ranges << " ranges"
-                                    << ", residues " << residues);
+                                    << ", residues " << residues << ", pieces " << pieces);
   const HeldSegments seg = segments(p, block_cols);
   const std::int64_t nnz = p.nnz();
   const std::vector<std::uint16_t>& col16 = p.col16;
   RowLanesLayout L;
   if (residues == 0) ASSERT_TRUE(build_row_lanes_layout(seg, nnz, n_ranges, L));
-  else ASSERT_TRUE(build_row_lanes_layout(seg, nnz, n_ranges, L, col16.data(), residues));
+  else ASSERT_TRUE(build_row_lanes_layout(seg, nnz, n_ranges, L, col16.data(), residues, pieces));
 
   // 1. The header's sizes, and each block's ranges: contiguous, covering the rows, each within one row's weight
   // (segment length + 1) of an equal share of the block's weight, and groups_per_range the groups of the widest.
@@ -134,7 +136,7 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t n_ranges, Ro
       std::sort(want.begin(), want.end(), [&](std::int32_t a, std::int32_t b) {
         return len(a) != len(b) ? len(a) > len(b) : a < b;
       });
-      // In the residue order the slots of a group may hold its rows in any order (balance_halves): compare the
+      // In the residue order the slots of a group may hold its rows in any order (balance_phases): compare the
       // group's rows as sorted sets there.
       std::vector<std::int32_t> got_rows(L.slot_row.begin() + static_cast<std::ptrdiff_t>(base),
                                          L.slot_row.begin() + static_cast<std::ptrdiff_t>(base + n));
@@ -256,18 +258,20 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t n_ranges, Ro
       lane_held[l] = std::move(held);
     }
     if (residues == 0) continue;
-    // The residue rule, replayed step by step on each half-phase (lanes 8 q + 2 j + h, j = 0 .. 3): two of its
-    // lanes take one class at one step only where one of them had no class left that no other lane took then.
-    for (int half = 0; half < 8; ++half) {
-      int lanes[4];
-      std::int64_t left[4][8] = {};
-      for (int j = 0; j < 4; ++j) {
-        lanes[j] = 8 * (half >> 1) + 2 * j + (half & 1);
+    // The residue rule, replayed step by step on each piece-phase (lanes 8 q + pieces j + h, j = 0 .. 8 / pieces
+    // - 1): two of its lanes take one class at one step only where one of them had no class left that no other lane
+    // took then.
+    const int n_lanes = 8 / pieces;
+    for (int half = 0; half < 4 * pieces; ++half) {
+      int lanes[8] = {};
+      std::int64_t left[8][8] = {};
+      for (int j = 0; j < n_lanes; ++j) {
+        lanes[j] = 8 * (half / pieces) + pieces * j + half % pieces;
         for (std::int64_t q : lane_held[lanes[j]]) ++left[j][cls(q)];
       }
       for (std::size_t i = 0;; ++i) {
-        int taken[8] = {}, got[4] = {-1, -1, -1, -1}, active = 0;
-        for (int j = 0; j < 4; ++j)
+        int taken[8] = {}, got[8] = {-1, -1, -1, -1, -1, -1, -1, -1}, active = 0;
+        for (int j = 0; j < n_lanes; ++j)
           if (i < lane_held[lanes[j]].size()) {
             got[j] = cls(lane_held[lanes[j]][i]);
             ++taken[got[j]];
@@ -277,18 +281,18 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t n_ranges, Ro
         for (int k = 0; k < residues; ++k) {
           if (taken[k] < 2) continue;
           bool forced = false;   // some lane of the clash had every class it had left taken by another lane
-          for (int j = 0; j < 4 && !forced; ++j) {
+          for (int j = 0; j < n_lanes && !forced; ++j) {
             if (got[j] != k) continue;
             forced = true;
             for (int m = 0; m < residues; ++m)
               if (left[j][m] > 0 && taken[m] - (m == k ? 1 : 0) == 0) forced = false;
           }
           rule.check(forced, [&](std::ostream& o) {
-            o << "block " << c << " group " << gi << " half-phase " << half << " step " << i << ": " << taken[k]
+            o << "block " << c << " group " << gi << " piece-phase " << half << " step " << i << ": " << taken[k]
               << " lanes take class " << k << " where each had a free class";
           });
         }
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < n_lanes; ++j)
           if (got[j] >= 0) --left[j][got[j]];
       }
     }
@@ -382,10 +386,10 @@ TEST(SpmmRowLanesLayout, SameLayoutOnAnyNumberOfThreads) {
   const Pattern p = make(4000, 1024, 0.08, 9, 4);
   for (int residues : {0, 4}) {
     RowLanesLayout one;
-    ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 63, one, p.col16.data(), residues, 1));
+    ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 63, one, p.col16.data(), residues, 2, 1));
     for (int threads : {2, 3, 8}) {
       RowLanesLayout many;
-      ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 63, many, p.col16.data(), residues, threads));
+      ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), p.nnz(), 63, many, p.col16.data(), residues, 2, threads));
       EXPECT_EQ(one.perm, many.perm) << residues << " residues, " << threads << " threads";
       EXPECT_EQ(one.slot_row, many.slot_row) << residues << " residues, " << threads << " threads";
       EXPECT_EQ(one.slot_len, many.slot_len) << residues << " residues, " << threads << " threads";
@@ -396,14 +400,16 @@ TEST(SpmmRowLanesLayout, SameLayoutOnAnyNumberOfThreads) {
   // And the tests above, on the default count, check the properties of what it builds.
 }
 
-// The mean wavefronts of the batch-tile-8 kernel's shared-memory loads of X' over p's layout (blocks of block_cols
-// columns, n_ranges ranges, the given residues): an X' row is 32 bytes, so the half (lane & 1) of
-// column j a lane reads lies in bank group (2 * (j % 4) + (lane & 1)) % 8, and a load phase of eight lanes (8q ..
-// 8q + 7) takes as many wavefronts as the most lanes in one group. Averaged over every group, chunk step, slot and
-// phase with a real non-zero (pads read nothing); prints and records it.
-void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t n_ranges, int residues, double& mean) {
+// The mean wavefronts of the kernel's first shared-memory load of X' per non-zero over p's layout (blocks of
+// block_cols columns, n_ranges ranges, the given residues) for X' rows of `pieces` 16-byte pieces (8 / pieces rows
+// to a bank line): the piece (lane mod pieces) of column j a lane reads lies in bank group
+// (pieces * (j % (8 / pieces)) + lane % pieces) % 8, and a load phase of eight lanes (8q .. 8q + 7) takes as many
+// wavefronts as the most lanes in one group. Averaged over every group, chunk step, slot and phase with a real
+// non-zero (pads read nothing); prints and records it.
+void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t n_ranges, int residues, double& mean,
+                     int pieces = 2) {
   RowLanesLayout L;
-  ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, n_ranges, &L, residues));
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, block_cols, n_ranges, &L, residues, pieces));
   double sum = 0;
   std::int64_t phases = 0;
   for (std::size_t gi = 0; gi < L.group_start.size(); ++gi)
@@ -415,7 +421,7 @@ void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t n_ranges, in
             const std::int32_t v = L.perm[static_cast<std::size_t>(L.group_start[gi] + (k * 32 + l) * 4 + t)];
             if (v < 0) continue;
             ++real;
-            ++lanes[(2 * (p.col[static_cast<std::size_t>(v)] % 4) + (l & 1)) % 8];
+            ++lanes[(pieces * (p.col[static_cast<std::size_t>(v)] % (8 / pieces)) + l % pieces) % 8];
           }
           if (real == 0) continue;
           sum += *std::max_element(lanes, lanes + 8);
@@ -424,9 +430,11 @@ void mean_wavefronts(const Pattern& p, int block_cols, std::int32_t n_ranges, in
   ASSERT_GT(phases, 0);
   mean = sum / static_cast<double>(phases);
   std::cout << p.rows << " x " << p.cols << ", " << segments(p, block_cols).n_blocks() << " blocks of " << block_cols
-            << " columns, " << n_ranges << " ranges, residues " << residues << ": " << phases
+            << " columns, " << n_ranges << " ranges, residues " << residues << ", pieces " << pieces << ": " << phases
             << " load phases, mean wavefronts " << mean << "\n";
-  ::testing::Test::RecordProperty("mean_wavefronts_residues_" + std::to_string(residues), std::to_string(mean));
+  ::testing::Test::RecordProperty("mean_wavefronts_residues_" + std::to_string(residues) + "_pieces_" +
+                                      std::to_string(pieces),
+                                  std::to_string(mean));
 }
 
 TEST(SpmmRowLanesLayout, ResidueOrderSpreadsTheLoadPhasesOverTheBanks) {
@@ -442,6 +450,31 @@ TEST(SpmmRowLanesLayout, ResidueOrderSpreadsTheLoadPhasesOverTheBanks) {
   ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 4, 4, residue));
   EXPECT_GT(csr, 1.8);
   EXPECT_LT(residue, 1.12);
+}
+
+TEST(SpmmRowLanesLayout, ResidueOrderOfSixteenBitRows) {
+  // 16-bit X' rows: at batch tile 8 a row is 16 bytes (one piece, eight rows to a bank line: the eight lanes of a
+  // phase should take eight distinct classes mod 8), at tile 32 64 bytes (four pieces, two rows to a line: the two
+  // lanes of each piece-phase should take distinct parities). 2048 x 4096 at 10% in blocks of 1408 columns (the
+  // kernel takes fp32's blocks for 16-bit X' too). In CSR order a phase of eight lanes takes about 2.6
+  // (8 classes) or 1.9 (2 classes) wavefronts; in the residue order about 1.17 and 1.03.
+  const Pattern p = make(2048, 4096, 0.10);
+  for (int pieces : {1, 4}) {
+    SCOPED_TRACE(pieces);
+    const int residues = 8 / pieces;
+    double csr = 0, residue = 0;
+    ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 4, 0, csr, pieces));
+    ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 4, residues, residue, pieces));
+    EXPECT_GT(csr, 1.6);
+    EXPECT_LT(residue, pieces == 1 ? 1.2 : 1.06);
+  }
+  // The layout's properties on the ragged shapes, in both 16-bit orders.
+  const Pattern q = make(333, 300, 0.20, 11, 3);
+  for (int block_cols : {64, 128, 320})
+    for (std::int32_t ranges : {1, 5, 11}) {
+      ASSERT_NO_FATAL_FAILURE(build_and_check(q, block_cols, ranges, nullptr, 8, 1));
+      ASSERT_NO_FATAL_FAILURE(build_and_check(q, block_cols, ranges, nullptr, 2, 4));
+    }
 }
 
 // The pads of p's layout for blocks of block_cols columns in n_ranges row ranges, as fractions of the non-zeros:
@@ -510,10 +543,10 @@ TEST(SpmmRowLanesLayout, RefusesBadArgumentsAndTablesThatDoNotTile) {
   ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 2, good4, col16.data(), 4));
   ASSERT_TRUE(build_row_lanes_layout(segments(p, 256), nnz, 2, good4, col16.data(), 8));
   auto expect_refused = [&](const Pattern& q, std::int64_t n, std::int32_t ranges, const char* why,
-                            const std::uint16_t* c16 = nullptr, int residues = 0) {
+                            const std::uint16_t* c16 = nullptr, int residues = 0, int pieces = 2) {
     SCOPED_TRACE(why);
     RowLanesLayout out = good;   // a layout from an earlier call, to be cleared
-    EXPECT_FALSE(build_row_lanes_layout(segments(q, 256), n, ranges, out, c16, residues));
+    EXPECT_FALSE(build_row_lanes_layout(segments(q, 256), n, ranges, out, c16, residues, pieces));
     EXPECT_EQ(0, out.n_blocks);
     EXPECT_EQ(0, out.n_groups);
     EXPECT_TRUE(out.perm.empty());
@@ -537,6 +570,8 @@ TEST(SpmmRowLanesLayout, RefusesBadArgumentsAndTablesThatDoNotTile) {
   expect_refused(p, nnz, 2, "residues without the packed columns", nullptr, 4);
   expect_refused(p, nnz, 2, "residues past 8", col16.data(), 9);
   expect_refused(p, nnz, 2, "negative residues", col16.data(), -1);
+  expect_refused(p, nnz, 2, "pieces not 1, 2, 4 or 8", col16.data(), 4, 3);
+  expect_refused(p, nnz, 2, "no pieces", col16.data(), 4, 0);
 }
 
 }  // namespace

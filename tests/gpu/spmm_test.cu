@@ -1284,7 +1284,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       unbound.kernel = Kernel::RowLanes;
       EXPECT_NE(Kernel::RowLanes, choose(*plan, unbound).kernel) << choose(*plan, unbound).describe();
     }
-    if (sh.fits) {   // bound as fp16: the half call runs elsewhere; bound as fp32 again, the kernel serves again
+    if (sh.fits) {   // bound as fp16: the kernel serves fp16 calls, not fp32 ones; bound as fp32 again, fp32 again
       Case h;
       h.batch = 24;
       h.kernel = Kernel::RowLanes;
@@ -1293,7 +1293,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       probe.batch = 24;
       probe.orientation = Orientation::WX;
       probe.type = ValueType::FP16;
-      EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
+      EXPECT_EQ(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
       probe.type = ValueType::FP32;
       EXPECT_FALSE(choose(*plan, probe).kernel == Kernel::RowLanes) << "fp16 values are bound";
       Case f = h;
@@ -1397,6 +1397,85 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
   r.bind = true;
   r.deterministic = true;
   expect_bitwise_repeatable(m, r, *plan_m);
+}
+
+// RowLanes with fp16 and bf16 values bound: X', W and Y of that type, fp32 sums. Its 16-bit X' rows (16 bytes at
+// batch tile 8, 64 at 32) are laid out in their own residue order (row_lanes_layout.hpp), and the column blocks' sums
+// are always folded from fp32 partial tiles (there are no 16-bit atomics), so a call is deterministic either way.
+// The shapes of the fp32 test (several blocks and one, a heavy row with empty ones, fewer rows than a group), batches
+// 5-128 in both orientations it serves and both layouts with padded leading dimensions, each against the float64
+// reference on the 16-bit inputs (the output rounded to 16 bits: relative error about 2^-9); the choice takes the
+// kernel with bf16 values bound, and not once fp32 values are bound instead. On a plan where it pays, Auto takes it
+// at batch 8 and 32 with bf16 values bound.
+TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
+  SKIP_WITHOUT_GPU();
+  struct LanesShape {
+    const char* name;
+    int rows, cols;
+    double density;
+    int heavy, heavy_nnz;
+  };
+  const LanesShape shapes[] = {
+      {"blocks", 1500, 20000, 0.03, -1, 0},
+      {"one_block", 300, 1000, 0.1, -1, 0},
+      {"heavy_row", 700, 3000, 0.02, 5, 2500},
+      {"few_rows", 20, 500, 0.2, -1, 0},
+  };
+  for (const auto& sh : shapes) {
+    SCOPED_TRACE(sh.name);
+    Pattern p = random_pattern(rng(), sh.rows, sh.cols, sh.density, sh.heavy, sh.heavy_nnz);
+    if (std::string(sh.name) == "heavy_row")   // a few empty rows as well
+      for (int r : {1, 2, 3}) {
+        const int n = p.row_ptr[r + 1] - p.row_ptr[r];
+        p.col.erase(p.col.begin() + p.row_ptr[r], p.col.begin() + p.row_ptr[r + 1]);
+        for (int i = r + 1; i <= p.rows; ++i) p.row_ptr[i] -= n;
+      }
+    auto plan = make_plan(p, false);
+    for (int batch : {5, 8, 9, 17, 32, 33, 64, 100, 128}) {
+      for (Orientation o : {Orientation::WX, Orientation::XWt}) {
+        Case c = row_lanes_bound(batch);
+        c.orientation = o;
+        check_plus_times<__nv_bfloat16>(p, c, rng(), 1e-2, *plan);
+        SpmmArgs probe;
+        probe.values_bound = true;
+        probe.kernel = Kernel::RowLanes;
+        probe.type = ValueType::BF16;
+        probe.batch = batch;
+        probe.orientation = o;
+        const Choice ch = choose(*plan, probe);
+        EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
+        EXPECT_EQ(batch <= 8 ? 8 : 32, ch.batch_tile) << ch.describe();
+        EXPECT_FALSE(ch.atomic_sums) << ch.describe();
+        probe.type = ValueType::FP32;
+        EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << "bf16 values are bound";
+        c.layout = Layout::ColMajor;
+        c.pad = 3;
+        check_plus_times<__nv_bfloat16>(p, c, rng(), 1e-2, *plan);
+        if (batch == 8 || batch == 33) {
+          Case h = row_lanes_bound(batch);
+          h.orientation = o;
+          check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
+        }
+      }
+    }
+  }
+  // Auto with bf16 values bound, 16384 x 16384 at 4%.
+  Pattern m = random_pattern(rng(), 16384, 16384, 0.04);
+  auto plan_m = make_plan(m, false);
+  for (int batch : {32, 8}) {
+    Case c;
+    c.batch = batch;
+    c.bind = true;
+    check_plus_times<__nv_bfloat16>(m, c, rng(), 1e-2, *plan_m);
+    SpmmArgs am;
+    am.batch = batch;
+    am.type = ValueType::BF16;
+    am.values_bound = true;
+    const Choice cm = choose(*plan_m, am);
+    EXPECT_EQ(Kernel::RowLanes, cm.kernel) << cm.describe();
+    EXPECT_TRUE(bound_values_would_serve(*plan_m, am)) << cm.describe();
+    std::cout << "bf16 bound, batch " << batch << ": " << cm.describe() << "\n";
+  }
 }
 
 // Batch tile 32 in thread blocks of 768 or 1024 threads: by default 768 where rows' segments in a column block average

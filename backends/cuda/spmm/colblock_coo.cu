@@ -197,20 +197,21 @@ cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int p
 }
 
 namespace {
-template <int BT, int Threads>
+template <class VT, int BT, int Threads>
 cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
+  constexpr int kPiece = 16 / sizeof(VT);   // values of a 16-byte piece of an X' row
   if (p.slots_per_range % 32 != 0 || p.slots_per_range <= 0 ||
-      (BT == 32 && std::int64_t(p.slots_per_range / 32) * n_ranges != p.n_groups) || p.ldx % 4 != 0 ||
+      (BT == 32 && std::int64_t(p.slots_per_range / 32) * n_ranges != p.n_groups) || p.ldx % kPiece != 0 ||
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
-      std::int64_t(p.block_cols) * BT * 4 > RowLanesTile<BT>::kTileBytes ||
+      std::int64_t(p.block_cols) * BT * sizeof(VT) > RowLanesTile<BT>::kTileBytes ||
       (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.runs < 1 ||
-      (p.runs > 1 && (!p.accumulate || BT != 8)))
+      (p.runs > 1 && (!p.accumulate || BT != 8)) || (sizeof(VT) != 4 && p.accumulate))
     return cudaErrorInvalidValue;
   // Bulk sums (csr_rowlanes.cuh) where tile 32 adds into Y rows of contiguous, 16-byte aligned values.
   RowLanesParams q = p;
   q.bulk_sums = BT == 32 && p.accumulate && rows_start_aligned(p.y, p.ys_row, p.ys_col);
-  const std::size_t smem = rowlanes_shared_bytes(BT, p.block_cols, Threads, q.bulk_sums);
-  cudaError_t e = cudaFuncSetAttribute(rowlanes_kernel<BT, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  const std::size_t smem = rowlanes_shared_bytes(BT, sizeof(VT), p.block_cols, Threads, q.bulk_sums);
+  cudaError_t e = cudaFuncSetAttribute(rowlanes_kernel<VT, BT, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   const unsigned tiles = static_cast<unsigned>((p.batch + BT - 1) / BT);   // grid z: the batch tiles
@@ -221,25 +222,39 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaS
                             : static_cast<int>(std::max<std::int64_t>(
                                   1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.runs / kWarps)));
   dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(p.n_blocks), tiles);
-  if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
-    e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, sm_count, s);
-    if (e != cudaSuccess) return e;
-    return launch_dependent(rowlanes_kernel<BT, Threads>, grid, dim3(Threads), smem, s, q);
+  if constexpr (sizeof(VT) == 4) {
+    if (p.accumulate) {   // Y zeroed, then the blocks' sums added into it (column_ranges.cuh)
+      e = launch_zero_rows(static_cast<float*>(p.y), p.rows, p.batch, p.ys_row, p.ys_col, sm_count, s);
+      if (e != cudaSuccess) return e;
+      return launch_dependent(rowlanes_kernel<VT, BT, Threads>, grid, dim3(Threads), smem, s, q);
+    }
   }
-  launch_with_carveout(rowlanes_kernel<BT, Threads>, grid, Threads, smem, s, q);
+  launch_with_carveout(rowlanes_kernel<VT, BT, Threads>, grid, Threads, smem, s, q);
   if ((e = cudaGetLastError()) != cudaSuccess || !p.partial) return e;
-  return launch_fold_column_ranges<float>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col, s);
+  return launch_fold_column_ranges<VT>(p.partial, p.partial_ld, p.n_blocks, p.rows, p.batch, p.y, p.ys_row, p.ys_col,
+                                      s);
+}
+
+template <class VT>
+cudaError_t launch_rl_type(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
+  if (bt == 8 && threads == RowLanesTile<8>::kThreads)
+    return launch_rl<VT, 8, RowLanesTile<8>::kThreads>(p, n_ranges, sm_count, s);
+  if (bt == 32 && threads == RowLanesTile<32>::kThreads)
+    return launch_rl<VT, 32, RowLanesTile<32>::kThreads>(p, n_ranges, sm_count, s);
+  if (bt == 32 && threads == RowLanesTile<32>::kLongThreads)
+    return launch_rl<VT, 32, RowLanesTile<32>::kLongThreads>(p, n_ranges, sm_count, s);
+  return cudaErrorInvalidValue;
 }
 }  // namespace
 
-cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
-  if (bt == 8 && threads == RowLanesTile<8>::kThreads)
-    return launch_rl<8, RowLanesTile<8>::kThreads>(p, n_ranges, sm_count, s);
-  if (bt == 32 && threads == RowLanesTile<32>::kThreads)
-    return launch_rl<32, RowLanesTile<32>::kThreads>(p, n_ranges, sm_count, s);
-  if (bt == 32 && threads == RowLanesTile<32>::kLongThreads)
-    return launch_rl<32, RowLanesTile<32>::kLongThreads>(p, n_ranges, sm_count, s);
-  return cudaErrorInvalidValue;
+cudaError_t launch_rowlanes(ValueType vt, int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count,
+                            cudaStream_t s) {
+  switch (vt) {
+    case ValueType::FP32: return launch_rl_type<float>(bt, threads, p, n_ranges, sm_count, s);
+    case ValueType::FP16: return launch_rl_type<__half>(bt, threads, p, n_ranges, sm_count, s);
+    case ValueType::BF16: return launch_rl_type<__nv_bfloat16>(bt, threads, p, n_ranges, sm_count, s);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s) {

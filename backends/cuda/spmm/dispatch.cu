@@ -388,14 +388,15 @@ bool y_rows_in_fours(const SpmmArgs& args) {
   return rows_contiguous && rows_start_aligned(args.y.data, args.y.ld, 1) && args.batch % 4 == 0;
 }
 
-// Whether the lanes-across-rows kernel can run this call: plus_times fp32, W X or X W^T, batch 5-128, the values
-// bound (fp32; once_bound: as if they were) to a plan the kernel fits at the batch's tile (lanes_geometry, which
-// fills geo); not where building its order failed before.
+// Whether the lanes-across-rows kernel can run this call: plus_times fp32, fp16 or bf16, W X or X W^T, batch 5-128,
+// the values bound (of the call's type; once_bound: as if they were) to a plan the kernel fits at the batch's tile
+// (lanes_geometry, which fills geo); not where building its order failed before.
 bool lanes_fit(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, LanesGeometry& geo) {
   const int bt = lanes_tile(args.batch);
-  const bool bound = once_bound || (args.values_bound && w.has_bound_values && w.bound_type == ValueType::FP32);
-  return bound && bt > 0 && !w.lanes_of(bt).failed && args.orientation != Orientation::WtX &&
-         args.semiring.is_plus_times() && args.type == ValueType::FP32 && lanes_geometry(w, bt, geo);
+  const std::size_t vs = value_size(args.type);
+  const bool bound = once_bound || (args.values_bound && w.has_bound_values && w.bound_type == args.type);
+  return bound && bt > 0 && fast_type(args.type) && !w.lanes_of(bt, vs).failed &&
+         args.orientation != Orientation::WtX && args.semiring.is_plus_times() && lanes_geometry(w, bt, geo);
 }
 
 // Passes for an Auto call (fp32 plus_times, W X and X W^T: W^T X would gather the values into W^T's order again
@@ -461,8 +462,9 @@ bool always(const Plan::Impl&, const SpmmArgs&) { return true; }
 bool never(const Plan::Impl&, const SpmmArgs&) { return false; }
 bool batch_five_up(const Plan::Impl&, const SpmmArgs& args) { return args.batch >= 5; }
 
-// row_lanes (csr_rowlanes.cuh). Needs: plus_times fp32, W X or X W^T, batch 5-128, fp32 values bound to the plan
-// and read by the call (SpmmArgs::values_bound), a plan the kernel fits at the batch's tile (lanes_fit). Preferred
+// row_lanes (csr_rowlanes.cuh). Needs: plus_times fp32, fp16 or bf16, W X or X W^T, batch 5-128, values of the
+// call's type bound to the plan and read by the call (SpmmArgs::values_bound), a plan the kernel fits at the batch's
+// tile (lanes_fit). Preferred
 // where lanes_geometry() says it pays (a group of 32 rows per warp of each thread block, rows' segments per held
 // column block of >= kRowLanesMinSegment non-zeros): then ahead of every other kernel. Asked for where it cannot
 // run, the call runs as Auto would.
@@ -474,9 +476,9 @@ bool lanes_prefers(const Plan::Impl& a, const SpmmArgs& args) {
   LanesGeometry geo;
   return lanes_geometry(a, lanes_tile(args.batch), geo) && geo.pays;
 }
-// Batch tile 8 up to batch 8, else 32 (one tile per grid z past 32). The column blocks' sums are added into Y with
-// atomics where the call is not deterministic and either asks for the kernel or Y's rows hold aligned groups of four
-// (y_rows_in_fours()), else partial tiles are folded in block order; at tile 8 with atomics, two work items per
+// Batch tile 8 up to batch 8, else 32 (one tile per grid z past 32). The column blocks' sums are added into an fp32 Y
+// with atomics where the call is not deterministic and either asks for the kernel or Y's rows hold aligned groups of
+// four (y_rows_in_fours()), else (and for 16-bit Y) partial tiles are folded in block order; at tile 8 with atomics, two work items per
 // group where segments average >= kRowLanesRunSegment; at tile 32, thread blocks of kLongThreads where segments
 // average >= kRowLanesLongSegment (lanes_geometry; plan_impl.hpp).
 void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
@@ -488,8 +490,8 @@ void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   ch.lanes_blocks = geo.n_blocks;
   ch.lanes_wide_blocks = geo.n_wide;
   ch.lanes_narrow_cols = geo.block_cols - geo.fine_cols;
-  ch.atomic_sums =
-      !args.deterministic && geo.n_blocks > 1 && (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
+  ch.atomic_sums = args.type == ValueType::FP32 && !args.deterministic && geo.n_blocks > 1 &&
+                   (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
   ch.lanes_threads = ch.batch_tile == 32 && args.lanes_threads > 0 ? args.lanes_threads : geo.threads;
   if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
     ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16) : geo.segment >= kRowLanesRunSegment ? 2 : 1;
@@ -859,15 +861,15 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     return r;
   };
 
-  if (lanes) {   // choose() took it only with fp32 values bound to a plan it fits (a == w)
+  if (lanes) {   // choose() took it only with values of the call's type bound to a plan it fits (a == w)
     const int bt = ch.batch_tile;
-    if ((e = ensure_lanes_values(w, bt, args.values, s)) != cudaSuccess) {
+    if ((e = ensure_lanes_values(w, bt, args.type, args.values, s)) != cudaSuccess) {
       (void)cudaGetLastError();   // the plan no longer offers the kernel at this tile: the call runs as Auto would
       SpmmArgs again = args;
       if (again.kernel == Kernel::RowLanes) again.kernel = Kernel::Auto;
       return spmm(plan, again, message);
     }
-    const Plan::Impl::LanesOrder& o = w.lanes_of(bt);
+    const Plan::Impl::LanesOrder& o = w.lanes_of(bt, vs);
     RowLanesParams p;
     p.col16 = o.col16.get();
     p.values = o.values.get();
@@ -883,7 +885,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.fine_cols = o.geo.fine_cols;
     p.slots_per_range = 32 * o.groups_per_range;
     p.n_groups = o.n_groups;
-    p.x = static_cast<const float*>(x);
+    p.x = x;
     p.ldx = ldx;
     p.y = args.y.data;
     p.ys_row = ys_row;
@@ -893,7 +895,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     p.runs = ch.lanes_runs;
     if (p.n_blocks > 1 && !p.accumulate && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
       return cuda_fail(e, "workspace");
-    if ((e = launch_rowlanes(bt, ch.lanes_threads, p, o.geo.n_ranges, w.sm_count, s)) != cudaSuccess)
+    if ((e = launch_rowlanes(args.type, bt, ch.lanes_threads, p, o.geo.n_ranges, w.sm_count, s)) != cudaSuccess)
       return cuda_fail(e, "row_lanes");
     return Status::Success;
   }

@@ -52,8 +52,8 @@ std::size_t Plan::Impl::device_bytes() const {
                   transpose_dst_run.bytes() + transpose_src_run_pos.bytes() + transpose_dst_run_pos.bytes() +
                   transpose_src_run_off.bytes() + transpose_dst_run_off.bytes() + transpose_dperm.bytes() +
                   bound_col16.bytes() + bound_perm.bytes() +
-                  bound_values.bytes() + lanes[0].bytes() + lanes[1].bytes() + ws_partial.bytes() + ws_x.bytes() +
-                  ws_values.bytes();
+                  bound_values.bytes() + ws_partial.bytes() + ws_x.bytes() + ws_values.bytes();
+  for (const auto& o : lanes) b += o.bytes();
   for (const auto& m : row_maps) b += m->map.bytes();
   if (transposed) b += transposed->device_bytes();
   return b;
@@ -411,13 +411,17 @@ void relative_columns(const std::vector<std::uint16_t>& c16, const std::vector<s
   }
 }
 
-// Builds the plan's lanes-across-rows order at batch tile bt (row_lanes_layout.hpp; at tile 8 in the residue
-// order of 32-byte X' rows). cudaErrorInvalidValue where lanes_geometry() says the kernel does not fit (or the
-// boundary table does not tile the non-zeros), else the first CUDA error; the order stays unbuilt on failure.
-cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
+// Builds the plan's lanes-across-rows order at batch tile bt for X' values of value_bytes (row_lanes_layout.hpp;
+// where an X' row is shorter than a 128-byte bank line, in the residue order of its rows: 32-byte rows at fp32 tile
+// 8, 16 and 64 bytes at 16-bit tiles 8 and 32). cudaErrorInvalidValue where lanes_geometry() says the kernel does
+// not fit (or the boundary table does not tile the non-zeros), else the first CUDA error; the order stays unbuilt
+// on failure.
+cudaError_t build_lanes_order(Plan::Impl& im, int bt, std::size_t value_bytes, cudaStream_t stream) {
   LanesGeometry geo;
   if (!lanes_geometry(im, bt, geo)) return cudaErrorInvalidValue;
-  Plan::Impl::LanesOrder& o = im.lanes_of(bt);
+  Plan::Impl::LanesOrder& o = im.lanes_of(bt, value_bytes);
+  const int row_bytes = bt * static_cast<int>(value_bytes);
+  const int residues = row_bytes < 128 ? 128 / row_bytes : 0;
   std::vector<std::uint16_t> c16;
   std::vector<std::int32_t> edges;
   HeldSegments seg;
@@ -429,7 +433,8 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
   // Tile 8: one row range (each block's rows sorted by segment length over all rows), its work items dealt out
   // to the thread blocks in turn (csr_rowlanes.cuh); tile 32: a range per thread block.
   RowLanesLayout L;
-  if (!build_row_lanes_layout(seg, im.nnz, bt == 8 ? 1 : std::max(1, geo.n_ranges), L, c16.data(), bt == 8 ? 4 : 0))
+  if (!build_row_lanes_layout(seg, im.nnz, bt == 8 ? 1 : std::max(1, geo.n_ranges), L, c16.data(), residues,
+                              row_bytes / 16))
     return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);
   for_each_range(static_cast<std::int64_t>(L.group_start.size()), 256, [&](std::int64_t g0, std::int64_t g1) {
@@ -452,13 +457,15 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, cudaStream_t stream) {
 
 }  // namespace
 
-cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, const void* values, cudaStream_t stream) {
-  Plan::Impl::LanesOrder& o = im.lanes_of(bt);
+cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, ValueType t, const void* values, cudaStream_t stream) {
+  const std::size_t vs = value_size(t);
+  Plan::Impl::LanesOrder& o = im.lanes_of(bt, vs);
   if (o.has_values) return cudaSuccess;
-  cudaError_t e = o.geo.block_cols == 0 ? build_lanes_order(im, bt, stream) : cudaSuccess;
-  if (e == cudaSuccess) e = o.values.reserve(o.perm.size() + 16);
+  cudaError_t e = o.geo.block_cols == 0 ? build_lanes_order(im, bt, vs, stream) : cudaSuccess;
+  if (e == cudaSuccess) e = o.values.reserve((o.perm.size() + 16) * vs);
   if (e == cudaSuccess)
-    e = launch_gather(o.values.get(), values, o.perm.get(), static_cast<std::int64_t>(o.perm.size()), 4, stream);
+    e = launch_gather(o.values.get(), values, o.perm.get(), static_cast<std::int64_t>(o.perm.size()),
+                      static_cast<int>(vs), stream);
   if (e != cudaSuccess) {
     o.failed = true;
     return e;

@@ -4,7 +4,7 @@
 // and the split-row table for the fix-up, the [column boundary][row] offset table of the column-block, row-range and
 // row-lanes kernels, and optionally the COO arrays (SNACK-COO) and the transposed pattern with the pieces and runs that
 // move W's values into it; on request (Plan::bind_values) a bank-aware order of the non-zeros with the values gathered
-// into it, and (fp32) the interleaved row-group order of the lanes-across-rows kernel with its own copy of the values;
+// into it, and the interleaved row-group orders of the lanes-across-rows kernel with their own copies of the values;
 // and, built on first use, the balanced row orders of the wide column-block kernel. It also owns grow-only workspaces
 // (partial rows, a repacked X, permuted values), so a plan serves one stream at a time. The launchers are plain
 // functions, one per kernel family, each defined in its own .cu so the instantiations compile in parallel.
@@ -146,28 +146,30 @@ struct Plan::Impl {
   int bound_residues = 0;
   ValueType bound_type = ValueType::FP32;
   bool has_bound_values = false;
-  // The lanes-across-rows kernel's orders (row_lanes_layout.hpp; fp32 values bound), one per batch tile:
-  // lanes[0] batch tile 8 (batch 5-8), lanes[1] batch tile 32 (batch 9-128). Built on the first call that runs the
-  // kernel at that tile (ensure_lanes_values); every bind_values drops the values' copies, which the next such
-  // call gathers again.
+  // The lanes-across-rows kernel's orders (row_lanes_layout.hpp), one per batch tile and X' value size: lanes_of(8,
+  // 4) batch tile 8 (batch 5-8) of fp32, lanes_of(32, 4) batch tile 32 (batch 9-128) of fp32, lanes_of(8, 2) and
+  // lanes_of(32, 2) of fp16 / bf16 (16-bit X' rows: the same blocks, their own residue order). Built on
+  // the first call that runs the kernel at that tile and size (ensure_lanes_values); every bind_values drops the
+  // values' copies, which the next such call gathers again.
   struct LanesOrder {
     LanesGeometry geo;                             // geo.block_cols 0: not built
     DeviceArray<std::uint16_t> col16;              // columns relative to their block's first (pads 0)
     DeviceArray<std::int32_t> perm;                // CSR position of each position, -1 for a pad
-    DeviceArray<float> values;                     // the bound values gathered into the order
+    DeviceArray<unsigned char> values;             // the bound values gathered into the order
     DeviceArray<std::int64_t> group_start;         // [n_blocks][n_groups]
     DeviceArray<std::int32_t> group_chunks, slot_row, slot_len;
     std::int32_t groups_per_range = 0, n_groups = 0;   // the layout's (row_lanes_layout.hpp)
-    bool has_values = false;   // values hold the values last bound (fp32)
+    bool has_values = false;   // values hold the values last bound
     bool failed = false;       // building the order or its copy failed (device memory): the kernel is not used
     std::size_t bytes() const {
       return col16.bytes() + perm.bytes() + values.bytes() + group_start.bytes() + group_chunks.bytes() +
              slot_row.bytes() + slot_len.bytes();
     }
   };
-  LanesOrder lanes[2];
-  LanesOrder& lanes_of(int bt) { return lanes[bt == 8 ? 0 : 1]; }
-  const LanesOrder& lanes_of(int bt) const { return lanes[bt == 8 ? 0 : 1]; }
+  LanesOrder lanes[4];
+  static int lanes_index(int bt, std::size_t value_bytes) { return (bt == 8 ? 0 : 1) + (value_bytes == 2 ? 2 : 0); }
+  LanesOrder& lanes_of(int bt, std::size_t value_bytes) { return lanes[lanes_index(bt, value_bytes)]; }
+  const LanesOrder& lanes_of(int bt, std::size_t value_bytes) const { return lanes[lanes_index(bt, value_bytes)]; }
 
   // Balanced row orders of the column-block launches (row_balance.hpp; ColBlockParams::row_map), one per
   // layout (rows per thread block, block width in fine blocks, blocks per thread block), built on first use;
@@ -205,9 +207,9 @@ struct Plan::Impl {
 // blocks too wide for shared memory).
 int held_block_cols(const Plan::Impl& a, ValueType t);
 
-// The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32; fp32 X' rows of bt values) on this
-// plan: the fewest column blocks whose X' fits the tile's RowLanesTile<bt>::kTileBytes, sharing the columns to
-// within one grain of kLanesGrainCols (rather than the column-boundary table's 64-column grain, whose wider blocks'
+// The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32) on this plan: the fewest column blocks
+// whose fp32 X' fits the tile's RowLanesTile<bt>::kTileBytes (16-bit X' takes the same blocks in half the bytes, so
+// that the thread blocks' work and the SMs' fill are fp32's), sharing the columns to within one grain of kLanesGrainCols (rather than the column-boundary table's 64-column grain, whose wider blocks'
 // thread blocks would have more work than the others), and thread blocks per column block so that they about fill
 // the SMs once (at the tile's thread blocks per SM): at tile 32 each holds one of n_ranges row ranges of about equal
 // work (row_lanes_layout.hpp); at tile 8 the column block's work items over all its rows are dealt out to them in
@@ -227,11 +229,11 @@ constexpr double kRowLanesRunSegment = 100;
 // other way round. The threshold lies between the two measured segment lengths, near their geometric mean.
 constexpr double kRowLanesLongSegment = 96;
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
-// The plan's lanes-across-rows order at batch tile bt and its copy of the bound fp32 values (values: the values
-// last bound, in CSR order), built on the first call that runs the kernel at that tile after a bind (the order
-// once per plan: the pattern comes back to the host, the stream is synchronized). On failure the order is marked
-// unavailable (LanesOrder::failed).
-cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, const void* values, cudaStream_t stream);
+// The plan's lanes-across-rows order at batch tile bt for values of type t (fp32, fp16, bf16) and its copy of the
+// bound values (values: the values last bound, of type t, in CSR order), built on the first call that runs the
+// kernel at that tile and size after a bind (the order once per plan: the pattern comes back to the host, the stream
+// is synchronized). On failure the order is marked unavailable (LanesOrder::failed).
+cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, ValueType t, const void* values, cudaStream_t stream);
 
 // Launch-time layout tests shared by the lanes-across-the-batch launchers. X' packed to a batch tile of bt:
 // rows exactly bt values apart and the batch filling the one tile to its last four values, so every lane's
@@ -253,11 +255,12 @@ cudaError_t launch_rowrange(ValueType vt, int bt, const RowRangeParams& p, cudaS
 cudaError_t launch_rowseg_generic(ValueType vt, SemiringId sr, bool swap, int bt, const RowSegParams& p,
                                   int sm_count, const int4* splits, int n_splits, cudaStream_t s);
 cudaError_t launch_colblock(ValueType vt, int bt, const ColBlockParams& p, int pairs_per_lane, cudaStream_t s);
-// The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, bound values, batch tile bt = 8 or 32) in thread blocks of
-// `threads` (RowLanesTile<bt>::kThreads, or at tile 32 its kLongThreads; another count: cudaErrorInvalidValue) over
-// n_ranges row ranges (tile 32) or with up to n_ranges thread blocks per column block (tile 8), and its fold or Y's
-// zeroing (in at most sm_count thread blocks, column_ranges.cuh).
-cudaError_t launch_rowlanes(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s);
+// The lanes-across-rows kernel (csr_rowlanes.cuh; fp32, fp16 or bf16 values vt, bound, batch tile bt = 8 or 32) in
+// thread blocks of `threads` (RowLanesTile<bt>::kThreads, or at tile 32 its kLongThreads; another count:
+// cudaErrorInvalidValue) over n_ranges row ranges (tile 32) or with up to n_ranges thread blocks per column block
+// (tile 8), and its fold or Y's zeroing (in at most sm_count thread blocks, column_ranges.cuh).
+cudaError_t launch_rowlanes(ValueType vt, int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count,
+                            cudaStream_t s);
 cudaError_t launch_snack_coo(const SnackCooParams& p, int batch, cudaStream_t s);
 struct SampledParams;
 struct ColumnScatterParams;

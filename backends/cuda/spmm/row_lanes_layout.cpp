@@ -10,29 +10,33 @@ namespace snk::cuda {
 
 namespace {
 
-// The eight half-phases of a group: the lanes 8 q + 2 j + h (j = 0 .. 3) of load phase q that read half h of
-// their 32-byte X' rows first, so lanes of one half-phase whose columns share a residue class share a bank group.
-int half_of(int lane) { return (lane >> 3) * 2 + (lane & 1); }
+// The load phases of a group (lanes 8 q .. 8 q + 7) split by the 16-byte piece of their X' rows each lane reads first
+// (lane mod pieces, csr_rowlanes.cuh) into 4 pieces "piece-phases" of 8 / pieces lanes each: lanes 8 q + pieces j + h
+// (j = 0 .. 8 / pieces - 1) of phase q read piece h at once, so that those whose columns share a residue class
+// share a bank group. Piece-phase (lane >> 3) pieces + (lane mod pieces).
+int phase_of(int lane, int pieces) { return (lane >> 3) * pieces + (lane & (pieces - 1)); }
+int phase_lane(int phase, int j, int pieces) { return 8 * (phase / pieces) + pieces * j + phase % pieces; }
 
 // Rearranges one group's slots (row, len: its 32 slots; bucket[lane][class]: each slot's non-zeros by residue
-// class, moved with their slot) so that the four rows of each half-phase hold their residue classes as evenly as
-// possible: a half-phase needs at least as many load steps as its most frequent class has non-zeros (the classes'
-// totals over its rows), so a half whose rows all run long in one class conflicts at their tails. Exchanges pairs
-// of slots of different halves while that lowers the sum over the group of each half's most frequent class (at
+// class, moved with their slot) so that the rows of each piece-phase hold their residue classes as evenly as
+// possible: a piece-phase needs at least as many load steps as its most frequent class has non-zeros (the classes'
+// totals over its rows), so one whose rows all run long in one class conflicts at their tails. Exchanges pairs
+// of slots of different piece-phases while that lowers the sum over the group of each one's most frequent class (at
 // most four sweeps over the 32 x 32 pairs); the rows stay in their group, so the lengths, chunk counts and pads do
-// not change. Uniform pattern, blocks of 1408 columns: the bound this sets on the mean wavefronts of a load phase
-// falls from about 1.10 to 1.03 at 10% (1.05 at 5%).
-void balance_halves(std::int32_t* row, std::int32_t* len, std::vector<std::int32_t> (&bucket)[32][8], int residues) {
-  std::int64_t total[8][8] = {};
+// not change. Uniform pattern, blocks of 1408 columns, 4 classes on 2 pieces: the bound this sets on the mean
+// wavefronts of a load phase falls from about 1.10 to 1.03 at 10% (1.05 at 5%).
+void balance_phases(std::int32_t* row, std::int32_t* len, std::vector<std::int32_t> (&bucket)[32][8], int residues,
+                    int pieces) {
+  std::int64_t total[32][8] = {};
   auto count = [&](int l, int k) { return static_cast<std::int64_t>(bucket[l][k].size()); };
   for (int l = 0; l < 32; ++l)
-    for (int k = 0; k < residues; ++k) total[half_of(l)][k] += count(l, k);
+    for (int k = 0; k < residues; ++k) total[phase_of(l, pieces)][k] += count(l, k);
   auto most = [&](const std::int64_t* t) { return *std::max_element(t, t + residues); };
   for (int sweep = 0; sweep < 4; ++sweep) {
     bool changed = false;
     for (int a = 0; a < 32; ++a)
       for (int b = a + 1; b < 32; ++b) {
-        const int ha = half_of(a), hb = half_of(b);
+        const int ha = phase_of(a, pieces), hb = phase_of(b, pieces);
         if (ha == hb || row[a] < 0 || row[b] < 0) continue;   // slots past the last row stay empty
         std::int64_t ta[8], tb[8];
         for (int k = 0; k < residues; ++k) {
@@ -51,30 +55,30 @@ void balance_halves(std::int32_t* row, std::int32_t* len, std::vector<std::int32
   }
 }
 
-// Orders the non-zeros of the four lanes of one half-phase (bucket[lane][class]: the lane's non-zeros of each
+// Orders the non-zeros of the n lanes of one piece-phase (bucket[lane][class]: the lane's non-zeros of each
 // residue class, in CSR order), step by step: at each step the lanes that still have non-zeros take one each,
 // the lane with the fewest classes left first (the lowest lane on ties), each from the class not yet taken at
-// this step with the most left in its row plus the most left in the half (so no class is left to pile up at the
-// tails); a lane all of whose classes are taken at this step takes its largest. put(lane, i, csr) places the
-// lane's i-th. Uniform pattern, blocks of 1408 columns: mean wavefronts 1.08 at 10%, 1.13 at 5% (1.22 and 1.32
-// with one fixed rotation of the classes per lane).
+// this step with the most left in its row plus the most left in the piece-phase (so no class is left to pile up at
+// the tails); a lane all of whose classes are taken at this step takes its largest. put(lane, i, csr) places the
+// lane's i-th. Uniform pattern, blocks of 1408 columns, 4 classes on 2 pieces: mean wavefronts 1.08 at 10%, 1.13
+// at 5% (1.22 and 1.32 with one fixed rotation of the classes per lane).
 template <class Put>
-void schedule_half(const int (&lanes)[4], std::vector<std::int32_t> (&bucket)[32][8], int residues, Put put) {
-  std::size_t next[4][8] = {};
-  std::int64_t left[4][8] = {}, half_left[8] = {};
-  for (int j = 0; j < 4; ++j)
+void schedule_phase(const int (&lanes)[8], int n, std::vector<std::int32_t> (&bucket)[32][8], int residues, Put put) {
+  std::size_t next[8][8] = {};
+  std::int64_t left[8][8] = {}, phase_left[8] = {};
+  for (int j = 0; j < n; ++j)
     for (int k = 0; k < residues; ++k) {
       left[j][k] = static_cast<std::int64_t>(bucket[lanes[j]][k].size());
-      half_left[k] += left[j][k];
+      phase_left[k] += left[j][k];
     }
   for (std::int64_t i = 0;; ++i) {
-    int order[4], active = 0, classes[4] = {};
-    for (int j = 0; j < 4; ++j) {
+    int order[8], active = 0, classes[8] = {};
+    for (int j = 0; j < n; ++j) {
       for (int k = 0; k < residues; ++k) classes[j] += left[j][k] > 0;
       if (classes[j] > 0) order[active++] = j;
     }
     if (active == 0) return;
-    for (int t = 1; t < active; ++t)   // fewest classes first, stable (insertion sort: at most four)
+    for (int t = 1; t < active; ++t)   // fewest classes first, stable (insertion sort: at most eight)
       for (int u = t; u > 0 && classes[order[u]] < classes[order[u - 1]]; --u) std::swap(order[u], order[u - 1]);
     bool taken[8] = {};
     for (int t = 0; t < active; ++t) {
@@ -84,13 +88,13 @@ void schedule_half(const int (&lanes)[4], std::vector<std::int32_t> (&bucket)[32
       for (int pass = 0; pass < 2 && pick < 0; ++pass)   // a free class first; else the lane's largest
         for (int k = 0; k < residues; ++k) {
           if (left[j][k] == 0 || (pass == 0 && taken[k])) continue;
-          const std::int64_t score = pass == 0 ? left[j][k] + half_left[k] : left[j][k];
+          const std::int64_t score = pass == 0 ? left[j][k] + phase_left[k] : left[j][k];
           if (score > best) best = score, pick = k;
         }
       taken[pick] = true;
       put(lanes[j], i, bucket[lanes[j]][pick][next[j][pick]++]);
       --left[j][pick];
-      --half_left[pick];
+      --phase_left[pick];
     }
   }
 }
@@ -109,10 +113,11 @@ std::int32_t lanes_range_edge(const std::vector<std::int64_t>& prefix, std::int3
 }  // namespace
 
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t n_ranges,
-                            RowLanesLayout& out, const std::uint16_t* col16, int residues, int threads) {
+                            RowLanesLayout& out, const std::uint16_t* col16, int residues, int pieces, int threads) {
   out = RowLanesLayout{};
   if (n_ranges <= 0 || seg.rows < 0 || nnz < 0) return false;
   if (residues < 0 || residues > 8 || (residues > 0 && !col16 && nnz > 0)) return false;
+  if (pieces != 1 && pieces != 2 && pieces != 4 && pieces != 8) return false;
   if (!seg.tiles(nnz)) return false;
   const int nb = seg.n_blocks();
   const std::int32_t rows = seg.rows;
@@ -197,9 +202,9 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
         }
         continue;
       }
-      // The residue order: each slot's non-zeros by class, the group's slots rearranged (balance_halves), then one
-      // half-phase at a time: the four lanes 8 q + 2 j + h (j = 0 .. 3) read the same half of their X' rows at
-      // once, so they should take distinct residue classes at every step (schedule_half).
+      // The residue order: each slot's non-zeros by class, the group's slots rearranged (balance_phases), then one
+      // piece-phase at a time: its lanes read the same piece of their X' rows at once, so they should take
+      // distinct residue classes at every step (schedule_phase).
       for (int l = 0; l < 32; ++l) {
         for (int k = 0; k < residues; ++k) bucket[l][k].clear();
         const std::int32_t r = L.slot_row[gi * 32 + static_cast<std::size_t>(l)];
@@ -208,11 +213,12 @@ bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int3
         for (std::int64_t q = S; q < S + n; ++q)
           bucket[l][col16[static_cast<std::size_t>(q)] % residues].push_back(static_cast<std::int32_t>(q));
       }
-      balance_halves(&L.slot_row[gi * 32], &L.slot_len[gi * 32], bucket, residues);
-      for (int half = 0; half < 8; ++half) {
-        int lanes[4];
-        for (int j = 0; j < 4; ++j) lanes[j] = 8 * (half >> 1) + 2 * j + (half & 1);
-        schedule_half(lanes, bucket, residues, put);
+      balance_phases(&L.slot_row[gi * 32], &L.slot_len[gi * 32], bucket, residues, pieces);
+      const int n = 8 / pieces;
+      for (int phase = 0; phase < 4 * pieces; ++phase) {
+        int lanes[8] = {};
+        for (int j = 0; j < n; ++j) lanes[j] = phase_lane(phase, j, pieces);
+        schedule_phase(lanes, n, bucket, residues, put);
       }
     }
   }, threads);

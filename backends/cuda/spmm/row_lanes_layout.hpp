@@ -10,15 +10,17 @@
 // nearly equal work, the few pad positions (value 0, never read by the kernel) stay under a few percent (1.7%
 // at 16384 x 16384, 90%; each range's last group may also be partial, its empty lanes' positions held but never
 // read), and the groups come longest first, which the kernel's warps take in that order (the
-// longest-first rule balances the warps). At batch tile 8 an X' row is 32 bytes, four rows to a bank line, and
-// the eight lanes of a load phase read random rows' halves. Lane l reads half l & 1 of its row first, so the four
-// lanes 8 q + 2 j + h (j = 0 .. 3) of phase q, a "half-phase", read bank group 2 (column mod 4) + h: they should
-// take columns of distinct residue classes mod 4 at every step. With `residues` = 4 the layout first exchanges
-// rows between the half-phases of each group so that each half-phase's rows hold the four classes as evenly as
-// possible, then orders each half-phase's non-zeros step by step, each lane taking a class no other lane of its
-// half-phase takes at that step (row_lanes_layout.cpp): fewer wavefronts per load phase, and faster, than CSR order
-// or a fixed rotation of the classes per lane (bench/results/spmm-dispatch-rules.md). Summation within a
-// row is order-free, so the values only follow the order: the first call after Plan::bind_values gathers them.
+// longest-first rule balances the warps). An X' row of R bytes (the batch tile's values: 32 fp32 or 16-bit values,
+// 128 or 64 bytes; 8 fp32 values, 32 bytes; 8 16-bit values, 16 bytes) holds pieces = R / 16 pieces of 16 bytes, and
+// 128 / R rows share a bank line. Lane l reads piece l mod pieces of its row first, so the 8 / pieces lanes
+// 8 q + pieces j + h of load phase q (j = 0 .. 8 / pieces - 1), a "piece-phase", read bank group
+// pieces x (column mod 128 / R) + h: where rows are shorter than a bank line, they should take columns of distinct
+// residue classes mod 128 / R at every step. With `residues` classes the layout first exchanges rows between the
+// piece-phases of each group so that each one's rows hold the classes as evenly as possible, then orders each
+// piece-phase's non-zeros step by step, each lane taking a class no other lane of its piece-phase takes at that
+// step (row_lanes_layout.cpp): fewer wavefronts per load phase, and faster, than CSR order or a fixed rotation of
+// the classes per lane (bench/results/spmm-dispatch-rules.md). Summation within a row is order-free, so the values
+// only follow the order: the first call after Plan::bind_values gathers them.
 // Pure C++: tests/core/test_spmm_row_lanes_layout.cpp checks it where no GPU exists.
 #pragma once
 
@@ -83,16 +85,17 @@ struct RowLanesLayout {
 // 1489-1490 rows, where ranges of a multiple of 32 rows had left one of 1344 beside ten of 1504). Each range has
 // groups_per_range groups, its rows first, sorted by segment length in the block, longest first (ties by row),
 // then empty slots (row -1, length 0) and empty groups; in the residue order the 32 slots of each group hold the
-// same rows in the order that balances its half-phases. Returns false (out empty) where the segments do not cover
+// same rows in the order that balances its piece-phases. Returns false (out empty) where the segments do not cover
 // 0 .. nnz - 1 exactly once, in order, or the positions would pass 2^31.
-// residues > 0 (with col16, the plan's packed columns; may be null where nnz = 0): each segment's non-zeros in
-// the residue order above (a column's residue is col16 % residues; the blocks start at multiples of 8 columns;
-// each class's non-zeros keep their CSR order); else in CSR order. The (column block, row range) units and the
+// residues > 0 (at most 8, with col16, the plan's packed columns; may be null where nnz = 0): each segment's
+// non-zeros in the residue order above for X' rows of `pieces` 16-byte pieces (1, 2, 4 or 8; a column's residue is
+// col16 % residues; the blocks start at multiples of 8 columns; each class's non-zeros keep their CSR order); else
+// in CSR order. The (column block, row range) units and the
 // groups are built on `threads` host threads (0: host_order_threads(), host_threads.hpp); the layout is the same
 // for any count. The residue order costs several times the host time of CSR order, once per plan
 // (bench/results/spmm-dispatch-rules.md).
 bool build_row_lanes_layout(const HeldSegments& seg, std::int64_t nnz, std::int32_t n_ranges,
                             RowLanesLayout& out, const std::uint16_t* col16 = nullptr, int residues = 0,
-                            int threads = 0);
+                            int pieces = 2, int threads = 0);
 
 }  // namespace snk::cuda
