@@ -11,8 +11,9 @@
 // kernel over every weight for the dense forms and snk::optimizer_step (one pass) for SparseLinear. Memory: the
 // bytes of weights, weight gradient and Adam state (per layer form), and the peak device memory of the step (for the
 // library: the used device memory after the steps, the stream-ordered pool trimmed before them, over what was in use
-// before the layer existed; for cuBLAS: what the step allocates). Prints a CSV line per (M, sparsity, batch, method) on stdout, and a summary table
-// on stderr.
+// before the layer existed; for cuBLAS: what the step allocates). Prints a CSV line per (M, sparsity, batch, method)
+// on stdout, and a summary table on stderr. `--infer-only` times SparseLinear's inference alone (FP32 and BF16), with
+// no training step and no dense baselines, for a profiler's trace of the forward.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -253,7 +254,7 @@ snk::layers::SparseLinear& layer_for(int M, double density, double& base) {
 // `precision`: W's precision hint for the run (BF16: the forward and dX products on BF16 values summed in FP32; the
 // weights, gradients and Adam state stay FP32), set back to FP32 after it.
 Result sparse(int M, int batch, double density, int reps,
-              snk::Matrix::PrecisionHint precision = snk::Matrix::PrecisionHint::FP32) {
+              snk::Matrix::PrecisionHint precision = snk::Matrix::PrecisionHint::FP32, bool infer_only = false) {
   snk::set_backend("cuda");
   double base = 0;
   snk::layers::SparseLinear& layer = layer_for(M, density, base);
@@ -276,7 +277,7 @@ Result sparse(int M, int batch, double density, int reps,
     dX.wait();
   };
   Result r;
-  r.step_ms = median_ms(step, 2, reps);
+  if (!infer_only) r.step_ms = median_ms(step, 2, reps);
   r.infer_ms = median_ms(forward, 2, reps);
   r.peak_bytes = used_device_bytes() - base;
   const double nnz = double(layer.weight().nvals());
@@ -295,6 +296,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes{4096, 16384}, batches{1, 8, 32, 128};
   std::vector<double> sparsities{0.90, 0.95, 0.99};
   int reps = 10;
+  bool infer_only = false;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
     if (a == "--quick") sizes = {4096}, batches = {8, 128}, sparsities = {0.9}, reps = 3;
@@ -306,8 +308,10 @@ int main(int argc, char** argv) {
     }
     else if (a == "--size" && k + 1 < argc) sizes = {std::atoi(argv[++k])};   // every point of one M
     else if (a == "--reps" && k + 1 < argc) reps = std::atoi(argv[++k]);
+    else if (a == "--infer-only") infer_only = true;
     else {
-      std::fprintf(stderr, "usage: layer_bench [--quick | --point M SPARSITY BATCH | --size M] [--reps N]\n");
+      std::fprintf(stderr,
+                   "usage: layer_bench [--quick | --point M SPARSITY BATCH | --size M] [--reps N] [--infer-only]\n");
       return 1;
     }
   }
@@ -327,8 +331,15 @@ int main(int argc, char** argv) {
     for (double sp : sparsities)
       for (int batch : batches) {
         const double density = 1 - sp;
-        const Result s = sparse(M, batch, density, reps);
-        const Result s16 = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::BF16);
+        const Result s = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::FP32, infer_only);
+        const Result s16 = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::BF16, infer_only);
+        if (infer_only) {   // step_ms 0: not measured
+          for (const auto& [name, r] : {std::pair<const char*, const Result&>{"snack", s}, {"snack_bf16", s16}})
+            std::printf("%d,%.2f,%d,%s,%.4f,%.4f,%.0f,%.0f,%.0f,%s\n", M, sp, batch, name, r.step_ms, r.infer_ms,
+                        r.state_bytes, r.device_state_bytes, r.peak_bytes, r.note.c_str());
+          std::fflush(stdout);
+          continue;
+        }
         const Result d = dense(h, M, batch, density, reps, false);
         const Result dm = dense(h, M, batch, density, reps, true);
         for (const auto& [name, r] : {std::pair<const char*, const Result&>{"snack", s}, {"snack_bf16", s16},
