@@ -141,6 +141,8 @@ const Matrix& SparseLinear::weight_grad() const {
     mxm(dW, &W_, nullptr, plus_times(type()), grad_dy_, grad_x_, sampled);
     dW_ = std::move(dW);
     dW_pending_ = false;
+    grad_x_ = Matrix(type(), 0, in_features());   // the duplicates are not needed once dW is made
+    grad_dy_ = Matrix(type(), 0, out_features());
   }
   return dW_;
 }

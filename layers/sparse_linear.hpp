@@ -65,7 +65,7 @@ class SparseLinear {
   Matrix W_;
   mutable Matrix dW_;
   mutable bool dW_pending_ = false;   // dW_ is not made yet from grad_x_ and grad_dy_
-  Matrix grad_x_, grad_dy_;           // the last backward's X and dY
+  mutable Matrix grad_x_, grad_dy_;   // the last backward's X and dY while dW_ is pending (emptied once it is made)
   Vector b_, db_;
   bool has_bias_;
   mutable Matrix ones_;   // batch x 1, every entry 1: the bias's broadcast (forward)

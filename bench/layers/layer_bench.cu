@@ -331,22 +331,20 @@ int main(int argc, char** argv) {
     for (double sp : sparsities)
       for (int batch : batches) {
         const double density = 1 - sp;
-        const Result s = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::FP32, infer_only);
-        const Result s16 = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::BF16, infer_only);
-        if (infer_only) {   // step_ms 0: not measured
-          for (const auto& [name, r] : {std::pair<const char*, const Result&>{"snack", s}, {"snack_bf16", s16}})
-            std::printf("%d,%.2f,%d,%s,%.4f,%.4f,%.0f,%.0f,%.0f,%s\n", M, sp, batch, name, r.step_ms, r.infer_ms,
-                        r.state_bytes, r.device_state_bytes, r.peak_bytes, r.note.c_str());
-          std::fflush(stdout);
-          continue;
-        }
-        const Result d = dense(h, M, batch, density, reps, false);
-        const Result dm = dense(h, M, batch, density, reps, true);
-        for (const auto& [name, r] : {std::pair<const char*, const Result&>{"snack", s}, {"snack_bf16", s16},
-                                      {"cublas", d}, {"dense_mask", dm}})
+        const auto row = [&](const char* name, const Result& r) {
           std::printf("%d,%.2f,%d,%s,%.4f,%.4f,%.0f,%.0f,%.0f,%s\n", M, sp, batch, name, r.step_ms, r.infer_ms,
                       r.state_bytes, r.device_state_bytes, r.peak_bytes, r.note.c_str());
-        std::fflush(stdout);
+          std::fflush(stdout);
+        };
+        const Result s = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::FP32, infer_only);
+        const Result s16 = sparse(M, batch, density, reps, snk::Matrix::PrecisionHint::BF16, infer_only);
+        row("snack", s);   // step_ms 0 with --infer-only: not measured
+        row("snack_bf16", s16);
+        if (infer_only) continue;
+        const Result d = dense(h, M, batch, density, reps, false);
+        const Result dm = dense(h, M, batch, density, reps, true);
+        row("cublas", d);
+        row("dense_mask", dm);
         std::fprintf(stderr, "M=%5d %2.0f%% batch %3d  step: snack %.3f ms, cuBLAS %.3f (%.2fx), D+M %.3f (%.2fx)  "
                              "inference: snack %.3f, cuBLAS %.3f (%.2fx)  state %.0f%% of dense  %s\n",
                      M, 100 * sp, batch, s.step_ms, d.step_ms, d.step_ms / s.step_ms, dm.step_ms, dm.step_ms / s.step_ms,

@@ -262,11 +262,11 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t n_ranges, Ro
     // - 1): two of its lanes take one class at one step only where one of them had no class left that no other lane
     // took then.
     const int n_lanes = 8 / pieces;
-    for (int half = 0; half < 4 * pieces; ++half) {
+    for (int phase = 0; phase < 4 * pieces; ++phase) {
       int lanes[8] = {};
       std::int64_t left[8][8] = {};
       for (int j = 0; j < n_lanes; ++j) {
-        lanes[j] = 8 * (half / pieces) + pieces * j + half % pieces;
+        lanes[j] = 8 * (phase / pieces) + pieces * j + phase % pieces;
         for (std::int64_t q : lane_held[lanes[j]]) ++left[j][cls(q)];
       }
       for (std::size_t i = 0;; ++i) {
@@ -288,7 +288,7 @@ void build_and_check(const Pattern& p, int block_cols, std::int32_t n_ranges, Ro
               if (left[j][m] > 0 && taken[m] - (m == k ? 1 : 0) == 0) forced = false;
           }
           rule.check(forced, [&](std::ostream& o) {
-            o << "block " << c << " group " << gi << " piece-phase " << half << " step " << i << ": " << taken[k]
+            o << "block " << c << " group " << gi << " piece-phase " << phase << " step " << i << ": " << taken[k]
               << " lanes take class " << k << " where each had a free class";
           });
         }

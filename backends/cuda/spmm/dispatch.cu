@@ -464,10 +464,9 @@ bool batch_five_up(const Plan::Impl&, const SpmmArgs& args) { return args.batch 
 
 // row_lanes (csr_rowlanes.cuh). Needs: plus_times fp32, fp16 or bf16, W X or X W^T, batch 5-128, values of the
 // call's type bound to the plan and read by the call (SpmmArgs::values_bound), a plan the kernel fits at the batch's
-// tile (lanes_fit). Preferred
-// where lanes_geometry() says it pays (a group of 32 rows per warp of each thread block, rows' segments per held
-// column block of >= kRowLanesMinSegment non-zeros): then ahead of every other kernel. Asked for where it cannot
-// run, the call runs as Auto would.
+// tile (lanes_fit). Preferred where lanes_geometry() says it pays (a group of 32 rows per warp of each thread block,
+// rows' segments per held column block of >= kRowLanesMinSegment non-zeros): then ahead of every other kernel. Asked
+// for where it cannot run, the call runs as Auto would.
 bool lanes_can_run(const Plan::Impl& a, const SpmmArgs& args) {
   LanesGeometry geo;
   return lanes_fit(a, args, false, geo);
@@ -478,9 +477,9 @@ bool lanes_prefers(const Plan::Impl& a, const SpmmArgs& args) {
 }
 // Batch tile 8 up to batch 8, else 32 (one tile per grid z past 32). The column blocks' sums are added into an fp32 Y
 // with atomics where the call is not deterministic and either asks for the kernel or Y's rows hold aligned groups of
-// four (y_rows_in_fours()), else (and for 16-bit Y) partial tiles are folded in block order; at tile 8 with atomics, two work items per
-// group where segments average >= kRowLanesRunSegment; at tile 32, thread blocks of kLongThreads where segments
-// average >= kRowLanesLongSegment (lanes_geometry; plan_impl.hpp).
+// four (y_rows_in_fours()), else (and for 16-bit Y) partial tiles are folded in block order; at tile 8 with atomics,
+// two work items per group where segments average >= kRowLanesRunSegment; at tile 32, thread blocks of kLongThreads
+// where segments average >= kRowLanesLongSegment (lanes_geometry; plan_impl.hpp).
 void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   LanesGeometry geo;
   lanes_geometry(a, lanes_tile(args.batch), geo);
