@@ -17,8 +17,10 @@
 // default), the same inputs run on it: exact work, every live row of every layer computed (no row reuse), with its
 // sums in FP64 and then in FP32 (--tiled-sums picks), each timed the same way, checked against the same truth and
 // against the fused engine's categories on all inputs (the float64 reference deciding the rows where they differ),
-// and set beside XY-2021's published exact-work rate (SNICIT's Table 3, an RTX A6000).
+// and set beside XY-2021's published exact-work rate (SNICIT's Table 3, an RTX A6000). The tiled engine's tiles run in
+// the modes its cost model picks (--tile-modes forces one); a table after the main one counts the tiles in each mode.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -159,6 +161,8 @@ int main(int argc, char** argv) {
   int rows_per_group = 0, layout = -1;  // FusedGpuOptions (0 / -1: the engine's choice), for tuning runs
   bool tiled = true;  // --tiled 0: the fused engine alone
   std::vector<std::string> tiled_sums = {"fp64", "fp32"};   // --tiled-sums: the tiled engine's sums, each run in turn
+  std::string tile_modes = "auto";   // --tile-modes: the tiled engine's ModePolicy
+  double compile_budget = 60;        // --compile-budget: seconds for its embedded layers' compiles
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--official-cache") official_cache = v;
@@ -174,6 +178,8 @@ int main(int argc, char** argv) {
     else if (a == "--layout") layout = std::stoi(v);
     else if (a == "--tiled") tiled = v == "1";
     else if (a == "--tiled-sums") tiled_sums = comma_list(v);
+    else if (a == "--tile-modes") tile_modes = v;
+    else if (a == "--compile-budget") compile_budget = std::stod(v);
     else if (a == "--sizes") { sizes.clear(); for (const std::string& x : comma_list(v)) sizes.push_back(std::stoll(x)); }
     else if (a == "--depths") { depths.clear(); for (const std::string& x : comma_list(v)) depths.push_back(std::stoll(x)); }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
@@ -190,6 +196,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench-spdnn: --tiled-sums takes fp64, fp32 or both (fp64,fp32), not '%s'\n", k.c_str());
       return 2;
     }
+#ifdef SNACK_WITH_TILED_GPU
+  try {
+    parse_mode_policy(tile_modes);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "bench-spdnn: --tile-modes: %s\n", e.what());
+    return 2;
+  }
+#endif
   if (!fused_gpu_available()) { std::fprintf(stderr, "bench-spdnn: no CUDA device\n"); return 2; }
   std::string device;
   MnistDigits digits;
@@ -212,6 +226,8 @@ int main(int argc, char** argv) {
       bool pass = false;
       double seconds = 0, rate = 0;
       int64_t row_layers = 0;
+      std::array<int64_t, 3> modes{};   // tiles computed sparse, tensor, embedded (the cost model's choices as run)
+      int64_t fell_back = 0;            // tiles planned embedded that were not compiled in the budget
     };
     std::vector<Exact> exact;
     bool exact_pass() const {
@@ -317,7 +333,17 @@ int main(int argc, char** argv) {
           TiledGpuTimings tt;
           double tbest = 0;
           {
-            TiledGpuEngine exact(tn, 0, x.sums == "fp32" ? TiledAccumulation::FP32 : TiledAccumulation::FP64);
+            TiledOptions to;
+            to.accumulation = x.sums == "fp32" ? TiledAccumulation::FP32 : TiledAccumulation::FP64;
+            to.modes = parse_mode_policy(tile_modes);
+            if (to.modes == ModePolicy::Tensor && x.sums == "fp32") to.modes = ModePolicy::Sparse;   // tensor is FP64
+            to.compile_budget_s = compile_budget;
+            to.progress = true;
+            TiledGpuEngine exact(tn, 0, to);
+            x.modes = exact.plan().count();
+            x.fell_back = exact.plan().embedded_fallbacks;
+            std::fprintf(stderr, "[bench-spdnn] %lld x %lld tiled, %s sums: tile modes %s\n", (long long)n, (long long)l,
+                         x.sums.c_str(), exact.plan().summary().c_str());
             if (k + 1 == tiled_sums.size()) tn = TiledNetwork();
             tbest = best_of(exact, run_inputs, warmup, runs, tcats, tt);
           }
@@ -379,7 +405,9 @@ int main(int argc, char** argv) {
   std::ofstream csv(csv_path);
   csv << "neurons,layers,data,inputs,edges,dedup,row_layers,last_rows,seconds,teraedges,layer_seconds,published,pass,"
          "exact_row_layers,xy2021";
-  for (const std::string& k : tiled_sums) csv << ",exact_" << k << "_seconds,exact_" << k << "_teraedges,exact_" << k << "_pass";
+  for (const std::string& k : tiled_sums)
+    csv << ",exact_" << k << "_seconds,exact_" << k << "_teraedges,exact_" << k << "_pass,exact_" << k << "_sparse_tiles,exact_"
+        << k << "_tensor_tiles,exact_" << k << "_embedded_tiles";
   csv << "\n";
   for (const Row& r : rows) {
     char line[1536];
@@ -409,10 +437,23 @@ int main(int argc, char** argv) {
         << r.pub.teraedges << ',' << (r.pass ? 1 : 0) << ',' << (r.exact.empty() ? 0 : r.exact.front().row_layers)
         << ',' << xy;
     for (size_t k = 0; k < tiled_sums.size(); ++k) {
-      if (k < r.exact.size()) csv << ',' << r.exact[k].seconds << ',' << r.exact[k].rate << ',' << (r.exact[k].pass ? 1 : 0);
-      else csv << ",0,0,-1";
+      if (k < r.exact.size())
+        csv << ',' << r.exact[k].seconds << ',' << r.exact[k].rate << ',' << (r.exact[k].pass ? 1 : 0) << ','
+            << r.exact[k].modes[0] << ',' << r.exact[k].modes[1] << ',' << r.exact[k].modes[2];
+      else csv << ",0,0,-1,0,0,0";
     }
     csv << '\n';
+  }
+  if (tiled) {
+    md += "\nThe tiled engine's tiles by mode (--tile-modes " + tile_modes + "; the cost model's choices as run: sparse = "
+          "the table-driven kernel, tensor = FP64 tensor cores, embedded = code generated per layer; fell back = planned "
+          "embedded, not compiled within the budget of " + std::to_string(compile_budget).substr(0, 5) + " s):\n\n"
+          "| neurons | layers | sums | sparse | tensor | embedded | fell back |\n|---|---|---|---|---|---|---|\n";
+    for (const Row& r : rows)
+      for (const Row::Exact& x : r.exact)
+        md += "| " + std::to_string(r.n) + " | " + std::to_string(r.l) + " | " + x.sums + " | " +
+              std::to_string(x.modes[0]) + " | " + std::to_string(x.modes[1]) + " | " + std::to_string(x.modes[2]) +
+              " | " + std::to_string(x.fell_back) + " |\n";
   }
   std::printf("%s", md.c_str());
   std::ofstream(md_path) << md;

@@ -1,33 +1,43 @@
-// graphchallenge/engine/tiled_gpu.cu: the tiled SpDNN engine (tiled_gpu.hpp says what it computes and how).
+// graphchallenge/engine/tiled_gpu.cu: the tiled SpDNN engine (tiled_gpu.hpp says what it computes and how), its
+// three tile kernels, the calibration of the cost model that chooses among them, and the embedded layers' loading.
 //
-// Per layer on the device: gather (int32 per input position: the row of Y^T it reads), the column classes' first
-// output positions, and the blocks by column class (the row class each reads, its size, the offset of its weights:
-// rows x class width, row-major, as tile_layer lays them out). A layer whose column classes all have one width of 16
-// or 32 (and 16-byte aligned weights) runs the kernel specialised for it, which reads the weights four at a time;
-// other layers run the general kernel (any width up to kMaxClassColumns).
+// Per layer on the device: gather (int32 per input position: the row of Y^T it reads), the tiles (first output, width,
+// the pitch of their weight rows, their blocks: the input positions each reads and the offset of its weights, as
+// tile_layer lays them out) and one list of tile ids per mode; each mode's kernel runs over its list. Where every
+// sparse tile of a layer is a whole class of width 16 or 32 with 16-byte aligned weights, the sparse kernel
+// specialised for that width serves them (weights read four at a time).
 #include "engine/tiled_gpu.hpp"
+#include "engine/embedded.hpp"
 #include "engine/gpu_common.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 namespace snk::gc {
 namespace {
 
 constexpr int kRows = 128;   // live rows per thread block (one per thread)
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
+constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
 
 void check(cudaError_t e, const char* what) { throw_on_cuda(e, "tiled GPU engine", what); }
-
-struct BlockRef {
-  int32_t r0, nr;   // the row class: input positions [r0, r0 + nr)
-  int64_t voff;     // its weights: values[voff + a * width + q]
-};
 
 template <class T>
 struct DeviceArray {
@@ -51,35 +61,41 @@ struct DeviceArray {
   DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
-// One layer: Y^T out (this layer's output order) from Y^T in (the previous layer's output order, or neuron order for
-// the first layer), for the rows [0, live) of stride ld. A thread block computes one slice of a column class (at most
-// kMaxClassColumns of its outputs; a wider class is cut into slices, each reading the blocks' weights at its columns,
-// rows `pitch` apart). WIDTH > 0: every slice is a whole class of WIDTH columns with 16-byte aligned weights;
-// WIDTH == 0: any slice. Acc: the type the sums and the activations are held in (float or double).
+// The tiles of one layer, on the device (pointers into LayerOnDevice's arrays).
+struct TilesRef {
+  const int32_t* gather;   // input position -> row of Y^T in
+  const int32_t* start;    // tile -> its first output position
+  const int32_t* width;
+  const int32_t* pitch;
+  const int32_t* block_ptr;
+  const TileBlock* blocks;
+  const float* values;
+};
+
+// Sparse mode: Y^T out (this layer's output order) from Y^T in (the previous layer's output order, or neuron order for
+// the first layer), for the rows [0, live) of stride ld, over the tiles list[0 .. gridDim.x). A thread block computes
+// one tile (at most kMaxClassColumns outputs) for 128 rows, one row per thread. WIDTH > 0: every tile of the list is a
+// whole class of WIDTH columns with 16-byte aligned weights; WIDTH == 0: any tile. Acc: the type the sums and the
+// activations are held in (float or double).
 template <int WIDTH, class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin, Acc* __restrict__ yout, int64_t ld,
-                                                     int32_t live, const int32_t* __restrict__ gather,
-                                                     const int32_t* __restrict__ class_start,
-                                                     const int32_t* __restrict__ class_pitch,
-                                                     const int32_t* __restrict__ class_blocks,
-                                                     const BlockRef* __restrict__ blocks,
-                                                     const float* __restrict__ values, float bias,
-                                                     int32_t* __restrict__ alive) {
+                                                     int32_t live, const int32_t* __restrict__ list, TilesRef L,
+                                                     float bias, int32_t* __restrict__ alive) {
   constexpr int kAcc = WIDTH > 0 ? WIDTH : TiledGpuEngine::kMaxClassColumns;
-  const int c = blockIdx.x;
+  const int t = list[blockIdx.x];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
   if (row >= live) return;
-  const int32_t c0 = class_start[c];
-  const int width = WIDTH > 0 ? WIDTH : class_start[c + 1] - c0;
-  const int pitch = WIDTH > 0 ? WIDTH : class_pitch[c];
+  const int32_t c0 = L.start[t];
+  const int width = WIDTH > 0 ? WIDTH : L.width[t];
+  const int pitch = WIDTH > 0 ? WIDTH : L.pitch[t];
   Acc acc[kAcc];
 #pragma unroll
   for (int q = 0; q < kAcc; ++q) acc[q] = 0;
-  for (int32_t b = class_blocks[c]; b < class_blocks[c + 1]; ++b) {
-    const BlockRef k = blocks[b];
-    const float* w = values + k.voff;
+  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+    const TileBlock k = L.blocks[b];
+    const float* w = L.values + k.voff;
     for (int32_t a = 0; a < k.nr; ++a) {
-      const Acc x = yin[static_cast<int64_t>(gather[k.r0 + a]) * ld + row];
+      const Acc x = yin[static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld + row];
       if constexpr (WIDTH > 0) {
         const float4* w4 = reinterpret_cast<const float4*>(w + a * WIDTH);
 #pragma unroll
@@ -106,6 +122,79 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
       any = any || v > Acc(0);
     }
   if (any) alive[row] = 1;
+}
+
+// D (8 x 8) += A (8 x 4) B (4 x 8) on the FP64 tensor cores. Lane l holds A(l / 4, l % 4), B(l % 4, l / 4) and
+// D(l / 4, 2 (l % 4) + i), i = 0, 1.
+__device__ __forceinline__ void mma_f64(double (&d)[2], double a, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+#else
+  __trap();   // the tensor mode is offered on compute capability 8.0 and later only (tensor_mode_supported)
+#endif
+}
+
+// Tensor mode (FP64 sums): the same tiles, products and activation as tiled_layer, each warp computing 32 of the
+// block's 128 rows as four 8-row slabs against the tile's columns in 8-column slabs (at most kMaxClassColumns), its
+// inputs four at a time (a block's last group padded with zeros).
+__global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __restrict__ yin, double* __restrict__ yout,
+                                                            int64_t ld, int32_t live, const int32_t* __restrict__ list,
+                                                            TilesRef L, float bias, int32_t* __restrict__ alive) {
+  constexpr int kSlabs = TiledGpuEngine::kMaxClassColumns / 8;
+  const int t = list[blockIdx.x];
+  const int lane = threadIdx.x & 31, g = lane >> 2, k4 = lane & 3;
+  const int32_t row0 = blockIdx.y * kRows + (threadIdx.x >> 5) * 32;
+  if (row0 >= live) return;   // the whole warp
+  const int32_t c0 = L.start[t];
+  const int width = L.width[t], pitch = L.pitch[t];
+  const int slabs = (width + 7) / 8;
+  double acc[4][kSlabs][2];
+#pragma unroll
+  for (int m = 0; m < 4; ++m)
+#pragma unroll
+    for (int n = 0; n < kSlabs; ++n) acc[m][n][0] = acc[m][n][1] = 0.0;
+  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+    const TileBlock k = L.blocks[b];
+    const float* w = L.values + k.voff;
+    for (int32_t a0 = 0; a0 < k.nr; a0 += 4) {
+      const int32_t a = a0 + k4;
+      const bool in = a < k.nr;
+      const int64_t src = in ? static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld : 0;
+      double x[4];
+#pragma unroll
+      for (int m = 0; m < 4; ++m) {
+        const int32_t row = row0 + m * 8 + g;
+        x[m] = in && row < live ? yin[src + row] : 0.0;
+      }
+#pragma unroll
+      for (int n = 0; n < kSlabs; ++n)
+        if (n < slabs) {
+          const int q = n * 8 + g;
+          const double wv = in && q < width ? static_cast<double>(__ldg(w + a * pitch + q)) : 0.0;
+#pragma unroll
+          for (int m = 0; m < 4; ++m) mma_f64(acc[m][n], x[m], wv);
+        }
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < 4; ++m) {
+    const int32_t row = row0 + m * 8 + g;
+    bool any = false;
+#pragma unroll
+    for (int n = 0; n < kSlabs; ++n)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int q = n * 8 + 2 * k4 + i;
+        if (n < slabs && q < width && row < live) {
+          const double v = activate(acc[m][n][i], bias);
+          yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+          any = any || v > 0.0;
+        }
+      }
+    if (any) alive[row] = 1;
+  }
 }
 
 // Y^T of the inputs in neuron order: Y^T(j, r) = inputs(r, j).
@@ -135,15 +224,285 @@ __global__ void mark_alive(int32_t* __restrict__ alive, int32_t count) {
   if (r < count) alive[r] = 1;
 }
 
-struct LayerOnDevice {
-  DeviceArray<int32_t> gather, class_start, class_pitch, class_blocks;
-  DeviceArray<BlockRef> blocks;
-  DeviceArray<float> values;
-  int32_t classes = 0;   // slices of column classes (tiled_layer)
-  int width = 0;   // the one width of every slice where the specialised kernel runs (16 or 32), else 0
+// A loaded embedded kernel (cudaLibrary), unloaded with its owner.
+struct EmbeddedKernel {
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  EmbeddedKernel() = default;
+  ~EmbeddedKernel() { if (library) cudaLibraryUnload(library); }
+  EmbeddedKernel(EmbeddedKernel&& o) noexcept : library(o.library), kernel(o.kernel) { o.library = nullptr; }
+  EmbeddedKernel& operator=(EmbeddedKernel&& o) noexcept {
+    std::swap(library, o.library);
+    std::swap(kernel, o.kernel);
+    return *this;
+  }
 };
 
+struct LayerOnDevice {
+  DeviceArray<int32_t> gather, start, width, pitch, block_ptr;
+  DeviceArray<TileBlock> blocks;
+  DeviceArray<float> values;
+  std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode
+  int sparse_width = 0;   // the one width (16 or 32) of every sparse tile where the specialised kernel serves them
+  EmbeddedKernel embedded;
+
+  TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
+  int32_t count(TileMode m) const { return static_cast<int32_t>(list[static_cast<size_t>(m)].n); }
+};
+
+// The tiles' tables of one layer on the device, without the mode lists.
+LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values) {
+  LayerOnDevice d;
+  d.gather = DeviceArray<int32_t>(gather);
+  d.start = DeviceArray<int32_t>(tiles.start);
+  d.width = DeviceArray<int32_t>(tiles.width);
+  d.pitch = DeviceArray<int32_t>(tiles.pitch);
+  d.block_ptr = DeviceArray<int32_t>(tiles.block_ptr);
+  d.blocks = DeviceArray<TileBlock>(tiles.blocks);
+  d.values = DeviceArray<float>(values);
+  return d;
+}
+
+// The mode lists of one layer, and the width the sparse tiles share (16 or 32, else 0).
+void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& modes) {
+  for (int m = 0; m < kTileModes; ++m) d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(modes.tiles[static_cast<size_t>(m)]);
+  int width = -1;
+  for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)]) {
+    const int w = tiles.width[static_cast<size_t>(t)];
+    bool whole = w == tiles.pitch[static_cast<size_t>(t)];
+    for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b)
+      whole = whole && tiles.blocks[static_cast<size_t>(b)].voff % 4 == 0;
+    width = whole && (width == -1 || width == w) ? w : 0;
+  }
+  d.sparse_width = width == 16 || width == 32 ? width : 0;
+}
+
+bool tensor_mode_supported(int device) {
+  cudaDeviceProp prop{};
+  return cudaGetDeviceProperties(&prop, device) == cudaSuccess && prop.major >= 8;
+}
+
+std::string device_arch(int device) {
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "device properties");
+  return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+}
+
+// Launches the layer's kernels, one per mode with tiles, over the rows [0, live) of Y^T.
+template <class Acc>
+void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld, int32_t live, float bias,
+                  int32_t* alive, cudaStream_t stream) {
+  const unsigned chunks = static_cast<unsigned>((live + kRows - 1) / kRows);
+  const TilesRef ref = L.ref();
+  if (const int32_t n = L.count(TileMode::Sparse)) {
+    const dim3 grid(static_cast<unsigned>(n), chunks);
+    const int32_t* list = L.list[static_cast<size_t>(TileMode::Sparse)].p;
+    if (L.sparse_width == 16) tiled_layer<16, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, list, ref, bias, alive);
+    else if (L.sparse_width == 32) tiled_layer<32, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, list, ref, bias, alive);
+    else tiled_layer<0, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, list, ref, bias, alive);
+    check(cudaGetLastError(), "sparse tiles' launch");
+  }
+  if (const int32_t n = L.count(TileMode::Tensor)) {
+    if constexpr (std::is_same_v<Acc, double>) {
+      const dim3 grid(static_cast<unsigned>(n), chunks);
+      tiled_layer_tensor<<<grid, kRows, 0, stream>>>(yin, yout, ld, live, L.list[static_cast<size_t>(TileMode::Tensor)].p,
+                                                     ref, bias, alive);
+      check(cudaGetLastError(), "tensor tiles' launch");
+    } else {
+      throw std::logic_error("tiled GPU engine: tensor tiles with FP32 sums");
+    }
+  }
+  if (const int32_t n = L.count(TileMode::Embedded)) {
+    long long ld_arg = ld;
+    int live_arg = live;
+    const Acc* in = yin;
+    Acc* out = yout;
+    int* flags = alive;
+    void* args[] = {&in, &out, &ld_arg, &live_arg, &bias, &flags};
+    check(cudaLaunchKernel(reinterpret_cast<const void*>(L.embedded.kernel), dim3(static_cast<unsigned>(n), chunks),
+                           dim3(kRows), args, 0, stream),
+          "embedded tiles' launch");
+  }
+}
+
+// The embedded kernel of `cubin` (its extern "C" function `name`), loaded.
+EmbeddedKernel load_embedded(const std::vector<char>& cubin, const std::string& name) {
+  EmbeddedKernel k;
+  check(cudaLibraryLoadData(&k.library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), "load embedded code");
+  check(cudaLibraryGetKernel(&k.kernel, k.library, name.c_str()), "find the embedded kernel");
+  return k;
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex16(uint64_t v) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+bool make_dirs(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i)
+    if (i == dir.size() || dir[i] == '/') {
+      const std::string part = dir.substr(0, i);
+      struct stat st;
+      if (::stat(part.c_str(), &st) != 0 && ::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+  return true;
+}
+
+// The synthetic tiles the calibration times: `count` tiles of `inputs` inputs (in blocks of at most 16, each over
+// consecutive positions drawn at random) and `width` outputs each, over `neurons` positions, random weights.
+struct SyntheticLayer {
+  TiledLayer layer;
+  LayerTiles tiles;
+  std::vector<int32_t> gather;
+};
+SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width, std::mt19937_64& rng) {
+  SyntheticLayer s;
+  s.layer.nrows = s.layer.ncols = neurons;
+  s.gather.resize(static_cast<size_t>(neurons));
+  std::iota(s.gather.begin(), s.gather.end(), 0);
+  std::shuffle(s.gather.begin(), s.gather.end(), rng);
+  std::uniform_real_distribution<float> value(-0.2f, 0.2f);
+  for (int t = 0; t < count; ++t) {
+    s.tiles.start.push_back(t * width);
+    s.tiles.width.push_back(width);
+    s.tiles.pitch.push_back(width);
+    for (int done = 0; done < inputs;) {
+      const int nr = std::min(16, inputs - done);
+      std::uniform_int_distribution<int64_t> at(0, neurons - nr);
+      s.tiles.blocks.push_back(TileBlock{static_cast<int32_t>(at(rng)), nr, static_cast<int64_t>(s.layer.values.size())});
+      for (int v = 0; v < nr * width; ++v) s.layer.values.push_back(value(rng));
+      done += nr;
+    }
+    s.tiles.block_ptr.push_back(static_cast<int32_t>(s.tiles.blocks.size()));
+  }
+  return s;
+}
+
+// The calibration: each mode timed on synthetic tiles of several shapes (inputs x width), over `rows` rows.
+template <class Acc>
+CostModel calibrate(int device, const std::string& key, bool progress) {
+  constexpr int64_t kNeurons = 2048, kCalRows = 16384;
+  constexpr int kTilesPerShape = 32, kMostEmbeddedNnz = 512;
+  const std::pair<int, int> shapes[] = {{8, 8}, {16, 16}, {32, 16}, {32, 32}, {64, 32}};
+  const bool fp64 = std::is_same_v<Acc, double>;
+  const bool tensor = fp64 && tensor_mode_supported(device);
+  const std::string arch = device_arch(device);
+  if (progress) std::fprintf(stderr, "[tiled] calibrating the tile modes on %s (%s sums)\n", gpu_device_name(device).c_str(), fp64 ? "FP64" : "FP32");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream creation");
+  struct StreamGuard { cudaStream_t s; ~StreamGuard() { cudaStreamDestroy(s); } } guard{stream};
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  struct EventGuard { cudaEvent_t a, b; ~EventGuard() { cudaEventDestroy(a); cudaEventDestroy(b); } } events{e0, e1};
+  std::mt19937_64 rng(2019);
+  std::vector<Acc> y(static_cast<size_t>(kNeurons * kCalRows));
+  std::uniform_real_distribution<double> act(0.0, 1.0);
+  for (Acc& v : y) v = static_cast<Acc>(act(rng));
+  DeviceArray<Acc> yin(y), yout(y.size());
+  DeviceArray<int32_t> alive(static_cast<size_t>(kCalRows));
+  std::vector<TileTiming> timings;
+  double compile_s = 0;
+  int64_t compiled_nnz = 0;
+  for (const auto& [inputs, width] : shapes) {
+    const SyntheticLayer syn = synthetic_layer(kNeurons, kTilesPerShape, inputs, width, rng);
+    LayerOnDevice d = upload_tiles(syn.tiles, syn.gather, syn.layer.values);
+    std::vector<int32_t> all(kTilesPerShape);
+    std::iota(all.begin(), all.end(), 0);
+    for (int m = 0; m < kTileModes; ++m) {
+      const TileMode mode = static_cast<TileMode>(m);
+      if (mode == TileMode::Tensor && !tensor) continue;
+      LayerModes modes;
+      modes.tiles[static_cast<size_t>(m)] = all;
+      upload_modes(d, syn.tiles, modes);
+      if (mode == TileMode::Embedded) {
+        if (inputs * width > kMostEmbeddedNnz) continue;   // the compile would take longer than the rest together
+        const std::string name = "snk_calibration";
+        EmbeddedOptions eo;
+        eo.arch = arch;
+        eo.deadline_s = 120;   // no cache: the compile time itself is measured
+        const EmbeddedBinary bin = compile_embedded(embedded_source(syn.layer, syn.gather, syn.tiles, all, fp64, name), name, eo);
+        if (bin.status != EmbeddedStatus::Compiled) {
+          if (progress) std::fprintf(stderr, "[tiled] the embedded mode is not calibrated: %s %s\n", embedded_status_name(bin.status), bin.message.c_str());
+          continue;
+        }
+        compile_s += bin.seconds;
+        compiled_nnz += static_cast<int64_t>(kTilesPerShape) * inputs * width;
+        d.embedded = load_embedded(bin.cubin, name);
+      }
+      std::vector<float> ms;
+      for (int rep = 0; rep < 6; ++rep) {
+        check(cudaEventRecord(e0, stream), "event");
+        launch_layer<Acc>(d, yin.p, yout.p, kCalRows, static_cast<int32_t>(kCalRows), -0.3f, alive.p, stream);
+        check(cudaEventRecord(e1, stream), "event");
+        check(cudaEventSynchronize(e1), "calibration");
+        float t = 0;
+        check(cudaEventElapsedTime(&t, e0, e1), "event time");
+        if (rep > 0) ms.push_back(t);   // the first run warms up
+      }
+      std::sort(ms.begin(), ms.end());
+      TileTiming tt;
+      tt.mode = mode;
+      tt.shape = TileShape{inputs, width, static_cast<int64_t>(inputs) * width};
+      tt.tiles = kTilesPerShape;
+      tt.rows = kCalRows;
+      tt.ns = static_cast<double>(ms[ms.size() / 2]) * 1e6;
+      timings.push_back(tt);
+    }
+  }
+  const CostModel model = CostModel::fit(key, timings, compiled_nnz > 0 ? compile_s * 1e9 / static_cast<double>(compiled_nnz) : 0);
+  if (progress)
+    for (const TileTiming& t : timings)
+      std::fprintf(stderr, "[tiled]   %-8s %2lld inputs x %2lld outputs: %.1f ns a tile per 128 rows\n", tile_mode_name(t.mode),
+                   static_cast<long long>(t.shape.inputs), static_cast<long long>(t.shape.width),
+                   t.ns / (static_cast<double>(t.tiles) * static_cast<double>(t.rows / 128)));
+  return model;
+}
+
 }  // namespace
+
+std::string TiledOptions::default_cache_dir() { return default_cache_root(); }
+
+CostModel tile_cost_model(int device, TiledAccumulation accumulation, const TiledOptions& options) {
+  const bool fp64 = accumulation == TiledAccumulation::FP64;
+  const std::string key = gpu_device_name(device) + "|" + device_arch(device) + "|" + (fp64 ? "fp64" : "fp32") +
+                          "|tile-modes-1";
+  static std::mutex lock;
+  static std::map<std::string, CostModel> measured;
+  std::lock_guard<std::mutex> hold(lock);
+  if (auto it = measured.find(key); it != measured.end()) return it->second;
+  const std::string dir = options.cache_dir.empty() ? "" : options.cache_dir + "/tile-cost";
+  const std::string file = dir.empty() ? "" : dir + "/" + hex16(fnv1a(key)) + ".txt";
+  if (!file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    CostModel m;
+    std::string why;
+    if (in && CostModel::parse(text.str(), m, why) && m.key == key) {
+      measured[key] = m;
+      return m;
+    }
+  }
+  check(cudaSetDevice(device), "select the device");
+  CostModel m = fp64 ? calibrate<double>(device, key, options.progress) : calibrate<float>(device, key, options.progress);
+  measured[key] = m;
+  if (!file.empty() && make_dirs(dir)) {
+    const std::string tmp = file + ".tmp" + std::to_string(::getpid());
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << m.serialize();
+    out.close();
+    if (!out || std::rename(tmp.c_str(), file.c_str()) != 0) std::remove(tmp.c_str());
+  }
+  return m;
+}
 
 struct TiledGpuEngine::State {
   int device = 0;
@@ -151,6 +510,8 @@ struct TiledGpuEngine::State {
   int64_t neurons = 0;
   float bias = 0;
   std::vector<LayerOnDevice> layers;
+  ModePlan plan;
+  CostModel model;
   cudaStream_t stream = nullptr;
 };
 
@@ -169,57 +530,102 @@ bool TiledGpuEngine::can_run(const TiledNetwork& net, std::string* why) {
   return true;
 }
 
-TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, TiledAccumulation accumulation) : state_(new State) {
+TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledOptions& options) : state_(new State) {
   std::string why;
   if (!can_run(net, &why)) throw std::invalid_argument("tiled GPU engine: " + why);
   State& s = *state_;
   s.device = device;
-  s.accumulation = accumulation;
+  s.accumulation = options.accumulation;
   s.neurons = net.neurons;
   s.bias = net.bias;
   check(cudaSetDevice(device), "select the device");
+  const bool fp64 = options.accumulation == TiledAccumulation::FP64;
+  PlanOptions po;
+  po.policy = options.modes;
+  po.tensor_allowed = fp64 && tensor_mode_supported(device);
+  po.embedded_allowed = true;
+  if (options.modes == ModePolicy::Tensor && !po.tensor_allowed)
+    throw std::invalid_argument(fp64 ? "tiled GPU engine: the tensor tile mode needs compute capability 8.0 or later"
+                                     : "tiled GPU engine: the tensor tile mode computes FP64 sums; these are FP32");
+  if (options.modes == ModePolicy::Auto) s.model = tile_cost_model(device, options.accumulation, options);
+  std::vector<LayerTiles> tiles;
+  tiles.reserve(net.layers.size());
+  for (const TiledLayer& t : net.layers) tiles.push_back(layer_tiles(t, kMaxClassColumns));
+  s.plan = plan_tile_modes(tiles, s.model, po);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
-  for (size_t l = 0; l < net.layers.size(); ++l) {
-    const TiledLayer& t = net.layers[l];
-    // The blocks by column class, each class's in row-class order.
-    std::vector<std::vector<BlockRef>> by_class(static_cast<size_t>(t.col_classes()));
-    for (int64_t c = 0; c < t.row_classes(); ++c)
-      for (int64_t b = t.block_ptr[c]; b < t.block_ptr[c + 1]; ++b)
-        by_class[t.block_col[b]].push_back(
-            BlockRef{static_cast<int32_t>(t.row_class[c]), static_cast<int32_t>(t.row_class[c + 1] - t.row_class[c]),
-                     t.block_offset[b]});
-    std::vector<int32_t> class_start, class_pitch, class_blocks{0};
-    std::vector<BlockRef> blocks;
-    int width = -1;
-    for (int64_t c = 0; c < t.col_classes(); ++c) {
-      const int pitch = static_cast<int>(t.col_class[c + 1] - t.col_class[c]);
-      for (int first = 0; first < pitch; first += kMaxClassColumns) {   // slices of at most kMaxClassColumns
-        const int w = std::min(kMaxClassColumns, pitch - first);
-        width = width == -1 ? w : (width == w ? w : 0);
-        if (w != pitch) width = 0;
-        class_start.push_back(static_cast<int32_t>(t.col_class[c] + first));
-        class_pitch.push_back(pitch);
-        for (BlockRef k : by_class[c]) {
-          k.voff += first;
-          if (k.voff % 4 != 0) width = 0;
-          blocks.push_back(k);
-        }
-        class_blocks.push_back(static_cast<int32_t>(blocks.size()));
-      }
+  for (size_t l = 0; l < net.layers.size(); ++l) s.layers.push_back(upload_tiles(tiles[l], net.gather[l], net.layers[l].values));
+
+  // The embedded layers, most predicted gain first: each one's code from the cache, else compiled, on up to one host
+  // thread per core at once, while the compile budget's wall time lasts. A layer is not compiled where its code would
+  // exceed kMostEmbeddedNnz multiply-adds (NVRTC's time grows faster than the code) or where the model predicts its
+  // compile to outlast the budget left; those layers, and any not compiled in time, fall back.
+  std::vector<size_t> order;
+  for (size_t l = 0; l < s.plan.layers.size(); ++l)
+    if (!s.plan.layers[l].tiles[static_cast<size_t>(TileMode::Embedded)].empty()) order.push_back(l);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return s.plan.layers[a].embedded_gain_ns > s.plan.layers[b].embedded_gain_ns;
+  });
+  EmbeddedOptions eo;
+  eo.arch = device_arch(device);
+  eo.cache_dir = options.cache_dir.empty() ? "" : options.cache_dir + "/embedded";
+  std::vector<EmbeddedBinary> bins(order.size());
+  const auto name_of = [](size_t l) { return "snk_tiled_layer_" + std::to_string(l); };
+  using clock = std::chrono::steady_clock;
+  const auto end = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                      std::chrono::duration<double>(std::max(0.0, options.compile_budget_s)));
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < order.size();) {
+      const size_t l = order[i];
+      const std::vector<int32_t>& ids = s.plan.layers[l].tiles[static_cast<size_t>(TileMode::Embedded)];
+      int64_t nnz = 0;
+      for (int32_t t : ids) nnz += tiles[l].nnz(t);
+      EmbeddedBinary& bin = bins[i];
+      bin.message = "over " + std::to_string(kMostEmbeddedNnz) + " multiply-adds";
+      if (nnz > kMostEmbeddedNnz) continue;
+      const std::string source = embedded_source(net.layers[l], net.gather[l], tiles[l], ids, fp64, name_of(l));
+      bin = lookup_embedded(source, name_of(l), eo);
+      const double left = std::chrono::duration<double>(end - clock::now()).count();
+      if (bin.status == EmbeddedStatus::Cached || left <= 0 ||
+          s.model.compile_ns_per_nnz * 1e-9 * static_cast<double>(nnz) > left)
+        continue;
+      EmbeddedOptions o = eo;
+      o.deadline_s = left;
+      bin = compile_embedded(source, name_of(l), o);
     }
-    class_start.push_back(static_cast<int32_t>(t.ncols));
-    LayerOnDevice d;
-    d.gather = DeviceArray<int32_t>(net.gather[l]);
-    d.class_start = DeviceArray<int32_t>(class_start);
-    d.class_pitch = DeviceArray<int32_t>(class_pitch);
-    d.class_blocks = DeviceArray<int32_t>(class_blocks);
-    d.blocks = DeviceArray<BlockRef>(blocks);
-    d.values = DeviceArray<float>(t.values);
-    d.classes = static_cast<int32_t>(class_pitch.size());
-    d.width = width == 16 || width == 32 ? width : 0;
-    s.layers.push_back(std::move(d));
+  };
+  {
+    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), order.size()));
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
   }
+  for (size_t i = 0; i < order.size(); ++i) {
+    const size_t l = order[i];
+    LayerModes& modes = s.plan.layers[l];
+    const EmbeddedBinary& bin = bins[i];
+    const bool have = bin.status == EmbeddedStatus::Cached || bin.status == EmbeddedStatus::Compiled;
+    if (bin.status == EmbeddedStatus::Failed)   // a fault of the generator: said, and the layer still runs
+      std::fprintf(stderr, "[tiled] warning: the embedded code of layer %zu does not compile; its tiles fall back: %s\n",
+                   l + 1, bin.message.c_str());
+    else if (options.progress)
+      std::fprintf(stderr, "[tiled] layer %zu: %zu embedded tiles %s (%.2f s)%s%s\n", l + 1,
+                   modes.tiles[static_cast<size_t>(TileMode::Embedded)].size(),
+                   have ? embedded_status_name(bin.status) : "fall back", bin.seconds, bin.message.empty() ? "" : ": ",
+                   bin.message.c_str());
+    if (have) {
+      s.layers[l].embedded = load_embedded(bin.cubin, name_of(l));
+    } else {
+      s.plan.embedded_fallbacks += static_cast<int64_t>(modes.tiles[static_cast<size_t>(TileMode::Embedded)].size());
+      modes.drop_embedded();
+    }
+  }
+  for (size_t l = 0; l < net.layers.size(); ++l) upload_modes(s.layers[l], tiles[l], s.plan.layers[l]);
 }
+
+const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
+const CostModel& TiledGpuEngine::cost_model() const { return state_->model; }
 
 TiledGpuEngine::~TiledGpuEngine() {
   if (state_ && state_->stream) cudaStreamDestroy(state_->stream);
@@ -277,15 +683,7 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       }
       any_layer = true;
       check(cudaMemsetAsync(alive.p, 0, (static_cast<size_t>(live) + 1) * sizeof(int32_t), s.stream), "clear flags");
-      const dim3 grid(static_cast<unsigned>(L.classes), static_cast<unsigned>((live + kRows - 1) / kRows));
-      const auto launch = [&](auto kernel) {
-        kernel<<<grid, kRows, 0, s.stream>>>(cur.p, next.p, ld, live, L.gather.p, L.class_start.p, L.class_pitch.p,
-                                             L.class_blocks.p, L.blocks.p, L.values.p, s.bias, alive.p);
-      };
-      if (L.width == 16) launch(tiled_layer<16, Acc>);
-      else if (L.width == 32) launch(tiled_layer<32, Acc>);
-      else launch(tiled_layer<0, Acc>);
-      check(cudaGetLastError(), "layer launch");
+      launch_layer<Acc>(L, cur.p, next.p, ld, live, s.bias, alive.p, s.stream);
       std::swap(cur, next);
       // Count the live rows (the scan over live + 1 flags, the last one 0, ends at the count).
       check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, live + 1, s.stream), "scan");

@@ -1,21 +1,29 @@
 // graphchallenge/engine/tiled_gpu.hpp: the SpDNN engine on the tiled layers (plan/tiles.hpp), for exact work: every
 // live row of every layer is computed, no row is computed once for several.
 //
-// The activations are kept neuron-major, Y^T (neurons x live rows, fp32): a warp reads one neuron of 32 consecutive
-// rows in one 128-byte line, so the permutations between layers (gather, the order a layer reads its inputs in) cost
-// nothing in coalescing. One kernel per layer: a thread block takes one column class of the layer (its outputs; a class
-// wider than kMaxClassColumns in slices of that many) and 128 live rows; each thread keeps one accumulator per output of the class for its
-// row, walks the class's dense blocks (for each input of a block, one load and a multiply-add per output; the block's
-// weights are the same for every thread), then adds the bias, applies the ReLU and the clamp at 32, writes its outputs
-// and marks its row alive where any is non-zero. The grid runs the column classes fastest, so the 128 rows' inputs of
-// one row chunk are read from memory once and then from L2 by the other classes that read them. After each layer the
-// live rows are counted; once a tenth or more have died they are compacted out (a copy of the live columns of Y^T and
-// of their row ids). Sums run in a fixed order (blocks in the layer's order, inputs within a block in order): results
-// are deterministic. The sums and the activations are held in FP64 by default (TiledAccumulation), as the float64
-// reference holds them: an FP32 sum, or an activation rounded to FP32, differs from the reference's in its last bits,
-// and in a deep network a neuron whose sum lies that near the ReLU's threshold decides its row's category
-// (bench/results/spdnn-exact-work-h200.md shows such rows); FP32 is faster and may change those rows. The network
-// must fit the device: Y^T twice (neurons x inputs x 8 bytes each in FP64, 4 in FP32).
+// The activations are kept neuron-major, Y^T (neurons x live rows): a warp reads one neuron of 32 consecutive rows in
+// one line, so the permutations between layers (gather, the order a layer reads its inputs in) cost nothing in
+// coalescing. Each layer is cut into tiles (plan/tile_modes.hpp: a column class, or a slice of at most
+// kMaxClassColumns of it, with the dense blocks that feed it); a thread block computes one tile for 128 live rows, in
+// the tile's mode:
+//   - sparse: each thread keeps one accumulator per output of the tile for its row and walks the tile's blocks (per
+//     input, one load and a multiply-add per output; the weights are the same for every thread);
+//   - tensor (FP64 sums only): each warp computes 32 rows of the tile as a dense product on the FP64 tensor cores
+//     (mma m8n8k4), inputs four at a time;
+//   - embedded: code generated for the layer's embedded tiles (engine/embedded.hpp), gather positions and weights
+//     compiled in, the same arithmetic as sparse.
+// Every mode then adds the bias, applies the ReLU and the clamp at 32, writes the outputs and marks the row alive where
+// any is non-zero. The cost model (plan/tile_modes.hpp), calibrated once per device and kind of sums by timing each
+// mode on synthetic tiles and cached on disk, picks each tile's mode (TiledOptions::modes: auto) or a mode is forced.
+// The grid runs the tiles fastest, so the 128 rows' inputs of one row chunk are read from memory once and then from L2
+// by the other tiles that read them. After each layer the live rows are counted; once a tenth or more have died they
+// are compacted out (a copy of the live columns of Y^T and of their row ids). Sums run in a fixed order: results are
+// deterministic (sparse and embedded bitwise alike; tensor in the tensor cores' order). The sums and the activations
+// are held in FP64 by default (TiledAccumulation), as the float64 reference holds them: an FP32 sum, or an activation
+// rounded to FP32, differs from the reference's in its last bits, and in a deep network a neuron whose sum lies that
+// near the ReLU's threshold decides its row's category (bench/results/spdnn-exact-work-h200.md shows such rows); FP32
+// is faster and may change those rows. The network must fit the device: Y^T twice (neurons x inputs x 8 bytes each in
+// FP64, 4 in FP32).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +32,7 @@
 #include <vector>
 
 #include "io/types.hpp"
+#include "plan/tile_modes.hpp"
 #include "plan/tiles.hpp"
 
 namespace snk::gc {
@@ -41,6 +50,23 @@ struct TiledGpuTimings {
 // The type a layer's sums and the activations between layers are held in.
 enum class TiledAccumulation { FP64, FP32 };
 
+struct TiledOptions {
+  TiledAccumulation accumulation = TiledAccumulation::FP64;
+  ModePolicy modes = ModePolicy::Auto;   // auto: the cost model's choice per tile; or one mode forced
+  // Where the cost model's calibration and the embedded kernels are cached ("" : nowhere; default_cache_dir()).
+  std::string cache_dir = default_cache_dir();
+  double compile_budget_s = 60;   // wall time the embedded layers' compiles may take at construction, all together
+  bool progress = false;          // report calibration and compiles on stderr
+
+  static std::string default_cache_dir();   // embedded.hpp's default_cache_root()
+};
+
+// The cost model of `device` for sums of type `accumulation`: read from the cache (options.cache_dir) when it holds
+// one for this device, else measured (each mode timed on synthetic tiles of several shapes; the embedded mode also
+// compiled, which gives its compile time) and written there. Once measured in a process it is reused. Throws
+// std::runtime_error on a CUDA failure.
+CostModel tile_cost_model(int device, TiledAccumulation accumulation, const TiledOptions& options);
+
 class TiledGpuEngine {
  public:
   // The most outputs a thread block computes (each thread keeps one accumulator per output in registers); wider column
@@ -50,10 +76,11 @@ class TiledGpuEngine {
   // Whether the engine runs `net` (square layers, a bias of at most 0); `why` says what stops it.
   static bool can_run(const TiledNetwork& net, std::string* why = nullptr);
 
-  // Uploads the tiled network to `device` (not part of the inference time). Throws std::invalid_argument where
-  // can_run says no, std::runtime_error with the CUDA error text on a CUDA failure.
-  explicit TiledGpuEngine(const TiledNetwork& net, int device = 0,
-                          TiledAccumulation accumulation = TiledAccumulation::FP64);
+  // Uploads the tiled network to `device` (not part of the inference time), plans each tile's mode and compiles the
+  // embedded layers (within options.compile_budget_s; what does not fit falls back). Throws std::invalid_argument
+  // where can_run says no or a forced mode is not available, std::runtime_error with the CUDA error text on a CUDA
+  // failure.
+  explicit TiledGpuEngine(const TiledNetwork& net, int device = 0, const TiledOptions& options = TiledOptions{});
   ~TiledGpuEngine();
   TiledGpuEngine(const TiledGpuEngine&) = delete;
   TiledGpuEngine& operator=(const TiledGpuEngine&) = delete;
@@ -63,6 +90,8 @@ class TiledGpuEngine {
   std::vector<int64_t> infer(const CsrMatrix& inputs, TiledGpuTimings* timings = nullptr);
 
   std::string device_name() const;
+  const ModePlan& plan() const;          // each tile's mode, as run
+  const CostModel& cost_model() const;   // the model the plan came from (unmeasured where a mode was forced)
 
  private:
   struct State;

@@ -59,6 +59,8 @@ struct Config {
   std::string engine = "auto";
   std::string dedup = "auto";
   std::string tiled_sums = "fp64";
+  std::string tile_modes = "auto";
+  double compile_budget = 60;
   std::string backend;
   std::string json;
   std::string cache_dir;
@@ -81,6 +83,11 @@ void usage() {
       "  --tiled-sums T     tiled engine: hold each layer's sums and activations in fp64 (default: the float64\n"
       "                     reference's arithmetic) or fp32 (faster; may decide a row whose sum lies within FP32's\n"
       "                     rounding of the ReLU's threshold the other way)\n"
+      "  --tile-modes M     tiled engine: how each tile is computed: auto (default: the cost model, calibrated once\n"
+      "                     per device and cached in ~/.cache/snack) | sparse | tensor (FP64 tensor cores; fp64 sums\n"
+      "                     only) | embedded (code generated per layer with its weights compiled in)\n"
+      "  --compile-budget S tiled engine: seconds the embedded layers' compiles may take (default 60); layers not\n"
+      "                     compiled in time (nor cached) fall back to the other modes\n"
       "  --dedup M          fused engine: compute identical live rows once: auto (default: on, except for\n"
       "                     official data repeated more than once, whose copies it would merge) | on | off\n"
       "  --runs R           timed runs; the best is reported (default 1)\n"
@@ -114,6 +121,8 @@ Config parse(int argc, char** argv) {
     else if (a == "--backend") c.backend = next();
     else if (a == "--dedup") c.dedup = next();
     else if (a == "--tiled-sums") c.tiled_sums = next();
+    else if (a == "--tile-modes") c.tile_modes = next();
+    else if (a == "--compile-budget") c.compile_budget = static_cast<double>(number());
     else if (a == "--runs") c.runs = static_cast<int>(number());
     else if (a == "--cache-dir") c.cache_dir = next();
     else if (a == "--json") c.json = next();
@@ -125,6 +134,10 @@ Config parse(int argc, char** argv) {
     throw std::runtime_error("--engine must be auto, graphblas, fused or tiled");
   if (c.dedup != "auto" && c.dedup != "on" && c.dedup != "off") throw std::runtime_error("--dedup must be auto, on or off");
   if (c.tiled_sums != "fp64" && c.tiled_sums != "fp32") throw std::runtime_error("--tiled-sums must be fp64 or fp32");
+  if (c.tile_modes != "auto" && c.tile_modes != "sparse" && c.tile_modes != "tensor" && c.tile_modes != "embedded")
+    throw std::runtime_error("--tile-modes must be auto, sparse, tensor or embedded");
+  if (c.tile_modes == "tensor" && c.tiled_sums == "fp32")
+    throw std::runtime_error("--tile-modes tensor computes fp64 sums; it cannot be used with --tiled-sums fp32");
   if (c.repeat < 1 || c.inputs < 1 || c.runs < 1 || c.layers < 1) throw std::runtime_error("counts must be positive");
   if (c.cache_dir.empty()) {
     const char* home = std::getenv("HOME");
@@ -303,8 +316,15 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "[spdnn] tiled the layers in %.1f s (layer 1: %lld row classes, %lld blocks of %lld x %lld "
                        "to %lld x %lld)\n", now() - tt0, (long long)st.row_classes, (long long)st.blocks,
                        (long long)st.min_rows, (long long)st.min_cols, (long long)st.max_rows, (long long)st.max_cols);
-          tiled = std::make_unique<snk::gc::TiledGpuEngine>(
-              tn, 0, cfg.tiled_sums == "fp32" ? snk::gc::TiledAccumulation::FP32 : snk::gc::TiledAccumulation::FP64);
+          snk::gc::TiledOptions to;
+          to.accumulation = cfg.tiled_sums == "fp32" ? snk::gc::TiledAccumulation::FP32 : snk::gc::TiledAccumulation::FP64;
+          to.modes = snk::gc::parse_mode_policy(cfg.tile_modes);
+          to.compile_budget_s = cfg.compile_budget;
+          to.progress = true;
+          const double tp0 = now();
+          tiled = std::make_unique<snk::gc::TiledGpuEngine>(tn, 0, to);
+          std::fprintf(stderr, "[spdnn] tile modes (%s, %.1f s): %s\n", cfg.tile_modes.c_str(), now() - tp0,
+                       tiled->plan().summary().c_str());
           device = tiled->device_name();
           categories = tiled->infer(inputs);  // warm-up
         }

@@ -6,11 +6,17 @@
 // float64 reference's categories, excusing only rows within 1e-3 of the ReLU's threshold there; inputs with empty rows,
 // a network where every row dies, no layers at all, and a column class wider than a thread block's slice are covered
 // too, with the sums in FP64 (the default) and, on the generated and irregular networks, in FP32; three inputs whose
-// reference trajectory passes within FP32's rounding of the threshold must keep their category with FP64 sums. Skips with a printed reason where no GPU is
-// present.
+// reference trajectory passes within FP32's rounding of the threshold must keep their category with FP64 sums. Each
+// tile mode (sparse, tensor, embedded) forced on every tile meets the same reference, sparse and embedded bitwise
+// alike; on the official data the tensor mode, a part-embedded network and the cost model's choice give the official
+// categories; the cost model calibrates and caches. Skips with a printed reason where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +32,31 @@ namespace snk::gc {
 namespace {
 
 #define REQUIRE_GPU() REQUIRE_GPU_FOR("tiled GPU engine")
+
+// A scratch cache folder for this process (the cost model and embedded kernels), so tests neither read nor fill the
+// user's cache.
+const std::string& scratch_cache() {
+  static const std::string dir = [] {
+    char templ[] = "/tmp/snack-tiled-test-XXXXXX";
+    const char* d = ::mkdtemp(templ);
+    return std::string(d ? d : "");
+  }();
+  return dir;
+}
+
+TiledOptions options(TiledAccumulation sums, ModePolicy modes, double compile_budget_s = 600) {
+  TiledOptions o;
+  o.accumulation = sums;
+  o.modes = modes;
+  o.cache_dir = scratch_cache();
+  o.compile_budget_s = compile_budget_s;
+  return o;
+}
+
+int64_t total_tiles(const ModePlan& p) {
+  const auto n = p.count();
+  return n[0] + n[1] + n[2];
+}
 
 TEST(TiledGpuEngine, OfficialSubset) {
   REQUIRE_GPU();
@@ -62,7 +93,7 @@ TEST(TiledGpuEngine, GeneratedAndIrregularNetworksMatchTheHostReference) {
     ASSERT_TRUE(TiledGpuEngine::can_run(tn)) << what;
     TiledGpuEngine engine(tn);
     expect_categories(engine.infer(in), want, margins, what);
-    expect_categories(TiledGpuEngine(tn, 0, TiledAccumulation::FP32).infer(in), want, margins, what + ", FP32 sums");
+    expect_categories(TiledGpuEngine(tn, 0, options(TiledAccumulation::FP32, ModePolicy::Sparse)).infer(in), want, margins, what + ", FP32 sums");
     EXPECT_FALSE(want.empty()) << what;
     EXPECT_LT(static_cast<int64_t>(want.size()), c.rows) << what;
   }
@@ -87,7 +118,7 @@ TEST(TiledGpuEngine, Fp64SumsKeepRowsNearTheThresholdExact) {
     EXPECT_EQ(TiledGpuEngine(tn).infer(in), want) << depth << " layers";
     std::printf("[tiled] %lld layers: reference %zu of 3 alive, FP64 sums %zu, FP32 sums %zu\n",
                 static_cast<long long>(depth), want.size(), TiledGpuEngine(tn).infer(in).size(),
-                TiledGpuEngine(tn, 0, TiledAccumulation::FP32).infer(in).size());
+                TiledGpuEngine(tn, 0, options(TiledAccumulation::FP32, ModePolicy::Sparse)).infer(in).size());
   }
 }
 
@@ -158,6 +189,128 @@ TEST(TiledGpuEngine, WideClassesPositiveBiasAndBadInputs) {
   wrong.ncols = 32;
   wrong.row_ptr = {0, 0};
   EXPECT_THROW(engine.infer(wrong), std::invalid_argument);
+}
+
+// Each tile mode forced on every tile, against the float64 reference: sparse and embedded (the same arithmetic) with
+// FP64 and FP32 sums, tensor (FP64 tensor cores) with FP64 sums, on RadiX-Net networks (16 x 16 and 32 x 32 blocks), an
+// irregular one (one-member classes: tiles of one column) and one with a 64-column class (two 32-column slices).
+// Sparse and embedded must agree bitwise: the same categories and the same live rows after every layer. The 4096-neuron
+// layers are too large for one embedded kernel and must fall back to sparse whole.
+TEST(TiledGpuEngine, EveryModeMatchesTheHostReference) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::case_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
+  struct Case { int64_t neurons, layers, rows; int kind; };   // kind 0 RadiX, 1 irregular, 2 a 64-column class
+  for (const Case c : {Case{1024, 6, 300, 0}, Case{4096, 3, 200, 0}, Case{600, 3, 150, 1}, Case{64, 3, 70, 2}}) {
+    std::mt19937_64 rng(seed);
+    Network net;
+    if (c.kind == 0) {
+      net = generate_network(c.neurons, c.layers, seed);
+    } else if (c.kind == 1) {
+      net = irregular_network(c.neurons, c.layers, -0.1f, rng);
+    } else {
+      net.neurons = 64;
+      CsrMatrix w;
+      w.nrows = w.ncols = 64;
+      std::uniform_real_distribution<float> v(-0.05f, 0.1f);
+      for (int64_t i = 0; i < 64; ++i) {
+        for (int32_t j = 0; j < 64 && i < 48; ++j) {
+          w.col.push_back(j);
+          w.val.push_back(v(rng));
+        }
+        w.row_ptr.push_back(static_cast<int64_t>(w.col.size()));
+      }
+      net.layers.assign(static_cast<size_t>(c.layers), w);
+    }
+    net.bias = -0.1f;
+    const CsrMatrix in = random_inputs(c.rows, c.neurons, 0.4, seed + 7);
+    std::vector<double> margins;
+    const auto want = reference_with_margins(net, in, margins);
+    const TiledNetwork tn = tile_network(net);
+    const std::string what = std::to_string(c.neurons) + " x " + std::to_string(c.layers) +
+                             (c.kind == 0 ? " RadiX-Net" : c.kind == 1 ? " irregular" : " 64-column class");
+    for (const TiledAccumulation sums : {TiledAccumulation::FP64, TiledAccumulation::FP32}) {
+      const std::string w = what + (sums == TiledAccumulation::FP64 ? ", FP64 sums" : ", FP32 sums");
+      TiledGpuEngine sparse(tn, 0, options(sums, ModePolicy::Sparse));
+      TiledGpuEngine embedded(tn, 0, options(sums, ModePolicy::Embedded));
+      ASSERT_EQ(sparse.plan().count()[0], total_tiles(sparse.plan())) << w;
+      // A layer of more multiply-adds than one embedded kernel may hold (the 4096-neuron layers) falls back whole.
+      const bool fits = tn.layers.front().nnz() <= 65536;
+      EXPECT_EQ(embedded.plan().count()[2], fits ? total_tiles(embedded.plan()) : 0) << w << ": " << embedded.plan().summary();
+      EXPECT_EQ(embedded.plan().embedded_fallbacks, fits ? 0 : total_tiles(embedded.plan())) << w;
+      TiledGpuTimings ts, te;
+      const auto got = sparse.infer(in, &ts);
+      expect_categories(got, want, margins, w + ", sparse");
+      EXPECT_EQ(embedded.infer(in, &te), got) << w << ": embedded against sparse";
+      EXPECT_EQ(te.live_rows_per_layer, ts.live_rows_per_layer) << w;
+      if (sums == TiledAccumulation::FP64) {
+        TiledGpuEngine tensor(tn, 0, options(sums, ModePolicy::Tensor));
+        ASSERT_EQ(tensor.plan().count()[1], total_tiles(tensor.plan())) << w;
+        expect_categories(tensor.infer(in), want, margins, w + ", tensor");
+      } else {
+        EXPECT_THROW(TiledGpuEngine(tn, 0, options(sums, ModePolicy::Tensor)), std::invalid_argument) << w;
+      }
+    }
+  }
+}
+
+// The precision test of the tensor mode on the official data: the FP64 tensor cores give exactly the 19 official
+// categories, as does a network whose layers are part embedded (a compile budget too small for all 120: the rest fall
+// back to the sparse kernel), and the cost model's own choice.
+TEST(TiledGpuEngine, OfficialSubsetInEveryMode) {
+  REQUIRE_GPU();
+  Dataset d;
+  std::string why;
+  if (!load_official_subset(d, why)) GTEST_SKIP() << "official data unavailable: " << why;
+  const TiledNetwork tn = tile_network(d.network);
+  TiledGpuEngine tensor(tn, 0, options(TiledAccumulation::FP64, ModePolicy::Tensor));
+  EXPECT_EQ(tensor.infer(d.inputs), d.categories);
+  TiledGpuEngine part(tn, 0, options(TiledAccumulation::FP64, ModePolicy::Embedded, 5.0));
+  const auto n = part.plan().count();
+  std::printf("[tiled] official subset, embedded within 5 s of compiles: %s\n", part.plan().summary().c_str());
+  EXPECT_GT(n[2], 0) << part.plan().summary();
+  EXPECT_EQ(n[0] + n[2], 120 * 64);
+  EXPECT_EQ(part.plan().embedded_fallbacks, n[0]);
+  EXPECT_EQ(part.infer(d.inputs), d.categories);
+  TiledGpuEngine chosen(tn, 0, options(TiledAccumulation::FP64, ModePolicy::Auto, 5.0));
+  std::printf("[tiled] official subset, the cost model's choice: %s\n", chosen.plan().summary().c_str());
+  EXPECT_EQ(total_tiles(chosen.plan()), 120 * 64);
+  EXPECT_EQ(chosen.infer(d.inputs), d.categories);
+}
+
+// The cost model: calibrated on this device (sparse measured always, tensor with FP64 sums, embedded where NVRTC
+// compiles), written to the cache as text that parses back to the same model.
+TEST(TiledCostModel, CalibratesAndCaches) {
+  REQUIRE_GPU();
+  for (const TiledAccumulation sums : {TiledAccumulation::FP64, TiledAccumulation::FP32}) {
+    const TiledOptions o = options(sums, ModePolicy::Auto);
+    const CostModel m = tile_cost_model(0, sums, o);
+    std::printf("[tiled] cost model %s:\n%s", m.key.c_str(), m.serialize().c_str());
+    EXPECT_TRUE(m.mode[0].measured);
+    EXPECT_EQ(m.mode[1].measured, sums == TiledAccumulation::FP64);
+    EXPECT_TRUE(m.mode[2].measured);
+    EXPECT_GT(m.compile_ns_per_nnz, 0);
+    EXPECT_NE(m.key.find(sums == TiledAccumulation::FP64 ? "fp64" : "fp32"), std::string::npos);
+    // The cache holds one model file per kind of sums calibrated so far; this one's parses back to the same model.
+    const std::string dir = scratch_cache() + "/tile-cost";
+    int files = 0, same = 0;
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (const dirent* e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        ++files;
+        std::ifstream f(dir + "/" + e->d_name);
+        std::stringstream text;
+        text << f.rdbuf();
+        CostModel back;
+        std::string why;
+        if (CostModel::parse(text.str(), back, why) && back.key == m.key && back.serialize() == m.serialize()) ++same;
+      }
+      ::closedir(d);
+    }
+    EXPECT_EQ(files, sums == TiledAccumulation::FP64 ? 1 : 2);
+    EXPECT_EQ(same, 1);
+    EXPECT_EQ(tile_cost_model(0, sums, o).serialize(), m.serialize()) << "the second call must reuse the first";
+  }
 }
 
 }  // namespace

@@ -1,0 +1,648 @@
+// graphchallenge/engine/embedded.cpp: the embedded mode's code generator, its NVRTC compile on a thread of its own with
+// a deadline, and the disk cache of the cubins (embedded.hpp says what each computes).
+//
+// The generated source, one statement per line: in namespace snk_embedded, helpers m<R>x<W> (R inputs into W sums:
+// for each input in order, one fma per sum in order; the sums by reference) and e<W> (the epilogue of W sums:
+// activation, store, alive flag); then one function t<i> per tile of the kernel (its sums, its helper calls in input
+// order with the gather positions and weights as arguments, its epilogue); then the extern "C" kernel, whose switch on
+// blockIdx.x calls t<blockIdx.x>. The shape is for NVRTC's sake: its front end slows down faster than linearly in the
+// number of calls in the source (hence several multiply-adds per helper call), its optimizer in a function's size
+// (hence a function of its own for a large tile). Whatever the shape, the arithmetic is one fma per weight in the
+// table-driven kernel's order.
+//
+// Cache file: the magic "SNKEMB1\n", a second 64-bit hash of the key's material (little-endian), the cubin's size
+// (64-bit, little-endian), the cubin. Its name is the first hash (FNV-1a) of the same material, 16 hex digits.
+// Compiles of one kernel for one cache directory that overlap in time share one NVRTC run.
+#include "engine/embedded.hpp"
+
+#include <nvrtc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+namespace snk::gc {
+namespace {
+
+// Part of every cache key: a change to the generated code's form or to the compile options must change it.
+constexpr const char* kFormat = "snack-embedded-1 -std=c++17";
+constexpr char kMagic[8] = {'S', 'N', 'K', 'E', 'M', 'B', '1', '\n'};
+constexpr size_t kHeader = 24;   // magic, second hash, cubin size
+constexpr const char* kNamespace = "snk_embedded";   // the generated helpers' namespace
+// A tile of at least this many multiply-adds is a function of its own (__noinline__), smaller ones are inlined into the
+// kernel: NVVM's optimizer takes time that grows faster than a function's size, while a call costs a small tile more
+// than the compile time it saves.
+constexpr int64_t kOutlineMultiplyAdds = 128;
+// The multiply-adds a helper call does (its inputs times the tile's width, at least one input): the front end's time
+// grows faster than the number of calls in the source, so each call does several.
+constexpr int32_t kMultiplyAddsPerCall = 16;
+
+// `d` as a hexadecimal floating literal without suffix ("0x1.99999ap-4", "-0x0p+0"): exact, and free of the locale.
+std::string hex_literal(double d) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &d, sizeof bits);
+  std::string s = (bits >> 63) ? "-" : "";
+  const int e = static_cast<int>((bits >> 52) & 0x7ff);
+  uint64_t m = bits & ((uint64_t{1} << 52) - 1);
+  if (e == 0 && m == 0) return s + "0x0p+0";
+  int exp = e - 1023;
+  if (e == 0) {   // a subnormal double: normalise (no float is one, but keep the function whole)
+    exp = -1022;
+    while (!(m & (uint64_t{1} << 52))) {
+      m <<= 1;
+      --exp;
+    }
+    m &= (uint64_t{1} << 52) - 1;
+  }
+  s += "0x1";
+  if (m != 0) {
+    static const char* digits = "0123456789abcdef";
+    std::string frac;
+    for (int shift = 48; shift >= 0; shift -= 4) frac += digits[(m >> shift) & 0xf];
+    while (frac.back() == '0') frac.pop_back();
+    s += "." + frac;
+  }
+  s += exp < 0 ? "p-" : "p+";
+  s += std::to_string(exp < 0 ? -exp : exp);
+  return s;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+[[noreturn]] void bad(const std::string& why) { throw std::invalid_argument("embedded_source: " + why); }
+
+// Every tile in `tile_ids` checked against the layer, the gather and `tiles`' own arrays.
+void check_tiles(const TiledLayer& layer, const std::vector<int32_t>& gather, const LayerTiles& tiles,
+                 const std::vector<int32_t>& tile_ids) {
+  const int64_t n = tiles.tiles();
+  if (tiles.width.size() != static_cast<size_t>(n) || tiles.pitch.size() != static_cast<size_t>(n) ||
+      tiles.block_ptr.size() != static_cast<size_t>(n) + 1)
+    bad("the tiles' arrays disagree in length");
+  if (tile_ids.empty()) bad("no tiles");
+  for (const int32_t t : tile_ids) {
+    if (t < 0 || t >= n) bad("tile " + std::to_string(t) + " out of range (" + std::to_string(n) + " tiles)");
+    const std::string at = "tile " + std::to_string(t) + ": ";
+    const int64_t start = tiles.start[t], width = tiles.width[t], pitch = tiles.pitch[t];
+    if (width < 0 || width > pitch || start < 0 || start + width > layer.ncols)
+      bad(at + "outputs outside the layer's " + std::to_string(layer.ncols) + " columns");
+    const int64_t b0 = tiles.block_ptr[t], b1 = tiles.block_ptr[t + 1];
+    if (b0 < 0 || b1 < b0 || b1 > static_cast<int64_t>(tiles.blocks.size())) bad(at + "block range out of bounds");
+    for (int64_t b = b0; b < b1; ++b) {
+      const TileBlock& k = tiles.blocks[b];
+      if (k.r0 < 0 || k.nr < 0 || int64_t{k.r0} + k.nr > layer.nrows)
+        bad(at + "a block's rows outside the layer's " + std::to_string(layer.nrows) + " rows");
+      if (int64_t{k.r0} + k.nr > static_cast<int64_t>(gather.size()))
+        bad(at + "gather too short (" + std::to_string(gather.size()) + " positions)");
+      for (int32_t a = 0; a < k.nr; ++a)
+        if (gather[k.r0 + a] < 0) bad(at + "a negative gather position");
+      if (k.nr > 0 && width > 0 &&
+          (k.voff < 0 || k.voff + (int64_t{k.nr} - 1) * pitch + width > layer.nnz()))
+        bad(at + "a block's weights outside the layer's values");
+    }
+  }
+}
+
+int64_t tile_inputs(const LayerTiles& tiles, int32_t t) {
+  int64_t n = 0;
+  for (int32_t b = tiles.block_ptr[t]; b < tiles.block_ptr[t + 1]; ++b) n += tiles.blocks[b].nr;
+  return n;
+}
+
+// The inputs one multiply-add helper takes for a tile of `width` outputs: about kMultiplyAddsPerCall multiply-adds.
+int32_t inputs_per_call(int32_t width) {
+  return std::max<int32_t>(1, kMultiplyAddsPerCall / std::max<int32_t>(1, width));
+}
+
+// 64-bit FNV-1a.
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 14695981039346656037ull;
+  for (const unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// A second hash, of another construction than FNV-1a (a multiply-xorshift per byte, then splitmix64's finaliser), so
+// that a file matching the name's hash by accident does not match this one too.
+uint64_t check_hash(const std::string& s) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
+  for (const unsigned char c : s) {
+    h = (h ^ c) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return h;
+}
+
+std::string nvrtc_version() {
+  static const std::string v = [] {
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return std::string("unknown");
+    return std::to_string(major) + "." + std::to_string(minor);
+  }();
+  return v;
+}
+
+// The key's material: each field prefixed with its length, so that no two field lists run together alike.
+std::string key_material(const std::string& arch, const std::string& kernel_name, const std::string& source) {
+  const std::string format = kFormat, version = nvrtc_version();
+  std::string m;
+  for (const std::string* f : {&format, &arch, &version, &kernel_name, &source}) {
+    m += std::to_string(f->size());
+    m += ':';
+    m += *f;
+  }
+  return m;
+}
+
+std::string hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void put_u64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+uint64_t get_u64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
+bool is_elf(const std::vector<char>& b) {
+  return b.size() >= 4 && b[0] == '\x7f' && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
+}
+
+// The cubin held in `path`, or false where the file is missing or not whole and consistent.
+bool load_cached(const std::string& path, uint64_t check, std::vector<char>& cubin) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::string data;
+  char buf[1 << 16];
+  size_t got = 0;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, got);
+  const bool read_ok = !std::ferror(f);
+  std::fclose(f);
+  if (!read_ok || data.size() < kHeader || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) return false;
+  if (get_u64(data.data() + 8) != check || get_u64(data.data() + 16) != data.size() - kHeader) return false;
+  std::vector<char> out(data.begin() + kHeader, data.end());
+  if (!is_elf(out)) return false;
+  cubin = std::move(out);
+  return true;
+}
+
+// Writes the cache file atomically (a temporary file in the same directory, then a rename); "" where written, else why
+// not.
+std::string store_cached(const std::string& dir, const std::string& path, uint64_t check,
+                         const std::vector<char>& cubin) {
+  static std::atomic<uint64_t> counter{0};
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "the cache was not written: cannot create " + dir + ": " + ec.message();
+  const std::string tmp = path + "." + std::to_string(static_cast<long long>(::getpid())) + "." +
+                          std::to_string(counter.fetch_add(1)) + ".tmp";
+  std::string header(kMagic, sizeof kMagic);
+  put_u64(header, check);
+  put_u64(header, cubin.size());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return "the cache was not written: cannot create " + tmp + ": " + std::strerror(errno);
+  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+            std::fwrite(cubin.data(), 1, cubin.size(), f) == cubin.size();
+  const int saved = errno;
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) {
+    std::remove(tmp.c_str());
+    return "the cache was not written: cannot write " + tmp + ": " + std::strerror(saved ? saved : errno);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    return "the cache was not written: cannot rename to " + path + ": " + std::strerror(e);
+  }
+  return "";
+}
+
+// One NVRTC run: everything it reads is its own, so it may outlive the call that started it.
+struct CompileJob {
+  std::string source, kernel_name, arch, cache_dir, cache_file;
+  uint64_t check = 0;
+  std::string registry_key;
+
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  EmbeddedStatus status = EmbeddedStatus::Failed;
+  std::vector<char> cubin;
+  std::string message;
+};
+
+// The compiles under way, by cache directory and key, and the compile threads not yet finished; never destroyed, so a
+// detached thread may use it at exit.
+struct Registry {
+  std::mutex m;
+  std::condition_variable idle;
+  std::map<std::string, std::shared_ptr<CompileJob>> running;
+  int threads = 0;
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+// Run at the process's exit: waits for the compile threads still running. NVRTC cannot be stopped, and its state torn
+// down under a running compile crashes or hangs the exit; the compiles finish and write the cache instead.
+void wait_for_compiles() {
+  Registry& r = registry();
+  std::unique_lock<std::mutex> lock(r.m);
+  r.idle.wait(lock, [&r] { return r.threads == 0; });
+}
+
+void nvrtc_compile(CompileJob& job) {
+  nvrtcProgram prog = nullptr;
+  const std::string file = job.kernel_name + ".cu";
+  nvrtcResult r = nvrtcCreateProgram(&prog, job.source.c_str(), file.c_str(), 0, nullptr, nullptr);
+  if (r != NVRTC_SUCCESS) {
+    job.message = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r);
+    return;
+  }
+  const std::string arch = "--gpu-architecture=" + job.arch;
+  const char* options[] = {arch.c_str(), "-std=c++17"};
+  r = nvrtcCompileProgram(prog, 2, options);
+  size_t log_size = 0;
+  std::string log;
+  if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    log.resize(log_size);
+    if (nvrtcGetProgramLog(prog, &log[0]) != NVRTC_SUCCESS) log.clear();
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  }
+  if (r != NVRTC_SUCCESS) {
+    job.message = log.empty() ? std::string("nvrtcCompileProgram: ") + nvrtcGetErrorString(r) : log;
+  } else {
+    size_t size = 0;
+    if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS || size == 0) {
+      job.message = "NVRTC made no cubin: --gpu-architecture=" + job.arch + " is not a real architecture (sm_NN)";
+    } else {
+      std::vector<char> cubin(size);
+      r = nvrtcGetCUBIN(prog, cubin.data());
+      if (r != NVRTC_SUCCESS) {
+        job.message = std::string("nvrtcGetCUBIN: ") + nvrtcGetErrorString(r);
+      } else if (!is_elf(cubin)) {
+        job.message = "NVRTC's cubin is not an ELF file";
+      } else {
+        job.cubin = std::move(cubin);
+        job.status = EmbeddedStatus::Compiled;
+      }
+    }
+  }
+  nvrtcDestroyProgram(&prog);
+}
+
+// A small program of the generated code's constructs, compiled once per architecture before the first real compile.
+constexpr const char* kWarmUp = R"(namespace snk_warm_up {
+static __device__ __noinline__ bool t(const double* __restrict__ y, double* __restrict__ o, long long ld, int row,
+                                      float b) {
+double a0 = 0;
+a0 = fma(y[2LL * ld + row], 0x1p-4, a0);
+const double v = fmin(fmax(a0 + (double)b, 0.0), 0x1p+5);
+o[row] = v;
+return v > 0.0;
+}
+static __device__ __forceinline__ bool u(const float* __restrict__ y, float* __restrict__ o, long long ld, int row,
+                                         float b) {
+float a0 = 0;
+a0 = fmaf(y[3LL * ld + row], 0x1p-4f, a0);
+const float v = fminf(fmaxf(a0 + b, 0.0f), 0x1p+5f);
+o[row] = v;
+return v > 0.0f;
+}
+}
+extern "C" __global__ void __launch_bounds__(128) snk_warm_up_kernel(const double* yd, double* od, const float* yf,
+                                                                     float* of, long long ld, float b, int* alive) {
+const int row = blockIdx.y * 128 + threadIdx.x;
+bool any = false;
+switch (blockIdx.x) {
+case 0: any = snk_warm_up::t(yd, od, ld, row, b); break;
+case 1: any = snk_warm_up::u(yf, of, ld, row, b); break;
+}
+if (any) alive[row] = 1;
+}
+)";
+
+// Makes the process's exit wait for compiles still running (wait_for_compiles). That wait must run before NVRTC's
+// static destructors, which NVRTC registers as it first needs them, during a compile; atexit runs the last registered
+// first. So before the first compile for an architecture, a small compile for it (on the calling thread) creates them,
+// and the wait is registered after it.
+void prepare_exit(const std::string& arch) {
+  static std::mutex* m = new std::mutex;
+  static std::set<std::string>* prepared = new std::set<std::string>;
+  std::lock_guard<std::mutex> lock(*m);
+  if (!prepared->insert(arch).second) return;
+  CompileJob warm;
+  warm.source = kWarmUp;
+  warm.kernel_name = "snk_warm_up_kernel";
+  warm.arch = arch;
+  nvrtc_compile(warm);
+  std::atexit(wait_for_compiles);
+}
+
+// The thread's body: compile, write the cache, publish the result, leave the registry.
+void run_job(const std::shared_ptr<CompileJob>& job) {
+  try {
+    nvrtc_compile(*job);
+    if (job->status == EmbeddedStatus::Compiled && !job->cache_dir.empty())
+      job->message = store_cached(job->cache_dir, job->cache_file, job->check, job->cubin);
+  } catch (const std::exception& e) {
+    job->status = EmbeddedStatus::Failed;
+    job->cubin.clear();
+    job->message = std::string("compile: ") + e.what();
+  }
+  {
+    std::lock_guard<std::mutex> lock(registry().m);
+    auto it = registry().running.find(job->registry_key);
+    if (it != registry().running.end() && it->second == job) registry().running.erase(it);
+  }
+  {
+    std::lock_guard<std::mutex> lock(job->m);
+    job->done = true;
+    job->cv.notify_all();
+  }
+  std::lock_guard<std::mutex> lock(registry().m);
+  if (--registry().threads == 0) registry().idle.notify_all();
+}
+
+}  // namespace
+
+std::string float_literal(float v) {
+  if (!std::isfinite(v)) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    char buf[48];
+    if (bits >= 0x80000000u)
+      std::snprintf(buf, sizeof buf, "__int_as_float((int)0x%08xu)", static_cast<unsigned>(bits));
+    else
+      std::snprintf(buf, sizeof buf, "__int_as_float(0x%08x)", static_cast<unsigned>(bits));
+    return buf;
+  }
+  return hex_literal(static_cast<double>(v)) + "f";
+}
+
+std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>& gather, const LayerTiles& tiles,
+                            const std::vector<int32_t>& tile_ids, bool fp64, const std::string& kernel_name) {
+  if (!is_identifier(kernel_name) || kernel_name == kNamespace)
+    bad("kernel name '" + kernel_name + "' is not a C identifier (or is " + kNamespace + ")");
+  check_tiles(layer, gather, tiles, tile_ids);
+  const std::string acc = fp64 ? "double" : "float";
+  // A weight as a literal of the sums' type: in FP64 the float's value written as a double literal (exact).
+  const auto weight = [fp64](float w) {
+    if (!std::isfinite(w)) return fp64 ? "(double)" + float_literal(w) : float_literal(w);
+    return fp64 ? hex_literal(static_cast<double>(w)) : float_literal(w);
+  };
+  const auto list = [](const std::string& prefix, int n, const std::string& before) {
+    std::string l;
+    for (int i = 0; i < n; ++i) l += (i ? ", " : "") + before + prefix + std::to_string(i);
+    return l;
+  };
+  // The helpers the tiles call: m<R>x<W> (R inputs into W sums) and e<W> (the epilogue of W sums).
+  std::set<std::pair<int32_t, int32_t>> mult;   // (R, W)
+  std::set<int32_t> epilogue;                  // W
+  for (const int32_t t : tile_ids) {
+    const int32_t width = tiles.width[t];
+    if (width == 0) continue;
+    epilogue.insert(width);
+    const int64_t inputs = tile_inputs(tiles, t);
+    const int32_t r = inputs_per_call(width);
+    if (inputs >= r) mult.insert({r, width});
+    if (inputs % r != 0) mult.insert({static_cast<int32_t>(inputs % r), width});
+  }
+
+  std::string s;
+  s.reserve(64 * 1024);
+  s += std::string("namespace ") + kNamespace + " {\n";
+  const std::string fma = fp64 ? " = fma(x" : " = fmaf(x";
+  for (const auto& [r, w] : mult) {
+    s += "static __device__ __forceinline__ void m" + std::to_string(r) + "x" + std::to_string(w) + "(" +
+         list("a", w, acc + "& ") + ", " + list("x", r, acc + " ") + ", " + list("w", r * w, acc + " ") + ") {\n";
+    for (int32_t a = 0; a < r; ++a)
+      for (int32_t q = 0; q < w; ++q) {
+        const std::string aq = "a" + std::to_string(q);
+        s += aq + fma + std::to_string(a) + ", w" + std::to_string(a * w + q) + ", " + aq + ");\n";
+      }
+    s += "}\n";
+  }
+  const std::string activation =
+      fp64 ? std::string(" + (double)bias, 0.0), ") + hex_literal(kChallengeClamp) + ");\n"
+           : std::string(" + bias, 0.0f), ") + float_literal(static_cast<float>(kChallengeClamp)) + ");\n";
+  for (const int32_t w : epilogue) {
+    s += "static __device__ __forceinline__ bool e" + std::to_string(w) + "(" + acc +
+         "* __restrict__ y, long long ld, float bias, " + list("a", w, acc + " ") + ") {\n";
+    s += "bool any = false;\n" + acc + " v;\n";
+    for (int32_t q = 0; q < w; ++q) {
+      s += (fp64 ? "v = fmin(fmax(a" : "v = fminf(fmaxf(a") + std::to_string(q) + activation;
+      s += "y[" + std::to_string(q) + "LL * ld] = v;\n";
+      s += fp64 ? "any = any || v > 0.0;\n" : "any = any || v > 0.0f;\n";
+    }
+    s += "return any;\n}\n";
+  }
+  for (size_t i = 0; i < tile_ids.size(); ++i) {
+    const int32_t t = tile_ids[i];
+    const int32_t width = tiles.width[t], pitch = tiles.pitch[t];
+    const bool outline = tile_inputs(tiles, t) * width >= kOutlineMultiplyAdds;
+    s += std::string("static __device__ ") + (outline ? "__noinline__" : "__forceinline__") + " bool t" +
+         std::to_string(i) + "(const " + acc + "* __restrict__ yin, " + acc +
+         "* __restrict__ yout, long long ld, int row, float bias) {\n";
+    if (width == 0) {
+      s += "return false;\n}\n";
+      continue;
+    }
+    s += acc + " ";
+    for (int32_t q = 0; q < width; ++q) s += (q ? ", a" : "a") + std::to_string(q) + " = 0";
+    s += ";\n";
+    const std::string sums = list("a", width, "");
+    // The tile's inputs in order (blocks in order, rows within a block in order), R to a call.
+    std::vector<std::pair<int32_t, const float*>> run;   // (gather position, the input's weight row)
+    const int32_t r = inputs_per_call(width);
+    const auto flush = [&] {
+      s += "m" + std::to_string(run.size()) + "x" + std::to_string(width) + "(" + sums;
+      for (const auto& in : run) s += ", yin[" + std::to_string(in.first) + "LL * ld + row]";
+      for (const auto& in : run)
+        for (int32_t q = 0; q < width; ++q) s += ", " + weight(in.second[q]);
+      s += ");\n";
+      run.clear();
+    };
+    for (int32_t b = tiles.block_ptr[t]; b < tiles.block_ptr[t + 1]; ++b) {
+      const TileBlock& k = tiles.blocks[b];
+      for (int32_t a = 0; a < k.nr; ++a) {
+        run.emplace_back(gather[k.r0 + a], layer.values.data() + k.voff + static_cast<int64_t>(a) * pitch);
+        if (static_cast<int32_t>(run.size()) == r) flush();
+      }
+    }
+    if (!run.empty()) flush();
+    s += "return e" + std::to_string(width) + "(yout + " + std::to_string(tiles.start[t]) +
+         "LL * ld + row, ld, bias, " + sums + ");\n}\n";
+  }
+  s += "}\n";
+  s += "extern \"C\" __global__ void __launch_bounds__(128) " + kernel_name + "(const " + acc + "* __restrict__ yin, " +
+       acc + "* __restrict__ yout, long long ld, int live, float bias, int* __restrict__ alive) {\n";
+  s += "const int row = blockIdx.y * 128 + threadIdx.x;\n";
+  s += "if (row >= live) return;\n";
+  s += "bool any = false;\n";
+  s += "switch (blockIdx.x) {\n";
+  for (size_t i = 0; i < tile_ids.size(); ++i)
+    s += "case " + std::to_string(i) + ": any = " + kNamespace + "::t" + std::to_string(i) +
+         "(yin, yout, ld, row, bias); break;\n";
+  s += "}\n";
+  s += "if (any) alive[row] = 1;\n";
+  s += "}\n";
+  return s;
+}
+
+const char* embedded_status_name(EmbeddedStatus s) {
+  switch (s) {
+    case EmbeddedStatus::Compiled: return "compiled";
+    case EmbeddedStatus::Cached: return "cached";
+    case EmbeddedStatus::TimedOut: return "timed out";
+    case EmbeddedStatus::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+EmbeddedBinary compile_embedded(const std::string& source, const std::string& kernel_name,
+                                const EmbeddedOptions& options) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  EmbeddedBinary out;
+  const auto finish = [&]() -> EmbeddedBinary {
+    out.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    return std::move(out);
+  };
+  const std::string material = key_material(options.arch, kernel_name, source);
+  const std::string name = hex16(fnv1a(material));
+  const uint64_t check = check_hash(material);
+  std::string cache_file;
+  if (!options.cache_dir.empty()) {
+    cache_file = options.cache_dir + "/" + name + ".cubin";
+    if (load_cached(cache_file, check, out.cubin)) {
+      out.status = EmbeddedStatus::Cached;
+      return finish();
+    }
+  }
+
+  // Join the compile of this kernel under way, or start one.
+  prepare_exit(options.arch);
+  std::shared_ptr<CompileJob> job;
+  const std::string registry_key = options.cache_dir + '\n' + name + '\n' + hex16(check);
+  {
+    std::lock_guard<std::mutex> lock(registry().m);
+    auto it = registry().running.find(registry_key);
+    if (it != registry().running.end()) {
+      job = it->second;
+    } else {
+      job = std::make_shared<CompileJob>();
+      job->source = source;
+      job->kernel_name = kernel_name;
+      job->arch = options.arch;
+      job->cache_dir = options.cache_dir;
+      job->cache_file = cache_file;
+      job->check = check;
+      job->registry_key = registry_key;
+      registry().running.emplace(registry_key, job);
+      ++registry().threads;
+      try {
+        std::thread([job] { run_job(job); }).detach();
+      } catch (const std::system_error& e) {
+        registry().running.erase(registry_key);
+        --registry().threads;
+        out.message = std::string("cannot start the compile thread: ") + e.what();
+        return finish();
+      }
+    }
+  }
+
+  // The wait, counted from the call's start.
+  const double deadline = std::isnan(options.deadline_s) ? 0.0 : std::max(0.0, options.deadline_s);
+  std::unique_lock<std::mutex> lock(job->m);
+  const auto is_done = [&] { return job->done; };
+  bool done = false;
+  if (deadline >= 1e9) {   // no deadline worth a timer
+    job->cv.wait(lock, is_done);
+    done = true;
+  } else {
+    const auto until = t0 + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(deadline));
+    done = job->cv.wait_until(lock, until, is_done);
+  }
+  if (!done) {
+    out.status = EmbeddedStatus::TimedOut;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", deadline);
+    out.message = std::string("not compiled within the deadline of ") + buf +
+                  " s; the compile goes on in the background" +
+                  (options.cache_dir.empty() ? " (no cache: its result will be dropped)"
+                                             : " and writes " + cache_file + " when done");
+    return finish();
+  }
+  out.status = job->status;
+  out.cubin = job->cubin;
+  out.message = job->message;
+  return finish();
+}
+
+EmbeddedBinary lookup_embedded(const std::string& source, const std::string& kernel_name,
+                               const EmbeddedOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  EmbeddedBinary out;
+  out.status = EmbeddedStatus::TimedOut;
+  out.message = "not in the cache";
+  if (!options.cache_dir.empty()) {
+    const std::string material = key_material(options.arch, kernel_name, source);
+    if (load_cached(options.cache_dir + "/" + hex16(fnv1a(material)) + ".cubin", check_hash(material), out.cubin)) {
+      out.status = EmbeddedStatus::Cached;
+      out.message.clear();
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::string default_cache_root() {
+  const auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+  };
+  if (const std::string d = env("SNACK_CACHE_DIR"); !d.empty()) return d;
+  if (const std::string d = env("XDG_CACHE_HOME"); !d.empty()) return d + "/snack";
+  if (const std::string d = env("HOME"); !d.empty()) return d + "/.cache/snack";
+  return "";
+}
+
+}  // namespace snk::gc

@@ -1,0 +1,80 @@
+// graphchallenge/engine/embedded.hpp: the tiled engine's embedded mode (plan/tile_modes.hpp): CUDA C++ generated for
+// some tiles of one layer with their gather positions and weights written in as constants, and its compile to a cubin
+// by NVRTC at run time, bounded in time and cached on disk.
+//
+// The generated kernel computes what the table-driven kernel (tiled_gpu.cu's tiled_layer) computes for the same tiles,
+// bit for bit: the same multiply-adds in the same order (blocks in the tile's order, inputs within a block in order,
+// one fma per weight, zero weights included), the same activation, the same stores and alive flags. Only where the
+// gather positions and the weights come from differs: literals in the code instead of tables in memory.
+//
+// A compile may take seconds (a whole layer of the 1024-neuron network is 32K multiply-adds), so the caller waits at
+// most EmbeddedOptions::deadline_s; past it the call returns TimedOut and the compile goes on in the background,
+// writing its cubin to the disk cache when done, where a later call finds it. The process's exit waits for such
+// compiles (NVRTC cannot be stopped, nor torn down under a compile). The cache's file for a kernel is named by a hash
+// of everything its code depends on (a format version, the architecture, NVRTC's version, the kernel's name and
+// source); a file that is not whole and consistent is a miss, and files are replaced atomically.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/tile_modes.hpp"
+#include "plan/tiles.hpp"
+
+namespace snk::gc {
+
+// The CUDA C++ source of one kernel computing tiles `tile_ids` (indices into `tiles`) of `layer`, whose input position
+// p reads row gather[p] of Y^T. Its signature:
+//   extern "C" __global__ void __launch_bounds__(128) kernel_name(const ACC* __restrict__ yin, ACC* __restrict__ yout,
+//                                                               long long ld, int live, float bias,
+//                                                               int* __restrict__ alive)
+// with ACC double where fp64, else float; grid.x = tile_ids.size() (block x computes tile tile_ids[x]), grid.y = the
+// 128-row chunks of the `live` rows, 128 threads per block. The source needs no header and is the same text for the
+// same arguments. Its compile time grows faster than linearly in its size (engine/embedded.cpp says where): a layer
+// compiles faster as several kernels of a few thousand multiply-adds each. Throws std::invalid_argument for no tiles,
+// a tile id out of range, a tile whose blocks or outputs fall outside the layer or `gather`, or a kernel_name that is
+// not a C identifier (or is "snk_embedded", the generated helpers' namespace).
+std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>& gather, const LayerTiles& tiles,
+                            const std::vector<int32_t>& tile_ids, bool fp64, const std::string& kernel_name);
+
+struct EmbeddedOptions {
+  std::string arch = "sm_90";   // NVRTC's --gpu-architecture: a real architecture, so the result is a cubin
+  std::string cache_dir;        // where compiled kernels are kept; "": no disk cache
+  double deadline_s = 30;       // the longest the caller waits for one compile
+};
+
+enum class EmbeddedStatus { Compiled, Cached, TimedOut, Failed };
+const char* embedded_status_name(EmbeddedStatus s);   // "compiled", "cached", "timed out", "failed"
+
+struct EmbeddedBinary {
+  EmbeddedStatus status = EmbeddedStatus::Failed;
+  std::vector<char> cubin;   // the ELF cubin (Compiled, Cached)
+  double seconds = 0;        // wall time of this call
+  std::string message;       // NVRTC's log where Failed; why where TimedOut; a note where the cache was not written
+};
+
+// The cubin of `source`'s extern "C" kernel `kernel_name`: from the cache where it holds it (Cached), else compiled by
+// NVRTC (Compiled, then written to the cache). Never throws for a compile that fails (Failed, NVRTC's log in message)
+// or does not finish within options.deadline_s of the call's start (TimedOut; the compile continues on a detached
+// thread and writes the cache when it finishes; a call for the same kernel and cache meanwhile waits for that compile
+// rather than starting another). A cache that cannot be written is not an error: Compiled, with a message saying so.
+// The first compile for an architecture in a process runs a small compile first, on the calling thread (about 0.1 s),
+// so that the exit's wait for background compiles runs before NVRTC's teardown.
+EmbeddedBinary compile_embedded(const std::string& source, const std::string& kernel_name,
+                                const EmbeddedOptions& options);
+
+// The cubin of `source`'s kernel where the cache holds it (Cached), without compiling: else TimedOut ("not in the
+// cache"), nothing started.
+EmbeddedBinary lookup_embedded(const std::string& source, const std::string& kernel_name,
+                               const EmbeddedOptions& options);
+
+// The project's cache folder: $SNACK_CACHE_DIR, else $XDG_CACHE_HOME/snack, else $HOME/.cache/snack, else "" (each
+// variable read where set and not empty). The tiled engine keeps embedded kernels in its "embedded" folder.
+std::string default_cache_root();
+
+// The exact C++ literal of `v`: a hexadecimal float ("0x1.99999ap-4f") for a finite value, "__int_as_float(0x7f800000)"
+// (its bits) for an infinity or a NaN.
+std::string float_literal(float v);
+
+}  // namespace snk::gc

@@ -1,0 +1,219 @@
+// tests/graphchallenge/test_tile_modes.cpp: the tiles of a tiled layer and the cost model that gives each tile a mode
+// (graphchallenge/plan/tile_modes.hpp). Tiles cover every non-zero of the layer once, with its weight, on RadiX-Net
+// layers (16 x 16 blocks, cut into narrower slices too) and on a random matrix (one-member classes); the fit recovers
+// known coefficients from synthetic timings and refuses to call a mode measured from one shape; the text form round
+// trips and rejects damaged text; the planner takes each tile's cheapest measured mode, obeys forced policies and
+// what is allowed, and drops embedded tiles back to their fallback.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+
+#include "gc_test_util.hpp"
+#include "io/generator.hpp"
+#include "plan/tile_modes.hpp"
+#include "plan/tiles.hpp"
+
+namespace snk::gc {
+namespace {
+
+// Every tile entry of layer `w` (tiled as `t`, cut at `max_columns`): it must be a non-zero of w with that weight,
+// and together they must be w's non-zeros, each once.
+void expect_tiles_cover(const CsrMatrix& w, int max_columns, const std::string& what) {
+  const TiledLayer t = tile_layer(w);
+  const LayerTiles tiles = layer_tiles(t, max_columns);
+  std::map<std::pair<int32_t, int32_t>, float> want;
+  for (int64_t r = 0; r < w.nrows; ++r)
+    for (int64_t k = w.row_ptr[r]; k < w.row_ptr[r + 1]; ++k) want[{static_cast<int32_t>(r), w.col[k]}] = w.val[k];
+  std::map<std::pair<int32_t, int32_t>, int> seen;
+  int64_t entries = 0;
+  for (int64_t i = 0; i < tiles.tiles(); ++i) {
+    const TileShape s = tile_shape(tiles, i);
+    ASSERT_GE(s.width, 1) << what;
+    ASSERT_LE(s.width, max_columns) << what;
+    EXPECT_EQ(s.nnz, s.inputs * s.width) << what;
+    for (int32_t b = tiles.block_ptr[i]; b < tiles.block_ptr[i + 1]; ++b) {
+      const TileBlock& k = tiles.blocks[b];
+      for (int32_t a = 0; a < k.nr; ++a)
+        for (int32_t q = 0; q < tiles.width[i]; ++q) {
+          const int32_t row = t.row_neuron[k.r0 + a], col = t.col_neuron[tiles.start[i] + q];
+          const auto it = want.find({row, col});
+          ASSERT_NE(it, want.end()) << what << ": tile " << i << " holds (" << row << ", " << col << "), not in W";
+          EXPECT_EQ(t.values[k.voff + static_cast<int64_t>(a) * tiles.pitch[i] + q], it->second) << what;
+          ++seen[{row, col}];
+          ++entries;
+        }
+    }
+  }
+  EXPECT_EQ(entries, w.nnz()) << what;
+  EXPECT_EQ(seen.size(), want.size()) << what;
+}
+
+TEST(LayerTiles, CoverRadixLayersAndRandomMatrices) {
+  const uint64_t seed = test::case_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
+  const Network net = generate_network(1024, 2, seed);
+  for (int cols : {32, 16, 5}) expect_tiles_cover(net.layers[0], cols, "RadiX 1024, slices of " + std::to_string(cols));
+  // A RadiX layer's tiles at 32 columns: its 16-wide classes whole, 32 inputs each.
+  const LayerTiles tiles = layer_tiles(tile_layer(net.layers[0]), 32);
+  ASSERT_EQ(tiles.tiles(), 64);
+  for (int64_t i = 0; i < tiles.tiles(); ++i) EXPECT_EQ(tile_shape(tiles, i).nnz, 512);
+
+  std::mt19937_64 rng(seed);
+  CsrMatrix r;
+  r.nrows = r.ncols = 300;
+  std::bernoulli_distribution on(0.03);
+  std::uniform_real_distribution<float> v(-1.0f, 1.0f);
+  for (int64_t i = 0; i < r.nrows; ++i) {
+    for (int32_t j = 0; j < r.ncols; ++j)
+      if (on(rng)) {
+        r.col.push_back(j);
+        r.val.push_back(v(rng));
+      }
+    r.row_ptr.push_back(static_cast<int64_t>(r.col.size()));
+  }
+  expect_tiles_cover(r, 32, "random 300 x 300");
+  EXPECT_THROW(layer_tiles(tile_layer(r), 0), std::invalid_argument);
+}
+
+TileTiming timing(TileMode m, int64_t inputs, int64_t width, int64_t tiles, int64_t rows, const ModeCost& truth) {
+  TileTiming t;
+  t.mode = m;
+  t.shape = TileShape{inputs, width, inputs * width};
+  t.tiles = tiles;
+  t.rows = rows;
+  t.ns = truth.predict_ns(t.shape) * static_cast<double>(tiles) * static_cast<double>((rows + 127) / 128);
+  return t;
+}
+
+TEST(TileCostModel, FitRecoversCoefficientsAndNeedsTwoShapes) {
+  const ModeCost sparse{true, 300, 2, 0.5}, tensor{true, 900, 0, 0.1};
+  std::vector<TileTiming> ts;
+  for (auto [k, w] : {std::pair<int64_t, int64_t>{16, 16}, {32, 16}, {32, 32}, {64, 8}, {8, 4}}) {
+    ts.push_back(timing(TileMode::Sparse, k, w, 100, 4096, sparse));
+    ts.push_back(timing(TileMode::Tensor, k, w, 50, 1000, tensor));
+  }
+  ts.push_back(timing(TileMode::Embedded, 32, 16, 64, 4096, ModeCost{true, 100, 0, 0.2}));
+  const CostModel m = CostModel::fit("test", ts, 1e5);
+  ASSERT_TRUE(m.mode[0].measured);
+  EXPECT_NEAR(m.mode[0].base_ns, 300, 1e-6);
+  EXPECT_NEAR(m.mode[0].per_input_ns, 2, 1e-9);
+  EXPECT_NEAR(m.mode[0].per_nnz_ns, 0.5, 1e-9);
+  ASSERT_TRUE(m.mode[1].measured);
+  EXPECT_NEAR(m.mode[1].base_ns, 900, 1e-6);
+  EXPECT_NEAR(m.mode[1].per_nnz_ns, 0.1, 1e-9);
+  EXPECT_FALSE(m.mode[2].measured) << "one shape cannot separate the terms";
+  EXPECT_EQ(m.compile_ns_per_nnz, 1e5);
+
+  // Times that fall with size: no coefficient below zero.
+  std::vector<TileTiming> odd{timing(TileMode::Sparse, 8, 8, 1, 128, ModeCost{true, 1000, 0, 0}),
+                              timing(TileMode::Sparse, 64, 8, 1, 128, ModeCost{true, 500, 0, 0})};
+  const CostModel o = CostModel::fit("odd", odd, 0);
+  ASSERT_TRUE(o.mode[0].measured);
+  EXPECT_GE(o.mode[0].base_ns, 0);
+  EXPECT_GE(o.mode[0].per_input_ns, 0);
+  EXPECT_GE(o.mode[0].per_nnz_ns, 0);
+}
+
+TEST(TileCostModel, TextRoundTripsAndDamageIsRefused) {
+  CostModel m;
+  m.key = "NVIDIA H200 sm_90 fp64";
+  m.mode[0] = ModeCost{true, 312.25, 1.5, 0.125};
+  m.mode[1] = ModeCost{true, 0.1 + 0.2, 0, 1.0 / 3};
+  m.compile_ns_per_nnz = 12345.678;
+  CostModel back;
+  std::string why;
+  ASSERT_TRUE(CostModel::parse(m.serialize(), back, why)) << why;
+  EXPECT_EQ(back.key, m.key);
+  for (int i = 0; i < kTileModes; ++i) {
+    EXPECT_EQ(back.mode[i].measured, m.mode[i].measured);
+    EXPECT_EQ(back.mode[i].base_ns, m.mode[i].base_ns);
+    EXPECT_EQ(back.mode[i].per_input_ns, m.mode[i].per_input_ns);
+    EXPECT_EQ(back.mode[i].per_nnz_ns, m.mode[i].per_nnz_ns);
+  }
+  EXPECT_EQ(back.compile_ns_per_nnz, m.compile_ns_per_nnz);
+
+  const std::string good = m.serialize();
+  const std::vector<std::string> bad{
+      "", "snack-tile-cost-model 2\n" + good.substr(good.find('\n') + 1), good.substr(0, good.size() / 2),
+      good.substr(0, good.rfind("end")), [&] {
+        std::string s = good;
+        s.replace(s.find("312.25"), 6, "-1");
+        return s;
+      }(),
+      [&] {
+        std::string s = good;
+        s.replace(s.find("tensor"), 6, "dense!");
+        return s;
+      }()};
+  for (const std::string& text : bad) {
+    CostModel out = m;
+    out.key = "untouched";
+    why.clear();
+    EXPECT_FALSE(CostModel::parse(text, out, why)) << text;
+    EXPECT_FALSE(why.empty());
+    EXPECT_EQ(out.key, "untouched") << "a refused text must leave the model alone";
+  }
+}
+
+TEST(TileModePlan, CheapestModeForcedPoliciesAndFallback) {
+  // Two tile shapes: small (8 inputs x 4) and large (64 x 32). Sparse wins small, tensor large; embedded wins small
+  // against sparse.
+  LayerTiles l;
+  const auto add = [&](int32_t inputs, int32_t width) {
+    l.start.push_back(l.start.empty() ? 0 : l.start.back() + l.width.back());
+    l.width.push_back(width);
+    l.pitch.push_back(width);
+    l.blocks.push_back(TileBlock{0, inputs, 0});
+    l.block_ptr.push_back(static_cast<int32_t>(l.blocks.size()));
+  };
+  add(8, 4);
+  add(64, 32);
+  add(8, 4);
+  CostModel m;
+  m.mode[0] = ModeCost{true, 100, 0, 1.0};   // small 132, large 2148
+  m.mode[1] = ModeCost{true, 1000, 0, 0.1};  // small 1003.2, large 1204.8
+  m.mode[2] = ModeCost{true, 50, 0, 1.5};    // small 98, large 3122
+  const std::vector<LayerTiles> net{l, l};
+
+  PlanOptions o;
+  ModePlan p = plan_tile_modes(net, m, o);
+  ASSERT_EQ(p.layers.size(), 2u);
+  EXPECT_EQ(p.layers[0].tiles[0], std::vector<int32_t>{});
+  EXPECT_EQ(p.layers[0].tiles[1], std::vector<int32_t>{1});
+  EXPECT_EQ(p.layers[0].tiles[2], (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(p.layers[0].fallback, (std::vector<TileMode>{TileMode::Sparse, TileMode::Sparse}));
+  EXPECT_NEAR(p.layers[0].embedded_gain_ns, 2 * (132 - 98), 1e-9);
+  EXPECT_EQ(p.count(), (std::array<int64_t, kTileModes>{0, 2, 4}));
+  EXPECT_EQ(p.summary(), "sparse 0, tensor 2, embedded 4");
+  p.layers[1].drop_embedded();
+  p.embedded_fallbacks = 2;
+  EXPECT_EQ(p.layers[1].tiles[0], (std::vector<int32_t>{0, 2}));
+  EXPECT_TRUE(p.layers[1].tiles[2].empty());
+  EXPECT_EQ(p.summary(), "sparse 2, tensor 2, embedded 2 (2 planned embedded fell back: compile budget or deadline)");
+
+  o.embedded_allowed = false;
+  EXPECT_EQ(plan_tile_modes(net, m, o).count(), (std::array<int64_t, kTileModes>{4, 2, 0}));
+  o.tensor_allowed = false;
+  EXPECT_EQ(plan_tile_modes(net, m, o).count(), (std::array<int64_t, kTileModes>{6, 0, 0}));
+  o.policy = ModePolicy::Tensor;
+  EXPECT_THROW(plan_tile_modes(net, m, o), std::invalid_argument);
+  o = PlanOptions{};
+  o.policy = ModePolicy::Tensor;
+  EXPECT_EQ(plan_tile_modes(net, m, o).count(), (std::array<int64_t, kTileModes>{0, 6, 0}));
+  o.policy = ModePolicy::Embedded;
+  const ModePlan e = plan_tile_modes(net, m, o);
+  EXPECT_EQ(e.count(), (std::array<int64_t, kTileModes>{0, 0, 6}));
+  EXPECT_EQ(e.layers[0].fallback, (std::vector<TileMode>{TileMode::Sparse, TileMode::Tensor, TileMode::Sparse}));
+  o.policy = ModePolicy::Sparse;
+  EXPECT_EQ(plan_tile_modes(net, m, o).count(), (std::array<int64_t, kTileModes>{6, 0, 0}));
+
+  // Nothing measured: every tile sparse.
+  EXPECT_EQ(plan_tile_modes(net, CostModel{}, PlanOptions{}).count(), (std::array<int64_t, kTileModes>{6, 0, 0}));
+  EXPECT_EQ(parse_mode_policy("tensor"), ModePolicy::Tensor);
+  EXPECT_THROW(parse_mode_policy("dense"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace snk::gc
