@@ -16,8 +16,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -26,7 +28,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <sys/stat.h>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 
@@ -122,6 +124,30 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
       any = any || v > Acc(0);
     }
   if (any) alive[row] = 1;
+}
+
+// Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1): the
+// one sum tiled_layer computes for each output, computed once (the same multiply-adds in the same order, so the same
+// bits) and written to every output of the tile.
+template <class Acc>
+__global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restrict__ yin, Acc* __restrict__ yout,
+                                                             int64_t ld, int32_t live, const int32_t* __restrict__ list,
+                                                             TilesRef L, float bias, int32_t* __restrict__ alive) {
+  const int t = list[blockIdx.x];
+  const int32_t row = blockIdx.y * kRows + threadIdx.x;
+  if (row >= live) return;
+  const int pitch = L.pitch[t];
+  Acc acc = 0;
+  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+    const TileBlock k = L.blocks[b];
+    const float* w = L.values + k.voff;
+    for (int32_t a = 0; a < k.nr; ++a)
+      acc = fma(yin[static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld + row], Acc(__ldg(w + a * pitch)), acc);
+  }
+  const Acc v = activate(acc, bias);
+  const int32_t c0 = L.start[t], width = L.width[t];
+  for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+  if (v > Acc(0)) alive[row] = 1;
 }
 
 // D (8 x 8) += A (8 x 4) B (4 x 8) on the FP64 tensor cores. Lane l holds A(l / 4, l % 4), B(l % 4, l / 4) and
@@ -242,8 +268,9 @@ struct LayerOnDevice {
   DeviceArray<int32_t> gather, start, width, pitch, block_ptr;
   DeviceArray<TileBlock> blocks;
   DeviceArray<float> values;
-  std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode
-  int sparse_width = 0;   // the one width (16 or 32) of every sparse tile where the specialised kernel serves them
+  std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode; the sparse list without its uniform tiles
+  DeviceArray<int32_t> uniform;   // the sparse tiles whose outputs' weights are all equal (tiled_layer_uniform)
+  int sparse_width = 0;   // the one width (16 or 32) of every other sparse tile where the specialised kernel serves them
   EmbeddedKernel embedded;
 
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
@@ -263,11 +290,17 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
-// The mode lists of one layer, and the width the sparse tiles share (16 or 32, else 0).
+// The mode lists of one layer (the sparse tiles of one distinct column apart, where they are wider than one), and the
+// width the other sparse tiles share (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& modes) {
-  for (int m = 0; m < kTileModes; ++m) d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(modes.tiles[static_cast<size_t>(m)]);
+  std::vector<int32_t> sparse, uniform;
+  for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
+    (tiles.distinct[static_cast<size_t>(t)] == 1 && tiles.width[static_cast<size_t>(t)] > 1 ? uniform : sparse).push_back(t);
+  for (int m = 0; m < kTileModes; ++m)
+    d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
+  d.uniform = DeviceArray<int32_t>(uniform);
   int width = -1;
-  for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)]) {
+  for (int32_t t : sparse) {
     const int w = tiles.width[static_cast<size_t>(t)];
     bool whole = w == tiles.pitch[static_cast<size_t>(t)];
     for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b)
@@ -302,6 +335,11 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     else tiled_layer<0, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, list, ref, bias, alive);
     check(cudaGetLastError(), "sparse tiles' launch");
   }
+  if (L.uniform.n > 0) {
+    const dim3 grid(static_cast<unsigned>(L.uniform.n), chunks);
+    tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, L.uniform.p, ref, bias, alive);
+    check(cudaGetLastError(), "uniform sparse tiles' launch");
+  }
   if (const int32_t n = L.count(TileMode::Tensor)) {
     if constexpr (std::is_same_v<Acc, double>) {
       const dim3 grid(static_cast<unsigned>(n), chunks);
@@ -333,36 +371,15 @@ EmbeddedKernel load_embedded(const std::vector<char>& cubin, const std::string& 
   return k;
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string hex16(uint64_t v) {
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-bool make_dirs(const std::string& dir) {
-  for (size_t i = 1; i <= dir.size(); ++i)
-    if (i == dir.size() || dir[i] == '/') {
-      const std::string part = dir.substr(0, i);
-      struct stat st;
-      if (::stat(part.c_str(), &st) != 0 && ::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
-    }
-  return true;
-}
-
 // The synthetic tiles the calibration times: `count` tiles of `inputs` inputs (in blocks of at most 16, each over
-// consecutive positions drawn at random) and `width` outputs each, over `neurons` positions, random weights.
+// consecutive positions drawn at random) and `width` outputs each, over `neurons` positions, random weights (the same
+// for every output of an input where `uniform`).
 struct SyntheticLayer {
   TiledLayer layer;
   LayerTiles tiles;
   std::vector<int32_t> gather;
 };
-SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width, std::mt19937_64& rng) {
+SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width, bool uniform, std::mt19937_64& rng) {
   SyntheticLayer s;
   s.layer.nrows = s.layer.ncols = neurons;
   s.gather.resize(static_cast<size_t>(neurons));
@@ -373,11 +390,15 @@ SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width
     s.tiles.start.push_back(t * width);
     s.tiles.width.push_back(width);
     s.tiles.pitch.push_back(width);
+    s.tiles.distinct.push_back(uniform ? 1 : width);
     for (int done = 0; done < inputs;) {
       const int nr = std::min(16, inputs - done);
       std::uniform_int_distribution<int64_t> at(0, neurons - nr);
       s.tiles.blocks.push_back(TileBlock{static_cast<int32_t>(at(rng)), nr, static_cast<int64_t>(s.layer.values.size())});
-      for (int v = 0; v < nr * width; ++v) s.layer.values.push_back(value(rng));
+      for (int a = 0; a < nr; ++a) {
+        const float first = value(rng);
+        for (int q = 0; q < width; ++q) s.layer.values.push_back(uniform || q == 0 ? first : value(rng));
+      }
       done += nr;
     }
     s.tiles.block_ptr.push_back(static_cast<int32_t>(s.tiles.blocks.size()));
@@ -385,12 +406,15 @@ SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width
   return s;
 }
 
-// The calibration: each mode timed on synthetic tiles of several shapes (inputs x width), over `rows` rows.
+// The calibration: each mode timed on synthetic tiles of several shapes (inputs x width, drawn or uniform weights),
+// over kCalRows rows.
 template <class Acc>
 CostModel calibrate(int device, const std::string& key, bool progress) {
   constexpr int64_t kNeurons = 2048, kCalRows = 16384;
   constexpr int kTilesPerShape = 32, kMostEmbeddedNnz = 512;
-  const std::pair<int, int> shapes[] = {{8, 8}, {16, 16}, {32, 16}, {32, 32}, {64, 32}};
+  struct Shape { int inputs, width; bool uniform; };
+  const Shape shapes[] = {{8, 8, false},  {16, 16, false}, {32, 16, false}, {32, 32, false},
+                          {64, 32, false}, {32, 16, true},  {64, 32, true}};
   const bool fp64 = std::is_same_v<Acc, double>;
   const bool tensor = fp64 && tensor_mode_supported(device);
   const std::string arch = device_arch(device);
@@ -411,8 +435,8 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
   std::vector<TileTiming> timings;
   double compile_s = 0;
   int64_t compiled_nnz = 0;
-  for (const auto& [inputs, width] : shapes) {
-    const SyntheticLayer syn = synthetic_layer(kNeurons, kTilesPerShape, inputs, width, rng);
+  for (const auto& [inputs, width, uniform] : shapes) {
+    const SyntheticLayer syn = synthetic_layer(kNeurons, kTilesPerShape, inputs, width, uniform, rng);
     LayerOnDevice d = upload_tiles(syn.tiles, syn.gather, syn.layer.values);
     std::vector<int32_t> all(kTilesPerShape);
     std::iota(all.begin(), all.end(), 0);
@@ -450,7 +474,8 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       std::sort(ms.begin(), ms.end());
       TileTiming tt;
       tt.mode = mode;
-      tt.shape = TileShape{inputs, width, static_cast<int64_t>(inputs) * width};
+      tt.shape = TileShape{inputs, width, static_cast<int64_t>(inputs) * width,
+                           static_cast<int64_t>(inputs) * (uniform ? 1 : width)};
       tt.tiles = kTilesPerShape;
       tt.rows = kCalRows;
       tt.ns = static_cast<double>(ms[ms.size() / 2]) * 1e6;
@@ -460,8 +485,9 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
   const CostModel model = CostModel::fit(key, timings, compiled_nnz > 0 ? compile_s * 1e9 / static_cast<double>(compiled_nnz) : 0);
   if (progress)
     for (const TileTiming& t : timings)
-      std::fprintf(stderr, "[tiled]   %-8s %2lld inputs x %2lld outputs: %.1f ns a tile per 128 rows\n", tile_mode_name(t.mode),
-                   static_cast<long long>(t.shape.inputs), static_cast<long long>(t.shape.width),
+      std::fprintf(stderr, "[tiled]   %-8s %2lld inputs x %2lld outputs%s: %.1f ns a tile per 128 rows\n",
+                   tile_mode_name(t.mode), static_cast<long long>(t.shape.inputs), static_cast<long long>(t.shape.width),
+                   t.shape.distinct_nnz < t.shape.nnz ? " (uniform)" : "",
                    t.ns / (static_cast<double>(t.tiles) * static_cast<double>(t.rows / 128)));
   return model;
 }
@@ -478,8 +504,12 @@ CostModel tile_cost_model(int device, TiledAccumulation accumulation, const Tile
   static std::map<std::string, CostModel> measured;
   std::lock_guard<std::mutex> hold(lock);
   if (auto it = measured.find(key); it != measured.end()) return it->second;
+  // The file is named by the key, each character outside [A-Za-z0-9.-] written as '_'.
+  std::string name = key;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
   const std::string dir = options.cache_dir.empty() ? "" : options.cache_dir + "/tile-cost";
-  const std::string file = dir.empty() ? "" : dir + "/" + hex16(fnv1a(key)) + ".txt";
+  const std::string file = dir.empty() ? "" : dir + "/" + name + ".txt";
   if (!file.empty()) {
     std::ifstream in(file, std::ios::binary);
     std::stringstream text;
@@ -494,7 +524,8 @@ CostModel tile_cost_model(int device, TiledAccumulation accumulation, const Tile
   check(cudaSetDevice(device), "select the device");
   CostModel m = fp64 ? calibrate<double>(device, key, options.progress) : calibrate<float>(device, key, options.progress);
   measured[key] = m;
-  if (!file.empty() && make_dirs(dir)) {
+  std::error_code made;
+  if (!file.empty() && (std::filesystem::create_directories(dir, made), !made)) {
     const std::string tmp = file + ".tmp" + std::to_string(::getpid());
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << m.serialize();
@@ -585,10 +616,16 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
       if (nnz > kMostEmbeddedNnz) continue;
       const std::string source = embedded_source(net.layers[l], net.gather[l], tiles[l], ids, fp64, name_of(l));
       bin = lookup_embedded(source, name_of(l), eo);
+      if (bin.status == EmbeddedStatus::Cached) continue;
       const double left = std::chrono::duration<double>(end - clock::now()).count();
-      if (bin.status == EmbeddedStatus::Cached || left <= 0 ||
-          s.model.compile_ns_per_nnz * 1e-9 * static_cast<double>(nnz) > left)
+      if (left <= 0) {
+        bin.message = "not cached, and the compile budget is spent";
         continue;
+      }
+      if (s.model.compile_ns_per_nnz * 1e-9 * static_cast<double>(nnz) > left) {
+        bin.message = "not cached, and its compile is predicted to outlast the budget left";
+        continue;
+      }
       EmbeddedOptions o = eo;
       o.deadline_s = left;
       bin = compile_embedded(source, name_of(l), o);

@@ -7,7 +7,8 @@
 // kMaxClassColumns of it, with the dense blocks that feed it); a thread block computes one tile for 128 live rows, in
 // the tile's mode:
 //   - sparse: each thread keeps one accumulator per output of the tile for its row and walks the tile's blocks (per
-//     input, one load and a multiply-add per output; the weights are the same for every thread);
+//     input, one load and a multiply-add per output; the weights are the same for every thread); a uniform tile
+//     (every output's weights alike, as in the challenge's layers) keeps one accumulator and writes it to each output;
 //   - tensor (FP64 sums only): each warp computes 32 rows of the tile as a dense product on the FP64 tensor cores
 //     (mma m8n8k4), inputs four at a time;
 //   - embedded: code generated for the layer's embedded tiles (engine/embedded.hpp), gather positions and weights

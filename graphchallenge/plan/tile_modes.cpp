@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -76,11 +77,29 @@ LayerTiles layer_tiles(const TiledLayer& t, int max_columns) {
       out.start.push_back(static_cast<int32_t>(t.col_class[c] + first));
       out.width.push_back(std::min(max_columns, pitch - first));
       out.pitch.push_back(pitch);
+      const size_t b0 = out.blocks.size();
       for (TileBlock k : by_class[static_cast<size_t>(c)]) {
         k.voff += first;
         out.blocks.push_back(k);
       }
       out.block_ptr.push_back(static_cast<int32_t>(out.blocks.size()));
+      // Column q equals column p < q where their weights agree at every input (bitwise: -0 and 0 differ).
+      const int width = out.width.back();
+      const auto same = [&](int p, int q) {
+        for (size_t b = b0; b < out.blocks.size(); ++b)
+          for (int32_t a = 0; a < out.blocks[b].nr; ++a) {
+            const float* w = t.values.data() + out.blocks[b].voff + static_cast<int64_t>(a) * pitch;
+            if (std::memcmp(w + p, w + q, sizeof(float)) != 0) return false;
+          }
+        return true;
+      };
+      int32_t distinct = 0;
+      for (int q = 0; q < width; ++q) {
+        bool repeat = false;
+        for (int p = 0; p < q && !repeat; ++p) repeat = same(p, q);
+        distinct += repeat ? 0 : 1;
+      }
+      out.distinct.push_back(distinct);
     }
   }
   return out;
@@ -100,6 +119,7 @@ TileShape tile_shape(const LayerTiles& tiles, int64_t t) {
   s.inputs = tiles.inputs(t);
   s.width = tiles.width[static_cast<size_t>(t)];
   s.nnz = s.inputs * s.width;
+  s.distinct_nnz = tiles.distinct.empty() ? s.nnz : s.inputs * tiles.distinct[static_cast<size_t>(t)];
   return s;
 }
 
@@ -114,9 +134,10 @@ CostModel CostModel::fit(const std::string& key, const std::vector<TileTiming>& 
     for (const TileTiming& t : timings) {
       if (static_cast<int>(t.mode) != mode || t.tiles <= 0 || t.rows <= 0 || !(t.ns > 0)) continue;
       const double chunks = static_cast<double>((t.rows + 127) / 128);
-      x.push_back({1.0, static_cast<double>(t.shape.inputs), static_cast<double>(t.shape.nnz)});
+      const int64_t nnz = mode_nnz(t.mode, t.shape);
+      x.push_back({1.0, static_cast<double>(t.shape.inputs), static_cast<double>(nnz)});
       y.push_back(t.ns / (static_cast<double>(t.tiles) * chunks));
-      shapes.emplace_back(t.shape.inputs, t.shape.nnz);
+      shapes.emplace_back(t.shape.inputs, nnz);
     }
     std::sort(shapes.begin(), shapes.end());
     if (std::unique(shapes.begin(), shapes.end()) - shapes.begin() < 2) continue;
@@ -244,13 +265,13 @@ ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& 
       // The cheapest measured mode among sparse and tensor: where an embedded tile falls back to.
       TileMode fallback = TileMode::Sparse;
       if (allowed[1] && model.mode[1].measured &&
-          (!model.mode[0].measured || model.mode[1].predict_ns(s) < model.mode[0].predict_ns(s)))
+          (!model.mode[0].measured || model.predict_ns(TileMode::Tensor, s) < model.predict_ns(TileMode::Sparse, s)))
         fallback = TileMode::Tensor;
       TileMode mode = fallback;
       switch (options.policy) {
         case ModePolicy::Auto:
           if (allowed[2] && model.mode[2].measured && model.mode[static_cast<size_t>(fallback)].measured &&
-              model.mode[2].predict_ns(s) < model.mode[static_cast<size_t>(fallback)].predict_ns(s))
+              model.predict_ns(TileMode::Embedded, s) < model.predict_ns(fallback, s))
             mode = TileMode::Embedded;
           break;
         case ModePolicy::Sparse: mode = fallback = TileMode::Sparse; break;
@@ -261,7 +282,7 @@ ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& 
       if (mode == TileMode::Embedded) {
         out.fallback.push_back(fallback);
         if (model.mode[2].measured && model.mode[static_cast<size_t>(fallback)].measured)
-          out.embedded_gain_ns += model.mode[static_cast<size_t>(fallback)].predict_ns(s) - model.mode[2].predict_ns(s);
+          out.embedded_gain_ns += model.predict_ns(fallback, s) - model.predict_ns(TileMode::Embedded, s);
       }
     }
   }

@@ -3,11 +3,13 @@
 //
 // A tile is a slice of one column class: at most max_columns of its outputs, with every dense block that feeds them.
 // One thread block computes one tile for 128 live rows. The modes:
-//   - Sparse: the table-driven kernel on the CUDA cores (block list, gather and weights read from memory);
+//   - Sparse: the table-driven kernel on the CUDA cores (block list, gather and weights read from memory); a
+//     uniform tile (every output's weights alike, as in the challenge's layers) computes its one sum once;
 //   - Tensor: the tile as a dense K x width matrix (K = the inputs of its blocks) on the FP64 tensor cores (DMMA), so
 //     its sums keep the FP64 default's precision; offered only with FP64 sums;
 //   - Embedded: code generated for the tile at run time (engine/embedded.hpp), its gather positions and weights
-//     compiled in as constants; costs a compile, bounded, and cached on disk.
+//     compiled in as constants; columns of equal weights compute one sum (the compiler merges their identical
+//     chains), so it is priced on the distinct columns; costs a compile, bounded, and cached on disk.
 // The cost model predicts one tile's time for 128 rows in each mode from the tile's inputs and non-zeros (a linear
 // fit per mode over micro-benchmarks run on the device, engine/tiled_gpu.hpp), and the planner gives each tile its
 // cheapest mode. Embedded tiles are compiled one module per layer, layers of most gain first; where the compile
@@ -36,31 +38,45 @@ struct LayerTiles {
   std::vector<int32_t> pitch;         // its column class's width: the stride of its weight rows
   std::vector<int32_t> block_ptr{0};  // its blocks: blocks[block_ptr[t] .. block_ptr[t + 1]), in row-class order
   std::vector<TileBlock> blocks;
+  // Its distinct weight columns: outputs whose weights over all its inputs equal an earlier output's are not counted
+  // (they compute the same sum; generated code computes it once: the challenge's tiles, all weights equal, have 1).
+  std::vector<int32_t> distinct;
 
   int64_t tiles() const { return static_cast<int64_t>(start.size()); }
   int64_t inputs(int64_t t) const;    // the sum of its blocks' rows
   int64_t nnz(int64_t t) const { return inputs(t) * width[static_cast<size_t>(t)]; }
 };
 
-// The tiles of layer `t`: each column class cut into slices of at most max_columns outputs (max_columns >= 1).
+// The tiles of layer `t`: each column class cut into slices of at most max_columns outputs (max_columns >= 1), with
+// their distinct columns counted.
 LayerTiles layer_tiles(const TiledLayer& t, int max_columns);
 
 enum class TileMode : int { Sparse = 0, Tensor = 1, Embedded = 2 };
 constexpr int kTileModes = 3;
 const char* tile_mode_name(TileMode m);   // "sparse", "tensor", "embedded"
 
-// What the cost model reads of a tile.
+// What the cost model reads of a tile. distinct_nnz = inputs x distinct columns: the multiply-adds left where equal
+// columns are computed once (the embedded mode's code; the other modes compute all nnz).
 struct TileShape {
-  int64_t inputs = 0, width = 0, nnz = 0;
+  int64_t inputs = 0, width = 0, nnz = 0, distinct_nnz = 0;
 };
 TileShape tile_shape(const LayerTiles& tiles, int64_t t);
 
-// One mode's predicted time of a tile for 128 rows: base + per_input * inputs + per_nnz * nnz, in nanoseconds.
+// The multiply-adds a tile costs in mode m: distinct_nnz in the embedded mode; in the sparse mode one column's worth
+// (inputs) for a uniform tile (one distinct column: its sum computed once), else nnz; nnz in the tensor mode.
+inline int64_t mode_nnz(TileMode m, const TileShape& s) {
+  if (m == TileMode::Embedded) return s.distinct_nnz;
+  if (m == TileMode::Sparse && s.distinct_nnz == s.inputs) return s.inputs;
+  return s.nnz;
+}
+
+// One mode's predicted time of a tile for 128 rows: base + per_input * inputs + per_nnz * (its multiply-adds in that
+// mode, mode_nnz), in nanoseconds.
 struct ModeCost {
   bool measured = false;
   double base_ns = 0, per_input_ns = 0, per_nnz_ns = 0;
-  double predict_ns(const TileShape& s) const {
-    return base_ns + per_input_ns * static_cast<double>(s.inputs) + per_nnz_ns * static_cast<double>(s.nnz);
+  double predict_ns(int64_t inputs, int64_t nnz) const {
+    return base_ns + per_input_ns * static_cast<double>(inputs) + per_nnz_ns * static_cast<double>(nnz);
   }
 };
 
@@ -76,6 +92,10 @@ struct CostModel {
   std::string key;                         // what it was calibrated for (device, sums' type, format version)
   std::array<ModeCost, kTileModes> mode{};
   double compile_ns_per_nnz = 0;           // the embedded mode's compile time per non-zero compiled in
+
+  double predict_ns(TileMode m, const TileShape& s) const {
+    return mode[static_cast<size_t>(m)].predict_ns(s.inputs, mode_nnz(m, s));
+  }
 
   // The per-mode fits of `timings` (least squares; coefficients held at >= 0). A mode without timings of at least
   // two shapes stays unmeasured, and the planner never picks it.

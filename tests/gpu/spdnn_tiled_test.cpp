@@ -194,8 +194,9 @@ TEST(TiledGpuEngine, WideClassesPositiveBiasAndBadInputs) {
 // Each tile mode forced on every tile, against the float64 reference: sparse and embedded (the same arithmetic) with
 // FP64 and FP32 sums, tensor (FP64 tensor cores) with FP64 sums, on RadiX-Net networks (16 x 16 and 32 x 32 blocks), an
 // irregular one (one-member classes: tiles of one column) and one with a 64-column class (two 32-column slices).
-// Sparse and embedded must agree bitwise: the same categories and the same live rows after every layer. The 4096-neuron
-// layers are too large for one embedded kernel and must fall back to sparse whole.
+// Sparse and embedded must agree bitwise: the same categories and the same live rows after every layer. The RadiX-Net
+// tiles are uniform (all weights alike: the sparse mode's one-sum kernel), the others not. The 4096-neuron layers are
+// too large for one embedded kernel and must fall back to sparse whole.
 TEST(TiledGpuEngine, EveryModeMatchesTheHostReference) {
   REQUIRE_GPU();
   const uint64_t seed = test::case_seed();

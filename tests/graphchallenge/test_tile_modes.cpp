@@ -1,9 +1,10 @@
 // tests/graphchallenge/test_tile_modes.cpp: the tiles of a tiled layer and the cost model that gives each tile a mode
 // (graphchallenge/plan/tile_modes.hpp). Tiles cover every non-zero of the layer once, with its weight, on RadiX-Net
-// layers (16 x 16 blocks, cut into narrower slices too) and on a random matrix (one-member classes); the fit recovers
+// layers (16 x 16 blocks, cut into narrower slices too) and on a random matrix (one-member classes), with their
+// distinct weight columns counted (one in the challenge's uniform layers, all with drawn weights); the fit recovers
 // known coefficients from synthetic timings and refuses to call a mode measured from one shape; the text form round
-// trips and rejects damaged text; the planner takes each tile's cheapest measured mode, obeys forced policies and
-// what is allowed, and drops embedded tiles back to their fallback.
+// trips and rejects damaged text; the planner takes each tile's cheapest measured mode (the embedded mode priced on
+// its distinct columns), obeys forced policies and what is allowed, and drops embedded tiles back to their fallback.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -55,10 +56,31 @@ TEST(LayerTiles, CoverRadixLayersAndRandomMatrices) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
   const Network net = generate_network(1024, 2, seed);
   for (int cols : {32, 16, 5}) expect_tiles_cover(net.layers[0], cols, "RadiX 1024, slices of " + std::to_string(cols));
-  // A RadiX layer's tiles at 32 columns: its 16-wide classes whole, 32 inputs each.
+  // A RadiX layer's tiles at 32 columns: its 16-wide classes whole, 32 inputs each, every weight the same, so one
+  // distinct column; the same blocks with drawn weights have 16.
   const LayerTiles tiles = layer_tiles(tile_layer(net.layers[0]), 32);
   ASSERT_EQ(tiles.tiles(), 64);
-  for (int64_t i = 0; i < tiles.tiles(); ++i) EXPECT_EQ(tile_shape(tiles, i).nnz, 512);
+  for (int64_t i = 0; i < tiles.tiles(); ++i) {
+    EXPECT_EQ(tile_shape(tiles, i).nnz, 512);
+    EXPECT_EQ(tiles.distinct[i], 1);
+    EXPECT_EQ(tile_shape(tiles, i).distinct_nnz, 32);
+  }
+  TiledLayer drawn = tile_layer(net.layers[0]);
+  std::mt19937_64 draw(seed + 1);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : drawn.values) x = u(draw);
+  const LayerTiles drawn_tiles = layer_tiles(drawn, 32);
+  for (int64_t i = 0; i < drawn_tiles.tiles(); ++i) EXPECT_EQ(drawn_tiles.distinct[i], 16);
+  // Two columns equal in all but one input are distinct; equal at every input, one.
+  TiledLayer two = drawn;
+  const int64_t pitch = tiles.pitch[0];
+  for (int32_t b = drawn_tiles.block_ptr[0]; b < drawn_tiles.block_ptr[1]; ++b)
+    for (int32_t a = 0; a < drawn_tiles.blocks[b].nr; ++a)
+      for (int64_t q = 1; q < pitch; ++q)
+        two.values[drawn_tiles.blocks[b].voff + a * pitch + q] = two.values[drawn_tiles.blocks[b].voff + a * pitch];
+  EXPECT_EQ(layer_tiles(two, 32).distinct[0], 1);
+  two.values[drawn_tiles.blocks[drawn_tiles.block_ptr[1] - 1].voff + pitch + 3] += 0.5f;
+  EXPECT_EQ(layer_tiles(two, 32).distinct[0], 2);
 
   std::mt19937_64 rng(seed);
   CsrMatrix r;
@@ -80,10 +102,10 @@ TEST(LayerTiles, CoverRadixLayersAndRandomMatrices) {
 TileTiming timing(TileMode m, int64_t inputs, int64_t width, int64_t tiles, int64_t rows, const ModeCost& truth) {
   TileTiming t;
   t.mode = m;
-  t.shape = TileShape{inputs, width, inputs * width};
+  t.shape = TileShape{inputs, width, inputs * width, inputs * width};   // distinct weights: every column its own
   t.tiles = tiles;
   t.rows = rows;
-  t.ns = truth.predict_ns(t.shape) * static_cast<double>(tiles) * static_cast<double>((rows + 127) / 128);
+  t.ns = truth.predict_ns(inputs, inputs * width) * static_cast<double>(tiles) * static_cast<double>((rows + 127) / 128);
   return t;
 }
 
@@ -171,6 +193,7 @@ TEST(TileModePlan, CheapestModeForcedPoliciesAndFallback) {
   add(8, 4);
   add(64, 32);
   add(8, 4);
+  l.distinct = {4, 32, 4};
   CostModel m;
   m.mode[0] = ModeCost{true, 100, 0, 1.0};   // small 132, large 2148
   m.mode[1] = ModeCost{true, 1000, 0, 0.1};  // small 1003.2, large 1204.8
@@ -208,6 +231,17 @@ TEST(TileModePlan, CheapestModeForcedPoliciesAndFallback) {
   EXPECT_EQ(e.layers[0].fallback, (std::vector<TileMode>{TileMode::Sparse, TileMode::Tensor, TileMode::Sparse}));
   o.policy = ModePolicy::Sparse;
   EXPECT_EQ(plan_tile_modes(net, m, o).count(), (std::array<int64_t, kTileModes>{6, 0, 0}));
+
+  // A large tile whose 32 columns are one (uniform): embedded and sparse both compute 64 multiply-adds (146 and 164
+  // against 1204.8 for tensor), embedded wins, sparse is its fallback.
+  LayerTiles one = l;
+  one.distinct = {4, 1, 4};
+  const ModePlan q = plan_tile_modes({one}, m, PlanOptions{});
+  EXPECT_EQ(q.layers[0].tiles[2], (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(q.layers[0].fallback, (std::vector<TileMode>{TileMode::Sparse, TileMode::Sparse, TileMode::Sparse}));
+  EXPECT_EQ(mode_nnz(TileMode::Sparse, tile_shape(one, 1)), 64);
+  EXPECT_EQ(mode_nnz(TileMode::Tensor, tile_shape(one, 1)), 2048);
+  EXPECT_EQ(mode_nnz(TileMode::Sparse, tile_shape(one, 0)), 32);
 
   // Nothing measured: every tile sparse.
   EXPECT_EQ(plan_tile_modes(net, CostModel{}, PlanOptions{}).count(), (std::array<int64_t, kTileModes>{6, 0, 0}));
