@@ -457,9 +457,14 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
           if (progress) std::fprintf(stderr, "[tiled] the embedded mode is not calibrated: %s %s\n", embedded_status_name(bin.status), bin.message.c_str());
           continue;
         }
+        try {
+          d.embedded = load_embedded(bin.cubin, name);
+        } catch (const std::runtime_error& e) {
+          if (progress) std::fprintf(stderr, "[tiled] the embedded mode is not calibrated: %s\n", e.what());
+          continue;
+        }
         compile_s += bin.seconds;
         compiled_nnz += static_cast<int64_t>(kTilesPerShape) * inputs * width;
-        d.embedded = load_embedded(bin.cubin, name);
       }
       std::vector<float> ms;
       for (int rep = 0; rep < 6; ++rep) {
@@ -651,9 +656,17 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                    modes.tiles[static_cast<size_t>(TileMode::Embedded)].size(),
                    have ? embedded_status_name(bin.status) : "fall back", bin.seconds, bin.message.empty() ? "" : ": ",
                    bin.message.c_str());
+    bool loaded = false;
     if (have) {
-      s.layers[l].embedded = load_embedded(bin.cubin, name_of(l));
-    } else {
+      try {
+        s.layers[l].embedded = load_embedded(bin.cubin, name_of(l));
+        loaded = true;
+      } catch (const std::runtime_error& e) {   // said, and the layer still runs
+        std::fprintf(stderr, "[tiled] warning: layer %zu's embedded code does not load; its tiles fall back: %s\n",
+                     l + 1, e.what());
+      }
+    }
+    if (!loaded) {
       s.plan.embedded_fallbacks += static_cast<int64_t>(modes.tiles[static_cast<size_t>(TileMode::Embedded)].size());
       modes.drop_embedded();
     }
