@@ -160,7 +160,9 @@ int main(int argc, char** argv) {
   int64_t official_repeat = 50;  // copies of the 1,200 official images (50: 60,000 inputs)
   int rows_per_group = 0, layout = -1;  // FusedGpuOptions (0 / -1: the engine's choice), for tuning runs
   bool tiled = true;  // --tiled 0: the fused engine alone
-  std::vector<std::string> tiled_sums = {"fp64", "fp32"};   // --tiled-sums: the tiled engine's sums, each run in turn
+  // --tiled-sums: the tiled engine's runs, each in turn: its sums (fp64, fp32), "-all" where every output is computed
+  // and stored (TiledOptions::merge_equal_outputs off: no reuse of equal outputs within a row).
+  std::vector<std::string> tiled_sums = {"fp64", "fp64-all"};
   std::string tile_modes = "auto";   // --tile-modes: the tiled engine's ModePolicy
   double compile_budget = 60;        // --compile-budget: seconds for its embedded layers' compiles
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -192,8 +194,9 @@ int main(int argc, char** argv) {
   }
   if (tiled_sums.empty()) tiled_sums.push_back("");   // named in the error below
   for (const std::string& k : tiled_sums)
-    if (k != "fp64" && k != "fp32") {
-      std::fprintf(stderr, "bench-spdnn: --tiled-sums takes fp64, fp32 or both (fp64,fp32), not '%s'\n", k.c_str());
+    if (k != "fp64" && k != "fp32" && k != "fp64-all" && k != "fp32-all") {
+      std::fprintf(stderr, "bench-spdnn: --tiled-sums takes a list of fp64, fp32, fp64-all, fp32-all, not '%s'\n",
+                   k.c_str());
       return 2;
     }
 #ifdef SNACK_WITH_TILED_GPU
@@ -334,9 +337,11 @@ int main(int argc, char** argv) {
           double tbest = 0;
           {
             TiledOptions to;
-            to.accumulation = x.sums == "fp32" ? TiledAccumulation::FP32 : TiledAccumulation::FP64;
+            to.accumulation = x.sums.rfind("fp32", 0) == 0 ? TiledAccumulation::FP32 : TiledAccumulation::FP64;
+            to.merge_equal_outputs = x.sums.find("-all") == std::string::npos;
             to.modes = parse_mode_policy(tile_modes);
-            if (to.modes == ModePolicy::Tensor && x.sums == "fp32") to.modes = ModePolicy::Sparse;   // tensor is FP64
+            if (to.modes == ModePolicy::Tensor && to.accumulation == TiledAccumulation::FP32)
+              to.modes = ModePolicy::Sparse;   // the tensor mode is FP64
             to.compile_budget_s = compile_budget;
             to.progress = true;
             TiledGpuEngine exact(tn, 0, to);
@@ -391,7 +396,9 @@ int main(int argc, char** argv) {
         "inputs and the download of the categories. \"Exact work\": the tiled engine, every live row of every layer "
         "computed (no row reuse), its sums in " + kinds + ", against XY-2021's exact-work rate (SNICIT's Table 3, RTX "
         "A6000); a FAIL there names the sums whose categories differ (bench-spdnn's log lists the rows, with the float64 "
-        "reference's verdict).\n\n";
+        "reference's verdict). \"-all\": every output of every layer computed and stored; without it, outputs whose "
+        "weights are all alike (a uniform tile's, every tile of these networks) are one value a row, computed and "
+        "stored once (the reuse is within a row, never across rows).\n\n";
   md += "| neurons | layers | data | inputs | edges | dedup | row-layers computed | rows in last layer | time (s) | "
         "TeraEdges/s | layers only (s) | TeraEdges/s, layers only | best published | ratio | exact work: row-layers | "
         "XY-2021 exact |";

@@ -269,7 +269,8 @@ struct LayerOnDevice {
   DeviceArray<TileBlock> blocks;
   DeviceArray<float> values;
   std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode; the sparse list without its uniform tiles
-  DeviceArray<int32_t> uniform;   // the sparse tiles whose outputs' weights are all equal (tiled_layer_uniform)
+  DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
+  int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int sparse_width = 0;   // the one width (16 or 32) of every other sparse tile where the specialised kernel serves them
   EmbeddedKernel embedded;
 
@@ -290,12 +291,12 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
-// The mode lists of one layer (the sparse tiles of one distinct column apart, where they are wider than one), and the
-// width the other sparse tiles share (16 or 32, else 0).
+// The mode lists of one layer (the sparse tiles of one distinct column apart: merged ones, of width 1, included), and
+// the width the other sparse tiles share (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& modes) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
-    (tiles.distinct[static_cast<size_t>(t)] == 1 && tiles.width[static_cast<size_t>(t)] > 1 ? uniform : sparse).push_back(t);
+    (tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
   d.uniform = DeviceArray<int32_t>(uniform);
@@ -587,9 +588,21 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   std::vector<LayerTiles> tiles;
   tiles.reserve(net.layers.size());
   for (const TiledLayer& t : net.layers) tiles.push_back(layer_tiles(t, kMaxClassColumns));
+  // Equal outputs merged (tile_modes.hpp's MergedNetwork), or every output its own row of Y^T.
+  std::vector<std::vector<int32_t>> gathers = net.gather;
+  std::vector<int32_t> out_rows(net.layers.size(), static_cast<int32_t>(net.neurons));
+  if (options.merge_equal_outputs) {
+    MergedNetwork m = merge_equal_outputs(net, tiles);
+    tiles = std::move(m.tiles);
+    gathers = std::move(m.gather);
+    out_rows = std::move(m.slots);
+  }
   s.plan = plan_tile_modes(tiles, s.model, po);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
-  for (size_t l = 0; l < net.layers.size(); ++l) s.layers.push_back(upload_tiles(tiles[l], net.gather[l], net.layers[l].values));
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    s.layers.push_back(upload_tiles(tiles[l], gathers[l], net.layers[l].values));
+    s.layers.back().out_rows = out_rows[l];
+  }
 
   // The embedded layers, most predicted gain first: each one's code from the cache, else compiled, on up to one host
   // thread per core at once, while the compile budget's wall time lasts. A layer is not compiled where its code would
@@ -619,7 +632,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
       EmbeddedBinary& bin = bins[i];
       bin.message = "over " + std::to_string(kMostEmbeddedNnz) + " multiply-adds";
       if (nnz > kMostEmbeddedNnz) continue;
-      const std::string source = embedded_source(net.layers[l], net.gather[l], tiles[l], ids, fp64, name_of(l));
+      const std::string source = embedded_source(net.layers[l], gathers[l], tiles[l], ids, fp64, name_of(l));
       bin = lookup_embedded(source, name_of(l), eo);
       if (bin.status == EmbeddedStatus::Cached) continue;
       const double left = std::chrono::duration<double>(end - clock::now()).count();
@@ -741,8 +754,9 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       check(cudaMemcpyAsync(&count, pos.p + live, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
       check(cudaStreamSynchronize(s.stream), "layer");
       if (count < live && static_cast<double>(count) <= kCompactBelow * live) {
-        const dim3 g(static_cast<unsigned>((live + 255) / 256), static_cast<unsigned>(std::min<int64_t>(n, 64)));
-        compact_rows<Acc><<<g, 256, 0, s.stream>>>(cur.p, next.p, ld, live, n, alive.p, pos.p, ids.p, ids_next.p);
+        const int64_t rows = L.out_rows;   // the rows of Y^T this layer wrote
+        const dim3 g(static_cast<unsigned>((live + 255) / 256), static_cast<unsigned>(std::min<int64_t>(rows, 64)));
+        compact_rows<Acc><<<g, 256, 0, s.stream>>>(cur.p, next.p, ld, live, rows, alive.p, pos.p, ids.p, ids_next.p);
         check(cudaGetLastError(), "compaction launch");
         std::swap(cur, next);
         std::swap(ids, ids_next);

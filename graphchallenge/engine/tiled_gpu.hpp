@@ -8,7 +8,8 @@
 // the tile's mode:
 //   - sparse: each thread keeps one accumulator per output of the tile for its row and walks the tile's blocks (per
 //     input, one load and a multiply-add per output; the weights are the same for every thread); a uniform tile
-//     (every output's weights alike, as in the challenge's layers) keeps one accumulator and writes it to each output;
+//     (every output's weights alike, as in the challenge's layers) keeps one accumulator, and its outputs are held
+//     as one value (TiledOptions::merge_equal_outputs; off, the value is written to each output);
 //   - tensor (FP64 sums only): each warp computes 32 rows of the tile as a dense product on the FP64 tensor cores
 //     (mma m8n8k4), inputs four at a time;
 //   - embedded: code generated for the layer's embedded tiles (engine/embedded.hpp), gather positions and weights
@@ -57,6 +58,10 @@ struct TiledOptions {
   // Where the cost model's calibration and the embedded kernels are cached ("" : nowhere; default_cache_dir()).
   std::string cache_dir = default_cache_dir();
   double compile_budget_s = 60;   // wall time the embedded layers' compiles may take at construction, all together
+  // The equal outputs of a uniform tile held once (tile_modes.hpp's MergedNetwork): one value a row instead of one per
+  // output, read by the next layer through its gather. Off: every output computed and stored (the work an engine
+  // without this reuse does); the categories are the same bit for bit.
+  bool merge_equal_outputs = true;
   bool progress = false;          // report calibration and compiles on stderr
 
   static std::string default_cache_dir();   // embedded.hpp's default_cache_root()

@@ -105,6 +105,80 @@ LayerTiles layer_tiles(const TiledLayer& t, int max_columns) {
   return out;
 }
 
+MergedNetwork merge_equal_outputs(const TiledNetwork& net, const std::vector<LayerTiles>& tiles) {
+  if (tiles.size() != net.layers.size())
+    throw std::invalid_argument("merge_equal_outputs: " + std::to_string(tiles.size()) + " layers of tiles for a network of " +
+                                std::to_string(net.layers.size()));
+  MergedNetwork m;
+  std::vector<int32_t> slot_of;   // the previous layer's output position -> its slot
+  for (size_t l = 0; l < tiles.size(); ++l) {
+    const LayerTiles& in = tiles[l];
+    LayerTiles out = in;
+    std::vector<int32_t> next(static_cast<size_t>(net.layers[l].ncols), -1);
+    int32_t slots = 0;
+    for (int64_t t = 0; t < in.tiles(); ++t) {
+      const size_t i = static_cast<size_t>(t);
+      const bool merge = in.distinct[i] == 1 && in.width[i] > 1;
+      out.start[i] = slots;
+      out.width[i] = merge ? 1 : in.width[i];
+      for (int32_t q = 0; q < in.width[i]; ++q) next[static_cast<size_t>(in.start[i] + q)] = slots + (merge ? 0 : q);
+      slots += out.width[i];
+    }
+    std::vector<int32_t> gather = net.gather[l];
+    if (l > 0)
+      for (int32_t& g : gather) {
+        if (g < 0 || g >= static_cast<int32_t>(slot_of.size()) || slot_of[static_cast<size_t>(g)] < 0)
+          throw std::invalid_argument("merge_equal_outputs: layer " + std::to_string(l + 1) + " reads output " +
+                                      std::to_string(g) + ", which no tile of the layer before writes");
+        g = slot_of[static_cast<size_t>(g)];
+      }
+    m.tiles.push_back(std::move(out));
+    m.gather.push_back(std::move(gather));
+    m.slots.push_back(slots);
+    slot_of = std::move(next);
+  }
+  return m;
+}
+
+std::vector<int64_t> merged_infer(const TiledNetwork& net, const MergedNetwork& merged, const CsrMatrix& inputs) {
+  const int64_t n = net.neurons;
+  if (inputs.ncols != n) throw std::invalid_argument("merged_infer: the inputs' width is not the network's");
+  std::vector<int64_t> alive;
+  std::vector<double> y, out;
+  for (int64_t r = 0; r < inputs.nrows; ++r) {
+    y.assign(static_cast<size_t>(n), 0.0);   // neuron order for layer 0, then the last layer's slots
+    bool any = false;
+    for (int64_t k = inputs.row_ptr[r]; k < inputs.row_ptr[r + 1]; ++k) {
+      y[static_cast<size_t>(inputs.col[k])] = inputs.val[k];
+      any = any || inputs.val[k] != 0.0f;
+    }
+    for (size_t l = 0; l < merged.tiles.size() && any; ++l) {
+      const LayerTiles& t = merged.tiles[l];
+      const std::vector<float>& values = net.layers[l].values;
+      out.assign(static_cast<size_t>(merged.slots[l]), 0.0);
+      any = false;
+      for (int64_t i = 0; i < t.tiles(); ++i)
+        for (int32_t q = 0; q < t.width[static_cast<size_t>(i)]; ++q) {
+          double sum = 0;
+          for (int32_t b = t.block_ptr[static_cast<size_t>(i)]; b < t.block_ptr[static_cast<size_t>(i) + 1]; ++b) {
+            const TileBlock& k = t.blocks[static_cast<size_t>(b)];
+            for (int32_t a = 0; a < k.nr; ++a)
+              sum = std::fma(y[static_cast<size_t>(merged.gather[l][static_cast<size_t>(k.r0 + a)])],
+                             static_cast<double>(values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) *
+                                                                                     t.pitch[static_cast<size_t>(i)] + q)]),
+                             sum);
+          }
+          const double v = std::min(std::max(sum + static_cast<double>(net.bias), 0.0), kChallengeClamp);
+          out[static_cast<size_t>(t.start[static_cast<size_t>(i)] + q)] = v;
+          any = any || v > 0.0;
+        }
+      y.swap(out);
+    }
+    if (any) alive.push_back(r);
+  }
+  return alive;
+}
+
 const char* tile_mode_name(TileMode m) {
   switch (m) {
     case TileMode::Sparse: return "sparse";

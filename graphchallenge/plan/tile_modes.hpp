@@ -51,6 +51,23 @@ struct LayerTiles {
 // their distinct columns counted.
 LayerTiles layer_tiles(const TiledLayer& t, int max_columns);
 
+// A network's tiles with the equal outputs of each uniform tile (LayerTiles::distinct == 1) merged into one value:
+// such a tile becomes a tile of width 1 (its first output's weights, the same pitch), and each layer's outputs are
+// numbered by value ("slots"): a merged tile's outputs share one slot, other tiles' outputs take one each, in tile
+// order. The next layer reads slots: its gather maps an input position to the slot of the output it read. Layer 0
+// reads the inputs in neuron order, unchanged. Each row's values are those of the unmerged network, bit for bit (a
+// merged output is the same sum of the same products in the same order); only their copies are gone.
+struct MergedNetwork {
+  std::vector<LayerTiles> tiles;                 // per layer, the slot tiles: start = the first slot written
+  std::vector<std::vector<int32_t>> gather;      // per layer, input position -> row of Y^T (slots of the layer before)
+  std::vector<int32_t> slots;                    // per layer, the slots it writes
+};
+MergedNetwork merge_equal_outputs(const TiledNetwork& net, const std::vector<LayerTiles>& tiles);
+
+// reference categories computed on the merged form in double precision, as tiled_infer does on the tiled form (the
+// host check of merge_equal_outputs' numbering).
+std::vector<int64_t> merged_infer(const TiledNetwork& net, const MergedNetwork& merged, const CsrMatrix& inputs);
+
 enum class TileMode : int { Sparse = 0, Tensor = 1, Embedded = 2 };
 constexpr int kTileModes = 3;
 const char* tile_mode_name(TileMode m);   // "sparse", "tensor", "embedded"

@@ -61,6 +61,7 @@ struct Config {
   std::string tiled_sums = "fp64";
   std::string tile_modes = "auto";
   double compile_budget = 60;
+  std::string merge_outputs = "on";
   std::string backend;
   std::string json;
   std::string cache_dir;
@@ -88,6 +89,8 @@ void usage() {
       "                     only) | embedded (code generated per layer with its weights compiled in)\n"
       "  --compile-budget S tiled engine: seconds the embedded layers' compiles may take (default 60); layers not\n"
       "                     compiled in time (nor cached) fall back to the other modes\n"
+      "  --merge-outputs M  tiled engine: on (default): outputs whose weights are all alike (every tile of the\n"
+      "                     challenge's layers) are one value a row, computed once; off: every output computed\n"
       "  --dedup M          fused engine: compute identical live rows once: auto (default: on, except for\n"
       "                     official data repeated more than once, whose copies it would merge) | on | off\n"
       "  --runs R           timed runs; the best is reported (default 1)\n"
@@ -123,6 +126,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--tiled-sums") c.tiled_sums = next();
     else if (a == "--tile-modes") c.tile_modes = next();
     else if (a == "--compile-budget") c.compile_budget = static_cast<double>(number());
+    else if (a == "--merge-outputs") c.merge_outputs = next();
     else if (a == "--runs") c.runs = static_cast<int>(number());
     else if (a == "--cache-dir") c.cache_dir = next();
     else if (a == "--json") c.json = next();
@@ -136,6 +140,7 @@ Config parse(int argc, char** argv) {
   if (c.tiled_sums != "fp64" && c.tiled_sums != "fp32") throw std::runtime_error("--tiled-sums must be fp64 or fp32");
   if (c.tile_modes != "auto" && c.tile_modes != "sparse" && c.tile_modes != "tensor" && c.tile_modes != "embedded")
     throw std::runtime_error("--tile-modes must be auto, sparse, tensor or embedded");
+  if (c.merge_outputs != "on" && c.merge_outputs != "off") throw std::runtime_error("--merge-outputs must be on or off");
   if (c.tile_modes == "tensor" && c.tiled_sums == "fp32")
     throw std::runtime_error("--tile-modes tensor computes fp64 sums; it cannot be used with --tiled-sums fp32");
   if (c.repeat < 1 || c.inputs < 1 || c.runs < 1 || c.layers < 1) throw std::runtime_error("counts must be positive");
@@ -320,6 +325,7 @@ int main(int argc, char** argv) {
           to.accumulation = cfg.tiled_sums == "fp32" ? snk::gc::TiledAccumulation::FP32 : snk::gc::TiledAccumulation::FP64;
           to.modes = snk::gc::parse_mode_policy(cfg.tile_modes);
           to.compile_budget_s = cfg.compile_budget;
+          to.merge_equal_outputs = cfg.merge_outputs == "on";
           to.progress = true;
           const double tp0 = now();
           tiled = std::make_unique<snk::gc::TiledGpuEngine>(tn, 0, to);

@@ -195,8 +195,9 @@ TEST(TiledGpuEngine, WideClassesPositiveBiasAndBadInputs) {
 // FP64 and FP32 sums, tensor (FP64 tensor cores) with FP64 sums, on RadiX-Net networks (16 x 16 and 32 x 32 blocks), an
 // irregular one (one-member classes: tiles of one column) and one with a 64-column class (two 32-column slices).
 // Sparse and embedded must agree bitwise: the same categories and the same live rows after every layer. The RadiX-Net
-// tiles are uniform (all weights alike: the sparse mode's one-sum kernel), the others not. The 4096-neuron layers are
-// too large for one embedded kernel and must fall back to sparse whole.
+// tiles are uniform (all weights alike: the sparse mode's one-sum kernel, their outputs merged into one value), the
+// others not; with the merge off (every output stored) the results are the same bits. The 4096-neuron layers are too
+// large for one embedded kernel and must fall back to sparse whole.
 TEST(TiledGpuEngine, EveryModeMatchesTheHostReference) {
   REQUIRE_GPU();
   const uint64_t seed = test::case_seed();
@@ -244,6 +245,11 @@ TEST(TiledGpuEngine, EveryModeMatchesTheHostReference) {
       expect_categories(got, want, margins, w + ", sparse");
       EXPECT_EQ(embedded.infer(in, &te), got) << w << ": embedded against sparse";
       EXPECT_EQ(te.live_rows_per_layer, ts.live_rows_per_layer) << w;
+      TiledOptions every = options(sums, ModePolicy::Sparse);   // every output computed and stored: the same bits
+      every.merge_equal_outputs = false;
+      TiledGpuTimings tw;
+      EXPECT_EQ(TiledGpuEngine(tn, 0, every).infer(in, &tw), got) << w << ": every output against merged";
+      EXPECT_EQ(tw.live_rows_per_layer, ts.live_rows_per_layer) << w;
       if (sums == TiledAccumulation::FP64) {
         TiledGpuEngine tensor(tn, 0, options(sums, ModePolicy::Tensor));
         ASSERT_EQ(tensor.plan().count()[1], total_tiles(tensor.plan())) << w;

@@ -13,6 +13,7 @@
 
 #include "gc_test_util.hpp"
 #include "io/generator.hpp"
+#include "io/reference.hpp"
 #include "plan/tile_modes.hpp"
 #include "plan/tiles.hpp"
 
@@ -97,6 +98,71 @@ TEST(LayerTiles, CoverRadixLayersAndRandomMatrices) {
   }
   expect_tiles_cover(r, 32, "random 300 x 300");
   EXPECT_THROW(layer_tiles(tile_layer(r), 0), std::invalid_argument);
+}
+
+// The merged form (equal outputs held once) numbers its slots consistently: on RadiX-Net networks (every tile
+// uniform: one slot per column class, 64 or 32 in a layer of 1024), a RadiX network with drawn weights (nothing merged) and an irregular one, and a
+// mix (some layers' weights drawn), its double-precision inference gives the same categories as the unmerged form's
+// (the same arithmetic, so exactly), and that form gives the float64 reference's.
+TEST(MergedNetwork, SlotsAndCategoriesMatchTheUnmergedForm) {
+  const uint64_t seed = test::case_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-0.3f, 0.6f);
+  Network radix = generate_network(1024, 8, seed);
+  radix.bias = -0.1f;
+  Network mixed = radix;
+  for (size_t l : {size_t{2}, size_t{5}})
+    for (float& v : mixed.layers[l].val) v = u(rng) / 8;
+  const CsrMatrix in = test::random_inputs(120, 1024, 0.4, seed + 3);
+  for (const auto& [net, what] : {std::pair<const Network&, std::string>{radix, "RadiX"}, {mixed, "RadiX, 2 layers drawn"}}) {
+    const TiledNetwork tn = tile_network(net);
+    std::vector<LayerTiles> tiles, whole;
+    for (const TiledLayer& t : tn.layers) {
+      tiles.push_back(layer_tiles(t, 32));
+      whole.push_back(tiles.back());
+      whole.back().distinct = whole.back().width;   // nothing uniform: nothing merged
+    }
+    const MergedNetwork merged = merge_equal_outputs(tn, tiles), unmerged = merge_equal_outputs(tn, whole);
+    ASSERT_EQ(merged.slots.size(), tn.layers.size());
+    for (size_t l = 0; l < tn.layers.size(); ++l) {
+      const bool drawn = what != "RadiX" && (l == 2 || l == 5);
+      EXPECT_EQ(merged.slots[l], drawn ? 1024 : tn.layers[l].col_classes()) << what << ", layer " << l;
+      EXPECT_EQ(unmerged.slots[l], 1024) << what;
+      for (int32_t g : merged.gather[l]) EXPECT_LT(g, l == 0 ? 1024 : merged.slots[l - 1]) << what;
+    }
+    EXPECT_EQ(unmerged.gather, tn.gather) << what << ": the unmerged form reads what the tiled network reads";
+    const std::vector<int64_t> want = reference_infer(net, in, ReferenceOptions{});
+    EXPECT_EQ(merged_infer(tn, unmerged, in), want) << what;
+    EXPECT_EQ(merged_infer(tn, merged, in), want) << what;
+    EXPECT_FALSE(want.empty()) << what;
+  }
+  // An irregular matrix: one-member classes, tiles of width 1, nothing to merge.
+  Network odd;
+  odd.neurons = 300;
+  odd.bias = -0.05f;
+  for (int l = 0; l < 3; ++l) {
+    CsrMatrix w;
+    w.nrows = w.ncols = 300;
+    std::bernoulli_distribution on(0.05);
+    for (int64_t i = 0; i < 300; ++i) {
+      for (int32_t j = 0; j < 300; ++j)
+        if (on(rng)) {
+          w.col.push_back(j);
+          w.val.push_back(u(rng));
+        }
+      w.row_ptr.push_back(static_cast<int64_t>(w.col.size()));
+    }
+    odd.layers.push_back(w);
+  }
+  const TiledNetwork tn = tile_network(odd);
+  std::vector<LayerTiles> tiles;
+  for (const TiledLayer& t : tn.layers) tiles.push_back(layer_tiles(t, 32));
+  const MergedNetwork m = merge_equal_outputs(tn, tiles);
+  const CsrMatrix oin = test::random_inputs(60, 300, 0.3, seed + 4);
+  EXPECT_EQ(merged_infer(tn, m, oin), reference_infer(odd, oin, ReferenceOptions{}));
+  tiles.pop_back();
+  EXPECT_THROW(merge_equal_outputs(tn, tiles), std::invalid_argument);
 }
 
 TileTiming timing(TileMode m, int64_t inputs, int64_t width, int64_t tiles, int64_t rows, const ModeCost& truth) {
