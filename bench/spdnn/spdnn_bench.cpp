@@ -15,7 +15,8 @@
 // device, the date and the commit, and writes a CSV for plot.py. --profile 1 times every layer instead
 // (no CUDA graph) and prints the first 40. Beside each configuration, where the tiled engine is built (--tiled 1, the
 // default), the same inputs run on it: exact work, every live row of every layer computed (no row reuse), with its
-// sums in FP64 and then in FP32 (--tiled-sums picks), each timed the same way, checked against the same truth and
+// sums in FP64, with and without equal outputs held once (--tiled-sums picks, FP32 too), each timed the same way,
+// checked against the same truth and
 // against the fused engine's categories on all inputs (the float64 reference deciding the rows where they differ),
 // and set beside XY-2021's published exact-work rate (SNICIT's Table 3, an RTX A6000). The tiled engine's tiles run in
 // the modes its cost model picks (--tile-modes forces one); a table after the main one counts the tiles in each mode.
