@@ -38,6 +38,7 @@ namespace {
 constexpr int kRows = 128;   // live rows per thread block (one per thread)
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
 constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
+constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: about this many blocks an SM
 
 void check(cudaError_t e, const char* what) { throw_on_cuda(e, "tiled GPU engine", what); }
 
@@ -126,28 +127,35 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
   if (any) alive[row] = 1;
 }
 
-// Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1): the
-// one sum tiled_layer computes for each output, computed once (the same multiply-adds in the same order, so the same
-// bits) and written to every output of the tile.
+// Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1;
+// merged tiles, of width 1, among them): the one sum tiled_layer computes for each output, computed once (the same
+// multiply-adds in the same order, so the same bits) and written to every output of the tile. Such a tile is little
+// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ...
 template <class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restrict__ yin, Acc* __restrict__ yout,
                                                              int64_t ld, int32_t live, const int32_t* __restrict__ list,
-                                                             TilesRef L, float bias, int32_t* __restrict__ alive) {
-  const int t = list[blockIdx.x];
+                                                             int32_t count, TilesRef L, float bias,
+                                                             int32_t* __restrict__ alive) {
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
   if (row >= live) return;
-  const int pitch = L.pitch[t];
-  Acc acc = 0;
-  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
-    const TileBlock k = L.blocks[b];
-    const float* w = L.values + k.voff;
-    for (int32_t a = 0; a < k.nr; ++a)
-      acc = fma(yin[static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld + row], Acc(__ldg(w + a * pitch)), acc);
+  bool any = false;
+  for (int32_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const int t = list[i];
+    const int pitch = L.pitch[t];
+    Acc acc = 0;
+    for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+      const TileBlock k = L.blocks[b];
+      const float* w = L.values + k.voff;
+#pragma unroll 4
+      for (int32_t a = 0; a < k.nr; ++a)
+        acc = fma(yin[static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld + row], Acc(__ldg(w + a * pitch)), acc);
+    }
+    const Acc v = activate(acc, bias);
+    const int32_t c0 = L.start[t], width = L.width[t];
+    for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+    any = any || v > Acc(0);
   }
-  const Acc v = activate(acc, bias);
-  const int32_t c0 = L.start[t], width = L.width[t];
-  for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
-  if (v > Acc(0)) alive[row] = 1;
+  if (any) alive[row] = 1;
 }
 
 // D (8 x 8) += A (8 x 4) B (4 x 8) on the FP64 tensor cores. Lane l holds A(l / 4, l % 4), B(l % 4, l / 4) and
@@ -316,6 +324,12 @@ bool tensor_mode_supported(int device) {
   return cudaGetDeviceProperties(&prop, device) == cudaSuccess && prop.major >= 8;
 }
 
+int multiprocessors(int device) {
+  int n = 0;
+  check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device), "device attribute");
+  return std::max(1, n);
+}
+
 std::string device_arch(int device) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, device), "device properties");
@@ -325,7 +339,7 @@ std::string device_arch(int device) {
 // Launches the layer's kernels, one per mode with tiles, over the rows [0, live) of Y^T.
 template <class Acc>
 void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld, int32_t live, float bias,
-                  int32_t* alive, cudaStream_t stream) {
+                  int32_t* alive, int sms, cudaStream_t stream) {
   const unsigned chunks = static_cast<unsigned>((live + kRows - 1) / kRows);
   const TilesRef ref = L.ref();
   if (const int32_t n = L.count(TileMode::Sparse)) {
@@ -337,8 +351,11 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     check(cudaGetLastError(), "sparse tiles' launch");
   }
   if (L.uniform.n > 0) {
-    const dim3 grid(static_cast<unsigned>(L.uniform.n), chunks);
-    tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, L.uniform.p, ref, bias, alive);
+    // About kUniformBlocksPerSm blocks an SM over the whole grid, at least one tile each.
+    const int64_t across = std::max<int64_t>(1, static_cast<int64_t>(sms) * kUniformBlocksPerSm / chunks);
+    const dim3 grid(static_cast<unsigned>(std::min<int64_t>(static_cast<int64_t>(L.uniform.n), across)), chunks);
+    tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, L.uniform.p,
+                                                         static_cast<int32_t>(L.uniform.n), ref, bias, alive);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
@@ -414,10 +431,11 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
   constexpr int64_t kNeurons = 2048, kCalRows = 16384;
   constexpr int kTilesPerShape = 32, kMostEmbeddedNnz = 512;
   struct Shape { int inputs, width; bool uniform; };
-  const Shape shapes[] = {{8, 8, false},  {16, 16, false}, {32, 16, false}, {32, 32, false},
-                          {64, 32, false}, {32, 16, true},  {64, 32, true}};
+  const Shape shapes[] = {{8, 8, false},  {16, 16, false}, {32, 16, false}, {32, 32, false}, {64, 32, false},
+                          {32, 16, true},  {64, 32, true},  {32, 1, false},  {64, 1, false}};   // width 1: merged
   const bool fp64 = std::is_same_v<Acc, double>;
   const bool tensor = fp64 && tensor_mode_supported(device);
+  const int sms = multiprocessors(device);
   const std::string arch = device_arch(device);
   if (progress) std::fprintf(stderr, "[tiled] calibrating the tile modes on %s (%s sums)\n", gpu_device_name(device).c_str(), fp64 ? "FP64" : "FP32");
   cudaStream_t stream = nullptr;
@@ -470,7 +488,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       std::vector<float> ms;
       for (int rep = 0; rep < 6; ++rep) {
         check(cudaEventRecord(e0, stream), "event");
-        launch_layer<Acc>(d, yin.p, yout.p, kCalRows, static_cast<int32_t>(kCalRows), -0.3f, alive.p, stream);
+        launch_layer<Acc>(d, yin.p, yout.p, kCalRows, static_cast<int32_t>(kCalRows), -0.3f, alive.p, sms, stream);
         check(cudaEventRecord(e1, stream), "event");
         check(cudaEventSynchronize(e1), "calibration");
         float t = 0;
@@ -543,6 +561,7 @@ CostModel tile_cost_model(int device, TiledAccumulation accumulation, const Tile
 
 struct TiledGpuEngine::State {
   int device = 0;
+  int sms = 1;   // the device's multiprocessors
   TiledAccumulation accumulation = TiledAccumulation::FP64;
   int64_t neurons = 0;
   float bias = 0;
@@ -576,6 +595,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   s.neurons = net.neurons;
   s.bias = net.bias;
   check(cudaSetDevice(device), "select the device");
+  s.sms = multiprocessors(device);
   const bool fp64 = options.accumulation == TiledAccumulation::FP64;
   PlanOptions po;
   po.policy = options.modes;
@@ -746,7 +766,7 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       }
       any_layer = true;
       check(cudaMemsetAsync(alive.p, 0, (static_cast<size_t>(live) + 1) * sizeof(int32_t), s.stream), "clear flags");
-      launch_layer<Acc>(L, cur.p, next.p, ld, live, s.bias, alive.p, s.stream);
+      launch_layer<Acc>(L, cur.p, next.p, ld, live, s.bias, alive.p, s.sms, s.stream);
       std::swap(cur, next);
       // Count the live rows (the scan over live + 1 flags, the last one 0, ends at the count).
       check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, live + 1, s.stream), "scan");

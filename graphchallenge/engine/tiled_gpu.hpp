@@ -4,8 +4,8 @@
 // The activations are kept neuron-major, Y^T (neurons x live rows): a warp reads one neuron of 32 consecutive rows in
 // one line, so the permutations between layers (gather, the order a layer reads its inputs in) cost nothing in
 // coalescing. Each layer is cut into tiles (plan/tile_modes.hpp: a column class, or a slice of at most
-// kMaxClassColumns of it, with the dense blocks that feed it); a thread block computes one tile for 128 live rows, in
-// the tile's mode:
+// kMaxClassColumns of it, with the dense blocks that feed it); a thread block computes a tile (uniform ones: several)
+// for 128 live rows, in the tile's mode:
 //   - sparse: each thread keeps one accumulator per output of the tile for its row and walks the tile's blocks (per
 //     input, one load and a multiply-add per output; the weights are the same for every thread); a uniform tile
 //     (every output's weights alike, as in the challenge's layers) keeps one accumulator, and its outputs are held
