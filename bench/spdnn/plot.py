@@ -4,7 +4,10 @@
 One bar per configuration (neurons x layers, log scale in TeraEdges/s), with the best published single-GPU
 figure beside it where one is known and the 2x-published target as a tick; with --before, a lighter bar for
 an earlier run of the engine (for instance before an engine change) beside each.
-Usage: plot.py results.csv [more.csv ...] [--before earlier.csv] [--before-label TEXT] -o chart.png
+With --exact, the tiled engine's exact work instead: one bar per run of it the CSV holds (exact_<sums>_teraedges:
+fp64, fp64-all, ...), beside XY-2021's exact-work rate and the 2x-XY-2021 target, each bar marked FAIL where its
+categories were not exact.
+Usage: plot.py results.csv [more.csv ...] [--before earlier.csv] [--before-label TEXT] [--exact] -o chart.png
 """
 import csv
 import sys
@@ -19,6 +22,7 @@ def main(argv):
     out = "spdnn-h200.png"
     paths = []
     before_path, before_label = None, "earlier run"
+    exact = False
     i = 0
     while i < len(argv):
         if argv[i] == "-o":
@@ -30,6 +34,9 @@ def main(argv):
         elif argv[i] == "--before-label":
             before_label = argv[i + 1]
             i += 2
+        elif argv[i] == "--exact":
+            exact = True
+            i += 1
         else:
             paths.append(argv[i])
             i += 1
@@ -39,6 +46,9 @@ def main(argv):
             rows.extend(csv.DictReader(f))
     rows.sort(key=lambda r: (int(r["neurons"]), int(r["layers"])))
     labels = [f'{r["neurons"]}x{r["layers"]}' for r in rows]
+    if exact:
+        plot_exact(rows, labels, out)
+        return
     ours = [float(r["teraedges"]) for r in rows]
     pub = [float(r["published"]) for r in rows]
     x = range(len(rows))
@@ -66,6 +76,40 @@ def main(argv):
     ax.set_xticklabels(labels, rotation=30)
     ax.set_ylabel("TeraEdges/s (log)")
     ax.set_title("SpDNN GraphChallenge, 60,000 inputs: inference rate per configuration")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
+def plot_exact(rows, labels, out):
+    """The tiled engine's exact-work runs per configuration against XY-2021 (the CSV's xy2021 column)."""
+    kinds = [k[len("exact_"):-len("_teraedges")] for k in rows[0] if k.startswith("exact_") and k.endswith("_teraedges")]
+    names = {"fp64": "exact work, FP64 sums, equal outputs once", "fp64-all": "exact work, FP64 sums, every output",
+             "fp32": "exact work, FP32 sums, equal outputs once", "fp32-all": "exact work, FP32 sums, every output"}
+    colors = ["#2a7ab9", "#9ecae1", "#e6550d", "#fdae6b"]
+    n = len(kinds) + 1
+    width = 0.8 / n
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    x = range(len(rows))
+    for j, k in enumerate(kinds):
+        vals = [float(r[f"exact_{k}_teraedges"]) for r in rows]
+        pos = [i - 0.4 + width * (j + 0.5) for i in x]
+        ax.bar(pos, vals, width=width, label=names.get(k, k), color=colors[j % len(colors)])
+        for i, r in enumerate(rows):
+            if r.get(f"exact_{k}_pass") == "0":
+                ax.text(pos[i], vals[i], "FAIL", ha="center", va="bottom", color="red", fontsize=7)
+    xy = [float(r["xy2021"]) for r in rows]
+    pos = [i - 0.4 + width * (len(kinds) + 0.5) for i in x]
+    ax.bar(pos, xy, width=width, label="XY-2021, exact work (RTX A6000)", color="#bbbbbb")
+    for i, v in enumerate(xy):
+        if v > 0:
+            ax.plot([i - 0.4, i + 0.4], [2 * v, 2 * v], color="#c0392b", lw=1.5,
+                    label="target: 2x XY-2021" if i == 0 else None)
+    ax.set_yscale("log")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, rotation=30)
+    ax.set_ylabel("TeraEdges/s (log)")
+    ax.set_title("SpDNN exact work (every live row of every layer), 60,000 inputs")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
