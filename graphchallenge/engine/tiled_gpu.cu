@@ -39,6 +39,7 @@ constexpr int kRows = 128;   // live rows per thread block (one per thread)
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
 constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
 constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: about this many blocks an SM
+constexpr size_t kLayersReported = 16;        // embedded layers reported one by one (progress); more: a summary
 
 void check(cudaError_t e, const char* what) { throw_on_cuda(e, "tiled GPU engine", what); }
 
@@ -638,22 +639,25 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   eo.arch = device_arch(device);
   eo.cache_dir = options.cache_dir.empty() ? "" : options.cache_dir + "/embedded";
   std::vector<EmbeddedBinary> bins(order.size());
-  const auto name_of = [](size_t l) { return "snk_tiled_layer_" + std::to_string(l); };
+  std::array<int64_t, 4> outcome{};   // layers by EmbeddedStatus
+  // One name for every layer's kernel (each is a library of its own), so that the cache's key is the layer's code.
+  const std::string name = "snk_tiled_layer";
   using clock = std::chrono::steady_clock;
   const auto end = clock::now() + std::chrono::duration_cast<clock::duration>(
                                       std::chrono::duration<double>(std::max(0.0, options.compile_budget_s)));
   std::atomic<size_t> next{0};
   const auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < order.size();) {
+    for (size_t i; (i = next.fetch_add(1)) < order.size();) try {
       const size_t l = order[i];
       const std::vector<int32_t>& ids = s.plan.layers[l].tiles[static_cast<size_t>(TileMode::Embedded)];
       int64_t nnz = 0;
       for (int32_t t : ids) nnz += tiles[l].nnz(t);
       EmbeddedBinary& bin = bins[i];
+      bin.status = EmbeddedStatus::TimedOut;   // not compiled (the message says why), not a failure
       bin.message = "over " + std::to_string(kMostEmbeddedNnz) + " multiply-adds";
       if (nnz > kMostEmbeddedNnz) continue;
-      const std::string source = embedded_source(net.layers[l], gathers[l], tiles[l], ids, fp64, name_of(l));
-      bin = lookup_embedded(source, name_of(l), eo);
+      const std::string source = embedded_source(net.layers[l], gathers[l], tiles[l], ids, fp64, name);
+      bin = lookup_embedded(source, name, eo);
       if (bin.status == EmbeddedStatus::Cached) continue;
       const double left = std::chrono::duration<double>(end - clock::now()).count();
       if (left <= 0) {
@@ -666,7 +670,10 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
       }
       EmbeddedOptions o = eo;
       o.deadline_s = left;
-      bin = compile_embedded(source, name_of(l), o);
+      bin = compile_embedded(source, name, o);
+    } catch (const std::exception& e) {   // on a worker thread: kept for the report below, never thrown from here
+      bins[i].status = EmbeddedStatus::Failed;
+      bins[i].message = e.what();
     }
   };
   {
@@ -681,10 +688,11 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     LayerModes& modes = s.plan.layers[l];
     const EmbeddedBinary& bin = bins[i];
     const bool have = bin.status == EmbeddedStatus::Cached || bin.status == EmbeddedStatus::Compiled;
+    ++outcome[static_cast<size_t>(bin.status)];
     if (bin.status == EmbeddedStatus::Failed)   // a fault of the generator: said, and the layer still runs
       std::fprintf(stderr, "[tiled] warning: the embedded code of layer %zu does not compile; its tiles fall back: %s\n",
                    l + 1, bin.message.c_str());
-    else if (options.progress)
+    else if (options.progress && order.size() <= kLayersReported)
       std::fprintf(stderr, "[tiled] layer %zu: %zu embedded tiles %s (%.2f s)%s%s\n", l + 1,
                    modes.tiles[static_cast<size_t>(TileMode::Embedded)].size(),
                    have ? embedded_status_name(bin.status) : "fall back", bin.seconds, bin.message.empty() ? "" : ": ",
@@ -692,7 +700,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     bool loaded = false;
     if (have) {
       try {
-        s.layers[l].embedded = load_embedded(bin.cubin, name_of(l));
+        s.layers[l].embedded = load_embedded(bin.cubin, name);
         loaded = true;
       } catch (const std::runtime_error& e) {   // said, and the layer still runs
         std::fprintf(stderr, "[tiled] warning: layer %zu's embedded code does not load; its tiles fall back: %s\n",
@@ -704,6 +712,14 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
       modes.drop_embedded();
     }
   }
+  if (options.progress && !order.empty())
+    std::fprintf(stderr, "[tiled] embedded layers: %lld cached, %lld compiled, %lld fell back (not compiled in the "
+                 "budget of %.0f s, or over %lld multiply-adds), %lld failed\n",
+                 static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Cached)]),
+                 static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Compiled)]),
+                 static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
+                 static_cast<long long>(kMostEmbeddedNnz),
+                 static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
   for (size_t l = 0; l < net.layers.size(); ++l) upload_modes(s.layers[l], tiles[l], s.plan.layers[l]);
 }
 
