@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "engine/fused_gpu.hpp"
+#include "plan/tile_modes.hpp"   // kTileModes (the table's mode counts)
 #ifdef SNACK_WITH_TILED_GPU
 #include "engine/tiled_gpu.hpp"
 #include "plan/tiles.hpp"
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
       bool pass = false;
       double seconds = 0, rate = 0;
       int64_t row_layers = 0;
-      std::array<int64_t, 3> modes{};   // tiles computed sparse, tensor, embedded (the cost model's choices as run)
+      std::array<int64_t, kTileModes> modes{};   // tiles by TileMode (the cost model's choices as run)
       int64_t fell_back = 0;            // tiles planned embedded that were not compiled in the budget
     };
     std::vector<Exact> exact;

@@ -222,35 +222,14 @@ bool load_cached(const std::string& path, uint64_t check, std::vector<char>& cub
   return true;
 }
 
-// Writes the cache file atomically (a temporary file in the same directory, then a rename); "" where written, else why
-// not.
-std::string store_cached(const std::string& dir, const std::string& path, uint64_t check,
-                         const std::vector<char>& cubin) {
-  static std::atomic<uint64_t> counter{0};
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return "the cache was not written: cannot create " + dir + ": " + ec.message();
-  const std::string tmp = path + "." + std::to_string(static_cast<long long>(::getpid())) + "." +
-                          std::to_string(counter.fetch_add(1)) + ".tmp";
-  std::string header(kMagic, sizeof kMagic);
-  put_u64(header, check);
-  put_u64(header, cubin.size());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return "the cache was not written: cannot create " + tmp + ": " + std::strerror(errno);
-  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            std::fwrite(cubin.data(), 1, cubin.size(), f) == cubin.size();
-  const int saved = errno;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) {
-    std::remove(tmp.c_str());
-    return "the cache was not written: cannot write " + tmp + ": " + std::strerror(saved ? saved : errno);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(tmp.c_str());
-    return "the cache was not written: cannot rename to " + path + ": " + std::strerror(e);
-  }
-  return "";
+// Writes the cache file (header, then the cubin) through write_atomically; "" where written, else why not.
+std::string store_cached(const std::string& path, uint64_t check, const std::vector<char>& cubin) {
+  std::string bytes(kMagic, sizeof kMagic);
+  put_u64(bytes, check);
+  put_u64(bytes, cubin.size());
+  bytes.append(cubin.data(), cubin.size());
+  const std::string why = write_atomically(path, bytes);
+  return why.empty() ? why : "the cache was not written: " + why;
 }
 
 // One NVRTC run: everything it reads is its own, so it may outlive the call that started it.
@@ -381,7 +360,7 @@ void run_job(const std::shared_ptr<CompileJob>& job) {
   try {
     nvrtc_compile(*job);
     if (job->status == EmbeddedStatus::Compiled && !job->cache_dir.empty())
-      job->message = store_cached(job->cache_dir, job->cache_file, job->check, job->cubin);
+      job->message = store_cached(job->cache_file, job->check, job->cubin);
   } catch (const std::exception& e) {
     job->status = EmbeddedStatus::Failed;
     job->cubin.clear();
@@ -632,6 +611,31 @@ EmbeddedBinary lookup_embedded(const std::string& source, const std::string& ker
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+std::string write_atomically(const std::string& path, const std::string& bytes) {
+  static std::atomic<uint64_t> counter{0};
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir + ": " + ec.message();
+  const std::string tmp = path + "." + std::to_string(static_cast<long long>(::getpid())) + "." +
+                          std::to_string(counter.fetch_add(1)) + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return "cannot create " + tmp + ": " + std::strerror(errno);
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const int saved = errno;
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) {
+    std::remove(tmp.c_str());
+    return "cannot write " + tmp + ": " + std::strerror(saved ? saved : errno);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    return "cannot rename to " + path + ": " + std::strerror(e);
+  }
+  return "";
 }
 
 std::string default_cache_root() {

@@ -69,6 +69,10 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
 EmbeddedBinary lookup_embedded(const std::string& source, const std::string& kernel_name,
                                const EmbeddedOptions& options);
 
+// Writes `bytes` to `path` atomically (a temporary file beside it, then a rename), creating its folders: a reader sees
+// the old file or the whole new one. "" where written, else why not.
+std::string write_atomically(const std::string& path, const std::string& bytes);
+
 // The project's cache folder: $SNACK_CACHE_DIR, else $XDG_CACHE_HOME/snack, else $HOME/.cache/snack, else "" (each
 // variable read where set and not empty). The tiled engine keeps embedded kernels in its "embedded" folder.
 std::string default_cache_root();

@@ -19,7 +19,6 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -28,9 +27,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <thread>
-#include <unistd.h>
 
 namespace snk::gc {
 namespace {
@@ -430,7 +427,7 @@ SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width
 template <class Acc>
 CostModel calibrate(int device, const std::string& key, bool progress) {
   constexpr int64_t kNeurons = 2048, kCalRows = 16384;
-  constexpr int kTilesPerShape = 32, kMostEmbeddedNnz = 512;
+  constexpr int kTilesPerShape = 32, kMostCalibratedTileNnz = 512;
   struct Shape { int inputs, width; bool uniform; };
   const Shape shapes[] = {{8, 8, false},  {16, 16, false}, {32, 16, false}, {32, 32, false}, {64, 32, false},
                           {32, 16, true},  {64, 32, true},  {32, 1, false},  {64, 1, false}};   // width 1: merged
@@ -467,7 +464,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       modes.tiles[static_cast<size_t>(m)] = all;
       upload_modes(d, syn.tiles, modes);
       if (mode == TileMode::Embedded) {
-        if (inputs * width > kMostEmbeddedNnz) continue;   // the compile would take longer than the rest together
+        if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
         EmbeddedOptions eo;
         eo.arch = arch;
@@ -519,8 +516,6 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
 
 }  // namespace
 
-std::string TiledOptions::default_cache_dir() { return default_cache_root(); }
-
 CostModel tile_cost_model(int device, TiledAccumulation accumulation, const TiledOptions& options) {
   const bool fp64 = accumulation == TiledAccumulation::FP64;
   const std::string key = gpu_device_name(device) + "|" + device_arch(device) + "|" + (fp64 ? "fp64" : "fp32") +
@@ -533,8 +528,7 @@ CostModel tile_cost_model(int device, TiledAccumulation accumulation, const Tile
   std::string name = key;
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
-  const std::string dir = options.cache_dir.empty() ? "" : options.cache_dir + "/tile-cost";
-  const std::string file = dir.empty() ? "" : dir + "/" + name + ".txt";
+  const std::string file = options.cache_dir.empty() ? "" : options.cache_dir + "/tile-cost/" + name + ".txt";
   if (!file.empty()) {
     std::ifstream in(file, std::ios::binary);
     std::stringstream text;
@@ -549,13 +543,10 @@ CostModel tile_cost_model(int device, TiledAccumulation accumulation, const Tile
   check(cudaSetDevice(device), "select the device");
   CostModel m = fp64 ? calibrate<double>(device, key, options.progress) : calibrate<float>(device, key, options.progress);
   measured[key] = m;
-  std::error_code made;
-  if (!file.empty() && (std::filesystem::create_directories(dir, made), !made)) {
-    const std::string tmp = file + ".tmp" + std::to_string(::getpid());
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << m.serialize();
-    out.close();
-    if (!out || std::rename(tmp.c_str(), file.c_str()) != 0) std::remove(tmp.c_str());
+  if (!file.empty()) {
+    const std::string why = write_atomically(file, m.serialize());
+    if (!why.empty() && options.progress)
+      std::fprintf(stderr, "[tiled] the cost model was not cached: %s\n", why.c_str());
   }
   return m;
 }
@@ -601,7 +592,6 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   PlanOptions po;
   po.policy = options.modes;
   po.tensor_allowed = fp64 && tensor_mode_supported(device);
-  po.embedded_allowed = true;
   if (options.modes == ModePolicy::Tensor && !po.tensor_allowed)
     throw std::invalid_argument(fp64 ? "tiled GPU engine: the tensor tile mode needs compute capability 8.0 or later"
                                      : "tiled GPU engine: the tensor tile mode computes FP64 sums; these are FP32");

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/embedded.hpp"   // default_cache_root
 #include "io/types.hpp"
 #include "plan/tile_modes.hpp"
 #include "plan/tiles.hpp"
@@ -55,16 +56,14 @@ enum class TiledAccumulation { FP64, FP32 };
 struct TiledOptions {
   TiledAccumulation accumulation = TiledAccumulation::FP64;
   ModePolicy modes = ModePolicy::Auto;   // auto: the cost model's choice per tile; or one mode forced
-  // Where the cost model's calibration and the embedded kernels are cached ("" : nowhere; default_cache_dir()).
-  std::string cache_dir = default_cache_dir();
+  // Where the cost model's calibration and the embedded kernels are cached ("" : nowhere).
+  std::string cache_dir = default_cache_root();
   double compile_budget_s = 60;   // wall time the embedded layers' compiles may take at construction, all together
   // The equal outputs of a uniform tile held once (tile_modes.hpp's MergedNetwork): one value a row instead of one per
   // output, read by the next layer through its gather. Off: every output computed and stored (the work an engine
   // without this reuse does); the categories are the same bit for bit.
   bool merge_equal_outputs = true;
   bool progress = false;          // report calibration and compiles on stderr
-
-  static std::string default_cache_dir();   // embedded.hpp's default_cache_root()
 };
 
 // The cost model of `device` for sums of type `accumulation`: read from the cache (options.cache_dir) when it holds

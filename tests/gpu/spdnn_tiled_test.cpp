@@ -53,6 +53,26 @@ TiledOptions options(TiledAccumulation sums, ModePolicy modes, double compile_bu
   return o;
 }
 
+// 64 neurons whose first 48 inputs all reach every output (one 48 x 64 block: a column class wider than a thread
+// block's slice) and the last 16 none, `layers` times the same layer, bias -0.1.
+Network wide_class_network(int64_t layers, std::mt19937_64& rng) {
+  Network net;
+  net.neurons = 64;
+  net.bias = -0.1f;
+  CsrMatrix w;
+  w.nrows = w.ncols = 64;
+  std::uniform_real_distribution<float> v(-0.05f, 0.1f);
+  for (int64_t i = 0; i < 64; ++i) {
+    for (int32_t j = 0; j < 64 && i < 48; ++j) {
+      w.col.push_back(j);
+      w.val.push_back(v(rng));
+    }
+    w.row_ptr.push_back(static_cast<int64_t>(w.col.size()));
+  }
+  net.layers.assign(static_cast<size_t>(layers), w);
+  return net;
+}
+
 int64_t total_tiles(const ModePlan& p) {
   const auto n = p.count();
   return n[0] + n[1] + n[2];
@@ -155,21 +175,8 @@ TEST(TiledGpuEngine, EmptyRowsNoSurvivorsAndNoLayers) {
 // A column class wider than a thread block's slice (64 columns with equal rows: one block of 48 x 64 beside empty
 // rows) and a positive bias, which can_run refuses; inputs of the wrong width are an error.
 TEST(TiledGpuEngine, WideClassesPositiveBiasAndBadInputs) {
-  Network net;
-  net.neurons = 64;
-  net.bias = -0.1f;
-  CsrMatrix w;
-  w.nrows = w.ncols = 64;
   std::mt19937_64 rng(4);
-  std::uniform_real_distribution<float> v(-0.05f, 0.1f);
-  for (int64_t i = 0; i < 64; ++i) {
-    for (int32_t j = 0; j < 64 && i < 48; ++j) {
-      w.col.push_back(j);
-      w.val.push_back(v(rng));
-    }
-    w.row_ptr.push_back(static_cast<int64_t>(w.col.size()));
-  }
-  net.layers.assign(3, w);
+  const Network net = wide_class_network(3, rng);
   const TiledNetwork tn = tile_network(net);
   EXPECT_EQ(tile_stats(tn.layers[0]).max_cols, 64);
   Network positive = net;
@@ -211,18 +218,7 @@ TEST(TiledGpuEngine, EveryModeMatchesTheHostReference) {
     } else if (c.kind == 1) {
       net = irregular_network(c.neurons, c.layers, -0.1f, rng);
     } else {
-      net.neurons = 64;
-      CsrMatrix w;
-      w.nrows = w.ncols = 64;
-      std::uniform_real_distribution<float> v(-0.05f, 0.1f);
-      for (int64_t i = 0; i < 64; ++i) {
-        for (int32_t j = 0; j < 64 && i < 48; ++j) {
-          w.col.push_back(j);
-          w.val.push_back(v(rng));
-        }
-        w.row_ptr.push_back(static_cast<int64_t>(w.col.size()));
-      }
-      net.layers.assign(static_cast<size_t>(c.layers), w);
+      net = wide_class_network(c.layers, rng);
     }
     net.bias = -0.1f;
     const CsrMatrix in = random_inputs(c.rows, c.neurons, 0.4, seed + 7);
