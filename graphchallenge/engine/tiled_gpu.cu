@@ -4,8 +4,7 @@
 // Per layer on the device: gather (int32 per input position: the row of Y^T it reads), the tiles (first output, width,
 // the pitch of their weight rows, their blocks: the input positions each reads and the offset of its weights, as
 // tile_layer lays them out) and one list of tile ids per mode; each mode's kernel runs over its list. Where every
-// sparse tile of a layer is a whole class of width 16 or 32 with 16-byte aligned weights, the sparse kernel
-// specialised for that width serves them (weights read four at a time).
+// sparse tile of a layer has width 16, or every one 32, the sparse kernel specialised for that width serves them.
 #include "engine/tiled_gpu.hpp"
 #include "engine/embedded.hpp"
 #include "engine/gpu_common.cuh"
@@ -33,6 +32,8 @@ namespace snk::gc {
 namespace {
 
 constexpr int kRows = 128;   // live rows per thread block (one per thread)
+constexpr int kStagedInputs = 64;   // a sparse tile's inputs held in shared memory at once
+constexpr int kPrefetch = 8;        // activations a thread loads ahead of their multiply-adds
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
 constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
 constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: about this many blocks an SM
@@ -75,49 +76,76 @@ struct TilesRef {
 
 // Sparse mode: Y^T out (this layer's output order) from Y^T in (the previous layer's output order, or neuron order for
 // the first layer), for the rows [0, live) of stride ld, over the tiles list[0 .. gridDim.x). A thread block computes
-// one tile (at most kMaxClassColumns outputs) for 128 rows, one row per thread. WIDTH > 0: every tile of the list is a
-// whole class of WIDTH columns with 16-byte aligned weights; WIDTH == 0: any tile. Acc: the type the sums and the
-// activations are held in (float or double).
+// one tile (at most kMaxClassColumns outputs) for 128 rows, one row per thread. The tile's inputs are taken
+// kStagedInputs at a time: the block copies their weights (converted to Acc once, not once per row) and their rows of
+// Y^T in into shared memory; then each thread loads its activations kPrefetch inputs ahead of their multiply-adds, so
+// that many loads are in flight. WIDTH > 0: every tile of the list is a whole class of WIDTH columns; WIDTH == 0: any
+// tile. Acc: the type the sums and the activations are held in (float or double). For each output the multiply-adds
+// run in the tile's input order, as in the host reference and the embedded code.
 template <int WIDTH, class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin, Acc* __restrict__ yout, int64_t ld,
                                                      int32_t live, const int32_t* __restrict__ list, TilesRef L,
                                                      float bias, int32_t* __restrict__ alive) {
   constexpr int kAcc = WIDTH > 0 ? WIDTH : TiledGpuEngine::kMaxClassColumns;
+  __shared__ __align__(16) Acc weights[kStagedInputs * kAcc];   // input a's weight for output q at a * kAcc + q
+  __shared__ int64_t source[kStagedInputs];                       // input a's row of Y^T in, times ld
   const int t = list[blockIdx.x];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
-  if (row >= live) return;
-  const int32_t c0 = L.start[t];
+  const bool active = row < live;   // the others only help stage
   const int width = WIDTH > 0 ? WIDTH : L.width[t];
   const int pitch = WIDTH > 0 ? WIDTH : L.pitch[t];
   Acc acc[kAcc];
 #pragma unroll
   for (int q = 0; q < kAcc; ++q) acc[q] = 0;
+  // The staged inputs' multiply-adds, in order.
+  const auto accumulate = [&](int count) {
+    const auto multiply_add = [&](Acc x, const Acc* w) {
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q)
+        if (WIDTH > 0 || q < width) acc[q] = fma(x, w[q], acc[q]);
+    };
+    int a = 0;
+    for (; a + kPrefetch <= count; a += kPrefetch) {
+      Acc x[kPrefetch];
+#pragma unroll
+      for (int u = 0; u < kPrefetch; ++u) x[u] = active ? yin[source[a + u] + row] : Acc(0);
+#pragma unroll
+      for (int u = 0; u < kPrefetch; ++u) multiply_add(x[u], weights + (a + u) * kAcc);
+    }
+    for (; a < count; ++a) multiply_add(active ? yin[source[a] + row] : Acc(0), weights + a * kAcc);
+  };
+  // The tile's blocks in order, cut into stages of kStagedInputs inputs (every count here is the same in all threads).
+  int fill = 0;
   for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
     const TileBlock k = L.blocks[b];
-    const float* w = L.values + k.voff;
-    for (int32_t a = 0; a < k.nr; ++a) {
-      const Acc x = yin[static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld + row];
-      if constexpr (WIDTH > 0) {
-        const float4* w4 = reinterpret_cast<const float4*>(w + a * WIDTH);
-#pragma unroll
-        for (int q = 0; q < WIDTH / 4; ++q) {
-          const float4 v = __ldg(w4 + q);
-          acc[4 * q] = fma(x, Acc(v.x), acc[4 * q]);
-          acc[4 * q + 1] = fma(x, Acc(v.y), acc[4 * q + 1]);
-          acc[4 * q + 2] = fma(x, Acc(v.z), acc[4 * q + 2]);
-          acc[4 * q + 3] = fma(x, Acc(v.w), acc[4 * q + 3]);
-        }
-      } else {
-#pragma unroll
-        for (int q = 0; q < kAcc; ++q)
-          if (q < width) acc[q] = fma(x, Acc(__ldg(w + a * pitch + q)), acc[q]);
+    for (int32_t a0 = 0; a0 < k.nr;) {
+      const int n = min(k.nr - a0, kStagedInputs - fill);
+      const float* w = L.values + k.voff + static_cast<int64_t>(a0) * pitch;
+      for (int e = threadIdx.x; e < n * kAcc; e += kRows) {
+        const int a = e / kAcc, q = e % kAcc;
+        weights[(fill + a) * kAcc + q] = q < width ? Acc(__ldg(w + static_cast<int64_t>(a) * pitch + q)) : Acc(0);
+      }
+      for (int e = threadIdx.x; e < n; e += kRows) source[fill + e] = static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld;
+      fill += n;
+      a0 += n;
+      if (fill == kStagedInputs) {
+        __syncthreads();
+        accumulate(fill);
+        __syncthreads();   // before the next stage overwrites these inputs
+        fill = 0;
       }
     }
   }
+  if (fill > 0) {
+    __syncthreads();
+    accumulate(fill);
+  }
+  if (!active) return;
+  const int32_t c0 = L.start[t];
   bool any = false;
 #pragma unroll
   for (int q = 0; q < kAcc; ++q)
-    if (q < width) {
+    if (WIDTH > 0 || q < width) {
       const Acc v = activate(acc[q], bias);
       yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
       any = any || v > Acc(0);
@@ -169,17 +197,24 @@ __device__ __forceinline__ void mma_f64(double (&d)[2], double a, double b) {
 }
 
 // Tensor mode (FP64 sums): the same tiles, products and activation as tiled_layer, each warp computing 32 of the
-// block's 128 rows as four 8-row slabs against the tile's columns in 8-column slabs (at most kMaxClassColumns), its
-// inputs four at a time (a block's last group padded with zeros).
+// block's 128 rows as four 8-row slabs against the tile's columns in 8-column slabs (at most kMaxClassColumns). The
+// tile's inputs are staged as in tiled_layer (the weights as doubles, rows kTensorPitch apart so that a warp reads its
+// B fragment without bank conflicts) and multiplied four at a time (a stage's last group padded with zeros), the
+// activations of two groups loaded before their products.
 __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __restrict__ yin, double* __restrict__ yout,
                                                             int64_t ld, int32_t live, const int32_t* __restrict__ list,
                                                             TilesRef L, float bias, int32_t* __restrict__ alive) {
   constexpr int kSlabs = TiledGpuEngine::kMaxClassColumns / 8;
+  // Lane (g, k4) reads word a * kTensorPitch + 8 n + g with a = a0 + k4: a pitch of 4 mod 16 words spreads a half
+  // warp's 16 words over all 32 banks.
+  constexpr int kTensorPitch = TiledGpuEngine::kMaxClassColumns + 4;
+  constexpr int kGroups = 2;   // groups of four inputs whose activations are loaded ahead
+  __shared__ __align__(16) double weights[kStagedInputs * kTensorPitch];
+  __shared__ int64_t source[kStagedInputs];
   const int t = list[blockIdx.x];
   const int lane = threadIdx.x & 31, g = lane >> 2, k4 = lane & 3;
   const int32_t row0 = blockIdx.y * kRows + (threadIdx.x >> 5) * 32;
-  if (row0 >= live) return;   // the whole warp
-  const int32_t c0 = L.start[t];
+  const bool active = row0 < live;   // the whole warp; the others only help stage
   const int width = L.width[t], pitch = L.pitch[t];
   const int slabs = (width + 7) / 8;
   double acc[4][kSlabs][2];
@@ -187,29 +222,61 @@ __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __rest
   for (int m = 0; m < 4; ++m)
 #pragma unroll
     for (int n = 0; n < kSlabs; ++n) acc[m][n][0] = acc[m][n][1] = 0.0;
-  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
-    const TileBlock k = L.blocks[b];
-    const float* w = L.values + k.voff;
-    for (int32_t a0 = 0; a0 < k.nr; a0 += 4) {
-      const int32_t a = a0 + k4;
-      const bool in = a < k.nr;
-      const int64_t src = in ? static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld : 0;
-      double x[4];
+  // The staged inputs' products, four at a time.
+  const auto accumulate = [&](int count) {
+    for (int a0 = 0; a0 < count; a0 += 4 * kGroups) {
+      double x[kGroups][4];
 #pragma unroll
-      for (int m = 0; m < 4; ++m) {
-        const int32_t row = row0 + m * 8 + g;
-        x[m] = in && row < live ? yin[src + row] : 0.0;
+      for (int i = 0; i < kGroups; ++i) {
+        const int a = a0 + 4 * i + k4;
+        const int64_t src = a < count ? source[a] : -1;
+#pragma unroll
+        for (int m = 0; m < 4; ++m) {
+          const int32_t row = row0 + m * 8 + g;
+          x[i][m] = src >= 0 && row < live ? yin[src + row] : 0.0;
+        }
       }
 #pragma unroll
-      for (int n = 0; n < kSlabs; ++n)
-        if (n < slabs) {
-          const int q = n * 8 + g;
-          const double wv = in && q < width ? static_cast<double>(__ldg(w + a * pitch + q)) : 0.0;
+      for (int i = 0; i < kGroups; ++i) {
+        const int a = a0 + 4 * i + k4;
+        if (a0 + 4 * i >= count) break;   // the same in the whole warp
 #pragma unroll
-          for (int m = 0; m < 4; ++m) mma_f64(acc[m][n], x[m], wv);
-        }
+        for (int n = 0; n < kSlabs; ++n)
+          if (n < slabs) {
+            const double wv = a < count ? weights[a * kTensorPitch + n * 8 + g] : 0.0;
+#pragma unroll
+            for (int m = 0; m < 4; ++m) mma_f64(acc[m][n], x[i][m], wv);
+          }
+      }
+    }
+  };
+  int fill = 0;
+  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+    const TileBlock k = L.blocks[b];
+    for (int32_t a0 = 0; a0 < k.nr;) {
+      const int n = min(k.nr - a0, kStagedInputs - fill);
+      const float* w = L.values + k.voff + static_cast<int64_t>(a0) * pitch;
+      for (int e = threadIdx.x; e < n * TiledGpuEngine::kMaxClassColumns; e += kRows) {
+        const int a = e / TiledGpuEngine::kMaxClassColumns, q = e % TiledGpuEngine::kMaxClassColumns;
+        weights[(fill + a) * kTensorPitch + q] = q < width ? static_cast<double>(__ldg(w + static_cast<int64_t>(a) * pitch + q)) : 0.0;
+      }
+      for (int e = threadIdx.x; e < n; e += kRows) source[fill + e] = static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld;
+      fill += n;
+      a0 += n;
+      if (fill == kStagedInputs) {
+        __syncthreads();
+        if (active) accumulate(fill);
+        __syncthreads();   // before the next stage overwrites these inputs
+        fill = 0;
+      }
     }
   }
+  if (fill > 0) {
+    __syncthreads();
+    if (active) accumulate(fill);
+  }
+  if (!active) return;
+  const int32_t c0 = L.start[t];
 #pragma unroll
   for (int m = 0; m < 4; ++m) {
     const int32_t row = row0 + m * 8 + g;
@@ -297,22 +364,19 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
-// The mode lists of one layer (the sparse tiles of one distinct column apart: merged ones, of width 1, included), and
-// the width the other sparse tiles share (16 or 32, else 0).
-void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& modes) {
+// The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
+// where `share_equal_sums`, and the width the other sparse tiles share (16 or 32, else 0).
+void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& modes, bool share_equal_sums) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
-    (tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
+    (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
   d.uniform = DeviceArray<int32_t>(uniform);
   int width = -1;
   for (int32_t t : sparse) {
     const int w = tiles.width[static_cast<size_t>(t)];
-    bool whole = w == tiles.pitch[static_cast<size_t>(t)];
-    for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b)
-      whole = whole && tiles.blocks[static_cast<size_t>(b)].voff % 4 == 0;
-    width = whole && (width == -1 || width == w) ? w : 0;
+    width = width == -1 || width == w ? w : 0;
   }
   d.sparse_width = width == 16 || width == 32 ? width : 0;
 }
@@ -462,7 +526,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (mode == TileMode::Tensor && !tensor) continue;
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, modes);
+      upload_modes(d, syn.tiles, modes, true);
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -592,6 +656,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   PlanOptions po;
   po.policy = options.modes;
   po.tensor_allowed = fp64 && tensor_mode_supported(device);
+  po.share_equal_sums = options.merge_equal_outputs;
   if (options.modes == ModePolicy::Tensor && !po.tensor_allowed)
     throw std::invalid_argument(fp64 ? "tiled GPU engine: the tensor tile mode needs compute capability 8.0 or later"
                                      : "tiled GPU engine: the tensor tile mode computes FP64 sums; these are FP32");
@@ -710,7 +775,8 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
-  for (size_t l = 0; l < net.layers.size(); ++l) upload_modes(s.layers[l], tiles[l], s.plan.layers[l]);
+  for (size_t l = 0; l < net.layers.size(); ++l)
+    upload_modes(s.layers[l], tiles[l], s.plan.layers[l], options.merge_equal_outputs);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }

@@ -7,9 +7,10 @@
 // kMaxClassColumns of it, with the dense blocks that feed it); a thread block computes a tile (uniform ones: several)
 // for 128 live rows, in the tile's mode:
 //   - sparse: each thread keeps one accumulator per output of the tile for its row and walks the tile's blocks (per
-//     input, one load and a multiply-add per output; the weights are the same for every thread); a uniform tile
-//     (every output's weights alike, as in the challenge's layers) keeps one accumulator, and its outputs are held
-//     as one value (TiledOptions::merge_equal_outputs; off, the value is written to each output);
+//     input, one load and a multiply-add per output; the weights, the same for every thread, staged in shared memory
+//     in the sums' type); a uniform tile (every output's weights alike, as in the challenge's layers) keeps one
+//     accumulator, and its outputs are held as one value (TiledOptions::merge_equal_outputs; off, every output is
+//     computed as in any other tile);
 //   - tensor (FP64 sums only): each warp computes 32 rows of the tile as a dense product on the FP64 tensor cores
 //     (mma m8n8k4), inputs four at a time;
 //   - embedded: code generated for the layer's embedded tiles (engine/embedded.hpp), gather positions and weights
@@ -59,9 +60,10 @@ struct TiledOptions {
   // Where the cost model's calibration and the embedded kernels are cached ("" : nowhere).
   std::string cache_dir = default_cache_root();
   double compile_budget_s = 60;   // wall time the embedded layers' compiles may take at construction, all together
-  // The equal outputs of a uniform tile held once (tile_modes.hpp's MergedNetwork): one value a row instead of one per
-  // output, read by the next layer through its gather. Off: every output computed and stored (the work an engine
-  // without this reuse does); the categories are the same bit for bit.
+  // The equal outputs of a uniform tile computed and held once (tile_modes.hpp's MergedNetwork): one sum and one value
+  // a row instead of one per output, read by the next layer through its gather. Off: every output's sum computed and
+  // stored (the work an engine without this reuse does: no sum is shared, PlanOptions::share_equal_sums); the
+  // categories are the same bit for bit.
   bool merge_equal_outputs = true;
   bool progress = false;          // report calibration and compiles on stderr
 };

@@ -335,7 +335,10 @@ ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& 
   for (size_t l = 0; l < tiles.size(); ++l) {
     LayerModes& out = plan.layers[l];
     for (int64_t t = 0; t < tiles[l].tiles(); ++t) {
-      const TileShape s = tile_shape(tiles[l], t);
+      TileShape s = tile_shape(tiles[l], t);
+      const bool equal_columns = s.distinct_nnz < s.nnz;
+      if (!options.share_equal_sums) s.distinct_nnz = s.nnz;
+      const bool embeddable = allowed[2] && (options.share_equal_sums || !equal_columns);
       // The cheapest measured mode among sparse and tensor: where an embedded tile falls back to.
       TileMode fallback = TileMode::Sparse;
       if (allowed[1] && model.mode[1].measured &&
@@ -344,13 +347,15 @@ ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& 
       TileMode mode = fallback;
       switch (options.policy) {
         case ModePolicy::Auto:
-          if (allowed[2] && model.mode[2].measured && model.mode[static_cast<size_t>(fallback)].measured &&
+          if (embeddable && model.mode[2].measured && model.mode[static_cast<size_t>(fallback)].measured &&
               model.predict_ns(TileMode::Embedded, s) < model.predict_ns(fallback, s))
             mode = TileMode::Embedded;
           break;
         case ModePolicy::Sparse: mode = fallback = TileMode::Sparse; break;
         case ModePolicy::Tensor: mode = fallback = TileMode::Tensor; break;
-        case ModePolicy::Embedded: mode = TileMode::Embedded; break;
+        case ModePolicy::Embedded:
+          if (embeddable) mode = TileMode::Embedded;
+          break;
       }
       out.tiles[static_cast<size_t>(mode)].push_back(static_cast<int32_t>(t));
       if (mode == TileMode::Embedded) {

@@ -151,10 +151,15 @@ struct PlanOptions {
   ModePolicy policy = ModePolicy::Auto;
   bool tensor_allowed = true;        // false where the sums are FP32 (the tensor mode is FP64)
   bool embedded_allowed = true;      // false where no compiler is available
+  // Whether a tile's equal weight columns may share one sum (LayerTiles::distinct). False: every column's sum is
+  // computed, the costs count every column, and a tile with equal columns is never embedded (its compiled code would
+  // share them: the compiler folds equal expressions).
+  bool share_equal_sums = true;
 };
 
 // The modes of every layer's tiles. Auto gives each tile the mode of least predicted time among those allowed and
-// measured (sparse where none is measured); a forced policy gives its mode to every tile where that mode is allowed.
+// measured (sparse where none is measured); a forced policy gives its mode to every tile where that mode is allowed
+// (for the embedded mode: allowed for the tile, as PlanOptions::share_equal_sums says).
 // Throws std::invalid_argument for a forced mode that is not allowed.
 ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& model, const PlanOptions& options);
 

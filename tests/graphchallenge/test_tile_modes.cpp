@@ -4,7 +4,8 @@
 // distinct weight columns counted (one in the challenge's uniform layers, all with drawn weights); the fit recovers
 // known coefficients from synthetic timings and refuses to call a mode measured from one shape; the text form round
 // trips and rejects damaged text; the planner takes each tile's cheapest measured mode (the embedded mode priced on
-// its distinct columns), obeys forced policies and what is allowed, and drops embedded tiles back to their fallback.
+// its distinct columns, or on every column where no sum may be shared), obeys forced policies and what is allowed, and
+// drops embedded tiles back to their fallback.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -308,6 +309,15 @@ TEST(TileModePlan, CheapestModeForcedPoliciesAndFallback) {
   EXPECT_EQ(mode_nnz(TileMode::Sparse, tile_shape(one, 1)), 64);
   EXPECT_EQ(mode_nnz(TileMode::Tensor, tile_shape(one, 1)), 2048);
   EXPECT_EQ(mode_nnz(TileMode::Sparse, tile_shape(one, 0)), 32);
+  // No sums shared: the uniform tile costs its 2048 multiply-adds (sparse 2148, tensor 1204.8) and is never embedded,
+  // forced or not; the others, without equal columns, still are.
+  PlanOptions apart;
+  apart.share_equal_sums = false;
+  const ModePlan r = plan_tile_modes({one}, m, apart);
+  EXPECT_EQ(r.layers[0].tiles[1], std::vector<int32_t>{1});
+  EXPECT_EQ(r.layers[0].tiles[2], (std::vector<int32_t>{0, 2}));
+  apart.policy = ModePolicy::Embedded;
+  EXPECT_EQ(plan_tile_modes({one}, m, apart).count(), (std::array<int64_t, kTileModes>{0, 1, 2}));
 
   // Nothing measured: every tile sparse.
   EXPECT_EQ(plan_tile_modes(net, CostModel{}, PlanOptions{}).count(), (std::array<int64_t, kTileModes>{6, 0, 0}));
