@@ -34,6 +34,7 @@ namespace {
 constexpr int kRows = 128;   // live rows per thread block (one per thread)
 constexpr int kStagedInputs = 64;   // a sparse tile's inputs held in shared memory at once
 constexpr int kPrefetch = 8;        // activations a thread loads ahead of their multiply-adds
+constexpr int kUniformStaged = 256;  // uniform tiles' inputs held in shared memory at once
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
 constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
 constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: about this many blocks an SM
@@ -156,30 +157,76 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
 // Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1;
 // merged tiles, of width 1, among them): the one sum tiled_layer computes for each output, computed once (the same
 // multiply-adds in the same order, so the same bits) and written to every output of the tile. Such a tile is little
-// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ...
+// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ... Their inputs
+// are staged in shared memory kUniformStaged at a time, tile after tile (each input's row of Y^T in and its weight in
+// the sums' type, with where each tile's inputs end), and each thread walks them with its activations loaded kPrefetch
+// ahead, finishing each tile where its inputs end.
 template <class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restrict__ yin, Acc* __restrict__ yout,
                                                              int64_t ld, int32_t live, const int32_t* __restrict__ list,
                                                              int32_t count, TilesRef L, float bias,
                                                              int32_t* __restrict__ alive) {
+  struct __align__(16) Input { int64_t source; Acc weight; };   // its row of Y^T in, times ld; its weight
+  struct TileEnd { int32_t at, tile; };                           // tile's inputs end before staged input `at`
+  __shared__ Input staged[kUniformStaged];
+  __shared__ TileEnd ends[kUniformStaged];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
-  if (row >= live) return;
+  const bool active = row < live;   // the others only help stage
   bool any = false;
-  for (int32_t i = blockIdx.x; i < count; i += gridDim.x) {
-    const int t = list[i];
-    const int pitch = L.pitch[t];
-    Acc acc = 0;
-    for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+  // Where the staging stands (the same in every thread): list entry i, its tile t, block b, input a0 of that block.
+  int32_t i = blockIdx.x;
+  int32_t t = i < count ? list[i] : -1;
+  int32_t b = t >= 0 ? L.block_ptr[t] : 0, a0 = 0;
+  Acc acc = 0;
+  while (t >= 0) {
+    int fill = 0, tiles_ended = 0;
+    while (t >= 0 && fill < kUniformStaged && tiles_ended < kUniformStaged) {
+      if (b == L.block_ptr[t + 1]) {   // tile t's inputs are all staged
+        if (threadIdx.x == 0) ends[tiles_ended] = TileEnd{fill, t};
+        ++tiles_ended;
+        i += gridDim.x;
+        t = i < count ? list[i] : -1;
+        if (t >= 0) b = L.block_ptr[t];
+        a0 = 0;
+        continue;
+      }
       const TileBlock k = L.blocks[b];
-      const float* w = L.values + k.voff;
-#pragma unroll 4
-      for (int32_t a = 0; a < k.nr; ++a)
-        acc = fma(yin[static_cast<int64_t>(__ldg(L.gather + k.r0 + a)) * ld + row], Acc(__ldg(w + a * pitch)), acc);
+      const int n = min(k.nr - a0, kUniformStaged - fill);
+      const int64_t pitch = L.pitch[t];
+      for (int e = threadIdx.x; e < n; e += kRows)
+        staged[fill + e] = Input{static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld,
+                                 Acc(__ldg(L.values + k.voff + (a0 + e) * pitch))};
+      fill += n;
+      a0 += n;
+      if (a0 == k.nr) {
+        ++b;
+        a0 = 0;
+      }
     }
-    const Acc v = activate(acc, bias);
-    const int32_t c0 = L.start[t], width = L.width[t];
-    for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
-    any = any || v > Acc(0);
+    __syncthreads();
+    int a = 0;
+    for (int j = 0; j <= tiles_ended; ++j) {
+      const int stop = j < tiles_ended ? ends[j].at : fill;
+      for (; a + kPrefetch <= stop; a += kPrefetch) {
+        Acc x[kPrefetch];
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) x[u] = active ? yin[staged[a + u].source + row] : Acc(0);
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) acc = fma(x[u], staged[a + u].weight, acc);
+      }
+      for (; a < stop; ++a) acc = fma(active ? yin[staged[a].source + row] : Acc(0), staged[a].weight, acc);
+      if (j < tiles_ended) {
+        if (active) {
+          const int tile = ends[j].tile;
+          const Acc v = activate(acc, bias);
+          const int32_t c0 = L.start[tile], width = L.width[tile];
+          for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+          any = any || v > Acc(0);
+        }
+        acc = 0;
+      }
+    }
+    __syncthreads();   // before the next stage overwrites these inputs
   }
   if (any) alive[row] = 1;
 }
