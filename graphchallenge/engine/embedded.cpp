@@ -492,9 +492,9 @@ std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>&
   }
   s += "}\n";
   s += "extern \"C\" __global__ void __launch_bounds__(128) " + kernel_name + "(const " + acc + "* __restrict__ yin, " +
-       acc + "* __restrict__ yout, long long ld, int live, float bias, int* __restrict__ alive) {\n";
+       acc + "* __restrict__ yout, long long ld, const int* __restrict__ held, float bias, int* __restrict__ alive) {\n";
   s += "const int row = blockIdx.y * 128 + threadIdx.x;\n";
-  s += "if (row >= live) return;\n";
+  s += "if (row >= *held) return;\n";
   s += "bool any = false;\n";
   s += "switch (blockIdx.x) {\n";
   for (size_t i = 0; i < tile_ids.size(); ++i)

@@ -27,10 +27,10 @@ namespace snk::gc {
 // The CUDA C++ source of one kernel computing tiles `tile_ids` (indices into `tiles`) of `layer`, whose input position
 // p reads row gather[p] of Y^T. Its signature:
 //   extern "C" __global__ void __launch_bounds__(128) kernel_name(const ACC* __restrict__ yin, ACC* __restrict__ yout,
-//                                                               long long ld, int live, float bias,
-//                                                               int* __restrict__ alive)
-// with ACC double where fp64, else float; grid.x = tile_ids.size() (block x computes tile tile_ids[x]), grid.y = the
-// 128-row chunks of the `live` rows, 128 threads per block. The source needs no header and is the same text for the
+//                                                               long long ld, const int* __restrict__ held,
+//                                                               float bias, int* __restrict__ alive)
+// with ACC double where fp64, else float; grid.x = tile_ids.size() (block x computes tile tile_ids[x]), grid.y = 128-row
+// chunks covering at least the *held rows computed (rows from *held on are not), 128 threads per block. The source needs no header and is the same text for the
 // same arguments. Its compile time grows faster than linearly in its size (engine/embedded.cpp says where): a layer
 // compiles faster as several kernels of a few thousand multiply-adds each. Throws std::invalid_argument for no tiles,
 // a tile id out of range, a tile whose blocks or outputs fall outside the layer or `gather`, or a kernel_name that is

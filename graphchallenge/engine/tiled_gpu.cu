@@ -64,6 +64,27 @@ struct DeviceArray {
   DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
+// Page-locked host memory (device-to-host copies into it are asynchronous).
+template <class T>
+struct PinnedArray {
+  T* p = nullptr;
+  explicit PinnedArray(size_t count) {
+    check(cudaMallocHost(reinterpret_cast<void**>(&p), std::max<size_t>(1, count) * sizeof(T)), "pinned allocation");
+  }
+  ~PinnedArray() { if (p) cudaFreeHost(p); }
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+};
+
+// An event without timing, destroyed with its owner.
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event"); }
+  ~Event() { if (e) cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
 // The tiles of one layer, on the device (pointers into LayerOnDevice's arrays).
 struct TilesRef {
   const int32_t* gather;   // input position -> row of Y^T in
@@ -76,7 +97,8 @@ struct TilesRef {
 };
 
 // Sparse mode: Y^T out (this layer's output order) from Y^T in (the previous layer's output order, or neuron order for
-// the first layer), for the rows [0, live) of stride ld, over the tiles list[0 .. gridDim.x). A thread block computes
+// the first layer), for the rows [0, *held) of stride ld (the grid's rows beyond are not computed), over the tiles
+// list[0 .. gridDim.x). A thread block computes
 // one tile (at most kMaxClassColumns outputs) for 128 rows, one row per thread. The tile's inputs are taken
 // kStagedInputs at a time: the block copies their weights (converted to Acc once, not once per row) and their rows of
 // Y^T in into shared memory; then each thread loads its activations kPrefetch inputs ahead of their multiply-adds, so
@@ -85,14 +107,14 @@ struct TilesRef {
 // run in the tile's input order, as in the host reference and the embedded code.
 template <int WIDTH, class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin, Acc* __restrict__ yout, int64_t ld,
-                                                     int32_t live, const int32_t* __restrict__ list, TilesRef L,
+                                                     const int32_t* __restrict__ held, const int32_t* __restrict__ list, TilesRef L,
                                                      float bias, int32_t* __restrict__ alive) {
   constexpr int kAcc = WIDTH > 0 ? WIDTH : TiledGpuEngine::kMaxClassColumns;
   __shared__ __align__(16) Acc weights[kStagedInputs * kAcc];   // input a's weight for output q at a * kAcc + q
   __shared__ int64_t source[kStagedInputs];                       // input a's row of Y^T in, times ld
   const int t = list[blockIdx.x];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
-  const bool active = row < live;   // the others only help stage
+  const bool active = row < *held;   // the others only help stage
   const int width = WIDTH > 0 ? WIDTH : L.width[t];
   const int pitch = WIDTH > 0 ? WIDTH : L.pitch[t];
   Acc acc[kAcc];
@@ -163,7 +185,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
 // ahead, finishing each tile where its inputs end.
 template <class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restrict__ yin, Acc* __restrict__ yout,
-                                                             int64_t ld, int32_t live, const int32_t* __restrict__ list,
+                                                             int64_t ld, const int32_t* __restrict__ held, const int32_t* __restrict__ list,
                                                              int32_t count, TilesRef L, float bias,
                                                              int32_t* __restrict__ alive) {
   struct __align__(16) Input { int64_t source; Acc weight; };   // its row of Y^T in, times ld; its weight
@@ -171,7 +193,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
   __shared__ Input staged[kUniformStaged];
   __shared__ TileEnd ends[kUniformStaged];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
-  const bool active = row < live;   // the others only help stage
+  const bool active = row < *held;   // the others only help stage
   bool any = false;
   // Where the staging stands (the same in every thread): list entry i, its tile t, block b, input a0 of that block.
   int32_t i = blockIdx.x;
@@ -249,7 +271,7 @@ __device__ __forceinline__ void mma_f64(double (&d)[2], double a, double b) {
 // B fragment without bank conflicts) and multiplied four at a time (a stage's last group padded with zeros), the
 // activations of two groups loaded before their products.
 __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __restrict__ yin, double* __restrict__ yout,
-                                                            int64_t ld, int32_t live, const int32_t* __restrict__ list,
+                                                            int64_t ld, const int32_t* __restrict__ held, const int32_t* __restrict__ list,
                                                             TilesRef L, float bias, int32_t* __restrict__ alive) {
   constexpr int kSlabs = TiledGpuEngine::kMaxClassColumns / 8;
   // Lane (g, k4) reads word a * kTensorPitch + 8 n + g with a = a0 + k4: a pitch of 4 mod 16 words spreads a half
@@ -260,6 +282,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __rest
   __shared__ int64_t source[kStagedInputs];
   const int t = list[blockIdx.x];
   const int lane = threadIdx.x & 31, g = lane >> 2, k4 = lane & 3;
+  const int32_t live = *held;
   const int32_t row0 = blockIdx.y * kRows + (threadIdx.x >> 5) * 32;
   const bool active = row0 < live;   // the whole warp; the others only help stage
   const int width = L.width[t], pitch = L.pitch[t];
@@ -352,22 +375,27 @@ __global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, const int32_
   for (int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) y[static_cast<int64_t>(col[k]) * ld + r] = val[k];
 }
 
-// The live columns of Y^T (pos: their new places, from the scan of alive) and their row ids, moved to the front.
+// The live columns of Y^T among the first `bound` (pos: their new places, from the scan of alive; the flags beyond the
+// rows held are 0) and their row ids, moved to the front.
 template <class Acc>
-__global__ void compact_rows(const Acc* __restrict__ y, Acc* __restrict__ out, int64_t ld, int32_t live,
+__global__ void compact_rows(const Acc* __restrict__ y, Acc* __restrict__ out, int64_t ld, int32_t bound,
                              int64_t neurons, const int32_t* __restrict__ alive, const int32_t* __restrict__ pos,
                              const int64_t* __restrict__ ids, int64_t* __restrict__ ids_out) {
   const int32_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= live || !alive[row]) return;
+  if (row >= bound || !alive[row]) return;
   const int32_t to = pos[row];
   if (blockIdx.y == 0) ids_out[to] = ids[row];
   for (int64_t j = blockIdx.y; j < neurons; j += gridDim.y) out[j * ld + to] = y[j * ld + row];
 }
 
-// alive[0, count) = 1.
-__global__ void mark_alive(int32_t* __restrict__ alive, int32_t count) {
+// After a compaction: the rows held are the pos[bound] moved to the front, each alive (alive[r] = r < pos[bound] for
+// r < bound).
+__global__ void hold_compacted(int32_t* __restrict__ alive, const int32_t* __restrict__ pos, int32_t bound,
+                               int32_t* __restrict__ held) {
   const int32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < count) alive[r] = 1;
+  const int32_t count = pos[bound];
+  if (r == 0) *held = count;
+  if (r < bound) alive[r] = r < count ? 1 : 0;
 }
 
 // A loaded embedded kernel (cudaLibrary), unloaded with its owner.
@@ -445,32 +473,33 @@ std::string device_arch(int device) {
   return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
 }
 
-// Launches the layer's kernels, one per mode with tiles, over the rows [0, live) of Y^T.
+// Launches the layer's kernels, one per mode with tiles, over the rows [0, *held) of Y^T, on a grid of the rows
+// [0, bound) (bound >= *held: the rows held need not be known on the host).
 template <class Acc>
-void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld, int32_t live, float bias,
-                  int32_t* alive, int sms, cudaStream_t stream) {
-  const unsigned chunks = static_cast<unsigned>((live + kRows - 1) / kRows);
+void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld, int32_t bound, const int32_t* held,
+                  float bias, int32_t* alive, int sms, cudaStream_t stream) {
+  const unsigned chunks = static_cast<unsigned>((bound + kRows - 1) / kRows);
   const TilesRef ref = L.ref();
   if (const int32_t n = L.count(TileMode::Sparse)) {
     const dim3 grid(static_cast<unsigned>(n), chunks);
     const int32_t* list = L.list[static_cast<size_t>(TileMode::Sparse)].p;
-    if (L.sparse_width == 16) tiled_layer<16, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, list, ref, bias, alive);
-    else if (L.sparse_width == 32) tiled_layer<32, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, list, ref, bias, alive);
-    else tiled_layer<0, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, list, ref, bias, alive);
+    if (L.sparse_width == 16) tiled_layer<16, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, list, ref, bias, alive);
+    else if (L.sparse_width == 32) tiled_layer<32, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, list, ref, bias, alive);
+    else tiled_layer<0, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, list, ref, bias, alive);
     check(cudaGetLastError(), "sparse tiles' launch");
   }
   if (L.uniform.n > 0) {
     // About kUniformBlocksPerSm blocks an SM over the whole grid, at least one tile each.
     const int64_t across = std::max<int64_t>(1, static_cast<int64_t>(sms) * kUniformBlocksPerSm / chunks);
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(static_cast<int64_t>(L.uniform.n), across)), chunks);
-    tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, live, L.uniform.p,
+    tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
                                                          static_cast<int32_t>(L.uniform.n), ref, bias, alive);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
     if constexpr (std::is_same_v<Acc, double>) {
       const dim3 grid(static_cast<unsigned>(n), chunks);
-      tiled_layer_tensor<<<grid, kRows, 0, stream>>>(yin, yout, ld, live, L.list[static_cast<size_t>(TileMode::Tensor)].p,
+      tiled_layer_tensor<<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.list[static_cast<size_t>(TileMode::Tensor)].p,
                                                      ref, bias, alive);
       check(cudaGetLastError(), "tensor tiles' launch");
     } else {
@@ -479,11 +508,11 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
   }
   if (const int32_t n = L.count(TileMode::Embedded)) {
     long long ld_arg = ld;
-    int live_arg = live;
+    const int* held_arg = held;
     const Acc* in = yin;
     Acc* out = yout;
     int* flags = alive;
-    void* args[] = {&in, &out, &ld_arg, &live_arg, &bias, &flags};
+    void* args[] = {&in, &out, &ld_arg, &held_arg, &bias, &flags};
     check(cudaLaunchKernel(reinterpret_cast<const void*>(L.embedded.kernel), dim3(static_cast<unsigned>(n), chunks),
                            dim3(kRows), args, 0, stream),
           "embedded tiles' launch");
@@ -560,6 +589,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
   for (Acc& v : y) v = static_cast<Acc>(act(rng));
   DeviceArray<Acc> yin(y), yout(y.size());
   DeviceArray<int32_t> alive(static_cast<size_t>(kCalRows));
+  const DeviceArray<int32_t> held(std::vector<int32_t>{static_cast<int32_t>(kCalRows)});
   std::vector<TileTiming> timings;
   double compile_s = 0;
   int64_t compiled_nnz = 0;
@@ -597,7 +627,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       std::vector<float> ms;
       for (int rep = 0; rep < 6; ++rep) {
         check(cudaEventRecord(e0, stream), "event");
-        launch_layer<Acc>(d, yin.p, yout.p, kCalRows, static_cast<int32_t>(kCalRows), -0.3f, alive.p, sms, stream);
+        launch_layer<Acc>(d, yin.p, yout.p, kCalRows, static_cast<int32_t>(kCalRows), held.p, -0.3f, alive.p, sms, stream);
         check(cudaEventRecord(e1, stream), "event");
         check(cudaEventSynchronize(e1), "calibration");
         float t = 0;
@@ -876,41 +906,55 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, alive.p, pos.p, static_cast<int>(ld) + 1, s.stream),
           "scan size");
     DeviceArray<unsigned char> scan_space(std::max<size_t>(1, scan_bytes));
-    bool any_layer = false;
-    for (LayerOnDevice& L : s.layers) {
-      t.computed_rows_per_layer.push_back(live);
-      if (live == 0) {
-        t.live_rows_per_layer.push_back(0);
-        continue;
-      }
-      any_layer = true;
-      check(cudaMemsetAsync(alive.p, 0, (static_cast<size_t>(live) + 1) * sizeof(int32_t), s.stream), "clear flags");
-      launch_layer<Acc>(L, cur.p, next.p, ld, live, s.bias, alive.p, s.sms, s.stream);
+    // The rows held (the first columns of Y^T) are counted on the device (held); the host keeps `bound` >= them for
+    // the grids. Each layer's live count and the rows it held go to pinned host memory without a wait; the host reads
+    // layer l - 1's while layer l runs, and compacts after layer l where layer l - 1 left at most kCompactBelow of the
+    // rows held alive (rows only die: the bias is at most 0). So the GPU does not wait for the host between layers.
+    const size_t layers = s.layers.size();
+    PinnedArray<int32_t> counts(2 * layers);   // [l]: live after layer l; [layers + l]: rows held during layer l
+    DeviceArray<int32_t> held(std::vector<int32_t>{live});
+    Event counted[2];
+    int32_t bound = live;   // equal to the rows held whenever the host has read the last layer's count
+    std::vector<char> compacted_after(layers, 0);
+    size_t ran = 0;   // layers launched
+    for (size_t l = 0; l < layers && bound > 0; ++l, ++ran) {
+      LayerOnDevice& L = s.layers[l];
+      check(cudaMemsetAsync(alive.p, 0, (static_cast<size_t>(bound) + 1) * sizeof(int32_t), s.stream), "clear flags");
+      launch_layer<Acc>(L, cur.p, next.p, ld, bound, held.p, s.bias, alive.p, s.sms, s.stream);
       std::swap(cur, next);
-      // Count the live rows (the scan over live + 1 flags, the last one 0, ends at the count).
-      check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, live + 1, s.stream), "scan");
-      int32_t count = 0;
-      check(cudaMemcpyAsync(&count, pos.p + live, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
-      check(cudaStreamSynchronize(s.stream), "layer");
-      if (count < live && static_cast<double>(count) <= kCompactBelow * live) {
+      // Count the live rows (the scan over bound + 1 flags, those from the rows held on 0, ends at the count).
+      check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, bound + 1, s.stream), "scan");
+      check(cudaMemcpyAsync(counts.p + l, pos.p + bound, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
+      check(cudaMemcpyAsync(counts.p + layers + l, held.p, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "rows held");
+      check(cudaEventRecord(counted[l % 2].e, s.stream), "event");
+      if (l == 0) continue;
+      check(cudaEventSynchronize(counted[(l - 1) % 2].e), "layer");
+      const int32_t before = counts.p[l - 1];
+      if (compacted_after[l - 1]) bound = before;   // the rows held since that compaction: exactly those
+      if (before < bound && static_cast<double>(before) <= kCompactBelow * bound) {
         const int64_t rows = L.out_rows;   // the rows of Y^T this layer wrote
-        const dim3 g(static_cast<unsigned>((live + 255) / 256), static_cast<unsigned>(std::min<int64_t>(rows, 64)));
-        compact_rows<Acc><<<g, 256, 0, s.stream>>>(cur.p, next.p, ld, live, rows, alive.p, pos.p, ids.p, ids_next.p);
+        const dim3 g(static_cast<unsigned>((bound + 255) / 256), static_cast<unsigned>(std::min<int64_t>(rows, 64)));
+        compact_rows<Acc><<<g, 256, 0, s.stream>>>(cur.p, next.p, ld, bound, rows, alive.p, pos.p, ids.p, ids_next.p);
         check(cudaGetLastError(), "compaction launch");
         std::swap(cur, next);
         std::swap(ids, ids_next);
-        // After the compaction every row held is alive: the flags of the first `count` rows are set again.
-        if (count > 0) mark_alive<<<static_cast<unsigned>((count + 255) / 256), 256, 0, s.stream>>>(alive.p, count);
+        hold_compacted<<<static_cast<unsigned>((bound + 255) / 256), 256, 0, s.stream>>>(alive.p, pos.p, bound, held.p);
         check(cudaGetLastError(), "flags");
-        check(cudaStreamSynchronize(s.stream), "compaction");
-        live = count;
+        compacted_after[l] = 1;
+        bound = before;   // at least the rows it holds now
         ++t.compactions;
       }
-      t.live_rows_per_layer.push_back(count);
+    }
+    check(cudaStreamSynchronize(s.stream), "layers");
+    for (size_t l = 0; l < layers; ++l) {
+      t.computed_rows_per_layer.push_back(l < ran ? counts.p[layers + l] : 0);
+      t.live_rows_per_layer.push_back(l < ran ? counts.p[l] : 0);
     }
     const auto t2 = clock::now();
 
     // The categories: the ids of the rows alive after the last layer (all rows with a non-zero input if no layer ran).
+    check(cudaMemcpy(&live, held.p, sizeof(int32_t), cudaMemcpyDeviceToHost), "rows held");
+    const bool any_layer = ran > 0;
     std::vector<int64_t> out;
     std::vector<int32_t> flags(static_cast<size_t>(live));
     std::vector<int64_t> row_ids(static_cast<size_t>(live));

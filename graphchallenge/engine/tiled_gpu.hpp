@@ -19,8 +19,9 @@
 // any is non-zero. The cost model (plan/tile_modes.hpp), calibrated once per device and kind of sums by timing each
 // mode on synthetic tiles and cached on disk, picks each tile's mode (TiledOptions::modes: auto) or a mode is forced.
 // The grid runs the tiles fastest, so the 128 rows' inputs of one row chunk are read from memory once and then from L2
-// by the other tiles that read them. After each layer the live rows are counted; once a tenth or more have died they
-// are compacted out (a copy of the live columns of Y^T and of their row ids). Sums run in a fixed order: results are
+// by the other tiles that read them. After each layer the live rows are counted on the device; the host reads each
+// count while the next layer runs, and once a tenth or more of the rows held have died they are compacted out after
+// that next layer (a copy of the live columns of Y^T and of their row ids), so the GPU does not wait between layers. Sums run in a fixed order: results are
 // deterministic (sparse and embedded bitwise alike; tensor in the tensor cores' order). The sums and the activations
 // are held in FP64 by default (TiledAccumulation), as the float64 reference holds them: an FP32 sum, or an activation
 // rounded to FP32, differs from the reference's in its last bits, and in a deep network a neuron whose sum lies that

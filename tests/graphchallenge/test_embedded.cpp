@@ -230,7 +230,7 @@ Program parse_source(const std::string& source, bool fp64) {
     } else if (where == InKernel) {
       if (std::sscanf(s.c_str(), "case %d: any = snk_embedded::t%d(yin, yout, ld, row, bias); break;", &i, &j) == 2) {
         p.cases[i] = j;
-      } else if (s != "const int row = blockIdx.y * 128 + threadIdx.x;" && s != "if (row >= live) return;" &&
+      } else if (s != "const int row = blockIdx.y * 128 + threadIdx.x;" && s != "if (row >= *held) return;" &&
                  s != "bool any = false;" && s != "switch (blockIdx.x) {" && s != "}" &&
                  s != "if (any) alive[row] = 1;") {
         ADD_FAILURE() << "unknown line: " << s;
