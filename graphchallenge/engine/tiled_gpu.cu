@@ -911,7 +911,7 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     // layer l - 1's while layer l runs, and compacts after layer l where layer l - 1 left at most kCompactBelow of the
     // rows held alive (rows only die: the bias is at most 0). So the GPU does not wait for the host between layers.
     const size_t layers = s.layers.size();
-    PinnedArray<int32_t> counts(2 * layers);   // [l]: live after layer l; [layers + l]: rows held during layer l
+    PinnedArray<int32_t> counts(layers);   // [l]: live after layer l
     DeviceArray<int32_t> held(std::vector<int32_t>{live});
     Event counted[2];
     int32_t bound = live;   // equal to the rows held whenever the host has read the last layer's count
@@ -925,7 +925,6 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       // Count the live rows (the scan over bound + 1 flags, those from the rows held on 0, ends at the count).
       check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, bound + 1, s.stream), "scan");
       check(cudaMemcpyAsync(counts.p + l, pos.p + bound, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
-      check(cudaMemcpyAsync(counts.p + layers + l, held.p, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "rows held");
       check(cudaEventRecord(counted[l % 2].e, s.stream), "event");
       if (l == 0) continue;
       check(cudaEventSynchronize(counted[(l - 1) % 2].e), "layer");
@@ -946,8 +945,9 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       }
     }
     check(cudaStreamSynchronize(s.stream), "layers");
-    for (size_t l = 0; l < layers; ++l) {
-      t.computed_rows_per_layer.push_back(l < ran ? counts.p[layers + l] : 0);
+    for (size_t l = 0, rows_held = static_cast<size_t>(inputs.nrows); l < layers; ++l) {
+      if (l > 0 && compacted_after[l - 1]) rows_held = static_cast<size_t>(counts.p[l - 1]);
+      t.computed_rows_per_layer.push_back(l < ran ? static_cast<int64_t>(rows_held) : 0);
       t.live_rows_per_layer.push_back(l < ran ? counts.p[l] : 0);
     }
     const auto t2 = clock::now();
