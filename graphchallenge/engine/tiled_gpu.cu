@@ -419,6 +419,7 @@ struct LayerOnDevice {
   std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode; the sparse list without its uniform tiles
   DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
+  int32_t in_rows = 0;            // the rows of Y^T its tiles read
   int sparse_width = 0;   // the one width (16 or 32) of every other sparse tile where the specialised kernel serves them
   EmbeddedKernel embedded;
 
@@ -755,6 +756,10 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   for (size_t l = 0; l < net.layers.size(); ++l) {
     s.layers.push_back(upload_tiles(tiles[l], gathers[l], net.layers[l].values));
     s.layers.back().out_rows = out_rows[l];
+    std::vector<char> read(static_cast<size_t>(net.neurons), 0);
+    for (const TileBlock& k : tiles[l].blocks)
+      for (int32_t a = 0; a < k.nr; ++a) read[static_cast<size_t>(gathers[l][static_cast<size_t>(k.r0 + a)])] = 1;
+    s.layers.back().in_rows = static_cast<int32_t>(std::count(read.begin(), read.end(), 1));
   }
 
   // The embedded layers, most predicted gain first: each one's code from the cache, else compiled, on up to one host
@@ -948,6 +953,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     for (size_t l = 0, rows_held = static_cast<size_t>(inputs.nrows); l < layers; ++l) {
       if (l > 0 && compacted_after[l - 1]) rows_held = static_cast<size_t>(counts.p[l - 1]);
       t.computed_rows_per_layer.push_back(l < ran ? static_cast<int64_t>(rows_held) : 0);
+      t.activation_bytes += t.computed_rows_per_layer.back() * (s.layers[l].in_rows + s.layers[l].out_rows) *
+                            static_cast<int64_t>(sizeof(Acc));
       t.live_rows_per_layer.push_back(l < ran ? counts.p[l] : 0);
     }
     const auto t2 = clock::now();

@@ -50,6 +50,10 @@ struct TiledGpuTimings {
   std::vector<int64_t> live_rows_per_layer;       // inputs alive after each layer
   std::vector<int64_t> computed_rows_per_layer;   // rows each layer computed (the live ones, and dead ones not yet dropped)
   int64_t compactions = 0;
+  // The activation bytes the layers must move at least: per layer, its computed rows times the rows of Y^T it reads and
+  // writes, in the sums' type (compactions not counted). Over the device's copy bandwidth, a floor on layers_s where
+  // Y^T does not fit in L2.
+  int64_t activation_bytes = 0;
 };
 
 // The type a layer's sums and the activations between layers are held in.
