@@ -246,10 +246,10 @@ TEST(TiledGpuEngine, EveryModeMatchesTheHostReference) {
       TiledGpuTimings tw;
       EXPECT_EQ(TiledGpuEngine(tn, 0, every).infer(in, &tw), got) << w << ": every output against merged";
       EXPECT_EQ(tw.live_rows_per_layer, ts.live_rows_per_layer) << w;
-      // The activations moved: fewer where the RadiX-Net's equal outputs are held once, the same bytes elsewhere.
+      // The activations moved: fewer where the RadiX-Net's equal outputs are held once, never more.
       EXPECT_GT(ts.activation_bytes, 0) << w;
+      EXPECT_LE(ts.activation_bytes, tw.activation_bytes) << w;
       if (c.kind == 0) EXPECT_LT(ts.activation_bytes, tw.activation_bytes) << w;
-      else EXPECT_EQ(ts.activation_bytes, tw.activation_bytes) << w;
       if (sums == TiledAccumulation::FP64) {
         TiledGpuEngine tensor(tn, 0, options(sums, ModePolicy::Tensor));
         ASSERT_EQ(tensor.plan().count()[1], total_tiles(tensor.plan())) << w;
