@@ -96,13 +96,46 @@ struct TilesRef {
   const float* values;
 };
 
+// Tile t's inputs in order (its blocks in order, rows within a block in order), kStagedInputs at a time: for each
+// stage, the block writes input a's weights for outputs q < COLS at weights[a * PITCH + q] (in Acc; 0 from q = width
+// on) and its row of Y^T in, times ld, at source[a], then calls consume(count) between two barriers. Every thread of
+// the block calls it (the walk is the same in all).
+template <int COLS, int PITCH, class Acc, class Consume>
+__device__ __forceinline__ void for_each_stage(const TilesRef& L, int t, int width, int64_t pitch, int64_t ld,
+                                               Acc* weights, int64_t* source, Consume&& consume) {
+  int fill = 0;
+  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+    const TileBlock k = L.blocks[b];
+    for (int32_t a0 = 0; a0 < k.nr;) {
+      const int n = min(k.nr - a0, kStagedInputs - fill);
+      const float* w = L.values + k.voff + a0 * pitch;
+      for (int e = threadIdx.x; e < n * COLS; e += blockDim.x) {
+        const int a = e / COLS, q = e % COLS;
+        weights[(fill + a) * PITCH + q] = q < width ? Acc(__ldg(w + a * pitch + q)) : Acc(0);
+      }
+      for (int e = threadIdx.x; e < n; e += blockDim.x)
+        source[fill + e] = static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld;
+      fill += n;
+      a0 += n;
+      if (fill == kStagedInputs) {
+        __syncthreads();
+        consume(fill);
+        __syncthreads();   // before the next stage overwrites these inputs
+        fill = 0;
+      }
+    }
+  }
+  if (fill > 0) {
+    __syncthreads();
+    consume(fill);
+  }
+}
+
 // Sparse mode: Y^T out (this layer's output order) from Y^T in (the previous layer's output order, or neuron order for
 // the first layer), for the rows [0, *held) of stride ld (the grid's rows beyond are not computed), over the tiles
-// list[0 .. gridDim.x). A thread block computes
-// one tile (at most kMaxClassColumns outputs) for 128 rows, one row per thread. The tile's inputs are taken
-// kStagedInputs at a time: the block copies their weights (converted to Acc once, not once per row) and their rows of
-// Y^T in into shared memory; then each thread loads its activations kPrefetch inputs ahead of their multiply-adds, so
-// that many loads are in flight. WIDTH > 0: every tile of the list is a whole class of WIDTH columns; WIDTH == 0: any
+// list[0 .. gridDim.x). A thread block computes one tile (at most kMaxClassColumns outputs) for 128 rows, one row per
+// thread. The tile's inputs are staged (for_each_stage: their weights converted to Acc once a block, not once a row);
+// each thread loads its activations kPrefetch inputs ahead of their multiply-adds, so that many loads are in flight. WIDTH > 0: every tile of the list is a whole class of WIDTH columns; WIDTH == 0: any
 // tile. Acc: the type the sums and the activations are held in (float or double). For each output the multiply-adds
 // run in the tile's input order, as in the host reference and the embedded code.
 template <int WIDTH, class Acc>
@@ -137,32 +170,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
     }
     for (; a < count; ++a) multiply_add(active ? yin[source[a] + row] : Acc(0), weights + a * kAcc);
   };
-  // The tile's blocks in order, cut into stages of kStagedInputs inputs (every count here is the same in all threads).
-  int fill = 0;
-  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
-    const TileBlock k = L.blocks[b];
-    for (int32_t a0 = 0; a0 < k.nr;) {
-      const int n = min(k.nr - a0, kStagedInputs - fill);
-      const float* w = L.values + k.voff + static_cast<int64_t>(a0) * pitch;
-      for (int e = threadIdx.x; e < n * kAcc; e += kRows) {
-        const int a = e / kAcc, q = e % kAcc;
-        weights[(fill + a) * kAcc + q] = q < width ? Acc(__ldg(w + static_cast<int64_t>(a) * pitch + q)) : Acc(0);
-      }
-      for (int e = threadIdx.x; e < n; e += kRows) source[fill + e] = static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld;
-      fill += n;
-      a0 += n;
-      if (fill == kStagedInputs) {
-        __syncthreads();
-        accumulate(fill);
-        __syncthreads();   // before the next stage overwrites these inputs
-        fill = 0;
-      }
-    }
-  }
-  if (fill > 0) {
-    __syncthreads();
-    accumulate(fill);
-  }
+  for_each_stage<kAcc, kAcc>(L, t, width, pitch, ld, weights, source, accumulate);
   if (!active) return;
   const int32_t c0 = L.start[t];
   bool any = false;
@@ -320,31 +328,10 @@ __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __rest
       }
     }
   };
-  int fill = 0;
-  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
-    const TileBlock k = L.blocks[b];
-    for (int32_t a0 = 0; a0 < k.nr;) {
-      const int n = min(k.nr - a0, kStagedInputs - fill);
-      const float* w = L.values + k.voff + static_cast<int64_t>(a0) * pitch;
-      for (int e = threadIdx.x; e < n * TiledGpuEngine::kMaxClassColumns; e += kRows) {
-        const int a = e / TiledGpuEngine::kMaxClassColumns, q = e % TiledGpuEngine::kMaxClassColumns;
-        weights[(fill + a) * kTensorPitch + q] = q < width ? static_cast<double>(__ldg(w + static_cast<int64_t>(a) * pitch + q)) : 0.0;
-      }
-      for (int e = threadIdx.x; e < n; e += kRows) source[fill + e] = static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld;
-      fill += n;
-      a0 += n;
-      if (fill == kStagedInputs) {
-        __syncthreads();
-        if (active) accumulate(fill);
-        __syncthreads();   // before the next stage overwrites these inputs
-        fill = 0;
-      }
-    }
-  }
-  if (fill > 0) {
-    __syncthreads();
-    if (active) accumulate(fill);
-  }
+  for_each_stage<TiledGpuEngine::kMaxClassColumns, kTensorPitch>(L, t, width, pitch, ld, weights, source,
+                                                                  [&](int count) {
+                                                                    if (active) accumulate(count);
+                                                                  });
   if (!active) return;
   const int32_t c0 = L.start[t];
 #pragma unroll
