@@ -1,0 +1,292 @@
+// graphchallenge/engine/tiled_kernels.cuh: the tiled SpDNN engine's table-driven layer kernels (tiled_gpu.hpp says what
+// a layer computes): the sparse kernel, its form for uniform tiles and the tensor kernel, with the tables they read.
+// They are apart from tiled_gpu.cu, which launches them, so that a host emulation of the CUDA built-ins
+// (tests/graphchallenge/cuda_emulation.hpp: one thread per CUDA thread, barriers for __syncthreads and for the warp's
+// mma) compiles the same source on a machine without a GPU and checks it against the float64 host computation. Include
+// it from CUDA code, or after that emulation (which then provides mma_f64).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/activate.cuh"
+#include "engine/tiled_gpu.hpp"   // TiledGpuEngine::kMaxClassColumns
+#include "plan/tile_modes.hpp"    // TileBlock
+
+namespace snk::gc::tiled {
+
+constexpr int kRows = 128;   // live rows per thread block (one per thread)
+constexpr int kStagedInputs = 64;   // a sparse tile's inputs held in shared memory at once
+constexpr int kPrefetch = 8;        // activations a thread loads ahead of their multiply-adds
+constexpr int kUniformStaged = 256;  // uniform tiles' inputs held in shared memory at once
+
+// The tiles of one layer, on the device (pointers into LayerOnDevice's arrays).
+struct TilesRef {
+  const int32_t* gather;   // input position -> row of Y^T in
+  const int32_t* start;    // tile -> its first output position
+  const int32_t* width;
+  const int32_t* pitch;
+  const int32_t* block_ptr;
+  const TileBlock* blocks;
+  const float* values;
+};
+
+// Tile t's inputs in order (its blocks in order, rows within a block in order), kStagedInputs at a time: for each
+// stage, the block writes input a's weights for outputs q < COLS at weights[a * PITCH + q] (in Acc; 0 from q = width
+// on) and its row of Y^T in, times ld, at source[a], then calls consume(count) between two barriers. Every thread of
+// the block calls it (the walk is the same in all).
+template <int COLS, int PITCH, class Acc, class Consume>
+__device__ __forceinline__ void for_each_stage(const TilesRef& L, int t, int width, int64_t pitch, int64_t ld,
+                                               Acc* weights, int64_t* source, Consume&& consume) {
+  int fill = 0;
+  for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
+    const TileBlock k = L.blocks[b];
+    for (int32_t a0 = 0; a0 < k.nr;) {
+      const int n = min(k.nr - a0, kStagedInputs - fill);
+      const float* w = L.values + k.voff + a0 * pitch;
+      for (int e = threadIdx.x; e < n * COLS; e += blockDim.x) {
+        const int a = e / COLS, q = e % COLS;
+        weights[(fill + a) * PITCH + q] = q < width ? Acc(__ldg(w + a * pitch + q)) : Acc(0);
+      }
+      for (int e = threadIdx.x; e < n; e += blockDim.x)
+        source[fill + e] = static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld;
+      fill += n;
+      a0 += n;
+      if (fill == kStagedInputs) {
+        __syncthreads();
+        consume(fill);
+        __syncthreads();   // before the next stage overwrites these inputs
+        fill = 0;
+      }
+    }
+  }
+  if (fill > 0) {
+    __syncthreads();
+    consume(fill);
+  }
+}
+
+// Sparse mode: Y^T out (this layer's output order) from Y^T in (the previous layer's output order, or neuron order for
+// the first layer), for the rows [0, *held) of stride ld (the grid's rows beyond are not computed), over the tiles
+// list[0 .. gridDim.x). A thread block computes one tile (at most kMaxClassColumns outputs) for 128 rows, one row per
+// thread. The tile's inputs are staged (for_each_stage: their weights converted to Acc once a block, not once a row);
+// each thread loads its activations kPrefetch inputs ahead of their multiply-adds, so that many loads are in flight. WIDTH > 0: every tile of the list is a whole class of WIDTH columns; WIDTH == 0: any
+// tile. Acc: the type the sums and the activations are held in (float or double). For each output the multiply-adds
+// run in the tile's input order, as in the host reference and the embedded code.
+template <int WIDTH, class Acc>
+__global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin, Acc* __restrict__ yout, int64_t ld,
+                                                     const int32_t* __restrict__ held, const int32_t* __restrict__ list, TilesRef L,
+                                                     float bias, int32_t* __restrict__ alive) {
+  constexpr int kAcc = WIDTH > 0 ? WIDTH : TiledGpuEngine::kMaxClassColumns;
+  __shared__ __align__(16) Acc weights[kStagedInputs * kAcc];   // input a's weight for output q at a * kAcc + q
+  __shared__ int64_t source[kStagedInputs];                       // input a's row of Y^T in, times ld
+  const int t = list[blockIdx.x];
+  const int32_t row = blockIdx.y * kRows + threadIdx.x;
+  const bool active = row < *held;   // the others only help stage
+  const int width = WIDTH > 0 ? WIDTH : L.width[t];
+  const int pitch = WIDTH > 0 ? WIDTH : L.pitch[t];
+  Acc acc[kAcc];
+#pragma unroll
+  for (int q = 0; q < kAcc; ++q) acc[q] = 0;
+  // The staged inputs' multiply-adds, in order.
+  const auto accumulate = [&](int count) {
+    const auto multiply_add = [&](Acc x, const Acc* w) {
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q)
+        if (WIDTH > 0 || q < width) acc[q] = fma(x, w[q], acc[q]);
+    };
+    int a = 0;
+    for (; a + kPrefetch <= count; a += kPrefetch) {
+      Acc x[kPrefetch];
+#pragma unroll
+      for (int u = 0; u < kPrefetch; ++u) x[u] = active ? yin[source[a + u] + row] : Acc(0);
+#pragma unroll
+      for (int u = 0; u < kPrefetch; ++u) multiply_add(x[u], weights + (a + u) * kAcc);
+    }
+    for (; a < count; ++a) multiply_add(active ? yin[source[a] + row] : Acc(0), weights + a * kAcc);
+  };
+  for_each_stage<kAcc, kAcc>(L, t, width, pitch, ld, weights, source, accumulate);
+  if (!active) return;
+  const int32_t c0 = L.start[t];
+  bool any = false;
+#pragma unroll
+  for (int q = 0; q < kAcc; ++q)
+    if (WIDTH > 0 || q < width) {
+      const Acc v = activate(acc[q], bias);
+      yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+      any = any || v > Acc(0);
+    }
+  if (any) alive[row] = 1;
+}
+
+// Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1;
+// merged tiles, of width 1, among them): the one sum tiled_layer computes for each output, computed once (the same
+// multiply-adds in the same order, so the same bits) and written to every output of the tile. Such a tile is little
+// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ... Their inputs
+// are staged in shared memory kUniformStaged at a time, tile after tile (each input's row of Y^T in and its weight in
+// the sums' type, with where each tile's inputs end), and each thread walks them with its activations loaded kPrefetch
+// ahead, finishing each tile where its inputs end.
+template <class Acc>
+__global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restrict__ yin, Acc* __restrict__ yout,
+                                                             int64_t ld, const int32_t* __restrict__ held, const int32_t* __restrict__ list,
+                                                             int32_t count, TilesRef L, float bias,
+                                                             int32_t* __restrict__ alive) {
+  struct __align__(16) Input { int64_t source; Acc weight; };   // its row of Y^T in, times ld; its weight
+  struct TileEnd { int32_t at, tile; };                           // tile's inputs end before staged input `at`
+  __shared__ Input staged[kUniformStaged];
+  __shared__ TileEnd ends[kUniformStaged];
+  const int32_t row = blockIdx.y * kRows + threadIdx.x;
+  const bool active = row < *held;   // the others only help stage
+  bool any = false;
+  // Where the staging stands (the same in every thread): list entry i, its tile t, block b, input a0 of that block.
+  int32_t i = blockIdx.x;
+  int32_t t = i < count ? list[i] : -1;
+  int32_t b = t >= 0 ? L.block_ptr[t] : 0, a0 = 0;
+  Acc acc = 0;
+  while (t >= 0) {
+    int fill = 0, tiles_ended = 0;
+    while (t >= 0 && fill < kUniformStaged && tiles_ended < kUniformStaged) {
+      if (b == L.block_ptr[t + 1]) {   // tile t's inputs are all staged
+        if (threadIdx.x == 0) ends[tiles_ended] = TileEnd{fill, t};
+        ++tiles_ended;
+        i += gridDim.x;
+        t = i < count ? list[i] : -1;
+        if (t >= 0) b = L.block_ptr[t];
+        a0 = 0;
+        continue;
+      }
+      const TileBlock k = L.blocks[b];
+      const int n = min(k.nr - a0, kUniformStaged - fill);
+      const int64_t pitch = L.pitch[t];
+      for (int e = threadIdx.x; e < n; e += kRows)
+        staged[fill + e] = Input{static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld,
+                                 Acc(__ldg(L.values + k.voff + (a0 + e) * pitch))};
+      fill += n;
+      a0 += n;
+      if (a0 == k.nr) {
+        ++b;
+        a0 = 0;
+      }
+    }
+    __syncthreads();
+    int a = 0;
+    for (int j = 0; j <= tiles_ended; ++j) {
+      const int stop = j < tiles_ended ? ends[j].at : fill;
+      for (; a + kPrefetch <= stop; a += kPrefetch) {
+        Acc x[kPrefetch];
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) x[u] = active ? yin[staged[a + u].source + row] : Acc(0);
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) acc = fma(x[u], staged[a + u].weight, acc);
+      }
+      for (; a < stop; ++a) acc = fma(active ? yin[staged[a].source + row] : Acc(0), staged[a].weight, acc);
+      if (j < tiles_ended) {
+        if (active) {
+          const int tile = ends[j].tile;
+          const Acc v = activate(acc, bias);
+          const int32_t c0 = L.start[tile], width = L.width[tile];
+          for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+          any = any || v > Acc(0);
+        }
+        acc = 0;
+      }
+    }
+    __syncthreads();   // before the next stage overwrites these inputs
+  }
+  if (any) alive[row] = 1;
+}
+
+#if defined(__CUDACC__)
+// D (8 x 8) += A (8 x 4) B (4 x 8) on the FP64 tensor cores. Lane l holds A(l / 4, l % 4), B(l % 4, l / 4) and
+// D(l / 4, 2 (l % 4) + i), i = 0, 1.
+__device__ __forceinline__ void mma_f64(double (&d)[2], double a, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+#else
+  __trap();   // the tensor mode is offered on compute capability 8.0 and later only (tensor_mode_supported)
+#endif
+}
+#endif
+
+// Tensor mode (FP64 sums): the same tiles, products and activation as tiled_layer, each warp computing 32 of the
+// block's 128 rows as four 8-row slabs against the tile's columns in 8-column slabs (at most kMaxClassColumns). The
+// tile's inputs are staged as in tiled_layer (the weights as doubles, rows kTensorPitch apart so that a warp reads its
+// B fragment without bank conflicts) and multiplied four at a time (a stage's last group padded with zeros), the
+// activations of two groups loaded before their products.
+__global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __restrict__ yin, double* __restrict__ yout,
+                                                            int64_t ld, const int32_t* __restrict__ held, const int32_t* __restrict__ list,
+                                                            TilesRef L, float bias, int32_t* __restrict__ alive) {
+  constexpr int kSlabs = TiledGpuEngine::kMaxClassColumns / 8;
+  // Lane (g, k4) reads word a * kTensorPitch + 8 n + g with a = a0 + k4: a pitch of 4 mod 16 words spreads a half
+  // warp's 16 words over all 32 banks.
+  constexpr int kTensorPitch = TiledGpuEngine::kMaxClassColumns + 4;
+  constexpr int kGroups = 2;   // groups of four inputs whose activations are loaded ahead
+  __shared__ __align__(16) double weights[kStagedInputs * kTensorPitch];
+  __shared__ int64_t source[kStagedInputs];
+  const int t = list[blockIdx.x];
+  const int lane = threadIdx.x & 31, g = lane >> 2, k4 = lane & 3;
+  const int32_t live = *held;
+  const int32_t row0 = blockIdx.y * kRows + (threadIdx.x >> 5) * 32;
+  const bool active = row0 < live;   // the whole warp; the others only help stage
+  const int width = L.width[t], pitch = L.pitch[t];
+  const int slabs = (width + 7) / 8;
+  double acc[4][kSlabs][2];
+#pragma unroll
+  for (int m = 0; m < 4; ++m)
+#pragma unroll
+    for (int n = 0; n < kSlabs; ++n) acc[m][n][0] = acc[m][n][1] = 0.0;
+  // The staged inputs' products, four at a time.
+  const auto accumulate = [&](int count) {
+    for (int a0 = 0; a0 < count; a0 += 4 * kGroups) {
+      double x[kGroups][4];
+#pragma unroll
+      for (int i = 0; i < kGroups; ++i) {
+        const int a = a0 + 4 * i + k4;
+        const int64_t src = a < count ? source[a] : -1;
+#pragma unroll
+        for (int m = 0; m < 4; ++m) {
+          const int32_t row = row0 + m * 8 + g;
+          x[i][m] = src >= 0 && row < live ? yin[src + row] : 0.0;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kGroups; ++i) {
+        const int a = a0 + 4 * i + k4;
+        if (a0 + 4 * i >= count) break;   // the same in the whole warp
+#pragma unroll
+        for (int n = 0; n < kSlabs; ++n)
+          if (n < slabs) {
+            const double wv = a < count ? weights[a * kTensorPitch + n * 8 + g] : 0.0;
+#pragma unroll
+            for (int m = 0; m < 4; ++m) mma_f64(acc[m][n], x[i][m], wv);
+          }
+      }
+    }
+  };
+  for_each_stage<TiledGpuEngine::kMaxClassColumns, kTensorPitch>(L, t, width, pitch, ld, weights, source,
+                                                                  [&](int count) {
+                                                                    if (active) accumulate(count);
+                                                                  });
+  if (!active) return;
+  const int32_t c0 = L.start[t];
+#pragma unroll
+  for (int m = 0; m < 4; ++m) {
+    const int32_t row = row0 + m * 8 + g;
+    bool any = false;
+#pragma unroll
+    for (int n = 0; n < kSlabs; ++n)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int q = n * 8 + 2 * k4 + i;
+        if (n < slabs && q < width && row < live) {
+          const double v = activate(acc[m][n][i], bias);
+          yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+          any = any || v > 0.0;
+        }
+      }
+    if (any) alive[row] = 1;
+  }
+}
+
+}  // namespace snk::gc::tiled
