@@ -14,8 +14,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -82,8 +83,9 @@ void usage() {
       "  --engine E         auto (default) | graphblas | fused | tiled (GPU, exact work on the layers' dense blocks)\n"
       "  --backend B        graphblas engine: reference | kokkos | cuda (default: the library's best)\n"
       "  --tiled-sums T     tiled engine: hold each layer's sums and activations in fp64 (default: the float64\n"
-      "                     reference's arithmetic) or fp32 (faster; may decide a row whose sum lies within FP32's\n"
-      "                     rounding of the ReLU's threshold the other way)\n"
+      "                     reference's arithmetic) or fp32 (faster, but a row whose sum lies within FP32's rounding\n"
+      "                     of the ReLU's threshold may go the other way: refused, before timing, where any row's\n"
+      "                     category differs from the truth)\n"
       "  --tile-modes M     tiled engine: how each tile is computed: auto (default: the cost model, calibrated once\n"
       "                     per device and cached in ~/.cache/snack) | sparse | tensor (FP64 tensor cores; fp64 sums\n"
       "                     only) | embedded (code generated per layer with its weights compiled in)\n"
@@ -333,6 +335,15 @@ int main(int argc, char** argv) {
                        tiled->plan().summary().c_str());
           device = tiled->device_name();
           categories = tiled->infer(inputs);  // warm-up
+          if (cfg.tiled_sums == "fp32" && categories != truth) {   // a precision that changes categories is refused
+            std::vector<int64_t> differ;
+            std::set_symmetric_difference(categories.begin(), categories.end(), truth.begin(), truth.end(),
+                                          std::back_inserter(differ));
+            throw std::runtime_error("--tiled-sums fp32 decides " + std::to_string(differ.size()) + " of the " +
+                                     std::to_string(inputs.nrows) + " inputs unlike the truth (" + truth_source +
+                                     "), first row " + std::to_string(differ.front()) +
+                                     ": that precision is refused for this network; use --tiled-sums fp64");
+          }
         }
         snk::gc::TiledGpuTimings tt;
         categories = tiled->infer(inputs, &tt);
