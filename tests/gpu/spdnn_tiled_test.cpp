@@ -90,6 +90,15 @@ TEST(TiledGpuEngine, OfficialSubset) {
   ASSERT_EQ(t.live_rows_per_layer.size(), 120u);
   EXPECT_EQ(t.live_rows_per_layer.back(), 19);
   EXPECT_GT(t.compactions, 0);
+  // The rows each layer computed: all at first, never more than the layer before, never fewer than were alive after
+  // it (the compactions lag a layer behind the counts, and drop only dead rows).
+  ASSERT_EQ(t.computed_rows_per_layer.size(), 120u);
+  EXPECT_EQ(t.computed_rows_per_layer.front(), d.inputs.nrows);
+  for (size_t l = 1; l < 120; ++l) {
+    EXPECT_LE(t.computed_rows_per_layer[l], t.computed_rows_per_layer[l - 1]) << "layer " << l + 1;
+    EXPECT_GE(t.computed_rows_per_layer[l], t.live_rows_per_layer[l - 1]) << "layer " << l + 1;
+  }
+  EXPECT_LT(t.computed_rows_per_layer.back(), d.inputs.nrows);
   EXPECT_EQ(engine.infer(d.inputs), d.categories);
   std::printf("[tiled] official subset: %zu categories, %lld compactions, layers %.3f ms\n", d.categories.size(),
               static_cast<long long>(t.compactions), t.layers_s * 1e3);
