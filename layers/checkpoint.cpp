@@ -1,5 +1,5 @@
-// layers/checkpoint.cpp: writing and reading checkpoints (checkpoint.hpp): the byte layout, the trailing FNV-1a
-// hash, and the atomic replace (write, fsync, rename).
+// layers/checkpoint.cpp: writing and reading checkpoints (checkpoint.hpp): the byte layout, the trailing hash, and
+// the atomic replace (write, fsync, rename).
 #include "checkpoint.hpp"
 
 #include <fcntl.h>
@@ -16,7 +16,8 @@ namespace {
 constexpr char kMagic[8] = {'S', 'N', 'K', 'C', 'K', 'P', 'T', '1'};
 constexpr std::uint32_t kVersion = 1;
 
-std::uint64_t fnv1a(const unsigned char* p, std::size_t n) {
+// The format's hash (checkpoint.hpp): FNV-1a's step from the format's own basis, fixed by version 1's files.
+std::uint64_t checkpoint_hash(const unsigned char* p, std::size_t n) {
   std::uint64_t h = 1469598103934665603ull;
   for (std::size_t k = 0; k < n; ++k) h = (h ^ p[k]) * 1099511628211ull;
   return h;
@@ -112,7 +113,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put<std::uint64_t>(v.size());
     w.raw(v.data(), v.size() * sizeof(double));
   }
-  w.put(fnv1a(w.bytes.data(), w.bytes.size()));
+  w.put(checkpoint_hash(w.bytes.data(), w.bytes.size()));
 
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -151,7 +152,7 @@ Checkpoint load_checkpoint(const std::string& path) {
   const auto version = r.get<std::uint32_t>();
   if (version != kVersion)
     r.fail("format version " + std::to_string(version) + ", this library reads " + std::to_string(kVersion));
-  if (fnv1a(bytes.data(), r.end) != stored) r.fail("damaged or truncated (its hash does not match its contents)");
+  if (checkpoint_hash(bytes.data(), r.end) != stored) r.fail("damaged or truncated (its hash does not match its contents)");
   Checkpoint c;
   c.config = r.str();
   c.epoch = r.get<std::uint64_t>();

@@ -3,8 +3,9 @@
 // where its last checkpoint left it.
 //
 // Writes are atomic: the file is written beside its final name, flushed to disk, then renamed over it, so a reader
-// sees the old checkpoint or the new one, never a part. The file ends with a 64-bit FNV-1a hash of everything
-// before it; a truncated or altered file is refused with a message, and nothing is loaded from it.
+// sees the old checkpoint or the new one, never a part. The file ends with a 64-bit hash of everything before it
+// (FNV-1a's step, from the basis 1469598103934665603: FNV's standard basis with its last digit cut, as version 1 has
+// always written it); a truncated or altered file is refused with a message, and nothing is loaded from it.
 // Layout (little-endian): "SNKCKPT1", u32 format version, string config, u64 epoch, u64 step, u32 matrix count,
 // then per matrix: string name, u8 type code, u64 nrows, u64 ncols, u64 nvals, nvals u64 rows, nvals u64 columns,
 // nvals values of the type; u32 series count, then per series: string name, u64 length, doubles; u64 hash.

@@ -31,7 +31,7 @@ MPI_Datatype mpi_type_of(const Matrix& M) {
 
 // FNV-1a over the type code, the shape and every (row, column) of the host form.
 std::uint64_t pattern_hash(const Matrix& M) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;
   auto mix = [&h](std::uint64_t v) {
     for (int b = 0; b < 8; ++b) {
       h ^= (v >> (8 * b)) & 0xffu;

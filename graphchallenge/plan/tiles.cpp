@@ -43,7 +43,7 @@ std::vector<int32_t> equal_list_classes(int64_t n, const std::vector<int64_t>& p
   std::vector<int64_t> first;                                   // a member of each class
   std::vector<int32_t> cls(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(ptr[i + 1] - ptr[i]);
+    uint64_t h = 14695981039346656037ull ^ static_cast<uint64_t>(ptr[i + 1] - ptr[i]);
     for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k) h = (h ^ static_cast<uint32_t>(idx[k])) * 1099511628211ull;
     std::vector<int32_t>& candidates = by_hash[h];
     int32_t c = -1;
