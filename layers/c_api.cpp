@@ -9,6 +9,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calls.hpp"
@@ -270,9 +271,9 @@ int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const voi
     need(x, "x");
     need(dy, "dy");
     put_weights(l, w);   // the bias takes no part in the backward pass
-    const Matrix X = batch_of(l, batch, l.in_features(), x);
-    const Matrix dY = batch_of(l, batch, l.out_features(), dy);
-    const Matrix dX = l.backward(X, dY);
+    Matrix X = batch_of(l, batch, l.in_features(), x);
+    Matrix dY = batch_of(l, batch, l.out_features(), dy);
+    const Matrix dX = l.backward(std::move(X), std::move(dY));   // the layer keeps them for dW
     // All outputs are computed before any is written, so a failure leaves them as they were.
     Matrix made(l.type(), l.out_features(), l.in_features());
     std::vector<unsigned char> dw_values;
@@ -303,10 +304,10 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, co
     snk::layers::SparseLinear& l = linear_of(layer);
     need(x, "x");
     need(dy, "dy");
-    const Matrix X = device_batch(l, batch, l.in_features(), x, stream);
-    const Matrix dY = device_batch(l, batch, l.out_features(), dy, stream);
+    Matrix X = device_batch(l, batch, l.in_features(), x, stream);
+    Matrix dY = device_batch(l, batch, l.out_features(), dy, stream);
     put_device_values(l, w, false, nullptr, stream);
-    const Matrix dX = l.backward(X, dY);
+    const Matrix dX = l.backward(std::move(X), std::move(dY));   // the layer keeps them for dW
     Matrix made(l.type(), l.out_features(), l.in_features());   // outputs are written last
     const Matrix* dW = dw != nullptr ? &gradient_at_weights(l, made) : nullptr;
     if (dx != nullptr) snk::export_device_dense(dX, dx, stream);

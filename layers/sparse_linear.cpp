@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "calls.hpp"
@@ -106,29 +107,41 @@ Matrix SparseLinear::forward(const Matrix& X) const {
   return Y;
 }
 
-Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
+void SparseLinear::check_backward(const Matrix& X, const Matrix& dY) const {
   const Type* t = type();
   check_batch("backward (X)", X, t, in_features(), "in_features");
   check_batch("backward (dY)", dY, t, out_features(), "out_features");
   if (X.nrows() != dY.nrows())
     throw Error(Info::DimensionMismatch, "SparseLinear::backward: X has " + std::to_string(X.nrows()) +
                                              " rows but dY has " + std::to_string(dY.nrows()));
-  Matrix dX(t, dY.nrows(), in_features());
-  mxm(dX, nullptr, nullptr, plus_times(t), dY, W_);
+}
+
+Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
+  check_backward(X, dY);   // before anything is copied
   // dW's inputs, duplicated by the backend (a GPU's copies stay there); the caller may change X and dY after.
+  const Type* t = type();
   Matrix x(t, X.nrows(), X.ncols()), dy(t, dY.nrows(), dY.ncols());
   apply(x, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), X);
   apply(dy, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), dY);
-  grad_x_ = std::move(x);
-  grad_dy_ = std::move(dy);
-  dW_pending_ = true;
+  return backward(std::move(x), std::move(dy));
+}
+
+Matrix SparseLinear::backward(Matrix&& X, Matrix&& dY) {
+  check_backward(X, dY);
+  const Type* t = type();
+  Matrix dX(t, dY.nrows(), in_features());
+  mxm(dX, nullptr, nullptr, plus_times(t), dY, W_);
+  Vector db(t, out_features());
   if (has_bias_) {
-    Vector db(t, out_features());
     Descriptor columns;
     columns.transpose_first = true;
     reduce(db, nullptr, nullptr, *builtin_monoid(BinaryOpcode::Plus, t->code), dY, columns);
-    db_ = std::move(db);
   }
+  // Everything is computed: the layer's state changes only now.
+  grad_x_ = std::move(X);
+  grad_dy_ = std::move(dY);
+  dW_pending_ = true;
+  if (has_bias_) db_ = std::move(db);
   return dX;
 }
 

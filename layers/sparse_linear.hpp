@@ -46,6 +46,8 @@ class SparseLinear {
   // (batch x in). dW (at W's positions) is made from duplicates of X and dY kept until the next call: by
   // weight_grad(), or within an optimizer's step that takes it (weight_grad_inputs), which never stores it.
   Matrix backward(const Matrix& X, const Matrix& dY);
+  // The same, keeping X and dY themselves for dW (no duplicates): for a caller that has no use for them after.
+  Matrix backward(Matrix&& X, Matrix&& dY);
 
   Matrix& weight() { return W_; }
   const Matrix& weight() const { return W_; }
@@ -68,6 +70,7 @@ class SparseLinear {
   mutable Matrix grad_x_, grad_dy_;   // the last backward's X and dY while dW_ is pending (emptied once it is made)
   Vector b_, db_;
   bool has_bias_;
+  void check_backward(const Matrix& X, const Matrix& dY) const;   // types and shapes of a backward's operands
   mutable Matrix ones_;   // batch x 1, every entry 1: the bias's broadcast (forward)
 };
 

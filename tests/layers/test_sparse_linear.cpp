@@ -198,6 +198,29 @@ TEST(SparseLinear, WeightGradientMadeOnRequestOrWithinTheStep) {
   }
 }
 
+// backward taking X and dY (no duplicates) gives what backward on duplicates gives, bit for bit: dX, dW and db; a
+// refused call leaves the operands it was handed as they were.
+TEST(SparseLinear, BackwardTakingItsOperandsEqualsBackwardOnDuplicates) {
+  const Index in = 23, out = 19, batch = 7;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    const std::uint64_t seed = rng()();
+    SparseLinear kept(in, out, 0.3, seed), taking(in, out, 0.3, seed);
+    Dense x, dy;
+    const Matrix X = random_batch(batch, in, x), dY = random_batch(batch, out, dy);
+    const Matrix dX = kept.backward(X, dY);
+    Matrix x2 = X, dy2 = dY;
+    const Matrix dX2 = taking.backward(std::move(x2), std::move(dy2));
+    EXPECT_EQ(entries(dX2), entries(dX)) << backend;
+    EXPECT_EQ(entries(taking.weight_grad()), entries(kept.weight_grad())) << backend;
+    EXPECT_EQ(values_of(taking.bias_grad()), values_of(kept.bias_grad())) << backend;
+    Matrix wrong = random_batch(batch + 1, out, dy), still = X;
+    EXPECT_THROW(taking.backward(std::move(still), std::move(wrong)), snk::Error) << backend;
+    EXPECT_EQ(entries(still), entries(X)) << backend << ": a refused call keeps its operands";
+    EXPECT_EQ(wrong.nrows(), batch + 1) << backend;
+  }
+}
+
 TEST(SparseLinear, BadInputIsAnErrorAndChangesNothing) {
   EXPECT_THROW(SparseLinear(0, 4, 0.5, 1), snk::Error);
   EXPECT_THROW(SparseLinear(4, 4, 0.0, 1), snk::Error);
