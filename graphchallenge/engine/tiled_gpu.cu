@@ -193,6 +193,21 @@ std::string device_arch(int device) {
   return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
 }
 
+// The sparse kernels, most specialised first: the first whose width is the layer's (0: any) serves it.
+template <class Acc>
+using SparseKernel = void (*)(const Acc*, Acc*, int64_t, const int32_t*, const int32_t*, TilesRef, float, int32_t*);
+template <class Acc>
+SparseKernel<Acc> sparse_kernel(int width) {
+  struct Candidate {
+    int width;
+    SparseKernel<Acc> kernel;
+  };
+  static constexpr Candidate kCandidates[] = {{16, tiled_layer<16, Acc>}, {32, tiled_layer<32, Acc>}, {0, tiled_layer<0, Acc>}};
+  for (const Candidate& c : kCandidates)
+    if (c.width == 0 || c.width == width) return c.kernel;
+  return nullptr;   // not reached: the last candidate serves any width
+}
+
 // Launches the layer's kernels, one per mode with tiles, over the rows [0, *held) of Y^T, on a grid of the rows
 // [0, bound) (bound >= *held: the rows held need not be known on the host).
 template <class Acc>
@@ -203,9 +218,8 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
   if (const int32_t n = L.count(TileMode::Sparse)) {
     const dim3 grid(static_cast<unsigned>(n), chunks);
     const int32_t* list = L.list[static_cast<size_t>(TileMode::Sparse)].p;
-    if (L.sparse_width == 16) tiled_layer<16, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, list, ref, bias, alive);
-    else if (L.sparse_width == 32) tiled_layer<32, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, list, ref, bias, alive);
-    else tiled_layer<0, Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, list, ref, bias, alive);
+    const auto kernel = sparse_kernel<Acc>(L.sparse_width);
+    kernel<<<grid, kRows, 0, stream>>>(yin, yout, ld, held, list, ref, bias, alive);
     check(cudaGetLastError(), "sparse tiles' launch");
   }
   if (L.uniform.n > 0) {
