@@ -2,6 +2,7 @@
 #include "mlp.hpp"
 
 #include <string>
+#include <utility>
 
 namespace snk::layers {
 
@@ -43,7 +44,8 @@ Matrix Mlp::logits(const Matrix& X, bool train, std::uint64_t seed, std::vector<
   return h;   // not reached: the last layer returns above
 }
 
-Mlp::Result Mlp::train_batch(const Matrix& X, const std::vector<std::uint8_t>& labels, std::uint64_t dropout_seed) {
+Mlp::Result Mlp::train_batch(const Matrix& X, const std::vector<std::uint8_t>& labels, std::uint64_t dropout_seed,
+                              bool keep_for_rewiring) {
   std::vector<Matrix> kept;
   const Matrix z = logits(X, true, dropout_seed, &kept);
   SoftmaxCrossEntropy ce = softmax_cross_entropy(z, labels);
@@ -52,9 +54,13 @@ Mlp::Result Mlp::train_batch(const Matrix& X, const std::vector<std::uint8_t>& l
   output_grads_.assign(L, Matrix(spec_.type, 0, 0));
   Matrix g = std::move(ce.grad);
   for (std::size_t l = L; l-- > 0;) {
-    inputs_[l] = kept[3 * l];
-    output_grads_[l] = g;
-    g = layers_[l].backward(kept[3 * l], g);
+    if (keep_for_rewiring) {
+      inputs_[l] = kept[3 * l];
+      output_grads_[l] = g;
+      g = layers_[l].backward(kept[3 * l], g);
+    } else {
+      g = layers_[l].backward(std::move(kept[3 * l]), std::move(g));   // the layer takes them: no copies
+    }
     if (l == 0) break;
     // Back through layer l - 1's dropout and activation.
     const Matrix& mask = kept[3 * (l - 1) + 2];

@@ -35,15 +35,17 @@ class Mlp {
     Index correct = 0;
   };
   // Forward and backward on one batch X (batch x sizes[0], the network's type) with its labels; leaves every layer's
-  // gradients and keeps what rigl_rewire needs (each layer's input and output gradient). dropout_seed draws the
+  // gradients, and where keep_for_rewiring, keeps what rigl_rewire needs (each layer's input and output gradient;
+  // without it the layers take them for their weight gradients, and nothing is copied). dropout_seed draws the
   // dropout masks.
-  Result train_batch(const Matrix& X, const std::vector<std::uint8_t>& labels, std::uint64_t dropout_seed);
+  Result train_batch(const Matrix& X, const std::vector<std::uint8_t>& labels, std::uint64_t dropout_seed,
+                     bool keep_for_rewiring = true);
   // Forward only, without dropout.
   Result evaluate(const Matrix& X, const std::vector<std::uint8_t>& labels) const;
 
   std::vector<SparseLinear>& layers() { return layers_; }
   const std::vector<SparseLinear>& layers() const { return layers_; }
-  // Layer l's input and output gradient from the last train_batch (empty matrices before the first).
+  // Layer l's input and output gradient from the last train_batch that kept them (empty matrices otherwise).
   const Matrix& last_input(std::size_t l) const { return inputs_.at(l); }
   const Matrix& last_output_grad(std::size_t l) const { return output_grads_.at(l); }
 

@@ -449,7 +449,10 @@ int run(const Options& o) {
       hi = n * (ranks->rank() + 1) / ranks->size();
 #endif
       gather_batch(train, order.data() + b * o.batch + lo, hi - lo, px, lab);
-      const Mlp::Result r = net.train_batch(batch_matrix(px, hi - lo, train.features()), lab, o.seed + step);
+      // RigL's rewiring reads the layers' inputs and output gradients of the step it follows: kept only then.
+      const bool rigl_due = o.dst == "rigl" && rewire_due(step, o.dst_every, total_steps, o.dst_stop);
+      const Mlp::Result r =
+          net.train_batch(batch_matrix(px, hi - lo, train.features()), lab, o.seed + step, rigl_due);
       std::vector<SparseLinear*> ls;
       for (SparseLinear& l : net.layers()) ls.push_back(&l);
 #if defined(SNACK_TRAIN_MPI)

@@ -636,6 +636,31 @@ TEST(Training, BackendsAgreeOnAStep) {
   }
 }
 
+// A step that keeps nothing for rewiring (the layers take their inputs and output gradients instead of copies) leaves
+// the same gradients, bit for bit, as one that keeps them, on every backend; only the kept one has them to read.
+TEST(Training, StepWithoutKeepingForRewiringLeavesTheSameGradients) {
+  snk::layers::MlpSpec spec;
+  spec.sizes = {30, 24, 6};
+  spec.densities = {0.4, 0.6};
+  const std::uint64_t seed = rng()();
+  Dense x;
+  const Matrix X = random_batch(12, 30, x);
+  std::vector<std::uint8_t> labels;
+  for (int i = 0; i < 12; ++i) labels.push_back(static_cast<std::uint8_t>(rng()() % 6));
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    snk::layers::Mlp kept(spec, seed), taken(spec, seed);
+    EXPECT_EQ(kept.train_batch(X, labels, 3, true).loss, taken.train_batch(X, labels, 3, false).loss) << backend;
+    for (std::size_t l = 0; l < kept.layers().size(); ++l) {
+      EXPECT_EQ(entries(taken.layers()[l].weight_grad()), entries(kept.layers()[l].weight_grad())) << backend << " " << l;
+      EXPECT_EQ(entries(taken.layers()[l].bias_grad().as_matrix()), entries(kept.layers()[l].bias_grad().as_matrix()))
+          << backend << " " << l;
+      EXPECT_EQ(kept.last_input(l).nrows(), 12) << backend;
+      EXPECT_EQ(taken.last_input(l).nrows(), 0) << backend;
+    }
+  }
+}
+
 // A checkpoint's matrices (any builtin type, any pattern) and series come back exactly; a cut, altered or foreign file
 // is refused with a message that names it.
 TEST(Checkpoint, RoundTripAndDamagedFiles) {
