@@ -8,7 +8,8 @@
 // cublasSgemm in pedantic FP32 (no TF32); each GEMM of a step is timed in both argument orders that compute it (W
 // read as stored, or transposed by the call) and the faster is used. A step's time is the median over the
 // repetitions of the wall time of the whole step on a synchronized device; the Adam update is a fused elementwise
-// kernel over every weight for the dense forms and snk::optimizer_step (one pass) for SparseLinear. Memory: the
+// kernel over every weight for the dense forms and snk::optimizer_step (one pass) for SparseLinear, whose backward
+// takes the step's X and dY (a training loop's, as Mlp's: no duplicates of them for dW). Memory: the
 // bytes of weights, weight gradient and Adam state (per layer form), and the peak device memory of the step (for the
 // library: the used device memory after the steps, the stream-ordered pool trimmed before them, over what was in use
 // before the layer existed; for cuBLAS: what the step allocates). Prints a CSV line per (M, sparsity, batch, method)
@@ -60,13 +61,19 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The median wall time (ms) of `reps` runs of f on a synchronized device, after `warmups` runs.
-template <class F>
-double median_ms(F&& f, int warmups, int reps) {
-  for (int w = 0; w < warmups; ++w) f();
+// The median wall time (ms) of `reps` runs of f on a synchronized device, after `warmups` runs; prepare (untimed)
+// runs before each.
+template <class F, class P = void (*)()>
+double median_ms(F&& f, int warmups, int reps, P&& prepare = [] {}) {
+  for (int w = 0; w < warmups; ++w) {
+    prepare();
+    f();
+  }
   CK(cudaDeviceSynchronize());
   std::vector<double> ts;
   for (int r = 0; r < reps; ++r) {
+    prepare();
+    CK(cudaDeviceSynchronize());
     const auto t0 = Clock::now();
     f();
     CK(cudaDeviceSynchronize());
@@ -270,14 +277,21 @@ Result sparse(int M, int batch, double density, int reps,
     snk::Matrix Y = layer.forward(X);
     Y.wait();
   };
+  // A training loop's step: the step's own X and dY are handed to backward, which keeps them for dW (as Mlp does);
+  // their copies for each repetition are made before its timing starts.
+  snk::Matrix x_step(X.type(), 0, 0), dy_step(dY.type(), 0, 0);
+  auto fresh = [&] {
+    x_step = X;
+    dy_step = dY;
+  };
   auto step = [&] {
-    snk::Matrix Y = layer.forward(X);
-    snk::Matrix dX = layer.backward(X, dY);
+    snk::Matrix Y = layer.forward(x_step);
+    snk::Matrix dX = layer.backward(std::move(x_step), std::move(dy_step));
     adam.step(layer);
     dX.wait();
   };
   Result r;
-  if (!infer_only) r.step_ms = median_ms(step, 2, reps);
+  if (!infer_only) r.step_ms = median_ms(step, 2, reps, fresh);
   r.infer_ms = median_ms(forward, 2, reps);
   r.peak_bytes = used_device_bytes() - base;
   const double nnz = double(layer.weight().nvals());
