@@ -131,6 +131,33 @@ struct EmbeddedKernel {
   }
 };
 
+// Memory an inference takes over from the one before (grown where it needs more): allocating and freeing the
+// activations' gigabytes on every call would cost more than all the layers of the smaller networks.
+struct Workspace {
+  DeviceArray<unsigned char> y[2], ids[2], alive, pos, held, scan, in_ptr, in_col, in_val;
+  std::unique_ptr<PinnedArray<int32_t>> counts;
+  size_t counts_n = 0;
+
+  // `count` values of T in `a` (its old contents not kept where it grows).
+  template <class T>
+  static T* take(DeviceArray<unsigned char>& a, size_t count) {
+    const size_t bytes = std::max<size_t>(1, count * sizeof(T));
+    if (a.n < bytes) {
+      a = DeviceArray<unsigned char>();   // the old block freed before the new one is taken
+      a = DeviceArray<unsigned char>(bytes);
+    }
+    return reinterpret_cast<T*>(a.p);
+  }
+  int32_t* host_counts(size_t count) {
+    if (!counts || counts_n < count) {
+      counts.reset();
+      counts = std::make_unique<PinnedArray<int32_t>>(count);
+      counts_n = count;
+    }
+    return counts->p;
+  }
+};
+
 struct LayerOnDevice {
   DeviceArray<int32_t> gather, start, width, pitch, block_ptr;
   DeviceArray<TileBlock> blocks;
@@ -436,6 +463,7 @@ struct TiledGpuEngine::State {
   ModePlan plan;
   CostModel model;
   cudaStream_t stream = nullptr;
+  Workspace work;
 };
 
 bool TiledGpuEngine::can_run(const TiledNetwork& net, std::string* why) {
@@ -621,61 +649,73 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   const auto run = [&](auto zero) {
     using Acc = decltype(zero);
     const auto t0 = clock::now();
-    DeviceArray<Acc> cur(static_cast<size_t>(n * ld)), next(static_cast<size_t>(n * ld));
-    DeviceArray<int32_t> alive(static_cast<size_t>(ld) + 1), pos(static_cast<size_t>(ld) + 1);
-    DeviceArray<int64_t> ids(static_cast<size_t>(ld)), ids_next(static_cast<size_t>(ld));
+    Workspace& w = s.work;
+    const size_t cells = static_cast<size_t>(n * ld);
+    Acc* cur = Workspace::take<Acc>(w.y[0], cells);
+    Acc* next = Workspace::take<Acc>(w.y[1], cells);
+    int32_t* alive = Workspace::take<int32_t>(w.alive, static_cast<size_t>(ld) + 1);
+    int32_t* pos = Workspace::take<int32_t>(w.pos, static_cast<size_t>(ld) + 1);
+    int64_t* ids = Workspace::take<int64_t>(w.ids[0], static_cast<size_t>(ld));
+    int64_t* ids_next = Workspace::take<int64_t>(w.ids[1], static_cast<size_t>(ld));
+    int32_t* held = Workspace::take<int32_t>(w.held, 1);
     {
       std::vector<int64_t> iota(static_cast<size_t>(ld));
       for (int64_t r = 0; r < ld; ++r) iota[r] = r;
-      check(cudaMemcpyAsync(ids.p, iota.data(), iota.size() * sizeof(int64_t), cudaMemcpyHostToDevice, s.stream), "upload");
-      DeviceArray<int64_t> rp(inputs.row_ptr);
-      DeviceArray<int32_t> col(inputs.col);
-      DeviceArray<float> val(inputs.val);
-      check(cudaMemsetAsync(cur.p, 0, cur.n * sizeof(Acc), s.stream), "clear Y");
+      check(cudaMemcpyAsync(ids, iota.data(), iota.size() * sizeof(int64_t), cudaMemcpyHostToDevice, s.stream), "upload");
+      check(cudaMemcpyAsync(held, &live, sizeof(int32_t), cudaMemcpyHostToDevice, s.stream), "upload");
+      int64_t* rp = Workspace::take<int64_t>(w.in_ptr, inputs.row_ptr.size());
+      int32_t* col = Workspace::take<int32_t>(w.in_col, inputs.col.size());
+      float* val = Workspace::take<float>(w.in_val, inputs.val.size());
+      check(cudaMemcpyAsync(rp, inputs.row_ptr.data(), inputs.row_ptr.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
+                            s.stream), "upload inputs");
+      check(cudaMemcpyAsync(col, inputs.col.data(), inputs.col.size() * sizeof(int32_t), cudaMemcpyHostToDevice,
+                            s.stream), "upload inputs");
+      check(cudaMemcpyAsync(val, inputs.val.data(), inputs.val.size() * sizeof(float), cudaMemcpyHostToDevice,
+                            s.stream), "upload inputs");
+      check(cudaMemsetAsync(cur, 0, cells * sizeof(Acc), s.stream), "clear Y");
       if (inputs.nrows > 0)
-        scatter_inputs<Acc><<<static_cast<unsigned>((inputs.nrows + 255) / 256), 256, 0, s.stream>>>(rp.p, col.p, val.p,
-                                                                                                inputs.nrows, ld, cur.p);
-      check(cudaStreamSynchronize(s.stream), "inputs to Y^T");
+        scatter_inputs<Acc><<<static_cast<unsigned>((inputs.nrows + 255) / 256), 256, 0, s.stream>>>(rp, col, val,
+                                                                                                inputs.nrows, ld, cur);
+      check(cudaStreamSynchronize(s.stream), "inputs to Y^T");   // the host arrays above may go
     }
     const auto t1 = clock::now();
 
     // CUB's scan workspace, sized once for the most rows.
     size_t scan_bytes = 0;
-    check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, alive.p, pos.p, static_cast<int>(ld) + 1, s.stream),
+    check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, alive, pos, static_cast<int>(ld) + 1, s.stream),
           "scan size");
-    DeviceArray<unsigned char> scan_space(std::max<size_t>(1, scan_bytes));
+    unsigned char* scan_space = Workspace::take<unsigned char>(w.scan, scan_bytes);
     // The rows held (the first columns of Y^T) are counted on the device (held); the host keeps `bound` >= them for
     // the grids. Each layer's live count and the rows it held go to pinned host memory without a wait; the host reads
     // layer l - 1's while layer l runs, and compacts after layer l where layer l - 1 left at most kCompactBelow of the
     // rows held alive (rows only die: the bias is at most 0). So the GPU does not wait for the host between layers.
     const size_t layers = s.layers.size();
-    PinnedArray<int32_t> counts(layers);   // [l]: live after layer l
-    DeviceArray<int32_t> held(std::vector<int32_t>{live});
+    int32_t* counts = w.host_counts(layers);   // [l]: live after layer l
     Event counted[2];
     int32_t bound = live;   // equal to the rows held whenever the host has read the last layer's count
     std::vector<char> compacted_after(layers, 0);
     size_t ran = 0;   // layers launched
     for (size_t l = 0; l < layers && bound > 0; ++l, ++ran) {
       LayerOnDevice& L = s.layers[l];
-      check(cudaMemsetAsync(alive.p, 0, (static_cast<size_t>(bound) + 1) * sizeof(int32_t), s.stream), "clear flags");
-      launch_layer<Acc>(L, cur.p, next.p, ld, bound, held.p, s.bias, alive.p, s.sms, s.stream);
+      check(cudaMemsetAsync(alive, 0, (static_cast<size_t>(bound) + 1) * sizeof(int32_t), s.stream), "clear flags");
+      launch_layer<Acc>(L, cur, next, ld, bound, held, s.bias, alive, s.sms, s.stream);
       std::swap(cur, next);
       // Count the live rows (the scan over bound + 1 flags, those from the rows held on 0, ends at the count).
-      check(cub::DeviceScan::ExclusiveSum(scan_space.p, scan_bytes, alive.p, pos.p, bound + 1, s.stream), "scan");
-      check(cudaMemcpyAsync(counts.p + l, pos.p + bound, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
+      check(cub::DeviceScan::ExclusiveSum(scan_space, scan_bytes, alive, pos, bound + 1, s.stream), "scan");
+      check(cudaMemcpyAsync(counts + l, pos + bound, sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream), "live count");
       check(cudaEventRecord(counted[l % 2].e, s.stream), "event");
       if (l == 0) continue;
       check(cudaEventSynchronize(counted[(l - 1) % 2].e), "layer");
-      const int32_t before = counts.p[l - 1];
+      const int32_t before = counts[l - 1];
       if (compacted_after[l - 1]) bound = before;   // the rows held since that compaction: exactly those
       if (before < bound && static_cast<double>(before) <= kCompactBelow * bound) {
         const int64_t rows = L.out_rows;   // the rows of Y^T this layer wrote
         const dim3 g(static_cast<unsigned>((bound + 255) / 256), static_cast<unsigned>(std::min<int64_t>(rows, 64)));
-        compact_rows<Acc><<<g, 256, 0, s.stream>>>(cur.p, next.p, ld, bound, rows, alive.p, pos.p, ids.p, ids_next.p);
+        compact_rows<Acc><<<g, 256, 0, s.stream>>>(cur, next, ld, bound, rows, alive, pos, ids, ids_next);
         check(cudaGetLastError(), "compaction launch");
         std::swap(cur, next);
         std::swap(ids, ids_next);
-        hold_compacted<<<static_cast<unsigned>((bound + 255) / 256), 256, 0, s.stream>>>(alive.p, pos.p, bound, held.p);
+        hold_compacted<<<static_cast<unsigned>((bound + 255) / 256), 256, 0, s.stream>>>(alive, pos, bound, held);
         check(cudaGetLastError(), "flags");
         compacted_after[l] = 1;
         bound = before;   // at least the rows it holds now
@@ -684,24 +724,24 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     }
     check(cudaStreamSynchronize(s.stream), "layers");
     for (size_t l = 0, rows_held = static_cast<size_t>(inputs.nrows); l < layers; ++l) {
-      if (l > 0 && compacted_after[l - 1]) rows_held = static_cast<size_t>(counts.p[l - 1]);
+      if (l > 0 && compacted_after[l - 1]) rows_held = static_cast<size_t>(counts[l - 1]);
       t.computed_rows_per_layer.push_back(l < ran ? static_cast<int64_t>(rows_held) : 0);
       t.activation_bytes += t.computed_rows_per_layer.back() * (s.layers[l].in_rows + s.layers[l].out_rows) *
                             static_cast<int64_t>(sizeof(Acc));
-      t.live_rows_per_layer.push_back(l < ran ? counts.p[l] : 0);
+      t.live_rows_per_layer.push_back(l < ran ? counts[l] : 0);
     }
     const auto t2 = clock::now();
 
     // The categories: the ids of the rows alive after the last layer (all rows with a non-zero input if no layer ran).
-    check(cudaMemcpy(&live, held.p, sizeof(int32_t), cudaMemcpyDeviceToHost), "rows held");
+    check(cudaMemcpy(&live, held, sizeof(int32_t), cudaMemcpyDeviceToHost), "rows held");
     const bool any_layer = ran > 0;
     std::vector<int64_t> out;
     std::vector<int32_t> flags(static_cast<size_t>(live));
     std::vector<int64_t> row_ids(static_cast<size_t>(live));
     if (live > 0) {
-      check(cudaMemcpy(row_ids.data(), ids.p, row_ids.size() * sizeof(int64_t), cudaMemcpyDeviceToHost), "ids");
+      check(cudaMemcpy(row_ids.data(), ids, row_ids.size() * sizeof(int64_t), cudaMemcpyDeviceToHost), "ids");
       if (any_layer)
-        check(cudaMemcpy(flags.data(), alive.p, flags.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "flags");
+        check(cudaMemcpy(flags.data(), alive, flags.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "flags");
       for (int32_t r = 0; r < live; ++r) {
         const bool on = any_layer ? flags[r] != 0 : inputs.row_ptr[row_ids[r] + 1] > inputs.row_ptr[row_ids[r]];
         if (on) out.push_back(row_ids[r]);

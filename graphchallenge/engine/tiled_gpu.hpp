@@ -98,7 +98,8 @@ class TiledGpuEngine {
   TiledGpuEngine& operator=(const TiledGpuEngine&) = delete;
 
   // The categories of `inputs` (rows = images, one column per neuron): 0-based ids of the rows with any non-zero
-  // after the last layer, sorted. Timings are filled in where given.
+  // after the last layer, sorted. Timings are filled in where given. The engine keeps its device memory from one call
+  // to the next (grown where a call needs more), so calls on one engine must not overlap.
   std::vector<int64_t> infer(const CsrMatrix& inputs, TiledGpuTimings* timings = nullptr);
 
   std::string device_name() const;
