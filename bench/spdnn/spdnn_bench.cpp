@@ -381,6 +381,7 @@ int main(int argc, char** argv) {
             to.compile_budget_s = compile_budget;
             to.progress = true;
             TiledGpuEngine exact(tn, 0, to);
+            exact.pin_host_inputs(run_inputs);   // as the fused engine's (already pinned by it: left to it)
             x.modes = exact.plan().count();
             x.fell_back = exact.plan().embedded_fallbacks;
             std::fprintf(stderr, "[bench-spdnn] %lld x %lld tiled, %s sums: tile modes %s\n", (long long)n, (long long)l,

@@ -464,6 +464,7 @@ struct TiledGpuEngine::State {
   CostModel model;
   cudaStream_t stream = nullptr;
   Workspace work;
+  std::vector<void*> registered;   // host memory pinned by pin_host_inputs
 };
 
 bool TiledGpuEngine::can_run(const TiledNetwork& net, std::string* why) {
@@ -626,7 +627,29 @@ const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
 const CostModel& TiledGpuEngine::cost_model() const { return state_->model; }
 
 TiledGpuEngine::~TiledGpuEngine() {
-  if (state_ && state_->stream) cudaStreamDestroy(state_->stream);
+  if (!state_) return;
+  cudaSetDevice(state_->device);
+  for (void* p : state_->registered) cudaHostUnregister(p);
+  if (state_->stream) cudaStreamDestroy(state_->stream);
+}
+
+void TiledGpuEngine::pin_host_inputs(const CsrMatrix& inputs) {
+  State& s = *state_;
+  check(cudaSetDevice(s.device), "select the device");
+  const auto pin = [&](const void* p, size_t bytes) {
+    if (bytes == 0) return;
+    void* q = const_cast<void*>(p);
+    const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterDefault);
+    if (e == cudaErrorHostMemoryAlreadyRegistered) {   // pinned by another owner (a fused engine on the same inputs)
+      (void)cudaGetLastError();
+      return;
+    }
+    check(e, "page-lock the inputs");
+    s.registered.push_back(q);
+  };
+  pin(inputs.row_ptr.data(), inputs.row_ptr.size() * sizeof(int64_t));
+  pin(inputs.col.data(), inputs.col.size() * sizeof(int32_t));
+  pin(inputs.val.data(), inputs.val.size() * sizeof(float));
 }
 
 std::string TiledGpuEngine::device_name() const { return gpu_device_name(state_->device); }

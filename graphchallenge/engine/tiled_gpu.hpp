@@ -102,6 +102,11 @@ class TiledGpuEngine {
   // to the next (grown where a call needs more), so calls on one engine must not overlap.
   std::vector<int64_t> infer(const CsrMatrix& inputs, TiledGpuTimings* timings = nullptr);
 
+  // Page-locks the host arrays of `inputs` (part of loading the data, not of inference) so that infer() uploads them at
+  // full bus speed; arrays another owner has page-locked already are left to it. They stay registered until the engine
+  // is destroyed; `inputs` must outlive the engine and not be resized meanwhile.
+  void pin_host_inputs(const CsrMatrix& inputs);
+
   std::string device_name() const;
   const ModePlan& plan() const;          // each tile's mode, as run
   const CostModel& cost_model() const;   // the model the plan came from (unmeasured where a mode was forced)
