@@ -45,6 +45,7 @@
 #include "io/reference.hpp"
 #include "io/rows.hpp"
 
+#include "../copy_bandwidth.hpp"   // copy_bandwidth_gbs
 #include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 #include <cuda_runtime.h>
@@ -151,35 +152,6 @@ Network generate_parallel(int64_t n, int64_t layers, uint64_t seed) {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// The current device's copy bandwidth, bytes read plus written per second: the best of 5 device-to-device copies of
-// 1 GiB after one more. 0 where the buffers cannot be had.
-double copy_bandwidth() {
-  const size_t bytes = size_t(1) << 30;
-  void* a = nullptr;
-  void* b = nullptr;
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  double best_ms = 0;
-  if (cudaMalloc(&a, bytes) == cudaSuccess && cudaMalloc(&b, bytes) == cudaSuccess &&
-      cudaMemset(a, 1, bytes) == cudaSuccess && cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess) {
-    for (int r = 0; r < 6; ++r) {
-      float ms = 0;
-      if (cudaEventRecord(e0) != cudaSuccess || cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice) != cudaSuccess ||
-          cudaEventRecord(e1) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
-          cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess) {
-        best_ms = 0;
-        break;
-      }
-      if (r > 0 && (best_ms == 0 || ms < best_ms)) best_ms = ms;
-    }
-  }
-  if (e0) cudaEventDestroy(e0);
-  if (e1) cudaEventDestroy(e1);
-  cudaFree(a);
-  cudaFree(b);
-  (void)cudaGetLastError();
-  return best_ms > 0 ? 2.0 * static_cast<double>(bytes) / (best_ms * 1e-3) : 0.0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -242,7 +214,7 @@ int main(int argc, char** argv) {
 #endif
   if (!fused_gpu_available()) { std::fprintf(stderr, "bench-spdnn: no CUDA device\n"); return 2; }
   std::string device;
-  const double bandwidth = tiled ? copy_bandwidth() : 0.0;   // for the tiled runs' floors
+  const double bandwidth = tiled ? snk::bench::copy_bandwidth_gbs() * 1e9 : 0.0;   // for the tiled runs' floors
   if (tiled) std::fprintf(stderr, "[bench-spdnn] device-to-device copy: %.0f GB/s (read + written)\n", bandwidth * 1e-9);
   MnistDigits digits;
   bool have_digits = false;

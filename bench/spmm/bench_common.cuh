@@ -1,8 +1,8 @@
 // bench/spmm/bench_common.cuh: what the SpMM benchmarks (spmm_bench, stream_floor) measure the same way: CUDA error
-// checks, the timer (L2 flushed before each timing, the median of CUDA-event times), the device-to-device copy
-// bandwidth, the bytes an SpMM in the plan's format must move and their time at that bandwidth (the table's stream
-// limit), and the parsing of comma-separated option values. One definition, so that stream_floor's floor and
-// spmm_bench's limit are measured and computed alike.
+// checks, the timer (L2 flushed before each timing, the median of CUDA-event times), the bytes an SpMM in the plan's
+// format must move and their time at the copy bandwidth (../copy_bandwidth.hpp: the table's stream limit), and the
+// parsing of comma-separated option values. One definition, so that stream_floor's floor and spmm_bench's limit are
+// measured and computed alike.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,6 +16,8 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "../copy_bandwidth.hpp"   // copy_bandwidth_gbs
 
 #define CK(x)                                                                                   \
   do {                                                                                          \
@@ -80,19 +82,6 @@ struct Timer {
     return t[t.size() / 2];
   }
 };
-
-// The device-to-device copy bandwidth (GB/s, bytes read + written) of cudaMemcpy over 1 GiB, timed by `timer`.
-inline double copy_bandwidth_gbs(Timer& timer) {
-  const std::size_t bytes = std::size_t(1) << 30;
-  void *s, *d;
-  CK(cudaMalloc(&s, bytes));
-  CK(cudaMalloc(&d, bytes));
-  CK(cudaMemset(s, 1, bytes));
-  const double ms = timer.median([&] { return cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess; });
-  cudaFree(s);
-  cudaFree(d);
-  return 2.0 * bytes / (ms * 1e-3) / 1e9;
-}
 
 // Bytes any kernel reading W in the plan's format moves for Y = W X (W rows x cols with nnz non-zeros): each
 // non-zero's packed 16-bit column and fp32 value (spmm/dispatch.hpp; bound values are the same 6 bytes in the plan's

@@ -703,7 +703,11 @@ int main(int argc, char** argv) {
   timer.reps = reps;
   timer.read_flush = g_read_flush;
 
-  const double copy_gbs = snk::bench::copy_bandwidth_gbs(timer);   // bytes read + written
+  const double copy_gbs = snk::bench::copy_bandwidth_gbs();   // bytes read + written
+  if (copy_gbs <= 0) {
+    std::fprintf(stderr, "%s: could not measure the copy bandwidth\n", argv[0]);
+    return 2;
+  }
 
   // Shared-memory read bandwidth (all SMs, conflict-free 16-byte loads).
   double smem_gbs;

@@ -113,7 +113,11 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   snk::bench::Timer timer;
   timer.warmup = 5;
-  const double copy_gbs = snk::bench::copy_bandwidth_gbs(timer);
+  const double copy_gbs = snk::bench::copy_bandwidth_gbs();
+  if (copy_gbs <= 0) {
+    std::fprintf(stderr, "%s: could not measure the copy bandwidth\n", argv[0]);
+    return 2;
+  }
 
   char date[32];
   const std::time_t now = std::time(nullptr);
