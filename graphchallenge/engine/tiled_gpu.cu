@@ -166,7 +166,8 @@ struct LayerOnDevice {
   DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
-  int sparse_width = 0;   // the one width (16 or 32) of every other sparse tile where the specialised kernel serves them
+  // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
+  int sparse_width = 0;
   EmbeddedKernel embedded;
 
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
@@ -187,7 +188,7 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
 }
 
 // The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
-// where `share_equal_sums`, and the width the other sparse tiles share (16 or 32, else 0).
+// where `share_equal_sums`, and the width the other sparse tiles share as whole classes (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& modes, bool share_equal_sums) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
@@ -195,10 +196,13 @@ void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& m
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
   d.uniform = DeviceArray<int32_t>(uniform);
+  // A specialised kernel reads a tile's weights WIDTH apart: it serves only tiles that are whole classes of its width
+  // (pitch == width), not slices of a wider class.
   int width = -1;
   for (int32_t t : sparse) {
     const int w = tiles.width[static_cast<size_t>(t)];
-    width = width == -1 || width == w ? w : 0;
+    const bool whole = tiles.pitch[static_cast<size_t>(t)] == w;
+    width = whole && (width == -1 || width == w) ? w : 0;
   }
   d.sparse_width = width == 16 || width == 32 ? width : 0;
 }
