@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,7 @@
 #include <system_error>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace snk::gc {
 namespace {
@@ -246,25 +248,55 @@ struct CompileJob {
   std::string message;
 };
 
-// The compiles under way, by cache directory and key, and the compile threads not yet finished; never destroyed, so a
-// detached thread may use it at exit.
+// The compiles under way, by cache directory and key, and the compile threads not yet joined; never destroyed, so that
+// a compile thread may use it at exit. A thread records its id in `finished` as its last step under the lock; it is
+// joined by the next compile's start, or at the exit. Joined, never detached: a thread's own end (NVRTC's thread-local
+// state torn down) must not overlap the process's teardown of NVRTC.
 struct Registry {
   std::mutex m;
-  std::condition_variable idle;
   std::map<std::string, std::shared_ptr<CompileJob>> running;
-  int threads = 0;
+  std::list<std::thread> threads;
+  std::vector<std::thread::id> finished;
 };
 Registry& registry() {
   static Registry* r = new Registry;
   return *r;
 }
 
-// Run at the process's exit: waits for the compile threads still running. NVRTC cannot be stopped, and its state torn
-// down under a running compile crashes or hangs the exit; the compiles finish and write the cache instead.
-void wait_for_compiles() {
+// Joins the compile threads that have finished (all of them where `all`, waiting for those still running). Called
+// without the registry's lock held.
+void join_compile_threads(bool all) {
   Registry& r = registry();
-  std::unique_lock<std::mutex> lock(r.m);
-  r.idle.wait(lock, [&r] { return r.threads == 0; });
+  std::list<std::thread> done;
+  {
+    std::lock_guard<std::mutex> lock(r.m);
+    for (auto it = r.threads.begin(); it != r.threads.end();) {
+      const auto f = std::find(r.finished.begin(), r.finished.end(), it->get_id());
+      if (all || f != r.finished.end()) {
+        if (f != r.finished.end()) r.finished.erase(f);
+        done.splice(done.end(), r.threads, it++);
+      } else {
+        ++it;
+      }
+    }
+    if (all) r.finished.clear();
+  }
+  for (std::thread& t : done) t.join();
+}
+
+// Run at the process's exit: waits for the compile threads still running, saying so on stderr. NVRTC cannot be
+// stopped, and its state torn down under a running compile crashes or hangs the exit; the compiles finish and write
+// the cache instead.
+void wait_for_compiles() {
+  size_t running = 0;
+  {
+    std::lock_guard<std::mutex> lock(registry().m);
+    running = registry().running.size();
+  }
+  if (running > 0)
+    std::fprintf(stderr, "[snack] waiting for %zu embedded-code compile%s still running to finish (NVRTC cannot be "
+                 "stopped); %s the disk cache\n", running, running == 1 ? "" : "s", running == 1 ? "it fills" : "they fill");
+  join_compile_threads(true);
 }
 
 void nvrtc_compile(CompileJob& job) {
@@ -377,7 +409,7 @@ void run_job(const std::shared_ptr<CompileJob>& job) {
     job->cv.notify_all();
   }
   std::lock_guard<std::mutex> lock(registry().m);
-  if (--registry().threads == 0) registry().idle.notify_all();
+  registry().finished.push_back(std::this_thread::get_id());
 }
 
 }  // namespace
@@ -539,6 +571,7 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
 
   // Join the compile of this kernel under way, or start one.
   prepare_exit(options.arch);
+  join_compile_threads(false);
   std::shared_ptr<CompileJob> job;
   const std::string registry_key = options.cache_dir + '\n' + name + '\n' + hex16(check);
   {
@@ -556,12 +589,10 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
       job->check = check;
       job->registry_key = registry_key;
       registry().running.emplace(registry_key, job);
-      ++registry().threads;
       try {
-        std::thread([job] { run_job(job); }).detach();
+        registry().threads.emplace_back([job] { run_job(job); });
       } catch (const std::system_error& e) {
         registry().running.erase(registry_key);
-        --registry().threads;
         out.message = std::string("cannot start the compile thread: ") + e.what();
         return finish();
       }

@@ -559,6 +559,33 @@ TEST(Embedded, DeadlineLeavesTheCompileRunning) {
   fs::remove_all(dir);
 }
 
+// A process that exits while a compile runs waits for it, says so on stderr, ends normally, and the compile's cubin is
+// in the cache (the compile threads are joined at the exit, not abandoned to the teardown).
+TEST(Embedded, ExitWaitsForTheRunningCompile) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");   // the child re-runs this test alone, in a fresh process
+  // The child's cache directory is the parent's, handed over in the environment.
+  const char* kDirVariable = "SNK_TEST_EXIT_CACHE_DIR";
+  const char* inherited = std::getenv(kDirVariable);
+  const std::string dir = inherited && *inherited ? std::string(inherited) : temp_dir();
+  ::setenv(kDirVariable, dir.c_str(), 1);
+  EmbeddedOptions o;
+  o.cache_dir = dir;
+  o.deadline_s = 0;
+  const std::string src = radix_source(8, true, "snk_exit_wait");
+  EXPECT_EXIT(
+      {
+        const EmbeddedBinary late = compile_embedded(src, "snk_exit_wait", o);
+        std::exit(late.status == EmbeddedStatus::TimedOut ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "waiting for 1 embedded-code compile still running");
+  EXPECT_EQ(cubin_files(dir).size(), 1u) << "the exit did not wait for the compile to write the cache";
+  o.deadline_s = 120;
+  const EmbeddedBinary cached = compile_embedded(src, "snk_exit_wait", o);
+  EXPECT_EQ(cached.status, EmbeddedStatus::Cached);
+  ::unsetenv(kDirVariable);
+  fs::remove_all(dir);
+}
+
 TEST(Embedded, DefaultCacheRoot) {
   const auto keep = [](const char* name) {
     const char* v = std::getenv(name);
