@@ -164,6 +164,8 @@ struct LayerOnDevice {
   DeviceArray<float> values;
   std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode; the sparse list without its uniform tiles
   DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
+  DeviceArray<int32_t> uniform_run_ptr;   // their inputs as runs (uniform_runs)
+  DeviceArray<UniformRun> uniform_runs;
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -171,6 +173,7 @@ struct LayerOnDevice {
   EmbeddedKernel embedded;
 
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
+  UniformRunsRef runs() const { return UniformRunsRef{uniform_run_ptr.p, uniform_runs.p}; }
   int32_t count(TileMode m) const { return static_cast<int32_t>(list[static_cast<size_t>(m)].n); }
 };
 
@@ -188,14 +191,19 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
 }
 
 // The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
-// where `share_equal_sums`, and the width the other sparse tiles share as whole classes (16 or 32, else 0).
-void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const LayerModes& modes, bool share_equal_sums) {
+// where `share_equal_sums`, with their inputs as runs (input position p reading row gather[p]; values: the layer's
+// weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
+                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
     (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
   d.uniform = DeviceArray<int32_t>(uniform);
+  UniformRuns runs = uniform_runs(tiles, gather, values, uniform);
+  d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
+  d.uniform_runs = DeviceArray<UniformRun>(runs.runs);
   // A specialised kernel reads a tile's weights WIDTH apart: it serves only tiles that are whole classes of its width
   // (pitch == width), not slices of a wider class.
   int width = -1;
@@ -258,7 +266,7 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     const int64_t across = std::max<int64_t>(1, static_cast<int64_t>(sms) * kUniformBlocksPerSm / chunks);
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(static_cast<int64_t>(L.uniform.n), across)), chunks);
     tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
-                                                         static_cast<int32_t>(L.uniform.n), ref, bias, alive);
+                                                         static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
@@ -368,7 +376,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (mode == TileMode::Tensor && !tensor) continue;
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, modes, true);
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true);
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -624,7 +632,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
   for (size_t l = 0; l < net.layers.size(); ++l)
-    upload_modes(s.layers[l], tiles[l], s.plan.layers[l], options.merge_equal_outputs);
+    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "engine/activate.cuh"
 #include "engine/tiled_gpu.hpp"   // TiledGpuEngine::kMaxClassColumns
@@ -17,7 +19,7 @@ namespace snk::gc::tiled {
 constexpr int kRows = 128;   // live rows per thread block (one per thread)
 constexpr int kStagedInputs = 64;   // a sparse tile's inputs held in shared memory at once
 constexpr int kPrefetch = 8;        // activations a thread loads ahead of their multiply-adds
-constexpr int kUniformStaged = 256;  // uniform tiles' inputs held in shared memory at once
+constexpr int kUniformStaged = 256;  // uniform tiles' input runs held in shared memory at once
 
 // The tiles of one layer, on the device (pointers into LayerOnDevice's arrays).
 struct TilesRef {
@@ -29,6 +31,48 @@ struct TilesRef {
   const TileBlock* blocks;
   const float* values;
 };
+
+// A uniform tile's inputs (tiled_layer_uniform) as runs: consecutive inputs that read the same row of Y^T in with the
+// same weight (bitwise) are one run, whose multiply-add the kernel does `count` times after one load of the activation.
+// In a network whose equal outputs are merged (tile_modes.hpp's MergedNetwork) a merged output of the layer before is
+// read once for each output it stands for, one after another, so a tile's inputs are a few runs.
+struct UniformRun {
+  int32_t row;     // the row of Y^T in (the input position's gather)
+  int32_t count;   // inputs in the run, >= 1
+  float weight;
+};
+// The runs of the tiles of a list: list entry i's are runs[run_ptr[i] .. run_ptr[i + 1]).
+struct UniformRunsRef {
+  const int32_t* run_ptr;
+  const UniformRun* runs;
+};
+struct UniformRuns {
+  std::vector<int32_t> run_ptr;
+  std::vector<UniformRun> runs;
+};
+// The runs of tiles `list` of a layer (input position p reads row gather[p]; values: the layer's weights), each tile's
+// inputs in its order (its blocks in order, rows within a block in order), the weight its first output's.
+inline UniformRuns uniform_runs(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values,
+                                const std::vector<int32_t>& list) {
+  UniformRuns u;
+  u.run_ptr.push_back(0);
+  for (const int32_t t : list) {
+    const size_t first = u.runs.size();
+    for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
+      const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
+      for (int32_t a = 0; a < k.nr; ++a) {
+        const int32_t row = gather[static_cast<size_t>(k.r0 + a)];
+        const float w = values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * tiles.pitch[static_cast<size_t>(t)])];
+        if (u.runs.size() > first && u.runs.back().row == row && std::memcmp(&u.runs.back().weight, &w, sizeof w) == 0)
+          ++u.runs.back().count;
+        else
+          u.runs.push_back(UniformRun{row, 1, w});
+      }
+    }
+    u.run_ptr.push_back(static_cast<int32_t>(u.runs.size()));
+  }
+  return u;
+}
 
 // Tile t's inputs in order (its blocks in order, rows within a block in order), kStagedInputs at a time: for each
 // stage, the block writes input a's weights for outputs q < COLS at weights[a * PITCH + q] (in Acc; 0 from q = width
@@ -121,53 +165,50 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
 // Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1;
 // merged tiles, of width 1, among them): the one sum tiled_layer computes for each output, computed once (the same
 // multiply-adds in the same order, so the same bits) and written to every output of the tile. Such a tile is little
-// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ... Their inputs
-// are staged in shared memory kUniformStaged at a time, tile after tile (each input's row of Y^T in and its weight in
-// the sums' type, with where each tile's inputs end), and each thread walks them with its activations loaded kPrefetch
-// ahead, finishing each tile where its inputs end.
+// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ... Their inputs,
+// as runs (uniform_runs: one load of an activation for a run's multiply-adds), are staged in shared memory
+// kUniformStaged runs at a time, tile after tile (each run's row of Y^T in, its weight in the sums' type and its count,
+// with where each tile's runs end), and each thread walks them with its activations loaded kPrefetch runs ahead,
+// finishing each tile where its runs end.
 template <class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restrict__ yin, Acc* __restrict__ yout,
                                                              int64_t ld, const int32_t* __restrict__ held, const int32_t* __restrict__ list,
-                                                             int32_t count, TilesRef L, float bias,
+                                                             int32_t count, TilesRef L, UniformRunsRef R, float bias,
                                                              int32_t* __restrict__ alive) {
-  struct __align__(16) Input { int64_t source; Acc weight; };   // its row of Y^T in, times ld; its weight
-  struct TileEnd { int32_t at, tile; };                           // tile's inputs end before staged input `at`
+  struct __align__(16) Input { int64_t source; Acc weight; int32_t count; };   // row of Y^T in times ld; weight; count
+  struct TileEnd { int32_t at, tile; };                                         // tile's runs end before staged run `at`
   __shared__ Input staged[kUniformStaged];
   __shared__ TileEnd ends[kUniformStaged];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
   const bool active = row < *held;   // the others only help stage
   bool any = false;
-  // Where the staging stands (the same in every thread): list entry i, its tile t, block b, input a0 of that block.
+  // Where the staging stands (the same in every thread): list entry i, and its next run r to stage.
   int32_t i = blockIdx.x;
-  int32_t t = i < count ? list[i] : -1;
-  int32_t b = t >= 0 ? L.block_ptr[t] : 0, a0 = 0;
+  int32_t r = i < count ? R.run_ptr[i] : 0;
   Acc acc = 0;
-  while (t >= 0) {
+  while (i < count) {
     int fill = 0, tiles_ended = 0;
-    while (t >= 0 && fill < kUniformStaged && tiles_ended < kUniformStaged) {
-      if (b == L.block_ptr[t + 1]) {   // tile t's inputs are all staged
-        if (threadIdx.x == 0) ends[tiles_ended] = TileEnd{fill, t};
+    while (i < count && fill < kUniformStaged && tiles_ended < kUniformStaged) {
+      const int32_t end = R.run_ptr[i + 1];
+      if (r == end) {   // entry i's runs are all staged
+        if (threadIdx.x == 0) ends[tiles_ended] = TileEnd{fill, list[i]};
         ++tiles_ended;
         i += gridDim.x;
-        t = i < count ? list[i] : -1;
-        if (t >= 0) b = L.block_ptr[t];
-        a0 = 0;
+        if (i < count) r = R.run_ptr[i];
         continue;
       }
-      const TileBlock k = L.blocks[b];
-      const int n = min(k.nr - a0, kUniformStaged - fill);
-      const int64_t pitch = L.pitch[t];
-      for (int e = threadIdx.x; e < n; e += kRows)
-        staged[fill + e] = Input{static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld,
-                                 Acc(__ldg(L.values + k.voff + (a0 + e) * pitch))};
-      fill += n;
-      a0 += n;
-      if (a0 == k.nr) {
-        ++b;
-        a0 = 0;
+      const int n = min(end - r, kUniformStaged - fill);
+      for (int e = threadIdx.x; e < n; e += kRows) {
+        const UniformRun u = R.runs[r + e];
+        staged[fill + e] = Input{static_cast<int64_t>(u.row) * ld, Acc(u.weight), u.count};
       }
+      fill += n;
+      r += n;
     }
     __syncthreads();
+    const auto multiply_adds = [&](Acc x, const Input& in) {
+      for (int c = 0; c < in.count; ++c) acc = fma(x, in.weight, acc);
+    };
     int a = 0;
     for (int j = 0; j <= tiles_ended; ++j) {
       const int stop = j < tiles_ended ? ends[j].at : fill;
@@ -176,9 +217,9 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
 #pragma unroll
         for (int u = 0; u < kPrefetch; ++u) x[u] = active ? yin[staged[a + u].source + row] : Acc(0);
 #pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) acc = fma(x[u], staged[a + u].weight, acc);
+        for (int u = 0; u < kPrefetch; ++u) multiply_adds(x[u], staged[a + u]);
       }
-      for (; a < stop; ++a) acc = fma(active ? yin[staged[a].source + row] : Acc(0), staged[a].weight, acc);
+      for (; a < stop; ++a) multiply_adds(active ? yin[staged[a].source + row] : Acc(0), staged[a]);
       if (j < tiles_ended) {
         if (active) {
           const int tile = ends[j].tile;
@@ -190,7 +231,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
         acc = 0;
       }
     }
-    __syncthreads();   // before the next stage overwrites these inputs
+    __syncthreads();   // before the next stage overwrites these runs
   }
   if (any) alive[row] = 1;
 }

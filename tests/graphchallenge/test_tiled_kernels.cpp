@@ -134,6 +134,12 @@ std::vector<Acc> expected(const Case& c, const std::vector<Acc>& yin, int64_t ld
   return out;
 }
 
+std::vector<int32_t> all_tiles(const Case& c) {
+  std::vector<int32_t> list(static_cast<size_t>(c.tiles.tiles()));
+  for (size_t i = 0; i < list.size(); ++i) list[i] = static_cast<int32_t>(i);
+  return list;
+}
+
 enum class Kernel { Sparse, SparseWidth, Uniform, Tensor };
 const char* kernel_name(Kernel k) {
   return k == Kernel::Sparse ? "sparse" : k == Kernel::SparseWidth ? "sparse, fixed width" : k == Kernel::Uniform ? "uniform" : "tensor";
@@ -152,8 +158,7 @@ void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng) {
   const std::vector<Acc> want = expected<Acc>(c, yin, ld, held, want_alive);
   std::vector<Acc> got(yin.size(), static_cast<Acc>(kPoison));
   std::vector<int32_t> alive(static_cast<size_t>(ld) + 1, 0);
-  std::vector<int32_t> list(static_cast<size_t>(c.tiles.tiles()));
-  for (size_t i = 0; i < list.size(); ++i) list[i] = static_cast<int32_t>(i);
+  const std::vector<int32_t> list = all_tiles(c);
   const tiled::TilesRef L{c.gather.data(), c.tiles.start.data(), c.tiles.width.data(), c.tiles.pitch.data(),
                           c.tiles.block_ptr.data(), c.tiles.blocks.data(), c.layer.values.data()};
   const unsigned chunks = static_cast<unsigned>((ld + tiled::kRows - 1) / tiled::kRows);
@@ -175,7 +180,9 @@ void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng) {
     case Kernel::Uniform: {   // 5 blocks across: each takes many tiles, which cross stages
       const dim3 few{std::min(5u, grid.x), chunks, 1};
       const int32_t count = static_cast<int32_t>(list.size());
-      launch(few, tiled::kRows, [&] { tiled::tiled_layer_uniform<Acc>(yin.data(), got.data(), ld, &held, list.data(), count, L, kBias, alive.data()); });
+      const tiled::UniformRuns runs = tiled::uniform_runs(c.tiles, c.gather, c.layer.values, list);
+      const tiled::UniformRunsRef R{runs.run_ptr.data(), runs.runs.data()};
+      launch(few, tiled::kRows, [&] { tiled::tiled_layer_uniform<Acc>(yin.data(), got.data(), ld, &held, list.data(), count, L, R, kBias, alive.data()); });
       break;
     }
     case Kernel::Tensor:
@@ -212,6 +219,27 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     }
     check<double>(c, Kernel::Tensor, held, rng);
     make_uniform(c);
+    check<double>(c, Kernel::Uniform, held, rng);
+    check<float>(c, Kernel::Uniform, held, rng);
+    // As in a merged network: runs of inputs reading one row of Y^T (each aligned group of 8 positions reads the
+    // first's row), some of them with equal weights, so that the runs' counts exceed 1.
+    for (size_t p = 0; p < c.gather.size(); ++p) c.gather[p] = c.gather[p & ~size_t(7)];
+    for (int64_t t = 0; t < c.tiles.tiles(); ++t) {   // every second input of a tile: the weight of the one before
+      const float* before = nullptr;
+      int64_t n = 0;
+      for (int32_t b = c.tiles.block_ptr[t]; b < c.tiles.block_ptr[t + 1]; ++b)
+        for (int32_t a = 0; a < c.tiles.blocks[b].nr; ++a, ++n) {
+          float* w = c.layer.values.data() + c.tiles.blocks[b].voff + static_cast<int64_t>(a) * c.tiles.pitch[t];
+          if (n % 2 == 1) std::fill(w, w + c.tiles.width[t], *before);
+          before = w;
+        }
+    }
+    const tiled::UniformRuns runs = tiled::uniform_runs(c.tiles, c.gather, c.layer.values, all_tiles(c));
+    int64_t inputs = 0, want_inputs = 0;
+    for (const tiled::UniformRun& u : runs.runs) inputs += u.count;
+    for (int64_t t = 0; t < c.tiles.tiles(); ++t) want_inputs += c.tiles.inputs(t);
+    EXPECT_EQ(inputs, want_inputs) << c.name;
+    EXPECT_LT(static_cast<int64_t>(runs.runs.size()), want_inputs) << c.name << ": no run of more than one input";
     check<double>(c, Kernel::Uniform, held, rng);
     check<float>(c, Kernel::Uniform, held, rng);
   }
