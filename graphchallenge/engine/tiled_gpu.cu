@@ -302,20 +302,25 @@ EmbeddedKernel load_embedded(const std::vector<char>& cubin, const std::string& 
 
 // The synthetic tiles the calibration times: `count` tiles of `inputs` inputs (in blocks of at most 16, each over
 // consecutive positions drawn at random) and `width` outputs each, over `neurons` positions, random weights (the same
-// for every output of an input where `uniform`).
+// for every output of an input where `uniform`). run > 1: as in a merged network, each aligned group of `run` positions
+// reads one row and a tile's inputs share one weight, so a uniform tile's inputs come in runs (uniform_runs).
 struct SyntheticLayer {
   TiledLayer layer;
   LayerTiles tiles;
   std::vector<int32_t> gather;
 };
-SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width, bool uniform, std::mt19937_64& rng) {
+SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width, bool uniform, int run,
+                               std::mt19937_64& rng) {
   SyntheticLayer s;
   s.layer.nrows = s.layer.ncols = neurons;
   s.gather.resize(static_cast<size_t>(neurons));
   std::iota(s.gather.begin(), s.gather.end(), 0);
   std::shuffle(s.gather.begin(), s.gather.end(), rng);
+  if (run > 1)
+    for (size_t p = 0; p < s.gather.size(); ++p) s.gather[p] = s.gather[p - p % static_cast<size_t>(run)];
   std::uniform_real_distribution<float> value(-0.2f, 0.2f);
   for (int t = 0; t < count; ++t) {
+    const float tile_weight = value(rng);
     s.tiles.start.push_back(t * width);
     s.tiles.width.push_back(width);
     s.tiles.pitch.push_back(width);
@@ -325,7 +330,7 @@ SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width
       std::uniform_int_distribution<int64_t> at(0, neurons - nr);
       s.tiles.blocks.push_back(TileBlock{static_cast<int32_t>(at(rng)), nr, static_cast<int64_t>(s.layer.values.size())});
       for (int a = 0; a < nr; ++a) {
-        const float first = value(rng);
+        const float first = run > 1 ? tile_weight : value(rng);
         for (int q = 0; q < width; ++q) s.layer.values.push_back(uniform || q == 0 ? first : value(rng));
       }
       done += nr;
@@ -341,9 +346,11 @@ template <class Acc>
 CostModel calibrate(int device, const std::string& key, bool progress) {
   constexpr int64_t kNeurons = 2048, kCalRows = 16384;
   constexpr int kTilesPerShape = 32, kMostCalibratedTileNnz = 512;
-  struct Shape { int inputs, width; bool uniform; };
-  const Shape shapes[] = {{8, 8, false},  {16, 16, false}, {32, 16, false}, {32, 32, false}, {64, 32, false},
-                          {32, 16, true},  {64, 32, true},  {32, 1, false},  {64, 1, false}};   // width 1: merged
+  struct Shape { int inputs, width; bool uniform; int run; };
+  // Width 1: merged tiles; run 16: a merged network's inputs, in runs (the uniform kernel's loads).
+  const Shape shapes[] = {{8, 8, false, 1},  {16, 16, false, 1}, {32, 16, false, 1}, {32, 32, false, 1},
+                          {64, 32, false, 1}, {32, 16, true, 1},  {64, 32, true, 1},  {32, 1, false, 1},
+                          {64, 1, false, 1},  {64, 1, true, 16}};
   const bool fp64 = std::is_same_v<Acc, double>;
   const bool tensor = fp64 && tensor_mode_supported(device);
   const int sms = multiprocessors(device);
@@ -366,14 +373,18 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
   std::vector<TileTiming> timings;
   double compile_s = 0;
   int64_t compiled_nnz = 0;
-  for (const auto& [inputs, width, uniform] : shapes) {
-    const SyntheticLayer syn = synthetic_layer(kNeurons, kTilesPerShape, inputs, width, uniform, rng);
+  for (const auto& [inputs, width, uniform, run] : shapes) {
+    const SyntheticLayer syn = synthetic_layer(kNeurons, kTilesPerShape, inputs, width, uniform, run, rng);
     LayerOnDevice d = upload_tiles(syn.tiles, syn.gather, syn.layer.values);
     std::vector<int32_t> all(kTilesPerShape);
     std::iota(all.begin(), all.end(), 0);
+    // The uniform kernel's loads a tile (its runs, on average); the other kernels load every input.
+    const std::vector<int32_t> runs = uniform_run_counts(syn.tiles, syn.gather, syn.layer.values);
+    const int64_t loads = uniform ? (std::accumulate(runs.begin(), runs.end(), int64_t{0}) + kTilesPerShape / 2) / kTilesPerShape : 0;
     for (int m = 0; m < kTileModes; ++m) {
       const TileMode mode = static_cast<TileMode>(m);
       if (mode == TileMode::Tensor && !tensor) continue;
+      if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
       upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true);
@@ -411,7 +422,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       TileTiming tt;
       tt.mode = mode;
       tt.shape = TileShape{inputs, width, static_cast<int64_t>(inputs) * width,
-                           static_cast<int64_t>(inputs) * (uniform ? 1 : width)};
+                           static_cast<int64_t>(inputs) * (uniform ? 1 : width), loads < inputs ? loads : 0};
       tt.tiles = kTilesPerShape;
       tt.rows = kCalRows;
       tt.ns = static_cast<double>(ms[ms.size() / 2]) * 1e6;
@@ -421,9 +432,11 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
   const CostModel model = CostModel::fit(key, timings, compiled_nnz > 0 ? compile_s * 1e9 / static_cast<double>(compiled_nnz) : 0);
   if (progress)
     for (const TileTiming& t : timings)
-      std::fprintf(stderr, "[tiled]   %-8s %2lld inputs x %2lld outputs%s: %.1f ns a tile per 128 rows\n",
+      std::fprintf(stderr, "[tiled]   %-8s %2lld inputs x %2lld outputs%s%s: %.1f ns a tile per 128 rows\n",
                    tile_mode_name(t.mode), static_cast<long long>(t.shape.inputs), static_cast<long long>(t.shape.width),
                    t.shape.distinct_nnz < t.shape.nnz ? " (uniform)" : "",
+                   mode_inputs(t.mode, t.shape) < t.shape.inputs
+                       ? (" in " + std::to_string(mode_inputs(t.mode, t.shape)) + " runs").c_str() : "",
                    t.ns / (static_cast<double>(t.tiles) * static_cast<double>(t.rows / 128)));
   return model;
 }
@@ -433,7 +446,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
 CostModel tile_cost_model(int device, TiledAccumulation accumulation, const TiledOptions& options) {
   const bool fp64 = accumulation == TiledAccumulation::FP64;
   const std::string key = gpu_device_name(device) + "|" + device_arch(device) + "|" + (fp64 ? "fp64" : "fp32") +
-                          "|tile-modes-1";
+                          "|tile-modes-2";
   static std::mutex lock;
   static std::map<std::string, CostModel> measured;
   std::lock_guard<std::mutex> hold(lock);
@@ -525,7 +538,9 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     gathers = std::move(m.gather);
     out_rows = std::move(m.slots);
   }
-  s.plan = plan_tile_modes(tiles, s.model, po);
+  std::vector<std::vector<int32_t>> loads;   // the uniform kernel's loads per tile (its runs)
+  for (size_t l = 0; l < tiles.size(); ++l) loads.push_back(uniform_run_counts(tiles[l], gathers[l], net.layers[l].values));
+  s.plan = plan_tile_modes(tiles, s.model, po, &loads);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
   for (size_t l = 0; l < net.layers.size(); ++l) {
     s.layers.push_back(upload_tiles(tiles[l], gathers[l], net.layers[l].values));

@@ -50,28 +50,46 @@ struct UniformRuns {
   std::vector<int32_t> run_ptr;
   std::vector<UniformRun> runs;
 };
-// The runs of tiles `list` of a layer (input position p reads row gather[p]; values: the layer's weights), each tile's
-// inputs in its order (its blocks in order, rows within a block in order), the weight its first output's.
+// Appends tile t's runs to `runs` (input position p reads row gather[p]; values: the layer's weights): its inputs in
+// its order (its blocks in order, rows within a block in order), the weight its first output's.
+inline void append_tile_runs(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values,
+                             int32_t t, std::vector<UniformRun>& runs) {
+  const size_t first = runs.size();
+  for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
+    const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
+    for (int32_t a = 0; a < k.nr; ++a) {
+      const int32_t row = gather[static_cast<size_t>(k.r0 + a)];
+      const float w = values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * tiles.pitch[static_cast<size_t>(t)])];
+      if (runs.size() > first && runs.back().row == row && std::memcmp(&runs.back().weight, &w, sizeof w) == 0)
+        ++runs.back().count;
+      else
+        runs.push_back(UniformRun{row, 1, w});
+    }
+  }
+}
+// The runs of tiles `list` of a layer.
 inline UniformRuns uniform_runs(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values,
                                 const std::vector<int32_t>& list) {
   UniformRuns u;
   u.run_ptr.push_back(0);
   for (const int32_t t : list) {
-    const size_t first = u.runs.size();
-    for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
-      const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
-      for (int32_t a = 0; a < k.nr; ++a) {
-        const int32_t row = gather[static_cast<size_t>(k.r0 + a)];
-        const float w = values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * tiles.pitch[static_cast<size_t>(t)])];
-        if (u.runs.size() > first && u.runs.back().row == row && std::memcmp(&u.runs.back().weight, &w, sizeof w) == 0)
-          ++u.runs.back().count;
-        else
-          u.runs.push_back(UniformRun{row, 1, w});
-      }
-    }
+    append_tile_runs(tiles, gather, values, t, u.runs);
     u.run_ptr.push_back(static_cast<int32_t>(u.runs.size()));
   }
   return u;
+}
+// The number of runs of each tile of a layer (the sparse mode's loads a row where the tile is uniform: tile_modes.hpp's
+// TileShape::loads).
+inline std::vector<int32_t> uniform_run_counts(const LayerTiles& tiles, const std::vector<int32_t>& gather,
+                                               const std::vector<float>& values) {
+  std::vector<int32_t> counts(static_cast<size_t>(tiles.tiles()));
+  std::vector<UniformRun> scratch;
+  for (int32_t t = 0; t < static_cast<int32_t>(counts.size()); ++t) {
+    scratch.clear();
+    append_tile_runs(tiles, gather, values, t, scratch);
+    counts[static_cast<size_t>(t)] = static_cast<int32_t>(scratch.size());
+  }
+  return counts;
 }
 
 // Tile t's inputs in order (its blocks in order, rows within a block in order), kStagedInputs at a time: for each

@@ -13,7 +13,7 @@
 namespace snk::gc {
 namespace {
 
-constexpr const char* kFormat = "snack-tile-cost-model 1";
+constexpr const char* kFormat = "snack-tile-cost-model 2";
 
 // Least squares of y on the columns of x picked by `use` (bit j: column j), by the normal equations; false where
 // they are singular. coef receives 0 for the columns not used.
@@ -208,10 +208,10 @@ CostModel CostModel::fit(const std::string& key, const std::vector<TileTiming>& 
     for (const TileTiming& t : timings) {
       if (static_cast<int>(t.mode) != mode || t.tiles <= 0 || t.rows <= 0 || !(t.ns > 0)) continue;
       const double chunks = static_cast<double>((t.rows + 127) / 128);
-      const int64_t nnz = mode_nnz(t.mode, t.shape);
-      x.push_back({1.0, static_cast<double>(t.shape.inputs), static_cast<double>(nnz)});
+      const int64_t nnz = mode_nnz(t.mode, t.shape), loads = mode_inputs(t.mode, t.shape);
+      x.push_back({1.0, static_cast<double>(loads), static_cast<double>(nnz)});
       y.push_back(t.ns / (static_cast<double>(t.tiles) * chunks));
-      shapes.emplace_back(t.shape.inputs, nnz);
+      shapes.emplace_back(loads, nnz);
     }
     std::sort(shapes.begin(), shapes.end());
     if (std::unique(shapes.begin(), shapes.end()) - shapes.begin() < 2) continue;
@@ -324,8 +324,15 @@ std::string ModePlan::summary() const {
   return s;
 }
 
-ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& model, const PlanOptions& options) {
+ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& model, const PlanOptions& options,
+                         const std::vector<std::vector<int32_t>>* uniform_loads) {
   const bool allowed[kTileModes] = {true, options.tensor_allowed, options.embedded_allowed};
+  if (uniform_loads) {
+    bool shaped = uniform_loads->size() == tiles.size();
+    for (size_t l = 0; shaped && l < tiles.size(); ++l)
+      shaped = static_cast<int64_t>((*uniform_loads)[l].size()) == tiles[l].tiles();
+    if (!shaped) throw std::invalid_argument("plan_tile_modes: uniform_loads must hold one count per tile of each layer");
+  }
   if (options.policy == ModePolicy::Tensor && !options.tensor_allowed)
     throw std::invalid_argument("the tensor tile mode is not available here (it needs FP64 sums)");
   if (options.policy == ModePolicy::Embedded && !options.embedded_allowed)
@@ -338,6 +345,8 @@ ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& 
       TileShape s = tile_shape(tiles[l], t);
       const bool equal_columns = s.distinct_nnz < s.nnz;
       if (!options.share_equal_sums) s.distinct_nnz = s.nnz;
+      if (uniform_loads && options.share_equal_sums && s.distinct_nnz == s.inputs)
+        s.loads = (*uniform_loads)[l][static_cast<size_t>(t)];
       const bool embeddable = allowed[2] && (options.share_equal_sums || !equal_columns);
       // The cheapest measured mode among sparse and tensor: where an embedded tile falls back to.
       TileMode fallback = TileMode::Sparse;

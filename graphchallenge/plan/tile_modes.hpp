@@ -74,10 +74,12 @@ const char* tile_mode_name(TileMode m);   // "sparse", "tensor", "embedded"
 
 // What the cost model reads of a tile. distinct_nnz = inputs x distinct columns: the multiply-adds left where equal
 // columns are computed once (the embedded mode's code; the other modes compute all nnz).
+// loads: the activations the sparse mode loads per row, where fewer than its inputs (a uniform tile whose inputs come
+// in runs reading one activation with one weight, engine/tiled_kernels.cuh's uniform_runs: one load a run); 0: inputs.
 struct TileShape {
-  int64_t inputs = 0, width = 0, nnz = 0, distinct_nnz = 0;
+  int64_t inputs = 0, width = 0, nnz = 0, distinct_nnz = 0, loads = 0;
 };
-TileShape tile_shape(const LayerTiles& tiles, int64_t t);
+TileShape tile_shape(const LayerTiles& tiles, int64_t t);   // loads 0
 
 // The multiply-adds a tile costs in mode m: distinct_nnz in the embedded mode; in the sparse mode one column's worth
 // (inputs) for a uniform tile (one distinct column: its sum computed once), else nnz; nnz in the tensor mode.
@@ -87,8 +89,13 @@ inline int64_t mode_nnz(TileMode m, const TileShape& s) {
   return s.nnz;
 }
 
-// One mode's predicted time of a tile for 128 rows: base + per_input * inputs + per_nnz * (its multiply-adds in that
-// mode, mode_nnz), in nanoseconds.
+// The activations a tile loads per row in mode m: its loads in the sparse mode where set, else its inputs.
+inline int64_t mode_inputs(TileMode m, const TileShape& s) {
+  return m == TileMode::Sparse && s.loads > 0 ? s.loads : s.inputs;
+}
+
+// One mode's predicted time of a tile for 128 rows: base + per_input * (the activations it loads in that mode,
+// mode_inputs) + per_nnz * (its multiply-adds in that mode, mode_nnz), in nanoseconds.
 struct ModeCost {
   bool measured = false;
   double base_ns = 0, per_input_ns = 0, per_nnz_ns = 0;
@@ -111,7 +118,7 @@ struct CostModel {
   double compile_ns_per_nnz = 0;           // the embedded mode's compile time per non-zero compiled in
 
   double predict_ns(TileMode m, const TileShape& s) const {
-    return mode[static_cast<size_t>(m)].predict_ns(s.inputs, mode_nnz(m, s));
+    return mode[static_cast<size_t>(m)].predict_ns(mode_inputs(m, s), mode_nnz(m, s));
   }
 
   // The per-mode fits of `timings` (least squares; coefficients held at >= 0). A mode without timings of at least
@@ -159,8 +166,11 @@ struct PlanOptions {
 
 // The modes of every layer's tiles. Auto gives each tile the mode of least predicted time among those allowed and
 // measured (sparse where none is measured); a forced policy gives its mode to every tile where that mode is allowed
-// (for the embedded mode: allowed for the tile, as PlanOptions::share_equal_sums says).
-// Throws std::invalid_argument for a forced mode that is not allowed.
-ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& model, const PlanOptions& options);
+// (for the embedded mode: allowed for the tile, as PlanOptions::share_equal_sums says). uniform_loads, where given:
+// per layer and tile, the loads (TileShape::loads) of the tile in the sparse mode where it is uniform and
+// options.share_equal_sums (the engine's uniform kernel then computes it); the other tiles load their inputs.
+// Throws std::invalid_argument for a forced mode that is not allowed, or uniform_loads not shaped as tiles.
+ModePlan plan_tile_modes(const std::vector<LayerTiles>& tiles, const CostModel& model, const PlanOptions& options,
+                         const std::vector<std::vector<int32_t>>* uniform_loads = nullptr);
 
 }  // namespace snk::gc

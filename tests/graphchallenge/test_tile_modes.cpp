@@ -225,7 +225,7 @@ TEST(TileCostModel, TextRoundTripsAndDamageIsRefused) {
 
   const std::string good = m.serialize();
   const std::vector<std::string> bad{
-      "", "snack-tile-cost-model 2\n" + good.substr(good.find('\n') + 1), good.substr(0, good.size() / 2),
+      "", "snack-tile-cost-model 1\n" + good.substr(good.find('\n') + 1), good.substr(0, good.size() / 2),
       good.substr(0, good.rfind("end")), [&] {
         std::string s = good;
         s.replace(s.find("312.25"), 6, "-1");
@@ -323,6 +323,46 @@ TEST(TileModePlan, CheapestModeForcedPoliciesAndFallback) {
   EXPECT_EQ(plan_tile_modes(net, CostModel{}, PlanOptions{}).count(), (std::array<int64_t, kTileModes>{6, 0, 0}));
   EXPECT_EQ(parse_mode_policy("tensor"), ModePolicy::Tensor);
   EXPECT_THROW(parse_mode_policy("dense"), std::invalid_argument);
+}
+
+// The uniform kernel loads one activation a run of inputs (TileShape::loads): the fit prices the sparse mode on its
+// loads, and the planner, given a layer's runs, prices a uniform tile that way (only where its sums are shared).
+TEST(TileModePlan, UniformTilesPricedOnTheirLoads) {
+  const ModeCost sparse{true, 100, 10, 0.5};
+  std::vector<TileTiming> ts;
+  for (auto [k, loads] : {std::pair<int64_t, int64_t>{32, 32}, {32, 2}, {64, 4}, {16, 16}}) {
+    TileTiming t;
+    t.mode = TileMode::Sparse;
+    t.shape = TileShape{k, 1, k, k, loads == k ? 0 : loads};
+    t.tiles = 10;
+    t.rows = 128;
+    t.ns = 10 * sparse.predict_ns(loads, k);
+    ts.push_back(t);
+  }
+  const CostModel fitted = CostModel::fit("test", ts, 0);
+  ASSERT_TRUE(fitted.mode[0].measured);
+  EXPECT_NEAR(fitted.mode[0].base_ns, 100, 1e-6);
+  EXPECT_NEAR(fitted.mode[0].per_input_ns, 10, 1e-9);
+  EXPECT_NEAR(fitted.mode[0].per_nnz_ns, 0.5, 1e-9);
+
+  LayerTiles l;   // one merged tile: 32 inputs, 1 output
+  l.start = {0};
+  l.width = {1};
+  l.pitch = {1};
+  l.blocks = {TileBlock{0, 32, 0}};
+  l.block_ptr = {0, 1};
+  l.distinct = {1};
+  CostModel m;
+  m.mode[0] = sparse;                            // 436 loading all 32 inputs, 136 loading 2 runs
+  m.mode[2] = ModeCost{true, 150, 0, 2.0};       // 214
+  const std::vector<std::vector<int32_t>> runs{{2}};
+  EXPECT_EQ(plan_tile_modes({l}, m, PlanOptions{}).count(), (std::array<int64_t, kTileModes>{0, 0, 1}));
+  EXPECT_EQ(plan_tile_modes({l}, m, PlanOptions{}, &runs).count(), (std::array<int64_t, kTileModes>{1, 0, 0}));
+  PlanOptions apart;   // no sums shared: the table-driven kernel loads every input
+  apart.share_equal_sums = false;
+  EXPECT_EQ(plan_tile_modes({l}, m, apart, &runs).count(), (std::array<int64_t, kTileModes>{0, 0, 1}));
+  const std::vector<std::vector<int32_t>> misshaped{{2, 2}};
+  EXPECT_THROW(plan_tile_modes({l}, m, PlanOptions{}, &misshaped), std::invalid_argument);
 }
 
 }  // namespace
