@@ -20,6 +20,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -538,8 +539,28 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     gathers = std::move(m.gather);
     out_rows = std::move(m.slots);
   }
-  std::vector<std::vector<int32_t>> loads;   // the uniform kernel's loads per tile (its runs)
-  for (size_t l = 0; l < tiles.size(); ++l) loads.push_back(uniform_run_counts(tiles[l], gathers[l], net.layers[l].values));
+  std::vector<std::vector<int32_t>> loads(tiles.size());   // the uniform kernel's loads per tile (its runs), by layer
+  {
+    std::atomic<size_t> next_layer{0};
+    std::mutex failed_m;
+    std::exception_ptr failed;   // the first failure (memory), rethrown here
+    const auto count_runs = [&] {
+      try {
+        for (size_t l; (l = next_layer.fetch_add(1)) < tiles.size();)
+          loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failed_m);
+        if (!failed) failed = std::current_exception();
+        next_layer = tiles.size();
+      }
+    };
+    std::vector<std::thread> pool;
+    const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), tiles.size()));
+    for (unsigned w = 1; w < threads; ++w) pool.emplace_back(count_runs);
+    count_runs();
+    for (std::thread& t : pool) t.join();
+    if (failed) std::rethrow_exception(failed);
+  }
   s.plan = plan_tile_modes(tiles, s.model, po, &loads);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
   for (size_t l = 0; l < net.layers.size(); ++l) {
