@@ -37,6 +37,7 @@ namespace {
 using namespace tiled;
 
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
+constexpr int64_t kInputBatches = 8;    // the inputs go up in about this many batches of rows, the first layer on each
 constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
 constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: about this many blocks an SM
 constexpr size_t kLayersReported = 16;        // embedded layers reported one by one (progress); more: a summary
@@ -135,7 +136,7 @@ struct EmbeddedKernel {
 // Memory an inference takes over from the one before (grown where it needs more): allocating and freeing the
 // activations' gigabytes on every call would cost more than all the layers of the smaller networks.
 struct Workspace {
-  DeviceArray<unsigned char> y[2], ids[2], alive, pos, held, scan, in_ptr, in_col, in_val;
+  DeviceArray<unsigned char> y[2], ids[2], alive, pos, held, batch_held, scan, in_ptr, in_col, in_val;
   std::unique_ptr<PinnedArray<int32_t>> counts;
   size_t counts_n = 0;
 
@@ -489,6 +490,7 @@ struct TiledGpuEngine::State {
   ModePlan plan;
   CostModel model;
   cudaStream_t stream = nullptr;
+  cudaStream_t copies = nullptr;   // the inputs' upload, batch by batch, beside the first layer on `stream`
   Workspace work;
   std::vector<void*> registered;   // host memory pinned by pin_host_inputs
 };
@@ -563,6 +565,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   }
   s.plan = plan_tile_modes(tiles, s.model, po, &loads);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
+  check(cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking), "stream creation");
   for (size_t l = 0; l < net.layers.size(); ++l) {
     s.layers.push_back(upload_tiles(tiles[l], gathers[l], net.layers[l].values));
     s.layers.back().out_rows = out_rows[l];
@@ -679,6 +682,7 @@ TiledGpuEngine::~TiledGpuEngine() {
   cudaSetDevice(state_->device);
   for (void* p : state_->registered) cudaHostUnregister(p);
   if (state_->stream) cudaStreamDestroy(state_->stream);
+  if (state_->copies) cudaStreamDestroy(state_->copies);
 }
 
 void TiledGpuEngine::pin_host_inputs(const CsrMatrix& inputs) {
@@ -729,25 +733,58 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     int64_t* ids = Workspace::take<int64_t>(w.ids[0], static_cast<size_t>(ld));
     int64_t* ids_next = Workspace::take<int64_t>(w.ids[1], static_cast<size_t>(ld));
     int32_t* held = Workspace::take<int32_t>(w.held, 1);
+    const size_t layers = s.layers.size();
     {
       std::vector<int64_t> iota(static_cast<size_t>(ld));
       for (int64_t r = 0; r < ld; ++r) iota[r] = r;
       check(cudaMemcpyAsync(ids, iota.data(), iota.size() * sizeof(int64_t), cudaMemcpyHostToDevice, s.stream), "upload");
       check(cudaMemcpyAsync(held, &live, sizeof(int32_t), cudaMemcpyHostToDevice, s.stream), "upload");
+      // The inputs go up in batches of rows (multiples of kRows) on the copy stream; as each arrives, its rows of Y^T
+      // are cleared and filled and the first layer runs on them (the kernels take row-offset pointers and the batch's
+      // row count as the rows held), so that the upload of one batch overlaps the first layer on the one before.
+      const int64_t rows = inputs.nrows;
+      const int64_t batch = std::max<int64_t>(kRows, (rows + kInputBatches * kRows - 1) / (kInputBatches * kRows) * kRows);
+      const int64_t batches = (rows + batch - 1) / batch;
+      std::vector<int32_t> batch_rows(static_cast<size_t>(std::max<int64_t>(1, batches)));
+      for (int64_t k = 0; k < batches; ++k) batch_rows[k] = static_cast<int32_t>(std::min(batch, rows - k * batch));
+      int32_t* batch_held = Workspace::take<int32_t>(w.batch_held, batch_rows.size());
+      check(cudaMemcpyAsync(batch_held, batch_rows.data(), batch_rows.size() * sizeof(int32_t), cudaMemcpyHostToDevice,
+                            s.stream), "upload");
       int64_t* rp = Workspace::take<int64_t>(w.in_ptr, inputs.row_ptr.size());
       int32_t* col = Workspace::take<int32_t>(w.in_col, inputs.col.size());
       float* val = Workspace::take<float>(w.in_val, inputs.val.size());
+      // The copy stream starts after the work queued on `stream` so far (the workspace may have served a call before).
+      Event ready;
+      check(cudaEventRecord(ready.e, s.stream), "event");
+      check(cudaStreamWaitEvent(s.copies, ready.e, 0), "wait");
       check(cudaMemcpyAsync(rp, inputs.row_ptr.data(), inputs.row_ptr.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
-                            s.stream), "upload inputs");
-      check(cudaMemcpyAsync(col, inputs.col.data(), inputs.col.size() * sizeof(int32_t), cudaMemcpyHostToDevice,
-                            s.stream), "upload inputs");
-      check(cudaMemcpyAsync(val, inputs.val.data(), inputs.val.size() * sizeof(float), cudaMemcpyHostToDevice,
-                            s.stream), "upload inputs");
-      check(cudaMemsetAsync(cur, 0, cells * sizeof(Acc), s.stream), "clear Y");
-      if (inputs.nrows > 0)
-        scatter_inputs<Acc><<<static_cast<unsigned>((inputs.nrows + 255) / 256), 256, 0, s.stream>>>(rp, col, val,
-                                                                                                inputs.nrows, ld, cur);
-      check(cudaStreamSynchronize(s.stream), "inputs to Y^T");   // the host arrays above may go
+                            s.copies), "upload inputs");
+      if (layers > 0) check(cudaMemsetAsync(alive, 0, (static_cast<size_t>(live) + 1) * sizeof(int32_t), s.stream), "clear flags");
+      std::vector<Event> arrived(static_cast<size_t>(batches));
+      for (int64_t k = 0; k < batches; ++k) {
+        const int64_t a = inputs.row_ptr[static_cast<size_t>(k * batch)];
+        const int64_t b = inputs.row_ptr[static_cast<size_t>(k * batch + batch_rows[k])];
+        if (b > a) {
+          check(cudaMemcpyAsync(col + a, inputs.col.data() + a, static_cast<size_t>(b - a) * sizeof(int32_t),
+                                cudaMemcpyHostToDevice, s.copies), "upload inputs");
+          check(cudaMemcpyAsync(val + a, inputs.val.data() + a, static_cast<size_t>(b - a) * sizeof(float),
+                                cudaMemcpyHostToDevice, s.copies), "upload inputs");
+        }
+        check(cudaEventRecord(arrived[static_cast<size_t>(k)].e, s.copies), "event");
+      }
+      for (int64_t k = 0; k < batches; ++k) {
+        const int64_t r0 = k * batch;
+        const int32_t nr = batch_rows[k];
+        check(cudaStreamWaitEvent(s.stream, arrived[static_cast<size_t>(k)].e, 0), "wait");
+        check(cudaMemset2DAsync(cur + r0, static_cast<size_t>(ld) * sizeof(Acc), 0, static_cast<size_t>(nr) * sizeof(Acc),
+                                static_cast<size_t>(n), s.stream), "clear Y");
+        scatter_inputs<Acc><<<static_cast<unsigned>((nr + 255) / 256), 256, 0, s.stream>>>(rp + r0, col, val, nr, ld,
+                                                                                          cur + r0);
+        check(cudaGetLastError(), "inputs' launch");
+        if (layers > 0)
+          launch_layer<Acc>(s.layers[0], cur + r0, next + r0, ld, nr, batch_held + k, s.bias, alive + r0, s.sms, s.stream);
+      }
+      check(cudaStreamSynchronize(s.stream), "inputs and the first layer");   // the host arrays above may go
     }
     const auto t1 = clock::now();
 
@@ -760,7 +797,6 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     // the grids. Each layer's live count and the rows it held go to pinned host memory without a wait; the host reads
     // layer l - 1's while layer l runs, and compacts after layer l where layer l - 1 left at most kCompactBelow of the
     // rows held alive (rows only die: the bias is at most 0). So the GPU does not wait for the host between layers.
-    const size_t layers = s.layers.size();
     int32_t* counts = w.host_counts(layers);   // [l]: live after layer l
     Event counted[2];
     int32_t bound = live;   // equal to the rows held whenever the host has read the last layer's count
@@ -768,8 +804,10 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     size_t ran = 0;   // layers launched
     for (size_t l = 0; l < layers && bound > 0; ++l, ++ran) {
       LayerOnDevice& L = s.layers[l];
-      check(cudaMemsetAsync(alive, 0, (static_cast<size_t>(bound) + 1) * sizeof(int32_t), s.stream), "clear flags");
-      launch_layer<Acc>(L, cur, next, ld, bound, held, s.bias, alive, s.sms, s.stream);
+      if (l > 0) {   // the first layer ran on each batch of inputs as it arrived (above)
+        check(cudaMemsetAsync(alive, 0, (static_cast<size_t>(bound) + 1) * sizeof(int32_t), s.stream), "clear flags");
+        launch_layer<Acc>(L, cur, next, ld, bound, held, s.bias, alive, s.sms, s.stream);
+      }
       std::swap(cur, next);
       // Count the live rows (the scan over bound + 1 flags, those from the rows held on 0, ends at the count).
       check(cub::DeviceScan::ExclusiveSum(scan_space, scan_bytes, alive, pos, bound + 1, s.stream), "scan");

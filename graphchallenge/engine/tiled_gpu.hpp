@@ -43,8 +43,9 @@
 namespace snk::gc {
 
 struct TiledGpuTimings {
-  double upload_inputs_s = 0;   // host CSR inputs -> Y^T on the device
-  double layers_s = 0;          // the layers, with the live-row counts and compactions
+  double upload_inputs_s = 0;   // host CSR inputs -> Y^T on the device, with the first layer, which runs on each batch
+                                // of inputs as it arrives (overlapping the upload of the next)
+  double layers_s = 0;          // the other layers, with the live-row counts and compactions
   double download_s = 0;        // the live rows' ids -> host categories
   double total_s = 0;           // inference time: the sum of the three
   std::vector<int64_t> live_rows_per_layer;       // inputs alive after each layer

@@ -350,7 +350,8 @@ int main(int argc, char** argv) {
         categories = tiled->infer(inputs, &tt);
         seconds = tt.total_s;
         live = tt.live_rows_per_layer;
-        std::fprintf(stderr, "[spdnn] run %d parts: inputs %.3f s, layers %.3f s (%lld compactions), categories %.3f s\n",
+        std::fprintf(stderr, "[spdnn] run %d parts: inputs with the first layer %.3f s, other layers %.3f s (%lld "
+                     "compactions), categories %.3f s\n",
                      run + 1, tt.upload_inputs_s, tt.layers_s, (long long)tt.compactions, tt.download_s);
 #else
         throw std::runtime_error("this build has no CUDA: the tiled GPU engine is not available");
