@@ -87,13 +87,14 @@ struct Event {
   Event& operator=(const Event&) = delete;
 };
 
-// Y^T of the inputs in neuron order: Y^T(j, r) = inputs(r, j).
+// Y^T of the inputs in neuron order: Y^T(j, r) = inputs(r, j); every stored entry 1 where val is null (a pattern).
 template <class Acc>
 __global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col,
                                const float* __restrict__ val, int64_t rows, int64_t ld, Acc* __restrict__ y) {
   const int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= rows) return;
-  for (int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) y[static_cast<int64_t>(col[k]) * ld + r] = val[k];
+  for (int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k)
+    y[static_cast<int64_t>(col[k]) * ld + r] = val ? Acc(val[k]) : Acc(1);
 }
 
 // The live columns of Y^T among the first `bound` (pos: their new places, from the scan of alive; the flags beyond the
@@ -711,6 +712,9 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   if (inputs.ncols != s.neurons)
     throw std::invalid_argument("tiled GPU engine: the inputs have " + std::to_string(inputs.ncols) +
                                 " columns, the network " + std::to_string(s.neurons) + " neurons");
+  if (!inputs.val.empty() && inputs.val.size() != inputs.col.size())
+    throw std::invalid_argument("tiled GPU engine: the inputs have " + std::to_string(inputs.val.size()) + " values for " +
+                                std::to_string(inputs.col.size()) + " stored entries (a binary pattern has none)");
   if (inputs.nrows > static_cast<int64_t>(65535) * kRows)
     throw std::invalid_argument("tiled GPU engine: at most " + std::to_string(65535 * kRows) + " inputs at once");
   check(cudaSetDevice(s.device), "select the device");
@@ -752,7 +756,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
                             s.stream), "upload");
       int64_t* rp = Workspace::take<int64_t>(w.in_ptr, inputs.row_ptr.size());
       int32_t* col = Workspace::take<int32_t>(w.in_col, inputs.col.size());
-      float* val = Workspace::take<float>(w.in_val, inputs.val.size());
+      const bool pattern = inputs.val.empty();   // binary inputs: no values to upload
+      float* val = pattern ? nullptr : Workspace::take<float>(w.in_val, inputs.val.size());
       // The copy stream starts after the work queued on `stream` so far (the workspace may have served a call before).
       Event ready;
       check(cudaEventRecord(ready.e, s.stream), "event");
@@ -767,8 +772,9 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
         if (b > a) {
           check(cudaMemcpyAsync(col + a, inputs.col.data() + a, static_cast<size_t>(b - a) * sizeof(int32_t),
                                 cudaMemcpyHostToDevice, s.copies), "upload inputs");
-          check(cudaMemcpyAsync(val + a, inputs.val.data() + a, static_cast<size_t>(b - a) * sizeof(float),
-                                cudaMemcpyHostToDevice, s.copies), "upload inputs");
+          if (!pattern)
+            check(cudaMemcpyAsync(val + a, inputs.val.data() + a, static_cast<size_t>(b - a) * sizeof(float),
+                                  cudaMemcpyHostToDevice, s.copies), "upload inputs");
         }
         check(cudaEventRecord(arrived[static_cast<size_t>(k)].e, s.copies), "event");
       }

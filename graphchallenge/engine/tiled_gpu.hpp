@@ -100,7 +100,10 @@ class TiledGpuEngine {
 
   // The categories of `inputs` (rows = images, one column per neuron): 0-based ids of the rows with any non-zero
   // after the last layer, sorted. Timings are filled in where given. The engine keeps its device memory from one call
-  // to the next (grown where a call needs more), so calls on one engine must not overlap.
+  // to the next (grown where a call needs more), so calls on one engine must not overlap. Binary inputs may come as
+  // their pattern (io/rows.hpp's binary_pattern: `val` empty, every stored entry read as 1), which uploads half the
+  // bytes. Throws std::invalid_argument for inputs whose columns are not the network's neurons, or whose values are
+  // neither one per stored entry nor none.
   std::vector<int64_t> infer(const CsrMatrix& inputs, TiledGpuTimings* timings = nullptr);
 
   // Page-locks the host arrays of `inputs` (part of loading the data, not of inference) so that infer() uploads them at

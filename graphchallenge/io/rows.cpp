@@ -69,4 +69,15 @@ CsrMatrix transposed(const CsrMatrix& a) {
   return t;
 }
 
+std::optional<CsrMatrix> binary_pattern(const CsrMatrix& a) {
+  for (const float v : a.val)
+    if (v != 1.0f) return std::nullopt;
+  CsrMatrix p;
+  p.nrows = a.nrows;
+  p.ncols = a.ncols;
+  p.row_ptr = a.row_ptr;
+  p.col = a.col;
+  return p;
+}
+
 }  // namespace snk::gc

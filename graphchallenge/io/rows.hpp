@@ -1,10 +1,12 @@
 // graphchallenge/io/rows.hpp: row-wise helpers on the challenge's CSR matrices that every runner needs:
 // stacking copies of an input set (the 1,200 official images repeated to 60,000), taking a block of rows (one
-// MPI rank's share) and the first rows (the sample checked against the float64 reference), chosen rows, and the transpose (a
-// layer's columns as rows: what the engines read per output neuron).
+// MPI rank's share) and the first rows (the sample checked against the float64 reference), chosen rows, the transpose (a
+// layer's columns as rows: what the engines read per output neuron), and the pattern of a binary matrix (the images as
+// an engine that reads every stored entry as 1 takes them).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "io/types.hpp"
@@ -23,5 +25,9 @@ CsrMatrix rows_at(const CsrMatrix& a, const std::vector<int64_t>& ids);
 
 // a^T: row j lists the rows of `a` holding column j, in increasing order, with their values.
 CsrMatrix transposed(const CsrMatrix& a);
+
+// The pattern of `a` (its shape, row pointers and columns; `val` empty) where every stored value is exactly 1, as in
+// the challenge's images; nullopt where any is not.
+std::optional<CsrMatrix> binary_pattern(const CsrMatrix& a);
 
 }  // namespace snk::gc

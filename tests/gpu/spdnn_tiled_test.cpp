@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -112,6 +113,10 @@ TEST(TiledGpuEngine, OfficialSubset) {
   }
   EXPECT_LT(t.computed_rows_per_layer.back(), d.inputs.nrows);
   EXPECT_EQ(engine.infer(d.inputs), d.categories);
+  // The binary images as their pattern (no values uploaded): the same categories.
+  const std::optional<CsrMatrix> pattern = binary_pattern(d.inputs);
+  ASSERT_TRUE(pattern.has_value()) << "the official images are binary";
+  EXPECT_EQ(engine.infer(*pattern), d.categories);
   std::printf("[tiled] official subset: %zu categories, %lld compactions, layers %.3f ms\n", d.categories.size(),
               static_cast<long long>(t.compactions), t.layers_s * 1e3);
 }
@@ -217,6 +222,10 @@ TEST(TiledGpuEngine, WideClassesPositiveBiasAndBadInputs) {
   wrong.ncols = 32;
   wrong.row_ptr = {0, 0};
   EXPECT_THROW(engine.infer(wrong), std::invalid_argument);
+  CsrMatrix values_short = in;   // one value fewer than stored entries: neither values nor a pattern
+  ASSERT_FALSE(values_short.val.empty());
+  values_short.val.pop_back();
+  EXPECT_THROW(engine.infer(values_short), std::invalid_argument);
 }
 
 // Each tile mode forced on every tile, against the float64 reference: sparse and embedded (the same arithmetic) with

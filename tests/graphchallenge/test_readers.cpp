@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "gc_test_util.hpp"
 #include "io/readers.hpp"
@@ -236,6 +237,27 @@ TEST(ReaderErrors, MissingFileAndCategories) {
   expect_read_error([&] { read_categories(f, 60000); }, f, 2, "out of range");
   write_file_content(f, "3\n4 5\n", false);
   expect_read_error([&] { read_categories(f); }, f, 2, "one category id");
+}
+
+// binary_pattern: the pattern (no values) of a matrix whose stored values are all 1; none where any value differs.
+TEST(Rows, BinaryPattern) {
+  CsrMatrix a;
+  a.nrows = 2;
+  a.ncols = 5;
+  a.row_ptr = {0, 2, 3};
+  a.col = {0, 4, 2};
+  a.val = {1.0f, 1.0f, 1.0f};
+  const std::optional<CsrMatrix> p = binary_pattern(a);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->nrows, 2);
+  EXPECT_EQ(p->ncols, 5);
+  EXPECT_EQ(p->row_ptr, a.row_ptr);
+  EXPECT_EQ(p->col, a.col);
+  EXPECT_TRUE(p->val.empty());
+  a.val[2] = 0.5f;
+  EXPECT_FALSE(binary_pattern(a).has_value());
+  a.val[2] = -1.0f;
+  EXPECT_FALSE(binary_pattern(a).has_value());
 }
 
 // rows_at: the chosen rows in the order given, repeats and empty rows kept; a row out of range is an error.
