@@ -54,13 +54,11 @@ Mlp::Result Mlp::train_batch(const Matrix& X, const std::vector<std::uint8_t>& l
   output_grads_.assign(L, Matrix(spec_.type, 0, 0));
   Matrix g = std::move(ce.grad);
   for (std::size_t l = L; l-- > 0;) {
-    if (keep_for_rewiring) {
+    if (keep_for_rewiring) {   // copies for rigl_rewire; the layer takes the originals for dW
       inputs_[l] = kept[3 * l];
       output_grads_[l] = g;
-      g = layers_[l].backward(kept[3 * l], g);
-    } else {
-      g = layers_[l].backward(std::move(kept[3 * l]), std::move(g));   // the layer takes them: no copies
     }
+    g = layers_[l].backward(std::move(kept[3 * l]), std::move(g));
     if (l == 0) break;
     // Back through layer l - 1's dropout and activation.
     const Matrix& mask = kept[3 * (l - 1) + 2];

@@ -123,25 +123,29 @@ Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
   Matrix x(t, X.nrows(), X.ncols()), dy(t, dY.nrows(), dY.ncols());
   apply(x, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), X);
   apply(dy, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), dY);
-  return backward(std::move(x), std::move(dy));
+  return backward_checked(std::move(x), std::move(dy));
 }
 
 Matrix SparseLinear::backward(Matrix&& X, Matrix&& dY) {
   check_backward(X, dY);
+  return backward_checked(std::move(X), std::move(dY));
+}
+
+Matrix SparseLinear::backward_checked(Matrix&& X, Matrix&& dY) {
   const Type* t = type();
   Matrix dX(t, dY.nrows(), in_features());
   mxm(dX, nullptr, nullptr, plus_times(t), dY, W_);
-  Vector db(t, out_features());
-  if (has_bias_) {
+  if (has_bias_) {   // made in full before the layer's state changes
+    Vector db(t, out_features());
     Descriptor columns;
     columns.transpose_first = true;
     reduce(db, nullptr, nullptr, *builtin_monoid(BinaryOpcode::Plus, t->code), dY, columns);
+    db_ = std::move(db);
   }
-  // Everything is computed: the layer's state changes only now.
+  // Everything that can fail is done: the layer keeps X and dY for dW.
   grad_x_ = std::move(X);
   grad_dy_ = std::move(dY);
   dW_pending_ = true;
-  if (has_bias_) db_ = std::move(db);
   return dX;
 }
 

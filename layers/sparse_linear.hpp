@@ -71,6 +71,7 @@ class SparseLinear {
   Vector b_, db_;
   bool has_bias_;
   void check_backward(const Matrix& X, const Matrix& dY) const;   // types and shapes of a backward's operands
+  Matrix backward_checked(Matrix&& X, Matrix&& dY);                // backward on operands already checked
   mutable Matrix ones_;   // batch x 1, every entry 1: the bias's broadcast (forward)
 };
 

@@ -386,8 +386,8 @@ int main(int argc, char** argv) {
           if (bandwidth > 0) x.floor_s = static_cast<double>(tt.activation_bytes) / bandwidth;
           x.rate = static_cast<double>(row.inputs) * static_cast<double>(row.edges) / tbest / 1e12;
           std::fprintf(stderr, "[bench-spdnn] %lld x %lld tiled, %s sums (exact work): %.4f s (inputs' upload with the "
-                       "first layer %.4f s, other layers %.4f s, download %.4f s), %.2f TE/s, %s; activations moved at least %.3g GB, %.4f s at "
-                       "the copy bandwidth\n",
+                       "first layer %.4f s, other layers %.4f s, download %.4f s), %.2f TE/s, %s; activations moved at "
+                       "least %.3g GB, %.4f s at the copy bandwidth\n",
                        (long long)n, (long long)l, x.sums.c_str(), tbest, tt.upload_inputs_s, tt.layers_s, tt.download_s,
                        x.rate, x.pass ? "PASS" : "FAIL", static_cast<double>(tt.activation_bytes) * 1e-9, x.floor_s);
           row.exact.push_back(x);
@@ -418,8 +418,8 @@ int main(int argc, char** argv) {
         std::to_string(runs) + " runs after a warm-up). \"Layers only\": the same runs without the upload of the "
         "inputs and the download of the categories. \"Exact work\": the tiled engine, every live row of every layer "
         "computed (no row reuse), its sums in " + kinds + ", the binary images given to it as their pattern (column "
-        "indices, no values), against XY-2021's exact-work rate (SNICIT's Table 3, RTX A6000); a FAIL there names the sums whose categories differ (bench-spdnn's log lists the rows, with the float64 "
-        "reference's verdict). \"-all\": every output of every layer computed and stored; without it, outputs whose "
+        "indices, no values), against XY-2021's exact-work rate (SNICIT's Table 3, RTX A6000); a FAIL there names the "
+        "sums whose categories differ (bench-spdnn's log lists the rows, with the float64 reference's verdict). \"-all\": every output of every layer computed and stored; without it, outputs whose "
         "weights are all alike (a uniform tile's, every tile of these networks) are one value a row, computed and "
         "stored once (the reuse is within a row, never across rows). \"x floor\": the time over the floor of the "
         "activations the run must move (per layer: its computed rows times the rows of Y^T it reads and writes, 8 bytes "

@@ -1020,15 +1020,7 @@ FusedGpuEngine::~FusedGpuEngine() = default;
 void FusedGpuEngine::pin_host_inputs(const CsrMatrix& inputs) {
   State& s = *state_;
   check(cudaSetDevice(s.device), "cudaSetDevice");
-  auto pin = [&](const void* p, size_t bytes) {
-    if (bytes == 0) return;
-    void* q = const_cast<void*>(p);
-    check(cudaHostRegister(q, bytes, cudaHostRegisterDefault), "cudaHostRegister");
-    s.registered.push_back(q);
-  };
-  pin(inputs.row_ptr.data(), inputs.row_ptr.size() * sizeof(int64_t));
-  pin(inputs.col.data(), inputs.col.size() * sizeof(int32_t));
-  pin(inputs.val.data(), inputs.val.size() * sizeof(float));
+  page_lock_inputs(inputs, s.registered, "fused GPU engine", false);
 }
 
 void FusedGpuEngine::set_upload_batches(int batches) { state_->upload_batches = std::max(0, batches); }

@@ -79,6 +79,30 @@ struct PinnedArray {
 };
 
 // An event without timing, destroyed with its owner.
+// Calls f(i) for every i in [0, n) on up to one host thread per core, items taken in increasing order; the first
+// exception f throws stops new items from starting and is rethrown here once every thread has joined.
+template <class F>
+void for_each_on_cores(size_t n, F&& f) {
+  std::atomic<size_t> next{0};
+  std::mutex failed_m;
+  std::exception_ptr failed;
+  const auto work = [&] {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < n;) f(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failed_m);
+      if (!failed) failed = std::current_exception();
+      next = n;
+    }
+  };
+  const unsigned workers = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), n)));
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failed) std::rethrow_exception(failed);
+}
+
 struct Event {
   cudaEvent_t e = nullptr;
   Event() { check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event"); }
@@ -207,15 +231,7 @@ void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<i
   UniformRuns runs = uniform_runs(tiles, gather, values, uniform);
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
   d.uniform_runs = DeviceArray<UniformRun>(runs.runs);
-  // A specialised kernel reads a tile's weights WIDTH apart: it serves only tiles that are whole classes of its width
-  // (pitch == width), not slices of a wider class.
-  int width = -1;
-  for (int32_t t : sparse) {
-    const int w = tiles.width[static_cast<size_t>(t)];
-    const bool whole = tiles.pitch[static_cast<size_t>(t)] == w;
-    width = whole && (width == -1 || width == w) ? w : 0;
-  }
-  d.sparse_width = width == 16 || width == 32 ? width : 0;
+  d.sparse_width = whole_class_width(tiles, sparse);
 }
 
 bool tensor_mode_supported(int device) {
@@ -543,27 +559,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     out_rows = std::move(m.slots);
   }
   std::vector<std::vector<int32_t>> loads(tiles.size());   // the uniform kernel's loads per tile (its runs), by layer
-  {
-    std::atomic<size_t> next_layer{0};
-    std::mutex failed_m;
-    std::exception_ptr failed;   // the first failure (memory), rethrown here
-    const auto count_runs = [&] {
-      try {
-        for (size_t l; (l = next_layer.fetch_add(1)) < tiles.size();)
-          loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failed_m);
-        if (!failed) failed = std::current_exception();
-        next_layer = tiles.size();
-      }
-    };
-    std::vector<std::thread> pool;
-    const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), tiles.size()));
-    for (unsigned w = 1; w < threads; ++w) pool.emplace_back(count_runs);
-    count_runs();
-    for (std::thread& t : pool) t.join();
-    if (failed) std::rethrow_exception(failed);
-  }
+  for_each_on_cores(tiles.size(), [&](size_t l) { loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values); });
   s.plan = plan_tile_modes(tiles, s.model, po, &loads);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
   check(cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking), "stream creation");
@@ -596,9 +592,8 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   using clock = std::chrono::steady_clock;
   const auto end = clock::now() + std::chrono::duration_cast<clock::duration>(
                                       std::chrono::duration<double>(std::max(0.0, options.compile_budget_s)));
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < order.size();) try {
+  for_each_on_cores(order.size(), [&](size_t i) {
+    try {
       const size_t l = order[i];
       const std::vector<int32_t>& ids = s.plan.layers[l].tiles[static_cast<size_t>(TileMode::Embedded)];
       int64_t nnz = 0;
@@ -606,18 +601,18 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
       EmbeddedBinary& bin = bins[i];
       bin.status = EmbeddedStatus::TimedOut;   // not compiled (the message says why), not a failure
       bin.message = "over " + std::to_string(kMostEmbeddedNnz) + " multiply-adds";
-      if (nnz > kMostEmbeddedNnz) continue;
+      if (nnz > kMostEmbeddedNnz) return;
       const std::string source = embedded_source(net.layers[l], gathers[l], tiles[l], ids, fp64, name);
       bin = lookup_embedded(source, name, eo);
-      if (bin.status == EmbeddedStatus::Cached) continue;
+      if (bin.status == EmbeddedStatus::Cached) return;
       const double left = std::chrono::duration<double>(end - clock::now()).count();
       if (left <= 0) {
         bin.message = "not cached, and the compile budget is spent";
-        continue;
+        return;
       }
       if (s.model.compile_ns_per_nnz * 1e-9 * static_cast<double>(nnz) > left) {
         bin.message = "not cached, and its compile is predicted to outlast the budget left";
-        continue;
+        return;
       }
       EmbeddedOptions o = eo;
       o.deadline_s = left;
@@ -626,14 +621,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
       bins[i].status = EmbeddedStatus::Failed;
       bins[i].message = e.what();
     }
-  };
-  {
-    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), order.size()));
-    std::vector<std::thread> pool;
-    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-  }
+  });
   for (size_t i = 0; i < order.size(); ++i) {
     const size_t l = order[i];
     LayerModes& modes = s.plan.layers[l];
@@ -689,20 +677,7 @@ TiledGpuEngine::~TiledGpuEngine() {
 void TiledGpuEngine::pin_host_inputs(const CsrMatrix& inputs) {
   State& s = *state_;
   check(cudaSetDevice(s.device), "select the device");
-  const auto pin = [&](const void* p, size_t bytes) {
-    if (bytes == 0) return;
-    void* q = const_cast<void*>(p);
-    const cudaError_t e = cudaHostRegister(q, bytes, cudaHostRegisterDefault);
-    if (e == cudaErrorHostMemoryAlreadyRegistered) {   // pinned by another owner (a fused engine on the same inputs)
-      (void)cudaGetLastError();
-      return;
-    }
-    check(e, "page-lock the inputs");
-    s.registered.push_back(q);
-  };
-  pin(inputs.row_ptr.data(), inputs.row_ptr.size() * sizeof(int64_t));
-  pin(inputs.col.data(), inputs.col.size() * sizeof(int32_t));
-  pin(inputs.val.data(), inputs.val.size() * sizeof(float));
+  page_lock_inputs(inputs, s.registered, "tiled GPU engine", true);   // arrays a fused engine locked: left to it
 }
 
 std::string TiledGpuEngine::device_name() const { return gpu_device_name(state_->device); }

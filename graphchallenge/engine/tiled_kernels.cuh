@@ -92,6 +92,19 @@ inline std::vector<int32_t> uniform_run_counts(const LayerTiles& tiles, const st
   return counts;
 }
 
+// The width a specialised sparse kernel (tiled_layer<WIDTH>) may serve tiles `list` of a layer with: 16 or 32 where
+// every one of them is a whole class of that width (pitch == width: the kernel reads a tile's weights WIDTH apart, so
+// not a slice of a wider class); 0 (the kernel for any tile) otherwise.
+inline int whole_class_width(const LayerTiles& tiles, const std::vector<int32_t>& list) {
+  int width = -1;
+  for (const int32_t t : list) {
+    const int w = tiles.width[static_cast<size_t>(t)];
+    const bool whole = tiles.pitch[static_cast<size_t>(t)] == w;
+    width = whole && (width == -1 || width == w) ? w : 0;
+  }
+  return width == 16 || width == 32 ? width : 0;
+}
+
 // Tile t's inputs in order (its blocks in order, rows within a block in order), kStagedInputs at a time: for each
 // stage, the block writes input a's weights for outputs q < COLS at weights[a * PITCH + q] (in Acc; 0 from q = width
 // on) and its row of Y^T in, times ld, at source[a], then calls consume(count) between two barriers. Every thread of

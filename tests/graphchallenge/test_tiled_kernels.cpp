@@ -1,9 +1,10 @@
 // tests/graphchallenge/test_tiled_kernels.cpp: the tiled engine's layer kernels (graphchallenge/engine/
 // tiled_kernels.cuh) run on the CPU under cuda_emulation.hpp, against a host computation of each tile in its input
 // order (fma in the sums' type), on fresh random activations: the sparse kernel (any width, and specialised for
-// 16 and 32), its form for uniform tiles (several tiles a block, tiles across stages), and the tensor kernel, FP64
-// and FP32, on a RadiX-Net layer with drawn weights, a random sparse layer (classes of one column) and one with
-// dense columns (tiles of more inputs than a stage holds). Each run poisons the outputs first and holds fewer rows
+// 16 and 32 where the engine's rule gives them the tiles), its form for uniform tiles (several tiles a block, tiles
+// across stages, inputs in runs of one activation as in a merged network), and the tensor kernel, FP64 and FP32, on a
+// RadiX-Net layer with drawn weights, a random sparse layer (classes of one column), one with dense columns (tiles of
+// more inputs than a stage holds) and one class of 64 columns (two 32-column slices). Each run poisons the outputs first and holds fewer rows
 // than its grid covers: the rows held and only they are written, each tile's outputs and no other, with the alive
 // flags of the rows held. Under the emulation the tensor product sums in input order, so it too must agree bit for
 // bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits.
@@ -204,12 +205,9 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
   std::mt19937_64 rng(seed);
   for (int kind = 0; kind < 4; ++kind) {
     Case c = make_case(kind, rng);
-    // The fixed-width kernels serve whole classes of their width only (the engine's rule): not kind 3's slices.
-    bool same_width = true;
-    for (int64_t t = 0; t < c.tiles.tiles(); ++t) {
-      const int32_t w = c.tiles.width[static_cast<size_t>(t)];
-      same_width = same_width && w == c.tiles.width.front() && (w == 16 || w == 32) && c.tiles.pitch[static_cast<size_t>(t)] == w;
-    }
+    // The fixed-width kernels serve what the engine's rule gives them (whole classes of their width: not kind 3's
+    // slices of a 64-column class, whose weights they would read 32 apart instead of 64).
+    const bool same_width = tiled::whole_class_width(c.tiles, all_tiles(c)) != 0;
     const int32_t held = kind == 0 ? 150 : kind == 1 ? 97 : kind == 2 ? 1 : 70;   // of a grid over 256 rows (ld 160)
     check<double>(c, Kernel::Sparse, held, rng);
     check<float>(c, Kernel::Sparse, held, rng);
