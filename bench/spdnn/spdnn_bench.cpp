@@ -30,7 +30,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -40,6 +39,7 @@
 #include "engine/tiled_gpu.hpp"
 #include "plan/tiles.hpp"
 #endif
+#include "host/threads.hpp"
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/reference.hpp"
@@ -144,13 +144,9 @@ Network generate_parallel(int64_t n, int64_t layers, uint64_t seed) {
   net.neurons = n;
   net.bias = challenge_bias(n);
   net.layers.resize(layers);
-  std::vector<std::thread> pool;
-  const int threads = std::max(1u, std::thread::hardware_concurrency());
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      for (int64_t l = t; l < layers; l += threads) net.layers[l] = generate_radix_layer(n, l, seed);
-    });
-  for (auto& th : pool) th.join();
+  snk::host::for_each_index(static_cast<size_t>(layers), [&](size_t l) {
+    net.layers[l] = generate_radix_layer(n, static_cast<int64_t>(l), seed);
+  });
   return net;
 }
 

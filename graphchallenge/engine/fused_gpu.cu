@@ -9,6 +9,7 @@
 // tracked on the host (State::cursor) when the launches are enqueued.
 #include "engine/fused_gpu.hpp"
 #include "engine/gpu_common.cuh"
+#include "host/threads.hpp"
 #include "io/rows.hpp"
 #include "plan/tiles.hpp"
 
@@ -1002,7 +1003,7 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
     }
   };
   const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(
-      layers, std::max(1u, std::thread::hardware_concurrency()))));
+      layers, host::usable_cores())));
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

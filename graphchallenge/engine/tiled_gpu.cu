@@ -10,17 +10,16 @@
 #include "engine/embedded.hpp"
 #include "engine/gpu_common.cuh"
 #include "engine/tiled_kernels.cuh"
+#include "host/threads.hpp"
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -29,7 +28,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 namespace snk::gc {
 namespace {
@@ -79,30 +77,6 @@ struct PinnedArray {
 };
 
 // An event without timing, destroyed with its owner.
-// Calls f(i) for every i in [0, n) on up to one host thread per core, items taken in increasing order; the first
-// exception f throws stops new items from starting and is rethrown here once every thread has joined.
-template <class F>
-void for_each_on_cores(size_t n, F&& f) {
-  std::atomic<size_t> next{0};
-  std::mutex failed_m;
-  std::exception_ptr failed;
-  const auto work = [&] {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < n;) f(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failed_m);
-      if (!failed) failed = std::current_exception();
-      next = n;
-    }
-  };
-  const unsigned workers = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), n)));
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (failed) std::rethrow_exception(failed);
-}
-
 struct Event {
   cudaEvent_t e = nullptr;
   Event() { check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event"); }
@@ -559,7 +533,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     out_rows = std::move(m.slots);
   }
   std::vector<std::vector<int32_t>> loads(tiles.size());   // the uniform kernel's loads per tile (its runs), by layer
-  for_each_on_cores(tiles.size(), [&](size_t l) { loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values); });
+  host::for_each_index(tiles.size(), [&](size_t l) { loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values); });
   s.plan = plan_tile_modes(tiles, s.model, po, &loads);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
   check(cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking), "stream creation");
@@ -592,7 +566,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   using clock = std::chrono::steady_clock;
   const auto end = clock::now() + std::chrono::duration_cast<clock::duration>(
                                       std::chrono::duration<double>(std::max(0.0, options.compile_budget_s)));
-  for_each_on_cores(order.size(), [&](size_t i) {
+  host::for_each_index(order.size(), [&](size_t i) {
     try {
       const size_t l = order[i];
       const std::vector<int32_t>& ids = s.plan.layers[l].tiles[static_cast<size_t>(TileMode::Embedded)];

@@ -11,8 +11,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
-#include <thread>
 
+#include "host/threads.hpp"
 #include "io/prng.hpp"
 #include "io/readers.hpp"
 
@@ -27,21 +27,14 @@ int64_t log2_exact(int64_t v) {
 }
 
 int resolve_threads(int requested, int64_t work_items) {
-  int t = requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
-  if (t < 1) t = 1;
+  const int t = requested > 0 ? requested : host::usable_cores();
   return static_cast<int>(std::min<int64_t>(t, std::max<int64_t>(1, work_items)));
 }
 
-// Runs fn(begin, end) on `threads` contiguous slices of [0, n).
+// Runs fn(begin, end) on `threads` contiguous slices of [0, n), one a thread.
 template <class Fn>
 void parallel_slices(int64_t n, int threads, Fn&& fn) {
-  if (threads <= 1) { fn(int64_t{0}, n); return; }
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    int64_t b = n * t / threads, e = n * (t + 1) / threads;
-    pool.emplace_back([&fn, b, e] { fn(b, e); });
-  }
-  for (auto& th : pool) th.join();
+  host::for_each_range(n, (n + threads - 1) / threads, fn, threads);
 }
 
 }  // namespace
@@ -227,9 +220,8 @@ CsrMatrix generate_inputs(const MnistDigits& digits, int64_t neurons, const Inpu
   std::vector<std::vector<int32_t>> cols(static_cast<size_t>(threads));
   std::vector<int64_t> row_nnz(static_cast<size_t>(count), 0);
 
-  // Thread t fills images [count * t / threads, count * (t + 1) / threads) into cols[t].
-  std::vector<std::thread> pool;
-  auto work = [&](int t) {
+  // Slice t fills images [count * t / threads, count * (t + 1) / threads) into cols[t].
+  const auto work = [&](size_t t) {
     const int64_t b = count * t / threads, e = count * (t + 1) / threads;
     auto& out = cols[t];
     std::vector<int64_t> horiz(static_cast<size_t>(S) * side);
@@ -278,9 +270,7 @@ CsrMatrix generate_inputs(const MnistDigits& digits, int64_t neurons, const Inpu
       row_nnz[k] = static_cast<int64_t>(out.size() - before);
     }
   };
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
+  host::for_each_index(static_cast<size_t>(threads), work, threads);
 
   CsrMatrix m;
   m.nrows = count;

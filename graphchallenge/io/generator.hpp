@@ -64,7 +64,7 @@ struct InputOptions {
   // pixels a side and 9.9% at 128 and 256 (measured over the digits; 0.5 would give 13%), like the official
   // inputs (122713 / (1200 * 1024) = 9.99%).
   float threshold = 0.7f;
-  int threads = 0;  // 0: hardware concurrency; the result does not depend on it
+  int threads = 0;  // 0: the usable cores (host/threads.hpp); the result does not depend on it
 };
 
 // The translation (in 28-pixel source units, x right, y down) applied to the images of repetition `pass`

@@ -8,7 +8,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <thread>
+
+#include "host/threads.hpp"
 
 namespace snk::gc {
 
@@ -73,12 +74,10 @@ std::vector<int64_t> reference_infer(const Network& net, const CsrMatrix& inputs
     }
   };
 
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, rows / 64 + 1)));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(run, rows * t / threads, rows * (t + 1) / threads);
-  run(0, rows / threads);
-  for (auto& th : pool) th.join();
+  const int threads = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(options.threads > 0 ? options.threads : host::usable_cores(),
+                                             rows / 64 + 1)));
+  host::for_each_range(rows, (rows + threads - 1) / threads, run, threads);   // one slice of rows a thread
 
   std::vector<int64_t> out;
   for (int64_t r = 0; r < rows; ++r) if (alive[r]) out.push_back(r);

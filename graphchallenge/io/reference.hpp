@@ -15,7 +15,7 @@ namespace snk::gc {
 
 struct ReferenceOptions {
   int64_t layers = -1;  // how many layers to apply (-1: all)
-  int threads = 0;      // 0: hardware concurrency; rows are independent, so the result does not depend on it
+  int threads = 0;  // 0: the usable cores (host/threads.hpp); rows are independent, the result does not depend on it
   // If set: for each input row, the least |Y W + b| over every neuron its rows reached in every layer, i.e. how
   // near the ReLU's threshold the row came (infinity where it reached none). A float32 engine may decide a row
   // whose margin is within its rounding the other way; the tests excuse those rows and no others.

@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <unordered_map>
 
+#include "host/threads.hpp"
 #include "io/rows.hpp"
 
 namespace snk::gc {
@@ -181,21 +180,8 @@ TiledNetwork tile_network(const Network& net, int threads) {
     if (net.layers[l].nrows != net.neurons || net.layers[l].ncols != net.neurons)
       throw std::invalid_argument("tile_network: layer " + std::to_string(l + 1) + " is not neurons x neurons");
   tn.layers.resize(static_cast<size_t>(count));
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(1, count)));
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> failed(static_cast<size_t>(threads));
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      try {
-        for (int64_t l = t; l < count; l += threads) tn.layers[l] = tile_layer(net.layers[l]);
-      } catch (...) {
-        failed[t] = std::current_exception();
-      }
-    });
-  for (auto& th : pool) th.join();
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  host::for_each_index(
+      static_cast<size_t>(count), [&](size_t l) { tn.layers[l] = tile_layer(net.layers[l]); }, threads);
   std::vector<int32_t> out_pos(static_cast<size_t>(net.neurons));
   for (int64_t l = 0; l < count; ++l) {
     std::vector<int32_t> g(tn.layers[l].row_neuron);   // layer 0 reads the inputs by neuron

@@ -1,35 +1,30 @@
 // spmm/host_threads.hpp: the host threads that build a plan's bound orders (bank_order.cpp, row_lanes_layout.cpp,
 // plan.cu). Those orders are host work linear in the non-zeros, done once per plan but large next to the products
 // they serve (bench/results/spmm-dispatch-rules.md). Their units (segments, groups of 32 rows, column blocks) are
-// independent and write disjoint parts of the output, so for_each_range() deals them out to a few std::threads in
-// chunks taken from a shared counter; the result is the same for any number of threads (the CPU tests compare one
-// thread against several). How many: host_order_threads() ($SNACK_HOST_THREADS, else up to 16). Header only, no
-// CUDA.
+// independent and write disjoint parts of the output, so for_each_range() deals them out in chunks (the project's
+// loop, src/host/threads.hpp); the result is the same for any number of threads (the CPU tests compare one thread
+// against several). How many: host_order_threads() ($SNACK_HOST_THREADS, else the usable cores, up to 16). Header
+// only, no CUDA.
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
-#include <mutex>
-#include <system_error>
-#include <thread>
-#include <vector>
+#include <utility>
+
+#include "host/threads.hpp"
 
 namespace snk::cuda {
 
-// The default count of threads for host order builds: the machine's hardware threads, at most 16 (the builds stop
-// gaining there: they stream the plan's columns from memory), at least 1.
-inline int default_host_order_threads() {
-  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
-}
+// The default count of threads for host order builds: the cores this process may use, at most 16 (the builds stop
+// gaining there: they stream the plan's columns from memory).
+inline int default_host_order_threads() { return std::min(host::usable_cores(), 16); }
 
 // Threads for host order builds: $SNACK_HOST_THREADS where set (a count from 1 to 1024: where several processes
 // share a node, say; another value prints one message on stderr and the default is used), else
-// default_host_order_threads(). Read once (hardware_concurrency reads the system each time, and the cuda backend's
-// binding rule asks on every product).
+// default_host_order_threads(). Read once (usable_cores reads the system each time, and the cuda backend's binding
+// rule asks on every product).
 inline int host_order_threads() {
   static const int n = [] {
     const int fallback = default_host_order_threads();
@@ -53,44 +48,7 @@ inline int host_order_threads() {
 // other threads taking chunks and is rethrown here (the first one thrown).
 template <class F>
 void for_each_range(std::int64_t n, std::int64_t grain, F&& f, int threads = 0) {
-  if (n <= 0) return;
-  grain = std::max<std::int64_t>(1, grain);
-  const std::int64_t chunks = (n + grain - 1) / grain;
-  const int t = static_cast<int>(std::min<std::int64_t>(threads > 0 ? threads : host_order_threads(), chunks));
-  if (t <= 1) {
-    f(std::int64_t(0), n);
-    return;
-  }
-  std::atomic<std::int64_t> next{0};
-  std::atomic<bool> stop{false};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    for (;;) {
-      const std::int64_t c = next.fetch_add(1);
-      if (c >= chunks || stop.load()) return;
-      try {
-        f(c * grain, std::min(n, (c + 1) * grain));
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        stop = true;
-        return;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(t - 1));
-  for (int i = 1; i < t; ++i) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {   // no more threads to be had: those running take every chunk
-      break;
-    }
-  }
-  work();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
+  host::for_each_range(n, grain, std::forward<F>(f), threads > 0 ? threads : host_order_threads());
 }
 
 }  // namespace snk::cuda
