@@ -43,7 +43,7 @@ namespace snk::gc {
 namespace {
 
 // Part of every cache key: a change to the generated code's form or to the compile options must change it.
-constexpr const char* kFormat = "snack-embedded-1 -std=c++17";
+constexpr const char* kFormat = "snack-embedded-2 -std=c++17";
 constexpr char kMagic[8] = {'S', 'N', 'K', 'E', 'M', 'B', '1', '\n'};
 constexpr size_t kHeader = 24;   // magic, second hash, cubin size
 constexpr const char* kNamespace = "snk_embedded";   // the generated helpers' namespace
@@ -460,6 +460,10 @@ std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>&
   std::string s;
   s.reserve(64 * 1024);
   s += std::string("namespace ") + kNamespace + " {\n";
+  // An input's activation: row `r` of Y^T at the thread's column, `y` pointing at row 0's. The offset r * ld_bytes is
+  // one 32 x 32 -> 64-bit multiply-add with r a literal, where r * ld + row in 64 bits took several instructions.
+  s += "static __device__ __forceinline__ " + acc + " load(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {\n";
+  s += "return __ldg(reinterpret_cast<const " + acc + "*>(y + static_cast<unsigned long long>(r) * ld_bytes));\n}\n";
   const std::string fma = fp64 ? " = fma(x" : " = fmaf(x";
   for (const auto& [r, w] : mult) {
     s += "static __device__ __forceinline__ void m" + std::to_string(r) + "x" + std::to_string(w) + "(" +
@@ -490,7 +494,7 @@ std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>&
     const int32_t width = tiles.width[t], pitch = tiles.pitch[t];
     const bool outline = tile_inputs(tiles, t) * width >= kOutlineMultiplyAdds;
     s += std::string("static __device__ ") + (outline ? "__noinline__" : "__forceinline__") + " bool t" +
-         std::to_string(i) + "(const " + acc + "* __restrict__ yin, " + acc +
+         std::to_string(i) + "(const char* __restrict__ y, unsigned ld_bytes, " + acc +
          "* __restrict__ yout, long long ld, int row, float bias) {\n";
     if (width == 0) {
       s += "return false;\n}\n";
@@ -500,12 +504,18 @@ std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>&
     for (int32_t q = 0; q < width; ++q) s += (q ? ", a" : "a") + std::to_string(q) + " = 0";
     s += ";\n";
     const std::string sums = list("a", width, "");
-    // The tile's inputs in order (blocks in order, rows within a block in order), R to a call.
-    std::vector<std::pair<int32_t, const float*>> run;   // (gather position, the input's weight row)
+    // The tile's inputs in order (blocks in order, rows within a block in order), R to a call. Each activation is
+    // loaded once for consecutive inputs that read the same row (in<N>: the tile's N-th such load), before the call
+    // that first reads it.
+    std::vector<std::pair<int32_t, const float*>> run;   // (load number, the input's weight row)
     const int32_t r = inputs_per_call(width);
+    int32_t loads = 0, last_row = -1;
+    std::string loaded;   // the loads' declarations not yet written
     const auto flush = [&] {
+      s += loaded;
+      loaded.clear();
       s += "m" + std::to_string(run.size()) + "x" + std::to_string(width) + "(" + sums;
-      for (const auto& in : run) s += ", yin[" + std::to_string(in.first) + "LL * ld + row]";
+      for (const auto& in : run) s += ", in" + std::to_string(in.first);
       for (const auto& in : run)
         for (int32_t q = 0; q < width; ++q) s += ", " + weight(in.second[q]);
       s += ");\n";
@@ -514,7 +524,14 @@ std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>&
     for (int32_t b = tiles.block_ptr[t]; b < tiles.block_ptr[t + 1]; ++b) {
       const TileBlock& k = tiles.blocks[b];
       for (int32_t a = 0; a < k.nr; ++a) {
-        run.emplace_back(gather[k.r0 + a], layer.values.data() + k.voff + static_cast<int64_t>(a) * pitch);
+        const int32_t row = gather[k.r0 + a];
+        if (loads == 0 || row != last_row) {
+          loaded += "const " + acc + " in" + std::to_string(loads) + " = load(y, " + std::to_string(row) +
+                    "u, ld_bytes);\n";
+          ++loads;
+          last_row = row;
+        }
+        run.emplace_back(loads - 1, layer.values.data() + k.voff + static_cast<int64_t>(a) * pitch);
         if (static_cast<int32_t>(run.size()) == r) flush();
       }
     }
@@ -527,11 +544,13 @@ std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>&
        acc + "* __restrict__ yout, long long ld, const int* __restrict__ held, float bias, int* __restrict__ alive) {\n";
   s += "const int row = blockIdx.y * 128 + threadIdx.x;\n";
   s += "if (row >= *held) return;\n";
+  s += "const char* y = reinterpret_cast<const char*>(yin + row);\n";
+  s += "const unsigned ld_bytes = static_cast<unsigned>(ld) * " + std::to_string(fp64 ? 8 : 4) + "u;\n";
   s += "bool any = false;\n";
   s += "switch (blockIdx.x) {\n";
   for (size_t i = 0; i < tile_ids.size(); ++i)
     s += "case " + std::to_string(i) + ": any = " + kNamespace + "::t" + std::to_string(i) +
-         "(yin, yout, ld, row, bias); break;\n";
+         "(y, ld_bytes, yout, ld, row, bias); break;\n";
   s += "}\n";
   s += "if (any) alive[row] = 1;\n";
   s += "}\n";

@@ -30,9 +30,10 @@ namespace snk::gc {
 //                                                               long long ld, const int* __restrict__ held,
 //                                                               float bias, int* __restrict__ alive)
 // with ACC double where fp64, else float; grid.x = tile_ids.size() (block x computes tile tile_ids[x]), grid.y = 128-row
-// chunks covering at least the *held rows computed (rows from *held on are not), 128 threads per block. The source needs no header and is the same text for the
-// same arguments. Its compile time grows faster than linearly in its size (engine/embedded.cpp says where): a layer
-// compiles faster as several kernels of a few thousand multiply-adds each. Throws std::invalid_argument for no tiles,
+// chunks covering at least the *held rows computed (rows from *held on are not), 128 threads per block; ld times
+// sizeof(ACC) below 2^32 (the inputs' offsets are 32-bit products widened to 64). The source needs no header and is the
+// same text for the same arguments. Its compile time grows faster than linearly in its size (engine/embedded.cpp says
+// where): a layer compiles faster as several kernels of a few thousand multiply-adds each. Throws std::invalid_argument for no tiles,
 // a tile id out of range, a tile whose blocks or outputs fall outside the layer or `gather`, or a kernel_name that is
 // not a C identifier (or is "snk_embedded", the generated helpers' namespace).
 std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>& gather, const LayerTiles& tiles,

@@ -664,6 +664,7 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   if (!inputs.val.empty() && inputs.val.size() != inputs.col.size())
     throw std::invalid_argument("tiled GPU engine: the inputs have " + std::to_string(inputs.val.size()) + " values for " +
                                 std::to_string(inputs.col.size()) + " stored entries (a binary pattern has none)");
+  // The grid's 65535 chunks of rows; the bound also keeps ld * sizeof(Acc) below 2^32, as embedded kernels need.
   if (inputs.nrows > static_cast<int64_t>(65535) * kRows)
     throw std::invalid_argument("tiled GPU engine: at most " + std::to_string(65535 * kRows) + " inputs at once");
   check(cudaSetDevice(s.device), "select the device");

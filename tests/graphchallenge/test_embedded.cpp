@@ -130,7 +130,14 @@ struct Program {
   struct Out { int q = 0, row = 0; double clamp = 0; };   // v from a<q>, stored at y[row * ld]
   struct Epilogue { int width = 0; std::vector<Out> outs; };
   struct Call { std::string helper; std::vector<long long> gather; std::vector<double> weights; };
-  struct Tile { int width = 0; std::vector<Call> calls; std::string epilogue; long long start = 0; };
+  struct Tile {
+    int width = 0;
+    std::vector<Call> calls;
+    std::string epilogue;
+    long long start = 0;
+    std::vector<long long> loads;   // in<N>: the row of Y^T load N reads
+  };
+  bool load_helper = false;             // load(y, r, ld_bytes) reads y + r * ld_bytes
   std::map<std::string, Mult> mult;
   std::map<std::string, Epilogue> epilogue;
   std::map<int, Tile> tiles;            // tile function t<i>
@@ -142,7 +149,7 @@ Program parse_source(const std::string& source, bool fp64) {
   Program p;
   std::istringstream in(source);
   std::string s;
-  enum { Top, InMult, InEpilogue, InTile, InKernel } where = Top;
+  enum { Top, InLoad, InMult, InEpilogue, InTile, InKernel } where = Top;
   std::string name;
   int tile = -1;
   const std::string acc = fp64 ? "double" : "float";
@@ -152,6 +159,11 @@ Program parse_source(const std::string& source, bool fp64) {
     char lit[96];
     if (where == Top) {
       if (s == "namespace snk_embedded {") continue;
+      if (s == "static __device__ __forceinline__ " + acc +
+                   " load(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {") {
+        where = InLoad;
+        continue;
+      }
       if (std::sscanf(s.c_str(), "static __device__ __forceinline__ void m%dx%d(", &r, &w) == 2) {
         name = "m" + std::to_string(r) + "x" + std::to_string(w);
         p.mult[name] = {r, w, {}};
@@ -169,6 +181,15 @@ Program parse_source(const std::string& source, bool fp64) {
       } else if (s.rfind("extern \"C\" __global__ void __launch_bounds__(128) ", 0) == 0) {
         where = InKernel;
       } else if (s != "}") {
+        ADD_FAILURE() << "unknown line: " << s;
+      }
+    } else if (where == InLoad) {
+      if (s == "}") {
+        where = Top;
+      } else if (s == "return __ldg(reinterpret_cast<const " + acc +
+                           "*>(y + static_cast<unsigned long long>(r) * ld_bytes));") {
+        p.load_helper = true;
+      } else {
         ADD_FAILURE() << "unknown line: " << s;
       }
     } else if (where == InMult) {
@@ -203,6 +224,10 @@ Program parse_source(const std::string& source, bool fp64) {
       } else if (s.rfind(acc + " a0 = 0", 0) == 0) {
         t.width = static_cast<int>(std::count(s.begin(), s.end(), ',') + 1);
       } else if (s == "return false;") {
+      } else if (std::sscanf(s.c_str(), ("const " + acc + " in%d = load(y, %lldu, ld_bytes);").c_str(), &i, &g) == 2) {
+        EXPECT_EQ(i, static_cast<int>(t.loads.size())) << s;   // numbered in order
+        if (!t.loads.empty()) EXPECT_NE(g, t.loads.back()) << s;   // a load only where the row changes
+        t.loads.push_back(g);
       } else if (std::sscanf(s.c_str(), "m%dx%d(", &r, &w) == 2) {
         const std::vector<std::string> args = call_args(s, s.find('('));
         EXPECT_EQ(w, t.width) << s;
@@ -212,8 +237,9 @@ Program parse_source(const std::string& source, bool fp64) {
         c.helper = "m" + std::to_string(r) + "x" + std::to_string(w);
         for (int a = 0; a < w; ++a) EXPECT_EQ(args[a], "a" + std::to_string(a)) << s;
         for (int a = 0; a < r; ++a) {
-          EXPECT_EQ(std::sscanf(args[w + a].c_str(), "yin[%lldLL * ld + row]", &g), 1) << args[w + a];
-          c.gather.push_back(g);
+          EXPECT_EQ(std::sscanf(args[w + a].c_str(), "in%d", &i), 1) << args[w + a];
+          EXPECT_TRUE(i >= 0 && i < static_cast<int>(t.loads.size())) << args[w + a] << ": not loaded before";
+          c.gather.push_back(i >= 0 && i < static_cast<int>(t.loads.size()) ? t.loads[static_cast<size_t>(i)] : -1);
         }
         for (int a = 0; a < r * w; ++a) c.weights.push_back(parse_weight(args[w + r + a]));
         t.calls.push_back(std::move(c));
@@ -228,9 +254,12 @@ Program parse_source(const std::string& source, bool fp64) {
         ADD_FAILURE() << "unknown line: " << s;
       }
     } else if (where == InKernel) {
-      if (std::sscanf(s.c_str(), "case %d: any = snk_embedded::t%d(yin, yout, ld, row, bias); break;", &i, &j) == 2) {
+      if (std::sscanf(s.c_str(), "case %d: any = snk_embedded::t%d(y, ld_bytes, yout, ld, row, bias); break;", &i,
+                      &j) == 2) {
         p.cases[i] = j;
       } else if (s != "const int row = blockIdx.y * 128 + threadIdx.x;" && s != "if (row >= *held) return;" &&
+                 s != "const char* y = reinterpret_cast<const char*>(yin + row);" &&
+                 s != std::string("const unsigned ld_bytes = static_cast<unsigned>(ld) * ") + (fp64 ? "8u;" : "4u;") &&
                  s != "bool any = false;" && s != "switch (blockIdx.x) {" && s != "}" &&
                  s != "if (any) alive[row] = 1;") {
         ADD_FAILURE() << "unknown line: " << s;
@@ -245,6 +274,7 @@ Program parse_source(const std::string& source, bool fp64) {
 template <class Acc>
 void interpret(const Program& p, int bx, const std::vector<Acc>& yin, std::vector<Acc>& yout, int64_t ld, int live,
                float bias, std::vector<int>& alive) {
+  ASSERT_TRUE(p.load_helper) << "no load helper";
   ASSERT_TRUE(p.cases.count(bx)) << "no case " << bx;
   ASSERT_TRUE(p.tiles.count(p.cases.at(bx)));
   const Program::Tile& t = p.tiles.at(p.cases.at(bx));
@@ -427,6 +457,19 @@ TEST(Embedded, SourceComputesTheTableKernelsArithmetic) {
     expect_same_arithmetic<float>(radix.layers[l], radix.gather[l], tiles, {63, 1}, radix.bias, "radix fp32");
     const LayerTiles slices = layer_tiles(radix.layers[l], 6);   // widths 6, 6, 4 out of a pitch of 16
     expect_same_arithmetic<double>(radix.layers[l], radix.gather[l], slices, {0, 1, 2, 100}, radix.bias, "slices");
+  }
+  // Its equal outputs merged (plan/tile_modes.hpp): a tile of layer 1 reads each merged output of layer 0 for 16
+  // inputs in a row, and the code loads it once (2 loads for 32 inputs); layer 0 reads 32 rows of inputs.
+  std::vector<LayerTiles> whole;
+  for (const TiledLayer& t : radix.layers) whole.push_back(class_tiles(t));
+  const MergedNetwork merged = merge_equal_outputs(radix, whole);
+  for (size_t l = 0; l < radix.layers.size(); ++l) {
+    const LayerTiles& tiles = merged.tiles[l];
+    expect_same_arithmetic<double>(radix.layers[l], merged.gather[l], tiles, {0, 7, 63}, radix.bias, "merged fp64");
+    expect_same_arithmetic<float>(radix.layers[l], merged.gather[l], tiles, {2, 40}, radix.bias, "merged fp32");
+    const Program p = parse_source(embedded_source(radix.layers[l], merged.gather[l], tiles, {5}, true, "k"), true);
+    ASSERT_EQ(p.tiles.count(0), 1u);
+    EXPECT_EQ(p.tiles.at(0).loads.size(), l == 0 ? 32u : 2u) << "layer " << l;
   }
   // The RadiX blocks with distinct weights: each weight's place in the sums matters.
   std::mt19937_64 rng(5);
