@@ -52,14 +52,15 @@ struct UniformRuns {
 };
 // Appends tile t's runs to `runs` (input position p reads row gather[p]; values: the layer's weights): its inputs in
 // its order (its blocks in order, rows within a block in order), the weight its first output's.
-inline void append_tile_runs(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values,
-                             int32_t t, std::vector<UniformRun>& runs) {
+inline void append_tile_runs(const LayerTiles& tiles, const std::vector<int32_t>& gather,
+                             const std::vector<float>& values, int32_t t, std::vector<UniformRun>& runs) {
   const size_t first = runs.size();
   for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
     const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
     for (int32_t a = 0; a < k.nr; ++a) {
       const int32_t row = gather[static_cast<size_t>(k.r0 + a)];
-      const float w = values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * tiles.pitch[static_cast<size_t>(t)])];
+      const int64_t pitch = tiles.pitch[static_cast<size_t>(t)];
+      const float w = values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * pitch)];
       if (runs.size() > first && runs.back().row == row && std::memcmp(&runs.back().weight, &w, sizeof w) == 0)
         ++runs.back().count;
       else
@@ -68,8 +69,8 @@ inline void append_tile_runs(const LayerTiles& tiles, const std::vector<int32_t>
   }
 }
 // The runs of tiles `list` of a layer.
-inline UniformRuns uniform_runs(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values,
-                                const std::vector<int32_t>& list) {
+inline UniformRuns uniform_runs(const LayerTiles& tiles, const std::vector<int32_t>& gather,
+                                const std::vector<float>& values, const std::vector<int32_t>& list) {
   UniformRuns u;
   u.run_ptr.push_back(0);
   for (const int32_t t : list) {
@@ -105,13 +106,28 @@ inline int whole_class_width(const LayerTiles& tiles, const std::vector<int32_t>
   return width == 16 || width == 32 ? width : 0;
 }
 
+// Row r of Y^T in at a thread's column: y = that column of row 0 (yin + the thread's row, as bytes), ld_bytes = ld *
+// sizeof(Acc), below 2^32 (the engine's bound on the rows held): the address is one 32 x 32 -> 64-bit multiply-add.
+template <class Acc>
+__device__ __forceinline__ Acc activation_at(const char* y, int32_t r, uint32_t ld_bytes) {
+  return __ldg(reinterpret_cast<const Acc*>(y + static_cast<uint64_t>(static_cast<uint32_t>(r)) * ld_bytes));
+}
+template <class Acc>
+__device__ __forceinline__ const char* column_of(const Acc* yin, int32_t row) {
+  return reinterpret_cast<const char*>(yin + row);
+}
+template <class Acc>
+__device__ __forceinline__ uint32_t row_bytes(int64_t ld) {
+  return static_cast<uint32_t>(ld) * static_cast<uint32_t>(sizeof(Acc));
+}
+
 // Tile t's inputs in order (its blocks in order, rows within a block in order), kStagedInputs at a time: for each
 // stage, the block writes input a's weights for outputs q < COLS at weights[a * PITCH + q] (in Acc; 0 from q = width
-// on) and its row of Y^T in, times ld, at source[a], then calls consume(count) between two barriers. Every thread of
-// the block calls it (the walk is the same in all).
+// on) and its row of Y^T in at rows[a], then calls consume(count) between two barriers. Every thread of the block calls
+// it (the walk is the same in all).
 template <int COLS, int PITCH, class Acc, class Consume>
-__device__ __forceinline__ void for_each_stage(const TilesRef& L, int t, int width, int64_t pitch, int64_t ld,
-                                               Acc* weights, int64_t* source, Consume&& consume) {
+__device__ __forceinline__ void for_each_stage(const TilesRef& L, int t, int width, int64_t pitch, Acc* weights,
+                                               int32_t* rows, Consume&& consume) {
   int fill = 0;
   for (int32_t b = L.block_ptr[t]; b < L.block_ptr[t + 1]; ++b) {
     const TileBlock k = L.blocks[b];
@@ -122,8 +138,7 @@ __device__ __forceinline__ void for_each_stage(const TilesRef& L, int t, int wid
         const int a = e / COLS, q = e % COLS;
         weights[(fill + a) * PITCH + q] = q < width ? Acc(__ldg(w + a * pitch + q)) : Acc(0);
       }
-      for (int e = threadIdx.x; e < n; e += blockDim.x)
-        source[fill + e] = static_cast<int64_t>(__ldg(L.gather + k.r0 + a0 + e)) * ld;
+      for (int e = threadIdx.x; e < n; e += blockDim.x) rows[fill + e] = __ldg(L.gather + k.r0 + a0 + e);
       fill += n;
       a0 += n;
       if (fill == kStagedInputs) {
@@ -144,19 +159,22 @@ __device__ __forceinline__ void for_each_stage(const TilesRef& L, int t, int wid
 // the first layer), for the rows [0, *held) of stride ld (the grid's rows beyond are not computed), over the tiles
 // list[0 .. gridDim.x). A thread block computes one tile (at most kMaxClassColumns outputs) for 128 rows, one row per
 // thread. The tile's inputs are staged (for_each_stage: their weights converted to Acc once a block, not once a row);
-// each thread loads its activations kPrefetch inputs ahead of their multiply-adds, so that many loads are in flight. WIDTH > 0: every tile of the list is a whole class of WIDTH columns; WIDTH == 0: any
-// tile. Acc: the type the sums and the activations are held in (float or double). For each output the multiply-adds
-// run in the tile's input order, as in the host reference and the embedded code.
+// each thread loads its activations kPrefetch inputs ahead of their multiply-adds, so that many loads are in flight.
+// WIDTH > 0: every tile of the list is a whole class of WIDTH columns; WIDTH == 0: any tile. Acc: the type the sums
+// and the activations are held in (float or double). For each output the multiply-adds run in the tile's input order,
+// as in the host reference and the embedded code.
 template <int WIDTH, class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin, Acc* __restrict__ yout, int64_t ld,
                                                      const int32_t* __restrict__ held, const int32_t* __restrict__ list, TilesRef L,
                                                      float bias, int32_t* __restrict__ alive) {
   constexpr int kAcc = WIDTH > 0 ? WIDTH : TiledGpuEngine::kMaxClassColumns;
   __shared__ __align__(16) Acc weights[kStagedInputs * kAcc];   // input a's weight for output q at a * kAcc + q
-  __shared__ int64_t source[kStagedInputs];                       // input a's row of Y^T in, times ld
+  __shared__ int32_t rows[kStagedInputs];                         // input a's row of Y^T in
   const int t = list[blockIdx.x];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
   const bool active = row < *held;   // the others only help stage
+  const char* y = column_of(yin, row);
+  const uint32_t ld_bytes = row_bytes<Acc>(ld);
   const int width = WIDTH > 0 ? WIDTH : L.width[t];
   const int pitch = WIDTH > 0 ? WIDTH : L.pitch[t];
   Acc acc[kAcc];
@@ -173,13 +191,13 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
     for (; a + kPrefetch <= count; a += kPrefetch) {
       Acc x[kPrefetch];
 #pragma unroll
-      for (int u = 0; u < kPrefetch; ++u) x[u] = active ? yin[source[a + u] + row] : Acc(0);
+      for (int u = 0; u < kPrefetch; ++u) x[u] = active ? activation_at<Acc>(y, rows[a + u], ld_bytes) : Acc(0);
 #pragma unroll
       for (int u = 0; u < kPrefetch; ++u) multiply_add(x[u], weights + (a + u) * kAcc);
     }
-    for (; a < count; ++a) multiply_add(active ? yin[source[a] + row] : Acc(0), weights + a * kAcc);
+    for (; a < count; ++a) multiply_add(active ? activation_at<Acc>(y, rows[a], ld_bytes) : Acc(0), weights + a * kAcc);
   };
-  for_each_stage<kAcc, kAcc>(L, t, width, pitch, ld, weights, source, accumulate);
+  for_each_stage<kAcc, kAcc>(L, t, width, pitch, weights, rows, accumulate);
   if (!active) return;
   const int32_t c0 = L.start[t];
   bool any = false;
@@ -206,12 +224,14 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
                                                              int64_t ld, const int32_t* __restrict__ held, const int32_t* __restrict__ list,
                                                              int32_t count, TilesRef L, UniformRunsRef R, float bias,
                                                              int32_t* __restrict__ alive) {
-  struct __align__(16) Input { int64_t source; Acc weight; int32_t count; };   // row of Y^T in times ld; weight; count
-  struct TileEnd { int32_t at, tile; };                                         // tile's runs end before staged run `at`
+  struct __align__(16) Input { int32_t row, count; Acc weight; };   // row of Y^T in, inputs in the run, their weight
+  struct TileEnd { int32_t at, tile; };                            // tile's runs end before staged run `at`
   __shared__ Input staged[kUniformStaged];
   __shared__ TileEnd ends[kUniformStaged];
   const int32_t row = blockIdx.y * kRows + threadIdx.x;
   const bool active = row < *held;   // the others only help stage
+  const char* y = column_of(yin, row);
+  const uint32_t ld_bytes = row_bytes<Acc>(ld);
   bool any = false;
   // Where the staging stands (the same in every thread): list entry i, and its next run r to stage.
   int32_t i = blockIdx.x;
@@ -231,14 +251,15 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
       const int n = min(end - r, kUniformStaged - fill);
       for (int e = threadIdx.x; e < n; e += kRows) {
         const UniformRun u = R.runs[r + e];
-        staged[fill + e] = Input{static_cast<int64_t>(u.row) * ld, Acc(u.weight), u.count};
+        staged[fill + e] = Input{u.row, u.count, Acc(u.weight)};
       }
       fill += n;
       r += n;
     }
     __syncthreads();
-    const auto multiply_adds = [&](Acc x, const Input& in) {
-      for (int c = 0; c < in.count; ++c) acc = fma(x, in.weight, acc);
+    const auto multiply_adds = [&](Acc x, const Input& in) {   // count >= 1; past the first, rare outside runs
+      acc = fma(x, in.weight, acc);
+      for (int c = 1; c < in.count; ++c) acc = fma(x, in.weight, acc);
     };
     int a = 0;
     for (int j = 0; j <= tiles_ended; ++j) {
@@ -246,11 +267,11 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
       for (; a + kPrefetch <= stop; a += kPrefetch) {
         Acc x[kPrefetch];
 #pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) x[u] = active ? yin[staged[a + u].source + row] : Acc(0);
+        for (int u = 0; u < kPrefetch; ++u) x[u] = active ? activation_at<Acc>(y, staged[a + u].row, ld_bytes) : Acc(0);
 #pragma unroll
         for (int u = 0; u < kPrefetch; ++u) multiply_adds(x[u], staged[a + u]);
       }
-      for (; a < stop; ++a) multiply_adds(active ? yin[staged[a].source + row] : Acc(0), staged[a]);
+      for (; a < stop; ++a) multiply_adds(active ? activation_at<Acc>(y, staged[a].row, ld_bytes) : Acc(0), staged[a]);
       if (j < tiles_ended) {
         if (active) {
           const int tile = ends[j].tile;
@@ -295,9 +316,10 @@ __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __rest
   constexpr int kTensorPitch = TiledGpuEngine::kMaxClassColumns + 4;
   constexpr int kGroups = 2;   // groups of four inputs whose activations are loaded ahead
   __shared__ __align__(16) double weights[kStagedInputs * kTensorPitch];
-  __shared__ int64_t source[kStagedInputs];
+  __shared__ int32_t rows[kStagedInputs];
   const int t = list[blockIdx.x];
   const int lane = threadIdx.x & 31, g = lane >> 2, k4 = lane & 3;
+  const uint32_t ld_bytes = row_bytes<double>(ld);
   const int32_t live = *held;
   const int32_t row0 = blockIdx.y * kRows + (threadIdx.x >> 5) * 32;
   const bool active = row0 < live;   // the whole warp; the others only help stage
@@ -315,11 +337,11 @@ __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __rest
 #pragma unroll
       for (int i = 0; i < kGroups; ++i) {
         const int a = a0 + 4 * i + k4;
-        const int64_t src = a < count ? source[a] : -1;
+        const int32_t src = a < count ? rows[a] : -1;
 #pragma unroll
         for (int m = 0; m < 4; ++m) {
           const int32_t row = row0 + m * 8 + g;
-          x[i][m] = src >= 0 && row < live ? yin[src + row] : 0.0;
+          x[i][m] = src >= 0 && row < live ? activation_at<double>(column_of(yin, row), src, ld_bytes) : 0.0;
         }
       }
 #pragma unroll
@@ -336,7 +358,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer_tensor(const double* __rest
       }
     }
   };
-  for_each_stage<TiledGpuEngine::kMaxClassColumns, kTensorPitch>(L, t, width, pitch, ld, weights, source,
+  for_each_stage<TiledGpuEngine::kMaxClassColumns, kTensorPitch>(L, t, width, pitch, weights, rows,
                                                                   [&](int count) {
                                                                     if (active) accumulate(count);
                                                                   });
