@@ -16,6 +16,8 @@
 #include "engine/embedded.hpp"
 
 #include <nvrtc.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,6 +56,7 @@ constexpr int64_t kOutlineMultiplyAdds = 128;
 // The multiply-adds a helper call does (its inputs times the tile's width, at least one input): the front end's time
 // grows faster than the number of calls in the source, so each call does several.
 constexpr int32_t kMultiplyAddsPerCall = 16;
+constexpr int kCompileNice = 19;   // the compile threads' nice value (run_job)
 
 // `d` as a hexadecimal floating literal without suffix ("0x1.99999ap-4", "-0x0p+0"): exact, and free of the locale.
 std::string hex_literal(double d) {
@@ -389,6 +392,10 @@ void prepare_exit(const std::string& arch) {
 
 // The thread's body: compile, write the cache, publish the result, leave the registry.
 void run_job(const std::shared_ptr<CompileJob>& job) {
+  // The lowest scheduling priority, for this thread alone (Linux's nice values are per thread): a compile may outlive
+  // its caller's wait by minutes, and must not take the cores from what the process goes on with (an inference's host
+  // thread launches every layer, and the GPU waits while it waits for a core).
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kCompileNice);
   try {
     nvrtc_compile(*job);
     if (job->status == EmbeddedStatus::Compiled && !job->cache_dir.empty())

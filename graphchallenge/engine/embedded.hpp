@@ -58,10 +58,12 @@ struct EmbeddedBinary {
 // The cubin of `source`'s extern "C" kernel `kernel_name`: from the cache where it holds it (Cached), else compiled by
 // NVRTC (Compiled, then written to the cache). Never throws for a compile that fails (Failed, NVRTC's log in message)
 // or does not finish within options.deadline_s of the call's start (TimedOut; the compile continues on a thread of
-// its own and writes the cache when it finishes; the process's exit waits for it, saying so on stderr; a call for the same kernel and cache meanwhile waits for that compile
-// rather than starting another). A cache that cannot be written is not an error: Compiled, with a message saying so.
-// The first compile for an architecture in a process runs a small compile first, on the calling thread (about 0.1 s),
-// so that the exit's wait for background compiles runs before NVRTC's teardown.
+// its own and writes the cache when it finishes; the process's exit waits for it, saying so on stderr; a call for the
+// same kernel and cache meanwhile waits for that compile rather than starting another). Compiles run at the lowest
+// scheduling priority (nice 19, that thread alone), so that one left running does not slow the process's other work.
+// A cache that cannot be written is not an error: Compiled, with a message saying so. The first compile for an
+// architecture in a process runs a small compile first, on the calling thread (about 0.1 s), so that the exit's wait
+// for background compiles runs before NVRTC's teardown.
 EmbeddedBinary compile_embedded(const std::string& source, const std::string& kernel_name,
                                 const EmbeddedOptions& options);
 

@@ -2,11 +2,12 @@
 // literals that read back bitwise; the generated source, deterministic, checked for bad arguments, and run by a small
 // interpreter of its statements against the table-driven kernel's arithmetic written out here (tiles of a RadiX layer,
 // the same with distinct weights, slices of its classes, an irregular layer with edge-case weights); NVRTC compiles to
-// ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt files, an unwritable directory) and
-// the deadline. Needs the CUDA toolkit (NVRTC), not a GPU.
+// ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt files, an unwritable directory), the
+// deadline, and the background compile's priority. Needs the CUDA toolkit (NVRTC), not a GPU.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
@@ -599,6 +601,47 @@ TEST(Embedded, DeadlineLeavesTheCompileRunning) {
   const EmbeddedBinary cached = compile_embedded(src, "snk_deadline", o);
   EXPECT_EQ(cached.status, EmbeddedStatus::Cached);
   EXPECT_TRUE(is_elf(cached.cubin));
+  fs::remove_all(dir);
+}
+
+// The nice values of this process's threads (/proc/self/task/<tid>/stat, the 17th field after the command's ")").
+std::vector<int> thread_nice_values() {
+  std::vector<int> out;
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream f(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string field;
+    for (int i = 0; i < 17 && fields >> field; ++i) {
+    }
+    if (fields) out.push_back(std::atoi(field.c_str()));
+  }
+  return out;
+}
+
+// A compile left running in the background runs at nice 19 (the caller's thread keeps its own priority).
+TEST(Embedded, BackgroundCompilesRunAtTheLowestPriority) {
+  const int own = getpriority(PRIO_PROCESS, 0);
+  const std::string dir = temp_dir();
+  EmbeddedOptions o;
+  o.cache_dir = dir;
+  o.deadline_s = 0;
+  ASSERT_EQ(compile_embedded(radix_source(4, true, "snk_nice"), "snk_nice", o).status, EmbeddedStatus::TimedOut);
+  bool seen = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!seen && cubin_files(dir).empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
+    const std::vector<int> nice = thread_nice_values();
+    seen = std::count(nice.begin(), nice.end(), 19) > 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(seen) << "no thread at nice 19 while the compile ran";
+  EXPECT_EQ(getpriority(PRIO_PROCESS, 0), own);
+  while (cubin_files(dir).empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(cubin_files(dir).size(), 1u);
   fs::remove_all(dir);
 }
 
