@@ -469,7 +469,8 @@ std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>&
   s += std::string("namespace ") + kNamespace + " {\n";
   // An input's activation: row `r` of Y^T at the thread's column, `y` pointing at row 0's. The offset r * ld_bytes is
   // one 32 x 32 -> 64-bit multiply-add with r a literal, where r * ld + row in 64 bits took several instructions.
-  s += "static __device__ __forceinline__ " + acc + " load(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {\n";
+  s += "static __device__ __forceinline__ " + acc +
+       " load(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {\n";
   s += "return __ldg(reinterpret_cast<const " + acc + "*>(y + static_cast<unsigned long long>(r) * ld_bytes));\n}\n";
   const std::string fma = fp64 ? " = fma(x" : " = fmaf(x";
   for (const auto& [r, w] : mult) {

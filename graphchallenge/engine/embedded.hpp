@@ -33,9 +33,10 @@ namespace snk::gc {
 // chunks covering at least the *held rows computed (rows from *held on are not), 128 threads per block; ld times
 // sizeof(ACC) below 2^32 (the inputs' offsets are 32-bit products widened to 64). The source needs no header and is the
 // same text for the same arguments. Its compile time grows faster than linearly in its size (engine/embedded.cpp says
-// where): a layer compiles faster as several kernels of a few thousand multiply-adds each. Throws std::invalid_argument for no tiles,
-// a tile id out of range, a tile whose blocks or outputs fall outside the layer or `gather`, or a kernel_name that is
-// not a C identifier (or is "snk_embedded", the generated helpers' namespace).
+// where), and with the distinct rows its tiles read (one load for consecutive inputs of one row): a layer compiles
+// faster as several kernels of a few thousand multiply-adds each. Throws std::invalid_argument for no tiles, a tile id
+// out of range, a tile whose blocks or outputs fall outside the layer or `gather`, or a kernel_name that is not a C
+// identifier (or is "snk_embedded", the generated helpers' namespace).
 std::string embedded_source(const TiledLayer& layer, const std::vector<int32_t>& gather, const LayerTiles& tiles,
                             const std::vector<int32_t>& tile_ids, bool fp64, const std::string& kernel_name);
 

@@ -533,7 +533,8 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     out_rows = std::move(m.slots);
   }
   std::vector<std::vector<int32_t>> loads(tiles.size());   // the uniform kernel's loads per tile (its runs), by layer
-  host::for_each_index(tiles.size(), [&](size_t l) { loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values); });
+  host::for_each_index(tiles.size(),
+                       [&](size_t l) { loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values); });
   s.plan = plan_tile_modes(tiles, s.model, po, &loads);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
   check(cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking), "stream creation");

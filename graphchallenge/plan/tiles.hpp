@@ -75,7 +75,8 @@ struct TiledNetwork {
   std::vector<std::vector<int32_t>> gather;   // gather[l][p]: see the opening comment
 };
 
-// Every layer tiled (on `threads` host threads, 0: one per usable core; the result does not depend on it) and the gathers.
+// Every layer tiled (on `threads` host threads, 0: one per usable core; the result does not depend on it) and the
+// gathers.
 TiledNetwork tile_network(const Network& net, int threads = 0);
 
 // reference_infer's categories computed on the tiled form (double precision, each block's products summed in tile

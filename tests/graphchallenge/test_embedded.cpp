@@ -2,8 +2,8 @@
 // literals that read back bitwise; the generated source, deterministic, checked for bad arguments, and run by a small
 // interpreter of its statements against the table-driven kernel's arithmetic written out here (tiles of a RadiX layer,
 // the same with distinct weights, slices of its classes, an irregular layer with edge-case weights); NVRTC compiles to
-// ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt files, an unwritable directory), the
-// deadline, and the background compile's priority. Needs the CUDA toolkit (NVRTC), not a GPU.
+// ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt files, an unwritable directory),
+// the deadline, and the background compile's priority. Needs the CUDA toolkit (NVRTC), not a GPU.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
