@@ -95,6 +95,12 @@ __global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, const int32_
     y[static_cast<int64_t>(col[k]) * ld + r] = val ? Acc(val[k]) : Acc(1);
 }
 
+// ids[r] = r for r < n: each column of Y^T starts as the input row it holds.
+__global__ void number_rows(int64_t* __restrict__ ids, int64_t n) {
+  const int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r < n) ids[r] = r;
+}
+
 // The live columns of Y^T among the first `bound` (pos: their new places, from the scan of alive; the flags beyond the
 // rows held are 0) and their row ids, moved to the front.
 template <class Acc>
@@ -690,9 +696,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     int32_t* held = Workspace::take<int32_t>(w.held, 1);
     const size_t layers = s.layers.size();
     {
-      std::vector<int64_t> iota(static_cast<size_t>(ld));
-      for (int64_t r = 0; r < ld; ++r) iota[r] = r;
-      check(cudaMemcpyAsync(ids, iota.data(), iota.size() * sizeof(int64_t), cudaMemcpyHostToDevice, s.stream), "upload");
+      number_rows<<<static_cast<unsigned>((ld + 255) / 256), 256, 0, s.stream>>>(ids, ld);
+      check(cudaGetLastError(), "row ids' launch");
       check(cudaMemcpyAsync(held, &live, sizeof(int32_t), cudaMemcpyHostToDevice, s.stream), "upload");
       // The inputs go up in batches of rows (multiples of kRows) on the copy stream; as each arrives, its rows of Y^T
       // are cleared and filled and the first layer runs on them (the kernels take row-offset pointers and the batch's
