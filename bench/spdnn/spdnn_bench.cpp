@@ -39,7 +39,6 @@
 #include "engine/tiled_gpu.hpp"
 #include "plan/tiles.hpp"
 #endif
-#include "host/threads.hpp"
 #include "io/cache.hpp"
 #include "io/generator.hpp"
 #include "io/reference.hpp"
@@ -137,17 +136,6 @@ std::vector<std::string> comma_list(const std::string& v) {
     p = q + 1;
   }
   return out;
-}
-
-Network generate_parallel(int64_t n, int64_t layers, uint64_t seed) {
-  Network net;
-  net.neurons = n;
-  net.bias = challenge_bias(n);
-  net.layers.resize(layers);
-  snk::host::for_each_index(static_cast<size_t>(layers), [&](size_t l) {
-    net.layers[l] = generate_radix_layer(n, static_cast<int64_t>(l), seed);
-  });
-  return net;
 }
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
@@ -270,7 +258,7 @@ int main(int argc, char** argv) {
       } else {
         if (!have_digits) { digits = load_mnist_digits(default_mnist_dir()); have_digits = true; }
         if (inputs.nrows == 0) inputs = generate_inputs(digits, n);
-        net = generate_parallel(n, l, seed);
+        net = generate_network(n, l, seed);
         run_inputs = inputs;
         checked_rows = n <= 1024 ? 4000 : n <= 4096 ? 1000 : n <= 16384 ? 160 : 32;
         checked_rows = std::min(checked_rows, run_inputs.nrows);
@@ -368,7 +356,7 @@ int main(int argc, char** argv) {
           for (int64_t c : tt.computed_rows_per_layer) x.row_layers += c;
           x.pass = below(tcats, checked_rows) == truth && tcats == cats;
           if (tcats != cats) {   // the float64 reference decides the rows where the two engines disagree
-            if (!again) again = official ? read_cache(official_cache).network : generate_parallel(n, l, seed);
+            if (!again) again = official ? read_cache(official_cache).network : generate_network(n, l, seed);
             const auto [wrong_tiled, wrong_fused] = adjudicate("tiled", tcats, "fused", cats, *again, run_inputs);
             if (wrong_fused > 0) {
               row.pass = false;

@@ -17,10 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <mutex>
-#include <thread>
 #include <type_traits>
 #include <cstring>
 #include <stdexcept>
@@ -904,111 +901,96 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
     for (cudaEvent_t& e : s.events) check(cudaEventCreate(&e), "event");
   }
   s.layers.resize(layers);
-  // Layers are made (by the source), converted to column-ELL and uploaded by a pool of host threads, so a
-  // generated network of billions of entries never sits in host memory whole.
+  // Layers are made (by the source), converted to column-ELL and uploaded on the usable cores (host/threads.hpp), so a
+  // generated network of billions of entries never sits in host memory whole. Every failure surfaces as the engine's
+  // std::runtime_error, with its message.
   const int n = s.n;
-  std::atomic<int64_t> next{0};
-  std::mutex failure_lock;
-  std::string failure;
-  auto worker = [&]() {
-    try {
+  try {
+    host::for_each_index(static_cast<size_t>(layers), [&](size_t item) {
+      const int64_t l = static_cast<int64_t>(item);
       check(cudaSetDevice(s.device), "cudaSetDevice");
-      for (int64_t l = next++; l < layers; l = next++) {
-        {
-          std::lock_guard<std::mutex> g(failure_lock);
-          if (!failure.empty()) return;
-        }
-        const CsrMatrix w = layer_source(l);
-        if (w.nrows != n || w.ncols != n)
-          throw std::runtime_error("fused GPU engine: layer " + std::to_string(l + 1) + " is not neurons x neurons");
-        // Columns as sorted lists of (input neuron, weight): the fixed summation order of every output.
-        const CsrMatrix wt = transposed(w);
-        const std::vector<int64_t>& cptr = wt.row_ptr;
-        const std::vector<int32_t>& crow = wt.col;
-        const std::vector<float>& cval = wt.val;
-        int width = 0;
-        for (int c = 0; c < n; ++c) width = std::max<int>(width, static_cast<int>(cptr[c + 1] - cptr[c]));
-        // Bundles: columns with identical input lists (plan/tiles.hpp's column classes), up to kBundle per bundle.
-        int32_t classes = 0;
-        const std::vector<int32_t> class_of = equal_list_classes(n, cptr, crow, classes);
-        std::vector<std::vector<int32_t>> same(static_cast<size_t>(classes));
-        for (int c = 0; c < n; ++c) same[class_of[c]].push_back(c);
-        std::vector<std::vector<int32_t>> bundles;
-        for (const std::vector<int32_t>& cols : same)
-          for (size_t i = 0; i < cols.size(); i += kBundle)
-            bundles.emplace_back(cols.begin() + i, cols.begin() + std::min(cols.size(), i + kBundle));
-        std::sort(bundles.begin(), bundles.end());  // deterministic order (by first column)
-        Layer& layer = s.layers[l];
-        layer.width = width;
-        // Bundles pay when they average >= 2 columns and still give a block two passes of work per row
-        // group: on the H200 they took 4096 x 1920 from 13.1 to 18.9 TeraEdges/s, but 1024-neuron networks
-        // (64 bundles = 256 threads) from 26 to 18, for lack of parallel work in the late layers.
-        const bool enough_columns = static_cast<int64_t>(bundles.size()) * 2 <= n;
-        const bool enough_work = static_cast<int64_t>(bundles.size()) * kThreadsPerBundle >= 2 * kThreads;
-        const bool bundle = options.bundle_columns > 0 ? enough_columns
-                            : options.bundle_columns < 0 ? enough_columns && enough_work : false;
-        auto upload = [&](auto const& host, auto*& dev, const char* what) {
-          using T = typename std::decay_t<decltype(host)>::value_type;
-          T* p = device_alloc<T>(host.size(), what);
-          check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
-          dev = p;
-        };
-        auto upload_index = [&](const std::vector<int32_t>& ids) {
-          if (s.small_index) {
-            std::vector<uint16_t> small(ids.begin(), ids.end());
-            uint16_t* p = nullptr;
-            upload(small, p, "weights");
-            layer.idx = p;
-          } else {
-            int32_t* p = nullptr;
-            upload(ids, p, "weights");
-            layer.idx = p;
-          }
-        };
-        if (bundle) {
-          const int nb = static_cast<int>(bundles.size());
-          std::vector<int32_t> bidx(static_cast<size_t>(width) * nb, 0);
-          std::vector<float> bval(static_cast<size_t>(width) * nb * kBundle, 0.0f);
-          std::vector<int32_t> bcol(static_cast<size_t>(nb) * kBundle, -1);
-          for (int b = 0; b < nb; ++b) {
-            const auto& cols = bundles[b];
-            const int64_t len = cptr[cols[0] + 1] - cptr[cols[0]];
-            for (int64_t e = 0; e < len; ++e) bidx[static_cast<size_t>(e) * nb + b] = crow[cptr[cols[0]] + e];
-            for (size_t c = 0; c < cols.size(); ++c) {
-              bcol[static_cast<size_t>(b) * kBundle + c] = cols[c];
-              for (int64_t e = 0; e < len; ++e)
-                bval[(static_cast<size_t>(e) * nb + b) * kBundle + c] = cval[cptr[cols[c]] + e];
-            }
-          }
-          layer.bundles = nb;
-          upload_index(bidx);
-          upload(bval, layer.val, "weights");
-          upload(bcol, layer.bcol, "weights");
+      const CsrMatrix w = layer_source(l);
+      if (w.nrows != n || w.ncols != n)
+        throw std::runtime_error("fused GPU engine: layer " + std::to_string(l + 1) + " is not neurons x neurons");
+      // Columns as sorted lists of (input neuron, weight): the fixed summation order of every output.
+      const CsrMatrix wt = transposed(w);
+      const std::vector<int64_t>& cptr = wt.row_ptr;
+      const std::vector<int32_t>& crow = wt.col;
+      const std::vector<float>& cval = wt.val;
+      int width = 0;
+      for (int c = 0; c < n; ++c) width = std::max<int>(width, static_cast<int>(cptr[c + 1] - cptr[c]));
+      // Bundles: columns with identical input lists (plan/tiles.hpp's column classes), up to kBundle per bundle.
+      int32_t classes = 0;
+      const std::vector<int32_t> class_of = equal_list_classes(n, cptr, crow, classes);
+      std::vector<std::vector<int32_t>> same(static_cast<size_t>(classes));
+      for (int c = 0; c < n; ++c) same[class_of[c]].push_back(c);
+      std::vector<std::vector<int32_t>> bundles;
+      for (const std::vector<int32_t>& cols : same)
+        for (size_t i = 0; i < cols.size(); i += kBundle)
+          bundles.emplace_back(cols.begin() + i, cols.begin() + std::min(cols.size(), i + kBundle));
+      std::sort(bundles.begin(), bundles.end());  // deterministic order (by first column)
+      Layer& layer = s.layers[l];
+      layer.width = width;
+      // Bundles pay when they average >= 2 columns and still give a block two passes of work per row
+      // group: on the H200 they took 4096 x 1920 from 13.1 to 18.9 TeraEdges/s, but 1024-neuron networks
+      // (64 bundles = 256 threads) from 26 to 18, for lack of parallel work in the late layers.
+      const bool enough_columns = static_cast<int64_t>(bundles.size()) * 2 <= n;
+      const bool enough_work = static_cast<int64_t>(bundles.size()) * kThreadsPerBundle >= 2 * kThreads;
+      const bool bundle = options.bundle_columns > 0 ? enough_columns
+                          : options.bundle_columns < 0 ? enough_columns && enough_work : false;
+      auto upload = [&](auto const& host, auto*& dev, const char* what) {
+        using T = typename std::decay_t<decltype(host)>::value_type;
+        T* p = device_alloc<T>(host.size(), what);
+        check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
+        dev = p;
+      };
+      auto upload_index = [&](const std::vector<int32_t>& ids) {
+        if (s.small_index) {
+          std::vector<uint16_t> small(ids.begin(), ids.end());
+          uint16_t* p = nullptr;
+          upload(small, p, "weights");
+          layer.idx = p;
         } else {
-          std::vector<int32_t> idx(static_cast<size_t>(width) * n, 0);
-          std::vector<float> val(static_cast<size_t>(width) * n, 0.0f);
-          for (int c = 0; c < n; ++c)
-            for (int64_t p = cptr[c]; p < cptr[c + 1]; ++p) {
-              const size_t slot = static_cast<size_t>(p - cptr[c]) * n + c;
-              idx[slot] = crow[p];
-              val[slot] = cval[p];
-            }
-          upload_index(idx);
-          upload(val, layer.val, "weights");
+          int32_t* p = nullptr;
+          upload(ids, p, "weights");
+          layer.idx = p;
         }
+      };
+      if (bundle) {
+        const int nb = static_cast<int>(bundles.size());
+        std::vector<int32_t> bidx(static_cast<size_t>(width) * nb, 0);
+        std::vector<float> bval(static_cast<size_t>(width) * nb * kBundle, 0.0f);
+        std::vector<int32_t> bcol(static_cast<size_t>(nb) * kBundle, -1);
+        for (int b = 0; b < nb; ++b) {
+          const auto& cols = bundles[b];
+          const int64_t len = cptr[cols[0] + 1] - cptr[cols[0]];
+          for (int64_t e = 0; e < len; ++e) bidx[static_cast<size_t>(e) * nb + b] = crow[cptr[cols[0]] + e];
+          for (size_t c = 0; c < cols.size(); ++c) {
+            bcol[static_cast<size_t>(b) * kBundle + c] = cols[c];
+            for (int64_t e = 0; e < len; ++e)
+              bval[(static_cast<size_t>(e) * nb + b) * kBundle + c] = cval[cptr[cols[c]] + e];
+          }
+        }
+        layer.bundles = nb;
+        upload_index(bidx);
+        upload(bval, layer.val, "weights");
+        upload(bcol, layer.bcol, "weights");
+      } else {
+        std::vector<int32_t> idx(static_cast<size_t>(width) * n, 0);
+        std::vector<float> val(static_cast<size_t>(width) * n, 0.0f);
+        for (int c = 0; c < n; ++c)
+          for (int64_t p = cptr[c]; p < cptr[c + 1]; ++p) {
+            const size_t slot = static_cast<size_t>(p - cptr[c]) * n + c;
+            idx[slot] = crow[p];
+            val[slot] = cval[p];
+          }
+        upload_index(idx);
+        upload(val, layer.val, "weights");
       }
-    } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> g(failure_lock);
-      if (failure.empty()) failure = e.what();
-    }
-  };
-  const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(
-      layers, host::usable_cores())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (!failure.empty()) throw std::runtime_error(failure);
+    });
+  } catch (const std::exception& e) {
+    throw std::runtime_error(e.what());
+  }
   s.device_layers = device_alloc<Layer>(s.layers.size(), "layers");
   if (!s.layers.empty())
     check(cudaMemcpy(s.device_layers, s.layers.data(), s.layers.size() * sizeof(Layer), cudaMemcpyHostToDevice), "layers");

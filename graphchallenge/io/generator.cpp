@@ -31,11 +31,6 @@ int resolve_threads(int requested, int64_t work_items) {
   return static_cast<int>(std::min<int64_t>(t, std::max<int64_t>(1, work_items)));
 }
 
-// Runs fn(begin, end) on `threads` contiguous slices of [0, n), one a thread.
-template <class Fn>
-void parallel_slices(int64_t n, int threads, Fn&& fn) {
-  host::for_each_range(n, (n + threads - 1) / threads, fn, threads);
-}
 
 }  // namespace
 
@@ -102,9 +97,8 @@ Network generate_network(int64_t neurons, int64_t layers, uint64_t seed) {
     net.bias = 0.0f;
   }
   net.layers.resize(static_cast<size_t>(std::max<int64_t>(layers, 0)));
-  const int threads = resolve_threads(0, layers);
-  parallel_slices(layers, threads, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) net.layers[k] = generate_radix_layer(neurons, k, seed);
+  host::for_each_index(net.layers.size(), [&](size_t k) {
+    net.layers[k] = generate_radix_layer(neurons, static_cast<int64_t>(k), seed);
   });
   return net;
 }

@@ -77,7 +77,7 @@ std::vector<int64_t> reference_infer(const Network& net, const CsrMatrix& inputs
   const int threads = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>(options.threads > 0 ? options.threads : host::usable_cores(),
                                              rows / 64 + 1)));
-  host::for_each_range(rows, (rows + threads - 1) / threads, run, threads);   // one slice of rows a thread
+  host::for_each_slice(rows, threads, run);   // one accumulator a slice
 
   std::vector<int64_t> out;
   for (int64_t r = 0; r < rows; ++r) if (alive[r]) out.push_back(r);

@@ -1,9 +1,10 @@
 // src/host/threads.hpp: the project's host-side parallelism, header only: how many cores this process may use
 // (usable_cores: its CPU affinity, capped by the CPU quota of its cgroup, as a container or a batch scheduler sets
-// them), and two loops that deal independent work out to that many std::threads (for_each_index: items one at a time
-// in increasing order; for_each_range: chunks of a grain). std::thread::hardware_concurrency() counts every CPU the
-// machine has online, also those a CPU set or a quota keeps from the process: threads beyond the usable cores only
-// contend (for NVRTC's compiles, each holding hundreds of MB, they also crowd the memory).
+// them), and three loops that deal independent work out to that many std::threads (for_each_index: items one at a time
+// in increasing order; for_each_range: chunks of a grain; for_each_slice: near-equal contiguous slices, one call each).
+// std::thread::hardware_concurrency() counts every CPU the machine has online, also those a CPU set or a quota keeps
+// from the process: threads beyond the usable cores only contend (for NVRTC's compiles, each holding hundreds of MB,
+// they also crowd the memory).
 #pragma once
 
 #include <algorithm>
@@ -158,6 +159,22 @@ void for_each_range(std::int64_t n, std::int64_t grain, F&& f, int threads = 0) 
         f(begin, std::min(n, begin + grain));
       },
       threads);
+}
+
+// Calls f(begin, end) once for each of `slices` contiguous slices of [0, n) of near-equal size ([n t / slices,
+// n (t + 1) / slices); slices < 1 counts as 1), on up to `slices` threads, as for_each_index calls its items: for work
+// whose set-up per call (a scratch buffer, say) should be paid once a thread's worth of work, not once a chunk.
+template <class F>
+void for_each_slice(std::int64_t n, int slices, F&& f) {
+  if (n <= 0) return;
+  const std::int64_t s = std::max(1, slices);
+  for_each_index(
+      static_cast<std::size_t>(s),
+      [&](std::size_t t) {
+        const std::int64_t i = static_cast<std::int64_t>(t);
+        f(n * i / s, n * (i + 1) / s);
+      },
+      static_cast<int>(s));
 }
 
 }  // namespace snk::host

@@ -1,8 +1,8 @@
 // tests/core/test_host_threads.cpp: src/host/threads.hpp. The cgroup quota texts as the kernel writes them (v2's
 // cpu.max, v1's CFS quota and period), the usable cores against the calling thread's affinity (narrowed to one CPU and
 // to two, where there are two), and the two loops: every item exactly once for any count of threads, the items of a
-// thread in increasing order, the chunks of a range tiling it, and the first exception rethrown after every thread
-// has joined, with no item started after it.
+// thread in increasing order, the chunks of a range tiling it, each near-equal slice called once, and the first
+// exception rethrown after every thread has joined, with no item started after it.
 #include <gtest/gtest.h>
 
 #include <sched.h>
@@ -24,6 +24,7 @@ using snk::host::cfs_quota_cores;
 using snk::host::cpu_max_cores;
 using snk::host::for_each_index;
 using snk::host::for_each_range;
+using snk::host::for_each_slice;
 using snk::host::usable_cores;
 
 TEST(HostThreads, CgroupQuotas) {
@@ -126,6 +127,33 @@ TEST(HostThreads, ForEachRangeTilesTheRange) {
           EXPECT_EQ(e, std::min(n, b + g));
         }
       }
+}
+
+TEST(HostThreads, ForEachSliceCallsEachNearEqualSliceOnce) {
+  for (const int64_t n : {int64_t{0}, int64_t{1}, int64_t{10}, int64_t{1001}})
+    for (const int slices : {0, 1, 3, 16}) {
+      std::mutex m;
+      std::vector<std::pair<int64_t, int64_t>> got;
+      std::vector<std::thread::id> by;
+      for_each_slice(n, slices, [&](int64_t b, int64_t e) {
+        std::lock_guard<std::mutex> lock(m);
+        got.emplace_back(b, e);
+        by.push_back(std::this_thread::get_id());
+      });
+      if (n == 0) {
+        EXPECT_TRUE(got.empty());
+        continue;
+      }
+      const int64_t s = std::max(1, slices);
+      ASSERT_EQ(got.size(), static_cast<size_t>(s));
+      std::sort(got.begin(), got.end());
+      for (int64_t t = 0; t < s; ++t) {
+        EXPECT_EQ(got[static_cast<size_t>(t)].first, n * t / s);
+        EXPECT_EQ(got[static_cast<size_t>(t)].second, n * (t + 1) / s);
+      }
+      std::sort(by.begin(), by.end());
+      EXPECT_LE(std::unique(by.begin(), by.end()) - by.begin(), s) << "at most one thread a slice";
+    }
 }
 
 TEST(HostThreads, FirstExceptionStopsTheLoop) {
