@@ -426,6 +426,15 @@ std::atomic<long> case_counter{0};
 void count_case() { case_counter.fetch_add(1, std::memory_order_relaxed); }
 long cases_run() { return case_counter.load(); }
 
+const std::vector<TypeCode>& every_builtin_type() {
+  static const std::vector<TypeCode> codes{TypeCode::Bool,   TypeCode::Int8,   TypeCode::Int16,  TypeCode::Int32,
+                                           TypeCode::Int64,  TypeCode::UInt8,  TypeCode::UInt16, TypeCode::UInt32,
+                                           TypeCode::UInt64, TypeCode::FP32,   TypeCode::FP64};
+  return codes;
+}
+
+std::string type_name(const ::testing::TestParamInfo<TypeCode>& info) { return snk::builtin_type(info.param)->name; }
+
 void CrossBackend::SetUp() {
   if (!backend_usable())
     GTEST_SKIP() << "backend \"" << backend_under_test() << "\" is not usable here (available: "

@@ -199,24 +199,23 @@ class CrossBackend : public ::testing::Test {
   Rng rng_ = Rng(0);
 };
 
-// The 11 builtin types, for TYPED_TEST_SUITE.
-using AllTypes = ::testing::Types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
-                                  std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
-// Names the instances of a typed suite by the spec's type names (BOOL, INT8, ..., FP64).
-struct TypeNames {
-  template <class T>
-  static std::string GetName(int) {
-    return snk::type_of<T>()->name;
-  }
-};
-
-template <class T>
-class TypedCrossBackend : public CrossBackend {
+// A suite whose tests run once per builtin type. The type is the test's parameter, so each test body is compiled
+// once, not once per type (a typed suite's bodies took most of these sources' build time). Declare the suite as
+// `class Suite : public TypedCrossBackend {};`, instantiate it with XB_FOR_EVERY_TYPE(Suite), and write its tests
+// with TEST_P; they are named "EveryType/<Suite>.<Test>/<TYPE>" (BOOL, INT8, ..., FP64).
+class TypedCrossBackend : public CrossBackend, public ::testing::WithParamInterface<TypeCode> {
  protected:
-  const Type* type() const { return snk::type_of<T>(); }
-  TypeCode code() const { return type()->code; }
+  const Type* type() const { return snk::builtin_type(GetParam()); }
+  TypeCode code() const { return GetParam(); }
   bool is_float() const { return code() == TypeCode::FP32 || code() == TypeCode::FP64; }
 };
+
+// The 11 builtin types, in the spec's order, and a parameter's test-name suffix (the spec's type name).
+const std::vector<TypeCode>& every_builtin_type();
+std::string type_name(const ::testing::TestParamInfo<TypeCode>& info);
+
+#define XB_FOR_EVERY_TYPE(Suite) \
+  INSTANTIATE_TEST_SUITE_P(EveryType, Suite, ::testing::ValuesIn(::xb::every_builtin_type()), ::xb::type_name)
 
 // Semiring helpers shared by the product suites (mxm, mxv/vxm).
 inline std::vector<const snk::Semiring*> semirings_of(snk::TypeCode code) {

@@ -30,11 +30,10 @@ struct EwiseShape {
   const char* what;
 };
 
-template <class T>
-class EwiseTyped : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(EwiseTyped, AllTypes, TypeNames);
+class EwiseTyped : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(EwiseTyped);
 
-TYPED_TEST(EwiseTyped, EveryOperatorEveryShape) {
+TEST_P(EwiseTyped, EveryOperatorEveryShape) {
   const std::vector<EwiseShape> shapes{
       {0, 0, 0.5, "0x0"}, {0, 7, 0.5, "0x7"}, {1, 1, 1.0, "1x1"}, {7, 13, 0.4, "7x13"}, {8, 8, 1.0, "full 8x8"}};
   const ValueRange values = this->is_float() ? with_specials(0.05) : ValueRange{};
@@ -66,7 +65,7 @@ TYPED_TEST(EwiseTyped, EveryOperatorEveryShape) {
 
 // The monoid and semiring forms of the spec resolve to a binary operator: eWiseAdd takes the monoid's
 // operator (or the semiring's add), eWiseMult the semiring's multiplier. Each predefined one once.
-TYPED_TEST(EwiseTyped, EveryMonoidAndSemiringForm) {
+TEST_P(EwiseTyped, EveryMonoidAndSemiringForm) {
   Matrix A = random_matrix(this->type(), 9, 7, 0.5, this->rng_);
   Matrix B = random_matrix(this->type(), 9, 7, 0.5, this->rng_);
   for (const Monoid* m : all_builtin_monoids()) {

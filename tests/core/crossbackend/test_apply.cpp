@@ -31,11 +31,10 @@ Scalar thunk_for(const IndexUnaryOp& op, Rng& rng) {
   return random_scalar(op.ytype, rng, op.positional() ? ValueRange{-4, 4, 0} : ValueRange{-3, 3, 0});
 }
 
-template <class T>
-class Apply : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(Apply, AllTypes, TypeNames);
+class Apply : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(Apply);
 
-TYPED_TEST(Apply, EveryUnaryOperator) {
+TEST_P(Apply, EveryUnaryOperator) {
   const ValueRange values = this->is_float() ? with_specials(0.1) : ValueRange{};
   int count = 0;
   for (const UnaryOp* op : all_builtin_unary_ops()) {
@@ -62,7 +61,7 @@ TYPED_TEST(Apply, EveryUnaryOperator) {
   EXPECT_GT(count, 0);
 }
 
-TYPED_TEST(Apply, EveryBinaryOperatorBound) {
+TEST_P(Apply, EveryBinaryOperatorBound) {
   const ValueRange values = this->is_float() ? with_specials(0.1) : ValueRange{};
   for (const BinaryOp* op : all_builtin_binary_ops()) {
     if (op->xtype != this->type()) continue;
@@ -99,7 +98,7 @@ TYPED_TEST(Apply, EveryBinaryOperatorBound) {
   }
 }
 
-TYPED_TEST(Apply, EveryIndexUnaryOperator) {
+TEST_P(Apply, EveryIndexUnaryOperator) {
   const ValueRange values = this->is_float() ? with_specials(0.1) : ValueRange{};
   for (const IndexUnaryOp* op : all_builtin_index_unary_ops()) {
     if (!op->positional() && op->xtype != this->type()) continue;

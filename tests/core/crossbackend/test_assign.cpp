@@ -24,11 +24,10 @@ std::vector<Index> distinct_list(Index bound, Index n, Rng& rng) {
   return all;
 }
 
-template <class T>
-class Assign : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(Assign, AllTypes, TypeNames);
+class Assign : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(Assign);
 
-TYPED_TEST(Assign, EveryForm) {
+TEST_P(Assign, EveryForm) {
   const ValueRange values = this->is_float() ? with_specials(0.05) : ValueRange{};
   const Type* t = this->type();
   Matrix C0 = random_matrix(t, 12, 14, 0.4, this->rng_, values);

@@ -12,11 +12,10 @@ namespace {
 
 using namespace snk;
 
-template <class T>
-class Kronecker : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(Kronecker, AllTypes, TypeNames);
+class Kronecker : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(Kronecker);
 
-TYPED_TEST(Kronecker, EveryOperator) {
+TEST_P(Kronecker, EveryOperator) {
   struct Shape {
     Index am, an, bm, bn;
     double density;

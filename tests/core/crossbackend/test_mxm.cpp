@@ -27,13 +27,12 @@ const std::vector<ProductShape>& product_shapes() {
   return shapes;
 }
 
-template <class T>
-class Mxm : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(Mxm, AllTypes, TypeNames);
+class Mxm : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(Mxm);
 
 // Every predefined semiring whose multiplier takes this type, on every shape, then once masked with the
 // semiring's own add operator as accumulator.
-TYPED_TEST(Mxm, EverySemiringEveryShape) {
+TEST_P(Mxm, EverySemiringEveryShape) {
   const auto semirings = semirings_of(this->code());
   ASSERT_FALSE(semirings.empty());
   for (const Semiring* s : semirings) {
@@ -55,7 +54,7 @@ TYPED_TEST(Mxm, EverySemiringEveryShape) {
 }
 
 // Transposed inputs through the descriptor, every combination, on one semiring of each type.
-TYPED_TEST(Mxm, TransposedInputs) {
+TEST_P(Mxm, TransposedInputs) {
   const Semiring& s = this->code() == TypeCode::Bool ? semiring(BinaryOpcode::LOr, BinaryOpcode::LAnd, TypeCode::Bool)
                                                       : semiring(BinaryOpcode::Plus, BinaryOpcode::Times, this->code());
   for (int ta = 0; ta < 2; ++ta)

@@ -24,11 +24,10 @@ ValueRange values_for(const Monoid& m) {
   return fp ? with_specials(0.05) : ValueRange{};
 }
 
-template <class T>
-class Reduce : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(Reduce, AllTypes, TypeNames);
+class Reduce : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(Reduce);
 
-TYPED_TEST(Reduce, EveryMonoidEveryShape) {
+TEST_P(Reduce, EveryMonoidEveryShape) {
   const std::vector<ReduceShape> shapes{{0, 0, 0.5, "0x0"},   {0, 5, 0.5, "0x5"},   {5, 0, 0.5, "5x0"},
                                         {1, 1, 1.0, "1x1"},   {7, 13, 0.4, "7x13"}, {8, 8, 1.0, "full 8x8"},
                                         {40, 3, 0.5, "40x3"}};

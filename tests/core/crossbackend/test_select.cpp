@@ -21,11 +21,10 @@ Scalar thunk_for(const IndexUnaryOp& op, Rng& rng) {
   return random_scalar(op.ytype, rng, op.positional() ? ValueRange{-4, 4, 0} : ValueRange{-3, 3, 0});
 }
 
-template <class T>
-class Select : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(Select, AllTypes, TypeNames);
+class Select : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(Select);
 
-TYPED_TEST(Select, EveryIndexUnaryOperator) {
+TEST_P(Select, EveryIndexUnaryOperator) {
   const std::vector<SelectShape> shapes{
       {0, 0, 0.5, "0x0"}, {0, 5, 0.5, "0x5"}, {1, 1, 1.0, "1x1"}, {7, 13, 0.5, "7x13"}, {9, 9, 1.0, "full 9x9"}};
   const ValueRange values = this->is_float() ? with_specials(0.1) : ValueRange{};
@@ -54,7 +53,7 @@ TYPED_TEST(Select, EveryIndexUnaryOperator) {
 }
 
 // Value operators of another type than the input's: the input is cast for the test, but C keeps A's values.
-TYPED_TEST(Select, ValueOperatorsThroughACast) {
+TEST_P(Select, ValueOperatorsThroughACast) {
   Matrix A = random_matrix(this->type(), 10, 10, 0.6, this->rng_, ValueRange{-5, 5, 0});
   for (IndexUnaryOpcode opc : {IndexUnaryOpcode::ValueGt, IndexUnaryOpcode::ValueEq, IndexUnaryOpcode::ValueLe}) {
     for (TypeCode other : {TypeCode::FP64, TypeCode::Int8, TypeCode::Bool}) {

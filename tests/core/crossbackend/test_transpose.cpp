@@ -13,11 +13,10 @@ namespace {
 
 using namespace snk;
 
-template <class T>
-class Transpose : public TypedCrossBackend<T> {};
-TYPED_TEST_SUITE(Transpose, AllTypes, TypeNames);
+class Transpose : public TypedCrossBackend {};
+XB_FOR_EVERY_TYPE(Transpose);
 
-TYPED_TEST(Transpose, EveryShape) {
+TEST_P(Transpose, EveryShape) {
   struct Shape {
     Index m, n;
     double density;
