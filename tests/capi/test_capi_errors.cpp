@@ -61,18 +61,27 @@ std::string error_of(std::nullptr_t) { const char* e = nullptr; SNK_last_error(&
 
 int g_cases = 0;
 
+// One case: the call (already made) returned `got`; it must be `expected`, with a message on `watched` and in
+// SNK_last_error, and `watched` must still hold `before`. A function rather than a macro body, so that the
+// several hundred cases compile to calls and not to several hundred copies of these checks.
+template <class W>
+void check_api_error(GrB_Info expected, GrB_Info got, W watched, const std::vector<unsigned char>& before,
+                     const char* call, const char* file, int line) {
+  const ::testing::ScopedTrace trace(file, line, call);
+  ++g_cases;
+  EXPECT_EQ(got, expected);
+  EXPECT_FALSE(error_of(watched).empty()) << "no message";
+  const char* last = nullptr;
+  SNK_last_error(&last);
+  EXPECT_TRUE(last != nullptr && *last != '\0') << "no SNK_last_error message";
+  EXPECT_EQ(fingerprint(watched), before) << "output changed";
+}
+
 // Runs `call` and checks its code, a message, and that `watched` kept its content.
-#define EXPECT_API_ERROR(expected, watched, call)                                                       \
-  do {                                                                                                  \
-    const auto before_ = fingerprint(watched);                                                          \
-    const GrB_Info info_ = (call);                                                                      \
-    ++g_cases;                                                                                          \
-    EXPECT_EQ(info_, expected) << #call;                                                                \
-    EXPECT_FALSE(error_of(watched).empty()) << "no message for " << #call;                             \
-    std::string last_;                                                                                  \
-    { const char* e_ = nullptr; SNK_last_error(&e_); last_ = e_ ? e_ : ""; }                           \
-    EXPECT_FALSE(last_.empty()) << #call;                                                               \
-    EXPECT_EQ(fingerprint(watched), before_) << "output changed by " << #call;                          \
+#define EXPECT_API_ERROR(expected, watched, call)                                          \
+  do {                                                                                     \
+    const std::vector<unsigned char> before_ = fingerprint(watched);                       \
+    check_api_error(expected, (call), watched, before_, #call, __FILE__, __LINE__);        \
   } while (0)
 
 class CapiErrors : public ::testing::Test {
