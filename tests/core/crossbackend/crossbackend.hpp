@@ -200,7 +200,7 @@ class CrossBackend : public ::testing::Test {
 };
 
 // A suite whose tests run once per builtin type. The type is the test's parameter, so each test body is compiled
-// once, not once per type (a typed suite's bodies took most of these sources' build time). Declare the suite as
+// once, not once per type. Declare the suite as
 // `class Suite : public TypedCrossBackend {};`, instantiate it with XB_FOR_EVERY_TYPE(Suite), and write its tests
 // with TEST_P; they are named "EveryType/<Suite>.<Test>/<TYPE>" (BOOL, INT8, ..., FP64).
 class TypedCrossBackend : public CrossBackend, public ::testing::WithParamInterface<TypeCode> {
