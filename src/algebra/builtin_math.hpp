@@ -44,11 +44,6 @@ template <class T> constexpr bool is_int_v = is_signed_int_v<T> || is_unsigned_i
 template <class T>
 using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
-template <class T> SNK_HD bool is_nan(T x) {
-  if constexpr (is_float_v<T>) return x != x;
-  else return false;
-}
-
 // ---- typecasting ------------------------------------------------------------------------------------------
 template <class To, class From>
 SNK_HD To cast(From x) {

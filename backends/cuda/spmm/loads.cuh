@@ -185,10 +185,4 @@ __device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, 
                : "memory");
 }
 
-// Vector atomic add of four floats (sm_90).
-__device__ __forceinline__ void red_add4(float* p, float a, float b, float c, float d) {
-  asm volatile("red.global.add.v4.f32 [%0], {%1,%2,%3,%4};" ::"l"(p), "f"(a), "f"(b), "f"(c), "f"(d)
-               : "memory");
-}
-
 }  // namespace snk::cuda
