@@ -54,6 +54,14 @@ TiledOptions options(TiledAccumulation sums, ModePolicy modes, double compile_bu
   return o;
 }
 
+// The engine's default options, but with the scratch cache: every engine of these tests calibrates (or reads) its cost
+// model there, so the one calibration of each kind of sums in this process is the one that fills the scratch cache.
+TiledOptions defaults() {
+  TiledOptions o;
+  o.cache_dir = scratch_cache();
+  return o;
+}
+
 // 64 neurons whose first 48 inputs all reach every output (one 48 x 64 block: a column class wider than a thread
 // block's slice) and the last 16 none, `layers` times the same layer, bias -0.1.
 Network wide_class_network(int64_t layers, std::mt19937_64& rng) {
@@ -97,7 +105,7 @@ TEST(TiledGpuEngine, OfficialSubset) {
   std::string why;
   if (!load_official_subset(d, why)) GTEST_SKIP() << "official data unavailable: " << why;
   ASSERT_EQ(d.categories.size(), 19u);
-  TiledGpuEngine engine(tile_network(d.network));
+  TiledGpuEngine engine(tile_network(d.network), 0, defaults());
   TiledGpuTimings t;
   EXPECT_EQ(engine.infer(d.inputs, &t), d.categories);
   ASSERT_EQ(t.live_rows_per_layer.size(), 120u);
@@ -137,7 +145,7 @@ TEST(TiledGpuEngine, GeneratedAndIrregularNetworksMatchTheHostReference) {
                              (c.radix ? " RadiX-Net" : " irregular");
     const TiledNetwork tn = tile_network(net);
     ASSERT_TRUE(TiledGpuEngine::can_run(tn)) << what;
-    TiledGpuEngine engine(tn);
+    TiledGpuEngine engine(tn, 0, defaults());
     expect_categories(engine.infer(in), want, margins, what);
     expect_categories(TiledGpuEngine(tn, 0, options(TiledAccumulation::FP32, ModePolicy::Sparse)).infer(in), want, margins, what + ", FP32 sums");
     EXPECT_FALSE(want.empty()) << what;
@@ -161,9 +169,9 @@ TEST(TiledGpuEngine, Fp64SumsKeepRowsNearTheThresholdExact) {
     ReferenceOptions ro;
     const std::vector<int64_t> want = reference_infer(prefix, in, ro);
     const TiledNetwork tn = tile_network(prefix);
-    EXPECT_EQ(TiledGpuEngine(tn).infer(in), want) << depth << " layers";
+    EXPECT_EQ(TiledGpuEngine(tn, 0, defaults()).infer(in), want) << depth << " layers";
     std::printf("[tiled] %lld layers: reference %zu of 3 alive, FP64 sums %zu, FP32 sums %zu\n",
-                static_cast<long long>(depth), want.size(), TiledGpuEngine(tn).infer(in).size(),
+                static_cast<long long>(depth), want.size(), TiledGpuEngine(tn, 0, defaults()).infer(in).size(),
                 TiledGpuEngine(tn, 0, options(TiledAccumulation::FP32, ModePolicy::Sparse)).infer(in).size());
   }
 }
@@ -215,7 +223,7 @@ TEST(TiledGpuEngine, WideClassesPositiveBiasAndBadInputs) {
   const CsrMatrix in = random_inputs(70, 64, 0.6, 9);
   std::vector<double> margins;
   const auto want = reference_with_margins(net, in, margins);
-  TiledGpuEngine engine(tn);
+  TiledGpuEngine engine(tn, 0, defaults());
   expect_categories(engine.infer(in), want, margins, "a 64-column class");
   CsrMatrix wrong;
   wrong.nrows = 1;
