@@ -342,20 +342,31 @@ void nvrtc_compile(CompileJob& job) {
   nvrtcDestroyProgram(&prog);
 }
 
-// A small program of the generated code's constructs, compiled once per architecture before the first real compile.
+// A small program of the generated code's constructs (embedded_source's: the byte-offset __ldg load, fma, the clamp,
+// a __noinline__ and a __forceinline__ tile function, the switch), compiled once per architecture before the first real
+// compile, so that NVRTC sets up (and registers the exit-time teardown of) what those constructs need before the exit
+// wait is registered. A construct added to the generated code belongs here too.
 constexpr const char* kWarmUp = R"(namespace snk_warm_up {
-static __device__ __noinline__ bool t(const double* __restrict__ y, double* __restrict__ o, long long ld, int row,
+static __device__ __forceinline__ double ld(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {
+return __ldg(reinterpret_cast<const double*>(y + static_cast<unsigned long long>(r) * ld_bytes));
+}
+static __device__ __forceinline__ float lf(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {
+return __ldg(reinterpret_cast<const float*>(y + static_cast<unsigned long long>(r) * ld_bytes));
+}
+static __device__ __noinline__ bool t(const char* __restrict__ y, unsigned ld_bytes, double* __restrict__ o, int row,
                                       float b) {
 double a0 = 0;
-a0 = fma(y[2LL * ld + row], 0x1p-4, a0);
+const double in0 = ld(y, 2u, ld_bytes);
+a0 = fma(in0, 0x1p-4, a0);
 const double v = fmin(fmax(a0 + (double)b, 0.0), 0x1p+5);
 o[row] = v;
 return v > 0.0;
 }
-static __device__ __forceinline__ bool u(const float* __restrict__ y, float* __restrict__ o, long long ld, int row,
+static __device__ __forceinline__ bool u(const char* __restrict__ y, unsigned ld_bytes, float* __restrict__ o, int row,
                                          float b) {
 float a0 = 0;
-a0 = fmaf(y[3LL * ld + row], 0x1p-4f, a0);
+const float in0 = lf(y, 3u, ld_bytes);
+a0 = fmaf(in0, 0x1p-4f, a0);
 const float v = fminf(fmaxf(a0 + b, 0.0f), 0x1p+5f);
 o[row] = v;
 return v > 0.0f;
@@ -366,8 +377,10 @@ extern "C" __global__ void __launch_bounds__(128) snk_warm_up_kernel(const doubl
 const int row = blockIdx.y * 128 + threadIdx.x;
 bool any = false;
 switch (blockIdx.x) {
-case 0: any = snk_warm_up::t(yd, od, ld, row, b); break;
-case 1: any = snk_warm_up::u(yf, of, ld, row, b); break;
+case 0: any = snk_warm_up::t(reinterpret_cast<const char*>(yd + row), static_cast<unsigned>(ld) * 8u, od, row, b);
+break;
+case 1: any = snk_warm_up::u(reinterpret_cast<const char*>(yf + row), static_cast<unsigned>(ld) * 4u, of, row, b);
+break;
 }
 if (any) alive[row] = 1;
 }
