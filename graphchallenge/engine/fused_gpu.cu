@@ -931,9 +931,8 @@ FusedGpuEngine::FusedGpuEngine(int64_t neurons, float bias, int64_t layers,
       std::sort(bundles.begin(), bundles.end());  // deterministic order (by first column)
       Layer& layer = s.layers[l];
       layer.width = width;
-      // Bundles pay when they average >= 2 columns and still give a block two passes of work per row
-      // group: on the H200 they took 4096 x 1920 from 13.1 to 18.9 TeraEdges/s, but 1024-neuron networks
-      // (64 bundles = 256 threads) from 26 to 18, for lack of parallel work in the late layers.
+      // Bundles pay when they average >= 2 columns and still give a block two passes of work per row group;
+      // with fewer, the late layers lack parallel work (bench/results/spdnn-h200.md has the measurements).
       const bool enough_columns = static_cast<int64_t>(bundles.size()) * 2 <= n;
       const bool enough_work = static_cast<int64_t>(bundles.size()) * kThreadsPerBundle >= 2 * kThreads;
       const bool bundle = options.bundle_columns > 0 ? enough_columns

@@ -31,7 +31,6 @@ int resolve_threads(int requested, int64_t work_items) {
   return static_cast<int>(std::min<int64_t>(t, std::max<int64_t>(1, work_items)));
 }
 
-
 }  // namespace
 
 int64_t radix_block_layers(int64_t neurons) {
