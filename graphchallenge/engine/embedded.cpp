@@ -287,21 +287,6 @@ void join_compile_threads(bool all) {
   for (std::thread& t : done) t.join();
 }
 
-// Run at the process's exit: waits for the compile threads still running, saying so on stderr. NVRTC cannot be
-// stopped, and its state torn down under a running compile crashes or hangs the exit; the compiles finish and write
-// the cache instead.
-void wait_for_compiles() {
-  size_t running = 0;
-  {
-    std::lock_guard<std::mutex> lock(registry().m);
-    running = registry().running.size();
-  }
-  if (running > 0)
-    std::fprintf(stderr, "[snack] waiting for %zu embedded-code compile%s still running to finish (NVRTC cannot be "
-                 "stopped); %s the disk cache\n", running, running == 1 ? "" : "s", running == 1 ? "it fills" : "they fill");
-  join_compile_threads(true);
-}
-
 void nvrtc_compile(CompileJob& job) {
   nvrtcProgram prog = nullptr;
   const std::string file = job.kernel_name + ".cu";
@@ -386,10 +371,10 @@ if (any) alive[row] = 1;
 }
 )";
 
-// Makes the process's exit wait for compiles still running (wait_for_compiles). That wait must run before NVRTC's
-// static destructors, which NVRTC registers as it first needs them, during a compile; atexit runs the last registered
-// first. So before the first compile for an architecture, a small compile for it (on the calling thread) creates them,
-// and the wait is registered after it.
+// Makes the process's exit wait for compiles still running (wait_for_background_compiles). That wait must run before
+// NVRTC's static destructors, which NVRTC registers as it first needs them, during a compile; atexit runs the last
+// registered first. So before the first compile for an architecture, a small compile for it (on the calling thread)
+// creates them, and the wait is registered after it.
 void prepare_exit(const std::string& arch) {
   static std::mutex* m = new std::mutex;
   static std::set<std::string>* prepared = new std::set<std::string>;
@@ -400,7 +385,7 @@ void prepare_exit(const std::string& arch) {
   warm.kernel_name = "snk_warm_up_kernel";
   warm.arch = arch;
   nvrtc_compile(warm);
-  std::atexit(wait_for_compiles);
+  std::atexit(wait_for_background_compiles);
 }
 
 // The thread's body: compile, write the cache, publish the result, leave the registry.
@@ -433,6 +418,18 @@ void run_job(const std::shared_ptr<CompileJob>& job) {
 }
 
 }  // namespace
+
+void wait_for_background_compiles() {
+  size_t running = 0;
+  {
+    std::lock_guard<std::mutex> lock(registry().m);
+    running = registry().running.size();
+  }
+  if (running > 0)
+    std::fprintf(stderr, "[snack] waiting for %zu embedded-code compile%s still running to finish (NVRTC cannot be "
+                 "stopped); %s the disk cache\n", running, running == 1 ? "" : "s", running == 1 ? "it fills" : "they fill");
+  join_compile_threads(true);
+}
 
 std::string float_literal(float v) {
   if (!std::isfinite(v)) {

@@ -73,6 +73,12 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
 EmbeddedBinary lookup_embedded(const std::string& source, const std::string& kernel_name,
                                const EmbeddedOptions& options);
 
+// Waits for the compiles still running in the background (those past their caller's deadline), saying on stderr how
+// many. NVRTC cannot be stopped, and its state torn down under a running compile crashes the exit, so the process's
+// exit runs this wait too; but that wait is ordered only against the exit-time teardown NVRTC had registered before
+// it. A program that used the embedded mode calls this before it returns from main, where nothing is torn down yet.
+void wait_for_background_compiles();
+
 // Writes `bytes` to `path` atomically (a temporary file beside it, then a rename), creating its folders: a reader sees
 // the old file or the whole new one. "" where written, else why not.
 std::string write_atomically(const std::string& path, const std::string& bytes);

@@ -183,9 +183,7 @@ std::string join(const std::vector<int64_t>& v, size_t max_items) {
   return s;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Config cfg;
   try {
     cfg = parse(argc, argv);
@@ -432,4 +430,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "snack-spdnn: %s\n", e.what());
     return 2;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int status = run(argc, argv);
+#ifdef SNACK_WITH_TILED_GPU
+  snk::gc::wait_for_background_compiles();   // before any exit-time teardown (embedded.hpp)
+#endif
+  return status;
 }
