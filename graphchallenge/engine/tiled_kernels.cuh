@@ -102,7 +102,7 @@ inline std::vector<int32_t> uniform_run_counts(const LayerTiles& tiles, const st
 struct StagedUniformRef {
   const int32_t* rows;        // place s of the stage holds row rows[s] of Y^T in
   const int32_t* input_ptr;   // entry i's inputs: input[input_ptr[i] .. input_ptr[i + 1])
-  const uint16_t* input;      // places in the stage
+  const uint16_t* input;      // places in the stage (16-byte aligned: read eight at a time)
   const float* weight;        // entry i's one weight
   const int32_t* tile;        // entry i's tile id
   int32_t places, count;      // rows staged; entries
@@ -399,12 +399,15 @@ __global__ void __launch_bounds__(kStagedThreads) tiled_layer_uniform_staged(con
     int32_t p = S.input_ptr[i];
     const int32_t end = S.input_ptr[i + 1];
     Acc acc = 0;
-    for (; p + kPrefetch <= end; p += kPrefetch) {
-      Acc v[kPrefetch];
+    for (; p < end && p % 8 != 0; ++p) acc = fma(x[static_cast<int32_t>(__ldg(S.input + p)) * R], w, acc);
+    for (; p + 8 <= end; p += 8) {   // eight places in one 16-byte load
+      const uint4 q = __ldg(reinterpret_cast<const uint4*>(S.input + p));
+      const uint32_t word[4] = {q.x, q.y, q.z, q.w};
+      Acc v[8];
 #pragma unroll
-      for (int u = 0; u < kPrefetch; ++u) v[u] = x[static_cast<int32_t>(__ldg(S.input + p + u)) * R];
+      for (int u = 0; u < 8; ++u) v[u] = x[static_cast<int32_t>((word[u / 2] >> (16 * (u % 2))) & 0xffffu) * R];
 #pragma unroll
-      for (int u = 0; u < kPrefetch; ++u) acc = fma(v[u], w, acc);
+      for (int u = 0; u < 8; ++u) acc = fma(v[u], w, acc);
     }
     for (; p < end; ++p) acc = fma(x[static_cast<int32_t>(__ldg(S.input + p)) * R], w, acc);
     const Acc v = activate(acc, bias);

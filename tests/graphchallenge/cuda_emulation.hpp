@@ -19,6 +19,9 @@
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
 
 namespace snk::gc::emulation {
 inline thread_local dim3 thread_index, block_index;

@@ -163,8 +163,11 @@ void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng, int
                std::to_string(held) + " rows held" +
                (rows_per_block ? ", " + std::to_string(rows_per_block) + " rows a block" : std::string()));
   std::vector<Acc> yin(static_cast<size_t>(n * ld));
-  std::uniform_real_distribution<double> act(0.0, 2.0);
-  for (Acc& v : yin) v = static_cast<Acc>(act(rng));
+  // Magnitudes from 2^-20 to 2^4, so that a sum's rounding depends on its order: a kernel that adds the same products
+  // in another order differs in some bits.
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-20, 3);
+  for (Acc& v : yin) v = static_cast<Acc>(std::ldexp(mantissa(rng), exponent(rng)));
   std::vector<int> want_alive;
   const std::vector<Acc> want = expected<Acc>(c, yin, ld, held, want_alive);
   std::vector<Acc> got(yin.size(), static_cast<Acc>(kPoison));
@@ -243,6 +246,7 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     check<float>(c, Kernel::Uniform, held, rng);
     // As in a merged network: runs of inputs reading one row of Y^T (each aligned group of 8 positions reads the
     // first's row), some of them with equal weights, so that the runs' counts exceed 1.
+    const std::vector<int32_t> distinct_rows = c.gather;
     for (size_t p = 0; p < c.gather.size(); ++p) c.gather[p] = c.gather[p & ~size_t(7)];
     for (int64_t t = 0; t < c.tiles.tiles(); ++t) {   // every second input of a tile: the weight of the one before
       const float* before = nullptr;
@@ -271,9 +275,12 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
           std::fill(w, w + c.tiles.width[t], first);
         }
     }
-    for (const int32_t rows : {5, 32}) {   // blocks that end inside the rows held, and ones of more rows than live
-      check<double>(c, Kernel::UniformStaged, held, rng, rows);
-      check<float>(c, Kernel::UniformStaged, held, rng, rows);
+    for (int pass = 0; pass < 2; ++pass) {   // inputs in runs of one row, then each its own row again
+      if (pass == 1) c.gather = distinct_rows;
+      for (const int32_t rows : {5, 32}) {   // blocks that end inside the rows held, and ones of more rows than live
+        check<double>(c, Kernel::UniformStaged, held, rng, rows);
+        check<float>(c, Kernel::UniformStaged, held, rng, rows);
+      }
     }
     const int32_t last = static_cast<int32_t>(c.tiles.tiles() - 1);
     const TileBlock& k = c.tiles.blocks[c.tiles.block_ptr[last + 1] - 1];
