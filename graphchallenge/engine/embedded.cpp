@@ -427,7 +427,8 @@ void wait_for_background_compiles() {
   }
   if (running > 0)
     std::fprintf(stderr, "[snack] waiting for %zu embedded-code compile%s still running to finish (NVRTC cannot be "
-                 "stopped); %s the disk cache\n", running, running == 1 ? "" : "s", running == 1 ? "it fills" : "they fill");
+                 "stopped); %s the disk cache\n", running, running == 1 ? "" : "s",
+                 running == 1 ? "it fills" : "they fill");
   join_compile_threads(true);
 }
 

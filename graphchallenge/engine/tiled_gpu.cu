@@ -258,7 +258,8 @@ void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<i
   d.staged_rows_per_block = staged.tile.empty() ? 0 : stage.rows_per_block(staged.rows.size());
   if (d.staged_rows_per_block > 0) {
     std::vector<int32_t> rest;
-    std::set_difference(uniform.begin(), uniform.end(), staged.tile.begin(), staged.tile.end(), std::back_inserter(rest));
+    std::set_difference(uniform.begin(), uniform.end(), staged.tile.begin(), staged.tile.end(),
+                        std::back_inserter(rest));
     uniform.swap(rest);
     d.staged_rows = DeviceArray<int32_t>(staged.rows);
     d.staged_input_ptr = DeviceArray<int32_t>(staged.input_ptr);
@@ -715,8 +716,9 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   }
   if (staged_bytes > 0) {
     const int bytes = static_cast<int>(staged_bytes);
-    check(fp64 ? cudaFuncSetAttribute(tiled_layer_uniform_staged<double>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)
-               : cudaFuncSetAttribute(tiled_layer_uniform_staged<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+    const cudaFuncAttribute attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    check(fp64 ? cudaFuncSetAttribute(tiled_layer_uniform_staged<double>, attr, bytes)
+               : cudaFuncSetAttribute(tiled_layer_uniform_staged<float>, attr, bytes),
           "the staged kernel's shared memory");
   }
 }

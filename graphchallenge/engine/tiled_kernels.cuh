@@ -121,7 +121,8 @@ inline bool one_weight(const LayerTiles& tiles, const std::vector<float>& values
   for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
     const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
     for (int32_t a = 0; a < k.nr; ++a) {
-      const float* w = &values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * tiles.pitch[static_cast<size_t>(t)])];
+      const int64_t pitch = tiles.pitch[static_cast<size_t>(t)];
+      const float* w = &values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * pitch)];
       if (!first) first = w;
       else if (std::memcmp(first, w, sizeof(float)) != 0) return false;
     }
@@ -135,7 +136,8 @@ inline bool one_weight(const LayerTiles& tiles, const std::vector<float>& values
 inline StagedUniform staged_uniform(const LayerTiles& tiles, const std::vector<int32_t>& gather,
                                     const std::vector<float>& values, const std::vector<int32_t>& list) {
   StagedUniform u;
-  std::vector<int32_t> place(gather.empty() ? 0 : static_cast<size_t>(*std::max_element(gather.begin(), gather.end())) + 1, -1);
+  const size_t rows = gather.empty() ? 0 : static_cast<size_t>(*std::max_element(gather.begin(), gather.end())) + 1;
+  std::vector<int32_t> place(rows, -1);   // row of Y^T -> its place in the stage
   for (const int32_t t : list) {
     if (!one_weight(tiles, values, t)) continue;
     float w = 0;
@@ -365,13 +367,32 @@ __device__ __forceinline__ T* dynamic_shared() {
 }
 #endif
 
+// *to = *from (to in shared memory, from in global memory, 4 or 8 bytes), as an asynchronous copy where the device has
+// them (compute capability 8.0 on: no register in between, so a thread's copies are all in flight at once); complete
+// after wait_async_copies.
+template <class T>
+__device__ __forceinline__ void copy_async(T* to, const T* from) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
+  const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(shared), "l"(from), "n"(sizeof(T)));
+#else
+  *to = *from;
+#endif
+}
+__device__ __forceinline__ void wait_async_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 // Sparse mode on uniform tiles of one weight (StagedUniform), for a layer whose staged rows fit in shared memory for
 // `rows_per_block` live rows: the block copies those rows of Y^T in for its rows (each once, places x rows_per_block
-// values: stage[s * rows_per_block + r]) and computes every entry for them from there, thread k taking entry
-// k / rows_per_block for row k % rows_per_block. The entries' inputs are read about 30 times each in the challenge's
-// merged layers; staged, those reads stay on the SM. The same multiply-adds in the same order as tiled_layer_uniform
-// (one per input, in the tile's order), so the same bits. Dynamic shared memory: places x rows_per_block values of Acc,
-// then rows_per_block int32 flags.
+// values: stage[s * rows_per_block + r], the copies all in flight at once) and computes every entry for them from
+// there, thread k taking entry k / rows_per_block for row k % rows_per_block. The entries' inputs are read about 30
+// times each in the challenge's merged layers; staged, those reads stay on the SM. The same multiply-adds in the same
+// order as tiled_layer_uniform (one per input, in the tile's order), so the same bits. Dynamic shared memory: places x
+// rows_per_block values of Acc, then rows_per_block int32 flags.
 template <class Acc>
 __global__ void __launch_bounds__(kStagedThreads) tiled_layer_uniform_staged(const Acc* __restrict__ yin,
                                                                              Acc* __restrict__ yout, int64_t ld,
@@ -386,10 +407,11 @@ __global__ void __launch_bounds__(kStagedThreads) tiled_layer_uniform_staged(con
   const int32_t n = min(R, *held - r0);   // the block's rows held
   if (n <= 0) return;   // the whole block
   for (int32_t k = threadIdx.x; k < R; k += blockDim.x) live[k] = 0;
-  for (int32_t k = threadIdx.x; k < S.places * R; k += blockDim.x) {
+  for (int32_t k = threadIdx.x; k < S.places * R; k += blockDim.x) {   // places of rows past the held: never read
     const int32_t s = k / R, r = k - s * R;
-    stage[k] = r < n ? __ldg(yin + static_cast<int64_t>(S.rows[s]) * ld + r0 + r) : Acc(0);
+    if (r < n) copy_async(stage + k, yin + static_cast<int64_t>(S.rows[s]) * ld + r0 + r);
   }
+  wait_async_copies();
   __syncthreads();
   for (int32_t k = threadIdx.x; k < S.count * R; k += blockDim.x) {
     const int32_t i = k / R, r = k - i * R;

@@ -207,7 +207,8 @@ void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng, int
       ASSERT_LE(u.rows.size() * rows_per_block * sizeof(Acc) + rows_per_block * 4, tiled::kDynamicSharedBytes);
       const dim3 blocks{static_cast<unsigned>((ld + rows_per_block - 1) / rows_per_block), 1, 1};
       launch(blocks, tiled::kStagedThreads, [&] {
-        tiled::tiled_layer_uniform_staged<Acc>(yin.data(), got.data(), ld, &held, S, rows_per_block, L, kBias, alive.data());
+        tiled::tiled_layer_uniform_staged<Acc>(yin.data(), got.data(), ld, &held, S, rows_per_block, L, kBias,
+                                               alive.data());
       });
       break;
     }
