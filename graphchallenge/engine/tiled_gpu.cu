@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -171,14 +170,9 @@ struct LayerOnDevice {
   DeviceArray<TileBlock> blocks;
   DeviceArray<float> values;
   std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode; the sparse list without its uniform tiles
-  DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform), less the staged ones
+  DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
   DeviceArray<int32_t> uniform_run_ptr;   // their inputs as runs (uniform_runs)
   DeviceArray<UniformRun> uniform_runs;
-  // Those of one weight, where the rows they read fit in shared memory (tiled_layer_uniform_staged; StagedUniform).
-  DeviceArray<int32_t> staged_rows, staged_input_ptr, staged_tile;
-  DeviceArray<uint16_t> staged_input;
-  DeviceArray<float> staged_weight;
-  int32_t staged_rows_per_block = 0;   // 0: none staged
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -187,14 +181,6 @@ struct LayerOnDevice {
 
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
   UniformRunsRef runs() const { return UniformRunsRef{uniform_run_ptr.p, uniform_runs.p}; }
-  StagedUniformRef staged() const {
-    return StagedUniformRef{staged_rows.p, staged_input_ptr.p, staged_input.p, staged_weight.p, staged_tile.p,
-                            static_cast<int32_t>(staged_rows.n), static_cast<int32_t>(staged_tile.n)};
-  }
-  // The staged kernel's dynamic shared memory (tiled_layer_uniform_staged).
-  size_t staged_bytes(size_t acc_bytes) const {
-    return (staged_rows.n * acc_bytes + sizeof(int32_t)) * static_cast<size_t>(staged_rows_per_block);
-  }
   int32_t count(TileMode m) const { return static_cast<int32_t>(list[static_cast<size_t>(m)].n); }
 };
 
@@ -211,62 +197,16 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
-// The shared memory a block of the staged uniform kernel may take (StageLimits::rows_per_block), of the device's.
-struct StageLimits {
-  size_t acc_bytes = 0;     // the sums' type; 0: nothing staged
-  size_t block_bytes = 0;   // the most dynamic shared memory a block may opt in to
-  size_t sm_bytes = 0;      // an SM's shared memory
-
-  // The live rows a block of tiled_layer_uniform_staged holds for `places` rows of Y^T staged: the most (at most
-  // kMostStagedRows) with which two blocks fit an SM, else the most with which one does, each rounded down to whole
-  // 32-byte sectors of a row of Y^T (a staged row's values are read in one piece); 0 where neither holds a sector.
-  int32_t rows_per_block(size_t places) const {
-    constexpr int32_t kMostStagedRows = 32;
-    constexpr size_t kReserved = 1024;   // shared memory the system keeps per block
-    if (acc_bytes == 0 || places == 0) return 0;
-    const int32_t sector = static_cast<int32_t>(32 / acc_bytes);
-    for (const size_t blocks : {size_t{2}, size_t{1}}) {
-      const size_t budget = std::min(block_bytes, sm_bytes / blocks > kReserved ? sm_bytes / blocks - kReserved : 0);
-      const int32_t rows = static_cast<int32_t>(
-          std::min<size_t>(kMostStagedRows, budget / (places * acc_bytes + sizeof(int32_t))));
-      if (rows >= sector) return rows / sector * sector;
-    }
-    return 0;
-  }
-};
-
-StageLimits stage_limits(int device, size_t acc_bytes) {
-  int block = 0, sm = 0;
-  check(cudaDeviceGetAttribute(&block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "device attribute");
-  check(cudaDeviceGetAttribute(&sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "device attribute");
-  return StageLimits{acc_bytes, static_cast<size_t>(block), static_cast<size_t>(sm)};
-}
-
 // The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
-// where `share_equal_sums`: those of one weight staged (tiled_layer_uniform_staged) where the rows of Y^T they read fit
-// the shared memory `stage` allows, the others with their inputs as runs (input position p reading row gather[p];
-// values: the layer's weights); and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+// where `share_equal_sums`, with their inputs as runs (input position p reading row gather[p]; values: the layer's
+// weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums,
-                  const StageLimits& stage) {
+                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
     (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
-  StagedUniform staged = staged_uniform(tiles, gather, values, uniform);
-  d.staged_rows_per_block = staged.tile.empty() ? 0 : stage.rows_per_block(staged.rows.size());
-  if (d.staged_rows_per_block > 0) {
-    std::vector<int32_t> rest;
-    std::set_difference(uniform.begin(), uniform.end(), staged.tile.begin(), staged.tile.end(),
-                        std::back_inserter(rest));
-    uniform.swap(rest);
-    d.staged_rows = DeviceArray<int32_t>(staged.rows);
-    d.staged_input_ptr = DeviceArray<int32_t>(staged.input_ptr);
-    d.staged_input = DeviceArray<uint16_t>(staged.input);
-    d.staged_weight = DeviceArray<float>(staged.weight);
-    d.staged_tile = DeviceArray<int32_t>(staged.tile);
-  }
   d.uniform = DeviceArray<int32_t>(uniform);
   UniformRuns runs = uniform_runs(tiles, gather, values, uniform);
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
@@ -327,13 +267,6 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
                                                          static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
-  }
-  if (L.staged_rows_per_block > 0) {
-    const int32_t R = L.staged_rows_per_block;
-    tiled_layer_uniform_staged<Acc><<<static_cast<unsigned>((bound + R - 1) / R), kStagedThreads,
-                                      L.staged_bytes(sizeof(Acc)), stream>>>(yin, yout, ld, held, L.staged(), R, ref,
-                                                                             bias, alive);
-    check(cudaGetLastError(), "staged uniform tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
     if constexpr (std::is_same_v<Acc, double>) {
@@ -453,7 +386,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true, StageLimits{});
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true);
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -707,28 +640,11 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
-  const StageLimits stage = options.stage_uniform_tiles ? stage_limits(device, fp64 ? 8 : 4) : StageLimits{};
-  size_t staged_bytes = 0;
-  for (size_t l = 0; l < net.layers.size(); ++l) {
-    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs,
-                 stage);
-    staged_bytes = std::max(staged_bytes, s.layers[l].staged_bytes(stage.acc_bytes));
-  }
-  if (staged_bytes > 0) {
-    const int bytes = static_cast<int>(staged_bytes);
-    const cudaFuncAttribute attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    check(fp64 ? cudaFuncSetAttribute(tiled_layer_uniform_staged<double>, attr, bytes)
-               : cudaFuncSetAttribute(tiled_layer_uniform_staged<float>, attr, bytes),
-          "the staged kernel's shared memory");
-  }
+  for (size_t l = 0; l < net.layers.size(); ++l)
+    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
-int64_t TiledGpuEngine::staged_tiles() const {
-  int64_t n = 0;
-  for (const LayerOnDevice& l : state_->layers) n += static_cast<int64_t>(l.staged_tile.n);
-  return n;
-}
 const CostModel& TiledGpuEngine::cost_model() const { return state_->model; }
 
 TiledGpuEngine::~TiledGpuEngine() {
