@@ -327,64 +327,41 @@ void nvrtc_compile(CompileJob& job) {
   nvrtcDestroyProgram(&prog);
 }
 
-// A small program of the generated code's constructs (embedded_source's: the byte-offset __ldg load, fma, the clamp,
-// a __noinline__ and a __forceinline__ tile function, the switch), compiled once per architecture before the first real
-// compile, so that NVRTC sets up (and registers the exit-time teardown of) what those constructs need before the exit
-// wait is registered. A construct added to the generated code belongs here too.
-constexpr const char* kWarmUp = R"(namespace snk_warm_up {
-static __device__ __forceinline__ double ld(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {
-return __ldg(reinterpret_cast<const double*>(y + static_cast<unsigned long long>(r) * ld_bytes));
+// The generator's own code for a small layer (embedded_source), so that the warm-up compile uses every construct a
+// generated kernel does: two tiles of 64 rows, one of 2 inputs into 1 output (inlined), one of 4 inputs into 32 outputs
+// (past kOutlineMultiplyAdds: not inlined), the second input of each reading the first's row (one load for both).
+std::string warm_up_source(bool fp64, const std::string& kernel_name) {
+  TiledLayer layer;
+  layer.nrows = layer.ncols = 64;
+  layer.values.assign(2 * 1 + 4 * 32, 0.0625f);
+  LayerTiles tiles;
+  tiles.start = {0, 1};
+  tiles.width = {1, 32};
+  tiles.pitch = {1, 32};
+  tiles.block_ptr = {0, 1, 2};
+  tiles.blocks = {TileBlock{0, 2, 0}, TileBlock{2, 4, 2}};
+  tiles.distinct = {1, 1};
+  const std::vector<int32_t> gather = {5, 5, 9, 9, 17, 33};
+  static_assert(4 * 32 >= kOutlineMultiplyAdds, "the second tile must be outlined");
+  return embedded_source(layer, gather, tiles, {0, 1}, fp64, kernel_name);
 }
-static __device__ __forceinline__ float lf(const char* __restrict__ y, unsigned r, unsigned ld_bytes) {
-return __ldg(reinterpret_cast<const float*>(y + static_cast<unsigned long long>(r) * ld_bytes));
-}
-static __device__ __noinline__ bool t(const char* __restrict__ y, unsigned ld_bytes, double* __restrict__ o, int row,
-                                      float b) {
-double a0 = 0;
-const double in0 = ld(y, 2u, ld_bytes);
-a0 = fma(in0, 0x1p-4, a0);
-const double v = fmin(fmax(a0 + (double)b, 0.0), 0x1p+5);
-o[row] = v;
-return v > 0.0;
-}
-static __device__ __forceinline__ bool u(const char* __restrict__ y, unsigned ld_bytes, float* __restrict__ o, int row,
-                                         float b) {
-float a0 = 0;
-const float in0 = lf(y, 3u, ld_bytes);
-a0 = fmaf(in0, 0x1p-4f, a0);
-const float v = fminf(fmaxf(a0 + b, 0.0f), 0x1p+5f);
-o[row] = v;
-return v > 0.0f;
-}
-}
-extern "C" __global__ void __launch_bounds__(128) snk_warm_up_kernel(const double* yd, double* od, const float* yf,
-                                                                     float* of, long long ld, float b, int* alive) {
-const int row = blockIdx.y * 128 + threadIdx.x;
-bool any = false;
-switch (blockIdx.x) {
-case 0: any = snk_warm_up::t(reinterpret_cast<const char*>(yd + row), static_cast<unsigned>(ld) * 8u, od, row, b);
-break;
-case 1: any = snk_warm_up::u(reinterpret_cast<const char*>(yf + row), static_cast<unsigned>(ld) * 4u, of, row, b);
-break;
-}
-if (any) alive[row] = 1;
-}
-)";
 
 // Makes the process's exit wait for compiles still running (wait_for_background_compiles). That wait must run before
 // NVRTC's static destructors, which NVRTC registers as it first needs them, during a compile; atexit runs the last
-// registered first. So before the first compile for an architecture, a small compile for it (on the calling thread)
-// creates them, and the wait is registered after it.
+// registered first. So before the first compile for an architecture, small compiles of generated code (FP64 and FP32,
+// warm_up_source) create them on the calling thread, and the wait is registered after them.
 void prepare_exit(const std::string& arch) {
   static std::mutex* m = new std::mutex;
   static std::set<std::string>* prepared = new std::set<std::string>;
   std::lock_guard<std::mutex> lock(*m);
   if (!prepared->insert(arch).second) return;
-  CompileJob warm;
-  warm.source = kWarmUp;
-  warm.kernel_name = "snk_warm_up_kernel";
-  warm.arch = arch;
-  nvrtc_compile(warm);
+  for (const bool fp64 : {true, false}) {
+    CompileJob warm;
+    warm.kernel_name = "snk_warm_up_kernel";
+    warm.source = warm_up_source(fp64, warm.kernel_name);
+    warm.arch = arch;
+    nvrtc_compile(warm);
+  }
   std::atexit(wait_for_background_compiles);
 }
 

@@ -63,8 +63,8 @@ struct EmbeddedBinary {
 // same kernel and cache meanwhile waits for that compile rather than starting another). Compiles run at the lowest
 // scheduling priority (nice 19, that thread alone), so that one left running does not slow the process's other work.
 // A cache that cannot be written is not an error: Compiled, with a message saying so. The first compile for an
-// architecture in a process runs a small compile first, on the calling thread (about 0.1 s), so that the exit's wait
-// for background compiles runs before NVRTC's teardown.
+// architecture in a process runs two small compiles of generated code first (FP64 and FP32 sums), on the calling thread
+// (well under a second), so that the exit's wait for background compiles runs before NVRTC's teardown.
 EmbeddedBinary compile_embedded(const std::string& source, const std::string& kernel_name,
                                 const EmbeddedOptions& options);
 
