@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -170,9 +171,14 @@ struct LayerOnDevice {
   DeviceArray<TileBlock> blocks;
   DeviceArray<float> values;
   std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode; the sparse list without its uniform tiles
-  DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
+  DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform), less the staged ones
   DeviceArray<int32_t> uniform_run_ptr;   // their inputs as runs (uniform_runs)
   DeviceArray<UniformRun> uniform_runs;
+  // Those of one weight, where the rows they read fit in shared memory (tiled_layer_uniform_staged; StagedUniform).
+  DeviceArray<int32_t> staged_rows, staged_input_ptr, staged_tile;
+  DeviceArray<uint16_t> staged_input;
+  DeviceArray<float> staged_weight;
+  int32_t staged_rows_per_block = 0;   // 0: none staged
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -181,6 +187,14 @@ struct LayerOnDevice {
 
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
   UniformRunsRef runs() const { return UniformRunsRef{uniform_run_ptr.p, uniform_runs.p}; }
+  StagedUniformRef staged() const {
+    return StagedUniformRef{staged_rows.p, staged_input_ptr.p, staged_input.p, staged_weight.p, staged_tile.p,
+                            static_cast<int32_t>(staged_rows.n), static_cast<int32_t>(staged_tile.n)};
+  }
+  // The staged kernel's dynamic shared memory (tiled_layer_uniform_staged).
+  size_t staged_bytes(size_t acc_bytes) const {
+    return (staged_rows.n * acc_bytes + sizeof(int32_t)) * static_cast<size_t>(staged_rows_per_block);
+  }
   int32_t count(TileMode m) const { return static_cast<int32_t>(list[static_cast<size_t>(m)].n); }
 };
 
@@ -197,16 +211,59 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
+// The shared memory a block of the staged uniform kernel may take (StageLimits::rows_per_block), of the device's.
+struct StageLimits {
+  size_t acc_bytes = 0;     // the sums' type; 0: nothing staged
+  size_t block_bytes = 0;   // the most dynamic shared memory a block may opt in to
+  size_t sm_bytes = 0;      // an SM's shared memory
+
+  // The live rows a block of tiled_layer_uniform_staged holds for `places` rows of Y^T staged: the most of
+  // kStagedRowCounts with which two blocks fit an SM, else with which one does; 0 where none fits.
+  int32_t rows_per_block(size_t places) const {
+    constexpr size_t kReserved = 1024;   // shared memory the system keeps per block
+    if (acc_bytes == 0 || places == 0) return 0;
+    for (const size_t blocks : {size_t{2}, size_t{1}}) {
+      const size_t budget = std::min(block_bytes, sm_bytes / blocks > kReserved ? sm_bytes / blocks - kReserved : 0);
+      const size_t fit = budget / (places * acc_bytes + sizeof(int32_t));
+      for (const int rows : kStagedRowCounts)
+        if (static_cast<size_t>(rows) <= fit) return rows;
+    }
+    return 0;
+  }
+};
+
+StageLimits stage_limits(int device, size_t acc_bytes) {
+  int block = 0, sm = 0;
+  check(cudaDeviceGetAttribute(&block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "device attribute");
+  check(cudaDeviceGetAttribute(&sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "device attribute");
+  return StageLimits{acc_bytes, static_cast<size_t>(block), static_cast<size_t>(sm)};
+}
+
 // The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
-// where `share_equal_sums`, with their inputs as runs (input position p reading row gather[p]; values: the layer's
-// weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+// where `share_equal_sums`: those of one weight staged (tiled_layer_uniform_staged) where the rows of Y^T they read fit
+// the shared memory `stage` allows, the others with their inputs as runs (input position p reading row gather[p];
+// values: the layer's weights); and the width the other sparse tiles share as whole classes (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums) {
+                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums,
+                  const StageLimits& stage) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
     (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
+  StagedUniform staged = staged_uniform(tiles, gather, values, uniform);
+  d.staged_rows_per_block = staged.tile.empty() ? 0 : stage.rows_per_block(staged.rows.size());
+  if (d.staged_rows_per_block > 0) {
+    std::vector<int32_t> rest;
+    std::set_difference(uniform.begin(), uniform.end(), staged.tile.begin(), staged.tile.end(),
+                        std::back_inserter(rest));
+    uniform.swap(rest);
+    d.staged_rows = DeviceArray<int32_t>(staged.rows);
+    d.staged_input_ptr = DeviceArray<int32_t>(staged.input_ptr);
+    d.staged_input = DeviceArray<uint16_t>(staged.input);
+    d.staged_weight = DeviceArray<float>(staged.weight);
+    d.staged_tile = DeviceArray<int32_t>(staged.tile);
+  }
   d.uniform = DeviceArray<int32_t>(uniform);
   UniformRuns runs = uniform_runs(tiles, gather, values, uniform);
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
@@ -246,6 +303,34 @@ SparseKernel<Acc> sparse_kernel(int width) {
   return nullptr;   // not reached: the last candidate serves any width
 }
 
+// The staged uniform kernels by the rows a block holds (kStagedRowCounts).
+template <class Acc>
+using StagedKernel = void (*)(const Acc*, Acc*, int64_t, const int32_t*, StagedUniformRef, TilesRef, float, int32_t*);
+template <class Acc>
+StagedKernel<Acc> staged_kernel(int32_t rows) {
+  struct Candidate {
+    int rows;
+    StagedKernel<Acc> kernel;
+  };
+  static constexpr Candidate kCandidates[] = {{16, tiled_layer_uniform_staged<Acc, 16>},
+                                              {12, tiled_layer_uniform_staged<Acc, 12>},
+                                              {8, tiled_layer_uniform_staged<Acc, 8>},
+                                              {4, tiled_layer_uniform_staged<Acc, 4>}};
+  static_assert(std::size(kCandidates) == std::size(kStagedRowCounts), "a kernel for every count of rows");
+  for (const Candidate& c : kCandidates)
+    if (c.rows == rows) return c.kernel;
+  throw std::logic_error("tiled GPU engine: no staged kernel for " + std::to_string(rows) + " rows a block");
+}
+
+// Lets every staged kernel of Acc take `bytes` of dynamic shared memory on the current device.
+template <class Acc>
+void allow_staged_bytes(size_t bytes) {
+  for (const int rows : kStagedRowCounts)
+    check(cudaFuncSetAttribute(staged_kernel<Acc>(rows), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(bytes)),
+          "the staged kernel's shared memory");
+}
+
 // Launches the layer's kernels, one per mode with tiles, over the rows [0, *held) of Y^T, on a grid of the rows
 // [0, bound) (bound >= *held: the rows held need not be known on the host).
 template <class Acc>
@@ -267,6 +352,13 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
                                                          static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
+  }
+  if (const int32_t R = L.staged_rows_per_block) {
+    // A thread an entry (tile), up to kStagedThreads.
+    const int64_t threads = std::min<int64_t>(kStagedThreads, (static_cast<int64_t>(L.staged_tile.n) + 31) / 32 * 32);
+    staged_kernel<Acc>(R)<<<static_cast<unsigned>((bound + R - 1) / R), static_cast<unsigned>(threads),
+                            L.staged_bytes(sizeof(Acc)), stream>>>(yin, yout, ld, held, L.staged(), ref, bias, alive);
+    check(cudaGetLastError(), "staged uniform tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
     if constexpr (std::is_same_v<Acc, double>) {
@@ -386,7 +478,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true);
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true, StageLimits{});
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -640,11 +732,22 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
-  for (size_t l = 0; l < net.layers.size(); ++l)
-    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs);
+  const StageLimits stage = options.stage_uniform_tiles ? stage_limits(device, fp64 ? 8 : 4) : StageLimits{};
+  size_t staged_bytes = 0;
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs,
+                 stage);
+    staged_bytes = std::max(staged_bytes, s.layers[l].staged_bytes(stage.acc_bytes));
+  }
+  if (staged_bytes > 0) fp64 ? allow_staged_bytes<double>(staged_bytes) : allow_staged_bytes<float>(staged_bytes);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
+int64_t TiledGpuEngine::staged_tiles() const {
+  int64_t n = 0;
+  for (const LayerOnDevice& l : state_->layers) n += static_cast<int64_t>(l.staged_tile.n);
+  return n;
+}
 const CostModel& TiledGpuEngine::cost_model() const { return state_->model; }
 
 TiledGpuEngine::~TiledGpuEngine() {

@@ -10,7 +10,9 @@
 //     input, one load and a multiply-add per output; the weights, the same for every thread, staged in shared memory
 //     in the sums' type); a uniform tile (every output's weights alike, as in the challenge's layers) keeps one
 //     accumulator, and its outputs are held as one value (TiledOptions::merge_equal_outputs; off, every output is
-//     computed as in any other tile);
+//     computed as in any other tile); where its inputs also share one weight and the rows of Y^T the layer's such
+//     tiles read fit in shared memory for a few live rows, a block stages those rows once and computes all of them
+//     from there, where TiledOptions::stage_uniform_tiles asks;
 //   - tensor (FP64 sums only): each warp computes 32 rows of the tile as a dense product on the FP64 tensor cores
 //     (mma m8n8k4), inputs four at a time;
 //   - embedded: code generated for the layer's embedded tiles (engine/embedded.hpp), gather positions and weights
@@ -71,6 +73,11 @@ struct TiledOptions {
   // stored (the work an engine without this reuse does: no sum is shared, PlanOptions::share_equal_sums); the
   // categories are the same bit for bit.
   bool merge_equal_outputs = true;
+  // Uniform sparse tiles of one weight (the challenge's) computed from the rows of Y^T they read staged in shared
+  // memory for a few live rows at a time, where those rows fit (tiled_kernels.cuh's tiled_layer_uniform_staged); off,
+  // or where they do not fit, each input is read from memory (L2) by every tile that reads it. The same bits. Off by
+  // default until a measurement shows where it pays (bench-spdnn --tiled-staging 1).
+  bool stage_uniform_tiles = false;
   bool progress = false;          // report calibration and compiles on stderr
 };
 
@@ -113,6 +120,7 @@ class TiledGpuEngine {
 
   std::string device_name() const;
   const ModePlan& plan() const;          // each tile's mode, as run
+  int64_t staged_tiles() const;          // sparse tiles computed from staged rows (TiledOptions::stage_uniform_tiles)
   const CostModel& cost_model() const;   // the model the plan came from (unmeasured where a mode was forced)
 
  private:

@@ -9,7 +9,8 @@
 // reference trajectory passes within FP32's rounding of the threshold must keep their category with FP64 sums. Each
 // tile mode (sparse, tensor, embedded) forced on every tile meets the same reference, sparse and embedded bitwise
 // alike; on the official data the tensor mode, a part-embedded network and the cost model's choice give the official
-// categories; the cost model calibrates and caches. Skips with a printed reason where no GPU is present.
+// categories; the cost model calibrates and caches. Uniform tiles staged in shared memory or not give the same
+// categories. Skips with a printed reason where no GPU is present.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -148,6 +149,19 @@ TEST(TiledGpuEngine, GeneratedAndIrregularNetworksMatchTheHostReference) {
     TiledGpuEngine engine(tn, 0, defaults());
     expect_categories(engine.infer(in), want, margins, what);
     expect_categories(TiledGpuEngine(tn, 0, options(TiledAccumulation::FP32, ModePolicy::Sparse)).infer(in), want, margins, what + ", FP32 sums");
+    // Uniform tiles of one weight computed from rows staged in shared memory, or each input read from memory: the
+    // same bits, so the same categories.
+    TiledOptions staging = options(TiledAccumulation::FP64, ModePolicy::Sparse);
+    staging.stage_uniform_tiles = true;
+    TiledGpuEngine staged(tn, 0, staging);
+    if (c.radix) EXPECT_GT(staged.staged_tiles(), 0) << what;
+    const std::vector<int64_t> staged_categories = staged.infer(in);
+    expect_categories(staged_categories, want, margins, what + ", staged");
+    TiledOptions unstaged = options(TiledAccumulation::FP64, ModePolicy::Sparse);
+    unstaged.stage_uniform_tiles = false;
+    TiledGpuEngine direct(tn, 0, unstaged);
+    EXPECT_EQ(direct.staged_tiles(), 0) << what;
+    EXPECT_EQ(direct.infer(in), staged_categories) << what;
     EXPECT_FALSE(want.empty()) << what;
     EXPECT_LT(static_cast<int64_t>(want.size()), c.rows) << what;
   }
