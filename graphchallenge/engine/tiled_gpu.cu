@@ -211,27 +211,6 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
-// The shared memory a block of the staged uniform kernel may take (StageLimits::rows_per_block), of the device's.
-struct StageLimits {
-  size_t acc_bytes = 0;     // the sums' type; 0: nothing staged
-  size_t block_bytes = 0;   // the most dynamic shared memory a block may opt in to
-  size_t sm_bytes = 0;      // an SM's shared memory
-
-  // The live rows a block of tiled_layer_uniform_staged holds for `places` rows of Y^T staged: the most of
-  // kStagedRowCounts with which two blocks fit an SM, else with which one does; 0 where none fits.
-  int32_t rows_per_block(size_t places) const {
-    constexpr size_t kReserved = 1024;   // shared memory the system keeps per block
-    if (acc_bytes == 0 || places == 0) return 0;
-    for (const size_t blocks : {size_t{2}, size_t{1}}) {
-      const size_t budget = std::min(block_bytes, sm_bytes / blocks > kReserved ? sm_bytes / blocks - kReserved : 0);
-      const size_t fit = budget / (places * acc_bytes + sizeof(int32_t));
-      for (const int rows : kStagedRowCounts)
-        if (static_cast<size_t>(rows) <= fit) return rows;
-    }
-    return 0;
-  }
-};
-
 StageLimits stage_limits(int device, size_t acc_bytes) {
   int block = 0, sm = 0;
   check(cudaDeviceGetAttribute(&block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "device attribute");

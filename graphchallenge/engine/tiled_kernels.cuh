@@ -115,6 +115,31 @@ struct StagedUniform {
 };
 constexpr int64_t kMostStagedPlaces = 65536;   // places are 16-bit
 
+// The rows a block of tiled_layer_uniform_staged may hold, most first (each a whole number of 16-byte words of FP64 and
+// of FP32 values, so that a place's values are read 16 bytes at a time).
+constexpr int kStagedRowCounts[] = {16, 12, 8, 4};
+
+// The shared memory a block of the staged uniform kernel may take (StageLimits::rows_per_block), of the device's.
+struct StageLimits {
+  size_t acc_bytes = 0;     // the sums' type; 0: nothing staged
+  size_t block_bytes = 0;   // the most dynamic shared memory a block may opt in to
+  size_t sm_bytes = 0;      // an SM's shared memory
+
+  // The live rows a block of tiled_layer_uniform_staged holds for `places` rows of Y^T staged: the most of
+  // kStagedRowCounts with which two blocks fit an SM, else with which one does; 0 where none fits.
+  int32_t rows_per_block(size_t places) const {
+    constexpr size_t kReserved = 1024;   // shared memory the system keeps per block
+    if (acc_bytes == 0 || places == 0) return 0;
+    for (const size_t blocks : {size_t{2}, size_t{1}}) {
+      const size_t budget = std::min(block_bytes, sm_bytes / blocks > kReserved ? sm_bytes / blocks - kReserved : 0);
+      const size_t fit = budget / (places * acc_bytes + sizeof(int32_t));
+      for (const int rows : kStagedRowCounts)
+        if (static_cast<size_t>(rows) <= fit) return rows;
+    }
+    return 0;
+  }
+};
+
 // Whether uniform tile t's inputs all have one weight (bitwise).
 inline bool one_weight(const LayerTiles& tiles, const std::vector<float>& values, int32_t t) {
   const float* first = nullptr;
@@ -385,10 +410,6 @@ __device__ __forceinline__ void wait_async_copies() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
 }
-
-// The rows a block of tiled_layer_uniform_staged may hold, most first (each a whole number of 16-byte words of FP64 and
-// of FP32 values, so that a place's values are read 16 bytes at a time).
-constexpr int kStagedRowCounts[] = {16, 12, 8, 4};
 
 // R values of Acc from shared memory at x (16-byte aligned), 16 bytes at a time.
 template <class Acc, int R>

@@ -8,7 +8,8 @@
 // more inputs than a stage holds) and one class of 64 columns (two 32-column slices). Each run poisons the outputs first and holds fewer rows
 // than its grid covers: the rows held and only they are written, each tile's outputs and no other, with the alive
 // flags of the rows held. Under the emulation the tensor product sums in input order, so it too must agree bit for
-// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits.
+// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits. Also the staged
+// kernel's rule for the rows a block holds.
 #include "cuda_emulation.hpp"   // first: the CUDA built-ins the kernels use
 
 #include "engine/tiled_kernels.cuh"
@@ -301,6 +302,20 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
       EXPECT_TRUE(std::find(u.tile.begin(), u.tile.end(), last) == u.tile.end()) << c.name;
     }
   }
+}
+
+// The staged kernel's rows a block, on an H100's shared memory (227 KB a block at most, 228 KB an SM): two blocks an SM
+// where 4 or more rows fit, else one.
+TEST(StagedRows, MostThatFitTwoBlocksThenOne) {
+  const tiled::StageLimits fp64{8, 232448, 233472}, fp32{4, 232448, 233472};
+  EXPECT_EQ(fp64.rows_per_block(256), 16);     // 4096 neurons, merged: 56 rows fit
+  EXPECT_EQ(fp64.rows_per_block(1024), 12);    // 16384, merged: 14 fit two blocks
+  EXPECT_EQ(fp64.rows_per_block(4096), 4);     // 65536, merged: 3 fit two blocks, 7 one
+  EXPECT_EQ(fp64.rows_per_block(16384), 0);    // the first layer of 16384: 1 row fits
+  EXPECT_EQ(fp32.rows_per_block(4096), 4);     // 7 fit two blocks
+  EXPECT_EQ(fp32.rows_per_block(1024), 16);
+  EXPECT_EQ(tiled::StageLimits{}.rows_per_block(256), 0);   // staging off
+  EXPECT_EQ(fp64.rows_per_block(0), 0);
 }
 
 }  // namespace
