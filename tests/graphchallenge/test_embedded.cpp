@@ -3,7 +3,8 @@
 // interpreter of its statements against the table-driven kernel's arithmetic written out here (tiles of a RadiX layer,
 // the same with distinct weights, slices of its classes, an irregular layer with edge-case weights); NVRTC compiles to
 // ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt files, an unwritable directory),
-// the deadline, and the background compile's priority. Needs the CUDA toolkit (NVRTC), not a GPU.
+// the deadline, the background compile's priority and the wait for background compiles. Needs the CUDA toolkit
+// (NVRTC), not a GPU.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -623,6 +624,20 @@ std::vector<int> thread_nice_values() {
 }
 
 // A compile left running in the background runs at nice 19 (the caller's thread keeps its own priority).
+// wait_for_background_compiles returns once the compiles left running have finished: their cubins are in the cache.
+TEST(Embedded, WaitForBackgroundCompilesWaitsForThem) {
+  const std::string dir = temp_dir();
+  EmbeddedOptions o;
+  o.cache_dir = dir;
+  o.deadline_s = 0;
+  for (const char* name : {"snk_wait_a", "snk_wait_b"})
+    EXPECT_EQ(compile_embedded(radix_source(4, true, name), name, o).status, EmbeddedStatus::TimedOut) << name;
+  wait_for_background_compiles();
+  EXPECT_EQ(cubin_files(dir).size(), 2u);
+  wait_for_background_compiles();   // none left: returns at once
+  fs::remove_all(dir);
+}
+
 TEST(Embedded, BackgroundCompilesRunAtTheLowestPriority) {
   const int own = getpriority(PRIO_PROCESS, 0);
   const std::string dir = temp_dir();
