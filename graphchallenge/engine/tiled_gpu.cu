@@ -230,7 +230,7 @@ void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<i
     (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
-  StagedUniform staged = staged_uniform(tiles, gather, values, uniform);
+  const StagedUniform staged = stage.acc_bytes > 0 ? staged_uniform(tiles, gather, values, uniform) : StagedUniform{};
   d.staged_rows_per_block = staged.tile.empty() ? 0 : stage.rows_per_block(staged.rows.size());
   if (d.staged_rows_per_block > 0) {
     std::vector<int32_t> rest;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "engine/activate.cuh"
@@ -140,19 +141,20 @@ struct StageLimits {
   }
 };
 
-// Whether uniform tile t's inputs all have one weight (bitwise).
-inline bool one_weight(const LayerTiles& tiles, const std::vector<float>& values, int32_t t) {
+// The one weight of uniform tile t's inputs (its first input's; 0 for a tile of none), where they all have it
+// (bitwise); nothing where they differ.
+inline std::optional<float> one_weight(const LayerTiles& tiles, const std::vector<float>& values, int32_t t) {
   const float* first = nullptr;
+  const int64_t pitch = tiles.pitch[static_cast<size_t>(t)];
   for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
     const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
     for (int32_t a = 0; a < k.nr; ++a) {
-      const int64_t pitch = tiles.pitch[static_cast<size_t>(t)];
       const float* w = &values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * pitch)];
       if (!first) first = w;
-      else if (std::memcmp(first, w, sizeof(float)) != 0) return false;
+      else if (std::memcmp(first, w, sizeof(float)) != 0) return std::nullopt;
     }
   }
-  return true;
+  return first ? *first : 0.0f;
 }
 
 // The staged form of tiles `list` of a layer (input position p reads row gather[p]): each tile with one weight
@@ -164,25 +166,23 @@ inline StagedUniform staged_uniform(const LayerTiles& tiles, const std::vector<i
   const size_t rows = gather.empty() ? 0 : static_cast<size_t>(*std::max_element(gather.begin(), gather.end())) + 1;
   std::vector<int32_t> place(rows, -1);   // row of Y^T -> its place in the stage
   for (const int32_t t : list) {
-    if (!one_weight(tiles, values, t)) continue;
-    float w = 0;
-    bool first = true;
+    const std::optional<float> w = one_weight(tiles, values, t);
+    if (!w) continue;
     for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
       const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
       for (int32_t a = 0; a < k.nr; ++a) {
-        if (first) w = values[static_cast<size_t>(k.voff)];
-        first = false;
-        int32_t& s = place[static_cast<size_t>(gather[static_cast<size_t>(k.r0 + a)])];
+        const int32_t row = gather[static_cast<size_t>(k.r0 + a)];
+        int32_t& s = place[static_cast<size_t>(row)];
         if (s < 0) {
           if (static_cast<int64_t>(u.rows.size()) == kMostStagedPlaces) return StagedUniform{};
           s = static_cast<int32_t>(u.rows.size());
-          u.rows.push_back(gather[static_cast<size_t>(k.r0 + a)]);
+          u.rows.push_back(row);
         }
         u.input.push_back(static_cast<uint16_t>(s));
       }
     }
     u.input_ptr.push_back(static_cast<int32_t>(u.input.size()));
-    u.weight.push_back(w);
+    u.weight.push_back(*w);
     u.tile.push_back(t);
   }
   return u;

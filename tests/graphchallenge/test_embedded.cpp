@@ -623,7 +623,6 @@ std::vector<int> thread_nice_values() {
   return out;
 }
 
-// A compile left running in the background runs at nice 19 (the caller's thread keeps its own priority).
 // wait_for_background_compiles returns once the compiles left running have finished: their cubins are in the cache.
 TEST(Embedded, WaitForBackgroundCompilesWaitsForThem) {
   const std::string dir = temp_dir();
@@ -638,6 +637,7 @@ TEST(Embedded, WaitForBackgroundCompilesWaitsForThem) {
   fs::remove_all(dir);
 }
 
+// A compile left running in the background runs at nice 19 (the caller's thread keeps its own priority).
 TEST(Embedded, BackgroundCompilesRunAtTheLowestPriority) {
   const int own = getpriority(PRIO_PROCESS, 0);
   const std::string dir = temp_dir();

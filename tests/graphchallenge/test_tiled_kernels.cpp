@@ -1,15 +1,15 @@
 // tests/graphchallenge/test_tiled_kernels.cpp: the tiled engine's layer kernels (graphchallenge/engine/
 // tiled_kernels.cuh) run on the CPU under cuda_emulation.hpp, against a host computation of each tile in its input
-// order (fma in the sums' type), on fresh random activations: the sparse kernel (any width, and specialised for
-// 16 and 32 where the engine's rule gives them the tiles), its form for uniform tiles (several tiles a block, tiles
-// across stages, inputs in runs of one activation as in a merged network; and staged: tiles of one weight, blocks of 4,
-// 12 and 16 rows), and the tensor kernel, FP64 and FP32, on a
-// RadiX-Net layer with drawn weights, a random sparse layer (classes of one column), one with dense columns (tiles of
-// more inputs than a stage holds) and one class of 64 columns (two 32-column slices). Each run poisons the outputs first and holds fewer rows
-// than its grid covers: the rows held and only they are written, each tile's outputs and no other, with the alive
-// flags of the rows held. Under the emulation the tensor product sums in input order, so it too must agree bit for
-// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits. Also the staged
-// kernel's rule for the rows a block holds.
+// order (fma in the sums' type), on fresh random activations: the sparse kernel (any width, and specialised for 16 and
+// 32 where the engine's rule gives them the tiles), its form for uniform tiles (several tiles a block, tiles across
+// stages, inputs in runs of one activation as in a merged network; and staged: tiles of one weight, blocks of 4, 12 and
+// 16 rows), and the tensor kernel, FP64 and FP32, on a RadiX-Net layer with drawn weights, a random sparse layer
+// (classes of one column), one with dense columns (tiles of more inputs than a stage holds) and one class of 64 columns
+// (two 32-column slices). Each run poisons the outputs first and holds fewer rows than its grid covers: the rows held
+// and only they are written, each tile's outputs and no other, with the alive flags of the rows held. Under the
+// emulation the tensor product sums in input order, so it too must agree bit for bit; on a GPU
+// (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits. Also the staged kernel's rule
+// for the rows a block holds.
 #include "cuda_emulation.hpp"   // first: the CUDA built-ins the kernels use
 
 #include "engine/tiled_kernels.cuh"
