@@ -363,7 +363,7 @@ int main(int argc, char** argv) {
               std::fprintf(stderr,
                            "[bench-spdnn] %lld x %lld tiled, %s sums: tile modes %s; %lld sparse tiles staged\n",
                            (long long)n, (long long)l, x.sums.c_str(), exact.plan().summary().c_str(),
-                           static_cast<long long>(exact.staged_tiles()));
+                           static_cast<long long>(x.staged));
               if (k + 1 == tiled_sums.size()) tn = TiledNetwork();
               tbest = best_of(exact, tiled_inputs, warmup, runs, tcats, tt);
             } catch (const std::exception& e) {   // a FAIL in the row, and the next run goes on
@@ -496,7 +496,8 @@ int main(int argc, char** argv) {
           "the table-driven kernel, tensor = FP64 tensor cores, embedded = code generated per layer; fell back = planned "
           "embedded, not compiled within the budget of " + std::to_string(compile_budget).substr(0, 5) + " s; staged = "
           "sparse tiles computed from rows staged in shared memory):\n\n"
-          "| neurons | layers | sums | sparse | tensor | embedded | fell back | staged |\n|---|---|---|---|---|---|---|---|\n";
+          "| neurons | layers | sums | sparse | tensor | embedded | fell back | staged |\n"
+          "|---|---|---|---|---|---|---|---|\n";
     for (const Row& r : rows)
       for (const Row::Exact& x : r.exact)
         md += "| " + std::to_string(r.n) + " | " + std::to_string(r.l) + " | " + x.sums + " | " +
