@@ -158,7 +158,6 @@ int main(int argc, char** argv) {
   std::vector<std::string> tiled_sums = {"fp64", "fp64-all"};
   std::string tile_modes = "auto";   // --tile-modes: the tiled engine's ModePolicy
   double compile_budget = 60;        // --compile-budget: seconds for its embedded layers' compiles
-  bool tiled_staging = false;        // --tiled-staging 1: TiledOptions::stage_uniform_tiles on
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--official-cache") official_cache = v;
@@ -176,7 +175,6 @@ int main(int argc, char** argv) {
     else if (a == "--tiled-sums") tiled_sums = comma_list(v);
     else if (a == "--tile-modes") tile_modes = v;
     else if (a == "--compile-budget") compile_budget = std::stod(v);
-    else if (a == "--tiled-staging") tiled_staging = v == "1";
     else if (a == "--sizes") { sizes.clear(); for (const std::string& x : comma_list(v)) sizes.push_back(std::stoll(x)); }
     else if (a == "--depths") { depths.clear(); for (const std::string& x : comma_list(v)) depths.push_back(std::stoll(x)); }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
@@ -229,7 +227,7 @@ int main(int argc, char** argv) {
       int64_t row_layers = 0;
       std::array<int64_t, kTileModes> modes{};   // tiles by TileMode (the cost model's choices as run)
       int64_t fell_back = 0;            // tiles planned embedded that were not compiled in the budget
-      int64_t staged = 0;               // sparse tiles computed from staged rows (--tiled-staging 1)
+      int64_t passes = 0;               // passes over the inputs (TiledGpuTimings::passes)
       double floor_s = 0;               // its activation bytes at the copy bandwidth (0: not measured)
       double upload_s = 0, layers_s = 0;   // the best run's upload (with the first layer) and other layers (TiledGpuTimings)
     };
@@ -353,17 +351,14 @@ int main(int argc, char** argv) {
               if (to.modes == ModePolicy::Tensor && to.accumulation == TiledAccumulation::FP32)
                 to.modes = ModePolicy::Sparse;   // the tensor mode is FP64
               to.compile_budget_s = compile_budget;
-              to.stage_uniform_tiles = tiled_staging;
               to.progress = true;
               TiledGpuEngine exact(tn, 0, to);
               exact.pin_host_inputs(tiled_inputs);   // as the fused engine's were
               x.modes = exact.plan().count();
               x.fell_back = exact.plan().embedded_fallbacks;
-              x.staged = exact.staged_tiles();
               std::fprintf(stderr,
-                           "[bench-spdnn] %lld x %lld tiled, %s sums: tile modes %s; %lld sparse tiles staged\n",
-                           (long long)n, (long long)l, x.sums.c_str(), exact.plan().summary().c_str(),
-                           static_cast<long long>(x.staged));
+                           "[bench-spdnn] %lld x %lld tiled, %s sums: tile modes %s\n", (long long)n, (long long)l,
+                           x.sums.c_str(), exact.plan().summary().c_str());
               if (k + 1 == tiled_sums.size()) tn = TiledNetwork();
               tbest = best_of(exact, tiled_inputs, warmup, runs, tcats, tt);
             } catch (const std::exception& e) {   // a FAIL in the row, and the next run goes on
@@ -374,6 +369,7 @@ int main(int argc, char** argv) {
               continue;
             }
             for (int64_t c : tt.computed_rows_per_layer) x.row_layers += c;
+            x.passes = tt.passes;
             x.pass = below(tcats, checked_rows) == truth && tcats == cats;
             if (tcats != cats) {   // the float64 reference decides the rows where the two engines disagree
               if (!again) again = official ? read_cache(official_cache).network : generate_network(n, l, seed);
@@ -390,10 +386,11 @@ int main(int argc, char** argv) {
             if (bandwidth > 0) x.floor_s = static_cast<double>(tt.activation_bytes) / bandwidth;
             x.rate = static_cast<double>(row.inputs) * static_cast<double>(row.edges) / tbest / 1e12;
             std::fprintf(stderr, "[bench-spdnn] %lld x %lld tiled, %s sums (exact work): %.4f s (inputs' upload with "
-                         "the first layer %.4f s, other layers %.4f s, download %.4f s), %.2f TE/s, %s; activations "
-                         "moved at least %.3g GB, %.4f s at the copy bandwidth\n",
+                         "the first layer %.4f s, other layers %.4f s, download %.4f s; %lld pass%s), %.2f TE/s, %s; "
+                         "activations moved at least %.3g GB, %.4f s at the copy bandwidth\n",
                          (long long)n, (long long)l, x.sums.c_str(), tbest, tt.upload_inputs_s, tt.layers_s,
-                         tt.download_s, x.rate, x.pass ? "PASS" : "FAIL",
+                         tt.download_s, static_cast<long long>(tt.passes), tt.passes == 1 ? "" : "es", x.rate,
+                         x.pass ? "PASS" : "FAIL",
                          static_cast<double>(tt.activation_bytes) * 1e-9, x.floor_s);
             row.exact.push_back(x);
           }
@@ -491,18 +488,17 @@ int main(int argc, char** argv) {
     csv << '\n';
   }
   if (tiled) {
-    md += "\nThe tiled engine's tiles by mode (--tile-modes " + tile_modes + ", --tiled-staging " +
-          (tiled_staging ? "1" : "0") + "; the cost model's choices as run: sparse = "
+    md += "\nThe tiled engine's tiles by mode (--tile-modes " + tile_modes + "; the cost model's choices as run: sparse = "
           "the table-driven kernel, tensor = FP64 tensor cores, embedded = code generated per layer; fell back = planned "
-          "embedded, not compiled within the budget of " + std::to_string(compile_budget).substr(0, 5) + " s; staged = "
-          "sparse tiles computed from rows staged in shared memory):\n\n"
-          "| neurons | layers | sums | sparse | tensor | embedded | fell back | staged |\n"
+          "embedded, not compiled within the budget of " + std::to_string(compile_budget).substr(0, 5) + " s; passes = "
+          "passes over the inputs, as many at once as the device's memory holds):\n\n"
+          "| neurons | layers | sums | sparse | tensor | embedded | fell back | passes |\n"
           "|---|---|---|---|---|---|---|---|\n";
     for (const Row& r : rows)
       for (const Row::Exact& x : r.exact)
         md += "| " + std::to_string(r.n) + " | " + std::to_string(r.l) + " | " + x.sums + " | " +
               std::to_string(x.modes[0]) + " | " + std::to_string(x.modes[1]) + " | " + std::to_string(x.modes[2]) +
-              " | " + std::to_string(x.fell_back) + " | " + std::to_string(x.staged) + " |\n";
+              " | " + std::to_string(x.fell_back) + " | " + std::to_string(x.passes) + " |\n";
   }
   std::printf("%s", md.c_str());
   std::ofstream(md_path) << md;

@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -37,6 +36,7 @@ using namespace tiled;
 
 constexpr double kCompactBelow = 0.9;   // compact once the live rows are at most this share of the rows held
 constexpr int64_t kInputBatches = 8;    // the inputs go up in about this many batches of rows, the first layer on each
+constexpr size_t kPassReserveBytes = size_t(256) << 20;   // device memory a pass leaves free (at least 1% of it)
 constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
 constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: about this many blocks an SM
 constexpr size_t kLayersReported = 16;        // embedded layers reported one by one (progress); more: a summary
@@ -88,11 +88,11 @@ struct Event {
 
 // Y^T of the inputs in neuron order: Y^T(j, r) = inputs(r, j); every stored entry 1 where val is null (a pattern).
 template <class Acc>
-__global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col,
+__global__ void scatter_inputs(const int64_t* __restrict__ row_ptr, int64_t base, const int32_t* __restrict__ col,
                                const float* __restrict__ val, int64_t rows, int64_t ld, Acc* __restrict__ y) {
   const int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= rows) return;
-  for (int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k)
+  for (int64_t k = row_ptr[r] - base; k < row_ptr[r + 1] - base; ++k)
     y[static_cast<int64_t>(col[k]) * ld + r] = val ? Acc(val[k]) : Acc(1);
 }
 
@@ -156,6 +156,13 @@ struct Workspace {
     }
     return reinterpret_cast<T*>(a.p);
   }
+  size_t bytes() const {   // the device memory held
+    size_t b = 0;
+    for (const DeviceArray<unsigned char>* a : {&y[0], &y[1], &ids[0], &ids[1], &alive, &pos, &held, &batch_held, &scan,
+                                                &in_ptr, &in_col, &in_val})
+      b += a->n;
+    return b;
+  }
   int32_t* host_counts(size_t count) {
     if (!counts || counts_n < count) {
       counts.reset();
@@ -171,14 +178,9 @@ struct LayerOnDevice {
   DeviceArray<TileBlock> blocks;
   DeviceArray<float> values;
   std::array<DeviceArray<int32_t>, kTileModes> list;   // tile ids per mode; the sparse list without its uniform tiles
-  DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform), less the staged ones
+  DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
   DeviceArray<int32_t> uniform_run_ptr;   // their inputs as runs (uniform_runs)
   DeviceArray<UniformRun> uniform_runs;
-  // Those of one weight, where the rows they read fit in shared memory (tiled_layer_uniform_staged; StagedUniform).
-  DeviceArray<int32_t> staged_rows, staged_input_ptr, staged_tile;
-  DeviceArray<uint16_t> staged_input;
-  DeviceArray<float> staged_weight;
-  int32_t staged_rows_per_block = 0;   // 0: none staged
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -187,14 +189,6 @@ struct LayerOnDevice {
 
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
   UniformRunsRef runs() const { return UniformRunsRef{uniform_run_ptr.p, uniform_runs.p}; }
-  StagedUniformRef staged() const {
-    return StagedUniformRef{staged_rows.p, staged_input_ptr.p, staged_input.p, staged_weight.p, staged_tile.p,
-                            static_cast<int32_t>(staged_rows.n), static_cast<int32_t>(staged_tile.n)};
-  }
-  // The staged kernel's dynamic shared memory (tiled_layer_uniform_staged).
-  size_t staged_bytes(size_t acc_bytes) const {
-    return (staged_rows.n * acc_bytes + sizeof(int32_t)) * static_cast<size_t>(staged_rows_per_block);
-  }
   int32_t count(TileMode m) const { return static_cast<int32_t>(list[static_cast<size_t>(m)].n); }
 };
 
@@ -211,38 +205,16 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
-StageLimits stage_limits(int device, size_t acc_bytes) {
-  int block = 0, sm = 0;
-  check(cudaDeviceGetAttribute(&block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "device attribute");
-  check(cudaDeviceGetAttribute(&sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "device attribute");
-  return StageLimits{acc_bytes, static_cast<size_t>(block), static_cast<size_t>(sm)};
-}
-
 // The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
-// where `share_equal_sums`: those of one weight staged (tiled_layer_uniform_staged) where the rows of Y^T they read fit
-// the shared memory `stage` allows, the others with their inputs as runs (input position p reading row gather[p];
-// values: the layer's weights); and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+// where `share_equal_sums`, with their inputs as runs (input position p reading row gather[p]; values: the layer's
+// weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums,
-                  const StageLimits& stage) {
+                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
     (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
-  const StagedUniform staged = stage.acc_bytes > 0 ? staged_uniform(tiles, gather, values, uniform) : StagedUniform{};
-  d.staged_rows_per_block = staged.tile.empty() ? 0 : stage.rows_per_block(staged.rows.size());
-  if (d.staged_rows_per_block > 0) {
-    std::vector<int32_t> rest;
-    std::set_difference(uniform.begin(), uniform.end(), staged.tile.begin(), staged.tile.end(),
-                        std::back_inserter(rest));
-    uniform.swap(rest);
-    d.staged_rows = DeviceArray<int32_t>(staged.rows);
-    d.staged_input_ptr = DeviceArray<int32_t>(staged.input_ptr);
-    d.staged_input = DeviceArray<uint16_t>(staged.input);
-    d.staged_weight = DeviceArray<float>(staged.weight);
-    d.staged_tile = DeviceArray<int32_t>(staged.tile);
-  }
   d.uniform = DeviceArray<int32_t>(uniform);
   UniformRuns runs = uniform_runs(tiles, gather, values, uniform);
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
@@ -282,34 +254,6 @@ SparseKernel<Acc> sparse_kernel(int width) {
   return nullptr;   // not reached: the last candidate serves any width
 }
 
-// The staged uniform kernels by the rows a block holds (kStagedRowCounts).
-template <class Acc>
-using StagedKernel = void (*)(const Acc*, Acc*, int64_t, const int32_t*, StagedUniformRef, TilesRef, float, int32_t*);
-template <class Acc>
-StagedKernel<Acc> staged_kernel(int32_t rows) {
-  struct Candidate {
-    int rows;
-    StagedKernel<Acc> kernel;
-  };
-  static constexpr Candidate kCandidates[] = {{16, tiled_layer_uniform_staged<Acc, 16>},
-                                              {12, tiled_layer_uniform_staged<Acc, 12>},
-                                              {8, tiled_layer_uniform_staged<Acc, 8>},
-                                              {4, tiled_layer_uniform_staged<Acc, 4>}};
-  static_assert(std::size(kCandidates) == std::size(kStagedRowCounts), "a kernel for every count of rows");
-  for (const Candidate& c : kCandidates)
-    if (c.rows == rows) return c.kernel;
-  throw std::logic_error("tiled GPU engine: no staged kernel for " + std::to_string(rows) + " rows a block");
-}
-
-// Lets every staged kernel of Acc take `bytes` of dynamic shared memory on the current device.
-template <class Acc>
-void allow_staged_bytes(size_t bytes) {
-  for (const int rows : kStagedRowCounts)
-    check(cudaFuncSetAttribute(staged_kernel<Acc>(rows), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(bytes)),
-          "the staged kernel's shared memory");
-}
-
 // Launches the layer's kernels, one per mode with tiles, over the rows [0, *held) of Y^T, on a grid of the rows
 // [0, bound) (bound >= *held: the rows held need not be known on the host).
 template <class Acc>
@@ -331,13 +275,6 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
                                                          static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
-  }
-  if (const int32_t R = L.staged_rows_per_block) {
-    // A thread an entry (tile), up to kStagedThreads.
-    const int64_t threads = std::min<int64_t>(kStagedThreads, (static_cast<int64_t>(L.staged_tile.n) + 31) / 32 * 32);
-    staged_kernel<Acc>(R)<<<static_cast<unsigned>((bound + R - 1) / R), static_cast<unsigned>(threads),
-                            L.staged_bytes(sizeof(Acc)), stream>>>(yin, yout, ld, held, L.staged(), ref, bias, alive);
-    check(cudaGetLastError(), "staged uniform tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
     if constexpr (std::is_same_v<Acc, double>) {
@@ -457,7 +394,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true, StageLimits{});
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true);
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -554,6 +491,7 @@ struct TiledGpuEngine::State {
   TiledAccumulation accumulation = TiledAccumulation::FP64;
   int64_t neurons = 0;
   float bias = 0;
+  int64_t rows_per_pass = 0;   // TiledOptions::rows_per_pass
   std::vector<LayerOnDevice> layers;
   ModePlan plan;
   CostModel model;
@@ -586,6 +524,10 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   s.accumulation = options.accumulation;
   s.neurons = net.neurons;
   s.bias = net.bias;
+  if (options.rows_per_pass < 0)
+    throw std::invalid_argument("tiled GPU engine: rows_per_pass is " + std::to_string(options.rows_per_pass) +
+                                " (0: as many as fit the device)");
+  s.rows_per_pass = options.rows_per_pass;
   check(cudaSetDevice(device), "select the device");
   s.sms = multiprocessors(device);
   const bool fp64 = options.accumulation == TiledAccumulation::FP64;
@@ -711,22 +653,11 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
-  const StageLimits stage = options.stage_uniform_tiles ? stage_limits(device, fp64 ? 8 : 4) : StageLimits{};
-  size_t staged_bytes = 0;
-  for (size_t l = 0; l < net.layers.size(); ++l) {
-    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs,
-                 stage);
-    staged_bytes = std::max(staged_bytes, s.layers[l].staged_bytes(stage.acc_bytes));
-  }
-  if (staged_bytes > 0) fp64 ? allow_staged_bytes<double>(staged_bytes) : allow_staged_bytes<float>(staged_bytes);
+  for (size_t l = 0; l < net.layers.size(); ++l)
+    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
-int64_t TiledGpuEngine::staged_tiles() const {
-  int64_t n = 0;
-  for (const LayerOnDevice& l : state_->layers) n += static_cast<int64_t>(l.staged_tile.n);
-  return n;
-}
 const CostModel& TiledGpuEngine::cost_model() const { return state_->model; }
 
 TiledGpuEngine::~TiledGpuEngine() {
@@ -753,21 +684,48 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   if (!inputs.val.empty() && inputs.val.size() != inputs.col.size())
     throw std::invalid_argument("tiled GPU engine: the inputs have " + std::to_string(inputs.val.size()) + " values for " +
                                 std::to_string(inputs.col.size()) + " stored entries (a binary pattern has none)");
-  // The grid's 65535 chunks of rows; the bound also keeps ld * sizeof(Acc) below 2^32, as embedded kernels need.
-  if (inputs.nrows > static_cast<int64_t>(65535) * kRows)
-    throw std::invalid_argument("tiled GPU engine: at most " + std::to_string(65535 * kRows) + " inputs at once");
   check(cudaSetDevice(s.device), "select the device");
-  TiledGpuTimings t;
+  const bool fp64 = s.accumulation == TiledAccumulation::FP64;
+  const size_t acc_bytes = fp64 ? sizeof(double) : sizeof(float);
+  const int64_t n = s.neurons;
+  const size_t layers = s.layers.size();
+  Workspace& w = s.work;
+
+  // The passes: as many inputs at once as the device's free memory, with what the workspace holds already, takes.
+  size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "free memory");
+  const size_t held_bytes = w.bytes();
+  const size_t reserve = std::max(kPassReserveBytes, total_bytes / 100);
+  PassFootprint footprint;
+  footprint.bytes_per_row = 2 * static_cast<size_t>(n) * acc_bytes + 2 * sizeof(int64_t) + 2 * sizeof(int32_t) +
+                            sizeof(int64_t);   // Y^T twice, row ids twice, alive and positions, a row pointer
+  footprint.bytes_per_entry = sizeof(int32_t) + (inputs.val.empty() ? 0 : sizeof(float));
+  footprint.fixed_bytes = 4096;
+  InputPasses passes;
+  try {
+    // The grid's 65535 chunks of rows bound a pass; that also keeps ld * sizeof(Acc) below 2^32, as embedded kernels
+    // need.
+    passes = plan_input_passes(inputs.row_ptr, footprint, free_bytes + held_bytes > reserve ? free_bytes + held_bytes - reserve : 0,
+                               kRows, static_cast<int64_t>(65535) * kRows, s.rows_per_pass);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("tiled GPU engine: ") + e.what() + " (the device's free memory, less " +
+                             std::to_string(reserve >> 20) + " MiB kept free)");
+  }
   using clock = std::chrono::steady_clock;
   const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
-  const int64_t ld = std::max<int64_t>(1, inputs.nrows), n = s.neurons;
-  int32_t live = static_cast<int32_t>(inputs.nrows);
+  const int64_t ld = passes.rows_per_pass;
+  TiledGpuTimings t;
+  t.passes = passes.passes;
+  t.live_rows_per_layer.assign(layers, 0);
+  t.computed_rows_per_layer.assign(layers, 0);
+  std::vector<int64_t> out;
 
-  // The whole inference in the accumulation type Acc (the sums and the activations held in it).
-  const auto run = [&](auto zero) {
+  // One pass in the accumulation type Acc (the sums and the activations held in it): inputs [row0, row0 + rows), held
+  // in the first rows columns of Y^T; its categories appended to out, its timings added to t.
+  const auto run = [&](auto zero, int64_t row0, int64_t rows) {
     using Acc = decltype(zero);
     const auto t0 = clock::now();
-    Workspace& w = s.work;
+    int32_t live = static_cast<int32_t>(rows);
     const size_t cells = static_cast<size_t>(n * ld);
     Acc* cur = Workspace::take<Acc>(w.y[0], cells);
     Acc* next = Workspace::take<Acc>(w.y[1], cells);
@@ -776,7 +734,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
     int64_t* ids = Workspace::take<int64_t>(w.ids[0], static_cast<size_t>(ld));
     int64_t* ids_next = Workspace::take<int64_t>(w.ids[1], static_cast<size_t>(ld));
     int32_t* held = Workspace::take<int32_t>(w.held, 1);
-    const size_t layers = s.layers.size();
+    const int64_t* row_ptr = inputs.row_ptr.data() + row0;   // the pass's row pointers (into the whole input arrays)
+    const int64_t base = row_ptr[0];                          // its first entry: the device arrays hold from it on
     {
       number_rows<<<static_cast<unsigned>((ld + 255) / 256), 256, 0, s.stream>>>(ids, ld);
       check(cudaGetLastError(), "row ids' launch");
@@ -784,7 +743,6 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       // The inputs go up in batches of rows (multiples of kRows) on the copy stream; as each arrives, its rows of Y^T
       // are cleared and filled and the first layer runs on them (the kernels take row-offset pointers and the batch's
       // row count as the rows held), so that the upload of one batch overlaps the first layer on the one before.
-      const int64_t rows = inputs.nrows;
       const int64_t batch = std::max<int64_t>(kRows, (rows + kInputBatches * kRows - 1) / (kInputBatches * kRows) * kRows);
       const int64_t batches = (rows + batch - 1) / batch;
       std::vector<int32_t> batch_rows(static_cast<size_t>(std::max<int64_t>(1, batches)));
@@ -792,26 +750,26 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       int32_t* batch_held = Workspace::take<int32_t>(w.batch_held, batch_rows.size());
       check(cudaMemcpyAsync(batch_held, batch_rows.data(), batch_rows.size() * sizeof(int32_t), cudaMemcpyHostToDevice,
                             s.stream), "upload");
-      int64_t* rp = Workspace::take<int64_t>(w.in_ptr, inputs.row_ptr.size());
-      int32_t* col = Workspace::take<int32_t>(w.in_col, inputs.col.size());
+      const int64_t entries = row_ptr[rows] - base;
+      int64_t* rp = Workspace::take<int64_t>(w.in_ptr, static_cast<size_t>(rows) + 1);
+      int32_t* col = Workspace::take<int32_t>(w.in_col, static_cast<size_t>(entries));
       const bool pattern = inputs.val.empty();   // binary inputs: no values to upload
-      float* val = pattern ? nullptr : Workspace::take<float>(w.in_val, inputs.val.size());
+      float* val = pattern ? nullptr : Workspace::take<float>(w.in_val, static_cast<size_t>(entries));
       // The copy stream starts after the work queued on `stream` so far (the workspace may have served a call before).
       Event ready;
       check(cudaEventRecord(ready.e, s.stream), "event");
       check(cudaStreamWaitEvent(s.copies, ready.e, 0), "wait");
-      check(cudaMemcpyAsync(rp, inputs.row_ptr.data(), inputs.row_ptr.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
+      check(cudaMemcpyAsync(rp, row_ptr, (static_cast<size_t>(rows) + 1) * sizeof(int64_t), cudaMemcpyHostToDevice,
                             s.copies), "upload inputs");
       if (layers > 0) check(cudaMemsetAsync(alive, 0, (static_cast<size_t>(live) + 1) * sizeof(int32_t), s.stream), "clear flags");
       std::vector<Event> arrived(static_cast<size_t>(batches));
       for (int64_t k = 0; k < batches; ++k) {
-        const int64_t a = inputs.row_ptr[static_cast<size_t>(k * batch)];
-        const int64_t b = inputs.row_ptr[static_cast<size_t>(k * batch + batch_rows[k])];
+        const int64_t a = row_ptr[k * batch] - base, b = row_ptr[k * batch + batch_rows[k]] - base;
         if (b > a) {
-          check(cudaMemcpyAsync(col + a, inputs.col.data() + a, static_cast<size_t>(b - a) * sizeof(int32_t),
+          check(cudaMemcpyAsync(col + a, inputs.col.data() + base + a, static_cast<size_t>(b - a) * sizeof(int32_t),
                                 cudaMemcpyHostToDevice, s.copies), "upload inputs");
           if (!pattern)
-            check(cudaMemcpyAsync(val + a, inputs.val.data() + a, static_cast<size_t>(b - a) * sizeof(float),
+            check(cudaMemcpyAsync(val + a, inputs.val.data() + base + a, static_cast<size_t>(b - a) * sizeof(float),
                                   cudaMemcpyHostToDevice, s.copies), "upload inputs");
         }
         check(cudaEventRecord(arrived[static_cast<size_t>(k)].e, s.copies), "event");
@@ -822,8 +780,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
         check(cudaStreamWaitEvent(s.stream, arrived[static_cast<size_t>(k)].e, 0), "wait");
         check(cudaMemset2DAsync(cur + r0, static_cast<size_t>(ld) * sizeof(Acc), 0, static_cast<size_t>(nr) * sizeof(Acc),
                                 static_cast<size_t>(n), s.stream), "clear Y");
-        scatter_inputs<Acc><<<static_cast<unsigned>((nr + 255) / 256), 256, 0, s.stream>>>(rp + r0, col, val, nr, ld,
-                                                                                          cur + r0);
+        scatter_inputs<Acc><<<static_cast<unsigned>((nr + 255) / 256), 256, 0, s.stream>>>(rp + r0, base, col, val, nr,
+                                                                                          ld, cur + r0);
         check(cudaGetLastError(), "inputs' launch");
         if (layers > 0)
           launch_layer<Acc>(s.layers[0], cur + r0, next + r0, ld, nr, batch_held + k, s.bias, alive + r0, s.sms, s.stream);
@@ -876,19 +834,19 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       }
     }
     check(cudaStreamSynchronize(s.stream), "layers");
-    for (size_t l = 0, rows_held = static_cast<size_t>(inputs.nrows); l < layers; ++l) {
+    for (size_t l = 0, rows_held = static_cast<size_t>(rows); l < layers; ++l) {
       if (l > 0 && compacted_after[l - 1]) rows_held = static_cast<size_t>(counts[l - 1]);
-      t.computed_rows_per_layer.push_back(l < ran ? static_cast<int64_t>(rows_held) : 0);
-      t.activation_bytes += t.computed_rows_per_layer.back() * (s.layers[l].in_rows + s.layers[l].out_rows) *
-                            static_cast<int64_t>(sizeof(Acc));
-      t.live_rows_per_layer.push_back(l < ran ? counts[l] : 0);
+      const int64_t computed = l < ran ? static_cast<int64_t>(rows_held) : 0;
+      t.computed_rows_per_layer[l] += computed;
+      t.activation_bytes += computed * (s.layers[l].in_rows + s.layers[l].out_rows) * static_cast<int64_t>(sizeof(Acc));
+      t.live_rows_per_layer[l] += l < ran ? counts[l] : 0;
     }
     const auto t2 = clock::now();
 
     // The categories: the ids of the rows alive after the last layer (all rows with a non-zero input if no layer ran).
     check(cudaMemcpy(&live, held, sizeof(int32_t), cudaMemcpyDeviceToHost), "rows held");
     const bool any_layer = ran > 0;
-    std::vector<int64_t> out;
+    const size_t first = out.size();
     std::vector<int32_t> flags(static_cast<size_t>(live));
     std::vector<int64_t> row_ids(static_cast<size_t>(live));
     if (live > 0) {
@@ -896,19 +854,22 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       if (any_layer)
         check(cudaMemcpy(flags.data(), alive, flags.size() * sizeof(int32_t), cudaMemcpyDeviceToHost), "flags");
       for (int32_t r = 0; r < live; ++r) {
-        const bool on = any_layer ? flags[r] != 0 : inputs.row_ptr[row_ids[r] + 1] > inputs.row_ptr[row_ids[r]];
-        if (on) out.push_back(row_ids[r]);
+        const bool on = any_layer ? flags[r] != 0 : row_ptr[row_ids[r] + 1] > row_ptr[row_ids[r]];
+        if (on) out.push_back(row0 + row_ids[r]);
       }
     }
-    std::sort(out.begin(), out.end());
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
     const auto t3 = clock::now();
-    t.upload_inputs_s = seconds(t0, t1);
-    t.layers_s = seconds(t1, t2);
-    t.download_s = seconds(t2, t3);
-    t.total_s = seconds(t0, t3);
-    return out;
+    t.upload_inputs_s += seconds(t0, t1);
+    t.layers_s += seconds(t1, t2);
+    t.download_s += seconds(t2, t3);
+    t.total_s += seconds(t0, t3);
   };
-  std::vector<int64_t> out = s.accumulation == TiledAccumulation::FP64 ? run(0.0) : run(0.0f);
+  // Each pass's categories are ids above the last pass's: out stays sorted.
+  for (int64_t row0 = 0, k = 0; k < passes.passes; ++k, row0 += ld) {
+    const int64_t rows = std::min(ld, inputs.nrows - row0);
+    fp64 ? run(0.0, row0, rows) : run(0.0f, row0, rows);
+  }
   if (timings) *timings = std::move(t);
   return out;
 }

@@ -10,9 +10,7 @@
 //     input, one load and a multiply-add per output; the weights, the same for every thread, staged in shared memory
 //     in the sums' type); a uniform tile (every output's weights alike, as in the challenge's layers) keeps one
 //     accumulator, and its outputs are held as one value (TiledOptions::merge_equal_outputs; off, every output is
-//     computed as in any other tile); where its inputs also share one weight and the rows of Y^T the layer's such
-//     tiles read fit in shared memory for a few live rows, a block stages those rows once and computes all of them
-//     from there, where TiledOptions::stage_uniform_tiles asks;
+//     computed as in any other tile);
 //   - tensor (FP64 sums only): each warp computes 32 rows of the tile as a dense product on the FP64 tensor cores
 //     (mma m8n8k4), inputs four at a time;
 //   - embedded: code generated for the layer's embedded tiles (engine/embedded.hpp), gather positions and weights
@@ -28,8 +26,9 @@
 // are held in FP64 by default (TiledAccumulation), as the float64 reference holds them: an FP32 sum, or an activation
 // rounded to FP32, differs from the reference's in its last bits, and in a deep network a neuron whose sum lies that
 // near the ReLU's threshold decides its row's category (bench/results/spdnn-exact-work-h200.md shows such rows); FP32
-// is faster and may change those rows. The network must fit the device: Y^T twice (neurons x inputs x 8 bytes each in
-// FP64, 4 in FP32).
+// is faster and may change those rows. The network must fit the device; the activations, Y^T twice (neurons x inputs x 8
+// bytes each in FP64, 4 in FP32), are held for as many inputs at once as fit the rest of its memory (more inputs run
+// in several passes, TiledOptions::rows_per_pass).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +38,7 @@
 
 #include "engine/embedded.hpp"   // default_cache_root
 #include "io/types.hpp"
+#include "plan/input_passes.hpp"
 #include "plan/tile_modes.hpp"
 #include "plan/tiles.hpp"
 
@@ -53,6 +53,7 @@ struct TiledGpuTimings {
   std::vector<int64_t> live_rows_per_layer;       // inputs alive after each layer
   std::vector<int64_t> computed_rows_per_layer;   // rows each layer computed (the live ones, and dead ones not yet dropped)
   int64_t compactions = 0;
+  int64_t passes = 0;   // passes over the inputs (TiledOptions::rows_per_pass), each through every layer
   // The activation bytes the layers must move at least: per layer, its computed rows times the rows of Y^T it reads and
   // writes, in the sums' type (compactions not counted). Over the device's copy bandwidth, a floor on layers_s where
   // Y^T does not fit in L2.
@@ -73,11 +74,9 @@ struct TiledOptions {
   // stored (the work an engine without this reuse does: no sum is shared, PlanOptions::share_equal_sums); the
   // categories are the same bit for bit.
   bool merge_equal_outputs = true;
-  // Uniform sparse tiles of one weight (the challenge's) computed from the rows of Y^T they read staged in shared
-  // memory for a few live rows at a time, where those rows fit (tiled_kernels.cuh's tiled_layer_uniform_staged); off,
-  // or where they do not fit, each input is read from memory (L2) by every tile that reads it. The same bits. Off by
-  // default until a measurement shows where it pays (bench-spdnn --tiled-staging 1).
-  bool stage_uniform_tiles = false;
+  // Inputs a pass of infer() takes at most, each pass through every layer (plan/input_passes.hpp). 0: all inputs in one
+  // pass where their activations fit the device's free memory, else the fewest passes that fit. The same categories.
+  int64_t rows_per_pass = 0;
   bool progress = false;          // report calibration and compiles on stderr
 };
 
@@ -109,8 +108,10 @@ class TiledGpuEngine {
   // after the last layer, sorted. Timings are filled in where given. The engine keeps its device memory from one call
   // to the next (grown where a call needs more), so calls on one engine must not overlap. Binary inputs may come as
   // their pattern (io/rows.hpp's binary_pattern: `val` empty, every stored entry read as 1), which uploads half the
-  // bytes. Throws std::invalid_argument for inputs whose columns are not the network's neurons, or whose values are
-  // neither one per stored entry nor none.
+  // bytes. Inputs whose activations do not fit the device's free memory at once run in passes (TiledOptions::
+  // rows_per_pass). Throws std::invalid_argument for inputs whose columns are not the network's neurons, or whose values
+  // are neither one per stored entry nor none; std::runtime_error where not even 128 inputs' activations fit, or on a
+  // CUDA failure.
   std::vector<int64_t> infer(const CsrMatrix& inputs, TiledGpuTimings* timings = nullptr);
 
   // Page-locks the host arrays of `inputs` (part of loading the data, not of inference) so that infer() uploads them at
@@ -120,7 +121,6 @@ class TiledGpuEngine {
 
   std::string device_name() const;
   const ModePlan& plan() const;          // each tile's mode, as run
-  int64_t staged_tiles() const;          // sparse tiles computed from staged rows (TiledOptions::stage_uniform_tiles)
   const CostModel& cost_model() const;   // the model the plan came from (unmeasured where a mode was forced)
 
  private:

@@ -1,16 +1,13 @@
 // graphchallenge/engine/tiled_kernels.cuh: the tiled SpDNN engine's table-driven layer kernels (tiled_gpu.hpp says what
-// a layer computes): the sparse kernel, its two forms for uniform tiles (inputs read from memory, or staged in shared
-// memory) and the tensor kernel, with the tables they read.
+// a layer computes): the sparse kernel, its form for uniform tiles and the tensor kernel, with the tables they read.
 // They are apart from tiled_gpu.cu, which launches them, so that a host emulation of the CUDA built-ins
 // (tests/graphchallenge/cuda_emulation.hpp: one thread per CUDA thread, barriers for __syncthreads and for the warp's
 // mma) compiles the same source on a machine without a GPU and checks it against the float64 host computation. Include
 // it from CUDA code, or after that emulation (which then provides mma_f64).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <vector>
 
 #include "engine/activate.cuh"
@@ -23,7 +20,6 @@ constexpr int kRows = 128;   // live rows per thread block (one per thread)
 constexpr int kStagedInputs = 64;   // a sparse tile's inputs held in shared memory at once
 constexpr int kPrefetch = 8;        // activations a thread loads ahead of their multiply-adds
 constexpr int kUniformStaged = 256;  // uniform tiles' input runs held in shared memory at once
-constexpr int kStagedThreads = 256;  // threads of a block of tiled_layer_uniform_staged
 
 // The tiles of one layer, on the device (pointers into LayerOnDevice's arrays).
 struct TilesRef {
@@ -95,97 +91,6 @@ inline std::vector<int32_t> uniform_run_counts(const LayerTiles& tiles, const st
     counts[static_cast<size_t>(t)] = static_cast<int32_t>(scratch.size());
   }
   return counts;
-}
-
-// Uniform tiles whose inputs all share one weight (bitwise; the challenge's tiles) for tiled_layer_uniform_staged: the
-// rows of Y^T they read, which a block stages in shared memory for a few live rows, and each tile's inputs as places in
-// that list, in the tile's input order.
-struct StagedUniformRef {
-  const int32_t* rows;        // place s of the stage holds row rows[s] of Y^T in
-  const int32_t* input_ptr;   // entry i's inputs: input[input_ptr[i] .. input_ptr[i + 1])
-  const uint16_t* input;      // places in the stage (16-byte aligned: read eight at a time)
-  const float* weight;        // entry i's one weight
-  const int32_t* tile;        // entry i's tile id
-  int32_t places, count;      // rows staged; entries
-};
-struct StagedUniform {
-  std::vector<int32_t> rows, input_ptr{0};
-  std::vector<uint16_t> input;
-  std::vector<float> weight;
-  std::vector<int32_t> tile;
-};
-constexpr int64_t kMostStagedPlaces = 65536;   // places are 16-bit
-
-// The rows a block of tiled_layer_uniform_staged may hold, most first (each a whole number of 16-byte words of FP64 and
-// of FP32 values, so that a place's values are read 16 bytes at a time).
-constexpr int kStagedRowCounts[] = {16, 12, 8, 4};
-
-// The shared memory a block of the staged uniform kernel may take (StageLimits::rows_per_block), of the device's.
-struct StageLimits {
-  size_t acc_bytes = 0;     // the sums' type; 0: nothing staged
-  size_t block_bytes = 0;   // the most dynamic shared memory a block may opt in to
-  size_t sm_bytes = 0;      // an SM's shared memory
-
-  // The live rows a block of tiled_layer_uniform_staged holds for `places` rows of Y^T staged: the most of
-  // kStagedRowCounts with which two blocks fit an SM, else with which one does; 0 where none fits.
-  int32_t rows_per_block(size_t places) const {
-    constexpr size_t kReserved = 1024;   // shared memory the system keeps per block
-    if (acc_bytes == 0 || places == 0) return 0;
-    for (const size_t blocks : {size_t{2}, size_t{1}}) {
-      const size_t budget = std::min(block_bytes, sm_bytes / blocks > kReserved ? sm_bytes / blocks - kReserved : 0);
-      const size_t fit = budget / (places * acc_bytes + sizeof(int32_t));
-      for (const int rows : kStagedRowCounts)
-        if (static_cast<size_t>(rows) <= fit) return rows;
-    }
-    return 0;
-  }
-};
-
-// The one weight of uniform tile t's inputs (its first input's; 0 for a tile of none), where they all have it
-// (bitwise); nothing where they differ.
-inline std::optional<float> one_weight(const LayerTiles& tiles, const std::vector<float>& values, int32_t t) {
-  const float* first = nullptr;
-  const int64_t pitch = tiles.pitch[static_cast<size_t>(t)];
-  for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
-    const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
-    for (int32_t a = 0; a < k.nr; ++a) {
-      const float* w = &values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * pitch)];
-      if (!first) first = w;
-      else if (std::memcmp(first, w, sizeof(float)) != 0) return std::nullopt;
-    }
-  }
-  return first ? *first : 0.0f;
-}
-
-// The staged form of tiles `list` of a layer (input position p reads row gather[p]): each tile with one weight
-// (one_weight); the others are left out, for the caller to compute otherwise. Empty where the rows they read are more
-// than kMostStagedPlaces.
-inline StagedUniform staged_uniform(const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                                    const std::vector<float>& values, const std::vector<int32_t>& list) {
-  StagedUniform u;
-  const size_t rows = gather.empty() ? 0 : static_cast<size_t>(*std::max_element(gather.begin(), gather.end())) + 1;
-  std::vector<int32_t> place(rows, -1);   // row of Y^T -> its place in the stage
-  for (const int32_t t : list) {
-    const std::optional<float> w = one_weight(tiles, values, t);
-    if (!w) continue;
-    for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
-      const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
-      for (int32_t a = 0; a < k.nr; ++a) {
-        const int32_t row = gather[static_cast<size_t>(k.r0 + a)];
-        int32_t& s = place[static_cast<size_t>(row)];
-        if (s < 0) {
-          if (static_cast<int64_t>(u.rows.size()) == kMostStagedPlaces) return StagedUniform{};
-          s = static_cast<int32_t>(u.rows.size());
-          u.rows.push_back(row);
-        }
-        u.input.push_back(static_cast<uint16_t>(s));
-      }
-    }
-    u.input_ptr.push_back(static_cast<int32_t>(u.input.size()));
-    u.weight.push_back(*w);
-    u.tile.push_back(t);
-  }
-  return u;
 }
 
 // The width a specialised sparse kernel (tiled_layer<WIDTH>) may serve tiles `list` of a layer with: 16 or 32 where
@@ -381,109 +286,6 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
     __syncthreads();   // before the next stage overwrites these runs
   }
   if (any) alive[row] = 1;
-}
-
-#if defined(__CUDACC__)
-// The block's dynamic shared memory (the emulation provides its own).
-template <class T>
-__device__ __forceinline__ T* dynamic_shared() {
-  extern __shared__ __align__(16) unsigned char snk_dynamic_shared[];
-  return reinterpret_cast<T*>(snk_dynamic_shared);
-}
-#endif
-
-// *to = *from (to in shared memory, from in global memory, 4 or 8 bytes), as an asynchronous copy where the device has
-// them (compute capability 8.0 on: no register in between, so a thread's copies are all in flight at once); complete
-// after wait_async_copies.
-template <class T>
-__device__ __forceinline__ void copy_async(T* to, const T* from) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
-  const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(shared), "l"(from), "n"(sizeof(T)));
-#else
-  *to = *from;
-#endif
-}
-__device__ __forceinline__ void wait_async_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
-
-// R values of Acc from shared memory at x (16-byte aligned), 16 bytes at a time.
-template <class Acc, int R>
-__device__ __forceinline__ void load_staged(const Acc* x, Acc (&v)[R]) {
-  constexpr int kPerWord = 16 / static_cast<int>(sizeof(Acc));
-  static_assert(R % kPerWord == 0, "whole 16-byte words");
-#pragma unroll
-  for (int j = 0; j < R / kPerWord; ++j) {
-    const uint4 word = reinterpret_cast<const uint4*>(x)[j];
-    memcpy(&v[j * kPerWord], &word, sizeof word);
-  }
-}
-
-// Sparse mode on uniform tiles of one weight (StagedUniform), for a layer whose staged rows fit in shared memory for
-// R live rows: the block copies those rows of Y^T in for its R rows (each once, places x R values: stage[s * R + r],
-// the copies all in flight at once), then each thread computes whole entries (tiles), entry i for all R rows: per
-// input, one load of its index (eight at a time) and of its R values, R independent multiply-adds. The entries'
-// inputs are read about 30 times each in the challenge's merged layers; staged, those reads stay on the SM. The same
-// multiply-adds in the same order as tiled_layer_uniform (one per input, in the tile's order), so the same bits.
-// Dynamic shared memory: places x R values of Acc, then R int32 flags.
-template <class Acc, int R>
-__global__ void __launch_bounds__(kStagedThreads) tiled_layer_uniform_staged(const Acc* __restrict__ yin,
-                                                                             Acc* __restrict__ yout, int64_t ld,
-                                                                             const int32_t* __restrict__ held,
-                                                                             StagedUniformRef S, TilesRef L, float bias,
-                                                                             int32_t* __restrict__ alive) {
-  Acc* stage = dynamic_shared<Acc>();
-  int32_t* live = reinterpret_cast<int32_t*>(stage + static_cast<int64_t>(S.places) * R);
-  const int32_t r0 = static_cast<int32_t>(blockIdx.x) * R;
-  const int32_t n = min(R, *held - r0);   // the block's rows held
-  if (n <= 0) return;   // the whole block
-  for (int32_t k = threadIdx.x; k < R; k += blockDim.x) live[k] = 0;
-  for (int32_t k = threadIdx.x; k < S.places * R; k += blockDim.x) {   // places of rows past the held: never read
-    const int32_t s = k / R, r = k - s * R;
-    if (r < n) copy_async(stage + k, yin + static_cast<int64_t>(S.rows[s]) * ld + r0 + r);
-  }
-  wait_async_copies();
-  __syncthreads();
-  uint32_t positive = 0;   // bit r: row r has an output above 0
-  for (int32_t i = threadIdx.x; i < S.count; i += blockDim.x) {
-    const Acc w = Acc(S.weight[i]);
-    Acc acc[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) acc[r] = 0;
-    const auto multiply_add = [&](int32_t place) {
-      Acc x[R];
-      load_staged<Acc, R>(stage + place * R, x);
-#pragma unroll
-      for (int r = 0; r < R; ++r) acc[r] = fma(x[r], w, acc[r]);
-    };
-    int32_t p = S.input_ptr[i];
-    const int32_t end = S.input_ptr[i + 1];
-    for (; p < end && p % 8 != 0; ++p) multiply_add(__ldg(S.input + p));
-    for (; p + 8 <= end; p += 8) {   // eight places in one 16-byte load
-      const uint4 q = __ldg(reinterpret_cast<const uint4*>(S.input + p));
-      const uint32_t word[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-      for (int u = 0; u < 8; ++u) multiply_add(static_cast<int32_t>((word[u / 2] >> (16 * (u % 2))) & 0xffffu));
-    }
-    for (; p < end; ++p) multiply_add(__ldg(S.input + p));
-    const int32_t t = S.tile[i], c0 = L.start[t], width = L.width[t];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      if (r >= n) break;
-      const Acc v = activate(acc[r], bias);
-      for (int32_t q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + r0 + r] = v;
-      if (v > Acc(0)) positive |= 1u << r;
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    if (positive >> r & 1u) live[r] = 1;
-  __syncthreads();
-  for (int32_t k = threadIdx.x; k < n; k += blockDim.x)
-    if (live[k]) alive[r0 + k] = 1;
 }
 
 #if defined(__CUDACC__)

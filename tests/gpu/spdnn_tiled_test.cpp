@@ -9,8 +9,8 @@
 // reference trajectory passes within FP32's rounding of the threshold must keep their category with FP64 sums. Each
 // tile mode (sparse, tensor, embedded) forced on every tile meets the same reference, sparse and embedded bitwise
 // alike; on the official data the tensor mode, a part-embedded network and the cost model's choice give the official
-// categories; the cost model calibrates and caches. Uniform tiles staged in shared memory or not give the same
-// categories. Skips with a printed reason where no GPU is present.
+// categories; the cost model calibrates and caches; inputs taken in several passes give one pass's categories. Skips
+// with a printed reason where no GPU is present.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -149,19 +149,6 @@ TEST(TiledGpuEngine, GeneratedAndIrregularNetworksMatchTheHostReference) {
     TiledGpuEngine engine(tn, 0, defaults());
     expect_categories(engine.infer(in), want, margins, what);
     expect_categories(TiledGpuEngine(tn, 0, options(TiledAccumulation::FP32, ModePolicy::Sparse)).infer(in), want, margins, what + ", FP32 sums");
-    // Uniform tiles of one weight computed from rows staged in shared memory, or each input read from memory: the
-    // same bits, so the same categories.
-    TiledOptions staging = options(TiledAccumulation::FP64, ModePolicy::Sparse);
-    staging.stage_uniform_tiles = true;
-    TiledGpuEngine staged(tn, 0, staging);
-    if (c.radix) EXPECT_GT(staged.staged_tiles(), 0) << what;
-    const std::vector<int64_t> staged_categories = staged.infer(in);
-    expect_categories(staged_categories, want, margins, what + ", staged");
-    TiledOptions unstaged = options(TiledAccumulation::FP64, ModePolicy::Sparse);
-    unstaged.stage_uniform_tiles = false;
-    TiledGpuEngine direct(tn, 0, unstaged);
-    EXPECT_EQ(direct.staged_tiles(), 0) << what;
-    EXPECT_EQ(direct.infer(in), staged_categories) << what;
     EXPECT_FALSE(want.empty()) << what;
     EXPECT_LT(static_cast<int64_t>(want.size()), c.rows) << what;
   }
@@ -222,6 +209,43 @@ TEST(TiledGpuEngine, EmptyRowsNoSurvivorsAndNoLayers) {
   for (int64_t r = 0; r < holes.nrows; ++r)
     if (holes.row_ptr[r + 1] > holes.row_ptr[r]) non_empty.push_back(r);
   EXPECT_EQ(TiledGpuEngine(tile_network(none)).infer(holes), non_empty);
+}
+
+// Inputs in passes (TiledOptions::rows_per_pass; 300 of 1000 rows: the last pass short) give the categories of one pass
+// and its live rows per layer, in FP64 and FP32; so do no layers; a negative size is refused.
+TEST(TiledGpuEngine, InputsInPassesMatchOnePass) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::case_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
+  const Network net = generate_network(1024, 30, seed);
+  const CsrMatrix in = random_inputs(1000, 1024, 0.3, seed + 1);
+  const TiledNetwork tn = tile_network(net);
+  std::vector<double> margins;
+  const std::vector<int64_t> want = reference_with_margins(net, in, margins);
+  for (const TiledAccumulation sums : {TiledAccumulation::FP64, TiledAccumulation::FP32}) {
+    const std::string what = sums == TiledAccumulation::FP64 ? "FP64" : "FP32";
+    TiledOptions o = options(sums, ModePolicy::Sparse);
+    TiledGpuTimings one, four;
+    const std::vector<int64_t> whole = TiledGpuEngine(tn, 0, o).infer(in, &one);
+    o.rows_per_pass = 300;
+    const std::vector<int64_t> parts = TiledGpuEngine(tn, 0, o).infer(in, &four);
+    EXPECT_EQ(one.passes, 1) << what;
+    EXPECT_EQ(four.passes, 4) << what;
+    EXPECT_EQ(parts, whole) << what;
+    EXPECT_EQ(four.live_rows_per_layer, one.live_rows_per_layer) << what;
+    expect_categories(parts, want, margins, what + ", 4 passes");
+  }
+  EXPECT_FALSE(want.empty());
+  Network none = net;
+  none.layers.clear();
+  std::vector<int64_t> non_empty;
+  for (int64_t r = 0; r < in.nrows; ++r)
+    if (in.row_ptr[r + 1] > in.row_ptr[r]) non_empty.push_back(r);
+  TiledOptions o = defaults();
+  o.rows_per_pass = 64;
+  EXPECT_EQ(TiledGpuEngine(tile_network(none), 0, o).infer(in), non_empty);
+  o.rows_per_pass = -1;
+  EXPECT_THROW(TiledGpuEngine(tn, 0, o), std::invalid_argument);
 }
 
 // A column class wider than a thread block's slice (64 columns with equal rows: one block of 48 x 64 beside empty

@@ -2,9 +2,8 @@
 // engine's kernels (graphchallenge/engine/tiled_kernels.cuh) to compile with a host compiler and run a grid: one OS
 // thread per CUDA thread of a block (128 of them, kept for the whole run), blocks one after another, __shared__
 // variables as function statics (one block runs at a time), __syncthreads as a barrier of the block, and the FP64
-// tensor-core product (mma m8n8k4) as a barrier of the warp around an exchange of the lanes' fragments, and dynamic
-// shared memory as one static buffer. Include it before tiled_kernels.cuh, in a test only: it defines the CUDA
-// keywords as macros.
+// tensor-core product (mma m8n8k4) as a barrier of the warp around an exchange of the lanes' fragments. Include it
+// before tiled_kernels.cuh, in a test only: it defines the CUDA keywords as macros.
 #pragma once
 
 #include <algorithm>
@@ -18,9 +17,6 @@
 
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
-};
-struct alignas(16) uint4 {
-  unsigned x, y, z, w;
 };
 
 namespace snk::gc::emulation {
@@ -52,14 +48,6 @@ using std::fma;
 using std::min;
 
 namespace snk::gc::tiled {
-// The block's dynamic shared memory: one buffer (one block runs at a time), of kDynamicSharedBytes.
-constexpr size_t kDynamicSharedBytes = size_t(1) << 20;
-template <class T>
-T* dynamic_shared() {
-  alignas(16) static unsigned char buffer[kDynamicSharedBytes];
-  return reinterpret_cast<T*>(buffer);
-}
-
 // D (8 x 8) += A (8 x 4) B (4 x 8) as the warp's lanes hold them (lane l: A(l / 4, l % 4), B(l % 4, l / 4),
 // D(l / 4, 2 (l % 4) + i)); each element of D sums its four products in k order with fma.
 inline void mma_f64(double (&d)[2], double a, double b) {

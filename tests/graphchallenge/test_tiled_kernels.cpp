@@ -1,15 +1,13 @@
 // tests/graphchallenge/test_tiled_kernels.cpp: the tiled engine's layer kernels (graphchallenge/engine/
 // tiled_kernels.cuh) run on the CPU under cuda_emulation.hpp, against a host computation of each tile in its input
-// order (fma in the sums' type), on fresh random activations: the sparse kernel (any width, and specialised for 16 and
-// 32 where the engine's rule gives them the tiles), its form for uniform tiles (several tiles a block, tiles across
-// stages, inputs in runs of one activation as in a merged network; and staged: tiles of one weight, blocks of 4, 12 and
-// 16 rows), and the tensor kernel, FP64 and FP32, on a RadiX-Net layer with drawn weights, a random sparse layer
-// (classes of one column), one with dense columns (tiles of more inputs than a stage holds) and one class of 64 columns
-// (two 32-column slices). Each run poisons the outputs first and holds fewer rows than its grid covers: the rows held
-// and only they are written, each tile's outputs and no other, with the alive flags of the rows held. Under the
-// emulation the tensor product sums in input order, so it too must agree bit for bit; on a GPU
-// (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits. Also the staged kernel's rule
-// for the rows a block holds.
+// order (fma in the sums' type), on fresh random activations: the sparse kernel (any width, and specialised for
+// 16 and 32 where the engine's rule gives them the tiles), its form for uniform tiles (several tiles a block, tiles
+// across stages, inputs in runs of one activation as in a merged network), and the tensor kernel, FP64 and FP32, on a
+// RadiX-Net layer with drawn weights, a random sparse layer (classes of one column), one with dense columns (tiles of
+// more inputs than a stage holds) and one class of 64 columns (two 32-column slices). Each run poisons the outputs first and holds fewer rows
+// than its grid covers: the rows held and only they are written, each tile's outputs and no other, with the alive
+// flags of the rows held. Under the emulation the tensor product sums in input order, so it too must agree bit for
+// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits.
 #include "cuda_emulation.hpp"   // first: the CUDA built-ins the kernels use
 
 #include "engine/tiled_kernels.cuh"
@@ -19,7 +17,6 @@
 #include <algorithm>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "gc_test_util.hpp"
@@ -144,26 +141,17 @@ std::vector<int32_t> all_tiles(const Case& c) {
   return list;
 }
 
-enum class Kernel { Sparse, SparseWidth, Uniform, UniformStaged, Tensor };
+enum class Kernel { Sparse, SparseWidth, Uniform, Tensor };
 const char* kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::Sparse: return "sparse";
-    case Kernel::SparseWidth: return "sparse, fixed width";
-    case Kernel::Uniform: return "uniform";
-    case Kernel::UniformStaged: return "uniform, staged";
-    case Kernel::Tensor: return "tensor";
-  }
-  return "";
+  return k == Kernel::Sparse ? "sparse" : k == Kernel::SparseWidth ? "sparse, fixed width" : k == Kernel::Uniform ? "uniform" : "tensor";
 }
 
 // Runs `kernel` on every tile of `c` for `held` rows of a grid over ld rows; expects the host computation's bits.
-// rows_per_block: the staged kernel's.
 template <class Acc>
-void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng, int32_t rows_per_block = 0) {
+void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng) {
   const int64_t ld = 160, n = c.neurons;
   SCOPED_TRACE(c.name + ", " + kernel_name(kernel) + (sizeof(Acc) == 8 ? ", FP64" : ", FP32") + ", " +
-               std::to_string(held) + " rows held" +
-               (rows_per_block ? ", " + std::to_string(rows_per_block) + " rows a block" : std::string()));
+               std::to_string(held) + " rows held");
   std::vector<Acc> yin(static_cast<size_t>(n * ld));
   // Magnitudes from 2^-20 to 2^4, so that a sum's rounding depends on its order: a kernel that adds the same products
   // in another order differs in some bits.
@@ -201,27 +189,6 @@ void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng, int
       launch(few, tiled::kRows, [&] { tiled::tiled_layer_uniform<Acc>(yin.data(), got.data(), ld, &held, list.data(), count, L, R, kBias, alive.data()); });
       break;
     }
-    case Kernel::UniformStaged: {   // every tile has one weight here: all of them staged
-      const tiled::StagedUniform u = tiled::staged_uniform(c.tiles, c.gather, c.layer.values, list);
-      ASSERT_EQ(u.tile, list);
-      const tiled::StagedUniformRef S{u.rows.data(), u.input_ptr.data(), u.input.data(), u.weight.data(), u.tile.data(),
-                                      static_cast<int32_t>(u.rows.size()), static_cast<int32_t>(u.tile.size())};
-      ASSERT_LE(u.rows.size() * rows_per_block * sizeof(Acc) + rows_per_block * 4, tiled::kDynamicSharedBytes);
-      const dim3 blocks{static_cast<unsigned>((ld + rows_per_block - 1) / rows_per_block), 1, 1};
-      const auto run = [&](auto rows) {   // one warp a block: each thread takes several tiles
-        launch(blocks, 32, [&] {
-          tiled::tiled_layer_uniform_staged<Acc, decltype(rows)::value>(yin.data(), got.data(), ld, &held, S, L, kBias,
-                                                                        alive.data());
-        });
-      };
-      switch (rows_per_block) {
-        case 4: run(std::integral_constant<int, 4>{}); break;
-        case 12: run(std::integral_constant<int, 12>{}); break;
-        case 16: run(std::integral_constant<int, 16>{}); break;
-        default: FAIL() << "no staged kernel instantiated here for " << rows_per_block << " rows";
-      }
-      break;
-    }
     case Kernel::Tensor:
       if constexpr (std::is_same_v<Acc, double>)
         launch(grid, tiled::kRows, [&] { tiled::tiled_layer_tensor(yin.data(), got.data(), ld, &held, list.data(), L, kBias, alive.data()); });
@@ -257,7 +224,6 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     check<float>(c, Kernel::Uniform, held, rng);
     // As in a merged network: runs of inputs reading one row of Y^T (each aligned group of 8 positions reads the
     // first's row), some of them with equal weights, so that the runs' counts exceed 1.
-    const std::vector<int32_t> distinct_rows = c.gather;
     for (size_t p = 0; p < c.gather.size(); ++p) c.gather[p] = c.gather[p & ~size_t(7)];
     for (int64_t t = 0; t < c.tiles.tiles(); ++t) {   // every second input of a tile: the weight of the one before
       const float* before = nullptr;
@@ -277,45 +243,7 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     EXPECT_LT(static_cast<int64_t>(runs.runs.size()), want_inputs) << c.name << ": no run of more than one input";
     check<double>(c, Kernel::Uniform, held, rng);
     check<float>(c, Kernel::Uniform, held, rng);
-    // One weight a tile (the challenge's): the staged kernel takes the tiles, and leaves out one of two weights.
-    for (int64_t t = 0; t < c.tiles.tiles(); ++t) {
-      const float first = c.layer.values[c.tiles.blocks[c.tiles.block_ptr[t]].voff];
-      for (int32_t b = c.tiles.block_ptr[t]; b < c.tiles.block_ptr[t + 1]; ++b)
-        for (int32_t a = 0; a < c.tiles.blocks[b].nr; ++a) {
-          float* w = c.layer.values.data() + c.tiles.blocks[b].voff + static_cast<int64_t>(a) * c.tiles.pitch[t];
-          std::fill(w, w + c.tiles.width[t], first);
-        }
-    }
-    // Blocks of 16 rows with the inputs in runs of one row, then of 4 and 12 with each input its own row again; each
-    // ends inside the rows held (150, 97, 1 and 70 of 160) somewhere.
-    for (const int32_t rows : {16, 4, 12}) {
-      if (rows == 4) c.gather = distinct_rows;
-      check<double>(c, Kernel::UniformStaged, held, rng, rows);
-      check<float>(c, Kernel::UniformStaged, held, rng, rows);
-    }
-    const int32_t last = static_cast<int32_t>(c.tiles.tiles() - 1);
-    const TileBlock& k = c.tiles.blocks[c.tiles.block_ptr[last + 1] - 1];
-    if (k.nr > 0 && c.tiles.inputs(last) > 1) {
-      c.layer.values[k.voff + static_cast<int64_t>(k.nr - 1) * c.tiles.pitch[last]] += 1.0f;   // a second weight
-      const tiled::StagedUniform u = tiled::staged_uniform(c.tiles, c.gather, c.layer.values, all_tiles(c));
-      EXPECT_EQ(static_cast<int64_t>(u.tile.size()), c.tiles.tiles() - 1) << c.name;
-      EXPECT_TRUE(std::find(u.tile.begin(), u.tile.end(), last) == u.tile.end()) << c.name;
-    }
   }
-}
-
-// The staged kernel's rows a block, on an H100's shared memory (227 KB a block at most, 228 KB an SM): two blocks an SM
-// where 4 or more rows fit, else one.
-TEST(StagedRows, MostThatFitTwoBlocksThenOne) {
-  const tiled::StageLimits fp64{8, 232448, 233472}, fp32{4, 232448, 233472};
-  EXPECT_EQ(fp64.rows_per_block(256), 16);     // 4096 neurons, merged: 56 rows fit
-  EXPECT_EQ(fp64.rows_per_block(1024), 12);    // 16384, merged: 14 fit two blocks
-  EXPECT_EQ(fp64.rows_per_block(4096), 4);     // 65536, merged: 3 fit two blocks, 7 one
-  EXPECT_EQ(fp64.rows_per_block(16384), 0);    // the first layer of 16384: 1 row fits
-  EXPECT_EQ(fp32.rows_per_block(4096), 4);     // 7 fit two blocks
-  EXPECT_EQ(fp32.rows_per_block(1024), 16);
-  EXPECT_EQ(tiled::StageLimits{}.rows_per_block(256), 0);   // staging off
-  EXPECT_EQ(fp64.rows_per_block(0), 0);
 }
 
 }  // namespace
