@@ -6,7 +6,7 @@ figure beside it where one is known and the 2x-published target as a tick; with 
 an earlier run of the engine (for instance before an engine change) beside each.
 With --exact, the tiled engine's exact work instead: one bar per run of it the CSV holds (exact_<sums>_teraedges:
 fp64, fp64-all, ...), beside XY-2021's exact-work rate and the 2x-XY-2021 target, each bar marked FAIL where its
-categories were not exact.
+categories were not exact, or "did not run" where the run threw (bench-spdnn's log says why).
 Usage: plot.py results.csv [more.csv ...] [--before earlier.csv] [--before-label TEXT] [--exact] -o chart.png
 """
 import csv
@@ -82,8 +82,7 @@ def finish(fig, ax, labels, title, out):
     ax.set_ylabel("TeraEdges/s (log)")
     ax.set_title(title)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    fig.savefig(out, dpi=120, bbox_inches="tight")   # the legend below the axes included
 
 
 def plot_exact(rows, labels, out):
@@ -101,8 +100,11 @@ def plot_exact(rows, labels, out):
         pos = [i - 0.4 + width * (j + 0.5) for i in x]
         ax.bar(pos, vals, width=width, label=names.get(k, k), color=colors[j % len(colors)])
         for i, r in enumerate(rows):
-            if r.get(f"exact_{k}_pass") == "0":
+            if r.get(f"exact_{k}_pass") == "0" and vals[i] > 0:
                 ax.text(pos[i], vals[i], "FAIL", ha="center", va="bottom", color="red", fontsize=7)
+            elif r.get(f"exact_{k}_pass") == "0":   # the run threw (out of memory, say): no bar on a log axis
+                ax.text(pos[i], 0.02, "did not run", transform=ax.get_xaxis_transform(), ha="center", va="bottom",
+                        rotation=90, color="red", fontsize=7)
     xy = [float(r["xy2021"]) for r in rows]
     pos = [i - 0.4 + width * (len(kinds) + 0.5) for i in x]
     ax.bar(pos, xy, width=width, label="XY-2021, exact work (RTX A6000)", color="#bbbbbb")
