@@ -181,6 +181,7 @@ struct LayerOnDevice {
   DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
   DeviceArray<int32_t> uniform_run_ptr;   // their inputs as runs (uniform_runs)
   DeviceArray<UniformRun> uniform_runs;
+  bool chained = false;           // the uniform list in chain_by_shared_rows' order, each block a contiguous range
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -207,14 +208,22 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
 
 // The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
 // where `share_equal_sums`, with their inputs as runs (input position p reading row gather[p]; values: the layer's
-// weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+// weights), in `chained`'s order where given (chain_by_shared_rows' of the same tiles), and the width the other sparse tiles share as whole classes
+// (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums) {
+                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums,
+                  const std::vector<int32_t>* chained) {
   std::vector<int32_t> sparse, uniform;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
     (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
+  if (chained && share_equal_sums) {
+    if (chained->size() != uniform.size())
+      throw std::logic_error("tiled GPU engine: the chained uniform tiles are not the layer's uniform tiles");
+    uniform = *chained;
+    d.chained = true;
+  }
   d.uniform = DeviceArray<int32_t>(uniform);
   UniformRuns runs = uniform_runs(tiles, gather, values, uniform);
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
@@ -273,7 +282,8 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     const int64_t across = std::max<int64_t>(1, static_cast<int64_t>(sms) * kUniformBlocksPerSm / chunks);
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(static_cast<int64_t>(L.uniform.n), across)), chunks);
     tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
-                                                         static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
+                                                         static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive,
+                                                         L.chained);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
@@ -394,7 +404,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true);
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true, nullptr);
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -653,8 +663,18 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
+  // The layers' mode lists (their uniform tiles chained, where asked, on one host thread a layer), then their upload.
+  std::vector<std::vector<int32_t>> chained(net.layers.size());
+  if (options.chain_uniform_tiles && options.merge_equal_outputs)
+    host::for_each_index(net.layers.size(), [&](size_t l) {
+      std::vector<int32_t> uniform;
+      for (int32_t t : s.plan.layers[l].tiles[static_cast<size_t>(TileMode::Sparse)])
+        if (tiles[l].distinct[static_cast<size_t>(t)] == 1) uniform.push_back(t);
+      chained[l] = chain_by_shared_rows(tiles[l], gathers[l], uniform);
+    });
   for (size_t l = 0; l < net.layers.size(); ++l)
-    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs);
+    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs,
+                 options.chain_uniform_tiles ? &chained[l] : nullptr);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
