@@ -208,8 +208,8 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
 
 // The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
 // where `share_equal_sums`, with their inputs as runs (input position p reading row gather[p]; values: the layer's
-// weights), in `chained`'s order where given (chain_by_shared_rows' of the same tiles), and the width the other sparse tiles share as whole classes
-// (16 or 32, else 0).
+// weights), in `chained`'s order where given (chain_by_shared_rows' of the same tiles), and the width the other
+// sparse tiles share as whole classes (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
                   const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums,
                   const std::vector<int32_t>* chained) {
@@ -704,6 +704,11 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   if (!inputs.val.empty() && inputs.val.size() != inputs.col.size())
     throw std::invalid_argument("tiled GPU engine: the inputs have " + std::to_string(inputs.val.size()) + " values for " +
                                 std::to_string(inputs.col.size()) + " stored entries (a binary pattern has none)");
+  if (inputs.nrows < 0 || inputs.row_ptr.size() != static_cast<size_t>(inputs.nrows) + 1 || inputs.row_ptr.front() != 0 ||
+      inputs.row_ptr.back() != static_cast<int64_t>(inputs.col.size()))
+    throw std::invalid_argument("tiled GPU engine: the inputs' row pointers are not those of " +
+                                std::to_string(inputs.nrows) + " rows holding " + std::to_string(inputs.col.size()) +
+                                " entries");
   check(cudaSetDevice(s.device), "select the device");
   const bool fp64 = s.accumulation == TiledAccumulation::FP64;
   const size_t acc_bytes = fp64 ? sizeof(double) : sizeof(float);

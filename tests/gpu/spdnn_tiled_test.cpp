@@ -281,6 +281,11 @@ TEST(TiledGpuEngine, WideClassesPositiveBiasAndBadInputs) {
   ASSERT_FALSE(values_short.val.empty());
   values_short.val.pop_back();
   EXPECT_THROW(engine.infer(values_short), std::invalid_argument);
+  CsrMatrix bad_pointers = in;   // row pointers that end past the entries stored
+  bad_pointers.row_ptr.back() += 1;
+  EXPECT_THROW(engine.infer(bad_pointers), std::invalid_argument);
+  bad_pointers.row_ptr.pop_back();   // one pointer short of the rows
+  EXPECT_THROW(engine.infer(bad_pointers), std::invalid_argument);
 }
 
 // Each tile mode forced on every tile, against the float64 reference: sparse and embedded (the same arithmetic) with
