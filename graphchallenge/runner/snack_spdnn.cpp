@@ -355,8 +355,9 @@ int run(int argc, char** argv) {
         seconds = tt.total_s;
         live = tt.live_rows_per_layer;
         std::fprintf(stderr, "[spdnn] run %d parts: inputs with the first layer %.3f s, other layers %.3f s (%lld "
-                     "compactions), categories %.3f s\n",
-                     run + 1, tt.upload_inputs_s, tt.layers_s, (long long)tt.compactions, tt.download_s);
+                     "compactions), categories %.3f s; %lld pass%s over the inputs\n",
+                     run + 1, tt.upload_inputs_s, tt.layers_s, (long long)tt.compactions, tt.download_s,
+                     (long long)tt.passes, tt.passes == 1 ? "" : "es");
 #else
         throw std::runtime_error("this build has no CUDA: the tiled GPU engine is not available");
 #endif
