@@ -263,6 +263,24 @@ SparseKernel<Acc> sparse_kernel(int width) {
   return nullptr;   // not reached: the last candidate serves any width
 }
 
+// Where uniform tiles are chained, L1 serves the slots consecutive tiles share: the uniform kernel of Acc asks for no
+// more shared memory than the blocks an SM can hold need (its carveout, a percentage of the SM's shared memory), so
+// that L1 keeps the rest. The attribute holds for the process.
+template <class Acc>
+void leave_l1_to_the_uniform_kernel(int device) {
+  const auto kernel = tiled_layer_uniform<Acc>;
+  cudaFuncAttributes a{};
+  check(cudaFuncGetAttributes(&a, kernel), "kernel attributes");
+  int blocks = 0, per_sm = 0, reserved = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kRows, 0), "occupancy");
+  check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "device attribute");
+  check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device), "device attribute");
+  const size_t need = static_cast<size_t>(std::max(1, blocks)) * (a.sharedSizeBytes + static_cast<size_t>(reserved));
+  const int percent = static_cast<int>(std::min<size_t>(100, (need * 100 + static_cast<size_t>(per_sm) - 1) /
+                                                                 static_cast<size_t>(std::max(1, per_sm))));
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "carveout");
+}
+
 // Launches the layer's kernels, one per mode with tiles, over the rows [0, *held) of Y^T, on a grid of the rows
 // [0, bound) (bound >= *held: the rows held need not be known on the host).
 template <class Acc>
@@ -675,6 +693,8 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   for (size_t l = 0; l < net.layers.size(); ++l)
     upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs,
                  options.chain_uniform_tiles ? &chained[l] : nullptr);
+  if (options.chain_uniform_tiles && options.merge_equal_outputs)
+    fp64 ? leave_l1_to_the_uniform_kernel<double>(device) : leave_l1_to_the_uniform_kernel<float>(device);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }

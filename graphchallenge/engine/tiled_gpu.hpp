@@ -79,7 +79,8 @@ struct TiledOptions {
   int64_t rows_per_pass = 0;
   // Uniform tiles (merged outputs only) ordered so that tiles reading common rows of Y^T follow one another, each thread
   // block taking a contiguous range of them (tiled_kernels.cuh's chain_by_shared_rows), where the default spreads a
-  // block's tiles over the layer. The same bits. Off until measured (bench-spdnn --tiled-chain 1).
+  // block's tiles over the layer; their kernel then leaves to L1 the shared memory its blocks do not need (for the
+  // process). The same bits. Off until measured (bench-spdnn --tiled-chain 1).
   bool chain_uniform_tiles = false;
   bool progress = false;          // report calibration and compiles on stderr
 };
