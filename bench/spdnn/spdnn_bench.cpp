@@ -491,8 +491,8 @@ int main(int argc, char** argv) {
     csv << '\n';
   }
   if (tiled) {
-    md += "\nThe tiled engine's tiles by mode (--tile-modes " + tile_modes + ", --tiled-chain " + (tiled_chain ? "1" : "0") +
-          "; the cost model's choices as run: sparse = "
+    md += "\nThe tiled engine's tiles by mode (--tile-modes " + tile_modes + ", --tiled-chain " +
+          (tiled_chain ? "1" : "0") + "; the cost model's choices as run: sparse = "
           "the table-driven kernel, tensor = FP64 tensor cores, embedded = code generated per layer; fell back = planned "
           "embedded, not compiled within the budget of " + std::to_string(compile_budget).substr(0, 5) + " s; passes = "
           "passes over the inputs, as many at once as the device's memory holds):\n\n"

@@ -206,29 +206,37 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
   return d;
 }
 
-// The mode lists of one layer: the sparse tiles of one distinct column (merged ones, of width 1, among them) apart
-// where `share_equal_sums`, with their inputs as runs (input position p reading row gather[p]; values: the layer's
-// weights), in `chained`'s order where given (chain_by_shared_rows' of the same tiles), and the width the other
-// sparse tiles share as whole classes (16 or 32, else 0).
-void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                  const std::vector<float>& values, const LayerModes& modes, bool share_equal_sums,
-                  const std::vector<int32_t>* chained) {
+// A layer's sparse-mode tiles as its kernels take them: those of one distinct column (merged ones, of width 1, among
+// them) apart where `share_equal_sums` (tiled_layer_uniform), in chain_by_shared_rows' order where `chain` (input
+// position p reading row gather[p]); the others for tiled_layer.
+struct SparseLists {
   std::vector<int32_t> sparse, uniform;
+  bool chained = false;
+};
+SparseLists sparse_lists(const LayerTiles& tiles, const std::vector<int32_t>& gather, const LayerModes& modes,
+                         bool share_equal_sums, bool chain) {
+  SparseLists s;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
-    (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? uniform : sparse).push_back(t);
-  for (int m = 0; m < kTileModes; ++m)
-    d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? sparse : modes.tiles[static_cast<size_t>(m)]);
-  if (chained && share_equal_sums) {
-    if (chained->size() != uniform.size())
-      throw std::logic_error("tiled GPU engine: the chained uniform tiles are not the layer's uniform tiles");
-    uniform = *chained;
-    d.chained = true;
+    (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? s.uniform : s.sparse).push_back(t);
+  if (chain && share_equal_sums) {
+    s.uniform = chain_by_shared_rows(tiles, gather, s.uniform);
+    s.chained = true;
   }
-  d.uniform = DeviceArray<int32_t>(uniform);
-  UniformRuns runs = uniform_runs(tiles, gather, values, uniform);
+  return s;
+}
+
+// The mode lists of one layer (`lists`: its sparse tiles, sparse_lists), the uniform tiles' inputs as runs (values:
+// the layer's weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
+                  const std::vector<float>& values, const LayerModes& modes, const SparseLists& lists) {
+  for (int m = 0; m < kTileModes; ++m)
+    d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? lists.sparse : modes.tiles[static_cast<size_t>(m)]);
+  d.chained = lists.chained;
+  d.uniform = DeviceArray<int32_t>(lists.uniform);
+  UniformRuns runs = uniform_runs(tiles, gather, values, lists.uniform);
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
   d.uniform_runs = DeviceArray<UniformRun>(runs.runs);
-  d.sparse_width = whole_class_width(tiles, sparse);
+  d.sparse_width = whole_class_width(tiles, lists.sparse);
 }
 
 bool tensor_mode_supported(int device) {
@@ -422,7 +430,8 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, true, nullptr);
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes,
+                   sparse_lists(syn.tiles, syn.gather, modes, true, false));
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -681,18 +690,14 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
-  // The layers' mode lists (their uniform tiles chained, where asked, on one host thread a layer), then their upload.
-  std::vector<std::vector<int32_t>> chained(net.layers.size());
-  if (options.chain_uniform_tiles && options.merge_equal_outputs)
-    host::for_each_index(net.layers.size(), [&](size_t l) {
-      std::vector<int32_t> uniform;
-      for (int32_t t : s.plan.layers[l].tiles[static_cast<size_t>(TileMode::Sparse)])
-        if (tiles[l].distinct[static_cast<size_t>(t)] == 1) uniform.push_back(t);
-      chained[l] = chain_by_shared_rows(tiles[l], gathers[l], uniform);
-    });
+  // The layers' sparse lists (their uniform tiles chained, where asked), on one host thread a layer, then the upload.
+  std::vector<SparseLists> lists(net.layers.size());
+  host::for_each_index(net.layers.size(), [&](size_t l) {
+    lists[l] = sparse_lists(tiles[l], gathers[l], s.plan.layers[l], options.merge_equal_outputs,
+                            options.chain_uniform_tiles);
+  });
   for (size_t l = 0; l < net.layers.size(); ++l)
-    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs,
-                 options.chain_uniform_tiles ? &chained[l] : nullptr);
+    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], lists[l]);
   if (options.chain_uniform_tiles && options.merge_equal_outputs)
     fp64 ? leave_l1_to_the_uniform_kernel<double>(device) : leave_l1_to_the_uniform_kernel<float>(device);
 }
@@ -741,6 +746,7 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "free memory");
   const size_t held_bytes = w.bytes();
   const size_t reserve = std::max(kPassReserveBytes, total_bytes / 100);
+  const size_t available = free_bytes + held_bytes > reserve ? free_bytes + held_bytes - reserve : 0;
   PassFootprint footprint;
   footprint.bytes_per_row = 2 * static_cast<size_t>(n) * acc_bytes + 2 * sizeof(int64_t) + 2 * sizeof(int32_t) +
                             sizeof(int64_t);   // Y^T twice, row ids twice, alive and positions, a row pointer
@@ -750,8 +756,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
   try {
     // The grid's 65535 chunks of rows bound a pass; that also keeps ld * sizeof(Acc) below 2^32, as embedded kernels
     // need.
-    passes = plan_input_passes(inputs.row_ptr, footprint, free_bytes + held_bytes > reserve ? free_bytes + held_bytes - reserve : 0,
-                               kRows, static_cast<int64_t>(65535) * kRows, s.rows_per_pass);
+    passes = plan_input_passes(inputs.row_ptr, footprint, available, kRows, static_cast<int64_t>(65535) * kRows,
+                               s.rows_per_pass);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("tiled GPU engine: ") + e.what() + " (the device's free memory, less " +
                              std::to_string(reserve >> 20) + " MiB kept free)");
