@@ -181,7 +181,6 @@ struct LayerOnDevice {
   DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
   DeviceArray<int32_t> uniform_run_ptr;   // their inputs as runs (uniform_runs)
   DeviceArray<UniformRun> uniform_runs;
-  bool chained = false;           // the uniform list in chain_by_shared_rows' order, each block a contiguous range
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -207,31 +206,23 @@ LayerOnDevice upload_tiles(const LayerTiles& tiles, const std::vector<int32_t>& 
 }
 
 // A layer's sparse-mode tiles as its kernels take them: those of one distinct column (merged ones, of width 1, among
-// them) apart where `share_equal_sums` (tiled_layer_uniform), in chain_by_shared_rows' order where `chain` (input
-// position p reading row gather[p]); the others for tiled_layer.
+// them) apart where `share_equal_sums` (tiled_layer_uniform); the others for tiled_layer.
 struct SparseLists {
   std::vector<int32_t> sparse, uniform;
-  bool chained = false;
 };
-SparseLists sparse_lists(const LayerTiles& tiles, const std::vector<int32_t>& gather, const LayerModes& modes,
-                         bool share_equal_sums, bool chain) {
+SparseLists sparse_lists(const LayerTiles& tiles, const LayerModes& modes, bool share_equal_sums) {
   SparseLists s;
   for (int32_t t : modes.tiles[static_cast<size_t>(TileMode::Sparse)])
     (share_equal_sums && tiles.distinct[static_cast<size_t>(t)] == 1 ? s.uniform : s.sparse).push_back(t);
-  if (chain && share_equal_sums) {
-    s.uniform = chain_by_shared_rows(tiles, gather, s.uniform);
-    s.chained = true;
-  }
   return s;
 }
 
-// The mode lists of one layer (`lists`: its sparse tiles, sparse_lists), the uniform tiles' inputs as runs (values:
-// the layer's weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+// The mode lists of one layer (`lists`: its sparse tiles, sparse_lists), the uniform tiles' inputs as runs (input
+// position p reading row gather[p]; values: the layer's weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
                   const std::vector<float>& values, const LayerModes& modes, const SparseLists& lists) {
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? lists.sparse : modes.tiles[static_cast<size_t>(m)]);
-  d.chained = lists.chained;
   d.uniform = DeviceArray<int32_t>(lists.uniform);
   UniformRuns runs = uniform_runs(tiles, gather, values, lists.uniform);
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
@@ -271,24 +262,6 @@ SparseKernel<Acc> sparse_kernel(int width) {
   return nullptr;   // not reached: the last candidate serves any width
 }
 
-// Where uniform tiles are chained, L1 serves the slots consecutive tiles share: the uniform kernel of Acc asks for no
-// more shared memory than the blocks an SM can hold need (its carveout, a percentage of the SM's shared memory), so
-// that L1 keeps the rest. The attribute holds for the process.
-template <class Acc>
-void leave_l1_to_the_uniform_kernel(int device) {
-  const auto kernel = tiled_layer_uniform<Acc>;
-  cudaFuncAttributes a{};
-  check(cudaFuncGetAttributes(&a, kernel), "kernel attributes");
-  int blocks = 0, per_sm = 0, reserved = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kRows, 0), "occupancy");
-  check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "device attribute");
-  check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device), "device attribute");
-  const size_t need = static_cast<size_t>(std::max(1, blocks)) * (a.sharedSizeBytes + static_cast<size_t>(reserved));
-  const int percent = static_cast<int>(std::min<size_t>(100, (need * 100 + static_cast<size_t>(per_sm) - 1) /
-                                                                 static_cast<size_t>(std::max(1, per_sm))));
-  check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "carveout");
-}
-
 // Launches the layer's kernels, one per mode with tiles, over the rows [0, *held) of Y^T, on a grid of the rows
 // [0, bound) (bound >= *held: the rows held need not be known on the host).
 template <class Acc>
@@ -308,8 +281,7 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     const int64_t across = std::max<int64_t>(1, static_cast<int64_t>(sms) * kUniformBlocksPerSm / chunks);
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(static_cast<int64_t>(L.uniform.n), across)), chunks);
     tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
-                                                         static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive,
-                                                         L.chained);
+                                                         static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
     check(cudaGetLastError(), "uniform sparse tiles' launch");
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
@@ -430,8 +402,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes,
-                   sparse_lists(syn.tiles, syn.gather, modes, true, false));
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, sparse_lists(syn.tiles, modes, true));
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -690,16 +661,9 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
-  // The layers' sparse lists (their uniform tiles chained, where asked), on one host thread a layer, then the upload.
-  std::vector<SparseLists> lists(net.layers.size());
-  host::for_each_index(net.layers.size(), [&](size_t l) {
-    lists[l] = sparse_lists(tiles[l], gathers[l], s.plan.layers[l], options.merge_equal_outputs,
-                            options.chain_uniform_tiles);
-  });
   for (size_t l = 0; l < net.layers.size(); ++l)
-    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], lists[l]);
-  if (options.chain_uniform_tiles && options.merge_equal_outputs)
-    fp64 ? leave_l1_to_the_uniform_kernel<double>(device) : leave_l1_to_the_uniform_kernel<float>(device);
+    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l],
+                 sparse_lists(tiles[l], s.plan.layers[l], options.merge_equal_outputs));
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }

@@ -77,11 +77,6 @@ struct TiledOptions {
   // Inputs a pass of infer() takes at most, each pass through every layer (plan/input_passes.hpp). 0: all inputs in one
   // pass where their activations fit the device's free memory, else the fewest passes that fit. The same categories.
   int64_t rows_per_pass = 0;
-  // Uniform tiles (merged outputs only) ordered so that tiles reading common rows of Y^T follow one another, each thread
-  // block taking a contiguous range of them (tiled_kernels.cuh's chain_by_shared_rows), where the default spreads a
-  // block's tiles over the layer; their kernel then leaves to L1 the shared memory its blocks do not need (for the
-  // process). The same bits. Off until measured (bench-spdnn --tiled-chain 1).
-  bool chain_uniform_tiles = false;
   bool progress = false;          // report calibration and compiles on stderr
 };
 

@@ -6,7 +6,6 @@
 // it from CUDA code, or after that emulation (which then provides mma_f64).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -80,54 +79,6 @@ inline UniformRuns uniform_runs(const LayerTiles& tiles, const std::vector<int32
   }
   return u;
 }
-// Tiles `list` of a layer (input position p reads row gather[p]) reordered so that tiles reading common rows of Y^T
-// follow one another: from each tile not yet placed, in list order, a chain goes on to the unplaced tile that shares
-// the most rows with the last one placed (the first in list order among equals), until none shares any. In the
-// challenge's merged layers each class of inputs feeds two tiles and each tile reads two classes, so the chains follow
-// those pairs and consecutive tiles share half their rows: a block taking consecutive tiles
-// (tiled_layer_uniform's contiguous ranges) reads them again from L1. The same tiles; no tile's sum changes.
-inline std::vector<int32_t> chain_by_shared_rows(const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                                                 const std::vector<int32_t>& list) {
-  const size_t n = list.size();
-  std::vector<std::vector<int32_t>> rows(n);   // entry i's distinct rows of Y^T
-  int32_t most = -1;
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t t = list[i];
-    for (int32_t b = tiles.block_ptr[static_cast<size_t>(t)]; b < tiles.block_ptr[static_cast<size_t>(t) + 1]; ++b) {
-      const TileBlock& k = tiles.blocks[static_cast<size_t>(b)];
-      for (int32_t a = 0; a < k.nr; ++a) rows[i].push_back(gather[static_cast<size_t>(k.r0 + a)]);
-    }
-    std::sort(rows[i].begin(), rows[i].end());
-    rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
-    if (!rows[i].empty()) most = std::max(most, rows[i].back());
-  }
-  std::vector<std::vector<int32_t>> readers(static_cast<size_t>(most + 1));   // row -> entries reading it
-  for (size_t i = 0; i < n; ++i)
-    for (const int32_t r : rows[i]) readers[static_cast<size_t>(r)].push_back(static_cast<int32_t>(i));
-  std::vector<char> placed(n, 0);
-  std::vector<int32_t> shared(n, 0), touched, order;
-  order.reserve(n);
-  for (size_t start = 0; start < n; ++start) {
-    for (int32_t cur = placed[start] ? -1 : static_cast<int32_t>(start); cur >= 0;) {
-      placed[static_cast<size_t>(cur)] = 1;
-      order.push_back(list[static_cast<size_t>(cur)]);
-      for (const int32_t r : rows[static_cast<size_t>(cur)])
-        for (const int32_t j : readers[static_cast<size_t>(r)])
-          if (!placed[static_cast<size_t>(j)] && shared[static_cast<size_t>(j)]++ == 0) touched.push_back(j);
-      int32_t next = -1;
-      for (const int32_t j : touched) {
-        if (next < 0 || shared[static_cast<size_t>(j)] > shared[static_cast<size_t>(next)] ||
-            (shared[static_cast<size_t>(j)] == shared[static_cast<size_t>(next)] && j < next))
-          next = j;
-      }
-      for (const int32_t j : touched) shared[static_cast<size_t>(j)] = 0;
-      touched.clear();
-      cur = next;
-    }
-  }
-  return order;
-}
-
 // The number of runs of each tile of a layer (the sparse mode's loads a row where the tile is uniform: tile_modes.hpp's
 // TileShape::loads).
 inline std::vector<int32_t> uniform_run_counts(const LayerTiles& tiles, const std::vector<int32_t>& gather,
@@ -263,8 +214,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
 // Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1;
 // merged tiles, of width 1, among them): the one sum tiled_layer computes for each output, computed once (the same
 // multiply-adds in the same order, so the same bits) and written to every output of the tile. Such a tile is little
-// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ..., or where
-// `contiguous` a range of consecutive entries (for a list ordered by chain_by_shared_rows). Their inputs,
+// work for a thread block, so each block takes the list's entries blockIdx.x, blockIdx.x + gridDim.x, ... Their inputs,
 // as runs (uniform_runs: one load of an activation for a run's multiply-adds), are staged in shared memory
 // kUniformStaged runs at a time, tile after tile (each run's row of Y^T in, its weight in the sums' type and its count,
 // with where each tile's runs end), and each thread walks them with its activations loaded kPrefetch runs ahead,
@@ -273,7 +223,7 @@ template <class Acc>
 __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restrict__ yin, Acc* __restrict__ yout,
                                                              int64_t ld, const int32_t* __restrict__ held, const int32_t* __restrict__ list,
                                                              int32_t count, TilesRef L, UniformRunsRef R, float bias,
-                                                             int32_t* __restrict__ alive, bool contiguous) {
+                                                             int32_t* __restrict__ alive) {
   struct __align__(16) Input { int32_t row, count; Acc weight; };   // row of Y^T in, inputs in the run, their weight
   struct TileEnd { int32_t at, tile; };                            // tile's runs end before staged run `at`
   __shared__ Input staged[kUniformStaged];
@@ -283,22 +233,19 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
   const char* y = column_of(yin, row);
   const uint32_t ld_bytes = row_bytes<Acc>(ld);
   bool any = false;
-  // The block's entries: i, i + step, ... below stop. Where the staging stands (the same in every thread): entry i,
-  // and its next run r to stage.
-  const int32_t blocks = static_cast<int32_t>(gridDim.x), per = (count + blocks - 1) / blocks;
-  int32_t i = contiguous ? static_cast<int32_t>(blockIdx.x) * per : static_cast<int32_t>(blockIdx.x);
-  const int32_t step = contiguous ? 1 : blocks, stop = contiguous ? min(count, i + per) : count;
-  int32_t r = i < stop ? R.run_ptr[i] : 0;
+  // Where the staging stands (the same in every thread): list entry i, and its next run r to stage.
+  int32_t i = blockIdx.x;
+  int32_t r = i < count ? R.run_ptr[i] : 0;
   Acc acc = 0;
-  while (i < stop) {
+  while (i < count) {
     int fill = 0, tiles_ended = 0;
-    while (i < stop && fill < kUniformStaged && tiles_ended < kUniformStaged) {
+    while (i < count && fill < kUniformStaged && tiles_ended < kUniformStaged) {
       const int32_t end = R.run_ptr[i + 1];
       if (r == end) {   // entry i's runs are all staged
         if (threadIdx.x == 0) ends[tiles_ended] = TileEnd{fill, list[i]};
         ++tiles_ended;
-        i += step;
-        if (i < stop) r = R.run_ptr[i];
+        i += gridDim.x;
+        if (i < count) r = R.run_ptr[i];
         continue;
       }
       const int n = min(end - r, kUniformStaged - fill);

@@ -2,14 +2,12 @@
 // tiled_kernels.cuh) run on the CPU under cuda_emulation.hpp, against a host computation of each tile in its input
 // order (fma in the sums' type), on fresh random activations: the sparse kernel (any width, and specialised for
 // 16 and 32 where the engine's rule gives them the tiles), its form for uniform tiles (several tiles a block, tiles
-// across stages, inputs in runs of one activation as in a merged network; its list also chained by shared rows, each
-// block a contiguous range of it), and the tensor kernel, FP64 and FP32, on a
+// across stages, inputs in runs of one activation as in a merged network), and the tensor kernel, FP64 and FP32, on a
 // RadiX-Net layer with drawn weights, a random sparse layer (classes of one column), one with dense columns (tiles of
 // more inputs than a stage holds) and one class of 64 columns (two 32-column slices). Each run poisons the outputs first and holds fewer rows
 // than its grid covers: the rows held and only they are written, each tile's outputs and no other, with the alive
 // flags of the rows held. Under the emulation the tensor product sums in input order, so it too must agree bit for
-// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits. Also the chain
-// order on a generated network's merged layer.
+// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits.
 #include "cuda_emulation.hpp"   // first: the CUDA built-ins the kernels use
 
 #include "engine/tiled_kernels.cuh"
@@ -17,7 +15,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -144,16 +141,9 @@ std::vector<int32_t> all_tiles(const Case& c) {
   return list;
 }
 
-enum class Kernel { Sparse, SparseWidth, Uniform, UniformChained, Tensor };
+enum class Kernel { Sparse, SparseWidth, Uniform, Tensor };
 const char* kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::Sparse: return "sparse";
-    case Kernel::SparseWidth: return "sparse, fixed width";
-    case Kernel::Uniform: return "uniform";
-    case Kernel::UniformChained: return "uniform, chained, contiguous ranges";
-    case Kernel::Tensor: return "tensor";
-  }
-  return "";
+  return k == Kernel::Sparse ? "sparse" : k == Kernel::SparseWidth ? "sparse, fixed width" : k == Kernel::Uniform ? "uniform" : "tensor";
 }
 
 // Runs `kernel` on every tile of `c` for `held` rows of a grid over ld rows; expects the host computation's bits.
@@ -191,15 +181,12 @@ void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng) {
       else
         FAIL() << "no kernel for width " << width;
       break;
-    case Kernel::Uniform:
-    case Kernel::UniformChained: {   // 5 blocks across: each takes many tiles, which cross stages
+    case Kernel::Uniform: {   // 5 blocks across: each takes many tiles, which cross stages
       const dim3 few{std::min(5u, grid.x), chunks, 1};
-      const bool chained = kernel == Kernel::UniformChained;
-      const std::vector<int32_t> order = chained ? tiled::chain_by_shared_rows(c.tiles, c.gather, list) : list;
-      const int32_t count = static_cast<int32_t>(order.size());
-      const tiled::UniformRuns runs = tiled::uniform_runs(c.tiles, c.gather, c.layer.values, order);
+      const int32_t count = static_cast<int32_t>(list.size());
+      const tiled::UniformRuns runs = tiled::uniform_runs(c.tiles, c.gather, c.layer.values, list);
       const tiled::UniformRunsRef R{runs.run_ptr.data(), runs.runs.data()};
-      launch(few, tiled::kRows, [&] { tiled::tiled_layer_uniform<Acc>(yin.data(), got.data(), ld, &held, order.data(), count, L, R, kBias, alive.data(), chained); });
+      launch(few, tiled::kRows, [&] { tiled::tiled_layer_uniform<Acc>(yin.data(), got.data(), ld, &held, list.data(), count, L, R, kBias, alive.data()); });
       break;
     }
     case Kernel::Tensor:
@@ -235,7 +222,6 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     make_uniform(c);
     check<double>(c, Kernel::Uniform, held, rng);
     check<float>(c, Kernel::Uniform, held, rng);
-    check<double>(c, Kernel::UniformChained, held, rng);
     // As in a merged network: runs of inputs reading one row of Y^T (each aligned group of 8 positions reads the
     // first's row), some of them with equal weights, so that the runs' counts exceed 1.
     for (size_t p = 0; p < c.gather.size(); ++p) c.gather[p] = c.gather[p & ~size_t(7)];
@@ -257,63 +243,7 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     EXPECT_LT(static_cast<int64_t>(runs.runs.size()), want_inputs) << c.name << ": no run of more than one input";
     check<double>(c, Kernel::Uniform, held, rng);
     check<float>(c, Kernel::Uniform, held, rng);
-    check<double>(c, Kernel::UniformChained, held, rng);
-    check<float>(c, Kernel::UniformChained, held, rng);
   }
-}
-
-// chain_by_shared_rows on a generated network's merged layers (16384 neurons: from the eleventh layer on, each tile
-// reads about 32 rows of Y^T and each class of 16 inputs feeds two tiles): a permutation of the list, in which most tiles share
-// 16 rows with the one before (in list order almost none does); and on a list with no shared rows, the list itself.
-TEST(ChainBySharedRows, FollowsTheTilesThatShareRows) {
-  const Network net = generate_network(16384, 13, 1);
-  const TiledNetwork tn = tile_network(net);
-  std::vector<LayerTiles> lt;
-  for (const TiledLayer& layer : tn.layers) lt.push_back(layer_tiles(layer, 32));
-  const MergedNetwork m = merge_equal_outputs(tn, lt);
-  const LayerTiles& tiles = m.tiles[12];
-  const std::vector<int32_t>& gather = m.gather[12];
-  std::vector<int32_t> list(static_cast<size_t>(tiles.tiles()));
-  for (size_t i = 0; i < list.size(); ++i) list[i] = static_cast<int32_t>(i);
-  const auto rows_of = [&](int32_t t) {
-    std::vector<int32_t> r;
-    for (int32_t b = tiles.block_ptr[t]; b < tiles.block_ptr[t + 1]; ++b)
-      for (int32_t a = 0; a < tiles.blocks[b].nr; ++a) r.push_back(gather[tiles.blocks[b].r0 + a]);
-    std::sort(r.begin(), r.end());
-    r.erase(std::unique(r.begin(), r.end()), r.end());
-    return r;
-  };
-  const auto sharing_16 = [&](const std::vector<int32_t>& order) {
-    int64_t pairs = 0;
-    for (size_t i = 1; i < order.size(); ++i) {
-      const std::vector<int32_t> a = rows_of(order[i - 1]), b = rows_of(order[i]);
-      std::vector<int32_t> both;
-      std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
-      pairs += both.size() >= 16;
-    }
-    return pairs;
-  };
-  ASSERT_GE(rows_of(0).size(), 30u) << "the layer's tiles no longer read about 32 distinct rows: pick another layer";
-  const std::vector<int32_t> order = tiled::chain_by_shared_rows(tiles, gather, list);
-  std::vector<int32_t> sorted = order;
-  std::sort(sorted.begin(), sorted.end());
-  EXPECT_EQ(sorted, list);
-  EXPECT_LT(sharing_16(list), static_cast<int64_t>(list.size()) / 10);
-  EXPECT_GT(sharing_16(order), static_cast<int64_t>(list.size()) * 4 / 5);   // a chain ends where its cycle closes
-  // Tiles that share nothing (each its own row) keep their order.
-  LayerTiles lone;
-  std::vector<int32_t> own;
-  for (int32_t t = 0; t < 5; ++t) {
-    lone.start.push_back(t);
-    lone.width.push_back(1);
-    lone.pitch.push_back(1);
-    lone.blocks.push_back(TileBlock{t, 1, t});
-    lone.block_ptr.push_back(t + 1);
-    lone.distinct.push_back(1);
-    own.push_back(4 - t);
-  }
-  const std::vector<int32_t> ids{4, 3, 2, 1, 0};
-  EXPECT_EQ(tiled::chain_by_shared_rows(lone, own, ids), ids);
 }
 
 }  // namespace
