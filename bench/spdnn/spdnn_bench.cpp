@@ -158,6 +158,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> tiled_sums = {"fp64", "fp64-all"};
   std::string tile_modes = "auto";   // --tile-modes: the tiled engine's ModePolicy
   double compile_budget = 60;        // --compile-budget: seconds for its embedded layers' compiles
+  bool tiled_chain = true;           // --tiled-chain 0: TiledOptions::chain_shared_blocks off
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--official-cache") official_cache = v;
@@ -175,6 +176,7 @@ int main(int argc, char** argv) {
     else if (a == "--tiled-sums") tiled_sums = comma_list(v);
     else if (a == "--tile-modes") tile_modes = v;
     else if (a == "--compile-budget") compile_budget = std::stod(v);
+    else if (a == "--tiled-chain") tiled_chain = v == "1";
     else if (a == "--sizes") { sizes.clear(); for (const std::string& x : comma_list(v)) sizes.push_back(std::stoll(x)); }
     else if (a == "--depths") { depths.clear(); for (const std::string& x : comma_list(v)) depths.push_back(std::stoll(x)); }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
@@ -351,6 +353,7 @@ int main(int argc, char** argv) {
               if (to.modes == ModePolicy::Tensor && to.accumulation == TiledAccumulation::FP32)
                 to.modes = ModePolicy::Sparse;   // the tensor mode is FP64
               to.compile_budget_s = compile_budget;
+              to.chain_shared_blocks = tiled_chain;
               to.progress = true;
               TiledGpuEngine exact(tn, 0, to);
               exact.pin_host_inputs(tiled_inputs);   // as the fused engine's were
@@ -386,10 +389,11 @@ int main(int argc, char** argv) {
             if (bandwidth > 0) x.floor_s = static_cast<double>(tt.activation_bytes) / bandwidth;
             x.rate = static_cast<double>(row.inputs) * static_cast<double>(row.edges) / tbest / 1e12;
             std::fprintf(stderr, "[bench-spdnn] %lld x %lld tiled, %s sums (exact work): %.4f s (inputs' upload with "
-                         "the first layer %.4f s, other layers %.4f s, download %.4f s; %lld pass%s), %.2f TE/s, %s; "
-                         "activations moved at least %.3g GB, %.4f s at the copy bandwidth\n",
+                         "the first layer %.4f s, other layers %.4f s, download %.4f s; %lld pass%s; %lld launches "
+                         "chained), %.2f TE/s, %s; activations moved at least %.3g GB, %.4f s at the copy bandwidth\n",
                          (long long)n, (long long)l, x.sums.c_str(), tbest, tt.upload_inputs_s, tt.layers_s,
-                         tt.download_s, static_cast<long long>(tt.passes), tt.passes == 1 ? "" : "es", x.rate,
+                         tt.download_s, static_cast<long long>(tt.passes), tt.passes == 1 ? "" : "es",
+                         static_cast<long long>(tt.chained_launches), x.rate,
                          x.pass ? "PASS" : "FAIL",
                          static_cast<double>(tt.activation_bytes) * 1e-9, x.floor_s);
             row.exact.push_back(x);
@@ -488,7 +492,8 @@ int main(int argc, char** argv) {
     csv << '\n';
   }
   if (tiled) {
-    md += "\nThe tiled engine's tiles by mode (--tile-modes " + tile_modes + "; the cost model's choices as run: sparse = "
+    md += "\nThe tiled engine's tiles by mode (--tile-modes " + tile_modes + ", --tiled-chain " + (tiled_chain ? "1" : "0") +
+          "; the cost model's choices as run: sparse = "
           "the table-driven kernel, tensor = FP64 tensor cores, embedded = code generated per layer; fell back = planned "
           "embedded, not compiled within the budget of " + std::to_string(compile_budget).substr(0, 5) + " s; passes = "
           "passes over the inputs, as many at once as the device's memory holds):\n\n"

@@ -39,6 +39,8 @@ constexpr int64_t kInputBatches = 8;    // the inputs go up in about this many b
 constexpr size_t kPassReserveBytes = size_t(256) << 20;   // device memory a pass leaves free (at least 1% of it)
 constexpr int64_t kMostEmbeddedNnz = 65536;   // the most multiply-adds one layer's embedded code may hold
 constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: about this many blocks an SM
+constexpr int kChainedTiles = 8;              // chained uniform tiles: the most tiles in a segment
+constexpr int kChainedBlocksPerSm = 8;        // ... run chained where their grid gives at least this many blocks an SM
 constexpr size_t kLayersReported = 16;        // embedded layers reported one by one (progress); more: a summary
 
 void check(cudaError_t e, const char* what) { throw_on_cuda(e, "tiled GPU engine", what); }
@@ -181,6 +183,10 @@ struct LayerOnDevice {
   DeviceArray<int32_t> uniform;   // the sparse tiles of one distinct column (tiled_layer_uniform)
   DeviceArray<int32_t> uniform_run_ptr;   // their inputs as runs (uniform_runs)
   DeviceArray<UniformRun> uniform_runs;
+  // The uniform tiles again, chained (tiled_kernels.cuh's ChainTables; no segment: not chained).
+  DeviceArray<int32_t> chain_seg_ptr, chain_group_ptr, chain_group_tile;
+  DeviceArray<ChainRun> chain_runs;
+  int32_t chain_segments = 0;
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -189,6 +195,7 @@ struct LayerOnDevice {
 
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
   UniformRunsRef runs() const { return UniformRunsRef{uniform_run_ptr.p, uniform_runs.p}; }
+  ChainRef chains() const { return ChainRef{chain_seg_ptr.p, chain_group_ptr.p, chain_group_tile.p, chain_runs.p}; }
   int32_t count(TileMode m) const { return static_cast<int32_t>(list[static_cast<size_t>(m)].n); }
 };
 
@@ -218,9 +225,10 @@ SparseLists sparse_lists(const LayerTiles& tiles, const LayerModes& modes, bool 
 }
 
 // The mode lists of one layer (`lists`: its sparse tiles, sparse_lists), the uniform tiles' inputs as runs (input
-// position p reading row gather[p]; values: the layer's weights), and the width the other sparse tiles share as whole classes (16 or 32, else 0).
+// position p reading row gather[p]; values: the layer's weights), and the width the other sparse tiles share as whole
+// classes (16 or 32, else 0). Where `chain`, the uniform tiles also as chains (block_chains), if any two chain.
 void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                  const std::vector<float>& values, const LayerModes& modes, const SparseLists& lists) {
+                  const std::vector<float>& values, const LayerModes& modes, const SparseLists& lists, bool chain) {
   for (int m = 0; m < kTileModes; ++m)
     d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? lists.sparse : modes.tiles[static_cast<size_t>(m)]);
   d.uniform = DeviceArray<int32_t>(lists.uniform);
@@ -228,6 +236,15 @@ void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<i
   d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
   d.uniform_runs = DeviceArray<UniformRun>(runs.runs);
   d.sparse_width = whole_class_width(tiles, lists.sparse);
+  const BlockChains chains = chain ? block_chains(tiles, lists.uniform, kChainedTiles) : BlockChains();
+  if (chains.segments() > 0 && chains.segments() < static_cast<int64_t>(lists.uniform.size())) {
+    const ChainTables t = chain_tables(tiles, gather, values, chains);
+    d.chain_seg_ptr = DeviceArray<int32_t>(t.seg_ptr);
+    d.chain_group_ptr = DeviceArray<int32_t>(t.group_ptr);
+    d.chain_group_tile = DeviceArray<int32_t>(t.group_tile);
+    d.chain_runs = DeviceArray<ChainRun>(t.runs);
+    d.chain_segments = static_cast<int32_t>(chains.segments());
+  }
 }
 
 bool tensor_mode_supported(int device) {
@@ -263,12 +280,13 @@ SparseKernel<Acc> sparse_kernel(int width) {
 }
 
 // Launches the layer's kernels, one per mode with tiles, over the rows [0, *held) of Y^T, on a grid of the rows
-// [0, bound) (bound >= *held: the rows held need not be known on the host).
+// [0, bound) (bound >= *held: the rows held need not be known on the host). Returns whether uniform tiles ran chained.
 template <class Acc>
-void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld, int32_t bound, const int32_t* held,
+bool launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld, int32_t bound, const int32_t* held,
                   float bias, int32_t* alive, int sms, cudaStream_t stream) {
   const unsigned chunks = static_cast<unsigned>((bound + kRows - 1) / kRows);
   const TilesRef ref = L.ref();
+  bool ran_chained = false;
   if (const int32_t n = L.count(TileMode::Sparse)) {
     const dim3 grid(static_cast<unsigned>(n), chunks);
     const int32_t* list = L.list[static_cast<size_t>(TileMode::Sparse)].p;
@@ -277,12 +295,21 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     check(cudaGetLastError(), "sparse tiles' launch");
   }
   if (L.uniform.n > 0) {
-    // About kUniformBlocksPerSm blocks an SM over the whole grid, at least one tile each.
+    // About kUniformBlocksPerSm blocks an SM over the whole grid, at least one tile (or segment) each; chained where
+    // the segments give at least kChainedBlocksPerSm blocks an SM, else each tile on its own.
     const int64_t across = std::max<int64_t>(1, static_cast<int64_t>(sms) * kUniformBlocksPerSm / chunks);
-    const dim3 grid(static_cast<unsigned>(std::min<int64_t>(static_cast<int64_t>(L.uniform.n), across)), chunks);
-    tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
-                                                         static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
-    check(cudaGetLastError(), "uniform sparse tiles' launch");
+    const int64_t chained = std::min<int64_t>(L.chain_segments, across);
+    if (chained * chunks >= static_cast<int64_t>(sms) * kChainedBlocksPerSm) {
+      tiled_layer_chained<Acc><<<dim3(static_cast<unsigned>(chained), chunks), kRows, 0, stream>>>(
+          yin, yout, ld, held, L.chain_segments, ref, L.chains(), bias, alive);
+      check(cudaGetLastError(), "chained uniform tiles' launch");
+      ran_chained = true;
+    } else {
+      const dim3 grid(static_cast<unsigned>(std::min<int64_t>(static_cast<int64_t>(L.uniform.n), across)), chunks);
+      tiled_layer_uniform<Acc><<<grid, kRows, 0, stream>>>(yin, yout, ld, held, L.uniform.p,
+                                                           static_cast<int32_t>(L.uniform.n), ref, L.runs(), bias, alive);
+      check(cudaGetLastError(), "uniform sparse tiles' launch");
+    }
   }
   if (const int32_t n = L.count(TileMode::Tensor)) {
     if constexpr (std::is_same_v<Acc, double>) {
@@ -305,6 +332,7 @@ void launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
                            dim3(kRows), args, 0, stream),
           "embedded tiles' launch");
   }
+  return ran_chained;
 }
 
 // The embedded kernel of `cubin` (its extern "C" function `name`), loaded.
@@ -402,7 +430,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, sparse_lists(syn.tiles, modes, true));
+      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, sparse_lists(syn.tiles, modes, true), false);
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -550,6 +578,8 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
   std::vector<LayerTiles> tiles;
   tiles.reserve(net.layers.size());
   for (const TiledLayer& t : net.layers) tiles.push_back(layer_tiles(t, kMaxClassColumns));
+  // Tiles that share blocks in chain order (the order every mode sums them in), chained or not.
+  host::for_each_index(tiles.size(), [&](size_t l) { orient_block_chains(tiles[l]); });
   // Equal outputs merged (tile_modes.hpp's MergedNetwork), or every output its own row of Y^T.
   std::vector<std::vector<int32_t>> gathers = net.gather;
   std::vector<int32_t> out_rows(net.layers.size(), static_cast<int32_t>(net.neurons));
@@ -663,7 +693,7 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
   for (size_t l = 0; l < net.layers.size(); ++l)
     upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l],
-                 sparse_lists(tiles[l], s.plan.layers[l], options.merge_equal_outputs));
+                 sparse_lists(tiles[l], s.plan.layers[l], options.merge_equal_outputs), options.chain_shared_blocks);
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
@@ -799,7 +829,8 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
                                                                                           ld, cur + r0);
         check(cudaGetLastError(), "inputs' launch");
         if (layers > 0)
-          launch_layer<Acc>(s.layers[0], cur + r0, next + r0, ld, nr, batch_held + k, s.bias, alive + r0, s.sms, s.stream);
+          t.chained_launches +=
+              launch_layer<Acc>(s.layers[0], cur + r0, next + r0, ld, nr, batch_held + k, s.bias, alive + r0, s.sms, s.stream);
       }
       check(cudaStreamSynchronize(s.stream), "inputs and the first layer");   // the host arrays above may go
     }
@@ -823,7 +854,7 @@ std::vector<int64_t> TiledGpuEngine::infer(const CsrMatrix& inputs, TiledGpuTimi
       LayerOnDevice& L = s.layers[l];
       if (l > 0) {   // the first layer ran on each batch of inputs as it arrived (above)
         check(cudaMemsetAsync(alive, 0, (static_cast<size_t>(bound) + 1) * sizeof(int32_t), s.stream), "clear flags");
-        launch_layer<Acc>(L, cur, next, ld, bound, held, s.bias, alive, s.sms, s.stream);
+        t.chained_launches += launch_layer<Acc>(L, cur, next, ld, bound, held, s.bias, alive, s.sms, s.stream);
       }
       std::swap(cur, next);
       // Count the live rows (the scan over bound + 1 flags, those from the rows held on 0, ends at the count).

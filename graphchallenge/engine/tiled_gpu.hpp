@@ -54,6 +54,8 @@ struct TiledGpuTimings {
   std::vector<int64_t> computed_rows_per_layer;   // rows each layer computed (the live ones, and dead ones not yet dropped)
   int64_t compactions = 0;
   int64_t passes = 0;   // passes over the inputs (TiledOptions::rows_per_pass), each through every layer
+  int64_t chained_launches = 0;   // layer launches (the first layer's: one a batch of inputs) whose uniform tiles ran
+                                  // chained (TiledOptions::chain_shared_blocks)
   // The activation bytes the layers must move at least: per layer, its computed rows times the rows of Y^T it reads and
   // writes, in the sums' type (compactions not counted). Over the device's copy bandwidth, a floor on layers_s where
   // Y^T does not fit in L2.
@@ -77,6 +79,10 @@ struct TiledOptions {
   // Inputs a pass of infer() takes at most, each pass through every layer (plan/input_passes.hpp). 0: all inputs in one
   // pass where their activations fit the device's free memory, else the fewest passes that fit. The same categories.
   int64_t rows_per_pass = 0;
+  // Where equal outputs are merged, uniform tiles that share whole input blocks run chained (plan/block_chains.hpp):
+  // one load of a shared block's activations serves both tiles. The same bits (the tiles' blocks are put in chain
+  // order either way); off: each uniform tile on its own.
+  bool chain_shared_blocks = true;
   bool progress = false;          // report calibration and compiles on stderr
 };
 

@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "engine/activate.cuh"
 #include "engine/tiled_gpu.hpp"   // TiledGpuEngine::kMaxClassColumns
+#include "plan/block_chains.hpp"  // BlockChains
 #include "plan/tile_modes.hpp"    // TileBlock
 
 namespace snk::gc::tiled {
@@ -91,6 +94,88 @@ inline std::vector<int32_t> uniform_run_counts(const LayerTiles& tiles, const st
     counts[static_cast<size_t>(t)] = static_cast<int32_t>(scratch.size());
   }
   return counts;
+}
+
+// Chained uniform tiles (plan/block_chains.hpp) as tiled_layer_chained reads them. A segment of tiles T_0 .. T_{g-1}
+// (T_j's second block T_{j+1}'s first) is g + 1 groups of inputs: group 0 is T_0's first block, group j (0 < j < g)
+// the block T_{j-1} and T_j share, group g T_{g-1}'s second block; a lone tile (g = 1, any blocks) is all its inputs
+// then an empty group. Each group's inputs are runs (consecutive inputs of one row and, bitwise, the same two
+// weights) with the weights of the tile that ends there (`before`; 0 in group 0) and of the tile that starts there
+// (`after`; 0 in group g); at the end of group j >= 1 tile T_{j-1}'s sum is complete (group_tile), at the end of group
+// 0 none (-1). Each tile's inputs come in its own order, so its sum is tiled_layer's, bit for bit.
+struct ChainRun {
+  int32_t row;     // the row of Y^T in
+  int32_t count;   // inputs in the run, >= 1
+  float before, after;
+};
+struct ChainTables {
+  std::vector<int32_t> seg_ptr{0};     // segment s: groups [seg_ptr[s], seg_ptr[s + 1])
+  std::vector<int32_t> group_ptr{0};   // group g: runs [group_ptr[g], group_ptr[g + 1])
+  std::vector<int32_t> group_tile;     // the tile whose sum is complete at group g's end, -1 for none
+  std::vector<ChainRun> runs;
+};
+struct ChainRef {
+  const int32_t* seg_ptr;
+  const int32_t* group_ptr;
+  const int32_t* group_tile;
+  const ChainRun* runs;
+};
+// The tables of `chains` (tiles of a layer; input position p reads row gather[p]; values: the layer's weights, each
+// uniform tile's those of its first output).
+inline ChainTables chain_tables(const LayerTiles& tiles, const std::vector<int32_t>& gather,
+                                const std::vector<float>& values, const BlockChains& chains) {
+  ChainTables c;
+  const auto weight = [&](int32_t t, const TileBlock& k, int32_t a) {
+    return values[static_cast<size_t>(k.voff + static_cast<int64_t>(a) * tiles.pitch[static_cast<size_t>(t)])];
+  };
+  // A block's inputs into the group being built, with the weights of tile `ending` (its block e) and of tile
+  // `starting` (its block s): the same positions, each tile's own weights; -1: no tile, weights 0.
+  const auto add_inputs = [&](int32_t ending, const TileBlock& e, int32_t starting, const TileBlock& s) {
+    const TileBlock& k = ending >= 0 ? e : s;
+    for (int32_t a = 0; a < k.nr; ++a) {
+      const int32_t row = gather[static_cast<size_t>(k.r0 + a)];
+      const float before = ending >= 0 ? weight(ending, e, a) : 0.0f;
+      const float after = starting >= 0 ? weight(starting, s, a) : 0.0f;
+      ChainRun* last = static_cast<int32_t>(c.runs.size()) > c.group_ptr.back() ? &c.runs.back() : nullptr;
+      if (last != nullptr && last->row == row && std::memcmp(&last->before, &before, sizeof before) == 0 &&
+          std::memcmp(&last->after, &after, sizeof after) == 0)
+        ++last->count;
+      else
+        c.runs.push_back(ChainRun{row, 1, before, after});
+    }
+  };
+  const auto close_group = [&](int32_t complete) {
+    c.group_ptr.push_back(static_cast<int32_t>(c.runs.size()));
+    c.group_tile.push_back(complete);
+  };
+  const auto block = [&](int32_t tile, int i) -> const TileBlock& {
+    return tiles.blocks[static_cast<size_t>(tiles.block_ptr[static_cast<size_t>(tile)] + i)];
+  };
+  for (int64_t s = 0; s < chains.segments(); ++s) {
+    const int32_t* t = chains.tiles.data() + chains.seg_ptr[static_cast<size_t>(s)];
+    const int32_t g = chains.seg_ptr[static_cast<size_t>(s) + 1] - chains.seg_ptr[static_cast<size_t>(s)];
+    if (g == 1) {   // a lone tile: its blocks in order, then an empty group that completes it
+      for (int32_t b = tiles.block_ptr[static_cast<size_t>(t[0])]; b < tiles.block_ptr[static_cast<size_t>(t[0]) + 1]; ++b)
+        add_inputs(-1, tiles.blocks[static_cast<size_t>(b)], t[0], tiles.blocks[static_cast<size_t>(b)]);
+      close_group(-1);
+      close_group(t[0]);
+    } else {
+      add_inputs(-1, block(t[0], 0), t[0], block(t[0], 0));
+      close_group(-1);
+      for (int32_t j = 1; j < g; ++j) {
+        const TileBlock &a = block(t[j - 1], 1), &b = block(t[j], 0);
+        if (a.r0 != b.r0 || a.nr != b.nr)
+          throw std::logic_error("chain_tables: tile " + std::to_string(t[j]) + " does not start where tile " +
+                                 std::to_string(t[j - 1]) + " ends");
+        add_inputs(t[j - 1], a, t[j], b);
+        close_group(t[j - 1]);
+      }
+      add_inputs(t[g - 1], block(t[g - 1], 1), -1, block(t[g - 1], 1));
+      close_group(t[g - 1]);
+    }
+    c.seg_ptr.push_back(static_cast<int32_t>(c.group_tile.size()));
+  }
+  return c;
 }
 
 // The width a specialised sparse kernel (tiled_layer<WIDTH>) may serve tiles `list` of a layer with: 16 or 32 where
@@ -281,6 +366,92 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
           any = any || v > Acc(0);
         }
         acc = 0;
+      }
+    }
+    __syncthreads();   // before the next stage overwrites these runs
+  }
+  if (any) alive[row] = 1;
+}
+
+// Sparse mode on chained uniform tiles (ChainTables): as tiled_layer_uniform, but each block takes the segments
+// blockIdx.x, blockIdx.x + gridDim.x, ... and sweeps each segment's groups in order with two sums, that of the tile
+// ending in the group (`done`) and that of the tile starting there (`open`): one load of an activation serves both
+// tiles' multiply-adds, so a block shared by two tiles is read once. At a group's end the tile completed there is
+// written, then `open` becomes `done`. The runs are staged in shared memory kUniformStaged at a time and loaded
+// kPrefetch ahead, as in tiled_layer_uniform.
+template <class Acc>
+__global__ void __launch_bounds__(kRows) tiled_layer_chained(const Acc* __restrict__ yin, Acc* __restrict__ yout,
+                                                             int64_t ld, const int32_t* __restrict__ held, int32_t segments,
+                                                             TilesRef L, ChainRef C, float bias, int32_t* __restrict__ alive) {
+  struct __align__(16) Input { int32_t row, count; Acc before, after; };   // row of Y^T in, inputs in the run, weights
+  struct GroupEnd { int32_t at, tile; };                                  // the group's runs end before staged run `at`
+  __shared__ Input staged[kUniformStaged];
+  __shared__ GroupEnd ends[kUniformStaged];
+  const int32_t row = blockIdx.y * kRows + threadIdx.x;
+  const bool active = row < *held;   // the others only help stage
+  const char* y = column_of(yin, row);
+  const uint32_t ld_bytes = row_bytes<Acc>(ld);
+  bool any = false;
+  // Where the staging stands (the same in every thread): segment s, its group g (groups end at g_end), g's next run r.
+  int32_t s = blockIdx.x;
+  int32_t g = s < segments ? C.seg_ptr[s] : 0, g_end = s < segments ? C.seg_ptr[s + 1] : 0;
+  int32_t r = s < segments ? C.group_ptr[g] : 0;
+  Acc done = 0, open = 0;
+  while (s < segments) {
+    int fill = 0, groups_ended = 0;
+    while (s < segments && fill < kUniformStaged && groups_ended < kUniformStaged) {
+      const int32_t end = C.group_ptr[g + 1];
+      if (r == end) {   // group g's runs are all staged
+        if (threadIdx.x == 0) ends[groups_ended] = GroupEnd{fill, C.group_tile[g]};
+        ++groups_ended;
+        if (++g == g_end) {
+          s += gridDim.x;
+          if (s < segments) {
+            g = C.seg_ptr[s];
+            g_end = C.seg_ptr[s + 1];
+          }
+        }
+        if (s < segments) r = C.group_ptr[g];
+        continue;
+      }
+      const int n = min(end - r, kUniformStaged - fill);
+      for (int e = threadIdx.x; e < n; e += kRows) {
+        const ChainRun u = C.runs[r + e];
+        staged[fill + e] = Input{u.row, u.count, Acc(u.before), Acc(u.after)};
+      }
+      fill += n;
+      r += n;
+    }
+    __syncthreads();
+    const auto multiply_adds = [&](Acc x, const Input& in) {   // count >= 1; past the first, rare outside runs
+      done = fma(x, in.before, done);
+      open = fma(x, in.after, open);
+      for (int c = 1; c < in.count; ++c) {
+        done = fma(x, in.before, done);
+        open = fma(x, in.after, open);
+      }
+    };
+    int a = 0;
+    for (int j = 0; j <= groups_ended; ++j) {
+      const int stop = j < groups_ended ? ends[j].at : fill;
+      for (; a + kPrefetch <= stop; a += kPrefetch) {
+        Acc x[kPrefetch];
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) x[u] = active ? activation_at<Acc>(y, staged[a + u].row, ld_bytes) : Acc(0);
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) multiply_adds(x[u], staged[a + u]);
+      }
+      for (; a < stop; ++a) multiply_adds(active ? activation_at<Acc>(y, staged[a].row, ld_bytes) : Acc(0), staged[a]);
+      if (j < groups_ended) {
+        const int tile = ends[j].tile;
+        if (active && tile >= 0) {
+          const Acc v = activate(done, bias);
+          const int32_t c0 = L.start[tile], width = L.width[tile];
+          for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+          any = any || v > Acc(0);
+        }
+        done = open;
+        open = 0;
       }
     }
     __syncthreads();   // before the next stage overwrites these runs

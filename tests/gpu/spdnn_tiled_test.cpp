@@ -9,8 +9,9 @@
 // reference trajectory passes within FP32's rounding of the threshold must keep their category with FP64 sums. Each
 // tile mode (sparse, tensor, embedded) forced on every tile meets the same reference, sparse and embedded bitwise
 // alike; on the official data the tensor mode, a part-embedded network and the cost model's choice give the official
-// categories; the cost model calibrates and caches; inputs taken in several passes give one pass's categories. Skips
-// with a printed reason where no GPU is present.
+// categories; the cost model calibrates and caches; inputs taken in several passes, and uniform tiles chained by the
+// blocks they share, give the categories of one pass and of tiles on their own. Skips with a printed reason where no
+// GPU is present.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -151,6 +152,43 @@ TEST(TiledGpuEngine, GeneratedAndIrregularNetworksMatchTheHostReference) {
     expect_categories(TiledGpuEngine(tn, 0, options(TiledAccumulation::FP32, ModePolicy::Sparse)).infer(in), want, margins, what + ", FP32 sums");
     EXPECT_FALSE(want.empty()) << what;
     EXPECT_LT(static_cast<int64_t>(want.size()), c.rows) << what;
+  }
+}
+
+// Uniform tiles chained by the blocks they share (TiledOptions::chain_shared_blocks): 16384 neurons, so that a layer's
+// 128 segments and 3000 live rows give the chained kernel its grid. The same categories and live rows per layer as
+// each tile on its own, FP64 and FP32, and the float64 reference's categories on the first 150 inputs.
+TEST(TiledGpuEngine, ChainedTilesMatchTilesOnTheirOwn) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::case_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (SNACK_GC_SEED replays it)");
+  Network net = generate_network(16384, 12, seed);
+  net.bias = -0.1f;
+  const CsrMatrix in = random_inputs(3000, 16384, 0.2, seed + 3);
+  CsrMatrix head = in;   // its first 150 rows
+  head.nrows = 150;
+  head.row_ptr.resize(151);
+  head.col.resize(static_cast<size_t>(head.row_ptr.back()));
+  head.val.resize(head.col.size());
+  std::vector<double> margins;
+  const std::vector<int64_t> want = reference_with_margins(net, head, margins);
+  const TiledNetwork tn = tile_network(net);
+  for (const TiledAccumulation sums : {TiledAccumulation::FP64, TiledAccumulation::FP32}) {
+    const std::string what = sums == TiledAccumulation::FP64 ? "FP64" : "FP32";
+    TiledOptions o = options(sums, ModePolicy::Sparse);
+    TiledGpuTimings alone, chained;
+    o.chain_shared_blocks = false;
+    const std::vector<int64_t> a = TiledGpuEngine(tn, 0, o).infer(in, &alone);
+    o.chain_shared_blocks = true;
+    const std::vector<int64_t> c = TiledGpuEngine(tn, 0, o).infer(in, &chained);
+    EXPECT_EQ(alone.chained_launches, 0) << what;
+    EXPECT_GT(chained.chained_launches, 0) << what << ": the chained kernel never ran";
+    EXPECT_EQ(c, a) << what;
+    EXPECT_EQ(chained.live_rows_per_layer, alone.live_rows_per_layer) << what;
+    std::vector<int64_t> first;
+    for (const int64_t r : c)
+      if (r < 150) first.push_back(r);
+    expect_categories(first, want, margins, what + ", first 150 inputs");
   }
 }
 

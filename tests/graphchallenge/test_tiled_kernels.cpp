@@ -2,12 +2,14 @@
 // tiled_kernels.cuh) run on the CPU under cuda_emulation.hpp, against a host computation of each tile in its input
 // order (fma in the sums' type), on fresh random activations: the sparse kernel (any width, and specialised for
 // 16 and 32 where the engine's rule gives them the tiles), its form for uniform tiles (several tiles a block, tiles
-// across stages, inputs in runs of one activation as in a merged network), and the tensor kernel, FP64 and FP32, on a
+// across stages, inputs in runs of one activation as in a merged network) and for chained uniform tiles (segments of
+// up to 3 tiles, lone tiles, several segments a block), and the tensor kernel, FP64 and FP32, on a
 // RadiX-Net layer with drawn weights, a random sparse layer (classes of one column), one with dense columns (tiles of
 // more inputs than a stage holds) and one class of 64 columns (two 32-column slices). Each run poisons the outputs first and holds fewer rows
 // than its grid covers: the rows held and only they are written, each tile's outputs and no other, with the alive
 // flags of the rows held. Under the emulation the tensor product sums in input order, so it too must agree bit for
-// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits.
+// bit; on a GPU (tests/gpu/spdnn_tiled_test.cpp) the tensor cores' order may differ in the last bits. Uniform tiles
+// are in chain order (orient_block_chains), as in the engine.
 #include "cuda_emulation.hpp"   // first: the CUDA built-ins the kernels use
 
 #include "engine/tiled_kernels.cuh"
@@ -21,6 +23,7 @@
 
 #include "gc_test_util.hpp"
 #include "io/generator.hpp"
+#include "plan/block_chains.hpp"
 #include "plan/tile_modes.hpp"
 #include "plan/tiles.hpp"
 
@@ -101,9 +104,12 @@ Case make_case(int kind, std::mt19937_64& rng) {
   return c;
 }
 
-// Every tile's weights made those of its first output (what a uniform tile is).
+// Every tile's weights made those of its first output (what a uniform tile is), and its blocks put in chain order as
+// the engine puts a uniform tile's.
 void make_uniform(Case& c) {
-  const LayerTiles& t = c.tiles;
+  LayerTiles& t = c.tiles;
+  std::fill(t.distinct.begin(), t.distinct.end(), 1);
+  orient_block_chains(t);
   for (int64_t i = 0; i < t.tiles(); ++i)
     for (int32_t b = t.block_ptr[i]; b < t.block_ptr[i + 1]; ++b)
       for (int32_t a = 0; a < t.blocks[b].nr; ++a) {
@@ -141,10 +147,20 @@ std::vector<int32_t> all_tiles(const Case& c) {
   return list;
 }
 
-enum class Kernel { Sparse, SparseWidth, Uniform, Tensor };
+enum class Kernel { Sparse, SparseWidth, Uniform, Chained, Tensor };
 const char* kernel_name(Kernel k) {
-  return k == Kernel::Sparse ? "sparse" : k == Kernel::SparseWidth ? "sparse, fixed width" : k == Kernel::Uniform ? "uniform" : "tensor";
+  switch (k) {
+    case Kernel::Sparse: return "sparse";
+    case Kernel::SparseWidth: return "sparse, fixed width";
+    case Kernel::Uniform: return "uniform";
+    case Kernel::Chained: return "uniform, chained";
+    case Kernel::Tensor: return "tensor";
+  }
+  return "";
 }
+
+// The case's uniform tiles chained in segments of at most 3 tiles (cuts, lone tiles and whole segments all occur).
+BlockChains case_chains(const Case& c) { return block_chains(c.tiles, all_tiles(c), 3); }
 
 // Runs `kernel` on every tile of `c` for `held` rows of a grid over ld rows; expects the host computation's bits.
 template <class Acc>
@@ -189,6 +205,14 @@ void check(const Case& c, Kernel kernel, int32_t held, std::mt19937_64& rng) {
       launch(few, tiled::kRows, [&] { tiled::tiled_layer_uniform<Acc>(yin.data(), got.data(), ld, &held, list.data(), count, L, R, kBias, alive.data()); });
       break;
     }
+    case Kernel::Chained: {   // 2 blocks across: each takes several segments, which cross stages
+      const BlockChains chains = case_chains(c);
+      const tiled::ChainTables t = tiled::chain_tables(c.tiles, c.gather, c.layer.values, chains);
+      const tiled::ChainRef C{t.seg_ptr.data(), t.group_ptr.data(), t.group_tile.data(), t.runs.data()};
+      const int32_t segments = static_cast<int32_t>(chains.segments());
+      launch(dim3{2, chunks, 1}, tiled::kRows, [&] { tiled::tiled_layer_chained<Acc>(yin.data(), got.data(), ld, &held, segments, L, C, kBias, alive.data()); });
+      break;
+    }
     case Kernel::Tensor:
       if constexpr (std::is_same_v<Acc, double>)
         launch(grid, tiled::kRows, [&] { tiled::tiled_layer_tensor(yin.data(), got.data(), ld, &held, list.data(), L, kBias, alive.data()); });
@@ -222,6 +246,12 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     make_uniform(c);
     check<double>(c, Kernel::Uniform, held, rng);
     check<float>(c, Kernel::Uniform, held, rng);
+    check<double>(c, Kernel::Chained, held, rng);
+    check<float>(c, Kernel::Chained, held, rng);
+    if (kind == 0) {   // RadiX-Net: blocks shared by two tiles, so segments of several tiles
+      const BlockChains chains = case_chains(c);
+      EXPECT_LT(chains.segments(), c.tiles.tiles() / 2) << c.name << ": the tiles do not chain";
+    }
     // As in a merged network: runs of inputs reading one row of Y^T (each aligned group of 8 positions reads the
     // first's row), some of them with equal weights, so that the runs' counts exceed 1.
     for (size_t p = 0; p < c.gather.size(); ++p) c.gather[p] = c.gather[p & ~size_t(7)];
@@ -243,6 +273,8 @@ TEST(TiledKernelsEmulated, MatchTheTileOrderComputation) {
     EXPECT_LT(static_cast<int64_t>(runs.runs.size()), want_inputs) << c.name << ": no run of more than one input";
     check<double>(c, Kernel::Uniform, held, rng);
     check<float>(c, Kernel::Uniform, held, rng);
+    check<double>(c, Kernel::Chained, held, rng);
+    check<float>(c, Kernel::Chained, held, rng);
   }
 }
 
