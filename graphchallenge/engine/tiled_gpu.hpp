@@ -10,7 +10,8 @@
 //     input, one load and a multiply-add per output; the weights, the same for every thread, staged in shared memory
 //     in the sums' type); a uniform tile (every output's weights alike, as in the challenge's layers) keeps one
 //     accumulator, and its outputs are held as one value (TiledOptions::merge_equal_outputs; off, every output is
-//     computed as in any other tile);
+//     computed as in any other tile); uniform tiles that share an input block run in chains, one load of the
+//     block's activations serving both tiles (TiledOptions::chain_shared_blocks, plan/block_chains.hpp);
 //   - tensor (FP64 sums only): each warp computes 32 rows of the tile as a dense product on the FP64 tensor cores
 //     (mma m8n8k4), inputs four at a time;
 //   - embedded: code generated for the layer's embedded tiles (engine/embedded.hpp), gather positions and weights

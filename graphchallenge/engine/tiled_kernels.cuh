@@ -1,5 +1,6 @@
 // graphchallenge/engine/tiled_kernels.cuh: the tiled SpDNN engine's table-driven layer kernels (tiled_gpu.hpp says what
-// a layer computes): the sparse kernel, its form for uniform tiles and the tensor kernel, with the tables they read.
+// a layer computes): the sparse kernel, its forms for uniform tiles (each alone, and chained by the blocks they share)
+// and the tensor kernel, with the tables they read.
 // They are apart from tiled_gpu.cu, which launches them, so that a host emulation of the CUDA built-ins
 // (tests/graphchallenge/cuda_emulation.hpp: one thread per CUDA thread, barriers for __syncthreads and for the warp's
 // mma) compiles the same source on a machine without a GPU and checks it against the float64 host computation. Include
