@@ -297,6 +297,21 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
   if (any) alive[row] = 1;
 }
 
+// The staged runs [a, stop) of a uniform kernel (each with its row of Y^T in `row`), a advanced to stop: each run's
+// activation (0 in a thread past the rows held) loaded kPrefetch runs ahead of multiply_adds(x, run).
+template <class Acc, class Input, class MultiplyAdds>
+__device__ __forceinline__ void walk_staged(const Input* staged, int& a, int stop, bool active, const char* y,
+                                            uint32_t ld_bytes, const MultiplyAdds& multiply_adds) {
+  for (; a + kPrefetch <= stop; a += kPrefetch) {
+    Acc x[kPrefetch];
+#pragma unroll
+    for (int u = 0; u < kPrefetch; ++u) x[u] = active ? activation_at<Acc>(y, staged[a + u].row, ld_bytes) : Acc(0);
+#pragma unroll
+    for (int u = 0; u < kPrefetch; ++u) multiply_adds(x[u], staged[a + u]);
+  }
+  for (; a < stop; ++a) multiply_adds(active ? activation_at<Acc>(y, staged[a].row, ld_bytes) : Acc(0), staged[a]);
+}
+
 // Sparse mode on uniform tiles (every output's weights equal to the first's, bitwise: LayerTiles::distinct == 1;
 // merged tiles, of width 1, among them): the one sum tiled_layer computes for each output, computed once (the same
 // multiply-adds in the same order, so the same bits) and written to every output of the tile. Such a tile is little
@@ -350,14 +365,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
     int a = 0;
     for (int j = 0; j <= tiles_ended; ++j) {
       const int stop = j < tiles_ended ? ends[j].at : fill;
-      for (; a + kPrefetch <= stop; a += kPrefetch) {
-        Acc x[kPrefetch];
-#pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) x[u] = active ? activation_at<Acc>(y, staged[a + u].row, ld_bytes) : Acc(0);
-#pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) multiply_adds(x[u], staged[a + u]);
-      }
-      for (; a < stop; ++a) multiply_adds(active ? activation_at<Acc>(y, staged[a].row, ld_bytes) : Acc(0), staged[a]);
+      walk_staged<Acc>(staged, a, stop, active, y, ld_bytes, multiply_adds);
       if (j < tiles_ended) {
         if (active) {
           const int tile = ends[j].tile;
@@ -435,14 +443,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer_chained(const Acc* __restri
     int a = 0;
     for (int j = 0; j <= groups_ended; ++j) {
       const int stop = j < groups_ended ? ends[j].at : fill;
-      for (; a + kPrefetch <= stop; a += kPrefetch) {
-        Acc x[kPrefetch];
-#pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) x[u] = active ? activation_at<Acc>(y, staged[a + u].row, ld_bytes) : Acc(0);
-#pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) multiply_adds(x[u], staged[a + u]);
-      }
-      for (; a < stop; ++a) multiply_adds(active ? activation_at<Acc>(y, staged[a].row, ld_bytes) : Acc(0), staged[a]);
+      walk_staged<Acc>(staged, a, stop, active, y, ld_bytes, multiply_adds);
       if (j < groups_ended) {
         const int tile = ends[j].tile;
         if (active && tile >= 0) {
