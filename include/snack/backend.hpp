@@ -20,7 +20,8 @@ std::vector<std::string> available_backends();
 // The backends built but not usable here, each with the reason (a plugin that did not load, no GPU, ...).
 std::map<std::string, std::string> unavailable_backends();
 // The backend that new calls use on this thread. Initially $SNACK_BACKEND, else the best complete one
-// (kokkos, else reference); "cuda" (partial so far: mxm with a dense operand) is used when named.
+// (kokkos, else reference); "cuda" (the GPU: every operation on builtin types and operators, data kept on the
+// device; user-defined types and operators fall back to reference, counted) is used when named.
 std::string current_backend();
 // Chooses the process-wide backend; InvalidValue (with the list of available ones) if unknown.
 void set_backend(const std::string& name);

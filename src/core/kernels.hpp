@@ -1,7 +1,8 @@
 // src/core/kernels.hpp: the kernel interface every backend implements (reference, kokkos, cuda).
 //
 // One virtual function per operation; each computes the operation's result T and nothing else: mask,
-// accumulator and replace are applied afterwards by the core (src/mask/), once for all backends. The core
+// accumulator and replace are applied afterwards by the core (src/mask/), once for all backends, or, where T
+// lives on a device, by that device copy's own mask step where it offers one (DeviceCopy::mask_accum). The core
 // has already checked every argument and cast every input to the operator's domains, so a kernel sees:
 //   - inputs whose Type is exactly the operator's input type (A->type() == op.xtype, ...), except where
 //     noted; for a user-defined type the objects are the same Type pointer;

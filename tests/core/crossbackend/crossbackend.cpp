@@ -412,11 +412,12 @@ std::vector<std::uint64_t> fallback_snapshot() {
 }
 
 void expect_no_new_fallbacks(const std::vector<std::uint64_t>& before, const std::string& label) {
-  // Only kokkos promises complete coverage of these operations; cuda's coverage is reported, not asserted.
-  if (backend_under_test() != "kokkos") return;
+  // kokkos and cuda cover these operations for every builtin type and operator: a fallback is a failure.
+  const std::string backend = backend_under_test();
+  if (backend != "kokkos" && backend != "cuda") return;
   const auto after = fallback_snapshot();
   for (std::size_t k = 0; k < after.size(); ++k)
-    EXPECT_EQ(after[k], before[k]) << "kokkos declined " << operations_without_fallback()[k]
+    EXPECT_EQ(after[k], before[k]) << backend << " declined " << operations_without_fallback()[k]
                                    << " (fell back to reference) in: " << label;
 }
 

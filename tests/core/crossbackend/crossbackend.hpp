@@ -148,8 +148,8 @@ struct Outcome {
 // Runs `call` with `backend` as this thread's backend and records how it ended.
 Outcome run_on(const std::string& backend, const std::function<void()>& call);
 
-// The operations whose kokkos kernels must exist for every builtin type and operator (issue 2, item 5):
-// a case on kokkos must not increase their fallback counts.
+// The operations that kokkos and cuda compute for every builtin type and operator: a case on either must not
+// increase their fallback counts.
 const std::vector<std::string>& operations_without_fallback();
 // Fallback counts of the backend under test now, for those operations.
 std::vector<std::uint64_t> fallback_snapshot();
