@@ -56,7 +56,7 @@ constexpr int64_t kOutlineMultiplyAdds = 128;
 // The multiply-adds a helper call does (its inputs times the tile's width, at least one input): the front end's time
 // grows faster than the number of calls in the source, so each call does several.
 constexpr int32_t kMultiplyAddsPerCall = 16;
-constexpr int kCompileNice = 19;   // the compile threads' nice value (run_job)
+constexpr int kCompileNice = 19;   // a compile thread's nice value once no caller waits (send_to_background)
 
 // `d` as a hexadecimal floating literal without suffix ("0x1.99999ap-4", "-0x0p+0"): exact, and free of the locale.
 std::string hex_literal(double d) {
@@ -246,6 +246,8 @@ struct CompileJob {
   std::mutex m;
   std::condition_variable cv;
   bool done = false;
+  pid_t thread = 0;          // the compile thread's id, once it runs
+  bool background = false;   // no caller waits for it any more: it runs at kCompileNice
   EmbeddedStatus status = EmbeddedStatus::Failed;
   std::vector<char> cubin;
   std::string message;
@@ -365,12 +367,20 @@ void prepare_exit(const std::string& arch) {
   std::atexit(wait_for_background_compiles);
 }
 
-// The thread's body: compile, write the cache, publish the result, leave the registry.
+// Puts compile thread `thread` at the lowest scheduling priority (Linux's nice values are per thread): a compile left
+// running may outlive its caller's wait by minutes, and must not take the cores from what the process goes on with
+// (an inference's host thread launches every layer, and the GPU waits while it waits for a core), nor from the
+// compiles a caller waits for. Lowering a thread's priority needs no privilege; it is never raised again.
+void send_to_background(pid_t thread) { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(thread), kCompileNice); }
+
+// The thread's body: compile, write the cache, publish the result, leave the registry. It runs at the process's
+// priority until its caller stops waiting (compile_embedded's deadline), then at kCompileNice.
 void run_job(const std::shared_ptr<CompileJob>& job) {
-  // The lowest scheduling priority, for this thread alone (Linux's nice values are per thread): a compile may outlive
-  // its caller's wait by minutes, and must not take the cores from what the process goes on with (an inference's host
-  // thread launches every layer, and the GPU waits while it waits for a core).
-  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kCompileNice);
+  {
+    std::lock_guard<std::mutex> lock(job->m);
+    job->thread = static_cast<pid_t>(syscall(SYS_gettid));
+    if (job->background) send_to_background(job->thread);
+  }
   try {
     nvrtc_compile(*job);
     if (job->status == EmbeddedStatus::Compiled && !job->cache_dir.empty())
@@ -627,6 +637,8 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
     done = job->cv.wait_until(lock, until, is_done);
   }
   if (!done) {
+    job->background = true;   // the lock is held: run_job sees it when it starts, if it has not yet
+    if (job->thread != 0) send_to_background(job->thread);
     out.status = EmbeddedStatus::TimedOut;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", deadline);

@@ -60,8 +60,9 @@ struct EmbeddedBinary {
 // NVRTC (Compiled, then written to the cache). Never throws for a compile that fails (Failed, NVRTC's log in message)
 // or does not finish within options.deadline_s of the call's start (TimedOut; the compile continues on a thread of
 // its own and writes the cache when it finishes; the process's exit waits for it, saying so on stderr; a call for the
-// same kernel and cache meanwhile waits for that compile rather than starting another). Compiles run at the lowest
-// scheduling priority (nice 19, that thread alone), so that one left running does not slow the process's other work.
+// same kernel and cache meanwhile waits for that compile rather than starting another). A compile runs at the
+// process's priority while its caller waits for it, and at the lowest (nice 19, that thread alone) from its
+// deadline on, so that one left running does not slow the process's other work, nor the compiles waited for.
 // A cache that cannot be written is not an error: Compiled, with a message saying so. The first compile for an
 // architecture in a process runs two small compiles of generated code first (FP64 and FP32 sums), on the calling thread
 // (well under a second), so that the exit's wait for background compiles runs before NVRTC's teardown.

@@ -3,7 +3,8 @@
 // interpreter of its statements against the table-driven kernel's arithmetic written out here (tiles of a RadiX layer,
 // the same with distinct weights, slices of its classes, an irregular layer with edge-case weights); NVRTC compiles to
 // ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt files, an unwritable directory),
-// the deadline, the background compile's priority and the wait for background compiles. Needs the CUDA toolkit
+// the deadline, the compiles' priority (the process's while waited for, the lowest once left running) and the wait
+// for background compiles. Needs the CUDA toolkit
 // (NVRTC), not a GPU.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -637,8 +639,34 @@ TEST(Embedded, WaitForBackgroundCompilesWaitsForThem) {
   fs::remove_all(dir);
 }
 
-// A compile left running in the background runs at nice 19 (the caller's thread keeps its own priority).
-TEST(Embedded, BackgroundCompilesRunAtTheLowestPriority) {
+// A compile waited for runs at the process's priority (under load, a compile at nice 19 would wait for every other
+// thread of the machine); one left running in the background runs at nice 19 (the caller's thread keeps its own).
+TEST(Embedded, CompilesWaitedForKeepThePriorityBackgroundOnesDrop) {
+  wait_for_background_compiles();   // none of the other tests' left running
+  const std::string waited_dir = temp_dir();
+  EmbeddedOptions w;
+  w.cache_dir = waited_dir;
+  w.deadline_s = 300;
+  std::atomic<bool> finished{false};
+  EmbeddedStatus status = EmbeddedStatus::Failed;
+  std::thread caller([&] {
+    status = compile_embedded(radix_source(4, true, "snk_waited"), "snk_waited", w).status;
+    finished = true;
+  });
+  int polls = 0, low = 0;
+  while (!finished) {
+    const std::vector<int> nice = thread_nice_values();
+    low += std::count(nice.begin(), nice.end(), 19) > 0;
+    ++polls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  caller.join();
+  EXPECT_EQ(status, EmbeddedStatus::Compiled);
+  EXPECT_GT(polls, 1);
+  EXPECT_EQ(low, 0) << "a thread at nice 19 while the compile was waited for (" << polls << " polls)";
+  fs::remove_all(waited_dir);
+
+
   const int own = getpriority(PRIO_PROCESS, 0);
   const std::string dir = temp_dir();
   EmbeddedOptions o;
