@@ -839,14 +839,10 @@ struct FusedGpuEngine::State {
       default: dispatch_layout<IdxT, 16>(part, rows, a, b); break;
     }
   }
-  // Rows per group and staging. Measured on an H200 with the official 1024 x 120 network (60,000 inputs;
-  // layers-only ms for R = 1 / 2 / 4 / 8 / 16 row-major: 7.4 / 6.0 / 4.5 / 5.4 / 6.7; transposed R = 4 / 8 /
-  // 16: 4.4 / 5.3 / 8.9): four rows per group is best; more rows share W reads but leave too few work
-  // items once most rows have died. Past 4096 neurons four rows are gathered from global memory rather than
-  // staged: generated 16384 x 120 (60,000 inputs, end to end, `bench-spdnn --rows-per-group R --layout L`)
-  // took 0.133 s staged (R = 1, row-major; R = 2: 0.212 row-major, 0.225 transposed) and 0.080 / 0.068 /
-  // 0.064 s from global memory with R = 1 / 2 / 4; 65536 x 120 0.358 / 0.297 / 0.278 s with R = 1 / 2 / 4.
-  // A staged row leaves one or two thread blocks per SM there, too few to hide the gathers' latency.
+  // Rows per group and staging: four rows per group, the best of the counts measured; more rows share W reads
+  // but leave too few work items once most rows have died. Past 4096 neurons four rows are gathered from global
+  // memory rather than staged: a staged row leaves one or two thread blocks per SM there, too few to hide the
+  // gathers' latency. The measurements: bench/results/spdnn-h200.md.
   void choose_shape(int requested_rows, int requested_layout) {
     rows_per_group = 4;
     layout = n > 4096 ? kGlobal : kTransposed;

@@ -55,16 +55,15 @@ constexpr Index kColumnsPerCall = 32768;
 
 // Binding A's values to its Plan (Plan::bind_values, and the lanes orders that its first bound calls build) is
 // host work and transfers linear in the non-zeros, part of it spread over host_order_threads() threads
-// (spmm/host_threads.hpp). Measured through GrB_mxm at 16384 x 16384, 90% (26.8 M non-zeros), batch 8, on the H200
-// machine: the product that binds took about 1000 ms more than the others on one thread and 329 ms on 16, so
-// about 11 ns per non-zero that no thread count shortens (copies, transfers) and 26 ns shared by the threads.
-// Binding saves part of each product there (the SpMM call 0.090 -> 0.058 ms, in a GrB_mxm of about 0.3-0.4 ms),
-// so a one-off product should not pay it and a loop of products should. The rule is the ski-rental one: a copy
-// of A binds once its products that ran unbound, where binding would have changed their kernel, have taken as
-// long on the GPU as binding is estimated to take (BindingRule: events, read without waiting for the stream).
-// Binding then costs about what those products already spent. The user may bind at the first such product
-// instead, or never (snk::set_bind_policy, SNK_Bind_set, $SNACK_BIND). The same holds for X W^T, which reads W's own
-// plan (a layer's forward; mxm_full_times_sparse); a layer in training renews W every step, so Auto never binds there.
+// (spmm/host_threads.hpp). The constants below estimate it per non-zero: a part that no thread count shortens
+// (copies, transfers) and a part shared by the threads, both measured (bench/results/spmm-dispatch-rules.md).
+// Binding saves part of each product, so a one-off product should not pay it and a loop of products should. The
+// rule is the ski-rental one: a copy of A binds once its products that ran unbound, where binding would have changed
+// their kernel, have taken as long on the GPU as binding is estimated to take (BindingRule: events, read without
+// waiting for the stream). Binding then costs about what those products already spent. The user may bind at the
+// first such product instead, or never (snk::set_bind_policy, SNK_Bind_set, $SNACK_BIND). The same holds for X W^T,
+// which reads W's own plan (a layer's forward; mxm_full_times_sparse); a layer in training renews W every step, so
+// Auto never binds there.
 constexpr double kBindSerialSecondsPerNonZero = 11e-9;
 constexpr double kBindSharedSecondsPerNonZero = 26e-9;
 

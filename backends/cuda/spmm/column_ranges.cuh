@@ -66,8 +66,8 @@ __global__ void fold_column_ranges_kernel(const float* partial, std::int64_t par
 // Y'(m, b) = +0 for m < rows, b < batch (fp32, Y'(m, b) = y[m * ys_row + b * ys_col]), ahead of a kernel that adds
 // its blocks' sums into Y with atomics. The dependent is launched as a programmatic dependent of this grid, which
 // lets it start at once (griddepcontrol.launch_dependents): it stages its X' block meanwhile and waits for this
-// grid (griddepcontrol.wait) before its first atomic. The row-lanes grid zeroing Y itself saves the launch but ran
-// slower (bench/results/spmm-dispatch-rules.md).
+// grid (griddepcontrol.wait) before its first atomic. Y is zeroed here rather than by the row-lanes grid itself,
+// which would save this launch: measured, bench/results/spmm-dispatch-rules.md.
 template <class T>   // a template, so that each translation unit that includes this header may instantiate it
 __global__ void zero_rows_kernel(T* y, int rows, int batch, std::int64_t ys_row, std::int64_t ys_col, bool fours) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -137,7 +137,7 @@ cudaError_t launch_fold_column_ranges(const float* partial, std::int64_t partial
       static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 65535)));
   // A programmatic dependent launch (compute capability 9.0): the launch is processed while the kernel that writes
   // the partials finishes, and the fold waits for it in griddepcontrol.wait; the writing kernel does not trigger
-  // its dependents early (griddepcontrol.launch_dependents), which was slower (bench/results/spmm-dispatch-rules.md).
+  // its dependents early (griddepcontrol.launch_dependents; measured: bench/results/spmm-dispatch-rules.md).
   // Where the attribute is refused, an ordinary launch.
   return launch_dependent(fold_column_ranges_kernel<VT>, dim3(grid), dim3(256), 0, s, partial, partial_ld, splits,
                           rows, batch, y, ys_row, ys_col);

@@ -163,9 +163,9 @@ __device__ __forceinline__ void colblock_store(const ColBlockParams& p, int r, i
 // in the other order, so that half of a quarter-warp reads each half and a load's lanes spread over more
 // banks) and does eight FMAs. At the end of a piece the 32 lanes' eight sums are folded by a transposing
 // butterfly (9 shuffles), and the four lanes that hold one batch column each add it to the row's shared
-// sum (a row belongs to one warp: no atomics, a fixed order). It replaced a bt-8 kernel with lanes across the batch
-// and non-zeros handed round by shuffles, which was slower; shared-memory bank conflicts of the random X rows take
-// about a quarter of its time (bench/results/spmm-dispatch-rules.md).
+// sum (a row belongs to one warp: no atomics, a fixed order). Lanes across non-zeros, not across the batch with
+// non-zeros handed round by shuffles: the choice is measured, as is the share of the time that shared-memory bank
+// conflicts of the random X rows take (bench/results/spmm-dispatch-rules.md).
 constexpr int kColBlockAhead = 2;
 
 // The fold at the end of a row piece (batch tile 8, lanes across non-zeros): a lane's eight sums a[] (odd lanes
@@ -412,7 +412,8 @@ __global__ void __launch_bounds__(1024, 1) colblock_held_kernel(ColBlockParams p
 // 16-byte load, and its four values of each X row: one and a half shared loads and four FMAs per non-zero per lane.
 // The run of the next column block is loaded into registers while this one is computed (its segment bounds are
 // fetched a block earlier still), so the sparse stream's latency hides behind the shared-memory work.
-// (colblock_kernel's hand-round by shuffles was issue-bound at batch 128: 39 instructions per non-zero, measured.)
+// (Not colblock_kernel's hand-round by shuffles: that is issue-bound at batch 128, measured in
+// bench/results/spmm-dispatch-rules.md.)
 // Each row's sum runs in column order: results are bitwise identical run to run.
 constexpr int kColBlockRowsPerWarp = 4;
 // Non-zeros each lane loads of a warp's run per column block (ColumnBlockConfig::pairs_per_lane; the run

@@ -160,8 +160,8 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
     cp_async16(tile + std::size_t(i) * 16, x + std::int64_t(k0 + i / P) * p.ldx + blockIdx.z * BT + (i % P) * E, 16);
   cp_async_commit();
   if (threadIdx.x == 0) *next_group = 0;
-  // (Not kept, measured no faster: L2 prefetches of each warp's first group while the block stages; the block
-  // staged by bulk copies, or in pieces on their own mbarriers; bench/results/spmm-dispatch-rules.md.)
+  // The block is staged by cp.async from every thread, all of it before any walk, with no L2 prefetch of the
+  // walks' first groups meanwhile (the alternatives measured: bench/results/spmm-dispatch-rules.md).
   cp_async_wait<0>();
   __syncthreads();
 

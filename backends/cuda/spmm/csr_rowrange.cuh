@@ -173,13 +173,13 @@ __global__ void __launch_bounds__(256, kStreamWarpsPerSm / 8) rowrange_kernel(Ro
 // per 8-lane group. Each step takes one 4-non-zero chunk of the group's row (the next one's loads issued first)
 // and gathers its four X' rows before using any, so four gathers per lane are in flight; nothing is folded
 // across lanes (no shuffles: lanes may leave early). Rows the plan did not cut; n_slabs is ignored.
-// Both streams go through L1 here: a chunk's line serves the next steps (16 chunks of columns, 8 of fp32 values), and
-// X' rows are reused from L1 now and then (faster than streaming either past L1). The chunk loader below keeps each
-// chunk's columns packed until its gathers are issued and issues the next chunk's loads after them (where the compiler
-// unpacked the next columns as they were loaded, each step waited for that load before its gathers). Blocks of 256
-// threads (five resident per SM at ~49 registers): 512-thread blocks were slower. At batch 32 it beats rowrange_kernel
-// only on plans with many rows: hence the dispatcher's row-count floor (row_range_one_row(), dispatch.cu). The
-// measurements: bench/results/spmm-dispatch-rules.md.
+// Both streams go through L1 here, not past it: a chunk's line serves the next steps (16 chunks of columns, 8 of fp32
+// values), and X' rows are reused from L1 now and then. The chunk loader below keeps each chunk's columns packed until
+// its gathers are issued and issues the next chunk's loads after them (where the compiler unpacked the next columns
+// as they were loaded, each step waited for that load before its gathers). Blocks of 256 threads (five resident per
+// SM at ~49 registers), not 512. At batch 32 it beats rowrange_kernel only on plans with many rows: hence the
+// dispatcher's row-count floor (row_range_one_row(), dispatch.cu). The measurements behind these choices:
+// bench/results/spmm-dispatch-rules.md.
 template <class VT, int BT, bool kVectorStore, bool kPackedX>
 __global__ void __launch_bounds__(kRowWarpThreads, kStreamWarpsPerSm * 32 / kRowWarpThreads)
     rowrange_row_kernel(RowRangeParams p) {

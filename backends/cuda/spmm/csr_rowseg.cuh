@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(256) rowseg_kernel(RowSegParams p, SR sr) {
     const int q_end = (end + 3) >> 2;
     // Software pipeline: the chunks of the next step load while this step's are used (kDepth chunks
     // per lane per step, so up to 2 x kDepth chunk loads in flight per lane).
-    constexpr int kDepth = 2;   // 4 was measured slower at batch 1 (bench/results/spmm-dispatch-rules.md)
+    constexpr int kDepth = 2;   // the depth is measured at batch 1: bench/results/spmm-dispatch-rules.md
     int q = (begin >> 2) + lane;
     Four<VT> w[kDepth];
     Four<std::uint16_t> c[kDepth];

@@ -249,8 +249,8 @@ ColumnBlockConfig resolve_column_block(const Plan::Impl& a, const SpmmArgs& args
   if (colblock_wide(bt) && args.column_block.block_cols <= 0 && bc > c.block_cols && bc > a.tile_fine_cols) bc /= 2;
   c.block_cols = bc;
   if (colblock_wide(bt) && c.pairs_per_lane != 4 && c.pairs_per_lane != 8) {
-    // 8 per lane only where a warp's run (four rows) would not fit in 128; where it fits, 8 is slower
-    // (bench/results/spmm-dispatch-rules.md).
+    // 8 per lane only where a warp's run (four rows) would not fit in 128: more costs registers and shared memory
+    // (colblock_pairs_per_lane); the rule is measured: bench/results/spmm-dispatch-rules.md.
     const double run = kColBlockRowsPerWarp * a.avg_row_nnz * c.block_cols / std::max<double>(1, a.cols);
     c.pairs_per_lane = run > 112 ? 8 : 4;
   }
@@ -379,8 +379,8 @@ int lanes_tile(std::int64_t batch) {
 
 // Whether every row of Y' (my x batch) holds its values contiguously in 16-byte aligned groups of four (the batch a
 // multiple of 4): where Auto lets the lanes-across-rows kernel's blocks add their sums into Y with atomics (16-byte
-// ones then). Elsewhere Auto folds, one-value atomics being slower than the fold
-// (bench/results/spmm-dispatch-rules.md); RowLanes asked for adds with whichever atomics fit Y.
+// ones then). Elsewhere Auto folds rather than add with one-value atomics (measured:
+// bench/results/spmm-dispatch-rules.md); RowLanes asked for adds with whichever atomics fit Y.
 // The launchers' rows_start_aligned (column_ranges.cuh) on Y' as spmm() will address it (rows ld apart where
 // they are contiguous), decided here before the strides exist.
 bool y_rows_in_fours(const SpmmArgs& args) {

@@ -115,7 +115,7 @@ struct Dense {
 // ranges of equal non-zeros per thread block, the rows of each spread over its warps longest first), built on the
 // first call of each layout, which synchronizes the stream once (capture calls into a CUDA graph after a first
 // call, or ask for Plain). Auto: Balanced where the column ranges are not split, else Plain (split ranges gain
-// nothing from it). Batch tile 8 always runs Plain (its walk with a map measured slower;
+// nothing from it). Batch tile 8 always runs Plain (its walk with and without a map measured:
 // bench/results/spmm-dispatch-rules.md).
 enum class RowOrder { Auto, Plain, Balanced };
 

@@ -226,7 +226,7 @@ constexpr double kRowLanesRunSegment = 100;
 // At batch tile 32 the kernel runs thread blocks of RowLanesTile<32>::kLongThreads (768: 80 registers a thread, 24
 // warps) instead of kThreads (1024: 64 registers, 32 warps) where rows' segments in a block average at least
 // kRowLanesLongSegment non-zeros: long walks gain more from the registers than from the warps, short ones the
-// other way round. The threshold lies between the two measured segment lengths, near their geometric mean.
+// other way round. The threshold is measured: bench/results/spmm-dispatch-rules.md.
 constexpr double kRowLanesLongSegment = 96;
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g);
 // The plan's lanes-across-rows order at batch tile bt for values of type t (fp32, fp16, bf16) and its copy of the

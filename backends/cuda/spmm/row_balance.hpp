@@ -3,15 +3,14 @@
 // The wide column-block kernel (colblock_wide_kernel, csr_colblock.cuh, batch tiles 32 and 128) gives each
 // thread block rows_per_cta slots and each warp the slots warp, warp + 32, ... of its block; with rows in plain
 // order a slot s holds row s, so a block's work is the non-zeros of whatever rows fall in its range and a warp's
-// that of every 32nd of them. With a uniform random pattern at 16384 x 16384 / 10%, the heaviest of 132 blocks
-// holds ~0.5% more non-zeros than the mean and the heaviest warp ~4-6% more than four average rows. A row map
-// lets the plan hand the rows out by weight instead: each thread block a contiguous range of rows cut where the
-// running weight is closest to its share (ranges stay contiguous: scattering rows over all blocks made batch 32
-// slower, measured: each block's reads of W and of the boundary table then spread over the whole matrix), then
-// within each block longest-processing-time first, rows by descending weight, each to the lightest warp that has
-// a slot left. The map is per column range (the kernels' blockIdx.y), since a row's weight in one range is not
-// its weight in another. Pure C++: the CPU tests check it (tests/core/test_spmm_row_balance.cpp), where no GPU
-// exists.
+// that of every 32nd of them, so even a uniform random pattern leaves the heaviest block, and more so the heaviest
+// warp, above its share (the figures: bench/results/spmm-dispatch-rules.md). A row map lets the plan hand the rows
+// out by weight instead: each thread block a contiguous range of rows cut where the running weight is closest to
+// its share (ranges stay contiguous: rows scattered over all blocks would spread each block's reads of W and of the
+// boundary table over the whole matrix), then within each block longest-processing-time first, rows by descending
+// weight, each to the lightest warp that has a slot left. The map is per column range (the kernels' blockIdx.y),
+// since a row's weight in one range is not its weight in another. Pure C++: the CPU tests check it
+// (tests/core/test_spmm_row_balance.cpp), where no GPU exists.
 #pragma once
 
 #include <cstdint>

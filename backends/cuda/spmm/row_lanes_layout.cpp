@@ -23,8 +23,8 @@ int phase_lane(int phase, int j, int pieces) { return 8 * (phase / pieces) + pie
 // totals over its rows), so one whose rows all run long in one class conflicts at their tails. Exchanges pairs
 // of slots of different piece-phases while that lowers the sum over the group of each one's most frequent class (at
 // most four sweeps over the 32 x 32 pairs); the rows stay in their group, so the lengths, chunk counts and pads do
-// not change. Uniform pattern, blocks of 1408 columns, 4 classes on 2 pieces: the bound this sets on the mean
-// wavefronts of a load phase falls from about 1.10 to 1.03 at 10% (1.05 at 5%).
+// not change. It lowers the bound this sets on the mean wavefronts of a load phase (the figures:
+// bench/results/spmm-dispatch-rules.md).
 void balance_phases(std::int32_t* row, std::int32_t* len, std::vector<std::int32_t> (&bucket)[32][8], int residues,
                     int pieces) {
   std::int64_t total[32][8] = {};
@@ -60,8 +60,8 @@ void balance_phases(std::int32_t* row, std::int32_t* len, std::vector<std::int32
 // the lane with the fewest classes left first (the lowest lane on ties), each from the class not yet taken at
 // this step with the most left in its row plus the most left in the piece-phase (so no class is left to pile up at
 // the tails); a lane all of whose classes are taken at this step takes its largest. put(lane, i, csr) places the
-// lane's i-th. Uniform pattern, blocks of 1408 columns, 4 classes on 2 pieces: mean wavefronts 1.08 at 10%, 1.13
-// at 5% (1.22 and 1.32 with one fixed rotation of the classes per lane).
+// lane's i-th. It leaves fewer mean wavefronts per load phase than one fixed rotation of the classes per lane (the
+// figures: bench/results/spmm-dispatch-rules.md).
 template <class Put>
 void schedule_phase(const int (&lanes)[8], int n, std::vector<std::int32_t> (&bucket)[32][8], int residues, Put put) {
   std::size_t next[8][8] = {};

@@ -33,12 +33,11 @@ namespace snk::cuda {
 
 // The kernel's two batch tiles (sums per lane): 32 (batch 9-128, a tile per grid z: one 1024-thread block per SM
 // holding up to 176 KB of X') and 8 (batch 5-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more
-// warps, and more of W's loads, are in flight; the other block shapes tried were slower). The thread blocks should fill
-// the SMs' slots once and their warps with work (the groups are dealt out to the thread blocks of each column block:
-// plan_impl.hpp, lanes_geometry). At tile 32, 1024 threads (64 registers) rather than 512 (no spills, but half the rows
-// in flight: slower), and kLongThreads (768, 80 registers) where rows' segments in a block are long
-// (kRowLanesLongSegment, plan_impl.hpp); 896 and 640 threads were slower, and so were held blocks of 192 KB. The
-// measurements behind these shapes: bench/results/spmm-dispatch-rules.md.
+// warps, and more of W's loads, are in flight). The thread blocks should fill the SMs' slots once and their warps with
+// work (the groups are dealt out to the thread blocks of each column block: plan_impl.hpp, lanes_geometry). At tile
+// 32, 1024 threads (64 registers) rather than 512 (no spills, but half the rows in flight), and kLongThreads (768, 80
+// registers) where rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp). Each shape is the best of
+// those measured (other block shapes, thread counts and held-block sizes): bench/results/spmm-dispatch-rules.md.
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
