@@ -72,6 +72,61 @@ class DeviceScope {
   int previous_ = 0;
 };
 
+// One mxm call as the candidates below see it.
+struct MxmCall {
+  Matrix& T;
+  const MaskHint& mask;
+  const Semiring& s;
+  const Matrix& A;
+  bool ta;
+  const Matrix& B;
+  bool tb, flip;
+  cudaStream_t stream;
+};
+
+// The cuda backend's products, in order of preference. A candidate runs where its rule admits the call; its kernel
+// then declines what it does not cover (each states its conditions), and the next candidate is tried.
+struct MxmCandidate {
+  bool (*admits)(const MxmCall&);
+  KernelStatus (*run)(const MxmCall&);
+};
+bool always(const MxmCall&) { return true; }
+constexpr MxmCandidate kMxmCandidates[] = {
+    // A layer's weight gradient (a sampled product of two full operands on a mask that has its product plan): the
+    // SpMM library's sampled product.
+    {always,
+     [](const MxmCall& c) { return mxm_sampled(c.T, c.mask, c.s, c.A, c.ta, c.B, c.tb, c.stream); }},
+#if defined(SNACK_CUDA_PORTABLE)
+    // A mask that leaves fewer than a quarter of the positions (SDDMM, the sparse layers' weight gradient): the
+    // masked dot product computes only those, where the SpMM family would compute every one.
+    {[](const MxmCall& c) {
+       return c.mask.M != nullptr && !c.mask.complement &&
+              4.0 * static_cast<double>(c.mask.M->nvals()) <
+                  static_cast<double>(c.T.nrows()) * static_cast<double>(c.T.ncols());
+     },
+     [](const MxmCall& c) {
+       return portable_mxm(c.T, c.mask, c.s, c.A, c.ta, c.B, c.tb, c.flip, c.stream, /*only_masked_dot=*/true);
+     }},
+#endif
+    // The SpMM family: A sparse and B' full (sparse_times_full.cpp).
+    {always,
+     [](const MxmCall& c) { return mxm_sparse_times_full(c.T, c.s, c.A, c.ta, c.B, c.tb, c.flip, c.stream); }},
+    // The SpMM family's transposed orientations: A full and B' sparse (a batch of rows times a layer's weights, a
+    // batch of one included), but not mxv / vxm, whose SpMV needs no plan.
+    {[](const MxmCall& c) { return c.A.nrows() > 1 || !c.T.is_vector(); },
+     [](const MxmCall& c) { return mxm_full_times_sparse(c.T, c.s, c.A, c.ta, c.B, c.tb, c.flip, c.stream); }},
+#if defined(SNACK_CUDA_PORTABLE)
+    // The portable products (portable_products.cu's table: vector products, the masked dot product, dense row
+    // blocks through the SpMM family, the dense row accumulator, expand-sort-compress), which use the mask hint.
+    {always,
+     [](const MxmCall& c) { return portable_mxm(c.T, c.mask, c.s, c.A, c.ta, c.B, c.tb, c.flip, c.stream); }},
+#else
+    // Without the Kokkos CUDA build: a full row A times B^T (mxv) through the SpMM family.
+    {always,
+     [](const MxmCall& c) { return mxm_full_row_times_sparse_t(c.T, c.s, c.A, c.ta, c.B, c.tb, c.flip, c.stream); }},
+#endif
+};
+
 class CudaBackend final : public core::Backend {
  public:
   CudaBackend() {
@@ -89,34 +144,16 @@ class CudaBackend final : public core::Backend {
 
   std::string name() const override { return "cuda"; }
 
-  // mxm: the masked dot product where a sparse mask makes it cheaper, then the SpMM family where B' is full, or A is
-  // full and B' sparse (a batch of rows times a layer's weights, a batch of one included, sparse_times_full.cpp; but
-  // not mxv / vxm, whose portable SpMV needs no plan), else the portable products, which use the mask hint (vector
-  // products and the masked dot product); without them (a plugin built without Kokkos CUDA), a full row A times B^T
-  // (mxv) through the SpMM family.
+  // mxm: the first of kMxmCandidates (below) whose rule admits the call and whose kernel takes it.
   KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                    bool tb, bool flip) override {
     return run([&] {
-      // A layer's weight gradient (a sampled product of two full operands on a mask that has its product plan): the
-      // SpMM library's sampled product.
-      KernelStatus st = mxm_sampled(T, mask, s, A, ta, B, tb, stream_);
-#if defined(SNACK_CUDA_PORTABLE)
-      // A mask that leaves fewer than a quarter of the positions (SDDMM, the sparse layers' weight gradient): the
-      // masked dot product computes only those, where the SpMM family would compute every one.
-      if (st == KernelStatus::Declined && mask.M != nullptr && !mask.complement &&
-          4.0 * static_cast<double>(mask.M->nvals()) < static_cast<double>(T.nrows()) * static_cast<double>(T.ncols()))
-        st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_, /*only_masked_dot=*/true);
-#endif
-      if (st == KernelStatus::Declined) st = mxm_sparse_times_full(T, s, A, ta, B, tb, flip, stream_);
-      if (st == KernelStatus::Declined && (A.nrows() > 1 || !T.is_vector()))
-        st = mxm_full_times_sparse(T, s, A, ta, B, tb, flip, stream_);
-#if defined(SNACK_CUDA_PORTABLE)
-      if (st == KernelStatus::Declined) st = portable_mxm(T, mask, s, A, ta, B, tb, flip, stream_);
-#else
-      (void)mask;
-      if (st == KernelStatus::Declined) st = mxm_full_row_times_sparse_t(T, s, A, ta, B, tb, flip, stream_);
-#endif
-      return st;
+      const MxmCall call{T, mask, s, A, ta, B, tb, flip, stream_};
+      for (const MxmCandidate& c : kMxmCandidates) {
+        if (!c.admits(call)) continue;
+        if (const KernelStatus st = c.run(call); st != KernelStatus::Declined) return st;
+      }
+      return KernelStatus::Declined;
     });
   }
 #if defined(SNACK_CUDA_PORTABLE)
