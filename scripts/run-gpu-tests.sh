@@ -3,7 +3,9 @@
 # elsewhere). Runs every GPU test program in <build>/gpu-tests/ (each GoogleTest binary that any part of
 # the project registers with the `gpu` CTest label lands there) and every cross-backend program of
 # <build>/tests/core/crossbackend/ on the cuda backend (--xb-backend=cuda), then runs each again under
-# compute-sanitizer memcheck and racecheck, and prints a summary: one line per program and tool, the totals last.
+# compute-sanitizer memcheck and racecheck, then the C API examples on cuda against SuiteSparse:GraphBLAS
+# (scripts/conformance.sh; where the build has their SuiteSparse forms, else said skipped), and prints a summary: one
+# line per program and tool, the totals last.
 # Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs), SNACK_GC_CACHE (the
 # official-data cache for the fused engine's test; default <build>/gc/official-1024-120.bin where that exists),
 # SANITIZER_FILTER (a --gtest_filter for the sanitizer passes; default: every test; a program none of whose tests
@@ -157,6 +159,15 @@ for entry in "${runs[@]}"; do
     summary+=("memcheck  $name: compute-sanitizer not found")
   fi
 done
+# The C API examples on cuda against SuiteSparse:GraphBLAS (scripts/conformance.sh), where the build has both forms.
+if compgen -G "$BUILD/examples/example_*_suitesparse" >/dev/null; then
+  scripts/conformance.sh "$BUILD/examples" cuda >"$LOGS/conformance.log" 2>&1
+  crc=$?
+  summary+=("conformance cuda: rc=$crc, $(grep -E '^conformance:' "$LOGS/conformance.log" | tail -1)")
+  ((crc == 0)) || fail=1
+else
+  summary+=("conformance cuda: skipped, no example_*_suitesparse in $BUILD/examples (SuiteSparse not found at build time)")
+fi
 echo "==== GPU test summary ===="
 printf '%s\n' "${summary[@]}"
 if ((fail)); then echo "RESULT: FAILED (logs in $LOGS)"; exit 1; fi

@@ -5,7 +5,8 @@
 # everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran or only racecheck was asked
 # for; and the default official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE
 # unless the caller set one; with SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their
-# summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run. Usage: test_run_gpu_tests.sh
+# summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance harness on cuda where
+# the examples' two forms are built (fake examples), skipped with a reason where not. Usage: test_run_gpu_tests.sh
 # path/to/run-gpu-tests.sh
 set -uo pipefail
 RUNNER=$1
@@ -80,6 +81,28 @@ run pass COMPUTE_SANITIZER="$SAN" SANITIZER_TOOLS=racecheck
 check "racecheck alone: status 0" "$(cat "$WORK/pass.rc")"
 has pass "memcheck not requested (SANITIZER_TOOLS), racecheck without errors"; check "racecheck alone: RESULT line" $?
 ! has pass "memcheck clean"; check "racecheck alone: does not claim memcheck clean" $?
+
+# 2c. The conformance harness on cuda: skipped (said so) without the examples' SuiteSparse forms; with fake examples
+# whose snack form prints what SuiteSparse's does, run and passed; with one that differs, the run fails.
+has pass "conformance cuda: skipped, no example_*_suitesparse"; check "no examples: conformance skipped, said so" $?
+examples() {   # examples CASE SNACK-OUTPUT: fake example programs in $WORK/CASE/examples, SuiteSparse's printing "1 0.5"
+  mkdir -p "$WORK/$1/examples"
+  for n in bfs pagerank triangle_count connected_components spdnn; do
+    printf '#!/usr/bin/env bash\necho "1 0.5"\n' >"$WORK/$1/examples/example_${n}_suitesparse"
+    printf '#!/usr/bin/env bash\necho "%s"\n' "$2" >"$WORK/$1/examples/example_${n}"
+    chmod +x "$WORK/$1/examples/example_${n}_suitesparse" "$WORK/$1/examples/example_${n}"
+  done
+}
+programs conf a_test:1:0:0
+examples conf "1 0.5"
+run conf COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
+check "conformance equal: status 0" "$(cat "$WORK/conf.rc")"
+has conf "conformance cuda: rc=0, conformance: 35 identical to SuiteSparse, 0 different"; check "conformance equal: counts" $?
+programs confdiff a_test:1:0:0
+examples confdiff "2 0.5"
+run confdiff COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
+check "conformance different: status 1" "$([ "$(cat "$WORK/confdiff.rc")" = 1 ]; echo $?)"
+has confdiff "conformance cuda: rc=1, conformance: 0 identical to SuiteSparse, 35 different"; check "conformance different: counts" $?
 
 # 3. A failing test: status 1, RESULT: FAILED.
 programs fail a_test:3:0:0 c_test:2:0:1
