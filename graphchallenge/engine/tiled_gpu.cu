@@ -42,6 +42,7 @@ constexpr int kUniformBlocksPerSm = 64;       // the uniform kernel's grid: abou
 constexpr int kChainedTiles = 8;              // chained uniform tiles: the most tiles in a segment
 constexpr int kChainedBlocksPerSm = 8;        // ... run chained where their grid gives at least this many blocks an SM
 constexpr size_t kLayersReported = 16;        // embedded layers reported one by one (progress); more: a summary
+constexpr size_t kTableWindow = 64;           // layers whose mode tables are made at once on the host
 
 void check(cudaError_t e, const char* what) { throw_on_cuda(e, "tiled GPU engine", what); }
 
@@ -224,26 +225,46 @@ SparseLists sparse_lists(const LayerTiles& tiles, const LayerModes& modes, bool 
   return s;
 }
 
-// The mode lists of one layer (`lists`: its sparse tiles, sparse_lists), the uniform tiles' inputs as runs (input
-// position p reading row gather[p]; values: the layer's weights), and the width the other sparse tiles share as whole
-// classes (16 or 32, else 0). Where `chain`, the uniform tiles also as chains (block_chains), if any two chain.
-void upload_modes(LayerOnDevice& d, const LayerTiles& tiles, const std::vector<int32_t>& gather,
-                  const std::vector<float>& values, const LayerModes& modes, const SparseLists& lists, bool chain) {
+// A layer's mode tables on the host: its sparse tiles (sparse_lists), the uniform tiles' inputs as runs, the width
+// the other sparse tiles share as whole classes (16 or 32, else 0), and the uniform tiles as chains (no segment where
+// none chains, or chains are not asked for).
+struct ModeTables {
+  SparseLists lists;
+  UniformRuns runs;
+  int sparse_width = 0;
+  BlockChains chains;
+  ChainTables chain;
+};
+ModeTables mode_tables(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values,
+                       const LayerModes& modes, bool share_equal_sums, bool chain) {
+  ModeTables t;
+  t.lists = sparse_lists(tiles, modes, share_equal_sums);
+  t.runs = uniform_runs(tiles, gather, values, t.lists.uniform);
+  t.sparse_width = whole_class_width(tiles, t.lists.sparse);
+  if (chain) {
+    BlockChains c = block_chains(tiles, t.lists.uniform, kChainedTiles);
+    if (c.segments() > 0 && c.segments() < static_cast<int64_t>(t.lists.uniform.size())) {
+      t.chain = chain_tables(tiles, gather, values, c);
+      t.chains = std::move(c);
+    }
+  }
+  return t;
+}
+
+// Uploads a layer's mode lists (`modes`: the plan's, whose sparse list `t` splits) and tables.
+void upload_modes(LayerOnDevice& d, const LayerModes& modes, const ModeTables& t) {
   for (int m = 0; m < kTileModes; ++m)
-    d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? lists.sparse : modes.tiles[static_cast<size_t>(m)]);
-  d.uniform = DeviceArray<int32_t>(lists.uniform);
-  UniformRuns runs = uniform_runs(tiles, gather, values, lists.uniform);
-  d.uniform_run_ptr = DeviceArray<int32_t>(runs.run_ptr);
-  d.uniform_runs = DeviceArray<UniformRun>(runs.runs);
-  d.sparse_width = whole_class_width(tiles, lists.sparse);
-  const BlockChains chains = chain ? block_chains(tiles, lists.uniform, kChainedTiles) : BlockChains();
-  if (chains.segments() > 0 && chains.segments() < static_cast<int64_t>(lists.uniform.size())) {
-    const ChainTables t = chain_tables(tiles, gather, values, chains);
-    d.chain_seg_ptr = DeviceArray<int32_t>(t.seg_ptr);
-    d.chain_group_ptr = DeviceArray<int32_t>(t.group_ptr);
-    d.chain_group_tile = DeviceArray<int32_t>(t.group_tile);
-    d.chain_runs = DeviceArray<ChainRun>(t.runs);
-    d.chain_segments = static_cast<int32_t>(chains.segments());
+    d.list[static_cast<size_t>(m)] = DeviceArray<int32_t>(m == 0 ? t.lists.sparse : modes.tiles[static_cast<size_t>(m)]);
+  d.uniform = DeviceArray<int32_t>(t.lists.uniform);
+  d.uniform_run_ptr = DeviceArray<int32_t>(t.runs.run_ptr);
+  d.uniform_runs = DeviceArray<UniformRun>(t.runs.runs);
+  d.sparse_width = t.sparse_width;
+  if (t.chains.segments() > 0) {
+    d.chain_seg_ptr = DeviceArray<int32_t>(t.chain.seg_ptr);
+    d.chain_group_ptr = DeviceArray<int32_t>(t.chain.group_ptr);
+    d.chain_group_tile = DeviceArray<int32_t>(t.chain.group_tile);
+    d.chain_runs = DeviceArray<ChainRun>(t.chain.runs);
+    d.chain_segments = static_cast<int32_t>(t.chains.segments());
   }
 }
 
@@ -430,7 +451,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       if (run > 1 && mode != TileMode::Sparse) continue;   // runs change only the uniform kernel's loads
       LayerModes modes;
       modes.tiles[static_cast<size_t>(m)] = all;
-      upload_modes(d, syn.tiles, syn.gather, syn.layer.values, modes, sparse_lists(syn.tiles, modes, true), false);
+      upload_modes(d, modes, mode_tables(syn.tiles, syn.gather, syn.layer.values, modes, true, false));
       if (mode == TileMode::Embedded) {
         if (inputs * width > kMostCalibratedTileNnz) continue;   // the compile would take longer than the rest together
         const std::string name = "snk_calibration";
@@ -691,9 +712,18 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::TimedOut)]), options.compile_budget_s,
                  static_cast<long long>(kMostEmbeddedNnz),
                  static_cast<long long>(outcome[static_cast<size_t>(EmbeddedStatus::Failed)]));
-  for (size_t l = 0; l < net.layers.size(); ++l)
-    upload_modes(s.layers[l], tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l],
-                 sparse_lists(tiles[l], s.plan.layers[l], options.merge_equal_outputs), options.chain_shared_blocks);
+  // The layers' mode tables, made on host threads a window of layers at a time, each window's host form freed once
+  // uploaded.
+  std::vector<ModeTables> made;
+  for (size_t l0 = 0; l0 < net.layers.size(); l0 += kTableWindow) {
+    made.assign(std::min(kTableWindow, net.layers.size() - l0), ModeTables());
+    host::for_each_index(made.size(), [&](size_t i) {
+      const size_t l = l0 + i;
+      made[i] = mode_tables(tiles[l], gathers[l], net.layers[l].values, s.plan.layers[l], options.merge_equal_outputs,
+                            options.chain_shared_blocks);
+    });
+    for (size_t i = 0; i < made.size(); ++i) upload_modes(s.layers[l0 + i], s.plan.layers[l0 + i], made[i]);
+  }
 }
 
 const ModePlan& TiledGpuEngine::plan() const { return state_->plan; }
