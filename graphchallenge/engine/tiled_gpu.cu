@@ -610,9 +610,13 @@ TiledGpuEngine::TiledGpuEngine(const TiledNetwork& net, int device, const TiledO
     gathers = std::move(m.gather);
     out_rows = std::move(m.slots);
   }
-  std::vector<std::vector<int32_t>> loads(tiles.size());   // the uniform kernel's loads per tile (its runs), by layer
-  host::for_each_index(tiles.size(),
-                       [&](size_t l) { loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values); });
+  // The uniform kernels' loads per tile, by layer: its runs, priced as a share of its segment's where chained.
+  std::vector<std::vector<int32_t>> loads(tiles.size());
+  host::for_each_index(tiles.size(), [&](size_t l) {
+    loads[l] = uniform_run_counts(tiles[l], gathers[l], net.layers[l].values);
+    if (options.chain_shared_blocks && options.merge_equal_outputs)
+      loads[l] = chained_loads(tiles[l], std::move(loads[l]), kChainedTiles);
+  });
   s.plan = plan_tile_modes(tiles, s.model, po, &loads);
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "stream creation");
   check(cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking), "stream creation");

@@ -132,4 +132,23 @@ BlockChains block_chains(const LayerTiles& tiles, const std::vector<int32_t>& li
   return c;
 }
 
+std::vector<int32_t> chained_loads(const LayerTiles& tiles, std::vector<int32_t> loads, int most) {
+  if (static_cast<int64_t>(loads.size()) != tiles.tiles())
+    throw std::invalid_argument("chained_loads: " + std::to_string(loads.size()) + " loads for " +
+                                std::to_string(tiles.tiles()) + " tiles");
+  std::vector<int32_t> uniform;
+  for (int64_t t = 0; t < tiles.tiles(); ++t)
+    if (tiles.distinct[static_cast<size_t>(t)] == 1) uniform.push_back(static_cast<int32_t>(t));
+  const BlockChains c = block_chains(tiles, uniform, most);
+  for (int64_t s = 0; s < c.segments(); ++s) {
+    const int64_t g = c.seg_ptr[static_cast<size_t>(s) + 1] - c.seg_ptr[static_cast<size_t>(s)];
+    if (g < 2) continue;
+    for (int32_t i = c.seg_ptr[static_cast<size_t>(s)]; i < c.seg_ptr[static_cast<size_t>(s) + 1]; ++i) {
+      int32_t& l = loads[static_cast<size_t>(c.tiles[static_cast<size_t>(i)])];
+      l = static_cast<int32_t>((static_cast<int64_t>(l) * (g + 1) + 2 * g - 1) / (2 * g));
+    }
+  }
+  return loads;
+}
+
 }  // namespace snk::gc

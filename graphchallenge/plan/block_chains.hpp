@@ -34,4 +34,11 @@ struct BlockChains {
 };
 BlockChains block_chains(const LayerTiles& tiles, const std::vector<int32_t>& list, int most);
 
+// The activations each tile of `tiles` loads per row where its uniform tiles (distinct == 1) run chained in segments
+// of at most `most` (block_chains over all of them), from `loads`, those it loads on its own (one per run of its
+// inputs): a tile in a segment of g >= 2 tiles, whose g + 1 blocks are loaded once for its g tiles, is priced at
+// (g + 1) / 2g of its own loads, rounded up; every other tile keeps its own. What the cost model prices the sparse mode
+// by (tile_modes.hpp: TileShape::loads).
+std::vector<int32_t> chained_loads(const LayerTiles& tiles, std::vector<int32_t> loads, int most);
+
 }  // namespace snk::gc

@@ -3,7 +3,8 @@
 // its end, a block read by three tiles (left alone), two tiles over the same two blocks, tiles of other shapes; each
 // tile keeps its blocks, only their order changes, and the segments are cut at the size asked. On generated networks
 // (4096 neurons, RadiX-Net, every layer): every tile of a layer lands in one segment, consecutive tiles of a segment
-// share a block, and almost every tile chains. Bad arguments are refused.
+// share a block, and almost every tile chains. The loads the cost model prices for chained tiles. Bad arguments are
+// refused.
 #include "plan/block_chains.hpp"
 
 #include <gtest/gtest.h>
@@ -149,6 +150,15 @@ TEST(BlockChains, GeneratedNetworksChainAlmostEveryTile) {
   // Most layers' tiles (two blocks of 16, each read by two tiles) form cycles; a few layers have one block a tile.
   EXPECT_GT(chained, tiles * 3 / 4);
   EXPECT_LT(segs, tiles / 4);
+}
+
+// The loads the cost model prices: a segment of g tiles at (g + 1) / 2g of each tile's own, rounded up; a tile that
+// chains to none, or is not uniform, keeps its own.
+TEST(BlockChains, ChainedLoads) {
+  const LayerTiles cycle = layer_of({{0, 16}, {16, 32}, {32, 48}, {48, 0}, {64, 80}}, {1, 1, 1, 1, 2});
+  EXPECT_EQ(chained_loads(cycle, {32, 32, 31, 2, 32}, 8), (std::vector<int32_t>{20, 20, 20, 2, 32}));   // g = 4: 5/8
+  EXPECT_EQ(chained_loads(cycle, {32, 32, 32, 32, 32}, 3), (std::vector<int32_t>{22, 22, 22, 32, 32}));  // 3 and 1
+  EXPECT_THROW(chained_loads(cycle, {1, 2}, 8), std::invalid_argument);
 }
 
 TEST(BlockChains, BadArguments) {
