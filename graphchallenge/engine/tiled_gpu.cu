@@ -187,7 +187,6 @@ struct LayerOnDevice {
   // The uniform tiles again, chained (tiled_kernels.cuh's ChainTables; no segment: not chained).
   DeviceArray<int32_t> chain_seg_ptr, chain_group_ptr, chain_group_tile;
   DeviceArray<ChainRun> chain_runs;
-  int32_t chain_segments = 0;
   int32_t out_rows = 0;           // the rows of Y^T the layer writes (its outputs, or their slots where merged)
   int32_t in_rows = 0;            // the rows of Y^T its tiles read
   // The one width (16 or 32) of every other sparse tile, each a whole class, where the specialised kernel serves them.
@@ -197,6 +196,7 @@ struct LayerOnDevice {
   TilesRef ref() const { return TilesRef{gather.p, start.p, width.p, pitch.p, block_ptr.p, blocks.p, values.p}; }
   UniformRunsRef runs() const { return UniformRunsRef{uniform_run_ptr.p, uniform_runs.p}; }
   ChainRef chains() const { return ChainRef{chain_seg_ptr.p, chain_group_ptr.p, chain_group_tile.p, chain_runs.p}; }
+  int32_t chain_segments() const { return chain_seg_ptr.n > 0 ? static_cast<int32_t>(chain_seg_ptr.n) - 1 : 0; }
   int32_t count(TileMode m) const { return static_cast<int32_t>(list[static_cast<size_t>(m)].n); }
 };
 
@@ -232,7 +232,6 @@ struct ModeTables {
   SparseLists lists;
   UniformRuns runs;
   int sparse_width = 0;
-  BlockChains chains;
   ChainTables chain;
 };
 ModeTables mode_tables(const LayerTiles& tiles, const std::vector<int32_t>& gather, const std::vector<float>& values,
@@ -242,11 +241,9 @@ ModeTables mode_tables(const LayerTiles& tiles, const std::vector<int32_t>& gath
   t.runs = uniform_runs(tiles, gather, values, t.lists.uniform);
   t.sparse_width = whole_class_width(tiles, t.lists.sparse);
   if (chain) {
-    BlockChains c = block_chains(tiles, t.lists.uniform, kChainedTiles);
-    if (c.segments() > 0 && c.segments() < static_cast<int64_t>(t.lists.uniform.size())) {
+    const BlockChains c = block_chains(tiles, t.lists.uniform, kChainedTiles);
+    if (c.segments() > 0 && c.segments() < static_cast<int64_t>(t.lists.uniform.size()))
       t.chain = chain_tables(tiles, gather, values, c);
-      t.chains = std::move(c);
-    }
   }
   return t;
 }
@@ -259,12 +256,11 @@ void upload_modes(LayerOnDevice& d, const LayerModes& modes, const ModeTables& t
   d.uniform_run_ptr = DeviceArray<int32_t>(t.runs.run_ptr);
   d.uniform_runs = DeviceArray<UniformRun>(t.runs.runs);
   d.sparse_width = t.sparse_width;
-  if (t.chains.segments() > 0) {
+  if (t.chain.segments() > 0) {
     d.chain_seg_ptr = DeviceArray<int32_t>(t.chain.seg_ptr);
     d.chain_group_ptr = DeviceArray<int32_t>(t.chain.group_ptr);
     d.chain_group_tile = DeviceArray<int32_t>(t.chain.group_tile);
     d.chain_runs = DeviceArray<ChainRun>(t.chain.runs);
-    d.chain_segments = static_cast<int32_t>(t.chains.segments());
   }
 }
 
@@ -319,10 +315,10 @@ bool launch_layer(const LayerOnDevice& L, const Acc* yin, Acc* yout, int64_t ld,
     // About kUniformBlocksPerSm blocks an SM over the whole grid, at least one tile (or segment) each; chained where
     // the segments give at least kChainedBlocksPerSm blocks an SM, else each tile on its own.
     const int64_t across = std::max<int64_t>(1, static_cast<int64_t>(sms) * kUniformBlocksPerSm / chunks);
-    const int64_t chained = std::min<int64_t>(L.chain_segments, across);
+    const int64_t chained = std::min<int64_t>(L.chain_segments(), across);
     if (chained * chunks >= static_cast<int64_t>(sms) * kChainedBlocksPerSm) {
       tiled_layer_chained<Acc><<<dim3(static_cast<unsigned>(chained), chunks), kRows, 0, stream>>>(
-          yin, yout, ld, held, L.chain_segments, ref, L.chains(), bias, alive);
+          yin, yout, ld, held, L.chain_segments(), ref, L.chains(), bias, alive);
       check(cudaGetLastError(), "chained uniform tiles' launch");
       ran_chained = true;
     } else {

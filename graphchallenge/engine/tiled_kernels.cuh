@@ -110,6 +110,7 @@ struct ChainRun {
   float before, after;
 };
 struct ChainTables {
+  int64_t segments() const { return static_cast<int64_t>(seg_ptr.size()) - 1; }
   std::vector<int32_t> seg_ptr{0};     // segment s: groups [seg_ptr[s], seg_ptr[s + 1])
   std::vector<int32_t> group_ptr{0};   // group g: runs [group_ptr[g], group_ptr[g + 1])
   std::vector<int32_t> group_tile;     // the tile whose sum is complete at group g's end, -1 for none
@@ -297,6 +298,14 @@ __global__ void __launch_bounds__(kRows) tiled_layer(const Acc* __restrict__ yin
   if (any) alive[row] = 1;
 }
 
+// A uniform tile's one value `v` (its sum, activated) written to each of its outputs at `row`; whether it is non-zero.
+template <class Acc>
+__device__ __forceinline__ bool write_uniform_tile(Acc* yout, int64_t ld, int32_t row, const TilesRef& L, int tile, Acc v) {
+  const int32_t c0 = L.start[tile], width = L.width[tile];
+  for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
+  return v > Acc(0);
+}
+
 // The staged runs [a, stop) of a uniform kernel (each with its row of Y^T in `row`), a advanced to stop: each run's
 // activation (0 in a thread past the rows held) loaded kPrefetch runs ahead of multiply_adds(x, run).
 template <class Acc, class Input, class MultiplyAdds>
@@ -367,13 +376,7 @@ __global__ void __launch_bounds__(kRows) tiled_layer_uniform(const Acc* __restri
       const int stop = j < tiles_ended ? ends[j].at : fill;
       walk_staged<Acc>(staged, a, stop, active, y, ld_bytes, multiply_adds);
       if (j < tiles_ended) {
-        if (active) {
-          const int tile = ends[j].tile;
-          const Acc v = activate(acc, bias);
-          const int32_t c0 = L.start[tile], width = L.width[tile];
-          for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
-          any = any || v > Acc(0);
-        }
+        if (active) any = write_uniform_tile(yout, ld, row, L, ends[j].tile, activate(acc, bias)) || any;
         acc = 0;
       }
     }
@@ -445,13 +448,8 @@ __global__ void __launch_bounds__(kRows) tiled_layer_chained(const Acc* __restri
       const int stop = j < groups_ended ? ends[j].at : fill;
       walk_staged<Acc>(staged, a, stop, active, y, ld_bytes, multiply_adds);
       if (j < groups_ended) {
-        const int tile = ends[j].tile;
-        if (active && tile >= 0) {
-          const Acc v = activate(done, bias);
-          const int32_t c0 = L.start[tile], width = L.width[tile];
-          for (int q = 0; q < width; ++q) yout[static_cast<int64_t>(c0 + q) * ld + row] = v;
-          any = any || v > Acc(0);
-        }
+        if (active && ends[j].tile >= 0)
+          any = write_uniform_tile(yout, ld, row, L, ends[j].tile, activate(done, bias)) || any;
         done = open;
         open = 0;
       }

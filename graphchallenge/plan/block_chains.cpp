@@ -49,8 +49,8 @@ int64_t orient_block_chains(LayerTiles& tiles) {
       continue;
     }
     for (const int64_t key : k) {
-      auto [it, fresh] = at.try_emplace(key, std::array<int32_t, 2>{-1, -1});
-      it->second[it->second[0] < 0 ? 0 : 1] = static_cast<int32_t>(t);
+      std::array<int32_t, 2>& readers_of = at.try_emplace(key, std::array<int32_t, 2>{-1, -1}).first->second;
+      readers_of[readers_of[0] < 0 ? 0 : 1] = static_cast<int32_t>(t);
     }
   }
   std::vector<char> walked(static_cast<size_t>(n), 0);
