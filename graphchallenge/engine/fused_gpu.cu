@@ -407,71 +407,6 @@ struct Layer {
 // alive and the inputs they stand for, as the layer kernels do.
 constexpr int kTailRows = 8;
 
-// One thread's share of a tail layer: C output columns that read the same inputs idx[e * stride + slot]
-// (e < width) with weights val[(e * stride + slot) * vstride + voff + q] (q < C): a quarter of a bundle
-// (C = kColsPerThread) or one column-ELL column (C = 1). For each of the c live rows (src[r]: its input
-// row), acc[r][q] is the sum of the entries in order, as the layer kernels add them. Weights come in runs
-// of kRun entries, all loaded before any is used, so that a layer costs one memory latency per run rather
-// than one per entry.
-template <int C, class IdxT>
-__device__ __forceinline__ void tail_columns(const IdxT* __restrict__ idx, const float* __restrict__ val, int64_t stride,
-                                             int64_t slot, int vstride, int voff, int width,
-                                             const float* const (&src)[kTailRows], int c, float (&acc)[kTailRows][C]) {
-  constexpr int kRun = 16;
-#pragma unroll
-  for (int r = 0; r < kTailRows; ++r)
-#pragma unroll
-    for (int q = 0; q < C; ++q) acc[r][q] = 0.0f;
-  for (int e0 = 0; e0 < width; e0 += kRun) {
-    int ks[kRun];
-    float ws[kRun][C];
-#pragma unroll
-    for (int u = 0; u < kRun; ++u) {
-      const int64_t at = static_cast<int64_t>(e0 + u) * stride + slot;
-      const bool in = e0 + u < width;
-      ks[u] = in ? static_cast<int>(idx[at]) : 0;
-      if constexpr (C == 4) {
-        const float4 w4 = in ? *reinterpret_cast<const float4*>(val + at * vstride + voff) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        ws[u][0] = w4.x; ws[u][1] = w4.y; ws[u][2] = w4.z; ws[u][3] = w4.w;
-      } else {
-#pragma unroll
-        for (int q = 0; q < C; ++q) ws[u][q] = in ? val[at * vstride + voff + q] : 0.0f;
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < kTailRows; ++r) {
-      if (r >= c) break;
-#pragma unroll
-      for (int u = 0; u < kRun; ++u) {
-        if (e0 + u >= width) break;
-        const float v = src[r][ks[u]];
-#pragma unroll
-        for (int q = 0; q < C; ++q) acc[r][q] = fmaf(v, ws[u][q], acc[r][q]);
-      }
-    }
-  }
-}
-
-// Writes the activated sums of tail_columns to the C output columns col[q] (skipping padding, col < 0) of
-// the c live rows, noting the rows that got a non-zero.
-template <int C>
-__device__ __forceinline__ void tail_store(const float (&acc)[kTailRows][C], const int (&col)[C],
-                                           const int (&rows)[kTailRows], int c, int n, float bias,
-                                           float* __restrict__ yo, bool (&any)[kTailRows]) {
-#pragma unroll
-  for (int r = 0; r < kTailRows; ++r) {
-    if (r >= c) break;
-    float* out = yo + static_cast<int64_t>(rows[r]) * n;
-#pragma unroll
-    for (int q = 0; q < C; ++q) {
-      if (col[q] < 0) continue;
-      const float v = activate(acc[r][q], bias);
-      out[col[q]] = v;
-      any[r] = any[r] || v > 0.0f;
-    }
-  }
-}
-
 template <class IdxT>
 __global__ void __launch_bounds__(kThreads) tail_kernel(
     const Layer* __restrict__ layers, int first, int last, int n, float bias, float* __restrict__ y0,
@@ -508,22 +443,92 @@ __global__ void __launch_bounds__(kThreads) tail_kernel(
     bool any[kTailRows];
 #pragma unroll
     for (int r = 0; r < kTailRows; ++r) any[r] = false;
+    // Weights come in runs of kRun entries, all loaded before any is used, so that a layer costs one memory
+    // latency per run rather than one per entry; the sums still add the entries in order. The bundle and
+    // column-ELL paths are written out apart, each in the form whose machine code the committed rates were
+    // measured with (a shared helper compiles to different code).
+    constexpr int kRun = 16;
     if (L.bundles > 0) {
       const int nb = L.bundles;
       for (int64_t t = thread; t < static_cast<int64_t>(nb) * kThreadsPerBundle; t += threads) {
         const int b = static_cast<int>(t / kThreadsPerBundle), quarter = static_cast<int>(t % kThreadsPerBundle);
         float acc[kTailRows][kColsPerThread];
-        tail_columns<kColsPerThread>(idx, L.val, nb, b, kBundle, quarter * kColsPerThread, L.width, src, c, acc);
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r)
+#pragma unroll
+          for (int q = 0; q < kColsPerThread; ++q) acc[r][q] = 0.0f;
+        for (int e0 = 0; e0 < L.width; e0 += kRun) {
+          int ks[kRun];
+          float4 ws[kRun];
+#pragma unroll
+          for (int u = 0; u < kRun; ++u) {
+            const int64_t at = static_cast<int64_t>(e0 + u) * nb + b;
+            const bool in = e0 + u < L.width;
+            ks[u] = in ? static_cast<int>(idx[at]) : 0;
+            ws[u] = in ? *reinterpret_cast<const float4*>(L.val + at * kBundle + quarter * kColsPerThread)
+                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          }
+#pragma unroll
+          for (int r = 0; r < kTailRows; ++r) {
+            if (r >= c) break;
+#pragma unroll
+            for (int u = 0; u < kRun; ++u) {
+              if (e0 + u >= L.width) break;
+              const float v = src[r][ks[u]];
+              acc[r][0] = fmaf(v, ws[u].x, acc[r][0]);
+              acc[r][1] = fmaf(v, ws[u].y, acc[r][1]);
+              acc[r][2] = fmaf(v, ws[u].z, acc[r][2]);
+              acc[r][3] = fmaf(v, ws[u].w, acc[r][3]);
+            }
+          }
+        }
         const int4 cols = *reinterpret_cast<const int4*>(L.bcol + static_cast<int64_t>(b) * kBundle + quarter * kColsPerThread);
         const int col[kColsPerThread] = {cols.x, cols.y, cols.z, cols.w};
-        tail_store<kColsPerThread>(acc, col, rows, c, n, bias, yo, any);
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r) {
+          if (r >= c) break;
+          float* out = yo + static_cast<int64_t>(rows[r]) * n;
+#pragma unroll
+          for (int q = 0; q < kColsPerThread; ++q) {
+            if (col[q] < 0) continue;
+            const float v = activate(acc[r][q], bias);
+            out[col[q]] = v;
+            any[r] = any[r] || v > 0.0f;
+          }
+        }
       }
     } else {
       for (int64_t j = thread; j < n; j += threads) {
-        float acc[kTailRows][1];
-        tail_columns<1>(idx, L.val, n, j, 1, 0, L.width, src, c, acc);
-        const int col[1] = {static_cast<int>(j)};
-        tail_store<1>(acc, col, rows, c, n, bias, yo, any);
+        float acc[kTailRows];
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r) acc[r] = 0.0f;
+        for (int e0 = 0; e0 < L.width; e0 += kRun) {
+          int ks[kRun];
+          float ws[kRun];
+#pragma unroll
+          for (int u = 0; u < kRun; ++u) {
+            const int64_t at = static_cast<int64_t>(e0 + u) * n + j;
+            const bool in = e0 + u < L.width;
+            ks[u] = in ? static_cast<int>(idx[at]) : 0;
+            ws[u] = in ? L.val[at] : 0.0f;
+          }
+#pragma unroll
+          for (int r = 0; r < kTailRows; ++r) {
+            if (r >= c) break;
+#pragma unroll
+            for (int u = 0; u < kRun; ++u) {
+              if (e0 + u >= L.width) break;
+              acc[r] = fmaf(src[r][ks[u]], ws[u], acc[r]);
+            }
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < kTailRows; ++r) {
+          if (r >= c) break;
+          const float v = activate(acc[r], bias);
+          yo[static_cast<int64_t>(rows[r]) * n + j] = v;
+          any[r] = any[r] || v > 0.0f;
+        }
       }
     }
     for (int r = 0; r < c; ++r)
