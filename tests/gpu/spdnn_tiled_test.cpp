@@ -237,16 +237,16 @@ TEST(TiledGpuEngine, EmptyRowsNoSurvivorsAndNoLayers) {
   }
   std::vector<double> margins;
   const auto want = reference_with_margins(net, holes, margins);
-  expect_categories(TiledGpuEngine(tile_network(net)).infer(holes), want, margins, "every third row empty");
+  expect_categories(TiledGpuEngine(tile_network(net), 0, defaults()).infer(holes), want, margins, "every third row empty");
   Network dead = net;
   dead.bias = -100.0f;   // every neuron cut at the first layer
-  EXPECT_TRUE(TiledGpuEngine(tile_network(dead)).infer(holes).empty());
+  EXPECT_TRUE(TiledGpuEngine(tile_network(dead), 0, defaults()).infer(holes).empty());
   Network none = net;
   none.layers.clear();
   std::vector<int64_t> non_empty;
   for (int64_t r = 0; r < holes.nrows; ++r)
     if (holes.row_ptr[r + 1] > holes.row_ptr[r]) non_empty.push_back(r);
-  EXPECT_EQ(TiledGpuEngine(tile_network(none)).infer(holes), non_empty);
+  EXPECT_EQ(TiledGpuEngine(tile_network(none), 0, defaults()).infer(holes), non_empty);
 }
 
 // Inputs in passes (TiledOptions::rows_per_pass; 300 of 1000 rows: the last pass short) give the categories of one pass
