@@ -14,8 +14,10 @@
 // for the call (prefers), and its configuration (configure). Auto takes the first entry whose can_run and prefers
 // both hold; the last entry, row_segment (generic: any semiring, type and plan), always holds. A call that asks for a
 // kernel takes that entry where it can run, else what the entry says (another kernel, or Auto). An Auto call may then
-// be cut into passes over its batch (pass_width()). Each entry's comment gives its rule; the measurements behind the
-// rules are in bench/results/spmm-dispatch-rules.md.
+// be cut into passes over its batch (pass_width()). spmm() checks the call, takes the choice and runs the entry's
+// launch, which prepares what its kernel reads (A's values in A's order, X' copied where its layout does not suit the
+// kernel) and launches it. Each entry's comment gives its rule; the measurements behind the rules are in
+// bench/results/spmm-dispatch-rules.md.
 #include <cstring>
 #include <sstream>
 
@@ -430,6 +432,8 @@ int pass_width(const Plan::Impl& a, const SpmmArgs& args, const Choice& whole) {
 // bench/results/spmm-dispatch-rules.md. `a` is the plan of the call's operand A (W's, or for W^T X the transposed
 // pattern's); the values bound to a plan are W's and serve W X and X W^T only, where `a` is W's plan.
 
+struct Launch;
+
 // One kernel the dispatcher can choose.
 struct Candidate {
   Kernel kernel;
@@ -439,9 +443,349 @@ struct Candidate {
   void (*configure)(const Plan::Impl& a, const SpmmArgs& args, Choice& ch);   // the Choice's fields but `kernel`
   Kernel unfit;   // a call that asks for this kernel where can_run fails runs as this one instead (Auto: as Auto
                   // would; the kernel itself: the choice stands and spmm() refuses the call)
+  Status (*launch)(Launch& call);   // runs the call as configured: its operands' preparation and the kernel
 };
 
 bool fast_plus_times(const SpmmArgs& args) { return args.semiring.is_plus_times() && fast_type(args.type); }
+
+// ---- The launches ---------------------------------------------------------------------------------------------------
+// A call after its checks and its choice: X' and Y' addressed through (row, column) strides (X' kx x batch, Y' my x
+// batch), A's values as the call gave them. Each candidate's launch prepares what its kernel reads (prepare_values,
+// prepare_x) and launches it; a failure returns the Status with its message.
+struct Launch {
+  Plan& plan;
+  Plan::Impl& w;   // W's plan
+  Plan::Impl& a;   // the operand's plan: W's, or for W^T X the transposed pattern's
+  const SpmmArgs& args;
+  const Choice& ch;
+  std::string* message;
+  std::int64_t batch, kx, my;
+  std::int64_t xs_row, xs_col, ys_row, ys_col;
+  std::size_t vs;              // bytes a value
+  bool plus_times;             // plus_times on fp32, fp16 or bf16 (the specialised kernels' arithmetic)
+  const void* values;          // A's values as the kernel reads them (prepare_values)
+  const void* x;               // X' as the kernel reads it, rows ldx apart (prepare_x)
+  std::int64_t ldx;
+
+  Status fail(Status st, const std::string& why) const {
+    if (message) *message = why;
+    return st;
+  }
+  Status cuda_fail(cudaError_t e, const char* what) const {
+    return fail(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
+  }
+  cudaError_t zero_y() const {
+    if (ys_col == 1) return cudaMemset2DAsync(args.y.data, ys_row * vs, 0, batch * vs, my, args.stream);
+    return cudaMemset2DAsync(args.y.data, ys_col * vs, 0, my * vs, batch, args.stream);
+  }
+  // The partial tiles of split column ranges (column-block and row-lanes kernels): [splits][rows][ld] floats, ld the
+  // batch rounded up to the batch tile; folded in range order (column_ranges.cuh).
+  cudaError_t range_partials(int splits, int batch_tile, float*& partial, std::int64_t& ld) const {
+    ld = (batch + batch_tile - 1) / batch_tile * batch_tile;
+    const cudaError_t r = w.ws_partial.reserve(std::size_t(splits) * a.rows * ld * 4 + 64);
+    partial = reinterpret_cast<float*>(w.ws_partial.get());
+    return r;
+  }
+};
+
+// A's values for a kernel that reads them in A's order: W's, copied where misaligned (unless the call reads the
+// plan's bound copy instead), or for W^T X gathered into W^T's order.
+cudaError_t prepare_values(Launch& c) {
+  cudaError_t e = cudaSuccess;
+  if (c.a.nnz == 0) return e;
+  if (c.args.orientation == Orientation::WtX) {
+    if ((e = c.w.ws_values.reserve(c.a.nnz * c.vs + 64)) != cudaSuccess) return e;
+    if ((e = launch_transpose_values(c.w.ws_values.get(), c.args.values, c.w, static_cast<int>(c.vs), c.args.stream)) !=
+        cudaSuccess)
+      return e;
+    c.values = c.w.ws_values.get();
+  } else if (!c.ch.bound_order && reinterpret_cast<std::uintptr_t>(c.values) % (4 * c.vs) != 0) {
+    if ((e = c.w.ws_values.reserve(c.a.nnz * c.vs + 64)) != cudaSuccess) return e;
+    if ((e = cudaMemcpyAsync(c.w.ws_values.get(), c.values, c.a.nnz * c.vs, cudaMemcpyDeviceToDevice, c.args.stream)) !=
+        cudaSuccess)
+      return e;
+    c.values = c.w.ws_values.get();
+  }
+  return e;
+}
+
+// How a kernel reads X': as rows of `align` values (16-byte groups for the column-block and row-lanes kernels, else
+// 4) with the batch a multiple of `align` (the kernels read whole groups, which past the batch would leave X's last
+// row: its allocation may end at the batch); within 32-bit offsets where `offsets32`; rows exactly `exact_ld` apart
+// holding a batch of exactly that many where exact_ld > 0 (the wide column-block kernel bulk-copies whole tile rows);
+// a batch that fills its rows of `filled_ld` where filled_ld > 0 (row_lanes stages whole tiles). X' that does not
+// read so is copied into a workspace of rows `ld` apart (exact_ld or filled_ld where set, else the batch rounded up
+// to 8). `rows` says whether the kernel reads rows at all at batch 1; otherwise the stream kernel reads X' as one
+// contiguous vector.
+struct XNeeds {
+  bool rows = true;
+  int align = 4;
+  bool offsets32 = false;
+  std::int64_t exact_ld = 0, filled_ld = 0;
+};
+cudaError_t prepare_x(Launch& c, const XNeeds& n) {
+  cudaError_t e = cudaSuccess;
+  if (c.kx == 0) return e;
+  if (c.batch > 1 || n.rows) {
+    const bool ok = c.xs_col == 1 && c.xs_row % n.align == 0 && c.batch % n.align == 0 &&
+                    reinterpret_cast<std::uintptr_t>(c.x) % (n.align * c.vs) == 0 &&
+                    (!n.offsets32 || c.kx * c.xs_row < (std::int64_t(1) << 31)) &&
+                    (n.exact_ld == 0 || (c.xs_row == n.exact_ld && c.batch == n.exact_ld)) &&
+                    (n.filled_ld == 0 || c.batch == n.filled_ld);
+    if (ok) return e;
+    const std::int64_t ld = n.filled_ld ? n.filled_ld : n.exact_ld ? n.exact_ld : round_up(static_cast<int>(c.batch), 8);
+    if ((e = c.w.ws_x.reserve(c.kx * ld * c.vs + 64)) != cudaSuccess) return e;
+    if ((e = launch_strided_copy(c.w.ws_x.get(), ld, 1, c.x, c.xs_row, c.xs_col, c.kx, c.batch, static_cast<int>(c.vs),
+                                 c.args.stream)) != cudaSuccess)
+      return e;
+    c.x = c.w.ws_x.get();
+    c.ldx = ld;
+  } else if (runs_stream_kernel(c.ch) && c.xs_row != 1) {
+    if ((e = c.w.ws_x.reserve(c.kx * c.vs + 64)) != cudaSuccess) return e;
+    if ((e = launch_strided_copy(c.w.ws_x.get(), 1, 1, c.x, c.xs_row, c.xs_col, c.kx, 1, static_cast<int>(c.vs),
+                                 c.args.stream)) != cudaSuccess)
+      return e;
+    c.x = c.w.ws_x.get();
+    c.ldx = 1;
+  }
+  return e;
+}
+
+// column_scatter: reads W's values where they are and X and Y through their strides; adds into a zeroed Y.
+Status scatter_launch(Launch& c) {
+  cudaError_t e;
+  if (c.my * c.batch > 0 && (e = c.zero_y()) != cudaSuccess) return c.cuda_fail(e, "zero Y");
+  if (c.w.nnz == 0) return Status::Success;
+  ColumnScatterParams p;
+  p.grid = blocked_rows(c.w, static_cast<int>(c.batch));
+  p.values = static_cast<const float*>(c.args.values);
+  p.x = static_cast<const float*>(c.args.x.data);
+  p.xs_row = c.xs_row;
+  p.xs_col = c.xs_col;
+  p.y = static_cast<float*>(c.args.y.data);
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+  p.batch = static_cast<int>(c.batch);
+  if ((e = launch_column_scatter(p, c.args.stream)) != cudaSuccess) return c.cuda_fail(e, "column_scatter");
+  return Status::Success;
+}
+
+// snack_coo: one thread a non-zero, reading X and Y through their strides; adds into a zeroed Y.
+Status coo_launch(Launch& c) {
+  if (!c.a.has_coo) return c.fail(Status::InvalidArgument, "SNACK-COO needs a plan built with PlanOptions::coo");
+  if (c.args.type != ValueType::FP32 || !c.args.semiring.is_plus_times())
+    return c.fail(Status::Unsupported, "SNACK-COO runs fp32 plus_times only");
+  cudaError_t e;
+  if ((e = prepare_values(c)) != cudaSuccess) return c.cuda_fail(e, "values");
+  if (c.my * c.batch > 0 && (e = c.zero_y()) != cudaSuccess) return c.cuda_fail(e, "zero Y");
+  SnackCooParams p;
+  p.row = c.a.coo_row.get();
+  p.col = c.a.coo_col.get();
+  p.values = static_cast<const float*>(c.values);
+  p.nnz = c.a.nnz;
+  p.x = static_cast<const float*>(c.args.x.data);
+  p.xs_row = c.xs_row;
+  p.xs_col = c.xs_col;
+  p.y = static_cast<float*>(c.args.y.data);
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+  if ((e = launch_snack_coo(p, static_cast<int>(c.batch), c.args.stream)) != cudaSuccess)
+    return c.cuda_fail(e, "snack_coo");
+  return Status::Success;
+}
+
+// row_lanes: choose() takes it only with values of the call's type bound to a plan it fits (a == w); the plan's
+// order for the batch tile is made on its first use. X' in rows of the batch rounded up to the tile.
+Status lanes_launch(Launch& c) {
+  if (c.my == 0) return Status::Success;
+  cudaError_t e;
+  const int bt = c.ch.batch_tile;
+  XNeeds need;
+  need.align = static_cast<int>(16 / c.vs);
+  need.filled_ld = round_up(static_cast<int>(c.batch), bt);
+  if ((e = prepare_x(c, need)) != cudaSuccess) return c.cuda_fail(e, "repack X");
+  if ((e = ensure_lanes_values(c.w, bt, c.args.type, c.args.values, c.args.stream)) != cudaSuccess) {
+    (void)cudaGetLastError();   // the plan no longer offers the kernel at this tile: the call runs as Auto would
+    SpmmArgs again = c.args;
+    if (again.kernel == Kernel::RowLanes) again.kernel = Kernel::Auto;
+    return spmm(c.plan, again, c.message);
+  }
+  const Plan::Impl::LanesOrder& o = c.w.lanes_of(bt, c.vs);
+  RowLanesParams p;
+  p.col16 = o.col16.get();
+  p.values = o.values.get();
+  p.group_start = o.group_start.get();
+  p.group_chunks = o.group_chunks.get();
+  p.slot_row = o.slot_row.get();
+  p.slot_len = o.slot_len.get();
+  p.rows = c.w.rows;
+  p.cols = c.w.cols;
+  p.n_blocks = o.geo.n_blocks;
+  p.block_cols = o.geo.block_cols;
+  p.n_wide = o.geo.n_wide;
+  p.fine_cols = o.geo.fine_cols;
+  p.slots_per_range = 32 * o.groups_per_range;
+  p.n_groups = o.n_groups;
+  p.x = c.x;
+  p.ldx = c.ldx;
+  p.y = c.args.y.data;
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+  p.batch = static_cast<int>(c.batch);
+  p.accumulate = c.ch.atomic_sums;
+  p.runs = c.ch.lanes_runs;
+  if (p.n_blocks > 1 && !p.accumulate && (e = c.range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
+    return c.cuda_fail(e, "workspace");
+  if ((e = launch_rowlanes(c.args.type, bt, c.ch.lanes_threads, p, o.geo.n_ranges, c.w.sm_count, c.args.stream)) !=
+      cudaSuccess)
+    return c.cuda_fail(e, "row_lanes");
+  return Status::Success;
+}
+
+// column_block: X' in 16-byte groups; the wide kernel with one batch tile bulk-copies its stages where X' rows are
+// exactly one tile apart (csr_colblock.cuh), and a copy of X' to that layout costs far less than the gain
+// (bench/results/spmm-dispatch-rules.md); a batch short of the tile is copied too (the bulk copies read whole tile
+// rows). Reads the plan's bank-ordered copy of the values where the choice says so (a == w: not W^T X).
+Status colblock_launch(Launch& c) {
+  if (c.my == 0) return Status::Success;
+  if (!c.plus_times) return c.fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");
+  if (!c.a.tile_bounds.size()) return c.fail(Status::Unsupported, "this plan has no column-block offsets (too large)");
+  const ColumnBlockConfig& cfg = c.ch.column_block;
+  cudaError_t e;
+  if ((e = prepare_values(c)) != cudaSuccess) return c.cuda_fail(e, "values");
+  XNeeds need;
+  need.align = static_cast<int>(16 / c.vs);
+  need.exact_ld = colblock_wide(cfg.batch_tile) && c.batch <= cfg.batch_tile ? cfg.batch_tile : 0;
+  if ((e = prepare_x(c, need)) != cudaSuccess) return c.cuda_fail(e, "repack X");
+  ColBlockParams p;
+  p.col16 = c.a.col16.get();
+  p.values = c.values;
+  p.nnz = c.a.nnz;
+  p.bounds = c.a.tile_bounds.get();
+  p.n_fine = c.a.tile_n_fine;
+  p.ratio = cfg.block_cols / c.a.tile_fine_cols;
+  p.rows = c.a.rows;
+  p.cols = c.a.cols;
+  p.x = c.x;
+  p.ldx = c.ldx;
+  p.y = c.args.y.data;
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+  p.batch = static_cast<int>(c.batch);
+  p.block_cols = cfg.block_cols;
+  p.n_blocks = c.a.column_blocks(p.ratio);
+  p.rows_per_cta = cfg.rows_per_cta;
+  p.blocks_per_cta = (p.n_blocks + cfg.splits - 1) / cfg.splits;
+  p.shared_limit = static_cast<std::size_t>(c.a.shared_optin_bytes);
+  if (c.ch.bound_order) {
+    p.col16 = c.w.bound_col16.get();
+    p.values = c.w.bound_values.get();
+    p.bound_layout = true;
+  }
+  const std::size_t smem = colblock_shared_bytes(cfg.batch_tile, p.block_cols, p.rows_per_cta, cfg.pairs_per_lane, c.vs,
+                                                 colblock_stages(cfg.batch_tile, p.blocks_per_cta));
+  if (smem > kColBlockSharedBytes)
+    return c.fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
+  if (cfg.row_order == RowOrder::Balanced && (e = colblock_row_map(c.a, p, c.args.stream)) != cudaSuccess)
+    return c.cuda_fail(e, "column-block row order");
+  if (p.blocks_per_cta < p.n_blocks &&
+      (e = c.range_partials(cfg.splits, cfg.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
+    return c.cuda_fail(e, "workspace");
+  if ((e = launch_colblock(c.args.type, cfg.batch_tile, p, cfg.pairs_per_lane, c.args.stream)) != cudaSuccess)
+    return c.cuda_fail(e, "column_block");
+  return Status::Success;
+}
+
+// row_range: X' in groups of 4 within 32-bit offsets.
+Status range_launch(Launch& c) {
+  if (c.my == 0) return Status::Success;
+  cudaError_t e;
+  if ((e = prepare_values(c)) != cudaSuccess) return c.cuda_fail(e, "values");
+  XNeeds need;
+  need.offsets32 = true;
+  if ((e = prepare_x(c, need)) != cudaSuccess) return c.cuda_fail(e, "repack X");
+  RowRangeParams p;
+  p.n_ranges = static_cast<int>(std::max<std::int64_t>(std::int64_t(kStreamWarpsPerSm) * c.a.sm_count,
+                                                       (std::int64_t(c.a.rows) + kRowRangeRows - 1) / kRowRangeRows));
+  p.bounds = c.a.tile_bounds.get();
+  p.rows = c.a.rows;
+  p.n_fine = c.a.tile_n_fine;
+  p.slab_ratio = boundaries_per_slab(c.a, c.ch.slabs);
+  p.n_slabs = c.ch.slabs;
+  p.one_row = c.ch.one_row;
+  p.col16 = c.a.col16.get();
+  p.values = c.values;
+  p.nnz = c.a.nnz;
+  p.x = c.x;
+  p.ldx = static_cast<int>(c.ldx);
+  p.y = c.args.y.data;
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+  p.batch = static_cast<int>(c.batch);
+  if ((e = launch_rowrange(c.args.type, c.ch.batch_tile, p, c.args.stream)) != cudaSuccess)
+    return c.cuda_fail(e, "row_range");
+  return Status::Success;
+}
+
+// The row-segment kernels' operands: X' in groups of 4 (within 32-bit offsets for the batch-lanes form; at batch 1
+// the segment kernels read X' through its row stride, the stream kernel as one vector), the segments' partial sums.
+cudaError_t row_segment_params(Launch& c, bool offsets32, RowSegParams& p) {
+  cudaError_t e;
+  if ((e = prepare_values(c)) != cudaSuccess) return e;
+  XNeeds need;
+  need.rows = offsets32;
+  need.offsets32 = offsets32;
+  if ((e = prepare_x(c, need)) != cudaSuccess) return e;
+  p.items = c.a.items.get();
+  p.n_items = c.a.n_items;
+  p.item_colbase = c.a.item_colbase.size() ? c.a.item_colbase.get() : nullptr;
+  p.col16 = c.a.col16.get();
+  p.values = c.values;
+  p.nnz = c.a.nnz;
+  p.x = c.x;
+  p.ldx = c.ldx;
+  p.y = c.args.y.data;
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+  p.batch = static_cast<int>(c.batch);
+  p.ranges = c.a.item_ranges.get();
+  p.n_ranges = c.a.n_item_ranges;
+  p.range_spans = c.a.range_spans.get();
+  p.windows = c.ch.windows;
+  if (c.a.n_slots > 0) {
+    if ((e = c.w.ws_partial.reserve(std::size_t(c.a.n_slots) * c.batch * 8 + 64)) != cudaSuccess) return e;
+    p.partial = c.w.ws_partial.get();
+  }
+  return cudaSuccess;
+}
+
+// row_segment_batch_lanes.
+Status batch_lanes_launch(Launch& c) {
+  if (c.my == 0) return Status::Success;
+  RowSegParams p;
+  cudaError_t e;
+  if ((e = row_segment_params(c, true, p)) != cudaSuccess) return c.cuda_fail(e, "row_segment operands");
+  if ((e = launch_rowseg_batch_lanes(c.args.type, c.ch.batch_tile, p, c.a.sm_count, c.a.splits.get(), c.a.n_splits,
+                                     c.args.stream)) != cudaSuccess)
+    return c.cuda_fail(e, "row_segment");
+  return Status::Success;
+}
+
+// row_segment: the plus_times kernels for fp32, fp16 and bf16, the generic ones for any other semiring and type.
+Status rowseg_launch(Launch& c) {
+  if (c.my == 0) return Status::Success;
+  RowSegParams p;
+  cudaError_t e;
+  if ((e = row_segment_params(c, false, p)) != cudaSuccess) return c.cuda_fail(e, "row_segment operands");
+  const bool xwt = c.args.orientation == Orientation::XWt;
+  e = c.plus_times ? launch_rowseg_plus_times(c.args.type, c.ch.batch_tile, c.ch.group_lanes, p, c.a.sm_count,
+                                              c.a.splits.get(), c.a.n_splits, c.args.stream)
+                   : launch_rowseg_generic(c.args.type, c.args.semiring, xwt, c.ch.batch_tile, p, c.a.sm_count,
+                                           c.a.splits.get(), c.a.n_splits, c.args.stream);
+  if (e != cudaSuccess) return c.cuda_fail(e, "row_segment");
+  return Status::Success;
+}
+
 
 // Whether X' (a.cols rows of the batch rounded up to 8 values) lies within 32-bit offsets, as the
 // lanes-across-the-batch kernels address it (spmm() repacks a wider X' to batch-wide rows).
@@ -581,14 +925,17 @@ bool scatter_can_run(const Plan::Impl& a, const SpmmArgs& args) {
 void scatter_configure(const Plan::Impl&, const SpmmArgs&, Choice& ch) { ch.batch_tile = 1; }
 
 constexpr Candidate kCandidates[] = {
-    {Kernel::ColumnScatter, "column_scatter", scatter_can_run, scatter_prefers, scatter_configure, Kernel::Auto},
-    {Kernel::RowLanes, "row_lanes", lanes_can_run, lanes_prefers, lanes_configure, Kernel::Auto},
-    {Kernel::ColumnBlock, "column_block", colblock_can_run, colblock_prefers, colblock_configure, Kernel::ColumnBlock},
-    {Kernel::RowRange, "row_range", range_can_run, batch_five_up, range_configure, Kernel::RowSegmentBatchLanes},
+    {Kernel::ColumnScatter, "column_scatter", scatter_can_run, scatter_prefers, scatter_configure, Kernel::Auto,
+     scatter_launch},
+    {Kernel::RowLanes, "row_lanes", lanes_can_run, lanes_prefers, lanes_configure, Kernel::Auto, lanes_launch},
+    {Kernel::ColumnBlock, "column_block", colblock_can_run, colblock_prefers, colblock_configure, Kernel::ColumnBlock,
+     colblock_launch},
+    {Kernel::RowRange, "row_range", range_can_run, batch_five_up, range_configure, Kernel::RowSegmentBatchLanes,
+     range_launch},
     {Kernel::RowSegmentBatchLanes, "row_segment_batch_lanes", batch_lanes_can_run, batch_five_up,
-     batch_lanes_configure, Kernel::RowSegment},
-    {Kernel::SnackCoo, "snack_coo", coo_can_run, never, coo_configure, Kernel::SnackCoo},
-    {Kernel::RowSegment, "row_segment", always, always, rowseg_configure, Kernel::RowSegment},
+     batch_lanes_configure, Kernel::RowSegment, batch_lanes_launch},
+    {Kernel::SnackCoo, "snack_coo", coo_can_run, never, coo_configure, Kernel::SnackCoo, coo_launch},
+    {Kernel::RowSegment, "row_segment", always, always, rowseg_configure, Kernel::RowSegment, rowseg_launch},
 };
 constexpr std::size_t kNumCandidates = sizeof(kCandidates) / sizeof(kCandidates[0]);
 static_assert(kCandidates[kNumCandidates - 1].kernel == Kernel::RowSegment, "the generic fallback comes last");
@@ -678,9 +1025,6 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     if (message) *message = why;
     return s;
   };
-  auto cuda_fail = [&](cudaError_t e, const char* what) {
-    return fail(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
-  };
   Plan::Impl& w = plan.impl();
   if (args.orientation == Orientation::WtX && !w.transposed)
     return fail(Status::InvalidArgument, "W^T X needs a plan built with PlanOptions::transposed");
@@ -748,251 +1092,9 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
   if (!plus_times && !args.semiring.is_plus_times() && (args.type == ValueType::FP16 || args.type == ValueType::BF16))
     return fail(Status::Unsupported, "fp16/bf16 values run plus_times only");
-  cudaStream_t s = args.stream;
-  cudaError_t e;
-
-  // Values of A: W's (copied where misaligned, unless the call reads the plan's bound copy instead), or W's
-  // gathered into W^T's order.
-  const void* values = args.values;
-  if (args.orientation == Orientation::WtX && a.nnz > 0 && ch.kernel != Kernel::ColumnScatter) {
-    if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-    if ((e = launch_transpose_values(w.ws_values.get(), args.values, w, static_cast<int>(vs), s)) != cudaSuccess)
-      return cuda_fail(e, "transpose values");
-    values = w.ws_values.get();
-  } else if (a.nnz > 0 && !ch.bound_order && reinterpret_cast<std::uintptr_t>(values) % (4 * vs) != 0) {
-    if ((e = w.ws_values.reserve(a.nnz * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-    if ((e = cudaMemcpyAsync(w.ws_values.get(), values, a.nnz * vs, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
-      return cuda_fail(e, "align values");
-    values = w.ws_values.get();
-  }
-
-  auto zero_y = [&]() -> cudaError_t {
-    if (ys_col == 1) return cudaMemset2DAsync(args.y.data, ys_row * vs, 0, batch * vs, my, s);
-    return cudaMemset2DAsync(args.y.data, ys_col * vs, 0, my * vs, batch, s);
-  };
-
-  if (ch.kernel == Kernel::ColumnScatter) {   // choose() took it for W^T X with W's plan fit for it
-    if (my * batch > 0 && (e = zero_y()) != cudaSuccess) return cuda_fail(e, "zero Y");
-    if (w.nnz == 0) return Status::Success;
-    ColumnScatterParams p;
-    p.grid = blocked_rows(w, static_cast<int>(batch));
-    p.values = static_cast<const float*>(args.values);
-    p.x = static_cast<const float*>(args.x.data);
-    p.xs_row = xs_row;
-    p.xs_col = xs_col;
-    p.y = static_cast<float*>(args.y.data);
-    p.ys_row = ys_row;
-    p.ys_col = ys_col;
-    p.batch = static_cast<int>(batch);
-    if ((e = launch_column_scatter(p, s)) != cudaSuccess)
-      return cuda_fail(e, "column_scatter");
-    return Status::Success;
-  }
-  if (ch.kernel == Kernel::SnackCoo) {
-    if (!a.has_coo) return fail(Status::InvalidArgument, "SNACK-COO needs a plan built with PlanOptions::coo");
-    if (args.type != ValueType::FP32 || !args.semiring.is_plus_times())
-      return fail(Status::Unsupported, "SNACK-COO runs fp32 plus_times only");
-    if (my * batch > 0 && (e = zero_y()) != cudaSuccess) return cuda_fail(e, "zero Y");
-    SnackCooParams p;
-    p.row = a.coo_row.get();
-    p.col = a.coo_col.get();
-    p.values = static_cast<const float*>(values);
-    p.nnz = a.nnz;
-    p.x = static_cast<const float*>(args.x.data);
-    p.xs_row = xs_row;
-    p.xs_col = xs_col;
-    p.y = static_cast<float*>(args.y.data);
-    p.ys_row = ys_row;
-    p.ys_col = ys_col;
-    if ((e = launch_snack_coo(p, static_cast<int>(batch), s)) != cudaSuccess) return cuda_fail(e, "snack_coo");
-    return Status::Success;
-  }
-  if (my == 0) return Status::Success;
-
-  // X' as rows of aligned values (batch > 1), else repacked.
-  const void* x = args.x.data;
-  std::int64_t ldx = xs_row;
-  const bool lanes = ch.kernel == Kernel::RowLanes;
-  const int align_vals = ch.kernel == Kernel::ColumnBlock || lanes ? static_cast<int>(16 / vs) : 4;
-  const bool offsets32 = ch.kernel == Kernel::RowSegmentBatchLanes || ch.kernel == Kernel::RowRange;
-  // The wide column-block kernel with one batch tile bulk-copies its stages where X' rows are exactly one
-  // tile apart (csr_colblock.cuh); a copy of X' to that layout costs far less than the gain
-  // (bench/results/spmm-dispatch-rules.md). A batch short of the tile is copied too: the bulk copies read
-  // whole tile rows, which past the batch would leave X's last row (its allocation may end at the batch).
-  const int cb_tile = ch.kernel == Kernel::ColumnBlock && colblock_wide(ch.column_block.batch_tile) &&
-                              batch <= ch.column_block.batch_tile
-                          ? ch.column_block.batch_tile
-                          : 0;
-  // RowLanes stages whole tiles of each X' row likewise: X' is copied to rows of the batch rounded up to its
-  // tile unless the batch fills its tiles.
-  const std::int64_t lanes_ld = lanes ? round_up(static_cast<int>(batch), ch.batch_tile) : 0;
-  if (batch > 1 || ch.kernel == Kernel::ColumnBlock || offsets32 || lanes) {
-    // batch % align_vals: the kernels read whole groups of align_vals values, which past the batch would leave
-    // X's last row (its allocation may end at the batch).
-    const bool ok = xs_col == 1 && xs_row % align_vals == 0 && batch % align_vals == 0 &&
-                    reinterpret_cast<std::uintptr_t>(x) % (align_vals * vs) == 0 &&
-                    (!offsets32 || kx * xs_row < (std::int64_t(1) << 31)) &&
-                    (cb_tile == 0 || (xs_row == cb_tile && batch == cb_tile)) && (!lanes || batch == lanes_ld);
-    if (!ok && kx > 0) {
-      const std::int64_t ld = lanes ? lanes_ld : cb_tile ? cb_tile : round_up(static_cast<int>(batch), 8);
-      if ((e = w.ws_x.reserve(kx * ld * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-      if ((e = launch_strided_copy(w.ws_x.get(), ld, 1, x, xs_row, xs_col, kx, batch, static_cast<int>(vs), s)) !=
-          cudaSuccess)
-        return cuda_fail(e, "repack X");
-      x = w.ws_x.get();
-      ldx = ld;
-    }
-  } else if (runs_stream_kernel(ch) && xs_row != 1 && kx > 0) {
-    // The stream kernel reads X' as one contiguous vector.
-    if ((e = w.ws_x.reserve(kx * vs + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-    if ((e = launch_strided_copy(w.ws_x.get(), 1, 1, x, xs_row, xs_col, kx, 1, static_cast<int>(vs), s)) != cudaSuccess)
-      return cuda_fail(e, "repack X");
-    x = w.ws_x.get();
-    ldx = 1;
-  }
-
-  // The partial tiles of split column ranges (column-block and row-lanes kernels): [splits][rows][ld] floats,
-  // ld the batch rounded up to the batch tile; folded in range order (column_ranges.cuh).
-  auto range_partials = [&](int splits, int batch_tile, float*& partial, std::int64_t& ld) -> cudaError_t {
-    ld = (batch + batch_tile - 1) / batch_tile * batch_tile;
-    const cudaError_t r = w.ws_partial.reserve(std::size_t(splits) * a.rows * ld * 4 + 64);
-    partial = reinterpret_cast<float*>(w.ws_partial.get());
-    return r;
-  };
-
-  if (lanes) {   // choose() took it only with values of the call's type bound to a plan it fits (a == w)
-    const int bt = ch.batch_tile;
-    if ((e = ensure_lanes_values(w, bt, args.type, args.values, s)) != cudaSuccess) {
-      (void)cudaGetLastError();   // the plan no longer offers the kernel at this tile: the call runs as Auto would
-      SpmmArgs again = args;
-      if (again.kernel == Kernel::RowLanes) again.kernel = Kernel::Auto;
-      return spmm(plan, again, message);
-    }
-    const Plan::Impl::LanesOrder& o = w.lanes_of(bt, vs);
-    RowLanesParams p;
-    p.col16 = o.col16.get();
-    p.values = o.values.get();
-    p.group_start = o.group_start.get();
-    p.group_chunks = o.group_chunks.get();
-    p.slot_row = o.slot_row.get();
-    p.slot_len = o.slot_len.get();
-    p.rows = w.rows;
-    p.cols = w.cols;
-    p.n_blocks = o.geo.n_blocks;
-    p.block_cols = o.geo.block_cols;
-    p.n_wide = o.geo.n_wide;
-    p.fine_cols = o.geo.fine_cols;
-    p.slots_per_range = 32 * o.groups_per_range;
-    p.n_groups = o.n_groups;
-    p.x = x;
-    p.ldx = ldx;
-    p.y = args.y.data;
-    p.ys_row = ys_row;
-    p.ys_col = ys_col;
-    p.batch = static_cast<int>(batch);
-    p.accumulate = ch.atomic_sums;
-    p.runs = ch.lanes_runs;
-    if (p.n_blocks > 1 && !p.accumulate && (e = range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
-      return cuda_fail(e, "workspace");
-    if ((e = launch_rowlanes(args.type, bt, ch.lanes_threads, p, o.geo.n_ranges, w.sm_count, s)) != cudaSuccess)
-      return cuda_fail(e, "row_lanes");
-    return Status::Success;
-  }
-
-  if (ch.kernel == Kernel::ColumnBlock) {
-    if (!plus_times) return fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");
-    if (!a.tile_bounds.size()) return fail(Status::Unsupported, "this plan has no column-block offsets (too large)");
-    const ColumnBlockConfig& c = ch.column_block;
-    ColBlockParams p;
-    p.col16 = a.col16.get();
-    p.values = values;
-    p.nnz = a.nnz;
-    p.bounds = a.tile_bounds.get();
-    p.n_fine = a.tile_n_fine;
-    p.ratio = c.block_cols / a.tile_fine_cols;
-    p.rows = a.rows;
-    p.cols = a.cols;
-    p.x = x;
-    p.ldx = ldx;
-    p.y = args.y.data;
-    p.ys_row = ys_row;
-    p.ys_col = ys_col;
-    p.batch = static_cast<int>(batch);
-    p.block_cols = c.block_cols;
-    p.n_blocks = a.column_blocks(p.ratio);
-    p.rows_per_cta = c.rows_per_cta;
-    p.blocks_per_cta = (p.n_blocks + c.splits - 1) / c.splits;
-    p.shared_limit = static_cast<std::size_t>(a.shared_optin_bytes);
-    if (ch.bound_order) {   // the plan's bank-ordered copy (a == w: not W^T X)
-      p.col16 = w.bound_col16.get();
-      p.values = w.bound_values.get();
-      p.bound_layout = true;
-    }
-    const std::size_t smem = colblock_shared_bytes(c.batch_tile, p.block_cols, p.rows_per_cta, c.pairs_per_lane, vs,
-                                                   colblock_stages(c.batch_tile, p.blocks_per_cta));
-    if (smem > kColBlockSharedBytes) return fail(Status::InvalidArgument, "column-block configuration exceeds shared memory");
-    if (c.row_order == RowOrder::Balanced && (e = colblock_row_map(a, p, s)) != cudaSuccess)
-      return cuda_fail(e, "column-block row order");
-    if (p.blocks_per_cta < p.n_blocks && (e = range_partials(c.splits, c.batch_tile, p.partial, p.partial_ld)) != cudaSuccess)
-      return cuda_fail(e, "workspace");
-    if ((e = launch_colblock(args.type, c.batch_tile, p, c.pairs_per_lane, s)) != cudaSuccess) return cuda_fail(e, "column_block");
-    return Status::Success;
-  }
-
-  if (ch.kernel == Kernel::RowRange) {
-    RowRangeParams p;
-    p.n_ranges = static_cast<int>(std::max<std::int64_t>(std::int64_t(kStreamWarpsPerSm) * a.sm_count,
-                                                         (std::int64_t(a.rows) + kRowRangeRows - 1) / kRowRangeRows));
-    p.bounds = a.tile_bounds.get();
-    p.rows = a.rows;
-    p.n_fine = a.tile_n_fine;
-    p.slab_ratio = boundaries_per_slab(a, ch.slabs);
-    p.n_slabs = ch.slabs;
-    p.one_row = ch.one_row;
-    p.col16 = a.col16.get();
-    p.values = values;
-    p.nnz = a.nnz;
-    p.x = x;
-    p.ldx = static_cast<int>(ldx);
-    p.y = args.y.data;
-    p.ys_row = ys_row;
-    p.ys_col = ys_col;
-    p.batch = static_cast<int>(batch);
-    if ((e = launch_rowrange(args.type, ch.batch_tile, p, s)) != cudaSuccess) return cuda_fail(e, "row_range");
-    return Status::Success;
-  }
-
-  // Row segments.
-  RowSegParams p;
-  p.items = a.items.get();
-  p.n_items = a.n_items;
-  p.item_colbase = a.item_colbase.size() ? a.item_colbase.get() : nullptr;
-  p.col16 = a.col16.get();
-  p.values = values;
-  p.nnz = a.nnz;
-  p.x = x;
-  p.ldx = ldx;
-  p.y = args.y.data;
-  p.ys_row = ys_row;
-  p.ys_col = ys_col;
-  p.batch = static_cast<int>(batch);
-  p.ranges = a.item_ranges.get();
-  p.n_ranges = a.n_item_ranges;
-  p.range_spans = a.range_spans.get();
-  p.windows = ch.windows;
-  if (a.n_slots > 0) {
-    if ((e = w.ws_partial.reserve(std::size_t(a.n_slots) * batch * 8 + 64)) != cudaSuccess) return cuda_fail(e, "workspace");
-    p.partial = w.ws_partial.get();
-  }
-  if (ch.kernel == Kernel::RowSegmentBatchLanes) {
-    e = launch_rowseg_batch_lanes(args.type, ch.batch_tile, p, a.sm_count, a.splits.get(), a.n_splits, s);
-  } else if (plus_times) {
-    e = launch_rowseg_plus_times(args.type, ch.batch_tile, ch.group_lanes, p, a.sm_count, a.splits.get(), a.n_splits, s);
-  } else {
-    e = launch_rowseg_generic(args.type, args.semiring, xwt, ch.batch_tile, p, a.sm_count, a.splits.get(), a.n_splits, s);
-  }
-  if (e != cudaSuccess) return cuda_fail(e, "row_segment");
-  return Status::Success;
+  Launch call{plan, w, a, args, ch, message, batch, kx, my, xs_row, xs_col, ys_row, ys_col, vs, plus_times,
+              args.values, args.x.data, xs_row};
+  return candidate(ch.kernel).launch(call);
 }
 
 Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message) {
