@@ -93,6 +93,8 @@ using ops::binary_result_t;
 using ops::is_bitwise;
 using ops::is_comparison;
 using ops::is_logical;
+using ops::monoid_has_terminal;
+using ops::monoid_terminal;
 
 template <class F, std::size_t... K>
 bool with_binary_impl(BinaryOpcode op, TypeCode t, F& f, std::index_sequence<K...>) {
@@ -201,17 +203,10 @@ struct SemiringFn {
   static constexpr BinaryOpcode mul_op = MulOp;
   KOKKOS_INLINE_FUNCTION static T add(T x, T y) { return binary_apply<AddOp, T>(x, y); }
   KOKKOS_INLINE_FUNCTION static T mul(T a, T b) { return binary_apply<MulOp, T>(a, b); }
-  // The add monoid's terminal (absorbing) value, where a dot product may stop early: true for LOR, false
-  // for LAND, the lowest value for MIN and the highest for MAX (-inf / +inf on floats); PLUS, LXOR and
-  // LXNOR have none.
-  static constexpr bool has_terminal = AddOp == BinaryOpcode::LOr || AddOp == BinaryOpcode::LAnd ||
-                                       AddOp == BinaryOpcode::Min || AddOp == BinaryOpcode::Max;
+  // The add monoid's terminal (absorbing) value, where a dot product may stop early (ops::monoid_terminal).
+  static constexpr bool has_terminal = monoid_has_terminal<AddOp, T>();
   KOKKOS_INLINE_FUNCTION static bool is_terminal(T x) {
-    using L = std::numeric_limits<T>;
-    if constexpr (AddOp == BinaryOpcode::LOr) return x;
-    else if constexpr (AddOp == BinaryOpcode::LAnd) return !x;
-    else if constexpr (AddOp == BinaryOpcode::Min) return x == (math::is_float_v<T> ? -L::infinity() : L::lowest());
-    else if constexpr (AddOp == BinaryOpcode::Max) return x == (math::is_float_v<T> ? L::infinity() : L::max());
+    if constexpr (has_terminal) return x == monoid_terminal<AddOp, T>();
     else { (void)x; return false; }
   }
 };

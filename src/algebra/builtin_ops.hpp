@@ -85,4 +85,47 @@ SNK_HD auto binary_apply(T x, T y) {
 template <BinaryOpcode Op, class T>
 using binary_result_t = decltype(binary_apply<Op, T>(T(), T()));
 
+// ---- the builtin monoids ------------------------------------------------------------------------------------------
+// PLUS, TIMES, MIN and MAX on the numeric types, LOR, LAND, LXOR and LXNOR on BOOL (BOOL's EQ monoid is LXNOR's).
+// Identities: 0, 1, the type's highest (+inf on floats) and lowest (-inf); false, true, false, true. Terminals
+// (absorbing values, where a reduction may stop) are SuiteSparse's: on integers TIMES 0, MIN the lowest, MAX the
+// highest; LOR true, LAND false; none for PLUS, LXOR, LXNOR or any monoid on floats.
+template <BinaryOpcode Op, class T>
+constexpr bool monoid_defined() {
+  using B = BinaryOpcode;
+  if constexpr (math::is_bool_v<T>) return Op == B::LOr || Op == B::LAnd || Op == B::LXor || Op == B::LXnor;
+  else return Op == B::Plus || Op == B::Times || Op == B::Min || Op == B::Max;
+}
+
+template <BinaryOpcode Op, class T>
+SNK_HD constexpr T monoid_identity() {
+  static_assert(monoid_defined<Op, T>(), "not a builtin monoid");
+  using B = BinaryOpcode;
+  using L = std::numeric_limits<T>;
+  if constexpr (Op == B::Plus || Op == B::LOr || Op == B::LXor) return T(0);
+  else if constexpr (Op == B::Times || Op == B::LAnd || Op == B::LXnor) return T(1);
+  else if constexpr (Op == B::Min) return math::is_float_v<T> ? L::infinity() : L::max();
+  else return math::is_float_v<T> ? -L::infinity() : L::lowest();
+}
+
+template <BinaryOpcode Op, class T>
+constexpr bool monoid_has_terminal() {
+  using B = BinaryOpcode;
+  if constexpr (!monoid_defined<Op, T>()) return false;
+  else if constexpr (math::is_bool_v<T>) return Op == B::LOr || Op == B::LAnd;
+  else return !math::is_float_v<T> && (Op == B::Times || Op == B::Min || Op == B::Max);
+}
+
+// The terminal of a monoid that has one (monoid_has_terminal).
+template <BinaryOpcode Op, class T>
+SNK_HD constexpr T monoid_terminal() {
+  static_assert(monoid_has_terminal<Op, T>(), "this monoid has no terminal");
+  using B = BinaryOpcode;
+  using L = std::numeric_limits<T>;
+  if constexpr (Op == B::LOr) return T(1);
+  else if constexpr (Op == B::LAnd || Op == B::Times) return T(0);
+  else if constexpr (Op == B::Min) return L::lowest();
+  else return L::max();
+}
+
 }  // namespace snk::ops

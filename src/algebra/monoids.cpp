@@ -1,18 +1,16 @@
 // src/algebra/monoids.cpp: the predefined monoids and semirings of the C API spec 2.0.
 //
-// Monoids: PLUS (identity 0), TIMES (1), MIN (+inf or the type's max), MAX (-inf or the type's min) on the
-// 10 numeric types, and LOR (false), LAND (true), LXOR (false), LXNOR (true) on BOOL: 44 objects. Terminal
-// values are SuiteSparse's: on integers MIN has the minimum, MAX the maximum, TIMES 0; LOR has true, LAND
-// false; PLUS, everything on floats, LXOR and LXNOR have none.
+// Monoids: PLUS, TIMES, MIN and MAX on the 10 numeric types, and LOR, LAND, LXOR, LXNOR on BOOL: 44 objects, their
+// identities and terminals as algebra/builtin_ops.hpp defines them (monoid_identity, monoid_terminal).
 // Semirings: PLUS_TIMES, PLUS_MIN, MIN_PLUS, MIN_TIMES, MIN_FIRST, MIN_SECOND, MIN_MAX, MAX_PLUS,
 // MAX_TIMES, MAX_FIRST, MAX_SECOND, MAX_MIN on the 10 numeric types, and LOR_LAND, LAND_LOR, LXOR_LAND,
 // LXNOR_LOR on BOOL: 124 objects. All are singletons built on first use from the predefined operators.
 #include <array>
 #include <cstring>
-#include <limits>
 #include <memory>
 
 #include "algebra/builtin_math.hpp"
+#include "algebra/builtin_ops.hpp"
 #include "algebra/type_list.hpp"
 #include "snack/algebra.hpp"
 
@@ -47,26 +45,29 @@ struct MonoidTable {
     all.push_back(owned.back().get());
   }
 
+  // The builtin monoid Op on T, its identity and terminal from ops' definitions.
+  template <BinaryOpcode Op, class T>
+  void put_builtin(const char* opname) {
+    std::vector<unsigned char> terminal;
+    if constexpr (ops::monoid_has_terminal<Op, T>()) terminal = bytes_of(ops::monoid_terminal<Op, T>());
+    put(Op, type_of<T>()->code, bytes_of(ops::monoid_identity<Op, T>()), ops::monoid_has_terminal<Op, T>(),
+        std::move(terminal), opname);
+  }
+
   MonoidTable() {
     algebra::for_each_builtin_type([&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (!math::is_bool_v<T>) {
-        const TypeCode c = type_of<T>()->code;
-        using L = std::numeric_limits<T>;
-        constexpr bool fp = math::is_float_v<T>;
-        const T hi = fp ? L::infinity() : L::max();
-        const T lo = fp ? -L::infinity() : L::lowest();
-        put(B::Plus, c, bytes_of(T(0)), false, {}, "PLUS");
-        put(B::Times, c, bytes_of(T(1)), !fp, fp ? std::vector<unsigned char>{} : bytes_of(T(0)), "TIMES");
-        // MIN and MAX on floats have no terminal (as in SuiteSparse): NaN is ignored, not absorbing.
-        put(B::Min, c, bytes_of(hi), !fp, fp ? std::vector<unsigned char>{} : bytes_of(lo), "MIN");
-        put(B::Max, c, bytes_of(lo), !fp, fp ? std::vector<unsigned char>{} : bytes_of(hi), "MAX");
+        put_builtin<B::Plus, T>("PLUS");
+        put_builtin<B::Times, T>("TIMES");
+        put_builtin<B::Min, T>("MIN");
+        put_builtin<B::Max, T>("MAX");
       }
     });
-    put(B::LOr, TypeCode::Bool, bytes_of(false), true, bytes_of(true), "LOR");
-    put(B::LAnd, TypeCode::Bool, bytes_of(true), true, bytes_of(false), "LAND");
-    put(B::LXor, TypeCode::Bool, bytes_of(false), false, {}, "LXOR");
-    put(B::LXnor, TypeCode::Bool, bytes_of(true), false, {}, "LXNOR");
+    put_builtin<B::LOr, bool>("LOR");
+    put_builtin<B::LAnd, bool>("LAND");
+    put_builtin<B::LXor, bool>("LXOR");
+    put_builtin<B::LXnor, bool>("LXNOR");
   }
 };
 

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "algebra/builtin_ops.hpp"
 #include "spmm/dispatch.hpp"
 #include "spmm_host_pattern.hpp"   // with_dense_corner (tests/core)
 
@@ -518,71 +519,61 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
 }
 
 // ---- semirings ---------------------------------------------------------------------------------------------------
-template <class T>
-T ref_add(AddOp op, T a, T b) {
-  auto tr = [](T v) { return v != T(0); };
-  switch (op) {
-    case AddOp::Plus: if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b)); else return T(a + b);
-    case AddOp::Times: if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b)); else return T(a * b);
-    case AddOp::Min: if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b); else return b < a ? b : a;
-    case AddOp::Max: if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b); else return a < b ? b : a;
-    case AddOp::LOr: return T(tr(a) || tr(b));
-    case AddOp::LAnd: return T(tr(a) && tr(b));
-    case AddOp::LXor: return T(tr(a) != tr(b));
-    case AddOp::LXnor: return T(tr(a) == tr(b));
-  }
+// The oracle computes with the operators' one definition (algebra/builtin_ops.hpp), as the kernels do: what it checks
+// is the kernels' traversal, summation order, identities and operand roles. The operators' own values are checked
+// against SuiteSparse by the cross-backend tests.
+template <BinaryOpcode Op, class T>
+T ref_apply(T a, T b) {
+  if constexpr (ops::binary_defined<Op, T>()) return static_cast<T>(ops::binary_apply<Op, T>(a, b));
+  ADD_FAILURE() << "no builtin " << opcode_name(Op) << " on this type";
   return a;
 }
 template <class T>
-T ref_identity(AddOp op) {
+T ref_op(BinaryOpcode op, T a, T b) {
+  using B = BinaryOpcode;
   switch (op) {
-    case AddOp::Times: case AddOp::LAnd: case AddOp::LXnor: return T(1);
-    case AddOp::Min: if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity(); else return std::numeric_limits<T>::max();
-    case AddOp::Max: if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity(); else return std::numeric_limits<T>::lowest();
-    default: return T(0);
+    case B::First: return ref_apply<B::First>(a, b);
+    case B::Second: return ref_apply<B::Second>(a, b);
+    case B::Oneb: return ref_apply<B::Oneb>(a, b);
+    case B::Min: return ref_apply<B::Min>(a, b);
+    case B::Max: return ref_apply<B::Max>(a, b);
+    case B::Plus: return ref_apply<B::Plus>(a, b);
+    case B::Minus: return ref_apply<B::Minus>(a, b);
+    case B::Times: return ref_apply<B::Times>(a, b);
+    case B::Div: return ref_apply<B::Div>(a, b);
+    case B::Eq: return ref_apply<B::Eq>(a, b);
+    case B::Ne: return ref_apply<B::Ne>(a, b);
+    case B::Gt: return ref_apply<B::Gt>(a, b);
+    case B::Lt: return ref_apply<B::Lt>(a, b);
+    case B::Ge: return ref_apply<B::Ge>(a, b);
+    case B::Le: return ref_apply<B::Le>(a, b);
+    case B::LOr: return ref_apply<B::LOr>(a, b);
+    case B::LAnd: return ref_apply<B::LAnd>(a, b);
+    case B::LXor: return ref_apply<B::LXor>(a, b);
+    case B::LXnor: return ref_apply<B::LXnor>(a, b);
+    default: ADD_FAILURE() << "no oracle for " << opcode_name(op); return a;
   }
 }
-template <class T, class = void> struct UnsignedOf { using type = T; };
+template <BinaryOpcode Op, class T>
+T ref_identity_of() {
+  if constexpr (ops::monoid_defined<Op, T>()) return ops::monoid_identity<Op, T>();
+  ADD_FAILURE() << opcode_name(Op) << " is no builtin monoid on this type";
+  return T(0);
+}
 template <class T>
-struct UnsignedOf<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  using type = std::make_unsigned_t<T>;
-};
-
-template <class T>
-T ref_mul(MulOp op, T a, T b) {
-  auto tr = [](T v) { return v != T(0); };
-  using U = typename UnsignedOf<T>::type;
+T ref_identity(BinaryOpcode op) {
+  using B = BinaryOpcode;
   switch (op) {
-    case MulOp::Times: if constexpr (std::is_same_v<T, bool>) return a && b; else return T(U(a) * U(b));
-    case MulOp::Plus: if constexpr (std::is_same_v<T, bool>) return a || b; else return T(U(a) + U(b));
-    case MulOp::Minus: if constexpr (std::is_same_v<T, bool>) return a != b; else return T(U(a) - U(b));
-    case MulOp::RMinus: if constexpr (std::is_same_v<T, bool>) return a != b; else return T(U(b) - U(a));
-    case MulOp::Div: case MulOp::RDiv: {
-      const T n = op == MulOp::Div ? a : b, d = op == MulOp::Div ? b : a;
-      if constexpr (std::is_floating_point_v<T>) return n / d;
-      else if constexpr (std::is_same_v<T, bool>) return n;
-      else {
-        if (d == 0) return n == 0 ? T(0) : (n > 0 ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest());
-        if constexpr (std::is_signed_v<T>) if (d == T(-1)) return T(U(0) - U(n));
-        return T(n / d);
-      }
-    }
-    case MulOp::First: return a;
-    case MulOp::Second: return b;
-    case MulOp::Min: return ref_add(AddOp::Min, a, b);
-    case MulOp::Max: return ref_add(AddOp::Max, a, b);
-    case MulOp::Pair: return T(1);
-    case MulOp::LOr: return T(tr(a) || tr(b));
-    case MulOp::LAnd: return T(tr(a) && tr(b));
-    case MulOp::LXor: return T(tr(a) != tr(b));
-    case MulOp::Eq: return T(a == b);
-    case MulOp::Ne: return T(a != b);
-    case MulOp::Gt: return T(a > b);
-    case MulOp::Lt: return T(a < b);
-    case MulOp::Ge: return T(a >= b);
-    case MulOp::Le: return T(a <= b);
+    case B::Plus: return ref_identity_of<B::Plus, T>();
+    case B::Times: return ref_identity_of<B::Times, T>();
+    case B::Min: return ref_identity_of<B::Min, T>();
+    case B::Max: return ref_identity_of<B::Max, T>();
+    case B::LOr: return ref_identity_of<B::LOr, T>();
+    case B::LAnd: return ref_identity_of<B::LAnd, T>();
+    case B::LXor: return ref_identity_of<B::LXor, T>();
+    case B::LXnor: return ref_identity_of<B::LXnor, T>();
+    default: ADD_FAILURE() << "no monoid " << opcode_name(op); return T(0);
   }
-  return a;
 }
 
 template <class T>
@@ -598,7 +589,8 @@ T random_value(std::mt19937& g) {
 template <class T>
 void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o, int batch, Kernel kernel,
                     StreamWalk walk = StreamWalk::Auto) {
-  SCOPED_TRACE(std::string(add_op_name(sr.add)) + "_" + mul_op_name(sr.mul) + " " + value_type_name(vtype<T>()) +
+  SCOPED_TRACE(std::string(opcode_name(sr.add)) + "_" + opcode_name(sr.mul) + (sr.flip ? " flipped " : " ") +
+               value_type_name(vtype<T>()) +
                " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " +
                kernel_name(kernel) +
                walk_suffix(walk));
@@ -617,7 +609,8 @@ void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o
       T acc = ref_identity<T>(sr.add);
       for (int j = pat.row_ptr[r]; j < pat.row_ptr[r + 1]; ++j) {
         const T wv = T(w[j]), xv = xat(pat.col[j], b);
-        acc = ref_add<T>(sr.add, acc, xwt ? ref_mul<T>(sr.mul, xv, wv) : ref_mul<T>(sr.mul, wv, xv));
+        // mul(w, x), or mul(x, w) for Y = X W^T, swapped again by flip.
+        acc = ref_op<T>(sr.add, acc, xwt != sr.flip ? ref_op<T>(sr.mul, xv, wv) : ref_op<T>(sr.mul, wv, xv));
       }
       ref[std::size_t(r) * batch + b] = acc;
     }
@@ -667,17 +660,19 @@ void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o
   }
 }
 
-const std::pair<AddOp, MulOp> kNumericSemirings[] = {
-    {AddOp::Plus, MulOp::Times}, {AddOp::Plus, MulOp::Min},   {AddOp::Min, MulOp::Plus},   {AddOp::Min, MulOp::Times},
-    {AddOp::Min, MulOp::First},  {AddOp::Min, MulOp::Second}, {AddOp::Min, MulOp::Max},    {AddOp::Max, MulOp::Plus},
-    {AddOp::Max, MulOp::Times},  {AddOp::Max, MulOp::First},  {AddOp::Max, MulOp::Second}, {AddOp::Max, MulOp::Min},
-    {AddOp::Plus, MulOp::First}, {AddOp::Plus, MulOp::Second}, {AddOp::Plus, MulOp::Pair}, {AddOp::Min, MulOp::Minus},
-    {AddOp::Plus, MulOp::Div},   {AddOp::Max, MulOp::RDiv},   {AddOp::Plus, MulOp::Eq},    {AddOp::Times, MulOp::Plus},
-    {AddOp::Plus, MulOp::Lt},    {AddOp::Max, MulOp::RMinus},
+using B = BinaryOpcode;
+const SemiringId kNumericSemirings[] = {
+    {B::Plus, B::Times},       {B::Plus, B::Min},          {B::Min, B::Plus},    {B::Min, B::Times},
+    {B::Min, B::First},        {B::Min, B::Second},        {B::Min, B::Max},     {B::Max, B::Plus},
+    {B::Max, B::Times},        {B::Max, B::First},         {B::Max, B::Second},  {B::Max, B::Min},
+    {B::Plus, B::First},       {B::Plus, B::Second},       {B::Plus, B::Oneb},   {B::Min, B::Minus},
+    {B::Plus, B::Div},         {B::Max, B::Div, true},     {B::Plus, B::Eq},     {B::Times, B::Plus},
+    {B::Plus, B::Lt},          {B::Max, B::Minus, true},   {B::Plus, B::Gt, true},
 };
-const std::pair<AddOp, MulOp> kBoolSemirings[] = {
-    {AddOp::LOr, MulOp::LAnd}, {AddOp::LAnd, MulOp::LOr}, {AddOp::LXor, MulOp::LAnd}, {AddOp::LXnor, MulOp::LOr},
-    {AddOp::LOr, MulOp::First}, {AddOp::LAnd, MulOp::Second}, {AddOp::LOr, MulOp::Eq}, {AddOp::LXor, MulOp::Pair},
+const SemiringId kBoolSemirings[] = {
+    {B::LOr, B::LAnd},  {B::LAnd, B::LOr},    {B::LXor, B::LAnd}, {B::LXnor, B::LOr},
+    {B::LOr, B::First}, {B::LAnd, B::Second}, {B::LOr, B::Eq},    {B::LXor, B::Oneb},
+    {B::LOr, B::First, true},
 };
 
 template <class T>
@@ -686,11 +681,11 @@ void numeric_semirings() {
   Pattern heavy = random_pattern(rng(), 40, 3000, 0.002, 3, 2500);
   auto plan = make_plan(p, false);
   auto plan_heavy = make_plan(heavy, false);
-  for (auto [add, mul] : kNumericSemirings)
+  for (const SemiringId& sr : kNumericSemirings)
     for (int batch : {1, 6})
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
-        check_semiring<T>(p, *plan, {add, mul}, o, batch, Kernel::RowSegment);
-        if (batch == 1) check_semiring<T>(heavy, *plan_heavy, {add, mul}, o, batch, Kernel::Auto);
+        check_semiring<T>(p, *plan, sr, o, batch, Kernel::RowSegment);
+        if (batch == 1) check_semiring<T>(heavy, *plan_heavy, sr, o, batch, Kernel::Auto);
       }
 }
 TEST(SpmmSemiring, Fp32) { SKIP_WITHOUT_GPU(); numeric_semirings<float>(); }
@@ -703,9 +698,9 @@ TEST(SpmmSemiring, Bool) {
   SKIP_WITHOUT_GPU();
   Pattern p = random_pattern(rng(), 70, 90, 0.15);
   auto plan = make_plan(p, false);
-  for (auto [add, mul] : kBoolSemirings)
+  for (const SemiringId& sr : kBoolSemirings)
     for (int batch : {1, 6})
-      for (Orientation o : {Orientation::WX, Orientation::XWt}) check_semiring<bool>(p, *plan, {add, mul}, o, batch, Kernel::Auto);
+      for (Orientation o : {Orientation::WX, Orientation::XWt}) check_semiring<bool>(p, *plan, sr, o, batch, Kernel::Auto);
 }
 
 // ---- the stream kernels' warp ranges (many items per range, split rows inside ranges) -----------------------
@@ -739,10 +734,10 @@ TEST(SpmmRowSegment, StreamKernelsOverManyWarpRanges) {
           c.deterministic = true;
           expect_bitwise_repeatable(p, c, *plan);
         }
-    for (auto [add, mul] : {std::pair{AddOp::Plus, MulOp::Times}, std::pair{AddOp::Min, MulOp::Plus}})
+    for (const SemiringId sr : {SemiringId{B::Plus, B::Times}, SemiringId{B::Min, B::Plus}})
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
-        check_semiring<double>(p, *plan, {add, mul}, o, 1, Kernel::Auto);
-        check_semiring<std::int64_t>(p, *plan, {add, mul}, o, 1, Kernel::Auto);
+        check_semiring<double>(p, *plan, sr, o, 1, Kernel::Auto);
+        check_semiring<std::int64_t>(p, *plan, sr, o, 1, Kernel::Auto);
       }
   }
 }
@@ -792,11 +787,11 @@ TEST(SpmmRowSegment, WindowWalkAcrossItems) {
         check_plus_times<__nv_bfloat16>(p, c, rng(), 1e-2, *plan);
         c.deterministic = true;
         expect_bitwise_repeatable(p, c, *plan);
-        for (auto [add, mul] : {std::pair{AddOp::Plus, MulOp::Times}, std::pair{AddOp::Min, MulOp::Plus}}) {
-          check_semiring<double>(p, *plan, {add, mul}, o, 1, Kernel::RowSegment, walk);
-          check_semiring<std::int64_t>(p, *plan, {add, mul}, o, 1, Kernel::RowSegment, walk);
+        for (const SemiringId sr : {SemiringId{B::Plus, B::Times}, SemiringId{B::Min, B::Plus}}) {
+          check_semiring<double>(p, *plan, sr, o, 1, Kernel::RowSegment, walk);
+          check_semiring<std::int64_t>(p, *plan, sr, o, 1, Kernel::RowSegment, walk);
         }
-        check_semiring<bool>(p, *plan, {AddOp::LOr, MulOp::LAnd}, o, 1, Kernel::RowSegment, walk);
+        check_semiring<bool>(p, *plan, {B::LOr, B::LAnd}, o, 1, Kernel::RowSegment, walk);
       }
     }
     if (p.rows > 0 && double(p.col.size()) / p.rows >= 512 && !wide) {   // the dispatcher's rule
@@ -1816,6 +1811,24 @@ TEST(SpmmArguments, RejectedWithoutLaunching) {
   }
   CUDA_OK(cudaMemcpy(buf.p, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
   a.y = {static_cast<float*>(buf.p) + p.cols * 4, 4, Layout::RowMajor};
+  // Semirings no kernel computes: a bitwise multiply, a logical monoid on numbers, a numeric one on Bool, anything but
+  // plus_times on fp16: refused, Y unchanged.
+  CUDA_OK(cudaMemset(a.y.data, 0xff, std::size_t(p.rows) * 4 * 4));
+  const std::pair<SemiringId, ValueType> refused[] = {{{B::Plus, B::BOr}, ValueType::Int32},
+                                                      {{B::LOr, B::Times}, ValueType::Int32},
+                                                      {{B::Plus, B::Times}, ValueType::Bool},
+                                                      {{B::Min, B::Plus}, ValueType::FP16}};
+  for (const auto& [sr, type] : refused) {
+    SpmmArgs r = a;
+    r.semiring = sr;
+    r.type = type;
+    std::string msg;
+    EXPECT_EQ(Status::Unsupported, spmm(*plan, r, &msg)) << opcode_name(sr.add) << "_" << opcode_name(sr.mul);
+    EXPECT_NE(std::string::npos, msg.find("semiring")) << msg;
+  }
+  std::vector<std::uint32_t> kept(std::size_t(p.rows) * 4);
+  CUDA_OK(cudaMemcpy(kept.data(), a.y.data, kept.size() * 4, cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(std::all_of(kept.begin(), kept.end(), [](std::uint32_t v) { return v == 0xffffffffu; }));
   EXPECT_EQ(Status::Success, spmm(*plan, a));
   std::vector<float> y(std::size_t(p.rows) * 4);
   CUDA_OK(cudaMemcpy(y.data(), a.y.data, y.size() * 4, cudaMemcpyDeviceToHost));

@@ -2,7 +2,7 @@
 // (spmm/dispatch.hpp) can compute, and their ids there.
 //
 // The core describes a semiring by objects (snk::Semiring: a Monoid and a BinaryOp, each with an opcode and
-// types); the SpMM library by two small enums (AddOp, MulOp) and one ValueType shared by W, X and Y. This
+// types); the SpMM library by the two opcodes (SemiringId) and one ValueType shared by W, X and Y. This
 // header is the one place that translates between them, so that the mxm kernel can decline, before it
 // touches anything, every semiring the library has no functor for: a user-defined operator or type, a
 // monoid whose identity is not the builtin one, the bitwise operators, operators whose inputs and output

@@ -48,13 +48,25 @@ const char* value_type_name(ValueType t) {
   static const char* n[] = {"bool", "int32", "int64", "uint32", "uint64", "fp32", "fp64", "fp16", "bf16"};
   return n[static_cast<int>(t)];
 }
-const char* add_op_name(AddOp op) {
-  static const char* n[] = {"plus", "times", "min", "max", "lor", "land", "lxor", "lxnor"};
-  return n[static_cast<int>(op)];
+namespace {
+// Whether the library computes the semiring on values of type t: its monoid a builtin one on t (PLUS, TIMES, MIN,
+// MAX on the numeric types; LOR, LAND, LXOR, LXNOR on Bool; fp16 and bf16 run PLUS_TIMES only, as Float32 sums)
+// and its multiply any builtin operator but the bitwise ones.
+bool semiring_supported(const SemiringId& s, ValueType t) {
+  using B = BinaryOpcode;
+  const bool logical = s.add == B::LOr || s.add == B::LAnd || s.add == B::LXor || s.add == B::LXnor;
+  const bool numeric = s.add == B::Plus || s.add == B::Times || s.add == B::Min || s.add == B::Max;
+  if (t == ValueType::FP16 || t == ValueType::BF16) return s.is_plus_times();
+  if (t == ValueType::Bool ? !logical : !numeric) return false;
+  return s.mul < B::BOr;
 }
-const char* mul_op_name(MulOp op) {
-  static const char* n[] = {"times", "plus", "minus", "rminus", "div", "rdiv", "first", "second", "min", "max",
-                            "pair", "lor", "land", "lxor", "eq", "ne", "gt", "lt", "ge", "le"};
+}  // namespace
+
+const char* opcode_name(BinaryOpcode op) {
+  static const char* n[] = {"first", "second", "oneb", "min",  "max",  "plus", "minus", "times",
+                            "div",   "eq",     "ne",   "gt",   "lt",   "ge",   "le",    "lor",
+                            "land",  "lxor",   "lxnor", "bor", "band", "bxor", "bxnor", "user"};
+  static_assert(sizeof(n) / sizeof(n[0]) == static_cast<std::size_t>(BinaryOpcode::User) + 1, "one name an opcode");
   return n[static_cast<int>(op)];
 }
 const char* status_name(Status s) {
@@ -1032,6 +1044,9 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   const std::int64_t batch = args.batch;
   if (batch < 1 || batch > 65535) return fail(Status::InvalidArgument, "batch must be in 1..65535");
   if (!args.x.data || !args.y.data) return fail(Status::InvalidArgument, "null X or Y");
+  if (!semiring_supported(args.semiring, args.type))
+    return fail(Status::Unsupported, std::string("no kernel computes the ") + opcode_name(args.semiring.add) + "_" +
+                                         opcode_name(args.semiring.mul) + " semiring on " + value_type_name(args.type));
   if (args.lanes_threads != 0 && args.lanes_threads != RowLanesTile<32>::kThreads &&
       args.lanes_threads != RowLanesTile<32>::kLongThreads)
     return fail(Status::InvalidArgument, "lanes_threads must be 0 (the dispatcher's choice), " +
@@ -1090,8 +1105,6 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     return Status::Success;
   }
   const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
-  if (!plus_times && !args.semiring.is_plus_times() && (args.type == ValueType::FP16 || args.type == ValueType::BF16))
-    return fail(Status::Unsupported, "fp16/bf16 values run plus_times only");
   Launch call{plan, w, a, args, ch, message, batch, kx, my, xs_row, xs_col, ys_row, ys_col, vs, plus_times,
               args.values, args.x.data, xs_row};
   return candidate(ch.kernel).launch(call);

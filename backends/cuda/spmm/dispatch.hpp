@@ -27,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ops/optimizer_rule.hpp"
+#include "snack/algebra.hpp"   // BinaryOpcode
 
 namespace snk::cuda {
 
@@ -35,22 +36,20 @@ enum class ValueType : std::uint8_t { Bool, Int32, Int64, UInt32, UInt64, FP32, 
 std::size_t value_size(ValueType t);
 const char* value_type_name(ValueType t);
 
-// The additive monoid. (GraphBLAS's ANY monoid is not offered: every term is as good, so a caller maps it
-// to Min or Max, which are valid ANY results.)
-enum class AddOp : std::uint8_t { Plus, Times, Min, Max, LOr, LAnd, LXor, LXnor };
-// The multiply f(w, x) (w from W, x from X; for Y = X W^T it is f(x, w), as GraphBLAS's mxm(X, W^T)).
-// Comparisons give 1 or 0 in the value type (GraphBLAS's IS* operators; for Bool they are EQ, NE, ...).
-enum class MulOp : std::uint8_t {
-  Times, Plus, Minus, RMinus, Div, RDiv, First, Second, Min, Max, Pair,
-  LOr, LAnd, LXor, Eq, Ne, Gt, Lt, Ge, Le
-};
+// A semiring, named by the algebra's opcodes (snack/algebra.hpp; algebra/builtin_ops.hpp defines what each computes,
+// the one definition every backend uses): the monoid `add` (PLUS, TIMES, MIN, MAX; LOR, LAND, LXOR, LXNOR on Bool),
+// the multiply `mul` applied as mul(w, x), w from W and x from X, or as mul(x, w) where `flip`. Y = X W^T applies it
+// as mul(x, w) on its own, as GraphBLAS's mxm(X, W^T) does, and `flip` swaps that again. The comparisons give 1 or 0
+// in the value type (on Bool: EQ, NE, ...). GraphBLAS's ANY monoid is not offered: a caller maps it to MIN or MAX,
+// which are valid ANY results.
 struct SemiringId {
-  AddOp add = AddOp::Plus;
-  MulOp mul = MulOp::Times;
-  bool is_plus_times() const { return add == AddOp::Plus && mul == MulOp::Times; }
+  BinaryOpcode add = BinaryOpcode::Plus;
+  BinaryOpcode mul = BinaryOpcode::Times;
+  bool flip = false;
+  bool is_plus_times() const { return add == BinaryOpcode::Plus && mul == BinaryOpcode::Times; }
 };
-const char* add_op_name(AddOp op);
-const char* mul_op_name(MulOp op);
+// The lower-case name of an opcode as the SpMM library's messages and tests print it ("plus", "lxnor", ...).
+const char* opcode_name(BinaryOpcode op);
 
 enum class Orientation : std::uint8_t { WX, XWt, WtX };
 enum class Layout : std::uint8_t { RowMajor, ColMajor };

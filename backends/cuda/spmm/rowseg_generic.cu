@@ -24,7 +24,7 @@ cudaError_t launch_one(const RowSegParams& p, RuntimeSemiring<T> sr, int sm_coun
 template <class T>
 cudaError_t launch_type(SemiringId id, bool swap, int bt, const RowSegParams& p, int sm, const int4* sp,
                         int ns, cudaStream_t s) {
-  RuntimeSemiring<T> sr{id.add, id.mul, swap};
+  RuntimeSemiring<T> sr{id.add, id.mul, swap != id.flip};
   return bt == 1 ? launch_rowseg_stream<RuntimeSemiring<T>, T, 1>(p, sr, sm, sp, ns, s)
                  : launch_one<T, 4>(p, sr, sm, sp, ns, s);
 }

@@ -3,9 +3,9 @@
 // A semiring functor gives acc_t (the accumulator type), identity(), add(a, b) (the monoid) and
 // muladd(acc, w, x) = add(acc, mul(w, x)). Two kinds exist, to keep the number of instantiations small:
 //   - PlusTimes: the fast path, a compile-time fused multiply-add in fp32 for fp32/fp16/bf16 values;
-//   - RuntimeSemiring<T>: any builtin monoid and multiply of the value type T, chosen by run-time op codes
+//   - RuntimeSemiring<T>: any builtin monoid and multiply of the value type T, chosen by run-time opcodes
 //     (a warp-uniform switch per operation; every builtin GraphBLAS semiring over T goes through it). Its
-//     arithmetic is src/algebra/builtin_ops.hpp's, the operators the algebra and the kokkos kernels compute.
+//     arithmetic and identities are src/algebra/builtin_ops.hpp's, what the algebra and the kokkos kernels compute.
 // Conversions between storage types (half, bfloat16) and accumulators live here too.
 #pragma once
 
@@ -46,63 +46,65 @@ struct PlusTimes {
 };
 
 // ---- any builtin semiring over T, ops chosen at run time ------------------------------------------------
+// The operators are algebra/builtin_ops.hpp's (ops::binary_apply, ops::monoid_identity): each case of the switches
+// below only names the opcode whose definition it calls.
 template <class T>
 struct RuntimeSemiring {
   using acc_t = T;
-  AddOp add_op;
-  MulOp mul_op;
-  bool swap;   // f(x, w) instead of f(w, x) (Y = X W^T)
+  BinaryOpcode add_op;
+  BinaryOpcode mul_op;
+  bool swap;   // mul(x, w) instead of mul(w, x)
 
   __device__ __forceinline__ T identity() const {
+    using B = BinaryOpcode;
     switch (add_op) {
-      case AddOp::Times: return T(1);
-      case AddOp::Min: return max_value();
-      case AddOp::Max: return min_value();
-      case AddOp::LAnd: return T(1);
-      case AddOp::LXnor: return T(1);
-      default: return T(0);   // Plus, LOr, LXor
+      case B::Times: return identity_of<B::Times>();
+      case B::Min: return identity_of<B::Min>();
+      case B::Max: return identity_of<B::Max>();
+      case B::LOr: return identity_of<B::LOr>();
+      case B::LAnd: return identity_of<B::LAnd>();
+      case B::LXor: return identity_of<B::LXor>();
+      case B::LXnor: return identity_of<B::LXnor>();
+      default: return identity_of<B::Plus>();
     }
   }
   __device__ __forceinline__ T add(T a, T b) const {
     using B = BinaryOpcode;
     switch (add_op) {
-      case AddOp::Plus: return op<B::Plus>(a, b);
-      case AddOp::Times: return op<B::Times>(a, b);
-      case AddOp::Min: return op<B::Min>(a, b);
-      case AddOp::Max: return op<B::Max>(a, b);
-      case AddOp::LOr: return op<B::LOr>(a, b);
-      case AddOp::LAnd: return op<B::LAnd>(a, b);
-      case AddOp::LXor: return op<B::LXor>(a, b);
-      case AddOp::LXnor: return op<B::LXnor>(a, b);
+      case B::Times: return op<B::Times>(a, b);
+      case B::Min: return op<B::Min>(a, b);
+      case B::Max: return op<B::Max>(a, b);
+      case B::LOr: return op<B::LOr>(a, b);
+      case B::LAnd: return op<B::LAnd>(a, b);
+      case B::LXor: return op<B::LXor>(a, b);
+      case B::LXnor: return op<B::LXnor>(a, b);
+      default: return op<B::Plus>(a, b);
     }
-    return a;
   }
   __device__ __forceinline__ T mul(T w, T x) const {
     using B = BinaryOpcode;
     const T a = swap ? x : w, b = swap ? w : x;
     switch (mul_op) {
-      case MulOp::Times: return op<B::Times>(a, b);
-      case MulOp::Plus: return op<B::Plus>(a, b);
-      case MulOp::Minus: return op<B::Minus>(a, b);
-      case MulOp::RMinus: return op<B::Minus>(b, a);
-      case MulOp::Div: return op<B::Div>(a, b);
-      case MulOp::RDiv: return op<B::Div>(b, a);
-      case MulOp::First: return a;
-      case MulOp::Second: return b;
-      case MulOp::Min: return op<B::Min>(a, b);
-      case MulOp::Max: return op<B::Max>(a, b);
-      case MulOp::Pair: return T(1);
-      case MulOp::LOr: return op<B::LOr>(a, b);
-      case MulOp::LAnd: return op<B::LAnd>(a, b);
-      case MulOp::LXor: return op<B::LXor>(a, b);
-      case MulOp::Eq: return op<B::Eq>(a, b);
-      case MulOp::Ne: return op<B::Ne>(a, b);
-      case MulOp::Gt: return op<B::Gt>(a, b);
-      case MulOp::Lt: return op<B::Lt>(a, b);
-      case MulOp::Ge: return op<B::Ge>(a, b);
-      case MulOp::Le: return op<B::Le>(a, b);
+      case B::First: return a;
+      case B::Second: return b;
+      case B::Oneb: return T(1);
+      case B::Min: return op<B::Min>(a, b);
+      case B::Max: return op<B::Max>(a, b);
+      case B::Plus: return op<B::Plus>(a, b);
+      case B::Minus: return op<B::Minus>(a, b);
+      case B::Div: return op<B::Div>(a, b);
+      case B::Eq: return op<B::Eq>(a, b);
+      case B::Ne: return op<B::Ne>(a, b);
+      case B::Gt: return op<B::Gt>(a, b);
+      case B::Lt: return op<B::Lt>(a, b);
+      case B::Ge: return op<B::Ge>(a, b);
+      case B::Le: return op<B::Le>(a, b);
+      case B::LOr: return op<B::LOr>(a, b);
+      case B::LAnd: return op<B::LAnd>(a, b);
+      case B::LXor: return op<B::LXor>(a, b);
+      case B::LXnor: return op<B::LXnor>(a, b);
+      default: return op<B::Times>(a, b);
     }
-    return a;
   }
   __device__ __forceinline__ T muladd(T acc, T w, T x) const { return add(acc, mul(w, x)); }
 
@@ -112,17 +114,12 @@ struct RuntimeSemiring {
   __device__ static __forceinline__ T op(T a, T b) {
     return static_cast<T>(ops::binary_apply<Op, T>(a, b));
   }
-  __device__ static __forceinline__ T max_value() {
-    if constexpr (std::is_same_v<T, float>) return __int_as_float(0x7f800000);
-    else if constexpr (std::is_same_v<T, double>) return __longlong_as_double(0x7ff0000000000000LL);
-    else if constexpr (std::is_same_v<T, bool>) return true;
-    else return T(~T(0)) > T(0) ? T(~T(0)) : T(T(~T(0)) ^ (T(1) << (sizeof(T) * 8 - 1)));
-  }
-  __device__ static __forceinline__ T min_value() {
-    if constexpr (std::is_same_v<T, float>) return __int_as_float(0xff800000);
-    else if constexpr (std::is_same_v<T, double>) return __longlong_as_double(0xfff0000000000000LL);
-    else if constexpr (std::is_same_v<T, bool>) return false;
-    else return T(~T(0)) > T(0) ? T(0) : T(T(1) << (sizeof(T) * 8 - 1));
+  // The monoid's identity on T (spmm() refuses a monoid that is not a builtin one on the call's type, so the other
+  // branch is never taken).
+  template <BinaryOpcode Op>
+  __device__ static __forceinline__ T identity_of() {
+    if constexpr (ops::monoid_defined<Op, T>()) return ops::monoid_identity<Op, T>();
+    else return T(0);
   }
 };
 
