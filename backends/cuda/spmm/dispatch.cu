@@ -563,6 +563,28 @@ cudaError_t prepare_x(Launch& c, const XNeeds& n) {
   return e;
 }
 
+// The X', Y' and batch fields every row kernel's parameters share (X' as prepare_x left it).
+template <class Params>
+void put_operands(const Launch& c, Params& p) {
+  p.x = c.x;
+  p.ldx = static_cast<decltype(p.ldx)>(c.ldx);
+  p.y = c.args.y.data;
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+  p.batch = static_cast<int>(c.batch);
+}
+
+// X and Y as the call gave them, through their strides (the fp32 kernels that read them so).
+template <class Params>
+void put_strided_operands(const Launch& c, Params& p) {
+  p.x = static_cast<const float*>(c.args.x.data);
+  p.xs_row = c.xs_row;
+  p.xs_col = c.xs_col;
+  p.y = static_cast<float*>(c.args.y.data);
+  p.ys_row = c.ys_row;
+  p.ys_col = c.ys_col;
+}
+
 // column_scatter: reads W's values where they are and X and Y through their strides; adds into a zeroed Y.
 Status scatter_launch(Launch& c) {
   cudaError_t e;
@@ -571,12 +593,7 @@ Status scatter_launch(Launch& c) {
   ColumnScatterParams p;
   p.grid = blocked_rows(c.w, static_cast<int>(c.batch));
   p.values = static_cast<const float*>(c.args.values);
-  p.x = static_cast<const float*>(c.args.x.data);
-  p.xs_row = c.xs_row;
-  p.xs_col = c.xs_col;
-  p.y = static_cast<float*>(c.args.y.data);
-  p.ys_row = c.ys_row;
-  p.ys_col = c.ys_col;
+  put_strided_operands(c, p);
   p.batch = static_cast<int>(c.batch);
   if ((e = launch_column_scatter(p, c.args.stream)) != cudaSuccess) return c.cuda_fail(e, "column_scatter");
   return Status::Success;
@@ -595,12 +612,7 @@ Status coo_launch(Launch& c) {
   p.col = c.a.coo_col.get();
   p.values = static_cast<const float*>(c.values);
   p.nnz = c.a.nnz;
-  p.x = static_cast<const float*>(c.args.x.data);
-  p.xs_row = c.xs_row;
-  p.xs_col = c.xs_col;
-  p.y = static_cast<float*>(c.args.y.data);
-  p.ys_row = c.ys_row;
-  p.ys_col = c.ys_col;
+  put_strided_operands(c, p);
   if ((e = launch_snack_coo(p, static_cast<int>(c.batch), c.args.stream)) != cudaSuccess)
     return c.cuda_fail(e, "snack_coo");
   return Status::Success;
@@ -638,12 +650,7 @@ Status lanes_launch(Launch& c) {
   p.fine_cols = o.geo.fine_cols;
   p.slots_per_range = 32 * o.groups_per_range;
   p.n_groups = o.n_groups;
-  p.x = c.x;
-  p.ldx = c.ldx;
-  p.y = c.args.y.data;
-  p.ys_row = c.ys_row;
-  p.ys_col = c.ys_col;
-  p.batch = static_cast<int>(c.batch);
+  put_operands(c, p);
   p.accumulate = c.ch.atomic_sums;
   p.runs = c.ch.lanes_runs;
   if (p.n_blocks > 1 && !p.accumulate && (e = c.range_partials(p.n_blocks, bt, p.partial, p.partial_ld)) != cudaSuccess)
@@ -678,12 +685,7 @@ Status colblock_launch(Launch& c) {
   p.ratio = cfg.block_cols / c.a.tile_fine_cols;
   p.rows = c.a.rows;
   p.cols = c.a.cols;
-  p.x = c.x;
-  p.ldx = c.ldx;
-  p.y = c.args.y.data;
-  p.ys_row = c.ys_row;
-  p.ys_col = c.ys_col;
-  p.batch = static_cast<int>(c.batch);
+  put_operands(c, p);
   p.block_cols = cfg.block_cols;
   p.n_blocks = c.a.column_blocks(p.ratio);
   p.rows_per_cta = cfg.rows_per_cta;
@@ -728,12 +730,7 @@ Status range_launch(Launch& c) {
   p.col16 = c.a.col16.get();
   p.values = c.values;
   p.nnz = c.a.nnz;
-  p.x = c.x;
-  p.ldx = static_cast<int>(c.ldx);
-  p.y = c.args.y.data;
-  p.ys_row = c.ys_row;
-  p.ys_col = c.ys_col;
-  p.batch = static_cast<int>(c.batch);
+  put_operands(c, p);
   if ((e = launch_rowrange(c.args.type, c.ch.batch_tile, p, c.args.stream)) != cudaSuccess)
     return c.cuda_fail(e, "row_range");
   return Status::Success;
@@ -754,12 +751,7 @@ cudaError_t row_segment_params(Launch& c, bool offsets32, RowSegParams& p) {
   p.col16 = c.a.col16.get();
   p.values = c.values;
   p.nnz = c.a.nnz;
-  p.x = c.x;
-  p.ldx = c.ldx;
-  p.y = c.args.y.data;
-  p.ys_row = c.ys_row;
-  p.ys_col = c.ys_col;
-  p.batch = static_cast<int>(c.batch);
+  put_operands(c, p);
   p.ranges = c.a.item_ranges.get();
   p.n_ranges = c.a.n_item_ranges;
   p.range_spans = c.a.range_spans.get();
