@@ -176,7 +176,10 @@ int main(int argc, char** argv) {
     else if (a == "--tiled-sums") tiled_sums = comma_list(v);
     else if (a == "--tile-modes") tile_modes = v;
     else if (a == "--compile-budget") compile_budget = std::stod(v);
-    else if (a == "--tiled-chain") tiled_chain = v == "1";
+    else if (a == "--tiled-chain") {
+      if (v != "0" && v != "1") { std::fprintf(stderr, "--tiled-chain takes 0 or 1, not %s\n", v.c_str()); return 2; }
+      tiled_chain = v == "1";
+    }
     else if (a == "--sizes") { sizes.clear(); for (const std::string& x : comma_list(v)) sizes.push_back(std::stoll(x)); }
     else if (a == "--depths") { depths.clear(); for (const std::string& x : comma_list(v)) depths.push_back(std::stoll(x)); }
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }

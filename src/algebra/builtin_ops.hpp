@@ -90,12 +90,13 @@ using binary_result_t = decltype(binary_apply<Op, T>(T(), T()));
 // Identities: 0, 1, the type's highest (+inf on floats) and lowest (-inf); false, true, false, true. Terminals
 // (absorbing values, where a reduction may stop) are SuiteSparse's: on integers TIMES 0, MIN the lowest, MAX the
 // highest; LOR true, LAND false; none for PLUS, LXOR, LXNOR or any monoid on floats.
-template <BinaryOpcode Op, class T>
-constexpr bool monoid_defined() {
+constexpr bool is_monoid(BinaryOpcode op, bool on_bool) {
   using B = BinaryOpcode;
-  if constexpr (math::is_bool_v<T>) return Op == B::LOr || Op == B::LAnd || Op == B::LXor || Op == B::LXnor;
-  else return Op == B::Plus || Op == B::Times || Op == B::Min || Op == B::Max;
+  return on_bool ? op == B::LOr || op == B::LAnd || op == B::LXor || op == B::LXnor
+                 : op == B::Plus || op == B::Times || op == B::Min || op == B::Max;
 }
+template <BinaryOpcode Op, class T>
+constexpr bool monoid_defined() { return is_monoid(Op, math::is_bool_v<T>); }
 
 template <BinaryOpcode Op, class T>
 SNK_HD constexpr T monoid_identity() {

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -165,11 +166,9 @@ TEST(TiledGpuEngine, ChainedTilesMatchTilesOnTheirOwn) {
   Network net = generate_network(16384, 12, seed);
   net.bias = -0.1f;
   const CsrMatrix in = random_inputs(3000, 16384, 0.2, seed + 3);
-  CsrMatrix head = in;   // its first 150 rows
-  head.nrows = 150;
-  head.row_ptr.resize(151);
-  head.col.resize(static_cast<size_t>(head.row_ptr.back()));
-  head.val.resize(head.col.size());
+  std::vector<int64_t> first_rows(150);
+  std::iota(first_rows.begin(), first_rows.end(), 0);
+  const CsrMatrix head = rows_at(in, first_rows);
   std::vector<double> margins;
   const std::vector<int64_t> want = reference_with_margins(net, head, margins);
   const TiledNetwork tn = tile_network(net);

@@ -666,7 +666,6 @@ TEST(Embedded, CompilesWaitedForKeepThePriorityBackgroundOnesDrop) {
   EXPECT_EQ(low, 0) << "a thread at nice 19 while the compile was waited for (" << polls << " polls)";
   fs::remove_all(waited_dir);
 
-
   const int own = getpriority(PRIO_PROCESS, 0);
   const std::string dir = temp_dir();
   EmbeddedOptions o;

@@ -8,6 +8,8 @@
 // sparse operand; the core's flip asks for mul(x, w), which SemiringId::flip says.
 #include "semiring_map.hpp"
 
+#include "algebra/builtin_ops.hpp"   // ops::is_bitwise
+
 namespace snk::cuda {
 namespace {
 
@@ -17,25 +19,20 @@ bool is_predefined(const BinaryOp& op) {
   return op.xtype != nullptr && op.xtype->builtin() && builtin_binary_op(op.opcode, op.xtype->code) == &op;
 }
 
-// The monoid's opcode where the library computes it: a predefined operator whose monoid has the builtin identity.
+// The monoid's opcode where the library computes it: a predefined operator whose monoid (a builtin one: PLUS, TIMES,
+// MIN, MAX, or LOR, LAND, LXOR, LXNOR, EQ on BOOL) has the builtin identity.
 std::optional<BinaryOpcode> add_op_of(const Monoid& m) {
   const BinaryOp& op = *m.op;
   if (!is_predefined(op)) return std::nullopt;
   const Monoid* predefined = builtin_monoid(op.opcode, op.ztype->code);
   if (predefined == nullptr || predefined->identity != m.identity) return std::nullopt;
-  switch (op.opcode) {
-    case Op::Plus: case Op::Times: case Op::Min: case Op::Max: case Op::LOr: case Op::LAnd: case Op::LXor:
-    case Op::LXnor:
-      return op.opcode;
-    case Op::Eq: return Op::LXnor;   // EQ on BOOL is LXNOR (the only EQ monoid)
-    default: return std::nullopt;
-  }
+  return op.opcode == Op::Eq ? Op::LXnor : op.opcode;   // EQ on BOOL is LXNOR (the only EQ monoid)
 }
 
 // The multiply's opcode where the library computes it: a predefined operator but the bitwise ones. Comparisons
 // reach here only on BOOL (elsewhere their output type differs from their inputs').
 std::optional<BinaryOpcode> mul_op_of(const BinaryOp& op) {
-  if (!is_predefined(op) || op.opcode >= Op::BOr) return std::nullopt;
+  if (!is_predefined(op) || ops::is_bitwise(op.opcode)) return std::nullopt;
   return op.opcode;
 }
 

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "algebra/builtin_ops.hpp"   // ops::is_monoid, ops::is_bitwise
 #include "spmm/bank_order.hpp"
 #include "spmm/column_ranges.cuh"   // rows_start_aligned
 #include "spmm/blocked_rows.cuh"
@@ -53,12 +54,8 @@ namespace {
 // MAX on the numeric types; LOR, LAND, LXOR, LXNOR on Bool; fp16 and bf16 run PLUS_TIMES only, as Float32 sums)
 // and its multiply any builtin operator but the bitwise ones.
 bool semiring_supported(const SemiringId& s, ValueType t) {
-  using B = BinaryOpcode;
-  const bool logical = s.add == B::LOr || s.add == B::LAnd || s.add == B::LXor || s.add == B::LXnor;
-  const bool numeric = s.add == B::Plus || s.add == B::Times || s.add == B::Min || s.add == B::Max;
   if (t == ValueType::FP16 || t == ValueType::BF16) return s.is_plus_times();
-  if (t == ValueType::Bool ? !logical : !numeric) return false;
-  return s.mul < B::BOr;
+  return ops::is_monoid(s.add, t == ValueType::Bool) && !ops::is_bitwise(s.mul) && s.mul != BinaryOpcode::User;
 }
 }  // namespace
 
@@ -474,7 +471,6 @@ struct Launch {
   std::int64_t batch, kx, my;
   std::int64_t xs_row, xs_col, ys_row, ys_col;
   std::size_t vs;              // bytes a value
-  bool plus_times;             // plus_times on fp32, fp16 or bf16 (the specialised kernels' arithmetic)
   const void* values;          // A's values as the kernel reads them (prepare_values)
   const void* x;               // X' as the kernel reads it, rows ldx apart (prepare_x)
   std::int64_t ldx;
@@ -536,31 +532,27 @@ struct XNeeds {
   std::int64_t exact_ld = 0, filled_ld = 0;
 };
 cudaError_t prepare_x(Launch& c, const XNeeds& n) {
-  cudaError_t e = cudaSuccess;
-  if (c.kx == 0) return e;
+  if (c.kx == 0) return cudaSuccess;
+  std::int64_t ld = 0;   // X' copied into rows ld apart; 0: read where it is
   if (c.batch > 1 || n.rows) {
     const bool ok = c.xs_col == 1 && c.xs_row % n.align == 0 && c.batch % n.align == 0 &&
                     reinterpret_cast<std::uintptr_t>(c.x) % (n.align * c.vs) == 0 &&
                     (!n.offsets32 || c.kx * c.xs_row < (std::int64_t(1) << 31)) &&
                     (n.exact_ld == 0 || (c.xs_row == n.exact_ld && c.batch == n.exact_ld)) &&
                     (n.filled_ld == 0 || c.batch == n.filled_ld);
-    if (ok) return e;
-    const std::int64_t ld = n.filled_ld ? n.filled_ld : n.exact_ld ? n.exact_ld : round_up(static_cast<int>(c.batch), 8);
-    if ((e = c.w.ws_x.reserve(c.kx * ld * c.vs + 64)) != cudaSuccess) return e;
-    if ((e = launch_strided_copy(c.w.ws_x.get(), ld, 1, c.x, c.xs_row, c.xs_col, c.kx, c.batch, static_cast<int>(c.vs),
-                                 c.args.stream)) != cudaSuccess)
-      return e;
-    c.x = c.w.ws_x.get();
-    c.ldx = ld;
+    if (!ok) ld = n.filled_ld ? n.filled_ld : n.exact_ld ? n.exact_ld : round_up(static_cast<int>(c.batch), 8);
   } else if (runs_stream_kernel(c.ch) && c.xs_row != 1) {
-    if ((e = c.w.ws_x.reserve(c.kx * c.vs + 64)) != cudaSuccess) return e;
-    if ((e = launch_strided_copy(c.w.ws_x.get(), 1, 1, c.x, c.xs_row, c.xs_col, c.kx, 1, static_cast<int>(c.vs),
-                                 c.args.stream)) != cudaSuccess)
-      return e;
-    c.x = c.w.ws_x.get();
-    c.ldx = 1;
+    ld = 1;   // batch 1: the vector contiguous
   }
-  return e;
+  if (ld == 0) return cudaSuccess;
+  cudaError_t e;
+  if ((e = c.w.ws_x.reserve(c.kx * ld * c.vs + 64)) != cudaSuccess) return e;
+  if ((e = launch_strided_copy(c.w.ws_x.get(), ld, 1, c.x, c.xs_row, c.xs_col, c.kx, c.batch, static_cast<int>(c.vs),
+                               c.args.stream)) != cudaSuccess)
+    return e;
+  c.x = c.w.ws_x.get();
+  c.ldx = ld;
+  return cudaSuccess;
 }
 
 // The X', Y' and batch fields every row kernel's parameters share (X' as prepare_x left it).
@@ -667,7 +659,7 @@ Status lanes_launch(Launch& c) {
 // rows). Reads the plan's bank-ordered copy of the values where the choice says so (a == w: not W^T X).
 Status colblock_launch(Launch& c) {
   if (c.my == 0) return Status::Success;
-  if (!c.plus_times) return c.fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");
+  if (!fast_plus_times(c.args)) return c.fail(Status::Unsupported, "the column-block kernel runs plus_times fp32/fp16/bf16");
   if (!c.a.tile_bounds.size()) return c.fail(Status::Unsupported, "this plan has no column-block offsets (too large)");
   const ColumnBlockConfig& cfg = c.ch.column_block;
   cudaError_t e;
@@ -782,7 +774,7 @@ Status rowseg_launch(Launch& c) {
   cudaError_t e;
   if ((e = row_segment_params(c, false, p)) != cudaSuccess) return c.cuda_fail(e, "row_segment operands");
   const bool xwt = c.args.orientation == Orientation::XWt;
-  e = c.plus_times ? launch_rowseg_plus_times(c.args.type, c.ch.batch_tile, c.ch.group_lanes, p, c.a.sm_count,
+  e = fast_plus_times(c.args) ? launch_rowseg_plus_times(c.args.type, c.ch.batch_tile, c.ch.group_lanes, p, c.a.sm_count,
                                               c.a.splits.get(), c.a.n_splits, c.args.stream)
                    : launch_rowseg_generic(c.args.type, c.args.semiring, xwt, c.ch.batch_tile, p, c.a.sm_count,
                                            c.a.splits.get(), c.a.n_splits, c.args.stream);
@@ -1096,9 +1088,8 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
     }
     return Status::Success;
   }
-  const bool plus_times = args.semiring.is_plus_times() && fast_type(args.type);
-  Launch call{plan, w, a, args, ch, message, batch, kx, my, xs_row, xs_col, ys_row, ys_col, vs, plus_times,
-              args.values, args.x.data, xs_row};
+  Launch call{plan, w, a, args, ch, message, batch, kx, my, xs_row, xs_col, ys_row, ys_col, vs, args.values,
+              args.x.data, xs_row};
   return candidate(ch.kernel).launch(call);
 }
 
