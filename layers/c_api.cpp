@@ -83,10 +83,21 @@ Matrix batch_of(const snk::layers::SparseLinear& l, int64_t batch, Index cols, c
   return snk::layers::calls::full_matrix(l.type(), batch_rows(batch), cols, data);
 }
 
-// A batch of the layer's type from the caller's row-major device array (batch x cols), copied on the device.
-Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index cols, const void* data, void* stream) {
-  Matrix M(l.type(), batch_rows(batch), cols);
-  if (batch > 0) snk::import_device_full(M, data, stream);
+// A device call's layout argument (SNK_LAYER_ROWS or SNK_LAYER_FEATURES; InvalidValue otherwise).
+snk::layers::BatchLayout layout_of(int layout, const char* what) {
+  if (layout != SNK_LAYER_ROWS && layout != SNK_LAYER_FEATURES)
+    throw Error(Info::InvalidValue, std::string("snk_layer: the layout of ") + what +
+                                        " must be SNK_LAYER_ROWS or SNK_LAYER_FEATURES, not " + std::to_string(layout));
+  return layout == SNK_LAYER_ROWS ? snk::layers::BatchLayout::Rows : snk::layers::BatchLayout::Features;
+}
+
+// A batch of the layer's type from the caller's device array, batch x features (Rows) or features x batch (Features),
+// row-major, copied on the device.
+Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index features, const void* data,
+                    snk::layers::BatchLayout layout, void* stream) {
+  const Index n = batch_rows(batch);
+  Matrix M = layout == snk::layers::BatchLayout::Rows ? Matrix(l.type(), n, features) : Matrix(l.type(), features, n);
+  if (n > 0) snk::import_device_full(M, data, stream);
   return M;
 }
 
@@ -284,30 +295,33 @@ int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const voi
   });
 }
 
-int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch, void* y,
-                             void* stream) {
+int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, const void* x, int x_layout,
+                             int64_t batch, void* y, int y_layout, void* stream) {
   return guarded([&] {
     snk::BackendScope on_gpu("cuda");   // device memory is the cuda backend's
     snk::layers::SparseLinear& l = linear_of(layer);
     need(x, "x");
     need(y, "y");
-    const Matrix X = device_batch(l, batch, l.in_features(), x, stream);
+    const auto xl = layout_of(x_layout, "x"), yl = layout_of(y_layout, "y");
+    const Matrix X = device_batch(l, batch, l.in_features(), x, xl, stream);
     put_device_values(l, w, true, b, stream);
-    snk::export_device_dense(l.forward(X), y, stream);
+    snk::export_device_dense(l.forward(X, xl, yl), y, stream);
   });
 }
 
-int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, const void* dy, int64_t batch, void* dx,
-                              void* dw, void* db, void* stream) {
+int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, int x_layout, const void* dy,
+                              int dy_layout, int64_t batch, void* dx, int dx_layout, void* dw, void* db,
+                              void* stream) {
   return guarded([&] {
     snk::BackendScope on_gpu("cuda");   // device memory is the cuda backend's
     snk::layers::SparseLinear& l = linear_of(layer);
     need(x, "x");
     need(dy, "dy");
-    Matrix X = device_batch(l, batch, l.in_features(), x, stream);
-    Matrix dY = device_batch(l, batch, l.out_features(), dy, stream);
+    const auto xl = layout_of(x_layout, "x"), dyl = layout_of(dy_layout, "dy"), dxl = layout_of(dx_layout, "dx");
+    Matrix X = device_batch(l, batch, l.in_features(), x, xl, stream);
+    Matrix dY = device_batch(l, batch, l.out_features(), dy, dyl, stream);
     put_device_values(l, w, false, nullptr, stream);
-    const Matrix dX = l.backward(std::move(X), std::move(dY));   // the layer keeps them for dW
+    const Matrix dX = l.backward(std::move(X), xl, std::move(dY), dyl, dxl);   // the layer keeps them for dW
     Matrix made(l.type(), l.out_features(), l.in_features());   // outputs are written last
     const Matrix* dW = dw != nullptr ? &gradient_at_weights(l, made) : nullptr;
     if (dx != nullptr) snk::export_device_dense(dX, dx, stream);

@@ -57,15 +57,23 @@ SNK_LAYER_API int snk_layer_forward(snk_layer* layer, const void* w, const void*
  * without a bias). Any of dx, dw, db may be null (not computed into). */
 SNK_LAYER_API int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const void* dy, int64_t batch,
                                      void* dx, void* dw, void* db);
+/* How a device call's batch operand is laid out, row-major either way: SNK_LAYER_ROWS, batch x features (as above: a
+ * contiguous batch x features tensor); SNK_LAYER_FEATURES, features x batch (the transpose: x.t() of a contiguous
+ * features x batch tensor). The GPU's products walk the batch along rows, so they read and write SNK_LAYER_FEATURES
+ * operands in place and make a transposed copy of an SNK_LAYER_ROWS operand they read; layers that pass activations
+ * and gradients to each other as SNK_LAYER_FEATURES make none between them. */
+enum { SNK_LAYER_ROWS = 0, SNK_LAYER_FEATURES = 1 };
 /* snk_layer_forward and snk_layer_backward on CUDA device memory (PyTorch's CUDA tensors): w, b, x, y, dy, dx, dw and
- * db are device memory of the cuda backend's GPU, laid out as above, and `stream` is the caller's cudaStream_t (null:
- * the default stream). The layer reads its inputs after the work queued on `stream` so far, and work queued there
- * afterwards sees the outputs; nothing passes through the host. They run on the cuda backend whatever the thread's
- * backend (GrB_INVALID_VALUE, saying why, where it is not usable), on the GPU current when it first ran. */
-SNK_LAYER_API int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch,
-                                           void* y, void* stream);
-SNK_LAYER_API int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, const void* dy,
-                                            int64_t batch, void* dx, void* dw, void* db, void* stream);
+ * db are device memory of the cuda backend's GPU, x, y, dy and dx laid out as their layout arguments say (w, b, dw and
+ * db as above), and `stream` is the caller's cudaStream_t (null: the default stream). The layer reads its inputs after
+ * the work queued on `stream` so far, and work queued there afterwards sees the outputs; nothing passes through the
+ * host. They run on the cuda backend whatever the thread's backend (GrB_INVALID_VALUE, saying why, where it is not
+ * usable, or for a layout that is neither of the two), on the GPU current when it first ran. */
+SNK_LAYER_API int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, const void* x, int x_layout,
+                                           int64_t batch, void* y, int y_layout, void* stream);
+SNK_LAYER_API int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, int x_layout,
+                                            const void* dy, int dy_layout, int64_t batch, void* dx, int dx_layout,
+                                            void* dw, void* db, void* stream);
 /* One prune-and-regrow step (layers/dst.hpp) from the values w: round(zeta * nnz) weights pruned by `rule`, as many
  * grown at random free positions (new weights are zero; fewer only where fewer positions are free, so the count stays
  * nnz unless the layer is nearly dense). old_index, with room for the count before the step: old_index[k], for the

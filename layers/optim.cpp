@@ -46,14 +46,12 @@ double sum_of_squares(const Matrix& g) {
 // The weights' step: on dW where it is made, else within the step from the backward's X and dY (the backend may
 // then never store dW: snk::optimizer_step_sampled).
 void step_weights(SparseLinear& layer, Matrix& S1, Matrix* S2, const OptimizerStep& s) {
-  const auto [x, dy] = layer.weight_grad_inputs();
-  if (x == nullptr) {
+  const WeightGradInputs g = layer.weight_grad_inputs();
+  if (g.x == nullptr) {
     optimizer_step(layer.weight(), S1, S2, layer.weight_grad(), s);
     return;
   }
-  Descriptor d;   // dW<W> = dY^T X
-  d.transpose_first = true;
-  optimizer_step_sampled(layer.weight(), S1, S2, *dy, *x, d, s);
+  optimizer_step_sampled(layer.weight(), S1, S2, *g.dy, *g.x, g.descriptor, s);
 }
 
 }  // namespace

@@ -17,14 +17,20 @@ namespace {
 
 using calls::plus_times;
 
-void check_batch(const char* what, const Matrix& M, const Type* type, Index ncols, const char* expected) {
+// The batch size of M held as `layout`, after checking its type and its width against the layer's `features`
+// (`expected` names them).
+Index checked_batch(const char* what, const Matrix& M, BatchLayout layout, const Type* type, Index features,
+                    const char* expected) {
   if (M.type() != type)
     throw Error(Info::DomainMismatch, std::string("SparseLinear::") + what + ": the batch must be " + type->name +
                                           " (the layer's type), not " + M.type()->name);
-  if (M.ncols() != ncols)
+  const bool rows = layout == BatchLayout::Rows;
+  const Index width = rows ? M.ncols() : M.nrows();
+  if (width != features)
     throw Error(Info::DimensionMismatch, std::string("SparseLinear::") + what + ": the batch has " +
-                                             std::to_string(M.ncols()) + " columns, but the layer's " + expected +
-                                             " are " + std::to_string(ncols));
+                                             std::to_string(width) + (rows ? " columns" : " rows (held by features)") +
+                                             ", but the layer's " + expected + " are " + std::to_string(features));
+  return rows ? M.nrows() : M.ncols();
 }
 
 // k distinct values of 0 .. n-1, increasing (Floyd's sampling: k draws whatever n is).
@@ -86,63 +92,89 @@ SparseLinear::SparseLinear(Index in_features, Index out_features, double density
   if (has_bias_) b_.build(rows.data(), B.data(), &types::FP32, rows.size(), nullptr);
 }
 
-Matrix SparseLinear::forward(const Matrix& X) const {
+Matrix SparseLinear::forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout) const {
   const Type* t = type();
-  check_batch("forward", X, t, in_features(), "in_features");
-  Matrix Y(t, X.nrows(), out_features());
-  Descriptor tr;
-  tr.transpose_second = true;
-  mxm(Y, nullptr, nullptr, plus_times(t), X, W_, tr);
-  if (has_bias_ && X.nrows() > 0) {   // Y += ones(batch x 1) * b (1 x out)
-    if (ones_.type() != t || ones_.nrows() != X.nrows()) {
-      std::vector<Index> i(X.nrows()), zero(X.nrows(), 0);
-      for (Index k = 0; k < X.nrows(); ++k) i[k] = k;
-      const std::vector<float> one(X.nrows(), 1.0f);
-      Matrix ones(t, X.nrows(), 1);
+  const Index n = checked_batch("forward", X, x_layout, t, in_features(), "in_features");
+  const bool x_rows = x_layout == BatchLayout::Rows, y_rows = y_layout == BatchLayout::Rows;
+  Matrix Y = y_rows ? Matrix(t, n, out_features()) : Matrix(t, out_features(), n);
+  Descriptor d;
+  if (y_rows) {   // Y = X' W^T, X' = X or (Features) X^T
+    d.transpose_first = !x_rows;
+    d.transpose_second = true;
+    mxm(Y, nullptr, nullptr, plus_times(t), X, W_, d);
+  } else {   // Y^T = W X'^T, X'^T = X^T (Rows) or X
+    d.transpose_second = x_rows;
+    mxm(Y, nullptr, nullptr, plus_times(t), W_, X, d);
+  }
+  if (has_bias_ && n > 0) {   // Y += ones(batch x 1) * b (1 x out), or Y^T += b^T * ones^T
+    if (ones_.type() != t || ones_.nrows() != n) {
+      std::vector<Index> i(n), zero(n, 0);
+      for (Index k = 0; k < n; ++k) i[k] = k;
+      const std::vector<float> one(n, 1.0f);
+      Matrix ones(t, n, 1);
       ones.build(i.data(), zero.data(), one.data(), &types::FP32, i.size(), nullptr);
       ones_ = std::move(ones);
     }
-    mxm(Y, nullptr, builtin_binary_op(BinaryOpcode::Plus, t->code), plus_times(t), ones_, b_.as_matrix());
+    const BinaryOp* plus = builtin_binary_op(BinaryOpcode::Plus, t->code);
+    if (y_rows) {
+      mxm(Y, nullptr, plus, plus_times(t), ones_, b_.as_matrix());
+    } else {
+      Descriptor both;
+      both.transpose_first = true;
+      both.transpose_second = true;
+      mxm(Y, nullptr, plus, plus_times(t), b_.as_matrix(), ones_, both);
+    }
   }
   return Y;
 }
 
-void SparseLinear::check_backward(const Matrix& X, const Matrix& dY) const {
+void SparseLinear::check_backward(const Matrix& X, BatchLayout x_layout, const Matrix& dY,
+                                  BatchLayout dy_layout) const {
   const Type* t = type();
-  check_batch("backward (X)", X, t, in_features(), "in_features");
-  check_batch("backward (dY)", dY, t, out_features(), "out_features");
-  if (X.nrows() != dY.nrows())
-    throw Error(Info::DimensionMismatch, "SparseLinear::backward: X has " + std::to_string(X.nrows()) +
-                                             " rows but dY has " + std::to_string(dY.nrows()));
+  const Index n = checked_batch("backward (X)", X, x_layout, t, in_features(), "in_features");
+  const Index m = checked_batch("backward (dY)", dY, dy_layout, t, out_features(), "out_features");
+  if (n != m)
+    throw Error(Info::DimensionMismatch, "SparseLinear::backward: X holds a batch of " + std::to_string(n) +
+                                             " but dY one of " + std::to_string(m));
 }
 
 Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
-  check_backward(X, dY);   // before anything is copied
+  check_backward(X, BatchLayout::Rows, dY, BatchLayout::Rows);   // before anything is copied
   // dW's inputs, duplicated by the backend (a GPU's copies stay there); the caller may change X and dY after.
   const Type* t = type();
   Matrix x(t, X.nrows(), X.ncols()), dy(t, dY.nrows(), dY.ncols());
   apply(x, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), X);
   apply(dy, nullptr, nullptr, calls::unary(UnaryOpcode::Identity, t), dY);
-  return backward_checked(std::move(x), std::move(dy));
+  return backward(std::move(x), BatchLayout::Rows, std::move(dy), BatchLayout::Rows, BatchLayout::Rows);
 }
 
-Matrix SparseLinear::backward(Matrix&& X, Matrix&& dY) {
-  check_backward(X, dY);
-  return backward_checked(std::move(X), std::move(dY));
-}
-
-Matrix SparseLinear::backward_checked(Matrix&& X, Matrix&& dY) {
+Matrix SparseLinear::backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, BatchLayout dy_layout,
+                              BatchLayout dx_layout) {
+  check_backward(X, x_layout, dY, dy_layout);
   const Type* t = type();
-  Matrix dX(t, dY.nrows(), in_features());
-  mxm(dX, nullptr, nullptr, plus_times(t), dY, W_);
-  if (has_bias_) {   // made in full before the layer's state changes
+  const bool x_rows = x_layout == BatchLayout::Rows, dy_rows = dy_layout == BatchLayout::Rows;
+  const Index n = x_rows ? X.nrows() : X.ncols();
+  Matrix dX = dx_layout == BatchLayout::Rows ? Matrix(t, n, in_features()) : Matrix(t, in_features(), n);
+  Descriptor d;
+  if (dx_layout == BatchLayout::Rows) {   // dX = dY' W, dY' = dY or (Features) dY^T
+    d.transpose_first = !dy_rows;
+    mxm(dX, nullptr, nullptr, plus_times(t), dY, W_, d);
+  } else {   // dX^T = W^T dY'^T, dY'^T = dY^T (Rows) or dY
+    d.transpose_first = true;
+    d.transpose_second = dy_rows;
+    mxm(dX, nullptr, nullptr, plus_times(t), W_, dY, d);
+  }
+  if (has_bias_) {   // made in full before the layer's state changes: the sums over the batch of dY'
     Vector db(t, out_features());
     Descriptor columns;
-    columns.transpose_first = true;
+    columns.transpose_first = dy_rows;
     reduce(db, nullptr, nullptr, *builtin_monoid(BinaryOpcode::Plus, t->code), dY, columns);
     db_ = std::move(db);
   }
-  // Everything that can fail is done: the layer keeps X and dY for dW.
+  // Everything that can fail is done: the layer keeps X and dY for dW<W> = dY'^T X'.
+  grad_descriptor_ = Descriptor();
+  grad_descriptor_.transpose_first = dy_rows;
+  grad_descriptor_.transpose_second = !x_rows;
   grad_x_ = std::move(X);
   grad_dy_ = std::move(dY);
   dW_pending_ = true;
@@ -152,8 +184,7 @@ Matrix SparseLinear::backward_checked(Matrix&& X, Matrix&& dY) {
 const Matrix& SparseLinear::weight_grad() const {
   if (dW_pending_) {
     Matrix dW(type(), out_features(), in_features());
-    Descriptor sampled;   // dW<W> = dY^T X, at W's stored positions only
-    sampled.transpose_first = true;
+    Descriptor sampled = grad_descriptor_;   // dW<W> = dY'^T X', at W's stored positions only
     sampled.mask_structure = true;
     mxm(dW, &W_, nullptr, plus_times(type()), grad_dy_, grad_x_, sampled);
     dW_ = std::move(dW);
@@ -166,9 +197,9 @@ const Matrix& SparseLinear::weight_grad() const {
 
 Matrix& SparseLinear::weight_grad() { return const_cast<Matrix&>(static_cast<const SparseLinear&>(*this).weight_grad()); }
 
-std::pair<const Matrix*, const Matrix*> SparseLinear::weight_grad_inputs() const {
-  if (!dW_pending_) return {nullptr, nullptr};
-  return {&grad_x_, &grad_dy_};
+WeightGradInputs SparseLinear::weight_grad_inputs() const {
+  if (!dW_pending_) return {};
+  return {&grad_dy_, &grad_x_, grad_descriptor_};
 }
 
 std::size_t csr_bytes(const Matrix& M) {

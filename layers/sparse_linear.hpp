@@ -8,7 +8,8 @@
 //   backward  dX = dY W;  dW<W> = dY^T X, only at W's stored positions (SDDMM: a masked product), made when asked
 //             or within an optimizer's step (snk::optimizer_step_sampled: a backend may then never store it);
 //             db = the column sums of dY.
-// Absent entries of X, Y and the gradients are zeros. W's pattern never changes here (rewiring is DST's job). The
+// A batch may also be held features by batch (BatchLayout::Features: X^T, Y^T, dY^T, dX^T), each pass then computing
+// the same products of the operands as they lie. Absent entries of X, Y and the gradients are zeros. W's pattern never changes here (rewiring is DST's job). The
 // values are FP32, or FP64 (for gradient checks): the batches a layer takes must be of its type.
 #pragma once
 
@@ -20,6 +21,19 @@
 #include "snack/snack.hpp"
 
 namespace snk::layers {
+
+// How a batch of n inputs of f features each is held: Rows, n x f (torch.nn.Linear's layout); Features, f x n (its
+// transpose: each feature's n values in one row). On a GPU the products walk the batch along rows, so they read and
+// write Features in place where Rows costs a transposed copy of the operand; a chain of layers passing Features keeps
+// its activations and gradients in that layout.
+enum class BatchLayout { Rows, Features };
+
+// The operands of a weight gradient dW<W> = op(dy) op(x) (op: the descriptor's transposes), while it is not made.
+struct WeightGradInputs {
+  const Matrix* dy = nullptr;
+  const Matrix* x = nullptr;
+  Descriptor descriptor;
+};
 
 class SparseLinear {
  public:
@@ -41,13 +55,20 @@ class SparseLinear {
   // Y = X W^T + b for X of batch x in, of the layer's type (DomainMismatch otherwise); DimensionMismatch for
   // another width. Keeps the column of ones of the last batch size for the bias (so its device copy and product
   // plan are made once): one layer's forward must not run on two threads at once.
-  Matrix forward(const Matrix& X) const;
+  Matrix forward(const Matrix& X) const { return forward(X, BatchLayout::Rows, BatchLayout::Rows); }
+  // The same for X held as x_layout, Y made as y_layout (X^T W^T, W X^T or W X^T^T: each a product of the operands as
+  // they lie).
+  Matrix forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout) const;
   // Given the input X of the forward pass and dY = dLoss/dY (batch x out), computes db and returns dX = dY W
   // (batch x in). dW (at W's positions) is made from duplicates of X and dY kept until the next call: by
   // weight_grad(), or within an optimizer's step that takes it (weight_grad_inputs), which never stores it.
   Matrix backward(const Matrix& X, const Matrix& dY);
   // The same, keeping X and dY themselves for dW (no duplicates): for a caller that has no use for them after.
-  Matrix backward(Matrix&& X, Matrix&& dY);
+  Matrix backward(Matrix&& X, Matrix&& dY) {
+    return backward(std::move(X), BatchLayout::Rows, std::move(dY), BatchLayout::Rows, BatchLayout::Rows);
+  }
+  // The same for X and dY held as x_layout and dy_layout, dX made as dx_layout.
+  Matrix backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, BatchLayout dy_layout, BatchLayout dx_layout);
 
   Matrix& weight() { return W_; }
   const Matrix& weight() const { return W_; }
@@ -55,9 +76,10 @@ class SparseLinear {
   // weight_grad must not run on two threads at once).
   Matrix& weight_grad();
   const Matrix& weight_grad() const;
-  // X and dY of the last backward while its dW is not made yet (weight_grad makes it), null pointers otherwise: an
-  // optimizer takes dW<W> = dY^T X from them within its step (snk::optimizer_step_sampled).
-  std::pair<const Matrix*, const Matrix*> weight_grad_inputs() const;
+  // X and dY of the last backward, with the transposes that make dW<W> = dY^T X of them, while its dW is not made yet
+  // (weight_grad makes it), null pointers otherwise: an optimizer takes dW from them within its step
+  // (snk::optimizer_step_sampled).
+  WeightGradInputs weight_grad_inputs() const;
   Vector& bias() { return b_; }
   const Vector& bias() const { return b_; }
   Vector& bias_grad() { return db_; }
@@ -68,11 +90,12 @@ class SparseLinear {
   mutable Matrix dW_;
   mutable bool dW_pending_ = false;   // dW_ is not made yet from grad_x_ and grad_dy_
   mutable Matrix grad_x_, grad_dy_;   // the last backward's X and dY while dW_ is pending (emptied once it is made)
+  Descriptor grad_descriptor_;        // dW<W> = op(grad_dy_) op(grad_x_), as they are held
   Vector b_, db_;
   bool has_bias_;
-  void check_backward(const Matrix& X, const Matrix& dY) const;   // types and shapes of a backward's operands
-  Matrix backward_checked(Matrix&& X, Matrix&& dY);                // backward on operands already checked
-  mutable Matrix ones_;   // batch x 1, every entry 1: the bias's broadcast (forward)
+  // Types and shapes of a backward's operands.
+  void check_backward(const Matrix& X, BatchLayout x_layout, const Matrix& dY, BatchLayout dy_layout) const;
+  mutable Matrix ones_;   // batch x 1, every entry 1: the bias's broadcast (forward, either layout)
 };
 
 // A matrix's bytes held in compressed rows (a value and a column index per entry, a row pointer per row): how the

@@ -14,6 +14,7 @@ c_int64_p = ctypes.POINTER(ctypes.c_int64)
 c_double_p = ctypes.POINTER(ctypes.c_double)
 
 FP32, FP64 = 0, 1
+ROWS, FEATURES = 0, 1
 PRUNE_MAGNITUDE, PRUNE_VALUE = 0, 1
 
 # GrB_Info codes the library returns, by name (the C API's values).
@@ -50,8 +51,8 @@ def _load():
         "snk_layer_values": (i32, [vp, vp, vp]),
         "snk_layer_forward": (i32, [vp, vp, vp, vp, i64, vp]),
         "snk_layer_backward": (i32, [vp, vp, vp, vp, i64, vp, vp, vp]),
-        "snk_layer_forward_device": (i32, [vp, vp, vp, vp, i64, vp, vp]),
-        "snk_layer_backward_device": (i32, [vp, vp, vp, vp, i64, vp, vp, vp, vp]),
+        "snk_layer_forward_device": (i32, [vp, vp, vp, vp, i32, i64, vp, i32, vp]),
+        "snk_layer_backward_device": (i32, [vp, vp, vp, i32, vp, i32, i64, vp, i32, vp, vp, vp]),
         "snk_layer_rewire": (i32, [vp, vp, dbl, i32, u64, c_int64_p, c_int64_p, c_int64_p]),
         "snk_layer_rewire_rigl": (i32, [vp, vp, dbl, vp, vp, i64, i64, c_int64_p, c_int64_p, c_int64_p]),
         "snk_layer_cosine_fraction": (dbl, [dbl, i64, i64, dbl]),

@@ -6,7 +6,9 @@ row by row, columns increasing), so any torch optimizer keeps its state per non-
 library (layers/c_api.h), which runs the forward (Y = X W^T + b) and the backward (dX = dY W, dW at W's positions
 only, db). Tensors are float32 or float64 (the layer's dtype). CPU tensors run on the thread's backend of the
 library; CUDA tensors run on its cuda backend, on PyTorch's current stream, with no copy through the host (the pattern
-lives on the GPU too; the first call on a device uploads it).
+lives on the GPU too; the first call on a device uploads it). On the GPU a layer's output and its input's gradient
+are made features by batch (the transposes of contiguous tensors, which PyTorch's element-wise operations keep), so
+that a following SparseLinear reads them in place; an input that is contiguous costs the products a transposed copy.
 """
 import ctypes
 
@@ -53,26 +55,41 @@ class _Handle:
         _lib.check(_lib.lib.snk_layer_set_pattern(self.ptr, idx.shape[1], _i64(idx[0]), _i64(idx[1])))
 
 
-def _operand(t, what, dtype, device):
+def _operand(t, what, dtype, device, contiguous=True):
     if t.device != device:
         raise ValueError(f"snack.nn.SparseLinear: {what} is on {t.device}, the input on {device}")
     if t.dtype != dtype:
         raise TypeError(f"snack.nn.SparseLinear: {what} is {t.dtype}, the layer's dtype is {dtype}")
-    return t.contiguous()
+    return t.contiguous() if contiguous else t
 
 
-def _call(device, host_call, device_call, *args):
-    """One call of the library on tensors of `device`: the host form for CPU tensors, the device form (the same
-    arguments, then PyTorch's current stream) for CUDA tensors, on that GPU."""
-    if device.type != "cuda":
-        _lib.check(host_call(*args))
-        return
+def _on_gpu(device, call, *args):
+    """One device call of the library (the arguments, then PyTorch's current stream) on `device`'s GPU."""
     with torch.cuda.device(device):
-        _lib.check(device_call(*args, ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)))
+        _lib.check(call(*args, ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)))
 
 
 def _opt(t):
     return _ptr(t) if t is not None else None
+
+
+def _batch_view(t, features, what, dtype, device):
+    """t (..., features) as a 2-D batch x features tensor and its layout for the device calls: a view where t is
+    contiguous (ROWS) or the transpose of a contiguous features x batch tensor (FEATURES: what this layer's outputs and
+    input gradients are on the GPU), else a contiguous copy."""
+    t2 = _operand(t, what, dtype, device, contiguous=False).reshape(-1, features)
+    if t2.is_contiguous():
+        return t2, _lib.ROWS
+    if t2.t().is_contiguous():
+        return t2, _lib.FEATURES
+    return t2.contiguous(), _lib.ROWS
+
+
+def _empty_batch(batch, features, layout, dtype, device):
+    """A batch x features tensor laid out as `layout` (FEATURES: the transpose of a contiguous features x batch one)."""
+    if layout == _lib.FEATURES:
+        return torch.empty(features, batch, dtype=dtype, device=device).t()
+    return torch.empty(batch, features, dtype=dtype, device=device)
 
 
 class _SparseLinearFunction(torch.autograd.Function):
@@ -84,27 +101,41 @@ class _SparseLinearFunction(torch.autograd.Function):
                              f"{module.in_features}")
         if device.type not in ("cpu", "cuda"):
             raise ValueError(f"snack.nn.SparseLinear: tensors on {device} are not supported (CPU or CUDA)")
-        x2 = _operand(x, "the input", dtype, device).reshape(-1, module.in_features)
         w = _operand(weight_values, "weight_values", dtype, device)
         b = _operand(bias, "bias", dtype, device) if bias is not None else None
-        y = torch.empty(x2.shape[0], module.out_features, dtype=dtype, device=device)
-        _call(device, _lib.lib.snk_layer_forward, _lib.lib.snk_layer_forward_device, module._handle.ptr, _ptr(w),
-              _opt(b), _ptr(x2), x2.shape[0], _ptr(y))
+        if device.type == "cuda":
+            # The output is made features by batch: the next layer's products read it in place (c_api.h).
+            x2, x_layout = _batch_view(x, module.in_features, "the input", dtype, device)
+            y = _empty_batch(x2.shape[0], module.out_features, _lib.FEATURES, dtype, device)
+            _on_gpu(device, _lib.lib.snk_layer_forward_device, module._handle.ptr, _ptr(w), _opt(b), _ptr(x2),
+                    x_layout, x2.shape[0], _ptr(y), _lib.FEATURES)
+        else:
+            x2, x_layout = _operand(x, "the input", dtype, device).reshape(-1, module.in_features), _lib.ROWS
+            y = torch.empty(x2.shape[0], module.out_features, dtype=dtype, device=device)
+            _lib.check(_lib.lib.snk_layer_forward(module._handle.ptr, _ptr(w), _opt(b), _ptr(x2), x2.shape[0],
+                                                  _ptr(y)))
         ctx.save_for_backward(x2, w)
-        ctx.module, ctx.x_shape, ctx.has_bias = module, x.shape, bias is not None
+        ctx.module, ctx.x_shape, ctx.x_layout, ctx.has_bias = module, x.shape, x_layout, bias is not None
         return y.reshape(*x.shape[:-1], module.out_features)
 
     @staticmethod
     def backward(ctx, grad_y):
         x2, w = ctx.saved_tensors
-        module, device = ctx.module, x2.device
-        gy = _operand(grad_y, "the output gradient", w.dtype, device).reshape(-1, module.out_features)
-        dx = torch.empty_like(x2) if ctx.needs_input_grad[0] else None
+        module, device, n = ctx.module, x2.device, x2.shape[0]
         dw = torch.empty_like(w) if ctx.needs_input_grad[1] else None
         db = (torch.empty(module.out_features, dtype=w.dtype, device=device)
               if ctx.has_bias and ctx.needs_input_grad[2] else None)
-        _call(device, _lib.lib.snk_layer_backward, _lib.lib.snk_layer_backward_device, module._handle.ptr, _ptr(w),
-              _ptr(x2), _ptr(gy), x2.shape[0], _opt(dx), _opt(dw), _opt(db))
+        if device.type == "cuda":
+            # The input gradient is laid out as the input was.
+            gy, gy_layout = _batch_view(grad_y, module.out_features, "the output gradient", w.dtype, device)
+            dx = _empty_batch(n, module.in_features, ctx.x_layout, w.dtype, device) if ctx.needs_input_grad[0] else None
+            _on_gpu(device, _lib.lib.snk_layer_backward_device, module._handle.ptr, _ptr(w), _ptr(x2), ctx.x_layout,
+                    _ptr(gy), gy_layout, n, _opt(dx), ctx.x_layout, _opt(dw), _opt(db))
+        else:
+            gy = _operand(grad_y, "the output gradient", w.dtype, device).reshape(-1, module.out_features)
+            dx = torch.empty_like(x2) if ctx.needs_input_grad[0] else None
+            _lib.check(_lib.lib.snk_layer_backward(module._handle.ptr, _ptr(w), _ptr(x2), _ptr(gy), n, _opt(dx),
+                                                   _opt(dw), _opt(db)))
         return (dx.reshape(ctx.x_shape) if dx is not None else None), dw, db, None
 
 

@@ -1,7 +1,8 @@
 """python/tests/test_snack.py: the snack package against PyTorch itself (float64 gradcheck, nn.Linear on masked
 weights), the DST invariants, state-dict round trips, and clear errors for bad input. Run by the README's test command
-(pytest, with SNACK_LAYERS_LIB pointing at the built library); the CUDA cases (the same checks on CUDA tensors,
-and a short training run with SET on the GPU) skip where PyTorch sees no GPU."""
+(pytest, with SNACK_LAYERS_LIB pointing at the built library); the CUDA cases (the same checks on CUDA tensors, a chain
+of layers passing features-by-batch tensors, and a short training run with SET on the GPU) skip where PyTorch sees no
+GPU."""
 import io
 import math
 
@@ -219,6 +220,48 @@ def test_cuda_tensors_equal_the_cpu_layer_and_nn_linear(dtype, tol):
     assert torch.allclose(gpu.weight_values.grad.cpu(), cpu.weight_values.grad, rtol=tol, atol=tol)
     assert torch.allclose(gpu.weight_values.grad, dense.weight.grad[gpu.indices[0], gpu.indices[1]], rtol=tol, atol=tol)
     assert torch.allclose(gpu.bias.grad.cpu(), cpu.bias.grad, rtol=tol, atol=tol)
+
+
+@needs_cuda
+@pytest.mark.parametrize("transposed_input", [False, True])
+def test_cuda_layers_pass_features_by_batch_and_equal_nn_linear(transposed_input):
+    """Two layers with GELU between (a GPT MLP block): the first's output, and the second's input gradient, are
+    features by batch (transposes of contiguous tensors), which GELU keeps and the next layer reads in place; an input
+    held either way gives nn.Linear's output and gradients on masked weights."""
+    torch.manual_seed(12)
+    fc = SparseLinear(96, 384, sparsity=0.9, dtype=torch.float64, seed=21).cuda()
+    out = SparseLinear(384, 96, sparsity=0.9, dtype=torch.float64, seed=22).cuda()
+    dfc, dout = masked_linear(fc).cuda(), masked_linear(out).cuda()
+    x = torch.randn(4, 50, 96, dtype=torch.float64, device="cuda")
+    if transposed_input:
+        x = x.reshape(200, 96).t().contiguous().t().reshape(4, 50, 96)
+        assert not x.is_contiguous()
+    xs, xd = x.clone().requires_grad_(), x.clone().requires_grad_()
+    h = torch.nn.functional.gelu(fc(xs))
+    assert h.reshape(200, 384).t().is_contiguous()
+    ys, yd = out(h), dout(torch.nn.functional.gelu(dfc(xd)))
+    assert torch.allclose(ys, yd, rtol=1e-12, atol=1e-12)
+    g = torch.randn_like(yd)
+    (ys * g).sum().backward()
+    (yd * g).sum().backward()
+    assert torch.allclose(xs.grad, xd.grad, rtol=1e-12, atol=1e-12)
+    for layer, dense in ((fc, dfc), (out, dout)):
+        assert torch.allclose(layer.weight_values.grad, dense.weight.grad[layer.indices[0], layer.indices[1]],
+                              rtol=1e-12, atol=1e-12)
+        assert torch.allclose(layer.bias.grad, dense.bias.grad, rtol=1e-12, atol=1e-12)
+
+
+@needs_cuda
+def test_cuda_layout_other_than_rows_or_features_is_refused():
+    layer = SparseLinear(8, 4, sparsity=0.5).cuda()
+    x, y = torch.randn(3, 8, device="cuda"), torch.full((3, 4), 7.0, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    info = snack._lib.lib.snk_layer_forward_device(layer._handle.ptr, layer.weight_values.data_ptr(),
+                                                   layer.bias.data_ptr(), x.data_ptr(), 2, 3, y.data_ptr(),
+                                                   snack._lib.FEATURES, stream)
+    with pytest.raises(snack._lib.SnackError, match="GrB_INVALID_VALUE: .*layout of x"):
+        snack._lib.check(info)
+    assert torch.equal(y, torch.full((3, 4), 7.0, device="cuda"))
 
 
 @needs_cuda

@@ -5,20 +5,21 @@
 // (FP64) for floating point (inputs are multiples of 1/4, so most sums are exact anyway). Covered: mxm with a random
 // sparse A (with empty rows) and a full B for every predefined semiring on FP32, FP64, INT32, INT64 and BOOL at batch
 // 1, 7 and 64; a larger FP32 PLUS_TIMES product at the batch sizes of each SpMM kernel path; a hypersparse A of 2^40
-// rows; B and A transposed by the descriptor; mxv and vxm with a full matrix (the operand flip); semirings built from
-// predefined parts (mirrored MINUS and DIV); mask and accumulator; SDDMM (full operands, a sparse mask); more than
-// 65535 columns (several SpMM calls); empty inputs; the device-copy cache following changes of A, also where the
-// products bound A's values to the plan (batch 5-8: not at the first product, after a loop of them); determinism;
-// select at both lengths of the compaction's scan; the columns of tall full matrices reduced in row chunks; a full
-// output accumulated with a full result; a sparse A of dense enough rows times a sparse B (row blocks pulled through
-// B's columns, and through the SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense
-// row accumulator: sums in A's row order, bit for bit); a chain of calls that stays on the device; BFS steps pushed
-// from a frontier into a dense accumulator; a 2:4 A with the 2:4 hint (the sparse tensor cores), and the hint ignored
-// where A is not 2:4 or the semiring is another; device memory exhaustion through the C API; the exchange with a
-// caller's device memory on the caller's stream; uploads larger than the staging threshold, also from page-locked
-// arrays (SNK_PAGE_LOCKED). These must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and
-// INT8 (the portable products); a user-defined operator must fall back, counted. Everything skips with the reason
-// printed where the cuda backend is not usable (no GPU, no driver).
+// rows; B and A transposed by the descriptor (a sparse A^T on A's transposed plan, a full A^T read in place); mxv and
+// vxm with a full matrix (the operand flip); semirings built from predefined parts (mirrored MINUS and DIV); mask and
+// accumulator; SDDMM (full operands, a sparse mask); more than 65535 columns (several SpMM calls); empty inputs; the
+// device-copy cache following changes of A, also where the products bound A's values to the plan (batch 5-8: not at the
+// first product, after a loop of them); determinism; select at both lengths of the compaction's scan; the columns of
+// tall full matrices reduced in row chunks; a full output accumulated with a full result; a sparse A of dense enough
+// rows times a sparse B (row blocks pulled through B's columns, and through the SpMM family where the inner dimension
+// is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain of
+// calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4 hint
+// (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
+// exhaustion through the C API; the exchange with a caller's device memory on the caller's stream; uploads larger than
+// the staging threshold, also from page-locked arrays (SNK_PAGE_LOCKED). These must not fall back
+// (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a user-defined
+// operator must fall back, counted. Everything skips with the reason printed where the cuda backend is not usable (no
+// GPU, no driver).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -287,12 +288,62 @@ TEST(CudaBackend, TransposedOperands) {
             "MAX_FIRST, B transposed", tb);
   check_mxm(pt, sparse_with_empty_rows(&snk::types::FP32, 80, 30, 0.2), full(&snk::types::FP32, 64, 30),
             "PLUS_TIMES, B transposed", tb);
-  // A' = A^T: the kernel declines it, the core transposes A (a counted "transpose" fallback) and the mxm
-  // itself still runs on cuda.
+  // A' = A^T with an empty row or column in A: the kernel declines it, the core transposes A and the mxm itself still
+  // runs on cuda.
   snk::Descriptor ta;
   ta.transpose_first = true;
   check_mxm(pt, sparse_with_empty_rows(&snk::types::FP32, 30, 80, 0.2), full(&snk::types::FP32, 30, 7),
             "PLUS_TIMES, A transposed", ta);
+}
+
+// A sparse matrix with an entry in every row and every column (the products of its transpose are then full).
+Matrix covering(const Type* type, Index nrows, Index ncols, double density) {
+  return built_where(type, nrows, ncols, [&](Index i, Index j) {
+    return j == i % ncols || i == j % nrows || std::uniform_real_distribution<double>(0, 1)(rng()) < density;
+  });
+}
+
+// A sparse W transposed, W^T B' (the library's W^T X orientation on W's own transposed plan), and a full X
+// transposed, X^T W' (X's columns read as the batch's rows), each with the other operand both ways (B' = B or B^T,
+// W' = W or W^T), for every predefined FP64 semiring (the multiply's operand order included: FIRST, SECOND, MINUS,
+// DIV) and PLUS_TIMES on FP32 at the batch sizes of the kernel paths; against reference, with no fallback (the layers'
+// products on activations held features by batch).
+TEST(CudaBackend, TransposedOperandsReadWhereTheyLie) {
+  REQUIRE_CUDA();
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  int cases = 0;
+  for (bool other : {false, true}) {
+    snk::Descriptor d;
+    d.transpose_first = true;
+    d.transpose_second = other;
+    const std::string how = other ? ", both transposed" : "";
+    for (Index batch : {1, 7, 64}) {
+      const Matrix W = covering(&snk::types::FP64, 40, 70, 0.1);
+      const Matrix B = other ? full(&snk::types::FP64, batch, 40) : full(&snk::types::FP64, 40, batch);
+      const Matrix X = full(&snk::types::FP64, 40, batch);   // X^T: batch x 40
+      const Matrix V = covering(&snk::types::FP64, other ? 30 : 40, other ? 40 : 30, 0.1);
+      for (const Semiring* s : snk::all_builtin_semirings()) {
+        if (s->add->type() != &snk::types::FP64) continue;
+        const std::string what = s->name + " batch " + std::to_string(batch) + how;
+        check_mxm(*s, W, B, "W^T B', " + what, d);
+        check_mxm(*s, X, V, "X^T W', " + what, d);
+        cases += 2;
+      }
+    }
+    for (Index batch : {1, 5, 8, 32, 100}) {
+      const Matrix W = covering(&snk::types::FP32, 300, 500, 0.03);
+      const Matrix B = other ? full(&snk::types::FP32, batch, 300) : full(&snk::types::FP32, 300, batch);
+      const std::string what = "PLUS_TIMES batch " + std::to_string(batch) + how;
+      check_mxm(pt, W, B, "W^T B', " + what, d);
+      EXPECT_NE(W.device_copy()->describe().find("transposed plan"), std::string::npos)
+          << what << ": W^T B' ran on a transposed copy of W, not on W's transposed plan: "
+          << W.device_copy()->describe();
+      const Matrix X = full(&snk::types::FP32, 500, batch);
+      check_mxm(pt, X, other ? W : covering(&snk::types::FP32, 500, 300, 0.03), "X^T W', " + what, d);
+      cases += 2;
+    }
+  }
+  EXPECT_EQ(cases, 2 * (3 * 2 * 12 + 5 * 2));
 }
 
 TEST(CudaBackend, MxvAndVxmWithAFullMatrix) {

@@ -1,7 +1,8 @@
 // tests/layers/test_sparse_linear.cpp: SparseLinear and SgdMomentum (sparse_linear.hpp, optim.hpp) against float64
 // host computations on fresh random inputs, on every usable backend (reference, kokkos, and cuda where a GPU is present):
 // the initialization's invariants (each neuron's fan-in, the weight scale), forward, the three gradients (dW only at
-// W's positions; made on request or within an optimizer's step), two momentum steps with weight decay (the non-zero
+// W's positions; made on request or within an optimizer's step), every layout of the batch operands (rows or
+// features by batch), two momentum steps with weight decay (the non-zero
 // count kept), gradient clipping, and bad input.
 #include <gtest/gtest.h>
 
@@ -195,6 +196,80 @@ TEST(SparseLinear, WeightGradientMadeOnRequestOrWithinTheStep) {
       expect_close(v, want, scale, backend + ": dW asked for before the step");
       expect_close(gw.at(at), want, scale, backend + ": dW asked for after a step that took it");
     }
+  }
+}
+
+// M^T, made by the thread's backend.
+Matrix transposed(const Matrix& M) {
+  Matrix T(M.type(), M.ncols(), M.nrows());
+  snk::transpose(T, nullptr, nullptr, M);
+  return T;
+}
+
+// The entries of a batch held as `layout`, read as Rows (batch x features).
+std::map<std::pair<Index, Index>, double> rows_of(const Matrix& M, snk::layers::BatchLayout layout) {
+  if (layout == snk::layers::BatchLayout::Rows) return entries(M);
+  std::map<std::pair<Index, Index>, double> out;
+  for (const auto& [at, x] : entries(M)) out[{at.second, at.first}] = x;
+  return out;
+}
+
+void expect_same_entries(const std::map<std::pair<Index, Index>, double>& got,
+                         const std::map<std::pair<Index, Index>, double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (const auto& [at, x] : want) {
+    const auto it = got.find(at);
+    ASSERT_NE(it, got.end()) << what << ": no entry at (" << at.first << ", " << at.second << ")";
+    expect_close(it->second, x, std::fabs(x) + 1.0, what);
+  }
+}
+
+// Every layout of the batch operands (BatchLayout: Rows or Features for X, Y, dY and dX) gives the Rows results: the
+// forward's Y, and the backward's dX, db and dW, dW asked for and taken within an Adam step (the optimizer then reads
+// the backward's operands as they were held), on every backend.
+TEST(SparseLinear, EveryBatchLayoutGivesTheRowsResults) {
+  using snk::layers::BatchLayout;
+  const Index in = 31, out = 21, batch = 10;
+  const BatchLayout both[] = {BatchLayout::Rows, BatchLayout::Features};
+  const auto name = [](BatchLayout l) { return l == BatchLayout::Rows ? std::string("rows") : std::string("features"); };
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    const std::uint64_t seed = rng()();
+    SparseLinear rows_layer(in, out, 0.3, seed);
+    Dense x, dy;
+    const Matrix X = random_batch(batch, in, x), dY = random_batch(batch, out, dy);
+    const Matrix Xt = transposed(X), dYt = transposed(dY);
+    const auto want_y = entries(rows_layer.forward(X));
+    const auto want_dx = entries(rows_layer.backward(X, dY));
+    const std::vector<double> want_db = values_of(rows_layer.bias_grad());
+    const auto want_dw = entries(rows_layer.weight_grad());
+    for (BatchLayout xl : both)
+      for (BatchLayout yl : both) {
+        const SparseLinear layer(in, out, 0.3, seed);
+        const std::string what = backend + ": forward, X " + name(xl) + ", Y " + name(yl);
+        expect_same_entries(rows_of(layer.forward(xl == BatchLayout::Rows ? X : Xt, xl, yl), yl), want_y, what);
+      }
+    for (BatchLayout xl : both)
+      for (BatchLayout dyl : both)
+        for (BatchLayout dxl : both) {
+          const std::string what = backend + ": backward, X " + name(xl) + ", dY " + name(dyl) + ", dX " + name(dxl);
+          SparseLinear layer(in, out, 0.3, seed), stepped(in, out, 0.3, seed), asked(in, out, 0.3, seed);
+          Matrix dX = layer.backward(Matrix(xl == BatchLayout::Rows ? X : Xt), xl,
+                                     Matrix(dyl == BatchLayout::Rows ? dY : dYt), dyl, dxl);
+          expect_same_entries(rows_of(dX, dxl), want_dx, what + ": dX");
+          const std::vector<double> db = values_of(layer.bias_grad());
+          for (Index j = 0; j < out; ++j) expect_close(db[j], want_db[j], std::fabs(want_db[j]) + 1.0, what + ": db");
+          expect_same_entries(entries(layer.weight_grad()), want_dw, what + ": dW");
+          // An Adam step that takes dW within it, against one on dW asked for first.
+          (void)stepped.backward(Matrix(xl == BatchLayout::Rows ? X : Xt), xl,
+                                 Matrix(dyl == BatchLayout::Rows ? dY : dYt), dyl, dxl);
+          (void)asked.backward(Matrix(X), Matrix(dY));
+          (void)asked.weight_grad();
+          snk::layers::Adam within_step(0.01f), on_asked(0.01f);
+          within_step.step(stepped);
+          on_asked.step(asked);
+          expect_same_entries(entries(stepped.weight()), entries(asked.weight()), what + ": W after an Adam step");
+        }
   }
 }
 

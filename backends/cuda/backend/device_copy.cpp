@@ -462,6 +462,7 @@ std::string MatrixOnDevice::describe() const {
     d += ", plan of " + std::to_string(plan.rows()) + " rows and " + std::to_string(plan.nnz()) + " non-zeros";
     if (plan.has_bound_values())
       d += std::string(", values bound (") + (pattern_->bound_type == ValueType::FP32 ? "FP32" : "16-bit") + ")";
+    if (pattern_->transposed) d += ", transposed plan";
   }
   if (two_four_.hint != Matrix::TwoFourHint::Off)
     d += std::string(", 2:4 form (") + (two_four_.hint == Matrix::TwoFourHint::FP16 ? "FP16" : "BF16") + ")";

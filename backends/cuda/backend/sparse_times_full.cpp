@@ -17,8 +17,11 @@
 // (MatrixOnDevice::dense_rows) until the host reads it, so a chain of products makes no round trip. N above
 // the library's batch limit (65535) runs in column chunks. The mask hint is ignored (the core applies the mask).
 //
-// Declined: ta (the core retries with a transposed copy), a B with missing entries, types and semirings
-// the library has no kernels for, and a pattern whose columns or entries exceed 32-bit indices.
+// A^T B' (ta) runs the library's W^T X orientation on A's transposed plan (built once per pattern) where the result is
+// full (A has no empty row or column).
+//
+// Declined: ta where A has an empty row or column (the core retries with a transposed copy), a B with missing entries,
+// types and semirings the library has no kernels for, and a pattern whose columns or entries exceed 32-bit indices.
 //
 // A sparse operand with the precision hint (SNK_PRECISION_HINT: FP16 or BF16) under PLUS_TIMES on FP32 runs the same
 // products on 16-bit values: its values rounded once per device copy (half_values_of), the full operand rounded per
@@ -150,6 +153,27 @@ bool has_every_entry(const Matrix& B) {
   const Index n = B.nvals();
   if (B.nrows() == 0 || B.ncols() == 0) return n == 0;
   return n % B.nrows() == 0 && n / B.nrows() == B.ncols();
+}
+
+// Runs the SpMM of `args` on `plan` over n columns of X' and Y' in chunks of kColumnsPerCall: chunk c0 reads X' from
+// x + c0 * x_step and writes Y' from y + c0 * y_step (bytes), each call bound or not by `binding` (where given).
+// Declined where the library has no kernel for the call, which its first chunk finds before anything is written;
+// throws for a failed call.
+KernelStatus spmm_in_chunks(Plan& plan, SpmmArgs& args, Index n, const unsigned char* x, std::size_t x_step,
+                            unsigned char* y, std::size_t y_step, BindingRule* binding) {
+  for (Index c0 = 0; c0 < n; c0 += kColumnsPerCall) {
+    args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, n - c0));
+    args.x.data = const_cast<unsigned char*>(x + c0 * x_step);
+    args.y.data = y + c0 * y_step;
+    if (binding != nullptr) binding->before_call(plan, args);
+    std::string why;
+    const Status st = spmm(plan, args, &why);
+    if (st == Status::Unsupported) return KernelStatus::Declined;
+    if (st != Status::Success)
+      throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
+  }
+  if (binding != nullptr) binding->after_calls();
+  return KernelStatus::Done;
 }
 
 // The kernels' type for a hint other than Off.
@@ -289,14 +313,66 @@ bool two_four_asked(const Matrix& W, const SpmmSemiring& semiring) {
 
 }  // namespace
 
+namespace {
+
+// T = A^T B' (mxm_sparse_times_full with ta): the SpMM family's W^T X orientation on A's transposed plan, with X' = B'
+// (K x N, B's rows, or tb its columns) and Y' = T (M x N, row-major). T is full: declined where A has an empty row or
+// column, or where the library runs no kernel for the semiring.
+KernelStatus sparse_t_times_full(Matrix& T, const SpmmSemiring& semiring, const Matrix& A, const Matrix& B, bool tb,
+                                 cudaStream_t stream) {
+  const Index K = tb ? B.ncols() : B.nrows(), N = tb ? B.nrows() : B.ncols(), M = A.ncols();
+  if (A.nrows() != K || T.nrows() != M || T.ncols() != N) return KernelStatus::Declined;
+  if (A.nvals() == 0 || N == 0) return KernelStatus::Declined;
+  MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
+  CompactedPattern* pattern = a.pattern(A, stream);
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != K) return KernelStatus::Declined;
+  Plan* plan = a.transposed_plan(A, stream);
+  if (plan == nullptr) return KernelStatus::Declined;
+  MatrixOnDevice& b = MatrixOnDevice::of(B, stream);
+  const std::size_t value_bytes = T.type()->size;
+  if (N > std::numeric_limits<std::size_t>::max() / value_bytes / std::max(M, K))
+    throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(M) + " rows x " +
+                                       std::to_string(N) + " columns)");
+  DeviceBuffer t_values(static_cast<std::size_t>(M * N * value_bytes));
+  SpmmArgs args = product_args(Orientation::WtX, semiring, a.values(), stream);
+  args.x.layout = tb ? Layout::ColMajor : Layout::RowMajor;
+  args.x.ld = static_cast<std::int64_t>(tb ? K : N);
+  args.y.layout = Layout::RowMajor;
+  args.y.ld = static_cast<std::int64_t>(N);
+  const auto* b_values = static_cast<const unsigned char*>(b.values());
+  auto* y_values = static_cast<unsigned char*>(t_values.get());
+  const std::optional<HalfOperands> half = half_operands(A, a, semiring, b.values(), K * N, M * N, args, stream);
+  if (half) {
+    b_values = static_cast<const unsigned char*>(half->x.get());
+    y_values = static_cast<unsigned char*>(half->y.get());
+  }
+  const std::size_t elem = half ? sizeof(std::uint16_t) : value_bytes;
+  // The transposed plan gathers A's values into its order per call (they are not bound to it).
+  if (spmm_in_chunks(*plan, args, N, b_values, (tb ? K : 1) * elem, y_values, elem, nullptr) ==
+      KernelStatus::Declined)
+    return KernelStatus::Declined;   // T not touched yet
+  if (half) half->finish(t_values.get(), M * N, stream);
+  std::vector<Index> rows(M);
+  for (Index r = 0; r < M; ++r) rows[r] = r;
+  DeviceBuffer device_rows(M * sizeof(Index));
+  fill_row_ids(static_cast<Index*>(device_rows.get()), M, stream);
+  check_queued("mxm");
+  T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), std::move(rows), device_rows, N,
+                                                   value_bytes, stream),
+                       /*host_is_stale=*/true);
+  return KernelStatus::Done;
+}
+
+}  // namespace
+
 KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                                    bool tb, bool flip, cudaStream_t stream) {
-  if (ta) return KernelStatus::Declined;
   const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, flip);
   if (!semiring) return KernelStatus::Declined;
   const Type* type = s.add->type();
   if (A.type() != type || B.type() != type || T.type() != type) return KernelStatus::Declined;
   if (!has_every_entry(B)) return KernelStatus::Declined;
+  if (ta) return sparse_t_times_full(T, *semiring, A, B, tb, stream);
   const Index K = tb ? B.ncols() : B.nrows();
   const Index N = tb ? B.nrows() : B.ncols();
   if (A.ncols() != K || T.nrows() != A.nrows() || T.ncols() != N) return KernelStatus::Declined;
@@ -345,25 +421,15 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     y_values = static_cast<unsigned char*>(half->y.get());
   }
   const std::size_t elem = half ? sizeof(std::uint16_t) : value_bytes;   // of the operands the SpMM reads and writes
-  Plan& plan = *pattern->plan;
+  // A's values serve every product until A changes (the copy goes with them), so where a call's kernel would read a
+  // bound order they are bound to the plan once the products have paid for it (the rule above); a bind that fails
+  // (device memory) leaves this call and the later ones on the per-call path. The plan may hold another copy's values
+  // (copies of one pattern share it): only the owner reads them. Column c of B' starts at B(0, c) (row-major, ld N) or
+  // B(c, 0) (tb: column-major, ld K).
   BindingRule binding(*pattern, a.id(), args.type, stream);
-  for (Index c0 = 0; c0 < N; c0 += kColumnsPerCall) {
-    args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, N - c0));
-    // Column c0 of B': B'(0, c0) is B(0, c0) (row-major, ld N) or B(c0, 0) (tb: column-major, ld K).
-    args.x.data = b_values + (tb ? c0 * K : c0) * elem;
-    args.y.data = y_values + c0 * elem;
-    // A's values serve every product until A changes (the copy goes with them), so where this call's kernel
-    // would read a bound order they are bound to the plan once the products have paid for it (the rule above); a
-    // bind that fails (device memory) leaves this call and the later ones on the per-call path.
-    // The plan may hold another copy's values (copies of one pattern share it): only the owner reads them.
-    binding.before_call(plan, args);
-    std::string why;
-    const Status st = spmm(plan, args, &why);
-    if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
-    if (st != Status::Success)
-      throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
-  }
-  binding.after_calls();
+  if (spmm_in_chunks(*pattern->plan, args, N, b_values, (tb ? K : 1) * elem, y_values, elem, &binding) ==
+      KernelStatus::Declined)
+    return KernelStatus::Declined;   // T not touched yet
   if (half) half->finish(t_values.get(), rows * N, stream);
 
   // T stays on the device: the next product reads it there, and the host form is made when the host reads it
@@ -377,13 +443,13 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
 
 KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B, bool tb,
                                    bool flip, cudaStream_t stream) {
-  if (ta) return KernelStatus::Declined;
   // X W^T applies the multiply as f(x, w) (x from A, w from B: mxm's own order); W^T X as f(w, x), the flipped one.
   const std::optional<SpmmSemiring> semiring = spmm_semiring_of(s, tb ? flip : !flip);
   if (!semiring) return KernelStatus::Declined;
   const Type* type = s.add->type();
   if (A.type() != type || B.type() != type || T.type() != type) return KernelStatus::Declined;
-  const Index batch = A.nrows(), K = A.ncols(), M = tb ? B.nrows() : B.ncols();
+  // A' = ta ? A^T : A is batch x K.
+  const Index batch = ta ? A.ncols() : A.nrows(), K = ta ? A.nrows() : A.ncols(), M = tb ? B.nrows() : B.ncols();
   if ((tb ? B.ncols() : B.nrows()) != K || T.nrows() != batch || T.ncols() != M) return KernelStatus::Declined;
   if (!has_every_entry(A) || B.nvals() == 0 || batch == 0) return KernelStatus::Declined;
 
@@ -401,17 +467,18 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
     throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(batch) + " rows x " +
                                        std::to_string(M) + " columns)");
   DeviceBuffer t_values(static_cast<std::size_t>(batch * M * value_bytes));
-  // X W^T with W's 2:4 hint: T^T = W X^T on the sparse tensor cores, X^T(k, b) = A(b, k) read from A's rows and T^T
+  // X W^T with W's 2:4 hint: T^T = W X^T on the sparse tensor cores, X^T(k, b) = A'(b, k) read from A and T^T
   // written column-major into T's rows (the same layouts as the SpMM call below).
   const MatrixOnDevice::TwoFourForm* form =
       tb && two_four_asked(B, *semiring) ? two_four_form_of(B, w, *pattern, K, stream) : nullptr;
-  if (form) two_four_run(*form, M, K, batch, static_cast<const float*>(x.values()), 1, K,
+  if (form) two_four_run(*form, M, K, batch, static_cast<const float*>(x.values()), ta ? batch : 1, ta ? 1 : K,
                          static_cast<float*>(t_values.get()), /*y_row_major=*/false, stream);
-  // X W^T: X = A row-major (batch x K), Y = T row-major (batch x M). W^T X: X' = A^T, K x batch, read column-major
-  // from A's rows; Y' = T^T, M x batch, written column-major into T's rows. Both walk the batch in chunks of rows of A.
+  // X W^T: X = A' (batch x K), A's rows or (ta) its columns; Y = T row-major (batch x M). W^T X: X' = A'^T (K x batch),
+  // A's columns or (ta) its rows; Y' = T^T, M x batch, written column-major into T's rows. Both walk the batch in
+  // chunks of A' rows.
   SpmmArgs args = product_args(tb ? Orientation::XWt : Orientation::WtX, *semiring, w.values(), stream);
-  args.x.layout = tb ? Layout::RowMajor : Layout::ColMajor;
-  args.x.ld = static_cast<std::int64_t>(K);
+  args.x.layout = tb != ta ? Layout::RowMajor : Layout::ColMajor;
+  args.x.ld = static_cast<std::int64_t>(ta ? batch : K);
   args.y.layout = tb ? Layout::RowMajor : Layout::ColMajor;
   args.y.ld = static_cast<std::int64_t>(M);
   const auto* a_values = static_cast<const unsigned char*>(x.values());
@@ -427,18 +494,9 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   // the transposed plan's order per call).
   std::optional<BindingRule> binding;
   if (tb && !form) binding.emplace(*pattern, w.id(), args.type, stream);
-  for (Index r0 = 0; r0 < batch && !form; r0 += kColumnsPerCall) {
-    args.batch = static_cast<std::int32_t>(std::min(kColumnsPerCall, batch - r0));
-    args.x.data = const_cast<unsigned char*>(a_values + r0 * K * elem);
-    args.y.data = y_values + r0 * M * elem;
-    if (binding) binding->before_call(*plan, args);
-    std::string why;
-    const Status st = spmm(*plan, args, &why);
-    if (st == Status::Unsupported) return KernelStatus::Declined;   // T not touched yet
-    if (st != Status::Success)
-      throw Error(Info::Panic, std::string("cuda backend: SpMM failed (") + status_name(st) + "): " + why);
-  }
-  if (binding) binding->after_calls();
+  if (!form && spmm_in_chunks(*plan, args, batch, a_values, (ta ? 1 : K) * elem, y_values, M * elem,
+                              binding ? &*binding : nullptr) == KernelStatus::Declined)
+    return KernelStatus::Declined;   // T not touched yet
   if (half) half->finish(t_values.get(), batch * M, stream);
   // Every row of T is full: its rows 0 .. batch-1, listed on the device for the result's CSR form.
   std::vector<Index> rows(batch);

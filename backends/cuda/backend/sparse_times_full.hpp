@@ -8,17 +8,19 @@
 
 namespace snk::cuda {
 
-// T = A (+).(x) B' (B' = tb ? B^T : B) as core::Backend::mxm defines it, when B has all nrows x ncols
-// entries and the semiring and type are ones the SpMM library runs; KernelStatus::Declined (T untouched)
-// otherwise, and for ta. Runs on `stream`; T is left on the device.
+// T = A' (+).(x) B' (A' = ta ? A^T : A, B' = tb ? B^T : B) as core::Backend::mxm defines it, when B has all nrows x
+// ncols entries and the semiring and type are ones the SpMM library runs; A^T through the library's W^T X orientation
+// where A has no empty row or column (T is then full). KernelStatus::Declined (T untouched) otherwise. Runs on
+// `stream`; T is left on the device.
 core::KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                                          bool tb, bool flip, cudaStream_t stream);
 
-// T = A (+).(x) B' for a full A (batch x K) and a sparse B: B' = B^T (tb) through the SpMM family's X W^T orientation
-// with W = B, or B' = B through its W^T X orientation (the plan's transposed pattern, built once per pattern) with
-// A read as X^T. The layers' forward (X W^T) and input-gradient (dY W) products. Declined (T untouched) for ta, an A
-// with a missing entry, a B with an empty row (either form) or an empty column (B' = B), where T would not be full,
-// and semirings and types the library does not run. T is left on the device.
+// T = A' (+).(x) B' for a full A' = ta ? A^T : A (batch x K, read where it is: A's rows or its columns) and a sparse
+// B: B' = B^T (tb) through the SpMM family's X W^T orientation with W = B, or B' = B through its W^T X orientation (the
+// plan's transposed pattern, built once per pattern) with A' read as X^T. The layers' forward (X W^T) and
+// input-gradient (dY W) products. Declined (T untouched) for an A with a missing entry, a B with an empty row (either
+// form) or an empty column (B' = B), where T would not be full, and semirings and types the library does not run. T is
+// left on the device.
 core::KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                                          bool tb, bool flip, cudaStream_t stream);
 
