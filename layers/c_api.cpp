@@ -106,7 +106,8 @@ void put_device_values(snk::layers::SparseLinear& l, const void* w, bool with_bi
   need(w, "the weight values");
   if (with_bias && l.has_bias()) need(b, "the bias values");
   snk::import_device_values(l.weight(), l.weight(), w, stream);
-  if (with_bias && l.has_bias()) snk::import_device_full(l.bias().as_matrix(), b, stream);
+  // On the bias's own pattern (every entry), so that its device copy keeps the plans the bias's products made.
+  if (with_bias && l.has_bias()) snk::import_device_values(l.bias().as_matrix(), l.bias().as_matrix(), b, stream);
 }
 
 // l's weight gradient on exactly W's positions, in W's order: the gradient itself where it holds every one (the sampled

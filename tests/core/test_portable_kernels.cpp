@@ -402,6 +402,37 @@ void check_full_columns(HostContext& ctx, TypeCode code, Op op) {
   EXPECT_FALSE(P::reduce_full_columns<V>(ctx, ref(holes), fn, none)) << mon.name << ": not full";
 }
 
+// The rows of a full matrix reduced in place (each row by several work items, then folded) against reference:
+// several monoids and types, rows narrower than the work items, of one column, of a partial last group, long rows; a
+// matrix that is not full is declined.
+template <class V>
+void check_full_rows(HostContext& ctx, TypeCode code, Op op) {
+  const snk::Monoid& mon = *snk::builtin_monoid(op, code);
+  const snk::Type* t = mon.type();
+  V identity{};
+  std::memcpy(&identity, mon.identity.data(), sizeof(V));
+  const P::MonoidFn<V> fn{op, identity};
+  for (const auto& [r, n] : {std::pair<Index, Index>{70, 45}, {1, 5}, {5, 1}, {40, 33}, {3, 1000}, {17, 4096}}) {
+    const Matrix F = full_of(t, r, n, 0, 9);
+    snk::Vector want(t, r);
+    snk::reduce(want, nullptr, nullptr, mon, F);
+    const std::string what = mon.name + " " + std::to_string(r) + " x " + std::to_string(n);
+    P::CsrParts<HostBytes> got;
+    ASSERT_TRUE(P::reduce_full_rows<V>(ctx, ref(F), fn, got)) << what;
+    expect_same(to_matrix(got, t, 1, r), want.as_matrix(), what);
+  }
+  const Matrix holes = random_matrix(t, 8, 6, 1.0);   // every fourth row empty
+  P::CsrParts<HostBytes> none;
+  EXPECT_FALSE(P::reduce_full_rows<V>(ctx, ref(holes), fn, none)) << mon.name << ": not full";
+}
+
+TEST_F(PortableKernels, FullRowsReducedInPlace) {
+  check_full_rows<double>(ctx, TypeCode::FP64, Op::Plus);
+  check_full_rows<std::int32_t>(ctx, TypeCode::Int32, Op::Min);
+  check_full_rows<float>(ctx, TypeCode::FP32, Op::Max);
+  check_full_rows<std::uint8_t>(ctx, TypeCode::UInt8, Op::Plus);
+}
+
 TEST_F(PortableKernels, FullColumnsReducedInPlace) {
   check_full_columns<double>(ctx, TypeCode::FP64, Op::Plus);
   check_full_columns<std::int32_t>(ctx, TypeCode::Int32, Op::Min);

@@ -10,16 +10,16 @@
 // accumulator; SDDMM (full operands, a sparse mask); more than 65535 columns (several SpMM calls); empty inputs; the
 // device-copy cache following changes of A, also where the products bound A's values to the plan (batch 5-8: not at the
 // first product, after a loop of them); determinism; select at both lengths of the compaction's scan; the columns of
-// tall full matrices reduced in row chunks; a full output accumulated with a full result; a sparse A of dense enough
-// rows times a sparse B (row blocks pulled through B's columns, and through the SpMM family where the inner dimension
-// is too wide); a sparse B of few columns (the dense row accumulator: sums in A's row order, bit for bit); a chain of
-// calls that stays on the device; BFS steps pushed from a frontier into a dense accumulator; a 2:4 A with the 2:4 hint
-// (the sparse tensor cores), and the hint ignored where A is not 2:4 or the semiring is another; device memory
-// exhaustion through the C API; the exchange with a caller's device memory on the caller's stream; uploads larger than
-// the staging threshold, also from page-locked arrays (SNK_PAGE_LOCKED). These must not fall back
-// (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a user-defined
-// operator must fall back, counted. Everything skips with the reason printed where the cuda backend is not usable (no
-// GPU, no driver).
+// tall full matrices reduced in row chunks and the rows of full matrices in place; a full output accumulated with a
+// full result; a sparse A of dense enough rows times a sparse B (row blocks pulled through B's columns, and through the
+// SpMM family where the inner dimension is too wide); a sparse B of few columns (the dense row accumulator: sums in A's
+// row order, bit for bit); a chain of calls that stays on the device; BFS steps pushed from a frontier into a dense
+// accumulator; a 2:4 A with the 2:4 hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the
+// semiring is another; device memory exhaustion through the C API; the exchange with a caller's device memory on the
+// caller's stream; uploads larger than the staging threshold, also from page-locked arrays (SNK_PAGE_LOCKED). These
+// must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
+// user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is not
+// usable (no GPU, no driver).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -991,6 +991,36 @@ TEST(CudaBackend, ColumnsOfFullMatricesReducedInRowChunks) {
         }
         EXPECT_TRUE(snk::fallback_counts("cuda").empty()) << at << ": the cuda backend declined";
         expect_same(got.as_matrix(), want.as_matrix(), "reduce columns " + at);
+      }
+    }
+  }
+}
+
+// The rows of full matrices reduced (a layer's db from gradients held features by batch): 3072 x 4096, 768 x 4097 and
+// 33 x 40 (rows narrower than and not a multiple of the work items a row), with PLUS, MIN and MAX, against reference
+// and with no fallback.
+TEST(CudaBackend, RowsOfFullMatricesReducedInPlace) {
+  REQUIRE_CUDA();
+  for (TypeCode code : {TypeCode::FP32, TypeCode::FP64, TypeCode::Int32}) {
+    const Type* t = snk::builtin_type(code);
+    for (const auto& [r, n] : {std::pair<Index, Index>{3072, 4096}, {768, 4097}, {33, 40}, {5, 7}}) {
+      const Matrix F = full(t, r, n);
+      for (Op op : {Op::Plus, Op::Min, Op::Max}) {
+        const snk::Monoid& mon = *snk::builtin_monoid(op, code);
+        const std::string at = mon.name + " " + std::to_string(r) + " x " + std::to_string(n);
+        Vector want(t, r), got(t, r);
+        {
+          snk::BackendScope scope("reference");
+          snk::reduce(want, nullptr, nullptr, mon, F);
+        }
+        snk::reset_fallback_counts();
+        {
+          snk::BackendScope scope("cuda");
+          snk::reduce(got, nullptr, nullptr, mon, F);
+          got.wait();
+        }
+        EXPECT_TRUE(snk::fallback_counts("cuda").empty()) << at << ": the cuda backend declined";
+        expect_same(got.as_matrix(), want.as_matrix(), "reduce rows " + at);
       }
     }
   }

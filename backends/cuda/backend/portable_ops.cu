@@ -400,7 +400,11 @@ KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, c
   SourceContext ctx = source_context(s);
   return with_monoid(m, A, [&](auto fn) {
     using V = decltype(fn.identity);
-    attach(T, P::reduce_rows<V>(ctx, ref_of(A, s), fn), s);
+    P::CsrParts<P::BytesOf<SourceContext>> full_rows;   // a full A's rows read where they lie, without its CSR arrays
+    if (is_full(A) && P::reduce_full_rows<V>(ctx, full_values_ref(A, s), fn, full_rows))
+      attach(T, std::move(full_rows), s);
+    else
+      attach(T, P::reduce_rows<V>(ctx, ref_of(A, s), fn), s);
   });
 }
 

@@ -6,7 +6,8 @@
 // reduce_rows reduces each non-empty slot in its own order (one thread per row: a deterministic order; a matrix
 // with a few very long rows gets little parallelism there) and places the sums as the entries of a 1 x nrows
 // vector at the rows' indices, through a scan of the non-empty slots (a full matrix needs none). reduce_full_columns
-// reduces the columns of a full matrix where they lie (a reduction over GrB_INP0 transposed, without the transpose).
+// reduces the columns of a full matrix where they lie (a reduction over GrB_INP0 transposed, without the transpose);
+// reduce_full_rows its rows, many work items a row (one thread per long row reads it serially).
 #pragma once
 
 #include <algorithm>
@@ -152,6 +153,36 @@ bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<Byte
       for (Index k = 1; k < chunks; ++k) acc = m(acc, dst[k * cols + c]);
       z[c] = acc;
     });
+  return true;
+}
+
+// T(0, i) = the monoid's reduction of row i of a full A (a layer's db from gradients held features by batch), read in
+// place. Each row is kReduceRowLanes work items, item l folding columns l, l + lanes, ... in order, so that consecutive
+// items read consecutive values (a GPU warp reads whole lines); a second pass folds each row's items in order. The
+// order is fixed: deterministic. False (nothing made) where A is not full or has no columns.
+constexpr Index kReduceRowLanes = 32;
+
+template <class T, class Ctx>
+bool reduce_full_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<BytesOf<Ctx>>& out) {
+  if (!A.full() || A.ncols == 0) return false;
+  const Index rows = A.nrows, cols = A.ncols, lanes = std::min(kReduceRowLanes, cols);
+  out = full_vector(ctx, rows, ctx.alloc(rows * sizeof(T)));
+  T* z = as<T>(out.x);
+  auto partial_buf = ctx.alloc(static_cast<std::size_t>(rows * lanes) * sizeof(T));
+  T* part = as<T>(partial_buf);
+  const T* v = A.values<T>();
+  for_n(ctx, "snack::portable::reduce_full_rows", rows * lanes, KOKKOS_LAMBDA(Index i) {
+    const Index r = i / lanes, l = i - r * lanes;
+    const T* row = v + r * cols;
+    T acc = row[l];
+    for (Index c = l + lanes; c < cols; c += lanes) acc = m(acc, row[c]);
+    part[i] = acc;
+  });
+  for_n(ctx, "snack::portable::reduce_row_lanes", rows, KOKKOS_LAMBDA(Index r) {
+    T acc = part[r * lanes];
+    for (Index l = 1; l < lanes; ++l) acc = m(acc, part[r * lanes + l]);
+    z[r] = acc;
+  });
   return true;
 }
 
