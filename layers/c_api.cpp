@@ -1,7 +1,7 @@
 // layers/c_api.cpp: the C interface of c_api.h over SparseLinear and prune_and_regrow. Each call copies the caller's
 // values into the layer's matrices (the pattern stays the layer's), runs the layer, and copies the results out as
 // dense arrays: host arrays through the containers' host form, device arrays through the backend's device exchange
-// (snk::import_device_full and its kin). Errors become GrB_Info codes with the message kept per thread.
+// (snk::import_device_full and its kin; a device batch is read where it lies, snk::borrow_device_full). Errors become GrB_Info codes with the message kept per thread.
 #include "c_api.h"
 
 #include <algorithm>
@@ -91,13 +91,18 @@ snk::layers::BatchLayout layout_of(int layout, const char* what) {
   return layout == SNK_LAYER_ROWS ? snk::layers::BatchLayout::Rows : snk::layers::BatchLayout::Features;
 }
 
-// A batch of the layer's type from the caller's device array, batch x features (Rows) or features x batch (Features),
-// row-major, copied on the device.
+// A batch of the layer's type over the caller's device array, batch x features (Rows) or features x batch (Features),
+// row-major: read where it lies where `borrow` (the call's last export makes the caller's stream wait for every read,
+// and nothing keeps the batch past the call), else copied on the device.
 Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index features, const void* data,
-                    snk::layers::BatchLayout layout, void* stream) {
+                    snk::layers::BatchLayout layout, bool borrow, void* stream) {
   const Index n = batch_rows(batch);
   Matrix M = layout == snk::layers::BatchLayout::Rows ? Matrix(l.type(), n, features) : Matrix(l.type(), features, n);
-  if (n > 0) snk::import_device_full(M, data, stream);
+  if (n == 0) return M;
+  if (borrow)
+    snk::borrow_device_full(M, data, stream);
+  else
+    snk::import_device_full(M, data, stream);
   return M;
 }
 
@@ -304,7 +309,7 @@ int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, con
     need(x, "x");
     need(y, "y");
     const auto xl = layout_of(x_layout, "x"), yl = layout_of(y_layout, "y");
-    const Matrix X = device_batch(l, batch, l.in_features(), x, xl, stream);
+    const Matrix X = device_batch(l, batch, l.in_features(), x, xl, /*borrow=*/true, stream);
     put_device_values(l, w, true, b, stream);
     snk::export_device_dense(l.forward(X, xl, yl), y, stream);
   });
@@ -319,8 +324,11 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
     need(x, "x");
     need(dy, "dy");
     const auto xl = layout_of(x_layout, "x"), dyl = layout_of(dy_layout, "dy"), dxl = layout_of(dx_layout, "dx");
-    Matrix X = device_batch(l, batch, l.in_features(), x, xl, stream);
-    Matrix dY = device_batch(l, batch, l.out_features(), dy, dyl, stream);
+    // X and dY are borrowed where dW is made in this call, which drops the layer's hold on them; else the layer keeps
+    // copies for a later dW.
+    const bool borrow = dw != nullptr;
+    Matrix X = device_batch(l, batch, l.in_features(), x, xl, borrow, stream);
+    Matrix dY = device_batch(l, batch, l.out_features(), dy, dyl, borrow, stream);
     put_device_values(l, w, false, nullptr, stream);
     const Matrix dX = l.backward(std::move(X), xl, std::move(dY), dyl, dxl);   // the layer keeps them for dW
     Matrix made(l.type(), l.out_features(), l.in_features());   // outputs are written last

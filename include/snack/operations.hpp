@@ -167,6 +167,11 @@ void optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, 
 // T (its type and dimensions kept, every position an entry) takes T.nrows() x T.ncols() values of its type, row-major,
 // from device_values. T's previous content goes.
 void import_device_full(Matrix& T, const void* device_values, void* stream);
+// The same without a copy: T reads its values at device_values itself, which the library never writes. That memory
+// must stay valid and unchanged while T holds it (until T changes, is cleared or is destroyed), and the caller orders
+// any later write or free of it on `stream` after the last work that reads T, which an export from a matrix computed
+// from T does (the layers' device calls: a batch read for one call).
+void borrow_device_full(Matrix& T, const void* device_values, void* stream);
 // T takes the pattern of `pattern` (of T's dimensions) with pattern.nvals() values of T's type from device_values, in
 // the order of pattern's entries (row by row, columns increasing). T may be `pattern` (new values on its pattern).
 void import_device_values(Matrix& T, const Matrix& pattern, const void* device_values, void* stream);

@@ -163,11 +163,13 @@ class Backend {
 
   // Device memory exchange (snk::import_device_full / import_device_values / export_device_dense /
   // export_device_values): T takes device_values as its values, on the pattern of `pattern`, or on every position
-  // when pattern is null; M is written to device_out as a dense row-major array (dense) or as its values in entry
+  // when pattern is null (and where `borrow`, reads them there without a copy: snk::borrow_device_full's contract); M
+  // is written to device_out as a dense row-major array (dense) or as its values in entry
   // order. `stream` is the caller's cudaStream_t (operations.hpp states the ordering). The core has checked the
   // arguments. Only a backend with device memory does these; the default declines, and the core reports it.
-  virtual KernelStatus import_device(Matrix& T, const Matrix* pattern, const void* device_values, void* stream) {
-    (void)T, (void)pattern, (void)device_values, (void)stream;
+  virtual KernelStatus import_device(Matrix& T, const Matrix* pattern, const void* device_values, void* stream,
+                                     bool borrow) {
+    (void)T, (void)pattern, (void)device_values, (void)stream, (void)borrow;
     return KernelStatus::Declined;
   }
   virtual KernelStatus export_device(const Matrix& M, bool dense, void* device_out, void* stream) {

@@ -1,4 +1,4 @@
-// src/ops/device_exchange.cpp: snk::import_device_full, import_device_values, export_device_dense and
+// src/ops/device_exchange.cpp: snk::import_device_full, borrow_device_full, import_device_values, export_device_dense and
 // export_device_values (snack/operations.hpp), the exchange between a caller's device memory and the thread's
 // backend. The front-ends check the arguments and hand the copy to the backend (Backend::import_device /
 // export_device); a backend without device memory declines, which is reported as NotImplemented naming the backend,
@@ -33,7 +33,17 @@ void import_device_full(Matrix& T, const void* device_values, void* stream) {
     T.clear();
     return;
   }
-  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream); });
+  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream, false); });
+}
+
+void borrow_device_full(Matrix& T, const void* device_values, void* stream) {
+  const char* call = "borrow_device_full";
+  need(device_values, call, "the device values");
+  if (T.nrows() == 0 || T.ncols() == 0) {
+    T.clear();
+    return;
+  }
+  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream, true); });
 }
 
 void import_device_values(Matrix& T, const Matrix& pattern, const void* device_values, void* stream) {
@@ -45,7 +55,7 @@ void import_device_values(Matrix& T, const Matrix& pattern, const void* device_v
     return;
   }
   need(device_values, call, "the device values");
-  on_backend(call, [&](core::Backend& b) { return b.import_device(T, &pattern, device_values, stream); });
+  on_backend(call, [&](core::Backend& b) { return b.import_device(T, &pattern, device_values, stream, false); });
 }
 
 void export_device_dense(const Matrix& M, void* device_out, void* stream) {

@@ -16,10 +16,10 @@
 // row order, bit for bit); a chain of calls that stays on the device; BFS steps pushed from a frontier into a dense
 // accumulator; a 2:4 A with the 2:4 hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the
 // semiring is another; device memory exhaustion through the C API; the exchange with a caller's device memory on the
-// caller's stream; uploads larger than the staging threshold, also from page-locked arrays (SNK_PAGE_LOCKED). These
-// must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and INT8 (the portable products); a
-// user-defined operator must fall back, counted. Everything skips with the reason printed where the cuda backend is not
-// usable (no GPU, no driver).
+// caller's stream, and a batch borrowed from it; uploads larger than the staging threshold, also from page-locked
+// arrays (SNK_PAGE_LOCKED). These must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and
+// INT8 (the portable products); a user-defined operator must fall back, counted. Everything skips with the reason
+// printed where the cuda backend is not usable (no GPU, no driver).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -483,7 +483,8 @@ TEST(CudaBackend, SampledProductOfFullOperands) {
 // than the others included), and dense tiles through cuBLAS where K is long and the mask not too sparse (K 1025 and
 // 4100 at 10%; 1025 at 2% stays on the sampled kernel: dense_tile_sampled.hpp), each operand transposed or not,
 // against reference; then on a mask whose rows are long and cut into several column blocks (K 600: dense tiles of
-// 30000 columns); then past the sampled product's largest K (spmm/dispatch.hpp: kSampledMaxK, 65536), where the
+// 30000 columns); then on one of 4500 x 4000 (K 520: two dense tiles, each made row-major or, with both operands
+// transposed, column-major); then past the sampled product's largest K (spmm/dispatch.hpp: kSampledMaxK, 65536), where the
 // masked dot product serves.
 TEST(CudaBackend, SampledProductOnAMaskWithItsPlan) {
   REQUIRE_CUDA();
@@ -496,7 +497,7 @@ TEST(CudaBackend, SampledProductOnAMaskWithItsPlan) {
   const Index past_largest = (Index(1) << 16) + 1;
   for (const Shape& shape : {Shape{300, 200, 0.1, {1, 3, 5, 8, 12, 17, 32, 33, 70, 1025, 4100}},
                             Shape{300, 200, 0.02, {1025}}, Shape{40, 30000, 0.3, {1, 3, 8, 12, 32, 40, 600}},
-                            Shape{20, 30, 0.3, {past_largest}}}) {
+                            Shape{4500, 4000, 0.04, {520}}, Shape{20, 30, 0.3, {past_largest}}}) {
     for (const Index K : shape.ks) {
       const Matrix M = random_matrix(&snk::types::FP32, shape.rows, shape.cols, shape.density, false);
       (void)mxm_on("cuda", s, M, full(&snk::types::FP32, shape.cols, 8));   // M's plan, as a layer's forward makes it
@@ -1359,6 +1360,49 @@ TEST(CudaBackend, ChainOfOperationsStaysOnTheDevice) {
 // are replaced on its own pattern from device memory (import_device_values), and a sparse result (the ReLU's) is
 // exported dense (zeros elsewhere) and as its values. Nothing is uploaded or downloaded through the host by the chain,
 // and every result equals reference's on the same host data.
+// A batch borrowed from the caller's device memory (snk::borrow_device_full, the layers' device calls): its device copy
+// is that memory (no copy), products read it after the caller's queued writes, the results equal reference, and the
+// memory outlives the matrix (the caller frees it, once).
+TEST(CudaBackend, BorrowedDeviceBatchIsReadWhereItLies) {
+  REQUIRE_CUDA();
+  const Type* f32 = &snk::types::FP32;
+  const Index batch = 41, in = 300, out = 200;
+  const Matrix W = random_matrix(f32, out, in, 0.05, false);
+  const Matrix X = full(f32, batch, in);
+  std::vector<float> Xv(batch * in);
+  std::vector<Index> xi(batch * in), xj(batch * in);
+  X.extract_tuples(xi.data(), xj.data(), Xv.data(), f32);
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  snk::Descriptor tr;
+  tr.transpose_second = true;
+  const Matrix want = mxm_on("reference", pt, X, W, tr);
+  cudaStream_t caller = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&caller, cudaStreamNonBlocking), cudaSuccess);
+  float* dx = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dx), Xv.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(dx, 0xff, Xv.size() * 4, caller), cudaSuccess);   // NaNs, then the batch, not waited for
+  ASSERT_EQ(cudaMemcpyAsync(dx, Xv.data(), Xv.size() * 4, cudaMemcpyHostToDevice, caller), cudaSuccess);
+  {
+    snk::BackendScope scope("cuda");
+    Matrix Xb(f32, batch, in), Y(f32, batch, out);
+    snk::reset_transfers();
+    snk::borrow_device_full(Xb, dx, caller);
+    ASSERT_NE(Xb.device_copy(), nullptr);
+    EXPECT_NE(Xb.device_copy()->describe().find("in the caller's memory"), std::string::npos)
+        << Xb.device_copy()->describe();
+    EXPECT_EQ(snk::transfers().uploads, 0u);
+    snk::mxm(Y, nullptr, nullptr, pt, Xb, W, tr);
+    expect_same(Y, want, "X W^T with X borrowed");
+    const Matrix back = Xb;   // a duplicate holds its own copy of the values
+    expect_same(back, X, "a duplicate of the borrowed batch");
+  }
+  std::vector<float> still(Xv.size());
+  ASSERT_EQ(cudaMemcpy(still.data(), dx, still.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(still, Xv) << "the library wrote into, or freed, the borrowed memory";
+  EXPECT_EQ(cudaFree(dx), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(caller), cudaSuccess);
+}
+
 TEST(CudaBackend, DeviceMemoryExchangeWithTheCallersStream) {
   REQUIRE_CUDA();
   const Type* f32 = &snk::types::FP32;

@@ -209,9 +209,10 @@ class CudaBackend final : public core::Backend {
   KernelStatus fill(Matrix& T, const Scalar& x, const Matrix* pattern) override {
     return run([&] { return portable_fill(T, x, pattern, stream_); });
   }
-  KernelStatus import_device(Matrix& T, const Matrix* pattern, const void* device_values, void* stream) override {
+  KernelStatus import_device(Matrix& T, const Matrix* pattern, const void* device_values, void* stream,
+                             bool borrow) override {
     return run([&] {
-      return portable_import_device(T, pattern, device_values, static_cast<cudaStream_t>(stream), stream_);
+      return portable_import_device(T, pattern, device_values, static_cast<cudaStream_t>(stream), stream_, borrow);
     });
   }
   KernelStatus export_device(const Matrix& M, bool dense, void* device_out, void* stream) override {

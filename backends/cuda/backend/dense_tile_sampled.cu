@@ -70,6 +70,16 @@ __global__ void read_tile_at_mask(const float* __restrict__ t, Index cols, Index
   for (Index e = p[r] + threadIdx.x % 32; e < p[r + 1]; e += 32) z[e] = row[j[e]];
 }
 
+// The same from a tile held column-major (t[(r - r0) + c * rt]).
+__global__ void read_column_tile_at_mask(const float* __restrict__ t, Index rt, Index r0, Index r1,
+                                         const Index* __restrict__ p, const Index* __restrict__ j,
+                                         float* __restrict__ z) {
+  const Index r = r0 + (Index(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (r >= r1) return;
+  const float* row = t + (r - r0);
+  for (Index e = p[r] + threadIdx.x % 32; e < p[r + 1]; e += 32) z[e] = row[j[e] * rt];
+}
+
 constexpr Index kTileFloats = Index(1) << 24;   // a tile's values at most (64 MB)
 
 bool fits_int(Index v) { return v <= static_cast<Index>(std::numeric_limits<int>::max()); }
@@ -97,21 +107,33 @@ bool dense_tile_sampled(const DenseTileSampled& d, cudaStream_t stream) {
   DeviceBuffer tile(static_cast<std::size_t>(tile_rows * d.cols * sizeof(float)));
   float* t = static_cast<float*>(tile.get());
   const float one = 1.0f, zero = 0.0f;
+  // The tile is made row-major as T' = B'^T A'^T (column-major cols x rt), whose operands cuBLAS reads transposed
+  // (OP_T) where B' is stored by columns of k or A' by columns of r. Where both are, it is made column-major as A' B'
+  // instead, reading both as stored (OP_N): the faster form for a layer's weight gradient from X held features by batch
+  // and dY by rows (bench/results/gpt-h200.md).
+  const bool column_tile = !b_rows && !a_rows;
   for (Index r0 = 0; r0 < d.rows; r0 += tile_rows) {
     const Index rt = std::min(tile_rows, d.rows - r0);
-    // Column-major: T' (cols x rt, the tile row-major) = B'^T (cols x K) A'^T (K x rt).
     const float* a = d.a + static_cast<std::int64_t>(r0) * d.a_row;
     const cublasStatus_t st =
-        c->sgemm(c->handle, b_rows ? CUBLAS_OP_N : CUBLAS_OP_T, a_rows ? CUBLAS_OP_N : CUBLAS_OP_T,
-                 static_cast<int>(d.cols), static_cast<int>(rt), static_cast<int>(d.k), &one, d.b, static_cast<int>(ldb),
-                 a, static_cast<int>(lda), &zero, t, static_cast<int>(d.cols));
+        column_tile
+            ? c->sgemm(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(rt), static_cast<int>(d.cols),
+                       static_cast<int>(d.k), &one, a, static_cast<int>(lda), d.b, static_cast<int>(ldb), &zero, t,
+                       static_cast<int>(rt))
+            : c->sgemm(c->handle, b_rows ? CUBLAS_OP_N : CUBLAS_OP_T, a_rows ? CUBLAS_OP_N : CUBLAS_OP_T,
+                       static_cast<int>(d.cols), static_cast<int>(rt), static_cast<int>(d.k), &one, d.b,
+                       static_cast<int>(ldb), a, static_cast<int>(lda), &zero, t, static_cast<int>(d.cols));
     if (st != CUBLAS_STATUS_SUCCESS)
       throw Error(st == CUBLAS_STATUS_ALLOC_FAILED ? Info::OutOfMemory : Info::Panic,
                   "cuda backend: the sampled product's dense tile (cuBLAS status " + std::to_string(int(st)) + ")");
     const Index warps_per_block = 8;
     const Index blocks = (rt + warps_per_block - 1) / warps_per_block;
-    read_tile_at_mask<<<static_cast<unsigned>(blocks), 32 * warps_per_block, 0, stream>>>(t, d.cols, r0, r0 + rt, d.p,
-                                                                                           d.j, d.z);
+    if (column_tile)
+      read_column_tile_at_mask<<<static_cast<unsigned>(blocks), 32 * warps_per_block, 0, stream>>>(t, rt, r0, r0 + rt,
+                                                                                                  d.p, d.j, d.z);
+    else
+      read_tile_at_mask<<<static_cast<unsigned>(blocks), 32 * warps_per_block, 0, stream>>>(t, d.cols, r0, r0 + rt,
+                                                                                             d.p, d.j, d.z);
     check_queued("the sampled product's dense tile");
   }
   return true;

@@ -187,7 +187,9 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : stream_(allocation_stream.load()
 void DeviceBuffer::release() noexcept {
   // At process exit the runtime may already be unloaded (statics destroyed after it): nothing to report.
   if (data_ == nullptr) return;
-  if (size_class_ >= 0 && keep_cached(data_, size_class_, stream_)) {
+  if (borrowed_) {
+    // the caller's memory
+  } else if (size_class_ >= 0 && keep_cached(data_, size_class_, stream_)) {
     // kept for the next buffer of its class on this stream
   } else if (stream_ != nullptr) {
     (void)cudaFreeAsync(data_, stream_);
@@ -197,13 +199,15 @@ void DeviceBuffer::release() noexcept {
   data_ = nullptr;
   bytes_ = 0;
   size_class_ = -1;
+  borrowed_ = false;
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
       stream_(std::exchange(other.stream_, nullptr)),
-      size_class_(std::exchange(other.size_class_, -1)) {}
+      size_class_(std::exchange(other.size_class_, -1)),
+      borrowed_(std::exchange(other.borrowed_, false)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -212,11 +216,20 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     bytes_ = std::exchange(other.bytes_, 0);
     stream_ = std::exchange(other.stream_, nullptr);
     size_class_ = std::exchange(other.size_class_, -1);
+    borrowed_ = std::exchange(other.borrowed_, false);
   }
   return *this;
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
+
+DeviceBuffer DeviceBuffer::borrowed(void* data, std::size_t bytes) {
+  DeviceBuffer b;
+  b.data_ = data;
+  b.bytes_ = bytes;
+  b.borrowed_ = true;
+  return b;
+}
 
 // ---- Uploads ----------------------------------------------------------------------------------------------
 // The host form lives in pageable memory, which the driver copies through its own small staging buffers at a fraction
@@ -455,6 +468,7 @@ Plan* MatrixOnDevice::transposed_plan(const Matrix& m, cudaStream_t stream) {
 
 std::string MatrixOnDevice::describe() const {
   std::string d = "cuda: " + std::to_string(values_.bytes()) + " value bytes";
+  if (values_.is_borrowed()) d += " in the caller's memory";
   if (arrays_ && arrays_.use_count() > 1)
     d += ", pattern arrays shared with " + std::to_string(arrays_.use_count() - 1) + " other copies";
   if (pattern_) {

@@ -62,9 +62,12 @@ class DeviceBuffer {
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  // A buffer over memory the caller owns (snk::borrow_device_full): never freed here.
+  static DeviceBuffer borrowed(void* data, std::size_t bytes);
 
   void* get() const { return data_; }
   std::size_t bytes() const { return bytes_; }
+  bool is_borrowed() const { return borrowed_; }
   // Copies `bytes` bytes from host memory to the start of the buffer on `stream` (the host memory may change once it
   // returns): from page-locked memory by one copy; else large ones through the backend's page-locked slots
   // (device_copy.cpp).
@@ -76,6 +79,7 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;   // the stream it was allocated on (null: cudaMalloc)
   int size_class_ = -1;             // its size class where it returns to the small-block cache (device_copy.cpp)
+  bool borrowed_ = false;           // the caller's memory: released without a free
 };
 
 // Page-locks the host memory [p, p + bytes) (cudaHostRegister): a handle that unlocks it when released, or null where

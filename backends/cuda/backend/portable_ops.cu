@@ -537,11 +537,15 @@ void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what) {
 }  // namespace
 
 KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values, cudaStream_t caller,
-                                    cudaStream_t s) {
+                                    cudaStream_t s, bool borrow) {
   const std::size_t elem = T.type()->size;
   if (elem == 0) return KernelStatus::Declined;
   const char* what = "import of device values";
   stream_waits(s, caller, what);
+  if (borrow && pattern == nullptr) {   // read where it lies: the caller orders its later writes (borrow_device_full)
+    attach_full(T, DeviceBuffer::borrowed(const_cast<void*>(device_values), T.nrows() * T.ncols() * elem), s);
+    return KernelStatus::Done;
+  }
   DeviceBuffer x((pattern != nullptr ? pattern->nvals() : T.nrows() * T.ncols()) * elem);
   throw_on_cuda_error(cudaMemcpyAsync(x.get(), device_values, x.bytes(), cudaMemcpyDeviceToDevice, s), what);
   stream_waits(caller, s, what);   // the caller's later work (reuse of device_values) comes after the copy
