@@ -26,24 +26,24 @@ void on_backend(const char* call, Call&& f) {
 
 }  // namespace
 
-void import_device_full(Matrix& T, const void* device_values, void* stream) {
-  const char* call = "import_device_full";
+namespace {
+// T takes every position's value from device_values, copied or (borrow) read where it lies.
+void import_full(const char* call, Matrix& T, const void* device_values, void* stream, bool borrow) {
   need(device_values, call, "the device values");
   if (T.nrows() == 0 || T.ncols() == 0) {
     T.clear();
     return;
   }
-  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream, false); });
+  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream, borrow); });
+}
+}  // namespace
+
+void import_device_full(Matrix& T, const void* device_values, void* stream) {
+  import_full("import_device_full", T, device_values, stream, false);
 }
 
 void borrow_device_full(Matrix& T, const void* device_values, void* stream) {
-  const char* call = "borrow_device_full";
-  need(device_values, call, "the device values");
-  if (T.nrows() == 0 || T.ncols() == 0) {
-    T.clear();
-    return;
-  }
-  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream, true); });
+  import_full("borrow_device_full", T, device_values, stream, true);
 }
 
 void import_device_values(Matrix& T, const Matrix& pattern, const void* device_values, void* stream) {
