@@ -1,7 +1,8 @@
 // layers/c_api.cpp: the C interface of c_api.h over SparseLinear and prune_and_regrow. Each call copies the caller's
-// values into the layer's matrices (the pattern stays the layer's), runs the layer, and copies the results out as
-// dense arrays: host arrays through the containers' host form, device arrays through the backend's device exchange
-// (snk::import_device_full and its kin; a device batch is read where it lies, snk::borrow_device_full). Errors become GrB_Info codes with the message kept per thread.
+// values into the layer's matrices (the pattern stays the layer's), runs the layer, and copies the results out as dense
+// arrays: host arrays through the containers' host form, device arrays through the backend's device exchange
+// (snk::import_device_full and its kin; a device batch is read where it lies, snk::borrow_device_full). Errors become
+// GrB_Info codes with the message kept per thread.
 #include "c_api.h"
 
 #include <algorithm>

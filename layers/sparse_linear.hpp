@@ -9,8 +9,9 @@
 //             or within an optimizer's step (snk::optimizer_step_sampled: a backend may then never store it);
 //             db = the column sums of dY.
 // A batch may also be held features by batch (BatchLayout::Features: X^T, Y^T, dY^T, dX^T), each pass then computing
-// the same products of the operands as they lie. Absent entries of X, Y and the gradients are zeros. W's pattern never changes here (rewiring is DST's job). The
-// values are FP32, or FP64 (for gradient checks): the batches a layer takes must be of its type.
+// the same products of the operands as they lie. Absent entries of X, Y and the gradients are zeros. W's pattern
+// never changes here (rewiring is DST's job). The values are FP32, or FP64 (for gradient checks): the batches a layer
+// takes must be of its type.
 #pragma once
 
 #include <cstddef>
@@ -56,8 +57,8 @@ class SparseLinear {
   // another width. Keeps the column of ones of the last batch size for the bias (so its device copy and product
   // plan are made once): one layer's forward must not run on two threads at once.
   Matrix forward(const Matrix& X) const { return forward(X, BatchLayout::Rows, BatchLayout::Rows); }
-  // The same for X held as x_layout, Y made as y_layout (X^T W^T, W X^T or W X^T^T: each a product of the operands as
-  // they lie).
+  // The same for X held as x_layout, Y made as y_layout: one product of the operands as they lie (Y = X' W^T, or
+  // Y^T = W X'^T, with X' = X or the transpose of X held by features).
   Matrix forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout) const;
   // Given the input X of the forward pass and dY = dLoss/dY (batch x out), computes db and returns dX = dY W
   // (batch x in). dW (at W's positions) is made from duplicates of X and dY kept until the next call: by

@@ -1,8 +1,8 @@
-// src/ops/device_exchange.cpp: snk::import_device_full, borrow_device_full, import_device_values, export_device_dense and
-// export_device_values (snack/operations.hpp), the exchange between a caller's device memory and the thread's
+// src/ops/device_exchange.cpp: snk::import_device_full, borrow_device_full, import_device_values, export_device_dense
+// and export_device_values (snack/operations.hpp), the exchange between a caller's device memory and the thread's
 // backend. The front-ends check the arguments and hand the copy to the backend (Backend::import_device /
-// export_device); a backend without device memory declines, which is reported as NotImplemented naming the backend,
-// and nothing changes. There is no fallback: reference cannot read device memory.
+// export_device); a backend without device memory declines, which is reported as NotImplemented naming the backend, and
+// nothing changes. There is no fallback: reference cannot read device memory.
 #include <string>
 
 #include "ops/common.hpp"

@@ -433,7 +433,8 @@ TEST_P(BadInput, DeviceExchange) {
   Matrix A = filled(FP64, 4, 5), P = filled(FP64, 5, 4);
   std::vector<double> host(20, 1.0);
   expect_rejected(Info::NullPointer, "import_device_full: null values", {A}, [&] { import_device_full(A, nullptr, nullptr); });
-  expect_rejected(Info::NullPointer, "borrow_device_full: null values", {A}, [&] { borrow_device_full(A, nullptr, nullptr); });
+  expect_rejected(Info::NullPointer, "borrow_device_full: null values", {A},
+                  [&] { borrow_device_full(A, nullptr, nullptr); });
   expect_rejected(Info::NullPointer, "import_device_values: null values", {A},
                   [&] { import_device_values(A, A, nullptr, nullptr); });
   expect_rejected(Info::DimensionMismatch, "import_device_values: pattern 5 x 4 for a 4 x 5 matrix", {A, P},

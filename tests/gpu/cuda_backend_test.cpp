@@ -478,14 +478,14 @@ TEST(CudaBackend, SampledProductOfFullOperands) {
     }
 }
 
-// The same where the mask already holds its product plan (a layer's weights, multiplied in the forward pass): the
-// SpMM library's sampled product, at K = 1 .. 32 (each of its lane layouts), in slices past it (a last slice shorter
-// than the others included), and dense tiles through cuBLAS where K is long and the mask not too sparse (K 1025 and
-// 4100 at 10%; 1025 at 2% stays on the sampled kernel: dense_tile_sampled.hpp), each operand transposed or not,
-// against reference; then on a mask whose rows are long and cut into several column blocks (K 600: dense tiles of
-// 30000 columns); then on one of 4500 x 4000 (K 520: two dense tiles, each made row-major or, with both operands
-// transposed, column-major); then past the sampled product's largest K (spmm/dispatch.hpp: kSampledMaxK, 65536), where the
-// masked dot product serves.
+// The same where the mask already holds its product plan (a layer's weights, multiplied in the forward pass): the SpMM
+// library's sampled product, at K = 1 .. 32 (each of its lane layouts), in slices past it (a last slice shorter than
+// the others included), and dense tiles through cuBLAS where K is long and the mask not too sparse (K 1025 and 4100 at
+// 10%; 1025 at 2% stays on the sampled kernel: dense_tile_sampled.hpp), each operand transposed or not, against
+// reference; then on a mask whose rows are long and cut into several column blocks (K 600: dense tiles of 30000
+// columns); then on one of 4500 x 4000 (K 520: two dense tiles, each made row-major or, with both operands transposed,
+// column-major); then past the sampled product's largest K (spmm/dispatch.hpp: kSampledMaxK, 65536), where the masked
+// dot product serves.
 TEST(CudaBackend, SampledProductOnAMaskWithItsPlan) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);

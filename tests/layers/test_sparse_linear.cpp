@@ -231,7 +231,7 @@ TEST(SparseLinear, EveryBatchLayoutGivesTheRowsResults) {
   using snk::layers::BatchLayout;
   const Index in = 31, out = 21, batch = 10;
   const BatchLayout both[] = {BatchLayout::Rows, BatchLayout::Features};
-  const auto name = [](BatchLayout l) { return l == BatchLayout::Rows ? std::string("rows") : std::string("features"); };
+  const auto name = [](BatchLayout l) { return std::string(l == BatchLayout::Rows ? "rows" : "features"); };
   for (const std::string& backend : backends()) {
     snk::BackendScope scope(backend);
     const std::uint64_t seed = rng()();
