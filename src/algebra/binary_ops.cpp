@@ -31,35 +31,6 @@ void binary_fn(void* z, const void* x, const void* y) {
   std::memcpy(z, &r, sizeof(r));
 }
 
-const char* binary_name(BinaryOpcode op) {
-  switch (op) {
-    case BinaryOpcode::First: return "FIRST";
-    case BinaryOpcode::Second: return "SECOND";
-    case BinaryOpcode::Oneb: return "ONEB";
-    case BinaryOpcode::Min: return "MIN";
-    case BinaryOpcode::Max: return "MAX";
-    case BinaryOpcode::Plus: return "PLUS";
-    case BinaryOpcode::Minus: return "MINUS";
-    case BinaryOpcode::Times: return "TIMES";
-    case BinaryOpcode::Div: return "DIV";
-    case BinaryOpcode::Eq: return "EQ";
-    case BinaryOpcode::Ne: return "NE";
-    case BinaryOpcode::Gt: return "GT";
-    case BinaryOpcode::Lt: return "LT";
-    case BinaryOpcode::Ge: return "GE";
-    case BinaryOpcode::Le: return "LE";
-    case BinaryOpcode::LOr: return "LOR";
-    case BinaryOpcode::LAnd: return "LAND";
-    case BinaryOpcode::LXor: return "LXOR";
-    case BinaryOpcode::LXnor: return "LXNOR";
-    case BinaryOpcode::BOr: return "BOR";
-    case BinaryOpcode::BAnd: return "BAND";
-    case BinaryOpcode::BXor: return "BXOR";
-    case BinaryOpcode::BXnor: return "BXNOR";
-    default: return "USER";
-  }
-}
-
 struct BinaryTable {
   std::vector<std::unique_ptr<BinaryOp>> owned;
   std::vector<const BinaryOp*> all;
@@ -67,7 +38,7 @@ struct BinaryTable {
 
   void put(BinaryOpcode op, const Type* t, BinaryFunction fn) {
     const Type* z = is_comparison(op) ? &types::Bool : t;
-    std::string name = std::string("GrB_") + binary_name(op);
+    std::string name = std::string("GrB_") + ops::opcode_name(op);
     if (!is_logical(op)) name += "_" + t->name;
     owned.push_back(std::make_unique<BinaryOp>(BinaryOp{op, z, t, t, fn, name}));
     at[static_cast<int>(op)][algebra::type_index(t->code)] = owned.back().get();

@@ -85,6 +85,16 @@ SNK_HD auto binary_apply(T x, T y) {
 template <BinaryOpcode Op, class T>
 using binary_result_t = decltype(binary_apply<Op, T>(T(), T()));
 
+// The GraphBLAS name of an opcode ("PLUS", "LXNOR", ...; "USER" for a user-defined operator).
+constexpr const char* opcode_name(BinaryOpcode op) {
+  constexpr const char* names[] = {"FIRST", "SECOND", "ONEB", "MIN",  "MAX",  "PLUS", "MINUS", "TIMES",
+                                   "DIV",   "EQ",     "NE",   "GT",   "LT",   "GE",   "LE",    "LOR",
+                                   "LAND",  "LXOR",   "LXNOR", "BOR", "BAND", "BXOR", "BXNOR", "USER"};
+  static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(BinaryOpcode::User) + 1,
+                "one name an opcode");
+  return names[static_cast<int>(op)];
+}
+
 // ---- the builtin monoids ------------------------------------------------------------------------------------------
 // PLUS, TIMES, MIN and MAX on the numeric types, LOR, LAND, LXOR and LXNOR on BOOL (BOOL's EQ monoid is LXNOR's).
 // Identities: 0, 1, the type's highest (+inf on floats) and lowest (-inf); false, true, false, true. Terminals

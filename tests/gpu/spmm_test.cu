@@ -525,7 +525,7 @@ TEST(SpmmDeterminism, RowSegmentAndColumnBlockBitwiseRepeatable) {
 template <BinaryOpcode Op, class T>
 T ref_apply(T a, T b) {
   if constexpr (ops::binary_defined<Op, T>()) return static_cast<T>(ops::binary_apply<Op, T>(a, b));
-  ADD_FAILURE() << "no builtin " << opcode_name(Op) << " on this type";
+  ADD_FAILURE() << "no builtin " << ops::opcode_name(Op) << " on this type";
   return a;
 }
 template <class T>
@@ -551,13 +551,13 @@ T ref_op(BinaryOpcode op, T a, T b) {
     case B::LAnd: return ref_apply<B::LAnd>(a, b);
     case B::LXor: return ref_apply<B::LXor>(a, b);
     case B::LXnor: return ref_apply<B::LXnor>(a, b);
-    default: ADD_FAILURE() << "no oracle for " << opcode_name(op); return a;
+    default: ADD_FAILURE() << "no oracle for " << ops::opcode_name(op); return a;
   }
 }
 template <BinaryOpcode Op, class T>
 T ref_identity_of() {
   if constexpr (ops::monoid_defined<Op, T>()) return ops::monoid_identity<Op, T>();
-  ADD_FAILURE() << opcode_name(Op) << " is no builtin monoid on this type";
+  ADD_FAILURE() << ops::opcode_name(Op) << " is no builtin monoid on this type";
   return T(0);
 }
 template <class T>
@@ -572,7 +572,7 @@ T ref_identity(BinaryOpcode op) {
     case B::LAnd: return ref_identity_of<B::LAnd, T>();
     case B::LXor: return ref_identity_of<B::LXor, T>();
     case B::LXnor: return ref_identity_of<B::LXnor, T>();
-    default: ADD_FAILURE() << "no monoid " << opcode_name(op); return T(0);
+    default: ADD_FAILURE() << "no monoid " << ops::opcode_name(op); return T(0);
   }
 }
 
@@ -589,7 +589,7 @@ T random_value(std::mt19937& g) {
 template <class T>
 void check_semiring(const Pattern& pat, Plan& plan, SemiringId sr, Orientation o, int batch, Kernel kernel,
                     StreamWalk walk = StreamWalk::Auto) {
-  SCOPED_TRACE(std::string(opcode_name(sr.add)) + "_" + opcode_name(sr.mul) + (sr.flip ? " flipped " : " ") +
+  SCOPED_TRACE(std::string(ops::opcode_name(sr.add)) + "_" + ops::opcode_name(sr.mul) + (sr.flip ? " flipped " : " ") +
                value_type_name(vtype<T>()) +
                " batch=" + std::to_string(batch) + (o == Orientation::XWt ? " XWt" : " WX") + " " +
                kernel_name(kernel) +
@@ -1823,7 +1823,7 @@ TEST(SpmmArguments, RejectedWithoutLaunching) {
     r.semiring = sr;
     r.type = type;
     std::string msg;
-    EXPECT_EQ(Status::Unsupported, spmm(*plan, r, &msg)) << opcode_name(sr.add) << "_" << opcode_name(sr.mul);
+    EXPECT_EQ(Status::Unsupported, spmm(*plan, r, &msg)) << ops::opcode_name(sr.add) << "_" << ops::opcode_name(sr.mul);
     EXPECT_NE(std::string::npos, msg.find("semiring")) << msg;
   }
   std::vector<std::uint32_t> kept(std::size_t(p.rows) * 4);

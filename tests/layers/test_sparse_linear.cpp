@@ -243,32 +243,35 @@ TEST(SparseLinear, EveryBatchLayoutGivesTheRowsResults) {
     const auto want_dx = entries(rows_layer.backward(X, dY));
     const std::vector<double> want_db = values_of(rows_layer.bias_grad());
     const auto want_dw = entries(rows_layer.weight_grad());
+    // W after an Adam step on dW asked for first, from rows.
+    snk::layers::Adam on_asked(0.01f);
+    on_asked.step(rows_layer);
+    const auto want_w = entries(rows_layer.weight());
+    // The batch X or dY as `layout` holds it.
+    const auto held = [](const Matrix& rows, const Matrix& features, BatchLayout layout) {
+      return Matrix(layout == BatchLayout::Rows ? rows : features);
+    };
     for (BatchLayout xl : both)
       for (BatchLayout yl : both) {
         const SparseLinear layer(in, out, 0.3, seed);
         const std::string what = backend + ": forward, X " + name(xl) + ", Y " + name(yl);
-        expect_same_entries(rows_of(layer.forward(xl == BatchLayout::Rows ? X : Xt, xl, yl), yl), want_y, what);
+        expect_same_entries(rows_of(layer.forward(held(X, Xt, xl), xl, yl), yl), want_y, what);
       }
     for (BatchLayout xl : both)
       for (BatchLayout dyl : both)
         for (BatchLayout dxl : both) {
           const std::string what = backend + ": backward, X " + name(xl) + ", dY " + name(dyl) + ", dX " + name(dxl);
-          SparseLinear layer(in, out, 0.3, seed), stepped(in, out, 0.3, seed), asked(in, out, 0.3, seed);
-          Matrix dX = layer.backward(Matrix(xl == BatchLayout::Rows ? X : Xt), xl,
-                                     Matrix(dyl == BatchLayout::Rows ? dY : dYt), dyl, dxl);
+          SparseLinear layer(in, out, 0.3, seed), stepped(in, out, 0.3, seed);
+          Matrix dX = layer.backward(held(X, Xt, xl), xl, held(dY, dYt, dyl), dyl, dxl);
           expect_same_entries(rows_of(dX, dxl), want_dx, what + ": dX");
           const std::vector<double> db = values_of(layer.bias_grad());
           for (Index j = 0; j < out; ++j) expect_close(db[j], want_db[j], std::fabs(want_db[j]) + 1.0, what + ": db");
           expect_same_entries(entries(layer.weight_grad()), want_dw, what + ": dW");
           // An Adam step that takes dW within it, against one on dW asked for first.
-          (void)stepped.backward(Matrix(xl == BatchLayout::Rows ? X : Xt), xl,
-                                 Matrix(dyl == BatchLayout::Rows ? dY : dYt), dyl, dxl);
-          (void)asked.backward(Matrix(X), Matrix(dY));
-          (void)asked.weight_grad();
-          snk::layers::Adam within_step(0.01f), on_asked(0.01f);
+          (void)stepped.backward(held(X, Xt, xl), xl, held(dY, dYt, dyl), dyl, dxl);
+          snk::layers::Adam within_step(0.01f);
           within_step.step(stepped);
-          on_asked.step(asked);
-          expect_same_entries(entries(stepped.weight()), entries(asked.weight()), what + ": W after an Adam step");
+          expect_same_entries(entries(stepped.weight()), want_w, what + ": W after an Adam step");
         }
   }
 }

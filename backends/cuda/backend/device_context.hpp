@@ -133,9 +133,6 @@ void attach(Matrix& T, kokkos::portable::CsrParts<DeviceBuffer>&& parts, cudaStr
 // shares its arrays and its plans with the result (MatrixOnDevice::with_values). T may be A.
 void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s);
 
-// Attaches to T (every position an entry) its values, row-major in device memory, as T's only copy.
-void attach_full(Matrix& T, DeviceBuffer values, cudaStream_t s);
-
 bool builtin(const Type* t);
 
 // For a builtin binary operator whose inputs are both the type V of A and B: calls f(TypeTag<V>{}, TypeTag<Z>{})

@@ -137,6 +137,9 @@ struct CompactedPattern {
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t stream);
 // r[i] = i (i = 0 .. rows - 1), written on `stream` (portable_ops.cu): the row list of a result that holds every row.
 void fill_row_ids(Index* r, Index rows, cudaStream_t stream);
+// Attaches to T (every position an entry) its values, row-major in device memory, as T's only copy (a device-only
+// copy of rows 0 .. nrows-1: MatrixOnDevice::dense_rows; portable_ops.cu).
+void attach_full(Matrix& T, DeviceBuffer values, cudaStream_t stream);
 
 class MatrixOnDevice final : public DeviceCopy {
  public:

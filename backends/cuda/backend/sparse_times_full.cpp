@@ -176,20 +176,6 @@ KernelStatus spmm_in_chunks(Plan& plan, SpmmArgs& args, Index n, const unsigned 
   return KernelStatus::Done;
 }
 
-// T's result on the device: `values` holds every row of T in full, row-major (rows 0 .. nrows-1, listed on the device
-// for the result's CSR form).
-void attach_every_row(Matrix& T, int device, DeviceBuffer values, std::size_t value_bytes, cudaStream_t stream) {
-  const Index n = T.nrows();
-  std::vector<Index> rows(n);
-  for (Index r = 0; r < n; ++r) rows[r] = r;
-  DeviceBuffer device_rows(n * sizeof(Index));
-  fill_row_ids(static_cast<Index*>(device_rows.get()), n, stream);
-  check_queued("mxm");
-  T.attach_device_copy(MatrixOnDevice::dense_rows(device, std::move(values), std::move(rows), device_rows, T.ncols(),
-                                                   value_bytes, stream),
-                       /*host_is_stale=*/true);
-}
-
 // The kernels' type for a hint other than Off.
 TwoFourType two_four_type(Matrix::TwoFourHint hint) {
   return hint == Matrix::TwoFourHint::FP16 ? TwoFourType::FP16 : TwoFourType::BF16;
@@ -366,7 +352,7 @@ KernelStatus sparse_t_times_full(Matrix& T, const SpmmSemiring& semiring, const 
       KernelStatus::Declined)
     return KernelStatus::Declined;   // T not touched yet
   if (half) half->finish(t_values.get(), M * N, stream);
-  attach_every_row(T, a.device(), std::move(t_values), value_bytes, stream);
+  attach_full(T, std::move(t_values), stream);
   return KernelStatus::Done;
 }
 
@@ -505,7 +491,7 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
                               binding ? &*binding : nullptr) == KernelStatus::Declined)
     return KernelStatus::Declined;   // T not touched yet
   if (half) half->finish(t_values.get(), batch * M, stream);
-  attach_every_row(T, w.device(), std::move(t_values), value_bytes, stream);
+  attach_full(T, std::move(t_values), stream);
   return KernelStatus::Done;
 }
 

@@ -21,7 +21,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "algebra/builtin_ops.hpp"   // ops::is_monoid, ops::is_bitwise
+#include "algebra/builtin_ops.hpp"   // ops::is_monoid, ops::is_bitwise, ops::opcode_name
 #include "spmm/bank_order.hpp"
 #include "spmm/column_ranges.cuh"   // rows_start_aligned
 #include "spmm/blocked_rows.cuh"
@@ -59,13 +59,6 @@ bool semiring_supported(const SemiringId& s, ValueType t) {
 }
 }  // namespace
 
-const char* opcode_name(BinaryOpcode op) {
-  static const char* n[] = {"first", "second", "oneb", "min",  "max",  "plus", "minus", "times",
-                            "div",   "eq",     "ne",   "gt",   "lt",   "ge",   "le",    "lor",
-                            "land",  "lxor",   "lxnor", "bor", "band", "bxor", "bxnor", "user"};
-  static_assert(sizeof(n) / sizeof(n[0]) == static_cast<std::size_t>(BinaryOpcode::User) + 1, "one name an opcode");
-  return n[static_cast<int>(op)];
-}
 const char* status_name(Status s) {
   static const char* n[] = {"success", "invalid_argument", "unsupported", "cuda_error", "out_of_memory"};
   return n[static_cast<int>(s)];
@@ -475,10 +468,7 @@ struct Launch {
   const void* x;               // X' as the kernel reads it, rows ldx apart (prepare_x)
   std::int64_t ldx;
 
-  Status fail(Status st, const std::string& why) const {
-    if (message) *message = why;
-    return st;
-  }
+  Status fail(Status st, const std::string& why) const { return failed(st, why, message); }
   Status cuda_fail(cudaError_t e, const char* what) const {
     return fail(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
   }
@@ -1017,10 +1007,7 @@ Choice choose(const Plan& plan, const SpmmArgs& args) {
 }
 
 Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
-  auto fail = [&](Status s, const std::string& why) {
-    if (message) *message = why;
-    return s;
-  };
+  const auto fail = [message](Status s, const std::string& why) { return failed(s, why, message); };
   Plan::Impl& w = plan.impl();
   if (args.orientation == Orientation::WtX && !w.transposed)
     return fail(Status::InvalidArgument, "W^T X needs a plan built with PlanOptions::transposed");
@@ -1029,8 +1016,9 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
   if (batch < 1 || batch > 65535) return fail(Status::InvalidArgument, "batch must be in 1..65535");
   if (!args.x.data || !args.y.data) return fail(Status::InvalidArgument, "null X or Y");
   if (!semiring_supported(args.semiring, args.type))
-    return fail(Status::Unsupported, std::string("no kernel computes the ") + opcode_name(args.semiring.add) + "_" +
-                                         opcode_name(args.semiring.mul) + " semiring on " + value_type_name(args.type));
+    return fail(Status::Unsupported, std::string("no kernel computes the ") + ops::opcode_name(args.semiring.add) +
+                                         "_" + ops::opcode_name(args.semiring.mul) + " semiring on " +
+                                         value_type_name(args.type));
   if (args.lanes_threads != 0 && args.lanes_threads != RowLanesTile<32>::kThreads &&
       args.lanes_threads != RowLanesTile<32>::kLongThreads)
     return fail(Status::InvalidArgument, "lanes_threads must be 0 (the dispatcher's choice), " +
@@ -1095,10 +1083,7 @@ Status spmm(Plan& plan, const SpmmArgs& args, std::string* message) {
 
 Status sampled_product(Plan& plan, const SampledArgs& args, std::string* message) {
   Plan::Impl& w = plan.impl();
-  auto fail = [&](Status s, const std::string& why) {
-    if (message) *message = why;
-    return s;
-  };
+  const auto fail = [message](Status s, const std::string& why) { return failed(s, why, message); };
   if (args.k < 1 || args.k > kSampledMaxK)
     return fail(Status::Unsupported, "K must be 1.." + std::to_string(kSampledMaxK));
   if (args.update && args.k > kSampledUpdateMaxK)

@@ -48,8 +48,6 @@ struct SemiringId {
   bool flip = false;
   bool is_plus_times() const { return add == BinaryOpcode::Plus && mul == BinaryOpcode::Times; }
 };
-// The lower-case name of an opcode as the SpMM library's messages and tests print it ("plus", "lxnor", ...).
-const char* opcode_name(BinaryOpcode op);
 
 enum class Orientation : std::uint8_t { WX, XWt, WtX };
 enum class Layout : std::uint8_t { RowMajor, ColMajor };

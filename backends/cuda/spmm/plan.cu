@@ -476,10 +476,7 @@ cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, ValueType t, const void*
 
 Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream, std::string* message) {
   Impl& im = *impl_;
-  auto fail = [&](Status st, const std::string& why) {
-    if (message) *message = why;
-    return st;
-  };
+  const auto fail = [message](Status st, const std::string& why) { return failed(st, why, message); };
   // Checks first: a refused call leaves the plan's bound values as they were.
   if (type != ValueType::FP32 && type != ValueType::FP16 && type != ValueType::BF16)
     return fail(Status::Unsupported, std::string("bind_values: the bound order serves the batch-8 column-block kernel "

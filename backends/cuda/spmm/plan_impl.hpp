@@ -16,12 +16,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "spmm/dispatch.hpp"
 #include "spmm/row_lanes_layout.hpp"   // lanes_block_first
 
 namespace snk::cuda {
+
+// An entry point's refusal: `st`, with its reason `why` left in *message where the caller asked for one.
+inline Status failed(Status st, const std::string& why, std::string* message) {
+  if (message) *message = why;
+  return st;
+}
 
 // Warp ranges per SM the plan cuts for the stream kernels (csr_rowseg.cuh): one per resident warp of their
 // plus_times instantiations, whose launch bounds ask for kStreamWarpsPerSm / 8 blocks of 256 (at most 64
