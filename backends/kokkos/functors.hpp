@@ -9,9 +9,10 @@
 // tags carrying the opcode and the C++ value type.
 //
 // Instantiation policy (what is templated, and on what): semiring kernels on (add opcode, multiply
-// opcode, type) for the 124 predefined semirings only; element-wise, apply and select value passes on
-// (opcode, type) of the predefined operators; reductions on (monoid opcode, type). Structural work that
-// does not depend on values is compiled once (parallel.cpp and the type-free passes of each kernel file).
+// opcode, type) for the 124 predefined semirings only; select and index-unary apply value passes on
+// (opcode, type) of the predefined operators; reductions on (monoid opcode, type). eWise and apply run the
+// portable kernels, templated on the type alone (portable/op_eval.hpp reads the opcode per entry). Structural
+// work that does not depend on values is compiled once (parallel.cpp and the type-free passes of each kernel file).
 #pragma once
 
 #include <Kokkos_Macros.hpp>
@@ -59,33 +60,6 @@ inline bool is_builtin(const Type* t) { return t != nullptr && t->builtin(); }
 using ops::unary_apply;
 using ops::unary_defined;
 
-// f(ValueTag<Op>{}, TypeTag<T>{}) for a builtin unary operator on T (z and x both T).
-template <class F, std::size_t... K>
-bool with_unary_impl(UnaryOpcode op, TypeCode t, F& f, std::index_sequence<K...>) {
-  bool done = false;
-  auto one = [&](auto optag) {
-    constexpr UnaryOpcode Op = decltype(optag)::value;
-    return with_type(t, [&](auto tt) {
-      using T = typename decltype(tt)::type;
-      if constexpr (unary_defined<Op, T>()) {
-        f(optag, tt);
-        return true;
-      } else {
-        return false;
-      }
-    });
-  };
-  ((static_cast<int>(op) == int(K) ? (done = one(ValueTag<static_cast<UnaryOpcode>(K)>{})) : false), ...);
-  return done;
-}
-
-template <class F>
-bool with_unary_op(const UnaryOp& op, F&& f) {
-  if (op.opcode == UnaryOpcode::User || !is_builtin(op.xtype) || op.ztype != op.xtype) return false;
-  return with_unary_impl(op.opcode, op.xtype->code, f,
-                         std::make_index_sequence<static_cast<std::size_t>(UnaryOpcode::User)>());
-}
-
 // ---- binary operators --------------------------------------------------------------------------------------
 using ops::binary_apply;
 using ops::binary_defined;
@@ -95,36 +69,6 @@ using ops::is_comparison;
 using ops::is_logical;
 using ops::monoid_has_terminal;
 using ops::monoid_terminal;
-
-template <class F, std::size_t... K>
-bool with_binary_impl(BinaryOpcode op, TypeCode t, F& f, std::index_sequence<K...>) {
-  bool done = false;
-  auto one = [&](auto optag) {
-    constexpr BinaryOpcode Op = decltype(optag)::value;
-    return with_type(t, [&](auto tt) {
-      using T = typename decltype(tt)::type;
-      if constexpr (binary_defined<Op, T>()) {
-        f(optag, tt);
-        return true;
-      } else {
-        return false;
-      }
-    });
-  };
-  ((static_cast<int>(op) == int(K) ? (done = one(ValueTag<static_cast<BinaryOpcode>(K)>{})) : false), ...);
-  return done;
-}
-
-// f(ValueTag<Op>{}, TypeTag<T>{}) for a builtin binary operator with x and y of type T and z of type
-// binary_result_t<Op, T> (bool for comparisons).
-template <class F>
-bool with_binary_op(const BinaryOp& op, F&& f) {
-  if (op.opcode == BinaryOpcode::User || !is_builtin(op.xtype) || op.ytype != op.xtype) return false;
-  const Type* expected_z = is_comparison(op.opcode) ? &types::Bool : op.xtype;
-  if (op.ztype != expected_z) return false;
-  return with_binary_impl(op.opcode, op.xtype->code, f,
-                          std::make_index_sequence<static_cast<std::size_t>(BinaryOpcode::User)>());
-}
 
 // ---- monoids -----------------------------------------------------------------------------------------------
 // The opcodes this backend reduces with: PLUS, TIMES, MIN, MAX (on every type; on BOOL they are LOR,

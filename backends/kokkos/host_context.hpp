@@ -1,9 +1,9 @@
 // backends/kokkos/host_context.hpp: the context the portable kernels (portable/parts.hpp) run with on the host, and
 // how a result becomes a Matrix, for the kokkos backend (portable_host.cpp) and the kernels' host test.
 //
-// Space is a Kokkos host execution space (the OpenMP pool, or Serial from threads outside it). Buffers are new[]
-// arrays; the sort is std::stable_sort on the keys' low bits. A result is copied into the container's host form,
-// whose adopt() drops the empty slots a kernel may leave in a hypersparse result.
+// Space is a Kokkos host execution space (the OpenMP pool, or Serial from threads outside it). Buffers are vectors that
+// a result's arrays move into the container's host form from (whose adopt() drops the empty slots a kernel may leave in
+// a hypersparse result); the sort is std::stable_sort on the keys' low bits.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -19,15 +19,33 @@
 
 namespace snk::kokkos {
 
+// A buffer of the host context: 8-byte words, or bytes for a result's values (alloc_values), so that a result's arrays
+// move into the container's vectors (std::vector<Index> for h, p and j, bytes for x) instead of being copied.
 struct HostBytes {
-  std::unique_ptr<unsigned char[]> data;
-  void* get() const { return data.get(); }
+  std::vector<Index> words;
+  std::vector<unsigned char> bytes;
+  bool holds_bytes = false;
+  void* get() const {
+    return holds_bytes ? static_cast<void*>(const_cast<unsigned char*>(bytes.data()))
+                       : static_cast<void*>(const_cast<Index*>(words.data()));
+  }
 };
 
 template <class Space>
 struct HostContext {
   Space exec() const { return Space(); }
-  HostBytes alloc(std::size_t bytes) { return HostBytes{std::unique_ptr<unsigned char[]>(new unsigned char[bytes + 1]())}; }
+  // One spare word or byte, so that an empty buffer still has an address.
+  HostBytes alloc(std::size_t bytes) {
+    HostBytes b;
+    b.words.resize(bytes / sizeof(Index) + 1);
+    return b;
+  }
+  HostBytes alloc_values(std::size_t bytes) {
+    HostBytes b;
+    b.bytes.resize(bytes + 1);
+    b.holds_bytes = true;
+    return b;
+  }
   // Sorts the n pairs (keys[q], idx[q]) by the low `bits` bits of the key, stably, in place.
   void sort_pairs(std::uint64_t* keys, std::uint64_t* idx, Index n, int bits) {
     const std::uint64_t mask = bits >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1;
@@ -41,18 +59,27 @@ struct HostContext {
   }
 };
 
-// T takes the kernel's result (the arrays copied into its host form).
-inline void adopt_result(Matrix& T, const portable::CsrParts<HostBytes>& r) {
+// T takes the kernel's result: its arrays move into the container's host form (values allocated otherwise than by
+// alloc_values are copied).
+inline void adopt_result(Matrix& T, portable::CsrParts<HostBytes>&& r) {
+  const auto words = [](HostBytes& b, Index n) {
+    std::vector<Index> v = std::move(b.words);
+    v.resize(n);
+    return v;
+  };
   CsrStorage s;
   s.hyper = r.hyper;
-  const auto* h = static_cast<const Index*>(r.h.get());
-  const auto* p = static_cast<const Index*>(r.p.get());
-  const auto* j = static_cast<const Index*>(r.j.get());
-  const auto* x = static_cast<const unsigned char*>(r.x.get());
-  if (r.hyper) s.h.assign(h, h + r.nslots);
-  s.p.assign(p, p + r.nslots + 1);
-  s.j.assign(j, j + r.nvals);
-  s.x.assign(x, x + r.nvals * T.type()->size);
+  if (r.hyper) s.h = words(r.h, r.nslots);
+  s.p = words(r.p, r.nslots + 1);
+  s.j = words(r.j, r.nvals);
+  const std::size_t value_bytes = static_cast<std::size_t>(r.nvals) * T.type()->size;
+  if (r.x.holds_bytes) {
+    s.x = std::move(r.x.bytes);
+    s.x.resize(value_bytes);
+  } else {
+    const auto* x = static_cast<const unsigned char*>(r.x.get());
+    s.x.assign(x, x + value_bytes);
+  }
   T.adopt(std::move(s));
 }
 

@@ -1,6 +1,7 @@
 // backends/kokkos/portable_host.cpp: the portable kernels (portable/) instantiated for the host, for the kokkos
-// backend's operations that use them (entry_points.hpp says which): kronecker, extract, and assign to part of C
-// (A scattered to its place, then the host eWiseAdd with C: with the accumulator, or FIRST over C less the region).
+// backend's operations that use them (entry_points.hpp says which): eWiseAdd, eWiseMult, apply (unary and bound),
+// snk::optimizer_step (in place), kronecker, extract, and assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator,
+// or FIRST over C less the region).
 //
 // The same sources run in Kokkos' CUDA space in the cuda backend. Here the context allocates with new[] and runs on
 // the default host space (OpenMP) when this thread may use the pool (parallel.hpp: use_pool), else on Kokkos::Serial
@@ -10,10 +11,14 @@
 #include "functors.hpp"
 #include "host_context.hpp"
 #include "parallel.hpp"
+#include "portable/elementwise.hpp"
 #include "portable/index_ops.hpp"
+#include "portable/optimizer.hpp"
 #include "portable/kronecker.hpp"
 
+#include <algorithm>
 #include <mutex>
+#include <type_traits>
 
 namespace snk::kokkos {
 namespace {
@@ -42,6 +47,124 @@ bool on_host(F&& f) {
 }
 
 }  // namespace
+
+namespace {
+// The values of T, on A's pattern, for a kernel to write in A's entry order: A's own when T is A (an operation in place),
+// else those of a copy of A's pattern that T takes (commit()).
+class ValuesOnPattern {
+ public:
+  ValuesOnPattern(Matrix& T, const Matrix& A) : T_(T), in_place_(&T == &A) {
+    if (!in_place_) s_ = copy_pattern(A, T.type()->size);
+  }
+  template <class Z>
+  Z* values() {
+    return reinterpret_cast<Z*>(in_place_ ? T_.csr_mutable().x.data() : s_.x.data());
+  }
+  void commit() {
+    if (!in_place_) T_.adopt(std::move(s_));
+  }
+
+ private:
+  Matrix& T_;
+  bool in_place_;
+  CsrStorage s_;
+};
+
+template <bool Union>
+KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
+  bool done = false;
+  P::with_value_types(op, A.type(), B.type(), [&](auto vt, auto zt) {
+    using V = typename decltype(vt)::type;
+    using Z = typename decltype(zt)::type;
+    const CsrRef a = csr_ref(A), b = csr_ref(B);
+    done = on_host([&](auto& ctx) {
+      if (P::same_pattern(ctx, a, b)) {
+        ValuesOnPattern out(T, A);
+        P::ewise_values_into<V, Z>(ctx, a, b, op.opcode, out.values<Z>());
+        out.commit();
+      } else if constexpr (Union) {
+        adopt_result(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode));
+      } else {
+        adopt_result(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode));
+      }
+      return true;
+    });
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+}  // namespace
+
+KernelStatus ewise_add(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
+  return ewise<true>(T, op, A, B);
+}
+
+KernelStatus ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
+  return ewise<false>(T, op, A, B);
+}
+
+KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A) {
+  if (op.opcode == UnaryOpcode::User || !is_builtin(op.xtype) || op.ztype != op.xtype || A.type() != op.xtype)
+    return KernelStatus::Declined;
+  bool done = false;
+  with_type(op.xtype->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    if (!P::defined_unary<V>(op.opcode)) return false;
+    const CsrRef a = csr_ref(A);
+    return done = on_host([&](auto& ctx) {
+      ValuesOnPattern out(T, A);
+      P::apply_unary_into<V>(ctx, a, op.opcode, out.values<V>());
+      out.commit();
+      return true;
+    });
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& scalar, bool bind_first, const Matrix& A) {
+  if (scalar.type() != op.xtype) return KernelStatus::Declined;
+  bool done = false;
+  P::with_value_types(op, A.type(), A.type(), [&](auto vt, auto zt) {
+    using V = typename decltype(vt)::type;
+    using Z = typename decltype(zt)::type;
+    if (&T == &A && !std::is_same_v<V, Z>) return;   // in place keeps A's type
+    const CsrRef a = csr_ref(A);
+    const V bound = load_value<V>(scalar.data());
+    done = on_host([&](auto& ctx) {
+      ValuesOnPattern out(T, A);
+      P::apply_bound_into<V, Z>(ctx, a, op.opcode, bound, bind_first, out.values<Z>());
+      out.commit();
+      return true;
+    });
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+namespace {
+bool same_pattern(const CsrStorage& a, const CsrStorage& b) {
+  return &a == &b || (a.hyper == b.hyper && a.p == b.p && a.j == b.j && a.h == b.h);
+}
+}  // namespace
+
+KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) {
+  const TypeCode code = P.type()->code;
+  if (code != TypeCode::FP32 && code != TypeCode::FP64) return KernelStatus::Declined;
+  const CsrStorage& p = P.csr();
+  if (!same_pattern(p, S1.csr()) || (S2 && !same_pattern(p, S2->csr())) || !same_pattern(p, G.csr()))
+    return KernelStatus::Declined;
+  const auto run = [&](auto zero) {
+    using V = decltype(zero);
+    V* pv = reinterpret_cast<V*>(P.csr_mutable().x.data());
+    V* s1 = reinterpret_cast<V*>(S1.csr_mutable().x.data());
+    V* s2 = S2 ? reinterpret_cast<V*>(S2->csr_mutable().x.data()) : nullptr;
+    const V* g = reinterpret_cast<const V*>(G.csr().x.data());
+    return on_host([&](auto& ctx) {
+      P::optimizer_values<V>(ctx, P.nvals(), OptimizerRule<V>(step), pv, s1, s2, g, pv, s1, s2);
+      return true;
+    });
+  };
+  const bool done = code == TypeCode::FP32 ? run(0.0f) : run(0.0);
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
 
 KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
   if (op.opcode == BinaryOpcode::User || !is_builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||

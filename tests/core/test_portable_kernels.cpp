@@ -138,9 +138,9 @@ std::vector<Index> random_list(Index n, Index dim) {
 snk::kokkos::CsrRef ref(const Matrix& A) { return snk::kokkos::csr_ref(A); }
 
 // The kernel's result as a Matrix of `type` and the given shape.
-Matrix to_matrix(const P::CsrParts<HostBytes>& parts, const snk::Type* type, Index nrows, Index ncols) {
+Matrix to_matrix(P::CsrParts<HostBytes> parts, const snk::Type* type, Index nrows, Index ncols) {
   Matrix M(type, nrows, ncols);
-  snk::kokkos::adopt_result(M, parts);
+  snk::kokkos::adopt_result(M, std::move(parts));
   return M;
 }
 

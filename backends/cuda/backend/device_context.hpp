@@ -135,29 +135,6 @@ void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s);
 
 bool builtin(const Type* t);
 
-// For a builtin binary operator whose inputs are both the type V of A and B: calls f(TypeTag<V>{}, TypeTag<Z>{})
-// with Z = V, or Z = bool for an operator that gives bool (comparisons), where the portable kernels define it, and
-// returns true; returns false (f not called) otherwise.
-template <class F>
-bool with_binary_op(const BinaryOp& op, const Matrix& A, const Matrix& B, F&& f) {
-  if (op.opcode == BinaryOpcode::User || !builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
-      B.type() != op.xtype)
-    return false;
-  bool done = false;
-  kokkos::with_type(op.xtype->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    if (op.ztype == op.xtype && kokkos::portable::defined_binary<V, V>(op.opcode)) {
-      f(tt, kokkos::TypeTag<V>{});
-      done = true;
-    } else if (op.ztype->code == TypeCode::Bool && kokkos::portable::defined_binary<V, bool>(op.opcode)) {
-      f(tt, kokkos::TypeTag<bool>{});
-      done = true;
-    }
-    return done;
-  });
-  return done;
-}
-
 // Which entries of the mask M (viewed as m on the device) count as true, one flag per entry: all of them for a
 // structural mask (or one of a type with no value test), else those of nonzero value.
 template <class Ctx>

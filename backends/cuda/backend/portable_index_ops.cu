@@ -98,7 +98,7 @@ KernelStatus portable_assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, 
 
 KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {
   SourceContext ctx = source_context(s);
-  const bool done = with_binary_op(op, A, B, [&](auto vt, auto zt) {
+  const bool done = P::with_value_types(op, A.type(), B.type(), [&](auto vt, auto zt) {
     using V = typename decltype(vt)::type;
     using Z = typename decltype(zt)::type;
     attach(T, P::kronecker<V, Z>(ctx, ref_of(A, s), ref_of(B, s), op.opcode), s);

@@ -274,7 +274,7 @@ KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x
                                   cudaStream_t s) {
   if (x.type() != op.xtype) return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
-  const bool done = with_binary_op(op, A, A, [&](auto vt, auto zt) {
+  const bool done = P::with_value_types(op, A.type(), A.type(), [&](auto vt, auto zt) {
     using V = typename decltype(vt)::type;
     using Z = typename decltype(zt)::type;
     attach_values(T, A, P::apply_bound_values<V, Z>(ctx, ref_of(A, s), op.opcode, kokkos::load_value<V>(x.data()),
@@ -357,7 +357,7 @@ namespace {
 template <bool Union>
 KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B, cudaStream_t s) {
   SourceContext ctx = source_context(s);
-  const bool done = with_binary_op(op, A, B, [&](auto vt, auto zt) {
+  const bool done = P::with_value_types(op, A.type(), B.type(), [&](auto vt, auto zt) {
     using V = typename decltype(vt)::type;
     using Z = typename decltype(zt)::type;
     const CsrRef a = ref_of(A, s), b = ref_of(B, s);

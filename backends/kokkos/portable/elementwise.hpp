@@ -2,8 +2,9 @@
 // eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract),
 // the values of a region that holds one scalar everywhere (a constant assign's), and values cast to another type.
 //
-// Every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole device;
-// an entry finds its row by a binary search of the row pointers (slot_of). apply keeps A's pattern (unary and bound
+// On a device every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole
+// device; an entry finds its row by a binary search of the row pointers (slot_of). On the host eWiseAdd and eWiseMult
+// merge whole rows instead (ewise_by_rows). apply keeps A's pattern (unary and bound
 // apply return the values alone, which the caller puts on A's pattern); select and
 // eWiseMult flag the entries of A they keep and compact them (parts.hpp: compact), so the result has A's slots;
 // eWiseAdd places A's entries and B's entries that A lacks by counting, for each entry, the other side's entries
@@ -23,24 +24,34 @@
 
 namespace snk::kokkos::portable {
 
-// z = op(a) for every entry: the values alone, in A's entry order (A's pattern is the result's).
+// The values-only kernels below (apply, and eWise on one pattern) give their values in A's entry order, for A's
+// pattern: into a new buffer, or (the _into forms) into z, which the caller provides (A's own values for an apply in
+// place, or the result's storage on the host).
+
+// z = op(a) for every entry.
+template <class T, class Ctx>
+void apply_unary_into(Ctx& ctx, const CsrRef& A, UnaryOpcode op, T* z) {
+  const T* a = A.values<T>();
+  for_n_stream(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
+}
 template <class T, class Ctx>
 BytesOf<Ctx> apply_unary_values(Ctx& ctx, const CsrRef& A, UnaryOpcode op) {
   auto x = ctx.alloc(A.nvals * sizeof(T));
-  const T* a = A.values<T>();
-  T* z = as<T>(x);
-  for_n_stream(ctx, "snack::portable::apply_unary", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = unary_eval<T>(op, a[e]); });
+  apply_unary_into<T>(ctx, A, op, as<T>(x));
   return x;
 }
-// z = bind_first ? op(s, a) : op(a, s) for every entry: the values alone, in A's entry order.
+// z = bind_first ? op(s, a) : op(a, s) for every entry.
 template <class T, class Z, class Ctx>
-BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
-  auto x = ctx.alloc(A.nvals * sizeof(Z));
+void apply_bound_into(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first, Z* z) {
   const T* a = A.values<T>();
-  Z* z = as<Z>(x);
   for_n_stream(ctx, "snack::portable::apply_bound", A.nvals, KOKKOS_LAMBDA(Index e) {
     z[e] = bind_first ? binary_eval<T, Z>(op, s, a[e]) : binary_eval<T, Z>(op, a[e], s);
   });
+}
+template <class T, class Z, class Ctx>
+BytesOf<Ctx> apply_bound_values(Ctx& ctx, const CsrRef& A, BinaryOpcode op, T s, bool bind_first) {
+  auto x = ctx.alloc(A.nvals * sizeof(Z));
+  apply_bound_into<T, Z>(ctx, A, op, s, bind_first, as<Z>(x));
   return x;
 }
 // n values, each the `size` bytes at `value` (1, 2, 4 or 8: a builtin scalar). The bytes are copied as one word of
@@ -202,19 +213,112 @@ bool same_pattern(Ctx& ctx, const CsrRef& A, const CsrRef& B) {
   return read_back(ctx, differ) == 0;
 }
 
-// z = op(a, b) for operands of one pattern (same_pattern), either eWise operation: the values alone, in A's order.
+// z = op(a, b) for operands of one pattern (same_pattern), either eWise operation.
+template <class T, class Z, class Ctx>
+void ewise_values_into(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op, Z* z) {
+  const T *a = A.values<T>(), *b = B.values<T>();
+  for_n_stream(ctx, "snack::portable::ewise_values", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = binary_eval<T, Z>(op, a[e], b[e]); });
+}
 template <class T, class Z, class Ctx>
 BytesOf<Ctx> ewise_values(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
   auto x = ctx.alloc(A.nvals * sizeof(Z));
-  Z* z = as<Z>(x);
-  const T *a = A.values<T>(), *b = B.values<T>();
-  for_n_stream(ctx, "snack::portable::ewise_values", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = binary_eval<T, Z>(op, a[e], b[e]); });
+  ewise_values_into<T, Z>(ctx, A, B, op, as<Z>(x));
   return x;
 }
 
-// Intersection: z = op(a, b) where both have an entry; the result has A's slots.
+// The host's form of eWiseAdd and eWiseMult (host_space): one thread merges each row of a run of rows with the same
+// row of B, once to count the result's entries and once to write them. The result has A's slots. For the union A and
+// B have the same slots (plain CSR, one shape); for the intersection B may be in any form (its row found by
+// row_range).
+struct EwiseRows {
+  CsrRef a, b;
+  bool aligned;   // B's slot k is A's
+  KOKKOS_INLINE_FUNCTION Index operator()(Index k) const { return k + a.p[k] + (aligned ? b.p[k] : 0); }   // weight
+  KOKKOS_INLINE_FUNCTION void range_b(Index k, Index& pb, Index& eb) const {
+    if (aligned) {
+      pb = b.p[k];
+      eb = b.p[k + 1];
+    } else {
+      b.row_range(a.row_of(k), pb, eb);
+    }
+  }
+  // The entry count of the merge of row k (the union's, or the intersection's).
+  template <bool Union>
+  KOKKOS_INLINE_FUNCTION Index count(Index k) const {
+    Index pa = a.p[k], ea = a.p[k + 1], pb, eb, n = 0;
+    range_b(k, pb, eb);
+    if (Union && (pa == ea || pb == eb)) return (ea - pa) + (eb - pb);
+    while (pa < ea && pb < eb) {
+      const Index ja = a.j[pa], jb = b.j[pb];
+      n += Union || ja == jb;
+      pa += ja <= jb;
+      pb += jb <= ja;
+    }
+    return Union ? n + (ea - pa) + (eb - pb) : n;
+  }
+  // Writes the merge of row k from position t on.
+  template <bool Union, class T, class Z>
+  KOKKOS_INLINE_FUNCTION void fill(Index k, Index t, Index* j, Z* z, BinaryOpcode op) const {
+    Index pa = a.p[k], ea = a.p[k + 1], pb, eb;
+    range_b(k, pb, eb);
+    const T *ax = a.values<T>(), *bx = b.values<T>();
+    while (pa < ea && pb < eb) {
+      const Index ja = a.j[pa], jb = b.j[pb];
+      if (ja == jb) {
+        j[t] = ja;
+        z[t++] = binary_eval<T, Z>(op, ax[pa++], bx[pb++]);
+      } else if (!Union) {
+        pa += ja < jb;
+        pb += jb < ja;
+      } else if (ja < jb) {
+        j[t] = ja;
+        z[t++] = static_cast<Z>(ax[pa++]);
+      } else {
+        j[t] = jb;
+        z[t++] = static_cast<Z>(bx[pb++]);
+      }
+    }
+    if (!Union) return;
+    for (; pa < ea; ++pa, ++t) {
+      j[t] = a.j[pa];
+      z[t] = static_cast<Z>(ax[pa]);
+    }
+    for (; pb < eb; ++pb, ++t) {
+      j[t] = b.j[pb];
+      z[t] = static_cast<Z>(bx[pb]);
+    }
+  }
+};
+
+// The result's slots and row pointers, with room for its entries (elem_size bytes each): one instantiation for every
+// value type.
+template <bool Union, class Ctx>
+CsrParts<BytesOf<Ctx>> ewise_rows_placed(Ctx& ctx, const EwiseRows& rows, std::size_t elem_size) {
+  CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, rows.a);
+  Index* p = as<Index>(out.p);
+  for_slot_runs(ctx, "snack::portable::ewise_rows_count", rows.a.nslots, rows, KOKKOS_LAMBDA(Index k0, Index k1) {
+    for (Index k = k0; k < k1; ++k) p[k] = rows.count<Union>(k);
+  });
+  place_rows(ctx, out, rows.a.nslots, elem_size);
+  return out;
+}
+
+template <bool Union, class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> ewise_by_rows(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  const EwiseRows rows{A, B, !A.hyper && !B.hyper};
+  CsrParts<BytesOf<Ctx>> out = ewise_rows_placed<Union>(ctx, rows, sizeof(Z));
+  const Index* p = as<Index>(out.p);
+  Index* j = as<Index>(out.j);
+  Z* z = as<Z>(out.x);
+  for_slot_runs(ctx, "snack::portable::ewise_rows_fill", A.nslots, rows, KOKKOS_LAMBDA(Index k0, Index k1) {
+    for (Index k = k0; k < k1; ++k) rows.fill<Union, T, Z>(k, p[k], j, z, op);
+  });
+  return out;
+}
+
+// The device's form of eWiseMult: each of A's entries looks for its match in B's row.
 template <class T, class Z, class Ctx>
-CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+CsrParts<BytesOf<Ctx>> ewise_mult_by_entries(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
   auto match_buf = ctx.alloc(A.nvals * sizeof(Index));
   auto flag_buf = ctx.alloc(A.nvals);
   auto z_buf = ctx.alloc(A.nvals * sizeof(Z));
@@ -231,9 +335,10 @@ CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bi
   return compact(ctx, A, keep, zall, sizeof(Z));
 }
 
-// Union: z = op(a, b) where both have an entry, else the one present cast to Z. Neither input is hypersparse.
+// The device's form of eWiseAdd: each entry of either side finds its place by counting the other side's entries before
+// it in its row.
 template <class T, class Z, class Ctx>
-CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+CsrParts<BytesOf<Ctx>> ewise_add_by_entries(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
   const Index nrows = A.nslots;
   // B's entries that A lacks, and their running count (posb[f]: such entries before f).
   auto only_buf = ctx.alloc(B.nvals);
@@ -250,7 +355,7 @@ CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bin
   out.nvals = A.nvals + n_only;
   out.p = ctx.alloc((nrows + 1) * sizeof(Index));
   out.j = ctx.alloc(out.nvals * sizeof(Index));
-  out.x = ctx.alloc(out.nvals * sizeof(Z));
+  out.x = alloc_values(ctx, out.nvals * sizeof(Z));
   Index* p = as<Index>(out.p);
   Index* j = as<Index>(out.j);
   Z* z = as<Z>(out.x);
@@ -274,6 +379,20 @@ CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, Bin
     z[o] = static_cast<Z>(b.values<T>()[f]);
   });
   return out;
+}
+
+// Intersection: z = op(a, b) where both have an entry; the result has A's slots.
+template <class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> ewise_mult(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  if constexpr (host_space<Ctx>()) return ewise_by_rows<false, T, Z>(ctx, A, B, op);
+  else return ewise_mult_by_entries<T, Z>(ctx, A, B, op);
+}
+
+// Union: z = op(a, b) where both have an entry, else the one present cast to Z. Neither input is hypersparse.
+template <class T, class Z, class Ctx>
+CsrParts<BytesOf<Ctx>> ewise_add(Ctx& ctx, const CsrRef& A, const CsrRef& B, BinaryOpcode op) {
+  if constexpr (host_space<Ctx>()) return ewise_by_rows<true, T, Z>(ctx, A, B, op);
+  else return ewise_add_by_entries<T, Z>(ctx, A, B, op);
 }
 
 }  // namespace snk::kokkos::portable

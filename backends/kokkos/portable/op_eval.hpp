@@ -111,6 +111,29 @@ bool defined_binary(BinaryOpcode op) {
   return is_comparison(op) ? std::is_same_v<Z, bool> : std::is_same_v<Z, T>;
 }
 
+// For a builtin binary operator on operands of types a and b, both its input type V: calls f(TypeTag<V>{},
+// TypeTag<Z>{}) with Z = V, or Z = bool for an operator that gives bool (comparisons), where the kernels define it,
+// and returns true; returns false (f not called) otherwise. Both backends' eWise and apply calls dispatch through it.
+template <class F>
+bool with_value_types(const BinaryOp& op, const Type* a, const Type* b, F&& f) {
+  if (op.opcode == BinaryOpcode::User || !is_builtin(op.xtype) || op.ytype != op.xtype || a != op.xtype ||
+      b != op.xtype)
+    return false;
+  bool done = false;
+  with_type(op.xtype->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    if (op.ztype == op.xtype && defined_binary<V, V>(op.opcode)) {
+      f(tt, TypeTag<V>{});
+      done = true;
+    } else if (op.ztype->code == TypeCode::Bool && defined_binary<V, bool>(op.opcode)) {
+      f(tt, TypeTag<bool>{});
+      done = true;
+    }
+    return done;
+  });
+  return done;
+}
+
 // ---- index-unary: z = op(x, i, j, y) ------------------------------------------------------------------------
 // Positional operators: z = i + y, j + y, j - (i + y) (int64 arithmetic, then the output type), or a test of
 // the position against y. Value operators: a comparison of x with y (both T).

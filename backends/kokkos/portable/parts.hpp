@@ -41,6 +41,27 @@ T* as(const Bytes& b) {
 template <class Ctx>
 using ExecOf = std::decay_t<decltype(std::declval<Ctx&>().exec())>;
 
+// Whether the context's space is the host's. Kernels take two shapes by it: on a device each index of the work gets a
+// thread (thousands run at once, so a single row spreads over the device), on the host a thread takes a run of rows or
+// entries and walks it in order (a pool of a few threads keeps busy, and a row is read once, not searched).
+template <class Ctx>
+constexpr bool host_space() {
+  return std::is_same_v<typename ExecOf<Ctx>::memory_space, Kokkos::HostSpace>;
+}
+
+// Room for a result's values (out.x): ctx.alloc_values(bytes) where the context has it (the host's, whose results'
+// arrays become the container's own without a copy, and values are held there as bytes), else ctx.alloc(bytes).
+template <class C, class = void>
+struct allocates_values : std::false_type {};
+template <class C>
+struct allocates_values<C, std::void_t<decltype(std::declval<C&>().alloc_values(std::size_t(0)))>> : std::true_type {};
+
+template <class Ctx>
+auto alloc_values(Ctx& ctx, std::size_t bytes) {
+  if constexpr (allocates_values<Ctx>::value) return ctx.alloc_values(bytes);
+  else return ctx.alloc(bytes);
+}
+
 // N values of V read or written as one aligned 16-byte piece.
 template <class V, int N>
 struct alignas(16) Piece16 {
@@ -64,7 +85,7 @@ template <class Ctx, class F>
 void for_n_stream(Ctx& ctx, const char* label, Index n, const F& f) {
   if (n == 0) return;
   using Exec = ExecOf<Ctx>;
-  if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>) {
+  if constexpr (host_space<Ctx>()) {
     for_n(ctx, label, n, f);
   } else {
     using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
@@ -83,11 +104,39 @@ void for_n_stream(Ctx& ctx, const char* label, Index n, const F& f) {
 template <class Ctx, class F>
 void for_entries_by_slot(Ctx& ctx, const char* label, const CsrRef& A, const F& f) {
   if (A.nslots == 0 || A.nvals == 0) return;
-  constexpr Index lanes = std::is_same_v<typename ExecOf<Ctx>::memory_space, Kokkos::HostSpace> ? 1 : 32;
+  constexpr Index lanes = host_space<Ctx>() ? 1 : 32;
   const CsrRef a = A;
   for_n(ctx, label, a.nslots * lanes, KOKKOS_LAMBDA(Index t) {
     const Index s = t / lanes;
     for (Index e = a.p[s] + t % lanes; e < a.p[s + 1]; e += lanes) f(s, e);
+  });
+}
+
+// The first slot k of [0, n] whose weight(k) reaches share r of weight(n) split `runs` ways (n for r = runs); weight is
+// a prefix over slots: increasing, weight(0) = 0.
+template <class W>
+KOKKOS_INLINE_FUNCTION Index run_start(const W& weight, Index n, Index r, Index runs) {
+  if (r >= runs) return n;
+  const Index target = weight(n) / runs * r + weight(n) % runs * r / runs;
+  Index lo = 0, hi = n;
+  while (lo < hi) {
+    const Index mid = lo + (hi - lo) / 2;
+    if (weight(mid) < target) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// f(k0, k1) over runs of consecutive slots [k0, k1) that cover 0 .. n-1 and split `weight` (a prefix, run_start's
+// rule) evenly, 16 runs to each thread of the space: for the host's kernels that give a thread whole rows, which a
+// plain split of the slots would leave uneven where a few rows hold most entries.
+template <class Ctx, class W, class F>
+void for_slot_runs(Ctx& ctx, const char* label, Index n, const W& weight, const F& f) {
+  if (n == 0) return;
+  const Index threads = static_cast<Index>(ctx.exec().concurrency());
+  const Index runs = n < 16 * threads ? n : 16 * threads;
+  for_n(ctx, label, runs, KOKKOS_LAMBDA(Index r) {
+    const Index k0 = run_start(weight, n, r, runs), k1 = run_start(weight, n, r + 1, runs);
+    if (k0 < k1) f(k0, k1);
   });
 }
 
@@ -181,7 +230,7 @@ template <class Ctx>
 Index place_rows(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, Index slots, std::size_t elem_size) {
   out.nvals = exclusive_scan_in_place(ctx, as<Index>(out.p), slots);
   out.j = ctx.alloc(out.nvals * sizeof(Index));
-  out.x = ctx.alloc(out.nvals * elem_size);
+  out.x = alloc_values(ctx, out.nvals * elem_size);
   return out.nvals;
 }
 
@@ -218,7 +267,7 @@ CsrParts<BytesOf<Ctx>> copy_pattern(Ctx& ctx, const CsrRef& A, std::size_t elem_
   copy_bytes(ctx, out.p.get(), A.p, (A.nslots + 1) * sizeof(Index));
   out.j = ctx.alloc(A.nvals * sizeof(Index));
   copy_bytes(ctx, out.j.get(), A.j, A.nvals * sizeof(Index));
-  out.x = ctx.alloc(A.nvals * elem_size);
+  out.x = alloc_values(ctx, A.nvals * elem_size);
   return out;
 }
 
@@ -275,7 +324,7 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   if (A.hyper) out.h = ctx.alloc(A.nslots * sizeof(Index));
   out.p = ctx.alloc((A.nslots + 1) * sizeof(Index));
   out.j = ctx.alloc(kept * sizeof(Index));
-  out.x = ctx.alloc(kept * elem_size);
+  out.x = alloc_values(ctx, kept * elem_size);
   Index* h = A.hyper ? static_cast<Index*>(out.h.get()) : nullptr;
   Index* p = static_cast<Index*>(out.p.get());
   Index* j = static_cast<Index*>(out.j.get());
@@ -285,7 +334,7 @@ CsrParts<BytesOf<Ctx>> compact(Ctx& ctx, const CsrRef& A, const std::uint8_t* fl
   const Index slots = A.nslots;
   const Index* aj = columns != nullptr ? columns : A.j;
   const unsigned char* v = static_cast<const unsigned char*>(values);
-  const bool per_entry = !std::is_same_v<typename ExecOf<Ctx>::memory_space, Kokkos::HostSpace>;
+  const bool per_entry = !host_space<Ctx>();
   // One pass over max(slots + 1, entries or runs) indices: slot k's row and start, and entry (or run) k's kept entries.
   const Index items = per_entry ? n : runs;
   const Index work = slots + 1 > items ? slots + 1 : items;
@@ -336,7 +385,7 @@ CsrParts<BytesOf<Ctx>> slots_as_vector(Ctx& ctx, const CsrRef& A, const std::uin
   out.nvals = n;
   out.p = ctx.alloc(2 * sizeof(Index));
   out.j = ctx.alloc(n * sizeof(Index));
-  out.x = ctx.alloc(n * elem_size);
+  out.x = alloc_values(ctx, n * elem_size);
   Index* p = as<Index>(out.p);
   Index* j = as<Index>(out.j);
   unsigned char* x = as<unsigned char>(out.x);

@@ -144,7 +144,7 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
     out.nslots = cols;
     out.p = ctx.alloc((cols + 1) * sizeof(Index));
     out.j = ctx.alloc(n * sizeof(Index));
-    out.x = ctx.alloc(n * elem_size);
+    out.x = alloc_values(ctx, n * elem_size);
     Index *p = as<Index>(out.p), *j = as<Index>(out.j);
     unsigned char* x = as<unsigned char>(out.x);
     const unsigned char* ax = A.x;
@@ -180,7 +180,7 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
   CsrParts<BytesOf<Ctx>> out;
   out.nvals = n;
   out.j = ctx.alloc(n * sizeof(Index));
-  out.x = ctx.alloc(n * elem_size);
+  out.x = alloc_values(ctx, n * elem_size);
   auto row_buf = ctx.alloc(n * sizeof(Index));
   Index* j = as<Index>(out.j);
   Index* row = as<Index>(row_buf);
@@ -264,7 +264,7 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
   CsrParts<BytesOf<Ctx>> out;
   out.nvals = n;
   out.j = ctx.alloc(n * sizeof(Index));
-  out.x = ctx.alloc(n * sizeof(V));
+  out.x = alloc_values(ctx, n * sizeof(V));
   auto row_buf = ctx.alloc(n * sizeof(Index));
   Index* j = as<Index>(out.j);
   V* z = as<V>(out.x);
@@ -575,7 +575,7 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
     });
     out.nvals = n;
     out.j = ctx.alloc(n * sizeof(Index));
-    out.x = ctx.alloc(n * sizeof(V));
+    out.x = alloc_values(ctx, n * sizeof(V));
     Index* j = as<Index>(out.j);
     V* x = as<V>(out.x);
     for_n_stream(ctx, "snack::portable::dense_product_entries", n, KOKKOS_LAMBDA(Index q) {
@@ -591,7 +591,7 @@ CsrParts<BytesOf<Ctx>> compact_dense_product(Ctx& ctx, const Index* rows, Index 
       p[r] = pos[r * ncols];
     });
     out.j = ctx.alloc(out.nvals * sizeof(Index));
-    out.x = ctx.alloc(out.nvals * sizeof(V));
+    out.x = alloc_values(ctx, out.nvals * sizeof(V));
     Index* j = as<Index>(out.j);
     V* x = as<V>(out.x);
     for_n_stream(ctx, "snack::portable::dense_product_entries", n, KOKKOS_LAMBDA(Index q) {
