@@ -13,8 +13,6 @@ using core::MaskHint;
 
 KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                  bool tb, bool flip);
-KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
-KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
 KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A);
 KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A);
 KernelStatus transpose(Matrix& T, const Matrix& A);
@@ -27,6 +25,8 @@ KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A);
 KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& s, bool bind_first, const Matrix& A);
 // snk::optimizer_step in place where P, S1, S2 and G hold one pattern and a floating type; Declined otherwise.
 KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step);
+KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
+KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
 KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
 KernelStatus extract(Matrix& T, const Matrix& A, const core::IndexList& I, const core::IndexList& J);
 KernelStatus assign(Matrix& Z, const Matrix& C, const BinaryOp* accum, const Matrix& A, const core::IndexList& I,

@@ -9,10 +9,10 @@
 // tags carrying the opcode and the C++ value type.
 //
 // Instantiation policy (what is templated, and on what): semiring kernels on (add opcode, multiply
-// opcode, type) for the 124 predefined semirings only; select and index-unary apply value passes on
-// (opcode, type) of the predefined operators; reductions on (monoid opcode, type). eWise and apply run the
-// portable kernels, templated on the type alone (portable/op_eval.hpp reads the opcode per entry). Structural
-// work that does not depend on values is compiled once (parallel.cpp and the type-free passes of each kernel file).
+// opcode, type) for the 124 predefined semirings only; reductions on (monoid opcode, type). eWise, apply and
+// select run the portable kernels, templated on the type alone (portable/op_eval.hpp reads the opcode per entry).
+// Structural work that does not depend on values is compiled once (parallel.cpp and the type-free passes of each
+// kernel file).
 #pragma once
 
 #include <Kokkos_Macros.hpp>

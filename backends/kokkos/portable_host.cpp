@@ -1,6 +1,6 @@
 // backends/kokkos/portable_host.cpp: the portable kernels (portable/) instantiated for the host, for the kokkos
-// backend's operations that use them (entry_points.hpp says which): eWiseAdd, eWiseMult, apply (unary and bound),
-// snk::optimizer_step (in place), kronecker, extract, and assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator,
+// backend's operations that use them (entry_points.hpp says which): eWiseAdd, eWiseMult, apply (unary, bound and
+// index-unary), select, snk::optimizer_step (in place), kronecker, extract, and assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator,
 // or FIRST over C less the region).
 //
 // The same sources run in Kokkos' CUDA space in the cuda backend. Here the context allocates with new[] and runs on
@@ -13,6 +13,7 @@
 #include "parallel.hpp"
 #include "portable/elementwise.hpp"
 #include "portable/index_ops.hpp"
+#include "portable/index_unary_calls.hpp"
 #include "portable/optimizer.hpp"
 #include "portable/kronecker.hpp"
 
@@ -137,6 +138,26 @@ KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& scalar, bo
     });
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) {
+  KernelStatus status = KernelStatus::Declined;
+  on_host([&](auto& ctx) {
+    status = P::apply_index_call(ctx, op, A, [&] { return csr_ref(A); }, thunk,
+                                 [&](auto&& r) { adopt_result(T, std::move(r)); });
+    return true;
+  });
+  return status;
+}
+
+KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) {
+  KernelStatus status = KernelStatus::Declined;
+  on_host([&](auto& ctx) {
+    status = P::select_call(ctx, T, op, A, [&] { return csr_ref(A); }, thunk,
+                            [&](auto&& r) { adopt_result(T, std::move(r)); });
+    return true;
+  });
+  return status;
 }
 
 namespace {

@@ -17,6 +17,7 @@
 #include "device_context.hpp"
 #include "portable/elementwise.hpp"
 #include "portable/index_ops.hpp"
+#include "portable/index_unary_calls.hpp"
 #include "portable/mask_accum.hpp"
 #include "portable/optimizer.hpp"
 #include "portable/reduce.hpp"
@@ -284,73 +285,14 @@ KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
-namespace {
-// The thunk as int64 (positional operators read it so; SuiteSparse casts it the same way).
-std::int64_t thunk64(const Scalar& y) {
-  std::int64_t v = 0;
-  cast_array(&types::Int64, &v, y.type(), y.data(), 1);
-  return v;
-}
-}  // namespace
-
 KernelStatus portable_apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
-  if (op.opcode == IndexUnaryOpcode::User || !builtin(op.ztype) || !builtin(op.ytype) || !builtin(A.type()))
-    return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
-  const bool vector = A.is_vector();
-  if (P::is_position_value(op.opcode)) {
-    if (op.ytype != op.ztype) return KernelStatus::Declined;
-    if (op.ztype->code == TypeCode::Int32)
-      attach(T, P::apply_position<std::int32_t>(ctx, ref_of(A, s), vector, op.opcode, thunk64(y)), s);
-    else if (op.ztype->code == TypeCode::Int64)
-      attach(T, P::apply_position<std::int64_t>(ctx, ref_of(A, s), vector, op.opcode, thunk64(y)), s);
-    else
-      return KernelStatus::Declined;
-    return KernelStatus::Done;
-  }
-  if (op.ztype->code != TypeCode::Bool) return KernelStatus::Declined;
-  if (P::is_position_test(op.opcode)) {
-    attach(T, P::apply_test<bool>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y)), s);
-    return KernelStatus::Done;
-  }
-  if (op.xtype != A.type() || op.ytype != op.xtype || y.type() != op.ytype) return KernelStatus::Declined;
-  bool done = false;
-  with_type(A.type()->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    attach(T, P::apply_test<V>(ctx, ref_of(A, s), vector, op.opcode, kokkos::load_value<V>(y.data()), 0), s);
-    return done = true;
-  });
-  return done ? KernelStatus::Done : KernelStatus::Declined;
+  return P::apply_index_call(ctx, op, A, [&] { return ref_of(A, s); }, y, [&](auto&& r) { attach(T, std::move(r), s); });
 }
 
 KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
-  if (op.opcode == IndexUnaryOpcode::User || !builtin(op.ytype) || !builtin(A.type()) || T.type() != A.type())
-    return KernelStatus::Declined;
   SourceContext ctx = source_context(s);
-  const bool vector = A.is_vector();
-  const std::size_t elem = A.type()->size;
-  if (P::is_position_test(op.opcode)) {
-    attach(T, P::select<bool>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y), elem), s);
-    return KernelStatus::Done;
-  }
-  if (P::is_position_value(op.opcode)) {   // kept where i + y (...) is nonzero in the operator's INT32 / INT64
-    if (op.ztype->code == TypeCode::Int32)
-      attach(T, P::select<bool, std::int32_t>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y), elem), s);
-    else if (op.ztype->code == TypeCode::Int64)
-      attach(T, P::select<bool, std::int64_t>(ctx, ref_of(A, s), vector, op.opcode, false, thunk64(y), elem), s);
-    else
-      return KernelStatus::Declined;
-    return KernelStatus::Done;
-  }
-  if (!P::is_value_test(op.opcode) || op.xtype != A.type() || op.ytype != op.xtype || y.type() != op.ytype)
-    return KernelStatus::Declined;
-  bool done = false;
-  with_type(A.type()->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    attach(T, P::select<V>(ctx, ref_of(A, s), vector, op.opcode, kokkos::load_value<V>(y.data()), 0, elem), s);
-    return done = true;
-  });
-  return done ? KernelStatus::Done : KernelStatus::Declined;
+  return P::select_call(ctx, T, op, A, [&] { return ref_of(A, s); }, y, [&](auto&& r) { attach(T, std::move(r), s); });
 }
 
 namespace {

@@ -116,14 +116,18 @@ BytesOf<Ctx> cast_values(Ctx& ctx, const CsrRef& A, TypeCode from, TypeCode to, 
   return x;
 }
 
-// The entry's position as the operator sees it: (i, j), or (j, 0) for a vector's entry.
-KOKKOS_INLINE_FUNCTION void position(const CsrRef& A, bool vector, Index e, Index& i, Index& j) {
+// f(e, i, j) for every entry e of A at its position as the operator sees it, (i, j), or (j, 0) for a vector's entry: a
+// vector's entries (one row) and a device's entries one thread each, a matrix's on the host by rows (no search for an
+// entry's row).
+template <class Ctx, class F>
+void for_positions(Ctx& ctx, const char* label, const CsrRef& A, bool vector, const F& f) {
+  const CsrRef a = A;
   if (vector) {
-    i = A.j[e];
-    j = 0;
+    for_n_stream(ctx, label, A.nvals, KOKKOS_LAMBDA(Index e) { f(e, a.j[e], Index(0)); });
+  } else if constexpr (host_space<Ctx>()) {
+    for_entries_by_slot(ctx, label, A, KOKKOS_LAMBDA(Index s, Index e) { f(e, a.row_of(s), a.j[e]); });
   } else {
-    i = A.row_of(slot_of(A, e));
-    j = A.j[e];
+    for_n(ctx, label, A.nvals, KOKKOS_LAMBDA(Index e) { f(e, a.row_of(slot_of(a, e)), a.j[e]); });
   }
 }
 
@@ -132,10 +136,7 @@ template <class Z, class Ctx>
 CsrParts<BytesOf<Ctx>> apply_position(Ctx& ctx, const CsrRef& A, bool vector, IU op, std::int64_t y) {
   auto out = copy_pattern(ctx, A, sizeof(Z));
   Z* z = as<Z>(out.x);
-  const CsrRef a = A;
-  for_n(ctx, "snack::portable::apply_position", A.nvals, KOKKOS_LAMBDA(Index e) {
-    Index i, j;
-    position(a, vector, e, i, j);
+  for_positions(ctx, "snack::portable::apply_position", A, vector, KOKKOS_LAMBDA(Index e, Index i, Index j) {
     z[e] = static_cast<Z>(position_value(op, i, j, y));
   });
   return out;
@@ -146,18 +147,12 @@ template <class T, class Ctx>
 CsrParts<BytesOf<Ctx>> apply_test(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y, std::int64_t y64) {
   auto out = copy_pattern(ctx, A, sizeof(bool));
   bool* z = as<bool>(out.x);
-  const CsrRef a = A;
   const T* v = A.values<T>();
-  const bool positional = is_position_test(op);
-  for_n(ctx, "snack::portable::apply_test", A.nvals, KOKKOS_LAMBDA(Index e) {
-    if (positional) {
-      Index i, j;
-      position(a, vector, e, i, j);
-      z[e] = position_test(op, i, j, y64);
-    } else {
-      z[e] = value_test<T>(op, v[e], y);
-    }
-  });
+  if (is_position_test(op))
+    for_positions(ctx, "snack::portable::apply_position_test", A, vector,
+                  KOKKOS_LAMBDA(Index e, Index i, Index j) { z[e] = position_test(op, i, j, y64); });
+  else
+    for_n_stream(ctx, "snack::portable::apply_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = value_test<T>(op, v[e], y); });
   return out;
 }
 
@@ -171,17 +166,16 @@ CsrParts<BytesOf<Ctx>> select(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y
   // compaction instantiated per test would repeat its three loops in every type's and operator's select.
   auto flag_buf = ctx.alloc(A.nvals);
   std::uint8_t* keep = as<std::uint8_t>(flag_buf);
-  const CsrRef a = A;
-  const bool positional = is_position_test(op), position_valued = is_position_value(op);
-  for_n_stream(ctx, "snack::portable::select_flags", A.nvals, KOKKOS_LAMBDA(Index e) {
-    if (positional || position_valued) {
-      Index i, j;
-      position(a, vector, e, i, j);
-      keep[e] = positional ? position_test(op, i, j, y64) : static_cast<Z>(position_value(op, i, j, y64)) != Z(0);
-    } else {
-      keep[e] = value_test<T>(op, a.values<T>()[e], y);
-    }
-  });
+  const T* v = A.values<T>();
+  if (is_position_test(op))
+    for_positions(ctx, "snack::portable::select_position_test", A, vector,
+                  KOKKOS_LAMBDA(Index e, Index i, Index j) { keep[e] = position_test(op, i, j, y64); });
+  else if (is_position_value(op))
+    for_positions(ctx, "snack::portable::select_position_value", A, vector, KOKKOS_LAMBDA(Index e, Index i, Index j) {
+      keep[e] = static_cast<Z>(position_value(op, i, j, y64)) != Z(0);
+    });
+  else
+    for_n_stream(ctx, "snack::portable::select_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { keep[e] = value_test<T>(op, v[e], y); });
   return compact(ctx, A, keep, A.x, elem_size);
 }
 
