@@ -1,14 +1,14 @@
 // backends/kokkos/backend.cpp: the kokkos backend object, its registration (rank 20, complete: the default where
 // built) and the lazy start of Kokkos.
 //
-// The backend implements mxm (and through it mxv / vxm), reduce (rows and scalar) and transpose with its own host
-// Kokkos kernels, and eWiseAdd, eWiseMult, apply (unary, bound binary, index-unary), select, kronecker, extract and
-// assign to part of C with the portable kernels that the cuda backend runs on the GPU (portable_host.cpp; assign over
-// the whole of C is an eWiseAdd or a copy, which the core makes), for every builtin type and every predefined
-// operator, monoid and semiring; it declines user-defined types and operators, which the dispatcher then runs on reference (counted as
-// fallbacks). Kokkos is initialized on the first backend creation unless the application already did it,
-// and finalized at exit in that case. All kernels are deterministic (no floating-point atomics; every
-// value is reduced by one thread in a fixed order), so snk::deterministic() needs no separate path.
+// The backend implements mxm (and through it mxv / vxm) with its own host Kokkos kernels, and every other operation
+// (eWiseAdd, eWiseMult, apply, select, reduce, transpose, kronecker, extract, assign to part of C) with the portable
+// kernels that the cuda backend runs on the GPU (portable_host.cpp; assign over the whole of C is an eWiseAdd or a
+// copy, which the core makes), for every builtin type and every predefined operator, monoid and semiring; it declines
+// user-defined types and operators, which the dispatcher then runs on reference (counted as fallbacks). Kokkos is
+// initialized on the first backend creation unless the application already did it, and finalized at exit in that
+// case. All kernels are deterministic (no floating-point atomics; every value is reduced by one thread in a fixed
+// order, a scalar reduction in fixed blocks), so snk::deterministic() needs no separate path.
 #include <cstdlib>
 #include <mutex>
 

@@ -13,10 +13,10 @@ using core::MaskHint;
 
 KernelStatus mxm(Matrix& T, const MaskHint& mask, const Semiring& s, const Matrix& A, bool ta, const Matrix& B,
                  bool tb, bool flip);
+// Through the portable kernels (portable/), instantiated for the host in portable_host.cpp.
 KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A);
 KernelStatus reduce_scalar(Scalar& s, const Monoid& m, const Matrix& A);
 KernelStatus transpose(Matrix& T, const Matrix& A);
-// Through the portable kernels (portable/), instantiated for the host in portable_host.cpp.
 KernelStatus ewise_add(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
 KernelStatus ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);
 // apply: T may be A itself (the in-place forms of core/kernels.hpp): A's values are then replaced (declined when

@@ -9,8 +9,8 @@
 // tags carrying the opcode and the C++ value type.
 //
 // Instantiation policy (what is templated, and on what): semiring kernels on (add opcode, multiply
-// opcode, type) for the 124 predefined semirings only; reductions on (monoid opcode, type). eWise, apply and
-// select run the portable kernels, templated on the type alone (portable/op_eval.hpp reads the opcode per entry).
+// opcode, type) for the 124 predefined semirings only. eWise, apply, select and reduce run the portable kernels,
+// templated on the type alone (portable/op_eval.hpp reads the opcode or the monoid per entry).
 // Structural work that does not depend on values is compiled once (parallel.cpp and the type-free passes of each
 // kernel file).
 #pragma once
@@ -69,51 +69,6 @@ using ops::is_comparison;
 using ops::is_logical;
 using ops::monoid_has_terminal;
 using ops::monoid_terminal;
-
-// ---- monoids -----------------------------------------------------------------------------------------------
-// The opcodes this backend reduces with: PLUS, TIMES, MIN, MAX (on every type; on BOOL they are LOR,
-// LAND, LAND, LOR) and LOR, LAND, LXOR, LXNOR (EQ) on BOOL.
-template <BinaryOpcode Op, class T>
-constexpr bool monoid_instantiated() {
-  using B = BinaryOpcode;
-  if constexpr (Op == B::Plus || Op == B::Times || Op == B::Min || Op == B::Max) return true;
-  else if constexpr (Op == B::LOr || Op == B::LAnd || Op == B::LXor || Op == B::LXnor) return math::is_bool_v<T>;
-  else return false;
-}
-
-// f(ValueTag<Op>{}, TypeTag<T>{}) for a monoid whose operator is a builtin operator on T.
-template <class F>
-bool with_monoid(const Monoid& m, F&& f) {
-  const BinaryOp& op = *m.op;
-  if (op.opcode == BinaryOpcode::User || !is_builtin(op.xtype) || op.ytype != op.xtype || op.ztype != op.xtype)
-    return false;
-  BinaryOpcode code = op.opcode;
-  if (code == BinaryOpcode::Eq && op.xtype->code == TypeCode::Bool) code = BinaryOpcode::LXnor;
-  using B = BinaryOpcode;
-  auto one = [&](auto optag) {
-    constexpr B Op = decltype(optag)::value;
-    return with_type(op.xtype->code, [&](auto tt) {
-      using T = typename decltype(tt)::type;
-      if constexpr (monoid_instantiated<Op, T>()) {
-        f(optag, tt);
-        return true;
-      } else {
-        return false;
-      }
-    });
-  };
-  switch (code) {
-    case B::Plus: return one(ValueTag<B::Plus>{});
-    case B::Times: return one(ValueTag<B::Times>{});
-    case B::Min: return one(ValueTag<B::Min>{});
-    case B::Max: return one(ValueTag<B::Max>{});
-    case B::LOr: return one(ValueTag<B::LOr>{});
-    case B::LAnd: return one(ValueTag<B::LAnd>{});
-    case B::LXor: return one(ValueTag<B::LXor>{});
-    case B::LXnor: return one(ValueTag<B::LXnor>{});
-    default: return false;
-  }
-}
 
 // ---- semirings ---------------------------------------------------------------------------------------------
 // The (add, multiply, type) triples with a compiled kernel: the 12 numeric semirings of the spec on the

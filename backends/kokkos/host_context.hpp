@@ -59,9 +59,9 @@ struct HostContext {
   }
 };
 
-// T takes the kernel's result: its arrays move into the container's host form (values allocated otherwise than by
-// alloc_values are copied).
-inline void adopt_result(Matrix& T, portable::CsrParts<HostBytes>&& r) {
+// The kernel's result as a container's host form, its values value_size bytes each: its arrays move there (values
+// allocated otherwise than by alloc_values are copied).
+inline CsrStorage storage_of(portable::CsrParts<HostBytes>&& r, std::size_t value_size) {
   const auto words = [](HostBytes& b, Index n) {
     std::vector<Index> v = std::move(b.words);
     v.resize(n);
@@ -72,7 +72,7 @@ inline void adopt_result(Matrix& T, portable::CsrParts<HostBytes>&& r) {
   if (r.hyper) s.h = words(r.h, r.nslots);
   s.p = words(r.p, r.nslots + 1);
   s.j = words(r.j, r.nvals);
-  const std::size_t value_bytes = static_cast<std::size_t>(r.nvals) * T.type()->size;
+  const std::size_t value_bytes = static_cast<std::size_t>(r.nvals) * value_size;
   if (r.x.holds_bytes) {
     s.x = std::move(r.x.bytes);
     s.x.resize(value_bytes);
@@ -80,7 +80,12 @@ inline void adopt_result(Matrix& T, portable::CsrParts<HostBytes>&& r) {
     const auto* x = static_cast<const unsigned char*>(r.x.get());
     s.x.assign(x, x + value_bytes);
   }
-  T.adopt(std::move(s));
+  return s;
+}
+
+// T takes the kernel's result (storage_of).
+inline void adopt_result(Matrix& T, portable::CsrParts<HostBytes>&& r) {
+  T.adopt(storage_of(std::move(r), T.type()->size));
 }
 
 }  // namespace snk::kokkos

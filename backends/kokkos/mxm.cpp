@@ -58,7 +58,7 @@ void transpose_for_full_rows(MxmCall& c, std::size_t value_size) {
   for (Index s = 0; s < A.nslots && full < kFullRowsForTranspose; ++s) full += A.p[s + 1] - A.p[s] == A.ncols;
   if (full < kFullRowsForTranspose) return;
   CsrStorage& t = c.bt_storage;
-  t = transpose_storage(B, value_size);
+  if (!transpose_storage(B, value_size, t)) return;
   if (!t.hyper) {
     std::vector<Index> p{0};
     for (Index r = 0; r < B.ncols; ++r)

@@ -108,15 +108,6 @@ void parallel_chunks(const char* label, const std::vector<Index>& bounds, ChunkB
   governor().record(end, end - start, work.load(std::memory_order_relaxed));
 }
 
-Index slot_of_entry(const CsrRef& A, Index e) {
-  Index lo = 0, hi = A.nslots;
-  while (hi - lo > 1) {
-    const Index mid = lo + (hi - lo) / 2;
-    if (A.p[mid] <= e) lo = mid; else hi = mid;
-  }
-  return lo;
-}
-
 void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep, const unsigned char* values,
                      std::size_t value_size) {
   const Index n = pattern.nvals;

@@ -142,23 +142,6 @@ void for_items(const char* label, Index n, const F& f, Index grain = 2048) {
   });
 }
 
-// The slot holding entry e of A (the last slot whose first entry is <= e).
-Index slot_of_entry(const CsrRef& A, Index e);
-
-// for_entries(label, A, f): f(e, row) for every entry e of A, in parallel over chunks of entries of about
-// equal size (so a single long row, a vector, is split too).
-template <class F>
-void for_entries(const char* label, const CsrRef& A, const F& f) {
-  for_chunks(label, uniform_chunks(A.nvals, 4096), [&](Index e, Index e1, int) {
-    if (e == e1) return;
-    Index s = slot_of_entry(A, e), row_end = A.p[s + 1];
-    for (; e < e1; ++e) {
-      while (e >= row_end) row_end = A.p[++s + 1];
-      f(e, A.row_of(s));
-    }
-  });
-}
-
 // The entries of `pattern` where keep[e] is set, with values (value_size bytes each, indexed by entry of
 // pattern) copied from `values`, laid out as T with pattern's rows (scan over entries, in parallel).
 void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep, const unsigned char* values,
@@ -167,10 +150,10 @@ void compact_entries(Matrix& T, const CsrRef& pattern, const std::uint8_t* keep,
 // A copy of A's pattern (h, p, j) with room for values of value_size bytes.
 CsrStorage copy_pattern(const Matrix& A, std::size_t value_size);
 
-// A^T (values moved as bytes, value_size each), each row listing A's rows in increasing order
-// (reduce_transpose.cpp): plain CSR from per-block column counts, or, for an A far wider than its entry
-// count, hypersparse holding only A's non-empty columns.
-CsrStorage transpose_storage(const CsrRef& A, std::size_t value_size);
+// out = A^T (values moved as bytes, value_size each), each row listing A's rows in increasing order: the portable
+// transpose on the host (portable_host.cpp: per-run column counts, or, for an A far wider than its entry count, a
+// sort, hypersparse where the result is). False (out unchanged) where no host space may run it.
+bool transpose_storage(const CsrRef& A, std::size_t value_size, CsrStorage& out);
 
 // A fixed number of per-thread scratch arrays (one per concurrent thread), claimed with a
 // Kokkos::Experimental::UniqueToken inside a parallel loop.

@@ -1,6 +1,6 @@
 // backends/kokkos/portable_host.cpp: the portable kernels (portable/) instantiated for the host, for the kokkos
 // backend's operations that use them (entry_points.hpp says which): eWiseAdd, eWiseMult, apply (unary, bound and
-// index-unary), select, snk::optimizer_step (in place), kronecker, extract, and assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator,
+// index-unary), select, reduce (rows and scalar), transpose, snk::optimizer_step (in place), kronecker, extract, and assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator,
 // or FIRST over C less the region).
 //
 // The same sources run in Kokkos' CUDA space in the cuda backend. Here the context allocates with new[] and runs on
@@ -15,6 +15,8 @@
 #include "portable/index_ops.hpp"
 #include "portable/index_unary_calls.hpp"
 #include "portable/optimizer.hpp"
+#include "portable/products.hpp"
+#include "portable/reduce.hpp"
 #include "portable/kronecker.hpp"
 
 #include <algorithm>
@@ -158,6 +160,49 @@ KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Sc
     return true;
   });
   return status;
+}
+
+KernelStatus reduce_rows(Matrix& T, const Monoid& m, const Matrix& A) {
+  bool done = false;
+  P::with_monoid_fn(m, A.type(), [&](auto fn) {
+    using V = decltype(fn.identity);
+    const CsrRef a = csr_ref(A);
+    done = on_host([&](auto& ctx) {
+      adopt_result(T, P::reduce_rows<V>(ctx, a, fn));
+      return true;
+    });
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+KernelStatus reduce_scalar(Scalar& result, const Monoid& m, const Matrix& A) {
+  bool done = false;
+  P::with_monoid_fn(m, A.type(), [&](auto fn) {
+    using V = decltype(fn.identity);
+    const CsrRef a = csr_ref(A);
+    V v{};
+    done = on_host([&](auto& ctx) {
+      v = P::reduce_scalar<V>(ctx, a, fn);
+      return true;
+    });
+    if (done) result.set(&v, A.type());
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+bool transpose_storage(const CsrRef& A, std::size_t value_size, CsrStorage& out) {
+  return on_host([&](auto& ctx) {
+    out = storage_of(P::transpose(ctx, A, value_size), value_size);
+    return true;
+  });
+}
+
+KernelStatus transpose(Matrix& T, const Matrix& A) {
+  if (!is_builtin(A.type())) return KernelStatus::Declined;
+  CsrStorage s;
+  if (!transpose_storage(csr_ref(A), A.type()->size, s)) return KernelStatus::Declined;
+  T.adopt(std::move(s));
+  return KernelStatus::Done;
 }
 
 namespace {

@@ -210,9 +210,9 @@ TEST_F(PortableKernels, ApplySelectAndElementWise) {
     Matrix tril(&snk::types::FP64, rows, 29), positive(&snk::types::FP64, rows, 29);
     snk::select(tril, nullptr, nullptr, *snk::builtin_index_unary_op(IU::Tril, TypeCode::Int64), A, y);
     snk::select(positive, nullptr, nullptr, *snk::builtin_index_unary_op(IU::ValueGt, TypeCode::FP64), A, zero);
-    expect_same(to_matrix(P::select<bool>(ctx, ref(A), false, IU::Tril, false, k, 8), &snk::types::FP64, rows, 29),
+    expect_same(to_matrix(P::select_by_position(ctx, ref(A), false, IU::Tril, k, 8), &snk::types::FP64, rows, 29),
                 tril, "select TRIL");
-    expect_same(to_matrix(P::select<double>(ctx, ref(A), false, IU::ValueGt, 0.0, 0, 8), &snk::types::FP64, rows, 29),
+    expect_same(to_matrix(P::select_by_value<double>(ctx, ref(A), IU::ValueGt, 0.0, 8), &snk::types::FP64, rows, 29),
                 positive, "select VALUEGT");
   }
 }
@@ -424,6 +424,36 @@ void check_full_rows(HostContext& ctx, TypeCode code, Op op) {
   const Matrix holes = random_matrix(t, 8, 6, 1.0);   // every fourth row empty
   P::CsrParts<HostBytes> none;
   EXPECT_FALSE(P::reduce_full_rows<V>(ctx, ref(holes), fn, none)) << mon.name << ": not full";
+}
+
+// The host's scalar reduction folds fixed blocks in order, so the pool's threads and one thread give the same bits
+// (a reduction split by threads would round differently). Rows reduce one thread each: the same there too.
+TEST_F(PortableKernels, HostReductionsDoNotDependOnTheThreadCount) {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  const snk::Type* t = &snk::types::FP64;
+  // Values of every magnitude from 1e-6 to 1e6, so that a different order of the additions rounds differently.
+  const Index rows = 10, cols = 60000;
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0), exponent(-6.0, 6.0);
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < cols; ++j) {
+      I.push_back(i);
+      J.push_back(j);
+      X.push_back(mantissa(rng()) * std::pow(10.0, exponent(rng())));
+    }
+  Matrix A(t, rows, cols);
+  A.build(I.data(), J.data(), X.data(), t, I.size(), nullptr);
+  ASSERT_GT(A.nvals(), 20 * P::kScalarBlock);
+  const P::MonoidFn<double> plus{Op::Plus, 0.0};
+  snk::kokkos::HostContext<Kokkos::Serial> one;
+  const double pool = P::reduce_scalar<double>(ctx, ref(A), plus), serial = P::reduce_scalar<double>(one, ref(A), plus);
+  EXPECT_EQ(std::memcmp(&pool, &serial, sizeof(double)), 0) << pool << " vs " << serial;
+  expect_same(to_matrix(P::reduce_rows<double>(ctx, ref(A), plus), t, 1, rows),
+              to_matrix(P::reduce_rows<double>(one, ref(A), plus), t, 1, rows), "rows on the pool and on one thread");
+#else
+  GTEST_SKIP() << "Kokkos built without its Serial space";
+#endif
 }
 
 TEST_F(PortableKernels, FullRowsReducedInPlace) {

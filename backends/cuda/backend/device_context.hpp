@@ -152,21 +152,4 @@ DeviceBuffer mask_true_flags(Ctx& ctx, const Matrix& M, const kokkos::CsrRef& m,
   return flags;
 }
 
-// The monoid as a run-time functor on V, when the portable kernels reduce with it.
-template <class V>
-inline bool monoid_of(const Monoid& m, kokkos::portable::MonoidFn<V>& out) {
-  const BinaryOp& op = *m.op;
-  if (op.opcode == BinaryOpcode::User || op.xtype != op.ztype || op.ytype != op.ztype) return false;
-  BinaryOpcode code = op.opcode;
-  if (code == BinaryOpcode::Eq && op.xtype->code == TypeCode::Bool) code = BinaryOpcode::LXnor;
-  const bool ok = code == BinaryOpcode::Plus || code == BinaryOpcode::Times || code == BinaryOpcode::Min ||
-                  code == BinaryOpcode::Max ||
-                  (math::is_bool_v<V> && (code == BinaryOpcode::LOr || code == BinaryOpcode::LAnd ||
-                                          code == BinaryOpcode::LXor || code == BinaryOpcode::LXnor));
-  if (!ok) return false;
-  out.op = code;
-  std::memcpy(&out.identity, m.identity.data(), sizeof(V));
-  return true;
-}
-
 }  // namespace snk::cuda

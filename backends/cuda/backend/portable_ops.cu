@@ -325,16 +325,7 @@ namespace {
 // portable kernels reduce with; Declined otherwise.
 template <class F>
 KernelStatus with_monoid(const Monoid& m, const Matrix& A, F&& f) {
-  if (!builtin(A.type()) || A.type() != m.type()) return KernelStatus::Declined;
-  bool done = false;
-  with_type(A.type()->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    P::MonoidFn<V> fn{};
-    if (!monoid_of(m, fn)) return false;
-    f(fn);
-    return done = true;
-  });
-  return done ? KernelStatus::Done : KernelStatus::Declined;
+  return P::with_monoid_fn(m, A.type(), f) ? KernelStatus::Done : KernelStatus::Declined;
 }
 }  // namespace
 

@@ -500,7 +500,7 @@ KernelStatus portable_mxm(Matrix& T, const core::MaskHint& mask, const Semiring&
   with_type(v->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
     P::MonoidFn<V> add{};
-    if (!monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
+    if (!P::monoid_of(*s.add, add) || !P::defined_binary<V, V>(mul.opcode)) return false;
     const Product<V> p{ctx, stream, T, mask, s, A, B, ta, tb, flip, s.add->op->opcode, add, mul.opcode, {}};
     for (const ProductKernel<V>& k : product_kernels<V>()) {
       if ((only_masked_dot && !k.masked_dot) || (ta && !k.transposed_a) || !k.can_run(p)) continue;

@@ -1,19 +1,19 @@
 // backends/kokkos/portable/elementwise.hpp: apply (unary, bound binary, index-unary), select, eWiseMult and
-// eWiseAdd as portable kernels, per entry, on any Kokkos space (core/kernels.hpp states each operation's contract),
-// the values of a region that holds one scalar everywhere (a constant assign's), and values cast to another type.
+// eWiseAdd as portable kernels on any Kokkos space (core/kernels.hpp states each operation's contract), the values of
+// a region that holds one scalar everywhere (a constant assign's), and values cast to another type.
 //
 // On a device every pass runs in parallel over entries, never over rows, so a vector (one row) spreads over the whole
-// device; an entry finds its row by a binary search of the row pointers (slot_of). On the host eWiseAdd and eWiseMult
-// merge whole rows instead (ewise_by_rows). apply keeps A's pattern (unary and bound
-// apply return the values alone, which the caller puts on A's pattern); select and
-// eWiseMult flag the entries of A they keep and compact them (parts.hpp: compact), so the result has A's slots;
-// eWiseAdd places A's entries and B's entries that A lacks by counting, for each entry, the other side's entries
-// before it in its row (binary searches), which needs no merge and no atomics: results are deterministic. For operands
-// of one pattern (same_pattern: an optimizer's state and a gradient on a layer's weights) ewise_values computes the
-// values alone, which the caller puts on the operands' pattern. Value
-// types: T is the operator's input type, Z its output type (T, or bool for comparisons); the operator is an opcode
-// (op_eval.hpp). Preconditions the host side checks: builtin operators defined on T; for eWiseAdd, neither input
-// hypersparse (their slots are then their rows).
+// device; an entry finds its row by a binary search of the row pointers (slot_of). On the host a thread takes a run of
+// rows instead: eWiseAdd and eWiseMult merge them (ewise_by_rows), positional tests walk them (for_positions). apply
+// keeps A's pattern (unary and bound apply return the values alone, which the caller puts on A's pattern); select and
+// the device's eWiseMult flag the entries of A they keep and compact them (parts.hpp: compact), so the result has A's
+// slots; the device's eWiseAdd places A's entries and B's entries that A lacks by counting, for each entry, the other
+// side's entries before it in its row (binary searches), which needs no merge and no atomics: results are
+// deterministic. For operands of one pattern (same_pattern: an optimizer's state and a gradient on a layer's weights)
+// ewise_values computes the values alone, which the caller puts on the operands' pattern. Value types: T is the
+// operator's input type, Z its output type (T, or bool for comparisons); the operator is an opcode (op_eval.hpp).
+// Preconditions the host side checks: builtin operators defined on T; for eWiseAdd, neither input hypersparse (their
+// slots are then their rows).
 #pragma once
 
 #include <cstdint>
@@ -142,40 +142,54 @@ CsrParts<BytesOf<Ctx>> apply_position(Ctx& ctx, const CsrRef& A, bool vector, IU
   return out;
 }
 
-// z = (bool) op(a, i, j, y) for every entry: a position test (T unused) or a value test of a against y.
-template <class T, class Ctx>
-CsrParts<BytesOf<Ctx>> apply_test(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y, std::int64_t y64) {
+// z = (bool) op(i, j, y) for every entry: a position test.
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> apply_position_test(Ctx& ctx, const CsrRef& A, bool vector, IU op, std::int64_t y) {
   auto out = copy_pattern(ctx, A, sizeof(bool));
   bool* z = as<bool>(out.x);
-  const T* v = A.values<T>();
-  if (is_position_test(op))
-    for_positions(ctx, "snack::portable::apply_position_test", A, vector,
-                  KOKKOS_LAMBDA(Index e, Index i, Index j) { z[e] = position_test(op, i, j, y64); });
-  else
-    for_n_stream(ctx, "snack::portable::apply_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = value_test<T>(op, v[e], y); });
+  for_positions(ctx, "snack::portable::apply_position_test", A, vector,
+                KOKKOS_LAMBDA(Index e, Index i, Index j) { z[e] = position_test(op, i, j, y); });
   return out;
 }
 
-// The entries of A where op(a, i, j, y) cast to bool holds (a position test; a position value, kept where it is
-// nonzero in the operator's output type Z; or a value test of a against y), with A's values (elem_size bytes; T is
-// the values' type for a value test, unused otherwise).
-template <class T, class Z = std::int64_t, class Ctx>
-CsrParts<BytesOf<Ctx>> select(Ctx& ctx, const CsrRef& A, bool vector, IU op, T y, std::int64_t y64,
-                              std::size_t elem_size) {
-  // The test writes flags, and the compaction over flags (one instantiation for every select) keeps them: the
-  // compaction instantiated per test would repeat its three loops in every type's and operator's select.
+// z = (bool) op(a, y) for every entry: a value test of a (of type T) against y.
+template <class T, class Ctx>
+CsrParts<BytesOf<Ctx>> apply_value_test(Ctx& ctx, const CsrRef& A, IU op, T y) {
+  auto out = copy_pattern(ctx, A, sizeof(bool));
+  bool* z = as<bool>(out.x);
+  const T* v = A.values<T>();
+  for_n_stream(ctx, "snack::portable::apply_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = value_test<T>(op, v[e], y); });
+  return out;
+}
+
+// select: the entries of A whose flag a test sets, with A's values (elem_size bytes). The test writes flags, and the
+// compaction over flags (one instantiation for every select) keeps them: the compaction instantiated per test would
+// repeat its three loops in every type's and operator's select. Positional tests are compiled once, not per value
+// type.
+
+// The entries of A where a position test holds, or where a position value is nonzero in the operator's output type Z.
+template <class Z = std::int64_t, class Ctx>
+CsrParts<BytesOf<Ctx>> select_by_position(Ctx& ctx, const CsrRef& A, bool vector, IU op, std::int64_t y,
+                                          std::size_t elem_size) {
+  auto flag_buf = ctx.alloc(A.nvals);
+  std::uint8_t* keep = as<std::uint8_t>(flag_buf);
+  if (is_position_test(op))
+    for_positions(ctx, "snack::portable::select_position_test", A, vector,
+                  KOKKOS_LAMBDA(Index e, Index i, Index j) { keep[e] = position_test(op, i, j, y); });
+  else
+    for_positions(ctx, "snack::portable::select_position_value", A, vector, KOKKOS_LAMBDA(Index e, Index i, Index j) {
+      keep[e] = static_cast<Z>(position_value(op, i, j, y)) != Z(0);
+    });
+  return compact(ctx, A, keep, A.x, elem_size);
+}
+
+// The entries of A whose value (of type T) passes a value test against y.
+template <class T, class Ctx>
+CsrParts<BytesOf<Ctx>> select_by_value(Ctx& ctx, const CsrRef& A, IU op, T y, std::size_t elem_size) {
   auto flag_buf = ctx.alloc(A.nvals);
   std::uint8_t* keep = as<std::uint8_t>(flag_buf);
   const T* v = A.values<T>();
-  if (is_position_test(op))
-    for_positions(ctx, "snack::portable::select_position_test", A, vector,
-                  KOKKOS_LAMBDA(Index e, Index i, Index j) { keep[e] = position_test(op, i, j, y64); });
-  else if (is_position_value(op))
-    for_positions(ctx, "snack::portable::select_position_value", A, vector, KOKKOS_LAMBDA(Index e, Index i, Index j) {
-      keep[e] = static_cast<Z>(position_value(op, i, j, y64)) != Z(0);
-    });
-  else
-    for_n_stream(ctx, "snack::portable::select_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { keep[e] = value_test<T>(op, v[e], y); });
+  for_n_stream(ctx, "snack::portable::select_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { keep[e] = value_test<T>(op, v[e], y); });
   return compact(ctx, A, keep, A.x, elem_size);
 }
 

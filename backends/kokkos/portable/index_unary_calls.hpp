@@ -40,13 +40,13 @@ core::KernelStatus apply_index_call(Ctx& ctx, const IndexUnaryOp& op, const Matr
   }
   if (op.ztype->code != TypeCode::Bool) return KernelStatus::Declined;
   if (is_position_test(op.opcode)) {
-    take(apply_test<bool>(ctx, view(), vector, op.opcode, false, thunk_as_int64(y)));
+    take(apply_position_test(ctx, view(), vector, op.opcode, thunk_as_int64(y)));
     return KernelStatus::Done;
   }
   if (op.xtype != A.type() || op.ytype != op.xtype || y.type() != op.ytype) return KernelStatus::Declined;
   const bool done = with_type(A.type()->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
-    take(apply_test<V>(ctx, view(), vector, op.opcode, load_value<V>(y.data()), 0));
+    take(apply_value_test<V>(ctx, view(), op.opcode, load_value<V>(y.data())));
     return true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
@@ -62,14 +62,14 @@ core::KernelStatus select_call(Ctx& ctx, const Matrix& T, const IndexUnaryOp& op
   const bool vector = A.is_vector();
   const std::size_t elem = A.type()->size;
   if (is_position_test(op.opcode)) {
-    take(select<bool>(ctx, view(), vector, op.opcode, false, thunk_as_int64(y), elem));
+    take(select_by_position(ctx, view(), vector, op.opcode, thunk_as_int64(y), elem));
     return KernelStatus::Done;
   }
   if (is_position_value(op.opcode)) {   // kept where i + y (...) is nonzero in the operator's INT32 / INT64
     if (op.ztype->code == TypeCode::Int32)
-      take(select<bool, std::int32_t>(ctx, view(), vector, op.opcode, false, thunk_as_int64(y), elem));
+      take(select_by_position<std::int32_t>(ctx, view(), vector, op.opcode, thunk_as_int64(y), elem));
     else if (op.ztype->code == TypeCode::Int64)
-      take(select<bool, std::int64_t>(ctx, view(), vector, op.opcode, false, thunk_as_int64(y), elem));
+      take(select_by_position<std::int64_t>(ctx, view(), vector, op.opcode, thunk_as_int64(y), elem));
     else
       return KernelStatus::Declined;
     return KernelStatus::Done;
@@ -78,7 +78,7 @@ core::KernelStatus select_call(Ctx& ctx, const Matrix& T, const IndexUnaryOp& op
     return KernelStatus::Declined;
   const bool done = with_type(A.type()->code, [&](auto tt) {
     using V = typename decltype(tt)::type;
-    take(select<V>(ctx, view(), vector, op.opcode, load_value<V>(y.data()), 0, elem));
+    take(select_by_value<V>(ctx, view(), op.opcode, load_value<V>(y.data()), elem));
     return true;
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "functors.hpp"
 
@@ -174,13 +175,70 @@ inline bool is_position_test(IU op) { return op >= IU::Tril && op <= IU::RowGt; 
 inline bool is_value_test(IU op) { return op >= IU::ValueEq && op <= IU::ValueGe; }
 
 // ---- monoids: the reduction operator, its identity ----------------------------------------------------------
-// The monoid opcodes reduced here: PLUS, TIMES, MIN, MAX on every type, and LOR, LAND, LXOR, LXNOR on BOOL (as
-// functors.hpp's monoid_instantiated; BOOL's EQ monoid arrives as LXNOR).
+// The monoid opcodes reduced here: PLUS, TIMES, MIN, MAX on every type, and LOR, LAND, LXOR, LXNOR on BOOL (BOOL's EQ
+// monoid arrives as LXNOR).
 template <class T>
 struct MonoidFn {
   BinaryOpcode op;
   T identity;
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return binary_eval<T, T>(op, x, y); }
 };
+
+// The fold of v[b .. e-1] (b < e) in order with a monoid of MonoidFn's opcodes, the opcode's case chosen once for the
+// run rather than per value: for a thread that folds a long run (the host's reductions).
+template <BinaryOpcode Op, class T>
+KOKKOS_INLINE_FUNCTION T fold_case(const T* v, Index b, Index e) {
+  T acc = v[b];
+  for (Index k = b + 1; k < e; ++k) acc = binary_case<Op, T, T>(acc, v[k]);
+  return acc;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T fold_run(const MonoidFn<T>& m, const T* v, Index b, Index e) {
+  using B = BinaryOpcode;
+  switch (m.op) {
+    case B::Plus: return fold_case<B::Plus, T>(v, b, e);
+    case B::Times: return fold_case<B::Times, T>(v, b, e);
+    case B::Min: return fold_case<B::Min, T>(v, b, e);
+    case B::Max: return fold_case<B::Max, T>(v, b, e);
+    case B::LOr: return fold_case<B::LOr, T>(v, b, e);
+    case B::LAnd: return fold_case<B::LAnd, T>(v, b, e);
+    case B::LXor: return fold_case<B::LXor, T>(v, b, e);
+    default: return fold_case<B::LXnor, T>(v, b, e);
+  }
+}
+
+// The monoid as a run-time functor on V, when the portable kernels reduce with it (the opcodes above; BOOL's EQ
+// monoid as LXNOR).
+template <class V>
+bool monoid_of(const Monoid& m, MonoidFn<V>& out) {
+  const BinaryOp& op = *m.op;
+  if (op.opcode == BinaryOpcode::User || op.xtype != op.ztype || op.ytype != op.ztype) return false;
+  BinaryOpcode code = op.opcode;
+  if (code == BinaryOpcode::Eq && op.xtype->code == TypeCode::Bool) code = BinaryOpcode::LXnor;
+  const bool ok = code == BinaryOpcode::Plus || code == BinaryOpcode::Times || code == BinaryOpcode::Min ||
+                  code == BinaryOpcode::Max ||
+                  (math::is_bool_v<V> && (code == BinaryOpcode::LOr || code == BinaryOpcode::LAnd ||
+                                          code == BinaryOpcode::LXor || code == BinaryOpcode::LXnor));
+  if (!ok) return false;
+  out.op = code;
+  std::memcpy(&out.identity, m.identity.data(), sizeof(V));
+  return true;
+}
+
+// For a monoid on the builtin type of the operand (`type`) that the kernels reduce with: calls f(MonoidFn<V>) and
+// returns true; false (f not called) otherwise. Both backends' reductions dispatch through it.
+template <class F>
+bool with_monoid_fn(const Monoid& m, const Type* type, F&& f) {
+  if (!is_builtin(type) || type != m.type()) return false;
+  bool done = false;
+  with_type(type->code, [&](auto tt) {
+    using V = typename decltype(tt)::type;
+    MonoidFn<V> fn{};
+    if (!monoid_of(m, fn)) return false;
+    f(fn);
+    return done = true;
+  });
+  return done;
+}
 
 }  // namespace snk::kokkos::portable

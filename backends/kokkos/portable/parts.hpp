@@ -126,6 +126,12 @@ KOKKOS_INLINE_FUNCTION Index run_start(const W& weight, Index n, Index r, Index 
   return lo;
 }
 
+// The weight of the slots before k: their count plus their entries (a row's work is its entries and its own start).
+struct SlotEntries {
+  const Index* p;
+  KOKKOS_INLINE_FUNCTION Index operator()(Index k) const { return k + p[k]; }
+};
+
 // f(k0, k1) over runs of consecutive slots [k0, k1) that cover 0 .. n-1 and split `weight` (a prefix, run_start's
 // rule) evenly, 16 runs to each thread of the space: for the host's kernels that give a thread whole rows, which a
 // plain split of the slots would leave uneven where a few rows hold most entries.

@@ -130,8 +130,67 @@ void transpose_dense_values(Ctx& ctx, const T* ax, T* x, Index rows, Index cols)
   });
 }
 
+// The widest matrix the host transposes by per-run column counts (runs x columns counters).
+constexpr Index kCountedTransposeColumns = Index(1) << 26;
+
+// The host's A^T by counts, with no sort: each of a few runs of A's rows (one a thread, split by entries) counts its
+// entries per column, a scan in (column, run) order gives every run its place in each column, and each run scatters
+// its rows in order, so each column comes out in row order.
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> transpose_by_counts(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
+  const Index ncols = A.ncols, slots = A.nslots, n = A.nvals;
+  const Index threads = static_cast<Index>(ctx.exec().concurrency());
+  const Index runs = slots < threads ? (slots > 0 ? slots : 1) : threads;
+  auto count_buf = ctx.alloc(runs * ncols * sizeof(Index));
+  Index* at = as<Index>(count_buf);   // run r's count, then its next place, of column c: at[r * ncols + c]
+  for_n_stream(ctx, "snack::portable::transpose_counts_clear", runs * ncols, KOKKOS_LAMBDA(Index q) { at[q] = 0; });
+  const CsrRef a = A;
+  const SlotEntries weight{A.p};
+  for_n(ctx, "snack::portable::transpose_counts", runs, KOKKOS_LAMBDA(Index r) {
+    Index* c = at + r * ncols;
+    const Index k0 = run_start(weight, slots, r, runs), k1 = run_start(weight, slots, r + 1, runs);
+    for (Index e = a.p[k0]; e < a.p[k1]; ++e) ++c[a.j[e]];
+  });
+  CsrParts<BytesOf<Ctx>> out;
+  out.nvals = n;
+  out.nslots = ncols;
+  out.p = ctx.alloc((ncols + 1) * sizeof(Index));
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = alloc_values(ctx, n * elem_size);
+  Index* p = as<Index>(out.p);
+  Index* j = as<Index>(out.j);
+  unsigned char* x = as<unsigned char>(out.x);
+  for_n(ctx, "snack::portable::transpose_column_counts", ncols, KOKKOS_LAMBDA(Index c) {
+    Index total = 0;
+    for (Index r = 0; r < runs; ++r) total += at[r * ncols + c];
+    p[c] = total;
+  });
+  exclusive_scan_in_place(ctx, p, ncols);
+  for_n(ctx, "snack::portable::transpose_places", ncols, KOKKOS_LAMBDA(Index c) {
+    Index next = p[c];
+    for (Index r = 0; r < runs; ++r) {
+      const Index count = at[r * ncols + c];
+      at[r * ncols + c] = next;
+      next += count;
+    }
+  });
+  for_n(ctx, "snack::portable::transpose_scatter", runs, KOKKOS_LAMBDA(Index r) {
+    Index* next = at + r * ncols;
+    const Index k0 = run_start(weight, slots, r, runs), k1 = run_start(weight, slots, r + 1, runs);
+    for (Index k = k0; k < k1; ++k) {
+      const Index i = a.row_of(k);
+      for (Index e = a.p[k]; e < a.p[k + 1]; ++e) {
+        const Index q = next[a.j[e]]++;
+        j[q] = i;
+        copy_value(x, q, a.x, e, elem_size);
+      }
+    }
+  });
+  return out;
+}
+
 // T = A^T (values of elem_size bytes). A's entries are in (row, column) order, so a stable sort by column gives
-// the transpose's (row, column) order. A with every entry (a batch of activations) is a dense transpose instead:
+// the transpose's (row, column) order; the host counts instead (transpose_by_counts) where A is not too wide for it. A with every entry (a batch of activations) is a dense transpose instead:
 // T's pattern is known and each value moves to its place by tiles (transpose_dense_values, for values of 1, 2, 4 or 8
 // bytes), with no sort.
 template <class Ctx>
@@ -166,6 +225,9 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
     }
     for_n_stream(ctx, "snack::portable::transpose_full_columns", n, KOKKOS_LAMBDA(Index q) { j[q] = q % rows; });
     return out;
+  }
+  if constexpr (host_space<Ctx>()) {
+    if (A.ncols <= kCountedTransposeColumns && A.ncols <= 8 * n + 65536) return transpose_by_counts(ctx, A, elem_size);
   }
   auto key_buf = ctx.alloc(n * sizeof(std::uint64_t));
   auto idx_buf = ctx.alloc(n * sizeof(std::uint64_t));

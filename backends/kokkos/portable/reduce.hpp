@@ -1,8 +1,8 @@
 // backends/kokkos/portable/reduce.hpp: reduce to a scalar and reduce each row to a vector, as portable kernels
 // with a monoid chosen at run time (op_eval.hpp: MonoidFn).
 //
-// reduce_scalar is Kokkos' parallel_reduce with the monoid as the join, over entries, starting from no value (the
-// identity only for an input without entries).
+// reduce_scalar is, on a device, Kokkos' parallel_reduce with the monoid as the join, over entries, starting from no
+// value (the identity only for an input without entries); on the host a fold of fixed blocks.
 // reduce_rows reduces each non-empty slot in its own order (one thread per row: a deterministic order; a matrix
 // with a few very long rows gets little parallelism there) and places the sums as the entries of a 1 x nrows
 // vector at the rows' indices, through a scan of the non-empty slots (a full matrix needs none). reduce_full_columns
@@ -55,10 +55,27 @@ struct MonoidReduce {
   }
 };
 
-// The monoid's reduction of every entry of A (its identity when A is empty).
+// Entries a host thread folds in order as one block of reduce_scalar.
+constexpr Index kScalarBlock = 16384;
+
+// The monoid's reduction of every entry of A (its identity when A is empty). On the host, blocks of kScalarBlock
+// entries are folded in order in parallel, then the blocks in order: the result does not depend on the thread count.
 template <class T, class Ctx>
 T reduce_scalar(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   if (A.nvals == 0) return m.identity;
+  if constexpr (host_space<Ctx>()) {
+    const Index n = A.nvals, blocks = (n + kScalarBlock - 1) / kScalarBlock;
+    auto part_buf = ctx.alloc(blocks * sizeof(T));
+    T* part = as<T>(part_buf);
+    const T* v = A.values<T>();
+    for_n(ctx, "snack::portable::reduce_scalar_blocks", blocks, KOKKOS_LAMBDA(Index b) {
+      const Index e0 = b * kScalarBlock, e1 = e0 + kScalarBlock < n ? e0 + kScalarBlock : n;
+      part[b] = fold_run(m, v, e0, e1);
+    });
+    T total = part[0];
+    for (Index b = 1; b < blocks; ++b) total = m(total, part[b]);
+    return total;
+  }
   using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::IndexType<std::int64_t>>;
   // The result goes to device memory and comes back through read_back (parts.hpp says why).
   using Mem = typename ExecOf<Ctx>::memory_space;
@@ -86,22 +103,43 @@ CsrParts<BytesOf<Ctx>> full_vector(Ctx& ctx, Index n, BytesOf<Ctx> x) {
   return out;
 }
 
-// T(0, i) = the monoid's reduction of row i of A, for each row with an entry (a 1 x nrows vector).
+// Slot k's row of A folded in entry order into sum[k], and whether it has entries; `Hoisted`: the opcode's case
+// chosen once per row (fold_run: the host's), else per value (a device thread's short rows).
+template <class T, bool Hoisted>
+struct RowFold {
+  CsrRef a;
+  MonoidFn<T> m;
+  std::uint8_t* nonempty;
+  T* sum;
+  KOKKOS_INLINE_FUNCTION void operator()(Index k) const {
+    nonempty[k] = a.p[k + 1] > a.p[k];
+    if (!nonempty[k]) return;
+    const T* v = a.values<T>();
+    if constexpr (Hoisted) {
+      sum[k] = fold_run(m, v, a.p[k], a.p[k + 1]);
+    } else {
+      T acc = v[a.p[k]];
+      for (Index e = a.p[k] + 1; e < a.p[k + 1]; ++e) acc = m(acc, v[e]);
+      sum[k] = acc;
+    }
+  }
+};
+
+// T(0, i) = the monoid's reduction of row i of A, for each row with an entry (a 1 x nrows vector). On the host a
+// thread folds a run of rows (runs split by entries).
 template <class T, class Ctx>
 CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
   auto flag_buf = ctx.alloc(A.nslots);
   auto sum_buf = ctx.alloc(A.nslots * sizeof(T));
   std::uint8_t* nonempty = as<std::uint8_t>(flag_buf);
   T* sum = as<T>(sum_buf);
-  const CsrRef a = A;
-  for_n(ctx, "snack::portable::reduce_rows", A.nslots, KOKKOS_LAMBDA(Index k) {
-    nonempty[k] = a.p[k + 1] > a.p[k];
-    if (!nonempty[k]) return;
-    const T* v = a.values<T>();
-    T acc = v[a.p[k]];
-    for (Index e = a.p[k] + 1; e < a.p[k + 1]; ++e) acc = m(acc, v[e]);
-    sum[k] = acc;
-  });
+  const RowFold<T, host_space<Ctx>()> fold{A, m, nonempty, sum};
+  if constexpr (host_space<Ctx>())
+    for_slot_runs(ctx, "snack::portable::reduce_rows", A.nslots, SlotEntries{A.p}, KOKKOS_LAMBDA(Index k0, Index k1) {
+      for (Index k = k0; k < k1; ++k) fold(k);
+    });
+  else
+    for_n(ctx, "snack::portable::reduce_rows", A.nslots, fold);
   // A full A (a dense gradient reduced over its batch) has an entry in every row: the vector is full, its values the
   // sums as they stand, with no count to bring back to the host first.
   if (A.full()) return full_vector(ctx, A.nrows, std::move(sum_buf));
