@@ -240,6 +240,18 @@ Index place_rows(Ctx& ctx, CsrParts<BytesOf<Ctx>>& out, Index slots, std::size_t
   return out.nvals;
 }
 
+// Room for a plain CSR result of `slots` rows and n entries (values of elem_size bytes); nothing filled.
+template <class Ctx>
+CsrParts<BytesOf<Ctx>> plain_parts(Ctx& ctx, Index slots, Index n, std::size_t elem_size) {
+  CsrParts<BytesOf<Ctx>> out;
+  out.nslots = slots;
+  out.nvals = n;
+  out.p = ctx.alloc((slots + 1) * sizeof(Index));
+  out.j = ctx.alloc(n * sizeof(Index));
+  out.x = alloc_values(ctx, n * elem_size);
+  return out;
+}
+
 // Copies `bytes` bytes between two buffers of the context's memory.
 template <class Ctx>
 void copy_bytes(Ctx& ctx, void* dst, const void* src, std::size_t bytes) {

@@ -106,7 +106,7 @@ void transpose_dense_values(Ctx& ctx, const T* ax, T* x, Index rows, Index cols)
   using Exec = ExecOf<Ctx>;
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
-  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  constexpr bool host = host_space<Ctx>();
   constexpr int W = kTransposeTile;
   constexpr std::size_t bytes = static_cast<std::size_t>(W) * (W + 1) * sizeof(T);
   const std::int64_t row_tiles = static_cast<std::int64_t>((rows + W - 1) / W),
@@ -151,12 +151,7 @@ CsrParts<BytesOf<Ctx>> transpose_by_counts(Ctx& ctx, const CsrRef& A, std::size_
     const Index k0 = run_start(weight, slots, r, runs), k1 = run_start(weight, slots, r + 1, runs);
     for (Index e = a.p[k0]; e < a.p[k1]; ++e) ++c[a.j[e]];
   });
-  CsrParts<BytesOf<Ctx>> out;
-  out.nvals = n;
-  out.nslots = ncols;
-  out.p = ctx.alloc((ncols + 1) * sizeof(Index));
-  out.j = ctx.alloc(n * sizeof(Index));
-  out.x = alloc_values(ctx, n * elem_size);
+  CsrParts<BytesOf<Ctx>> out = plain_parts(ctx, ncols, n, elem_size);
   Index* p = as<Index>(out.p);
   Index* j = as<Index>(out.j);
   unsigned char* x = as<unsigned char>(out.x);
@@ -198,12 +193,7 @@ CsrParts<BytesOf<Ctx>> transpose(Ctx& ctx, const CsrRef& A, std::size_t elem_siz
   const Index n = A.nvals;
   if (!A.hyper && A.nrows > 0 && n == A.nrows * A.ncols) {
     const Index rows = A.nrows, cols = A.ncols;
-    CsrParts<BytesOf<Ctx>> out;
-    out.nvals = n;
-    out.nslots = cols;
-    out.p = ctx.alloc((cols + 1) * sizeof(Index));
-    out.j = ctx.alloc(n * sizeof(Index));
-    out.x = alloc_values(ctx, n * elem_size);
+    CsrParts<BytesOf<Ctx>> out = plain_parts(ctx, cols, n, elem_size);
     Index *p = as<Index>(out.p), *j = as<Index>(out.j);
     unsigned char* x = as<unsigned char>(out.x);
     const unsigned char* ax = A.x;
@@ -479,7 +469,7 @@ CsrParts<BytesOf<Ctx>> dense_rows_spgemm(Ctx& ctx, const CsrRef& A, const CsrRef
   using Exec = ExecOf<Ctx>;
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
-  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  constexpr bool host = host_space<Ctx>();
   const Index ncols = B.ncols, slots = A.nslots;
   const DenseRowLayout<V> at(ncols);
   // Lanes: a power of two covering B's mean row, at most a warp. Rows per team: as many accumulators as the scratch
@@ -758,7 +748,7 @@ BytesOf<Ctx> masked_dot_full(Ctx& ctx, const CsrRef& M, const CsrRef& A, const C
   using Exec = ExecOf<Ctx>;
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
-  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  constexpr bool host = host_space<Ctx>();
   constexpr int kEntries = 4;   // entries per thread at once
   // Threads per team on a device: the mean row over kEntries, rounded up to whole warps, 32 to 256.
   const double mean = static_cast<double>(M.nvals) / static_cast<double>(M.nslots);
@@ -865,7 +855,7 @@ BytesOf<Ctx> masked_dot_full_tiled(Ctx& ctx, const CsrRef& M, DenseOperand<V> A,
   using Exec = ExecOf<Ctx>;
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
-  constexpr bool host = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  constexpr bool host = host_space<Ctx>();
   constexpr int R = kDotTileRows, C = kDotTileCols, KC = kDotChunk, S = kDotChunk + 1, U = kDotPerThread;
   constexpr std::size_t bytes = masked_dot_tile_bytes<V>();
   constexpr std::size_t chunk_bytes = round16(static_cast<std::size_t>(R + C) * S * sizeof(V));
