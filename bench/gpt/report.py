@@ -42,7 +42,9 @@ def main():
     last = {k: [r for r in grows if r["kind"] == k][-1] for k in kinds}
     label = {"dense": "dense nn.Linear", "dense_mask": "Dense+Mask", "snack": "snack SparseLinear"}
 
-    md = ["# SNACK's GPT experiment on the project's sparse layers (H200)", "",
+    device = next((w.split("=", 1)[1] for w in gmeta.replace("device=", "\ndevice=").split("\n") if w.startswith("device=")), "")
+    device = device.split(" date=")[0].strip() or "GPU"
+    md = [f"# SNACK's GPT experiment on the project's sparse layers ({device})", "",
           f"GPT run: `{gmeta}`", "", f"MLP block run: `{mmeta}`", "",
           "Produced by `bench/gpt/gpt_experiment.py` and `bench/gpt/mlp_block_bench.py` in one session on the GPU "
           "machine, and `bench/gpt/report.py`. fp32 throughout (no TF32 except the column that says so). Peak memory "
@@ -80,7 +82,7 @@ def main():
         worst = max((v / dm[s] - 1) * 100 for s, v in curve["snack"] if s in dm)
         md += ["", f"Validation loss of snack against Dense+Mask at the same step, worst over the evaluations: "
                    f"{worst:+.2f}% (target: within 2%: {verdict(worst <= 2.0)})."]
-    md += ["", "![GPT experiment](gpt-h200.png)", ""]
+    md += ["", f"![GPT experiment]({os.path.basename(out)}.png)", ""]
     with open(out + ".md", "w") as f:
         f.write("\n".join(md))
 
