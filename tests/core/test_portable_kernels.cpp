@@ -456,6 +456,18 @@ TEST_F(PortableKernels, HostReductionsDoNotDependOnTheThreadCount) {
 #endif
 }
 
+// The host's counted transpose on matrices whose width gives it every thread a run, fewer runs, and one run (the
+// counters kept near four per entry), and a width past its rule (the sort): each against the reference's transpose.
+TEST_F(PortableKernels, HostTransposeByWidth) {
+  const snk::Type* t = &snk::types::FP64;
+  for (const Index ncols : {Index(300), Index(30000), Index(100000), Index(500000)}) {
+    const Matrix A = random_sparse(t, 50, ncols, 10000);
+    Matrix want(t, ncols, 50);
+    snk::transpose(want, nullptr, nullptr, A);
+    expect_same(to_matrix(P::transpose(ctx, ref(A), 8), t, ncols, 50), want, "transpose, " + std::to_string(ncols) + " columns");
+  }
+}
+
 TEST_F(PortableKernels, FullRowsReducedInPlace) {
   check_full_rows<double>(ctx, TypeCode::FP64, Op::Plus);
   check_full_rows<std::int32_t>(ctx, TypeCode::Int32, Op::Min);

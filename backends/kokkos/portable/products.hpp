@@ -133,14 +133,19 @@ void transpose_dense_values(Ctx& ctx, const T* ax, T* x, Index rows, Index cols)
 // The widest matrix the host transposes by per-run column counts (runs x columns counters).
 constexpr Index kCountedTransposeColumns = Index(1) << 26;
 
-// The host's A^T by counts, with no sort: each of a few runs of A's rows (one a thread, split by entries) counts its
-// entries per column, a scan in (column, run) order gives every run its place in each column, and each run scatters
-// its rows in order, so each column comes out in row order.
+// The host's A^T by counts, with no sort: each of a few runs of A's rows (split by entries) counts its entries per
+// column, a scan in (column, run) order gives every run its place in each column, and each run scatters its rows in
+// order, so each column comes out in row order. A run a thread, but no more runs than keep the counters (runs x
+// columns) within about four per entry of A beside 65536 per thread: a wide A gets fewer runs, not gigabytes of
+// counters.
 template <class Ctx>
 CsrParts<BytesOf<Ctx>> transpose_by_counts(Ctx& ctx, const CsrRef& A, std::size_t elem_size) {
   const Index ncols = A.ncols, slots = A.nslots, n = A.nvals;
   const Index threads = static_cast<Index>(ctx.exec().concurrency());
-  const Index runs = slots < threads ? (slots > 0 ? slots : 1) : threads;
+  Index runs = (4 * n + 65536 * threads) / (ncols > 0 ? ncols : 1);
+  runs = runs < threads ? runs : threads;
+  runs = runs < slots ? runs : slots;
+  runs = runs > 1 ? runs : 1;
   auto count_buf = ctx.alloc(runs * ncols * sizeof(Index));
   Index* at = as<Index>(count_buf);   // run r's count, then its next place, of column c: at[r * ncols + c]
   for_n_stream(ctx, "snack::portable::transpose_counts_clear", runs * ncols, KOKKOS_LAMBDA(Index q) { at[q] = 0; });
