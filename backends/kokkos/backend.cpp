@@ -68,8 +68,8 @@ class KokkosBackend final : public core::Backend {
   KernelStatus apply_bound_in_place(Matrix& A, const BinaryOp& op, const Scalar& s, bool bind_first) override {
     return kokkos::apply_bound(A, op, s, bind_first, A);
   }
-  KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) override {
-    return kokkos::optimizer_step(P, S1, S2, G, step);
+  KernelStatus optimizer_step(Matrix& W, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) override {
+    return kokkos::optimizer_step(W, S1, S2, G, step);
   }
   KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk) override {
     return kokkos::apply_index(T, op, A, thunk);

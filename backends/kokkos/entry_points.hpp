@@ -23,8 +23,8 @@ KernelStatus ewise_mult(Matrix& T, const BinaryOp& op, const Matrix& A, const Ma
 // the operator's output type is not A's).
 KernelStatus apply_unary(Matrix& T, const UnaryOp& op, const Matrix& A);
 KernelStatus apply_bound(Matrix& T, const BinaryOp& op, const Scalar& s, bool bind_first, const Matrix& A);
-// snk::optimizer_step in place where P, S1, S2 and G hold one pattern and a floating type; Declined otherwise.
-KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step);
+// snk::optimizer_step in place where W, S1, S2 and G hold one pattern and a floating type; Declined otherwise.
+KernelStatus optimizer_step(Matrix& W, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step);
 KernelStatus apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
 KernelStatus select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& thunk);
 KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B);

@@ -1,9 +1,11 @@
 // backends/kokkos/portable_host.cpp: the portable kernels (portable/) instantiated for the host, for the kokkos
 // backend's operations that use them (entry_points.hpp says which): eWiseAdd, eWiseMult, apply (unary, bound and
-// index-unary), select, reduce (rows and scalar), transpose, snk::optimizer_step (in place), kronecker, extract, and assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator,
-// or FIRST over C less the region).
+// index-unary), select, reduce (rows and scalar), transpose, snk::optimizer_step (in place), kronecker, extract, and
+// assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator, or FIRST over C less the
+// region).
 //
-// The same sources run in Kokkos' CUDA space in the cuda backend. Here the context allocates with new[] and runs on
+// The same sources run in Kokkos' CUDA space in the cuda backend. Here the context allocates vectors that results
+// move into the container from (host_context.hpp), and runs on
 // the default host space (OpenMP) when this thread may use the pool (parallel.hpp: use_pool), else on Kokkos::Serial
 // (another user thread, or the pool held back): Kokkos 3.4 refuses a parallel scan outside the pool's own thread.
 // The context and the copy of results into the container are host_context.hpp's.
@@ -52,8 +54,8 @@ bool on_host(F&& f) {
 }  // namespace
 
 namespace {
-// The values of T, on A's pattern, for a kernel to write in A's entry order: A's own when T is A (an operation in place),
-// else those of a copy of A's pattern that T takes (commit()).
+// The values of T, on A's pattern, for a kernel to write in A's entry order: A's own when T is A (an operation in
+// place), else those of a copy of A's pattern that T takes (commit()).
 class ValuesOnPattern {
  public:
   ValuesOnPattern(Matrix& T, const Matrix& A) : T_(T), in_place_(&T == &A) {
@@ -211,20 +213,20 @@ bool same_pattern(const CsrStorage& a, const CsrStorage& b) {
 }
 }  // namespace
 
-KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) {
-  const TypeCode code = P.type()->code;
+KernelStatus optimizer_step(Matrix& W, Matrix& S1, Matrix* S2, const Matrix& G, const OptimizerStep& step) {
+  const TypeCode code = W.type()->code;
   if (code != TypeCode::FP32 && code != TypeCode::FP64) return KernelStatus::Declined;
-  const CsrStorage& p = P.csr();
-  if (!same_pattern(p, S1.csr()) || (S2 && !same_pattern(p, S2->csr())) || !same_pattern(p, G.csr()))
+  const CsrStorage& w = W.csr();
+  if (!same_pattern(w, S1.csr()) || (S2 && !same_pattern(w, S2->csr())) || !same_pattern(w, G.csr()))
     return KernelStatus::Declined;
   const auto run = [&](auto zero) {
     using V = decltype(zero);
-    V* pv = reinterpret_cast<V*>(P.csr_mutable().x.data());
+    V* pv = reinterpret_cast<V*>(W.csr_mutable().x.data());
     V* s1 = reinterpret_cast<V*>(S1.csr_mutable().x.data());
     V* s2 = S2 ? reinterpret_cast<V*>(S2->csr_mutable().x.data()) : nullptr;
     const V* g = reinterpret_cast<const V*>(G.csr().x.data());
     return on_host([&](auto& ctx) {
-      P::optimizer_values<V>(ctx, P.nvals(), OptimizerRule<V>(step), pv, s1, s2, g, pv, s1, s2);
+      P::optimizer_values<V>(ctx, W.nvals(), OptimizerRule<V>(step), pv, s1, s2, g, pv, s1, s2);
       return true;
     });
   };
@@ -233,23 +235,15 @@ KernelStatus optimizer_step(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& G, 
 }
 
 KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
-  if (op.opcode == BinaryOpcode::User || !is_builtin(op.xtype) || op.ytype != op.xtype || A.type() != op.xtype ||
-      B.type() != op.xtype)
-    return KernelStatus::Declined;
-  const CsrRef a = csr_ref(A), b = csr_ref(B);
   bool done = false;
-  with_type(op.xtype->code, [&](auto tt) {
-    using V = typename decltype(tt)::type;
-    auto run = [&](auto zt) {
-      using Z = typename decltype(zt)::type;
-      done = on_host([&](auto& ctx) {
-        adopt_result(T, P::kronecker<V, Z>(ctx, a, b, op.opcode));
-        return true;
-      });
-    };
-    if (op.ztype == op.xtype && P::defined_binary<V, V>(op.opcode)) run(TypeTag<V>{});
-    else if (op.ztype->code == TypeCode::Bool && P::defined_binary<V, bool>(op.opcode)) run(TypeTag<bool>{});
-    return done;
+  P::with_value_types(op, A.type(), B.type(), [&](auto vt, auto zt) {
+    using V = typename decltype(vt)::type;
+    using Z = typename decltype(zt)::type;
+    const CsrRef a = csr_ref(A), b = csr_ref(B);
+    done = on_host([&](auto& ctx) {
+      adopt_result(T, P::kronecker<V, Z>(ctx, a, b, op.opcode));
+      return true;
+    });
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }

@@ -464,7 +464,8 @@ TEST_F(PortableKernels, HostTransposeByWidth) {
     const Matrix A = random_sparse(t, 50, ncols, 10000);
     Matrix want(t, ncols, 50);
     snk::transpose(want, nullptr, nullptr, A);
-    expect_same(to_matrix(P::transpose(ctx, ref(A), 8), t, ncols, 50), want, "transpose, " + std::to_string(ncols) + " columns");
+    expect_same(to_matrix(P::transpose(ctx, ref(A), 8), t, ncols, 50), want,
+                "transpose, " + std::to_string(ncols) + " columns");
   }
 }
 

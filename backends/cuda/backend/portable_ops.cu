@@ -287,12 +287,14 @@ KernelStatus portable_apply_bound(Matrix& T, const BinaryOp& op, const Scalar& x
 
 KernelStatus portable_apply_index(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
   SourceContext ctx = source_context(s);
-  return P::apply_index_call(ctx, op, A, [&] { return ref_of(A, s); }, y, [&](auto&& r) { attach(T, std::move(r), s); });
+  return P::apply_index_call(ctx, op, A, [&] { return ref_of(A, s); }, y,
+                              [&](auto&& r) { attach(T, std::move(r), s); });
 }
 
 KernelStatus portable_select(Matrix& T, const IndexUnaryOp& op, const Matrix& A, const Scalar& y, cudaStream_t s) {
   SourceContext ctx = source_context(s);
-  return P::select_call(ctx, T, op, A, [&] { return ref_of(A, s); }, y, [&](auto&& r) { attach(T, std::move(r), s); });
+  return P::select_call(ctx, T, op, A, [&] { return ref_of(A, s); }, y,
+                         [&](auto&& r) { attach(T, std::move(r), s); });
 }
 
 namespace {

@@ -158,7 +158,8 @@ CsrParts<BytesOf<Ctx>> apply_value_test(Ctx& ctx, const CsrRef& A, IU op, T y) {
   auto out = copy_pattern(ctx, A, sizeof(bool));
   bool* z = as<bool>(out.x);
   const T* v = A.values<T>();
-  for_n_stream(ctx, "snack::portable::apply_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { z[e] = value_test<T>(op, v[e], y); });
+  for_n_stream(ctx, "snack::portable::apply_value_test", A.nvals,
+               KOKKOS_LAMBDA(Index e) { z[e] = value_test<T>(op, v[e], y); });
   return out;
 }
 
@@ -189,7 +190,8 @@ CsrParts<BytesOf<Ctx>> select_by_value(Ctx& ctx, const CsrRef& A, IU op, T y, st
   auto flag_buf = ctx.alloc(A.nvals);
   std::uint8_t* keep = as<std::uint8_t>(flag_buf);
   const T* v = A.values<T>();
-  for_n_stream(ctx, "snack::portable::select_value_test", A.nvals, KOKKOS_LAMBDA(Index e) { keep[e] = value_test<T>(op, v[e], y); });
+  for_n_stream(ctx, "snack::portable::select_value_test", A.nvals,
+               KOKKOS_LAMBDA(Index e) { keep[e] = value_test<T>(op, v[e], y); });
   return compact(ctx, A, keep, A.x, elem_size);
 }
 

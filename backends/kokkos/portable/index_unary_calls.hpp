@@ -22,8 +22,8 @@ inline std::int64_t thunk_as_int64(const Scalar& y) {
 
 // T = op(A, y) on A's pattern (T's type is the operator's output type).
 template <class Ctx, class View, class Take>
-core::KernelStatus apply_index_call(Ctx& ctx, const IndexUnaryOp& op, const Matrix& A, const View& view, const Scalar& y,
-                                    Take&& take) {
+core::KernelStatus apply_index_call(Ctx& ctx, const IndexUnaryOp& op, const Matrix& A, const View& view,
+                                    const Scalar& y, Take&& take) {
   using core::KernelStatus;
   if (op.opcode == IndexUnaryOpcode::User || !is_builtin(op.ztype) || !is_builtin(op.ytype) || !is_builtin(A.type()))
     return KernelStatus::Declined;

@@ -190,7 +190,8 @@ CsrParts<BytesOf<Ctx>> transpose_by_counts(Ctx& ctx, const CsrRef& A, std::size_
 }
 
 // T = A^T (values of elem_size bytes). A's entries are in (row, column) order, so a stable sort by column gives
-// the transpose's (row, column) order; the host counts instead (transpose_by_counts) where A is not too wide for it. A with every entry (a batch of activations) is a dense transpose instead:
+// the transpose's (row, column) order; the host counts instead (transpose_by_counts) where A is not too wide for it.
+// A with every entry (a batch of activations) is a dense transpose instead:
 // T's pattern is known and each value moves to its place by tiles (transpose_dense_values, for values of 1, 2, 4 or 8
 // bytes), with no sort.
 template <class Ctx>
