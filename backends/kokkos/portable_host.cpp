@@ -75,27 +75,36 @@ class ValuesOnPattern {
   CsrStorage s_;
 };
 
-template <bool Union>
-KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
+// For a builtin binary operator the kernels serve on A and B (portable::with_value_types): runs
+// kernel(ctx, TypeTag<V>, TypeTag<Z>, a, b) on the host, a and b the operands' views; Declined otherwise.
+template <class Kernel>
+KernelStatus binary_on_host(const BinaryOp& op, const Matrix& A, const Matrix& B, Kernel&& kernel) {
   bool done = false;
   P::with_value_types(op, A.type(), B.type(), [&](auto vt, auto zt) {
-    using V = typename decltype(vt)::type;
-    using Z = typename decltype(zt)::type;
     const CsrRef a = csr_ref(A), b = csr_ref(B);
     done = on_host([&](auto& ctx) {
-      if (P::same_pattern(ctx, a, b)) {
-        ValuesOnPattern out(T, A);
-        P::ewise_values_into<V, Z>(ctx, a, b, op.opcode, out.values<Z>());
-        out.commit();
-      } else if constexpr (Union) {
-        adopt_result(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode));
-      } else {
-        adopt_result(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode));
-      }
+      kernel(ctx, vt, zt, a, b);
       return true;
     });
   });
   return done ? KernelStatus::Done : KernelStatus::Declined;
+}
+
+template <bool Union>
+KernelStatus ewise(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
+  return binary_on_host(op, A, B, [&](auto& ctx, auto vt, auto zt, const CsrRef& a, const CsrRef& b) {
+    using V = typename decltype(vt)::type;
+    using Z = typename decltype(zt)::type;
+    if (P::same_pattern(ctx, a, b)) {
+      ValuesOnPattern out(T, A);
+      P::ewise_values_into<V, Z>(ctx, a, b, op.opcode, out.values<Z>());
+      out.commit();
+    } else if constexpr (Union) {
+      adopt_result(T, P::ewise_union<V, Z>(ctx, a, b, op.opcode));
+    } else {
+      adopt_result(T, P::ewise_mult<V, Z>(ctx, a, b, op.opcode));
+    }
+  });
 }
 }  // namespace
 
@@ -235,17 +244,9 @@ KernelStatus optimizer_step(Matrix& W, Matrix& S1, Matrix* S2, const Matrix& G, 
 }
 
 KernelStatus kronecker(Matrix& T, const BinaryOp& op, const Matrix& A, const Matrix& B) {
-  bool done = false;
-  P::with_value_types(op, A.type(), B.type(), [&](auto vt, auto zt) {
-    using V = typename decltype(vt)::type;
-    using Z = typename decltype(zt)::type;
-    const CsrRef a = csr_ref(A), b = csr_ref(B);
-    done = on_host([&](auto& ctx) {
-      adopt_result(T, P::kronecker<V, Z>(ctx, a, b, op.opcode));
-      return true;
-    });
+  return binary_on_host(op, A, B, [&](auto& ctx, auto vt, auto zt, const CsrRef& a, const CsrRef& b) {
+    adopt_result(T, P::kronecker<typename decltype(vt)::type, typename decltype(zt)::type>(ctx, a, b, op.opcode));
   });
-  return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
 namespace {
