@@ -1,10 +1,10 @@
 // backends/kokkos/backend.cpp: the kokkos backend object, its registration (rank 20, complete: the default where
 // built) and the lazy start of Kokkos.
 //
-// The backend implements mxm (and through it mxv / vxm) with its own host Kokkos kernels, and every other operation
-// (eWiseAdd, eWiseMult, apply, select, reduce, transpose, kronecker, extract, assign to part of C) with the portable
-// kernels that the cuda backend runs on the GPU (portable_host.cpp; assign over the whole of C is an eWiseAdd or a
-// copy, which the core makes), for every builtin type and every predefined operator, monoid and semiring; it declines
+// The backend implements every operation (mxm and through it mxv / vxm, eWiseAdd, eWiseMult, apply, select, reduce,
+// transpose, kronecker, extract, assign to part of C) with the portable kernels that the cuda backend runs on the GPU,
+// in their host shapes (mxm.cpp, portable_host.cpp; assign over the whole of C is an eWiseAdd or a copy, which the
+// core makes), for every builtin type and every predefined operator, monoid and semiring; it declines
 // user-defined types and operators, which the dispatcher then runs on reference (counted as fallbacks). Kokkos is
 // initialized on the first backend creation unless the application already did it, and finalized at exit in that
 // case. All kernels are deterministic (no floating-point atomics; every value is reduced by one thread in a fixed

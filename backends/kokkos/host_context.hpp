@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
+#include "parallel.hpp"
 #include "portable/parts.hpp"
 #include "snack/containers.hpp"
 
@@ -86,6 +88,32 @@ inline CsrStorage storage_of(portable::CsrParts<HostBytes>&& r, std::size_t valu
 // T takes the kernel's result (storage_of).
 inline void adopt_result(Matrix& T, portable::CsrParts<HostBytes>&& r) {
   T.adopt(storage_of(std::move(r), T.type()->size));
+}
+
+// Kokkos 3.4's Serial space keeps one process-wide scratch (the reduction and scan buffers, team scratch) and no
+// lock: two user threads running Serial kernels at once overwrite each other's partial sums. Serial kernels
+// therefore run one at a time; recursive, so that a kernel may call another.
+inline std::recursive_mutex& serial_space_mutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+// Runs f(context) on the pool's space where this thread may use it (parallel.hpp: use_pool), else on Serial (one
+// caller at a time; Kokkos 3.4 refuses a parallel scan outside the pool's own thread); returns f's result, or false
+// where neither space is there.
+template <class F>
+bool on_host(F&& f) {
+  if (use_pool()) {
+    HostContext<Kokkos::DefaultHostExecutionSpace> ctx;
+    return f(ctx);
+  }
+#if defined(KOKKOS_ENABLE_SERIAL)
+  std::lock_guard<std::recursive_mutex> lock(serial_space_mutex());
+  HostContext<Kokkos::Serial> ctx;
+  return f(ctx);
+#else
+  return false;
+#endif
 }
 
 }  // namespace snk::kokkos

@@ -1,14 +1,10 @@
 // backends/kokkos/portable_host.cpp: the portable kernels (portable/) instantiated for the host, for the kokkos
-// backend's operations that use them (entry_points.hpp says which): eWiseAdd, eWiseMult, apply (unary, bound and
-// index-unary), select, reduce (rows and scalar), transpose, snk::optimizer_step (in place), kronecker, extract, and
-// assign to part of C (A scattered to its place, then eWiseAdd with C: with the accumulator, or FIRST over C less the
-// region).
+// backend's operations other than mxm (mxm.cpp): eWiseAdd, eWiseMult, apply (unary, bound and index-unary), select,
+// reduce (rows and scalar), transpose, snk::optimizer_step (in place), kronecker, extract, and assign to part of C
+// (A scattered to its place, then eWiseAdd with C: with the accumulator, or FIRST over C less the region).
 //
-// The same sources run in Kokkos' CUDA space in the cuda backend. Here the context allocates vectors that results
-// move into the container from (host_context.hpp), and runs on
-// the default host space (OpenMP) when this thread may use the pool (parallel.hpp: use_pool), else on Kokkos::Serial
-// (another user thread, or the pool held back): Kokkos 3.4 refuses a parallel scan outside the pool's own thread.
-// The context and the copy of results into the container are host_context.hpp's.
+// The same sources run in Kokkos' CUDA space in the cuda backend. Here they run with the host context
+// (host_context.hpp: on_host picks the pool's space or Serial, and results move into the container).
 #include "entry_points.hpp"
 #include "functors.hpp"
 #include "host_context.hpp"
@@ -30,30 +26,6 @@ namespace {
 
 namespace P = portable;
 
-// Kokkos 3.4's Serial space keeps one process-wide scratch (the reduction and scan buffers, team scratch) and no
-// lock: two user threads running Serial kernels at once overwrite each other's partial sums. Serial kernels
-// therefore run one at a time; recursive, so that a kernel may call another.
-std::recursive_mutex serial_space_mutex;
-
-// Runs f(context) on the pool's space where this thread may use it, else on Serial (one caller at a time).
-template <class F>
-bool on_host(F&& f) {
-  if (use_pool()) {
-    HostContext<Kokkos::DefaultHostExecutionSpace> ctx;
-    return f(ctx);
-  }
-#if defined(KOKKOS_ENABLE_SERIAL)
-  std::lock_guard<std::recursive_mutex> lock(serial_space_mutex);
-  HostContext<Kokkos::Serial> ctx;
-  return f(ctx);
-#else
-  return false;
-#endif
-}
-
-}  // namespace
-
-namespace {
 // The values of T, on A's pattern, for a kernel to write in A's entry order: A's own when T is A (an operation in
 // place), else those of a copy of A's pattern that T takes (commit()).
 class ValuesOnPattern {
@@ -201,19 +173,13 @@ KernelStatus reduce_scalar(Scalar& result, const Monoid& m, const Matrix& A) {
   return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
-bool transpose_storage(const CsrRef& A, std::size_t value_size, CsrStorage& out) {
-  return on_host([&](auto& ctx) {
-    out = storage_of(P::transpose(ctx, A, value_size), value_size);
-    return true;
-  });
-}
-
 KernelStatus transpose(Matrix& T, const Matrix& A) {
   if (!is_builtin(A.type())) return KernelStatus::Declined;
-  CsrStorage s;
-  if (!transpose_storage(csr_ref(A), A.type()->size, s)) return KernelStatus::Declined;
-  T.adopt(std::move(s));
-  return KernelStatus::Done;
+  const bool done = on_host([&](auto& ctx) {
+    T.adopt(storage_of(P::transpose(ctx, csr_ref(A), A.type()->size), A.type()->size));
+    return true;
+  });
+  return done ? KernelStatus::Done : KernelStatus::Declined;
 }
 
 namespace {

@@ -597,24 +597,45 @@ TEST_F(PortableKernels, DenseRowAccumulatorMatchesExpansion) {
       });
     }
   }
-  // Fractional FP32 values: bit for bit the expansion's sums.
+  // Fractional FP32 values: bit for bit the expansion's sums, from the dense row accumulator and from Gustavson's rows
+  // (spgemm's host shape), with B narrow enough for the host's dense accumulator and, its columns spread over 8.2
+  // million (past kHostDenseColumns), wide enough for the per-row sort.
   const snk::Type* f = &snk::types::FP32;
   const Matrix A = snk_test::fractional_fp32(64, 300, 0.5, rng());
   const Matrix B = snk_test::fractional_fp32(300, 1000, 0.1, rng());
   const P::MonoidFn<float> plus{Op::Plus, 0.0f};
-  const auto esc = P::spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false);
-  const auto dense = P::dense_rows_spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false);
-  ASSERT_EQ(dense.nvals, esc.nvals);
-  ASSERT_GT(esc.nvals, Index(0));
-  const Matrix me = to_matrix(esc, f, 64, 1000), md = to_matrix(dense, f, 64, 1000);
-  const Index n = me.nvals();
-  std::vector<Index> ei(n), ej(n), di(n), dj(n);
-  std::vector<float> ex(n), dx(n);
-  me.extract_tuples(ei.data(), ej.data(), ex.data(), f);
-  md.extract_tuples(di.data(), dj.data(), dx.data(), f);
-  EXPECT_EQ(ei, di);
-  EXPECT_EQ(ej, dj);
-  EXPECT_EQ(0, std::memcmp(ex.data(), dx.data(), n * sizeof(float))) << "FP32 sums differ from the expansion's";
+  const auto bits_equal = [&](P::CsrParts<HostBytes> got, P::CsrParts<HostBytes> want, Index ncols, const char* what) {
+    ASSERT_EQ(got.nvals, want.nvals) << what;
+    ASSERT_GT(want.nvals, Index(0)) << what;
+    const Matrix mg = to_matrix(std::move(got), f, 64, ncols), mw = to_matrix(std::move(want), f, 64, ncols);
+    const Index n = mw.nvals();
+    std::vector<Index> gi(n), gj(n), wi(n), wj(n);
+    std::vector<float> gx(n), wx(n);
+    mg.extract_tuples(gi.data(), gj.data(), gx.data(), f);
+    mw.extract_tuples(wi.data(), wj.data(), wx.data(), f);
+    EXPECT_EQ(gi, wi) << what;
+    EXPECT_EQ(gj, wj) << what;
+    EXPECT_EQ(0, std::memcmp(gx.data(), wx.data(), n * sizeof(float))) << what << ": FP32 sums differ from the expansion's";
+  };
+  bits_equal(P::dense_rows_spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false),
+             P::expand_sort_compress<float>(ctx, ref(A), ref(B), plus, Op::Times, false), 1000, "dense rows");
+  bits_equal(P::spgemm<float>(ctx, ref(A), ref(B), plus, Op::Times, false),
+             P::expand_sort_compress<float>(ctx, ref(A), ref(B), plus, Op::Times, false), 1000,
+             "Gustavson's rows, dense accumulator");
+  constexpr Index kSpread = 8191, wide = 1000 * kSpread;
+  static_assert(wide > P::kHostDenseColumns);
+  Matrix bw(f, 300, wide);
+  {
+    const Index n = B.nvals();
+    std::vector<Index> bi(n), bj(n);
+    std::vector<float> bx(n);
+    B.extract_tuples(bi.data(), bj.data(), bx.data(), f);
+    for (Index& j : bj) j *= kSpread;
+    bw.build(bi.data(), bj.data(), bx.data(), f, n, nullptr);
+  }
+  bits_equal(P::spgemm<float>(ctx, ref(A), ref(bw), plus, Op::Times, false),
+             P::expand_sort_compress<float>(ctx, ref(A), ref(bw), plus, Op::Times, false), wide,
+             "Gustavson's rows, sorted");
 }
 
 // A product over A's non-empty rows made dense (products.hpp: nonempty_rank, dense_nonempty_rows,

@@ -150,16 +150,11 @@ constexpr bool kPushesDense = std::is_same_v<V, bool> || std::is_same_v<V, std::
                               std::is_same_v<V, std::int64_t> || std::is_same_v<V, std::uint32_t> ||
                               std::is_same_v<V, std::uint64_t>;
 
-// Whether the masked dot product (one merge of a row of A and a row of B'^T per entry of M) costs less than expanding
-// every product of A * B' and sorting them: the merges read about nvals(M) x (mean row of A + mean row of B'^T)
-// entries, the expansion writes flops(A * B') products (estimated from mean lengths), each counted at eight merged
-// entries (a radix sort's passes).
+// Whether the masked dot product costs less than expanding every product (products.hpp's rule), for A' = A or A^T
+// and B' = B or B^T.
 bool dot_is_cheaper(const Matrix& M, const Matrix& A, bool ta, const Matrix& B, bool tb) {
-  auto mean = [](Index n, Index d) { return d > 0 ? static_cast<double>(n) / static_cast<double>(d) : 0.0; };
-  const double merges = static_cast<double>(M.nvals()) *
-                        (mean(A.nvals(), ta ? A.ncols() : A.nrows()) + mean(B.nvals(), tb ? B.nrows() : B.ncols()));
-  const double products = static_cast<double>(A.nvals()) * mean(B.nvals(), tb ? B.ncols() : B.nrows());
-  return merges < 8.0 * products;
+  return P::dot_is_cheaper(M.nvals(), A.nvals(), ta ? A.ncols() : A.nrows(), B.nvals(), tb ? B.ncols() : B.nrows(),
+                           tb ? B.nrows() : B.ncols());
 }
 
 // Whether A * B' (B' given by its rows) runs on the dense row accumulator rather than by expand-sort-compress: a row

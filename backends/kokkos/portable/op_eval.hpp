@@ -184,6 +184,36 @@ struct MonoidFn {
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return binary_eval<T, T>(op, x, y); }
 };
 
+// The multiply of a product as a functor: f(a, b) = flip ? mul(b, a) : mul(a, b), a from A and b from B, the opcode
+// read per call.
+template <class V>
+struct MulFn {
+  BinaryOpcode op;
+  bool flip;
+  KOKKOS_INLINE_FUNCTION V operator()(V a, V b) const {
+    return flip ? binary_eval<V, V>(op, b, a) : binary_eval<V, V>(op, a, b);
+  }
+};
+
+// A builtin operator on V fixed at compile time, for the host's long loops over products (one case inlined where the
+// run-time functors switch per value); commutative where it stands for a multiply that may be flipped.
+template <BinaryOpcode Op, class V>
+struct FixedFn {
+  KOKKOS_INLINE_FUNCTION V operator()(V x, V y) const { return binary_case<Op, V, V>(x, y); }
+};
+
+// Calls f(add, mul) with a semiring's monoid and multiply as functors on V: PLUS_TIMES (every numeric product the
+// benchmarks time, and the layers') fixed at compile time, every other semiring read at run time (MonoidFn, MulFn).
+// For the host's product kernels, where one thread walks many products: a device kernel reads the opcodes per value.
+template <class V, class F>
+void with_semiring_fns(const MonoidFn<V>& add, BinaryOpcode mul, bool flip, F&& f) {
+  if (add.op == BinaryOpcode::Plus && mul == BinaryOpcode::Times) {
+    f(FixedFn<BinaryOpcode::Plus, V>{}, FixedFn<BinaryOpcode::Times, V>{});
+  } else {
+    f(add, MulFn<V>{mul, flip});
+  }
+}
+
 // The fold of v[b .. e-1] (b < e) in order with a monoid of MonoidFn's opcodes, the opcode's case chosen once for the
 // run rather than per value: for a thread that folds a long run (the host's reductions).
 template <BinaryOpcode Op, class T>

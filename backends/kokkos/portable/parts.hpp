@@ -133,17 +133,21 @@ struct SlotEntries {
 };
 
 // f(k0, k1) over runs of consecutive slots [k0, k1) that cover 0 .. n-1 and split `weight` (a prefix, run_start's
-// rule) evenly, 16 runs to each thread of the space: for the host's kernels that give a thread whole rows, which a
-// plain split of the slots would leave uneven where a few rows hold most entries.
+// rule) evenly, 16 runs to each thread of the space, taken by the threads as they free up: for the host's kernels that
+// give a thread whole rows, which a plain split of the slots would leave uneven where a few rows hold most entries
+// (the weight is an estimate; the dynamic schedule absorbs its error).
 template <class Ctx, class W, class F>
 void for_slot_runs(Ctx& ctx, const char* label, Index n, const W& weight, const F& f) {
   if (n == 0) return;
+  using Policy = Kokkos::RangePolicy<ExecOf<Ctx>, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>;
   const Index threads = static_cast<Index>(ctx.exec().concurrency());
   const Index runs = n < 16 * threads ? n : 16 * threads;
-  for_n(ctx, label, runs, KOKKOS_LAMBDA(Index r) {
-    const Index k0 = run_start(weight, n, r, runs), k1 = run_start(weight, n, r + 1, runs);
-    if (k0 < k1) f(k0, k1);
-  });
+  Kokkos::parallel_for(label, Policy(ctx.exec(), 0, static_cast<std::int64_t>(runs)).set_chunk_size(1),
+                       KOKKOS_LAMBDA(const std::int64_t i) {
+                         const Index r = static_cast<Index>(i);
+                         const Index k0 = run_start(weight, n, r, runs), k1 = run_start(weight, n, r + 1, runs);
+                         if (k0 < k1) f(k0, k1);
+                       });
 }
 
 // Whether the context reads values back itself (ctx.read_back_bytes(host, device, bytes), after the work queued before

@@ -289,10 +289,153 @@ ProductIndex index_products(Ctx& ctx, const CsrRef& A, const CsrRef& B, BytesOf<
   return index;
 }
 
-// T = A * B over (add, mul) on V, every operand of type V; f(a, b) = flip ? mul(b, a) : mul(a, b).
+// ---- Gustavson's rows: spgemm's host shape --------------------------------------------------------------------------
+// A thread takes a run of A's rows (for_slot_runs, split by their products) and builds each row of the result in a
+// dense accumulator of B's width that it keeps for the call (a mark per column: the stamp of the row that last touched
+// it; a value per column), listing the columns as they are first touched and then sorting them, or reading them off
+// the marks where the row touches a good share of the columns. Where B is too wide for an accumulator per thread
+// (kHostDenseColumns, or far wider than the products), each row's products are sorted by column instead, stably. Each
+// position adds its terms in the order of A's row, then of B's row, as the expansion does, so the two shapes give the
+// same results. Two passes: each row's columns counted (marks alone), then the rows placed and filled.
+constexpr Index kHostDenseColumns = Index(1) << 22;
+
+template <class V, class Ctx, class Add, class Mul>
+CsrParts<BytesOf<Ctx>> gustavson_rows(Ctx& ctx, const CsrRef& A, const CsrRef& B, Add add, Mul mul) {
+  using Token = Kokkos::Experimental::UniqueToken<ExecOf<Ctx>>;
+  const Index slots = A.nslots, ncols = B.ncols;
+  const CsrRef a = A, b = B;
+  // work[s]: the products of the slots before s, plus one a slot (an empty row still costs its visit).
+  auto work_buf = ctx.alloc((slots + 1) * sizeof(Index));
+  Index* work = as<Index>(work_buf);
+  for_n(ctx, "snack::portable::row_products", slots, KOKKOS_LAMBDA(Index s) {
+    Index f = 1;
+    for (Index e = a.p[s]; e < a.p[s + 1]; ++e) f += b.row_length(a.j[e]);
+    work[s] = f;
+  });
+  const Index flops = exclusive_scan_in_place(ctx, work, slots) - slots;
+  const bool dense = ncols <= kHostDenseColumns && ncols <= 8 * flops + 65536;
+  Token token(ctx.exec());
+  const Index threads = static_cast<Index>(token.size());
+  // The workspace of each thread: dense, marks (zero: never; row s stamps 2s + 1 as it counts, 2s + 2 as it fills)
+  // and values, ncols of each; sorted, the longest row's products as columns, values and their order.
+  Index longest = 0;
+  if (!dense)
+    for (Index s = 0; s < slots; ++s) longest = std::max(longest, work[s + 1] - work[s] - 1);
+  const Index width = dense ? ncols : longest;
+  auto mark_buf = ctx.alloc(threads * width * sizeof(Index));
+  auto value_buf = ctx.alloc(threads * width * sizeof(V));
+  auto order_buf = ctx.alloc(dense ? 0 : threads * width * sizeof(Index));
+  Index* marks = as<Index>(mark_buf);
+  V* values = as<V>(value_buf);
+  Index* orders = as<Index>(order_buf);
+
+  CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
+  Index* p = as<Index>(out.p);
+  // The columns of row s's products, in expansion order, into col; returns their number.
+  const auto gather_columns = [=](Index s, Index* col) {
+    Index m = 0;
+    for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
+      Index lo, hi;
+      b.row_range(a.j[e], lo, hi);
+      for (Index f = lo; f < hi; ++f) col[m++] = b.j[f];
+    }
+    return m;
+  };
+  for_slot_runs(ctx, "snack::portable::row_columns", slots, ArrayCounts{work}, KOKKOS_LAMBDA(Index k0, Index k1) {
+    const auto id = token.acquire();
+    Index* mark = marks + static_cast<Index>(id) * width;
+    for (Index s = k0; s < k1; ++s) {
+      Index n = 0;
+      if (dense) {
+        const Index stamp = 2 * s + 1;
+        for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
+          Index lo, hi;
+          b.row_range(a.j[e], lo, hi);
+          for (Index f = lo; f < hi; ++f) {
+            const Index c = b.j[f];
+            if (mark[c] != stamp) {
+              mark[c] = stamp;
+              ++n;
+            }
+          }
+        }
+      } else {
+        const Index m = gather_columns(s, mark);
+        std::sort(mark, mark + m);
+        n = static_cast<Index>(std::unique(mark, mark + m) - mark);
+      }
+      p[s] = n;
+    }
+    token.release(id);
+  });
+  place_rows(ctx, out, slots, sizeof(V));
+  Index* j = as<Index>(out.j);
+  V* z = as<V>(out.x);
+  for_slot_runs(ctx, "snack::portable::row_values", slots, ArrayCounts{work}, KOKKOS_LAMBDA(Index k0, Index k1) {
+    const auto id = token.acquire();
+    Index* mark = marks + static_cast<Index>(id) * width;
+    V* acc = values + static_cast<Index>(id) * width;
+    for (Index s = k0; s < k1; ++s) {
+      const Index o = p[s], n = p[s + 1] - o;
+      if (n == 0) continue;
+      if (dense) {
+        const Index stamp = 2 * s + 2;
+        Index m = 0;
+        for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
+          Index lo, hi;
+          b.row_range(a.j[e], lo, hi);
+          const V av = a.values<V>()[e];
+          for (Index f = lo; f < hi; ++f) {
+            const Index c = b.j[f];
+            const V t = mul(av, b.values<V>()[f]);
+            if (mark[c] != stamp) {
+              mark[c] = stamp;
+              acc[c] = t;
+              j[o + m++] = c;
+            } else {
+              acc[c] = add(acc[c], t);
+            }
+          }
+        }
+        if (32 * n >= ncols) {   // a good share of the columns: read them off the marks, in order
+          m = 0;
+          for (Index c = 0; c < ncols; ++c)
+            if (mark[c] == stamp) j[o + m++] = c;
+        } else {
+          std::sort(j + o, j + o + n);
+        }
+        for (Index q = o; q < o + n; ++q) z[q] = acc[j[q]];
+      } else {
+        Index* order = orders + static_cast<Index>(id) * width;
+        const Index m = gather_columns(s, mark);
+        Index q = 0;
+        for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
+          Index lo, hi;
+          b.row_range(a.j[e], lo, hi);
+          const V av = a.values<V>()[e];
+          for (Index f = lo; f < hi; ++f) acc[q++] = mul(av, b.values<V>()[f]);
+        }
+        for (Index u = 0; u < m; ++u) order[u] = u;
+        std::stable_sort(order, order + m, [=](Index x, Index y) { return mark[x] < mark[y]; });
+        Index w = o;
+        for (Index u = 0; u < m;) {
+          const Index c = mark[order[u]];
+          V v = acc[order[u]];
+          for (++u; u < m && mark[order[u]] == c; ++u) v = add(v, acc[order[u]]);
+          j[w] = c;
+          z[w++] = v;
+        }
+      }
+    }
+    token.release(id);
+  });
+  return out;
+}
+
+// spgemm's device shape: each product keyed by (row, column), the keys sorted stably, each run of equal keys reduced.
 template <class V, class Ctx>
-CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
-                              bool flip) {
+CsrParts<BytesOf<Ctx>> expand_sort_compress(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add,
+                                            BinaryOpcode mul, bool flip) {
   const Index ncols = B.ncols;
   BytesOf<Ctx> offsets;
   const ProductIndex at = index_products(ctx, A, B, offsets);
@@ -338,6 +481,89 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
   });
   rows_to_csr(ctx, out, row, A.nrows);
   return out;
+}
+
+// T = A * B over (add, mul) on V, every operand of type V; f(a, b) = flip ? mul(b, a) : mul(a, b). On a device by
+// expand, sort and compress; on the host by Gustavson's rows; the two give the same results.
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
+                              bool flip) {
+  if constexpr (host_space<Ctx>()) {
+    CsrParts<BytesOf<Ctx>> out;
+    with_semiring_fns(add, mul, flip,
+                      [&](auto add_fn, auto mul_fn) { out = gustavson_rows<V>(ctx, A, B, add_fn, mul_fn); });
+    return out;
+  } else {
+    return expand_sort_compress<V>(ctx, A, B, add, mul, flip);
+  }
+}
+
+// T = A * B for a full B (every entry present; its values row-major, B(k, c) at k * ncols + c): a row of A with
+// entries gives a full row of T, position (i, c) adding f(A(i,k), B(k,c)) over row i's entries in order (Gustavson's
+// order, so spgemm's result). The result has A's slots. On the host a thread takes a run of rows and sweeps each output
+// row once per entry of A's row; on a device a thread per position walks its row of A.
+// rows_times_full's host shape: a thread per run of A's rows, each output row swept once per entry of A's row.
+template <class V, class Ctx, class Add, class Mul>
+void full_rows_host(Ctx& ctx, const CsrRef& a, const V* bx, Index ncols, const Index* p, Add add, Mul mul, Index* j,
+                    V* z) {
+  for_slot_runs(ctx, "snack::portable::rows_times_full", a.nslots, SlotEntries{a.p}, KOKKOS_LAMBDA(Index k0, Index k1) {
+    for (Index s = k0; s < k1; ++s) {
+      const Index e0 = a.p[s], e1 = a.p[s + 1];
+      if (e0 == e1) continue;
+      Index* jr = j + p[s];
+      V* zr = z + p[s];
+      const V a0 = a.values<V>()[e0];
+      const V* b0 = bx + a.j[e0] * ncols;
+      for (Index c = 0; c < ncols; ++c) {
+        jr[c] = c;
+        zr[c] = mul(a0, b0[c]);
+      }
+      for (Index e = e0 + 1; e < e1; ++e) {
+        const V av = a.values<V>()[e];
+        const V* br = bx + a.j[e] * ncols;
+        for (Index c = 0; c < ncols; ++c) zr[c] = add(zr[c], mul(av, br[c]));
+      }
+    }
+  });
+}
+
+template <class V, class Ctx>
+CsrParts<BytesOf<Ctx>> rows_times_full(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
+                                       bool flip) {
+  const Index slots = A.nslots, ncols = B.ncols;
+  CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
+  Index* p = as<Index>(out.p);
+  const CsrRef a = A;
+  const V* bx = B.values<V>();
+  for_n(ctx, "snack::portable::full_rows", slots, KOKKOS_LAMBDA(Index s) { p[s] = a.p[s + 1] > a.p[s] ? ncols : 0; });
+  place_rows(ctx, out, slots, sizeof(V));
+  Index* j = as<Index>(out.j);
+  V* z = as<V>(out.x);
+  if constexpr (host_space<Ctx>()) {
+    with_semiring_fns(add, mul, flip,
+                      [&](auto add_fn, auto mul_fn) { full_rows_host<V>(ctx, a, bx, ncols, p, add_fn, mul_fn, j, z); });
+  } else {
+    const MulFn<V> mul_fn{mul, flip};
+    for_n(ctx, "snack::portable::rows_times_full", out.nvals, KOKKOS_LAMBDA(Index q) {
+      const Index s = slot_of(CsrRef{nullptr, p, nullptr, nullptr, slots}, q), c = q - p[s];
+      V acc = mul_fn(a.values<V>()[a.p[s]], bx[a.j[a.p[s]] * ncols + c]);
+      for (Index e = a.p[s] + 1; e < a.p[s + 1]; ++e) acc = add(acc, mul_fn(a.values<V>()[e], bx[a.j[e] * ncols + c]));
+      j[q] = c;
+      z[q] = acc;
+    });
+  }
+  return out;
+}
+
+// Whether the masked dot product (one merge of a row of A' and a row of B'^T per entry of M) costs less than expanding
+// every product of A' * B': the merges read about nvals(M) x (mean row of A' + mean row of B'^T) entries, the
+// expansion forms flops(A' * B') products (estimated from mean lengths), each counted at eight merged entries. A' and
+// B' are given by their entries and dimensions (a_rows: the rows of A'; b_inner: the rows of B').
+inline bool dot_is_cheaper(Index m_nvals, Index a_nvals, Index a_rows, Index b_nvals, Index b_inner, Index b_cols) {
+  const auto mean = [](Index n, Index d) { return d > 0 ? static_cast<double>(n) / static_cast<double>(d) : 0.0; };
+  const double merges = static_cast<double>(m_nvals) * (mean(a_nvals, a_rows) + mean(b_nvals, b_cols));
+  const double products = static_cast<double>(a_nvals) * mean(b_nvals, b_inner);
+  return merges < 8.0 * products;
 }
 
 // Whether a monoid's result on V is the same in any order of combination (so combining by atomics gives spgemm's
@@ -679,7 +905,76 @@ bool all_finite(Ctx& ctx, const V* v, Index n) {
 // f(A(i,k), B(j,k))); an entry of M with no common k gives no entry. The result has M's slots. Two rows are
 // intersected by a merge, or, where one is more than kSearchRatio times longer than the other (a hub of a power-law
 // graph against a short row), by searching the shorter's entries in the longer: O(short x log long), not O(long).
+// On a device a thread per entry of M; on the host a thread per run of M's rows, each row of A found once.
 constexpr Index kSearchRatio = 32;
+
+// The dot product of A's entries [pa, ea) and B's [pb, eb) (each in increasing column): false where no column is
+// common, else true with the sum in *z. mul(a, b) takes a from A.
+template <class V, class Add, class Mul>
+KOKKOS_INLINE_FUNCTION bool sparse_dot(const CsrRef& a, Index pa, Index ea, const CsrRef& b, Index pb, Index eb,
+                                       const Add& add, const Mul& mul, V* z) {
+  bool any = false;
+  V acc{};
+  const auto term = [&](Index fa, Index fb) {
+    const V t = mul(a.values<V>()[fa], b.values<V>()[fb]);
+    acc = any ? add(acc, t) : t;
+    any = true;
+  };
+  const Index la = ea - pa, lb = eb - pb;
+  if (la > kSearchRatio * lb || lb > kSearchRatio * la) {
+    // Rows of very different lengths (a hub's row against a short one): each entry of the shorter is searched in the
+    // rest of the longer, so the common k come in increasing order, as from the merge.
+    const bool a_short = la < lb;
+    Index ps = a_short ? pa : pb, pl = a_short ? pb : pa;
+    const Index es = a_short ? ea : eb, el = a_short ? eb : ea;
+    const Index* js = a_short ? a.j : b.j;
+    const Index* jl = a_short ? b.j : a.j;
+    for (; ps < es && pl < el; ++ps) {
+      pl = lower_bound_col(jl, pl, el, js[ps]);
+      if (pl < el && jl[pl] == js[ps]) {
+        if (a_short) term(ps, pl);
+        else term(pl, ps);
+        ++pl;
+      }
+    }
+  } else {
+    while (pa < ea && pb < eb) {
+      const Index ka = a.j[pa], kb = b.j[pb];
+      if (ka < kb) { ++pa; continue; }
+      if (kb < ka) { ++pb; continue; }
+      term(pa, pb);
+      ++pa;
+      ++pb;
+    }
+  }
+  *z = acc;
+  return any;
+}
+
+// masked_dot's host shape: a thread per run of M's rows, each row of A found once. The runs split the rows by their
+// entries plus their row of A (a hub's row of A is merged once per entry of its mask row).
+template <class V, class Ctx, class Add, class Mul>
+void masked_dot_rows(Ctx& ctx, const CsrRef& m, const CsrRef& a, const CsrRef& b, Add add, Mul mul,
+                     std::uint8_t* keep, V* z) {
+  auto work_buf = ctx.alloc((m.nslots + 1) * sizeof(Index));
+  Index* work = as<Index>(work_buf);
+  exclusive_scan(ctx, KOKKOS_LAMBDA(Index s) {
+    const Index entries = m.p[s + 1] - m.p[s];
+    return 1 + entries + (entries > 0 ? a.row_length(m.row_of(s)) : 0);
+  }, work, m.nslots);
+  for_slot_runs(ctx, "snack::portable::masked_dot_rows", m.nslots, ArrayCounts{work}, KOKKOS_LAMBDA(Index k0, Index k1) {
+    for (Index s = k0; s < k1; ++s) {
+      Index pa, ea;
+      a.row_range(m.row_of(s), pa, ea);
+      for (Index e = m.p[s]; e < m.p[s + 1]; ++e) {
+        Index pb, eb;
+        b.row_range(m.j[e], pb, eb);
+        keep[e] = sparse_dot<V>(a, pa, ea, b, pb, eb, add, mul, z + e);
+      }
+    }
+  });
+}
+
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, const CsrRef& B, MonoidFn<V> add,
                                   BinaryOpcode mul, bool flip) {
@@ -688,54 +983,18 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
   std::uint8_t* keep = as<std::uint8_t>(keep_buf);
   V* zall = as<V>(z_buf);
   const CsrRef m = M, a = A, b = B;
-  for_n(ctx, "snack::portable::masked_dot", M.nvals, KOKKOS_LAMBDA(Index e) {
-    Index pa, ea, pb, eb;
-    a.row_range(m.row_of(slot_of(m, e)), pa, ea);
-    b.row_range(m.j[e], pb, eb);
-    bool any = false;
-    V acc = add.identity;
-    auto term = [&](Index fa, Index fb) {
-      const V av = a.values<V>()[fa], bv = b.values<V>()[fb];
-      const V t = flip ? binary_eval<V, V>(mul, bv, av) : binary_eval<V, V>(mul, av, bv);
-      acc = any ? add(acc, t) : t;
-      any = true;
-    };
-    const Index la = ea - pa, lb = eb - pb;
-    if (la > kSearchRatio * lb || lb > kSearchRatio * la) {
-      // Rows of very different lengths (a hub's row against a short one): each entry of the shorter is searched in the
-      // rest of the longer, so the common k come in increasing order, as from the merge.
-      const bool a_short = la < lb;
-      Index ps = a_short ? pa : pb, pl = a_short ? pb : pa;
-      const Index es = a_short ? ea : eb, el = a_short ? eb : ea;
-      const Index* js = a_short ? a.j : b.j;
-      const Index* jl = a_short ? b.j : a.j;
-      for (; ps < es && pl < el; ++ps) {
-        const Index k = js[ps];
-        Index hi = el;
-        while (pl < hi) {
-          const Index mid = pl + (hi - pl) / 2;
-          if (jl[mid] < k) pl = mid + 1;
-          else hi = mid;
-        }
-        if (pl < el && jl[pl] == k) {
-          if (a_short) term(ps, pl);
-          else term(pl, ps);
-          ++pl;
-        }
-      }
-    } else {
-      while (pa < ea && pb < eb) {
-        const Index ka = a.j[pa], kb = b.j[pb];
-        if (ka < kb) { ++pa; continue; }
-        if (kb < ka) { ++pb; continue; }
-        term(pa, pb);
-        ++pa;
-        ++pb;
-      }
-    }
-    keep[e] = any;
-    zall[e] = acc;
-  });
+  if constexpr (host_space<Ctx>()) {
+    with_semiring_fns(add, mul, flip,
+                      [&](auto add_fn, auto mul_fn) { masked_dot_rows<V>(ctx, m, a, b, add_fn, mul_fn, keep, zall); });
+  } else {
+    const MulFn<V> mul_fn{mul, flip};
+    for_n(ctx, "snack::portable::masked_dot", M.nvals, KOKKOS_LAMBDA(Index e) {
+      Index pa, ea, pb, eb;
+      a.row_range(m.row_of(slot_of(m, e)), pa, ea);
+      b.row_range(m.j[e], pb, eb);
+      keep[e] = sparse_dot<V>(a, pa, ea, b, pb, eb, add, mul_fn, zall + e);
+    });
+  }
   return compact(ctx, M, keep, zall, sizeof(V));
 }
 
@@ -977,14 +1236,52 @@ void allowed_positions(Ctx& ctx, const CsrRef& m, const std::uint8_t* mask_true,
   });
 }
 
+// spmv_rows' host shape: a thread per run of R's rows, each row's terms added in order (has[s]: row s has a term;
+// val[s]: their sum).
+template <class V, class Ctx, class Add, class Mul>
+void spmv_rows_host(Ctx& ctx, const CsrRef& r, const V* xv, const std::uint8_t* xf, const std::uint8_t* allow, Add add,
+                    Mul mul, std::uint8_t* has, V* val) {
+  for_slot_runs(ctx, "snack::portable::spmv_rows", r.nslots, SlotEntries{r.p}, KOKKOS_LAMBDA(Index k0, Index k1) {
+    const V* rv = r.values<V>();
+    for (Index s = k0; s < k1; ++s) {
+      Index e = r.p[s];
+      const Index end = allow == nullptr || allow[r.row_of(s)] ? r.p[s + 1] : e;
+      if (xf != nullptr)
+        while (e < end && !xf[r.j[e]]) ++e;
+      has[s] = e < end;
+      if (e == end) continue;
+      // The first term starts the sum (no flag to test in the loop that adds the others).
+      V acc = mul(xv[r.j[e]], rv[e]);
+      if (xf == nullptr) {
+        for (++e; e < end; ++e) acc = add(acc, mul(xv[r.j[e]], rv[e]));
+      } else {
+        for (++e; e < end; ++e)
+          if (xf[r.j[e]]) acc = add(acc, mul(xv[r.j[e]], rv[e]));
+      }
+      val[s] = acc;
+    }
+  });
+}
+
 // T (1 x R.nrows): T(r) = add over the entries (r, k) of R where x(k) is present of f(x(k), R(r, k)), with f(a, b)
-// = flip ? mul(b, a) : mul(a, b); an entry only where a term exists. x is dense (densify_vector); with `allow`
-// (null: every row) rows r without allow[r] are skipped.
+// = flip ? mul(b, a) : mul(a, b); an entry only where a term exists. x is dense (densify_vector; xf null where x has
+// every entry); with `allow`
+// (null: every row) rows r without allow[r] are skipped. Each row's terms are added in order: the same result on either
+// shape.
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const std::uint8_t* xf,
                                  const std::uint8_t* allow, MonoidFn<V> add, BinaryOpcode mul, bool flip) {
-  // Each row is cut into pieces of at most kPiece entries, one thread each (a hub's row is not one thread's serial
-  // walk); a second pass combines each row's pieces in order, so the result is deterministic.
+  if constexpr (host_space<Ctx>()) {
+    auto has_buf = ctx.alloc(R.nslots);
+    auto val_buf = ctx.alloc(R.nslots * sizeof(V));
+    std::uint8_t* has = as<std::uint8_t>(has_buf);
+    V* val = as<V>(val_buf);
+    with_semiring_fns(add, mul, flip,
+                      [&](auto add_fn, auto mul_fn) { spmv_rows_host<V>(ctx, R, xv, xf, allow, add_fn, mul_fn, has, val); });
+    return slots_as_vector(ctx, R, has, val, sizeof(V));
+  }
+  // On a device each row is cut into pieces of at most kPiece entries, one thread each (a hub's row is not one thread's
+  // serial walk); a second pass combines each row's pieces in order, so the result is deterministic.
   constexpr Index kPiece = 128;
   const Index slots = R.nslots;
   auto first_buf = ctx.alloc((slots + 1) * sizeof(Index));
@@ -1012,7 +1309,7 @@ CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const s
       const Index end = begin + kPiece < r.p[s + 1] ? begin + kPiece : r.p[s + 1];
       for (Index e = begin; e < end; ++e) {
         const Index k = r.j[e];
-        if (!xf[k]) continue;
+        if (xf != nullptr && !xf[k]) continue;
         const V rv = r.values<V>()[e];
         const V t = flip ? binary_eval<V, V>(mul, rv, xv[k]) : binary_eval<V, V>(mul, xv[k], rv);
         acc = any ? add(acc, t) : t;
