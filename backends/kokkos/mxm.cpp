@@ -39,11 +39,12 @@ struct HostProduct {
   void attach(P::CsrParts<HostBytes>&& parts) const { adopt_result(T, std::move(parts)); }
 };
 
-// The positions the mask hint of a vector product allows (one flag a column of T), or an empty buffer without a mask.
+// The positions the mask hint of a vector product allows (one flag a column of T), or an empty buffer (allow null:
+// every position) without a mask or for a product of several rows, whose rows' masks differ.
 template <class V, class Ctx>
 HostBytes allowed(const HostProduct<V, Ctx>& p, const std::uint8_t*& allow) {
   allow = nullptr;
-  if (p.mask.M == nullptr) return HostBytes();
+  if (p.mask.M == nullptr || !p.vector()) return HostBytes();
   const Matrix& M = *p.mask.M;
   const CsrRef m = csr_ref(M);
   HostBytes flags = p.ctx.alloc(m.nvals), out = p.ctx.alloc(p.T.ncols());
@@ -62,7 +63,7 @@ HostBytes allowed(const HostProduct<V, Ctx>& p, const std::uint8_t*& allow) {
 constexpr Index kPullRowsLimit = 8;
 
 // T = A * B^T by rows of A: each row of A made dense, and each row of B a dot product with it (portable spmv_rows),
-// skipping the columns of T the mask hint rules out.
+// skipping, for a vector, the columns of T the mask hint rules out.
 template <class V, class Ctx>
 void pull_rows(const HostProduct<V, Ctx>& p) {
   const Index n = p.A.ncols();

@@ -226,6 +226,36 @@ TEST(KokkosBackend, MxmLargerOnSeveralThreads) {
     for (const MxmCase& c : cases) check_mxm(*snk::builtin_semiring(add, mul, code), c);
 }
 
+// A product of a few rows times B' runs row by row through B's rows; a mask hint, which differs from row to row, must
+// not restrict one row by another's mask (a complemented mask most of all): the whole call, mask step included, equals
+// reference's.
+TEST(KokkosBackend, FewRowsTimesBTransposedUnderAComplementedMask) {
+  REQUIRE_KOKKOS();
+  const Type* t = &snk::types::FP64;
+  const snk::Semiring& s = *snk::builtin_semiring(snk::BinaryOpcode::Plus, snk::BinaryOpcode::Times, TypeCode::FP64);
+  for (Index rows : {Index(1), Index(3), Index(8)}) {
+    const Matrix A = random_matrix(t, rows, 40, rows * 20), B = random_matrix(t, 30, 40, 600);
+    const Matrix M = random_matrix(&snk::types::Bool, rows, 30, rows * 12);
+    for (bool complement : {false, true}) {
+      snk::Descriptor d;
+      d.transpose_second = true;
+      d.mask_structure = true;
+      d.mask_complement = complement;
+      Matrix got(t, rows, 30), want(t, rows, 30);
+      {
+        snk::BackendScope scope("kokkos");
+        snk::mxm(got, &M, nullptr, s, A, B, d);
+      }
+      {
+        snk::BackendScope scope("reference");
+        snk::mxm(want, &M, nullptr, s, A, B, d);
+      }
+      ASSERT_GT(want.nvals(), 0u);
+      EXPECT_TRUE(same(want, got, nullptr)) << rows << " rows, complement " << complement;
+    }
+  }
+}
+
 TEST(KokkosBackend, MxmDeclinesWhatItLeavesToTheCore) {
   REQUIRE_KOKKOS();
   const snk::Semiring& s = *snk::builtin_semiring(snk::BinaryOpcode::Plus, snk::BinaryOpcode::Times, TypeCode::FP64);
