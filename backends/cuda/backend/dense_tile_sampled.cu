@@ -32,7 +32,11 @@ struct Cublas {
 
 Cublas* cublas_state = nullptr;
 
-void destroy_cublas_at_exit() {   // registered after the runtime's start: runs before its teardown
+// Registered after the runtime's start and after cuBLAS was loaded: runs before both tear down. The small-block cache is
+// closed first: its own exit handler, registered before cuBLAS was loaded, would run after cuBLAS' teardown, when its
+// frees no longer reach the device.
+void destroy_cublas_at_exit() {
+  close_block_cache_at_exit();
   if (cublas_state != nullptr && cublas_state->handle != nullptr) (void)cublas_state->destroy(cublas_state->handle);
 }
 

@@ -93,7 +93,7 @@ struct BlockCache {
 };
 
 BlockCache& block_cache() {
-  static BlockCache* cache = new BlockCache;   // its blocks are released by release_cached_blocks_at_exit()
+  static BlockCache* cache = new BlockCache;   // its blocks are released by close_block_cache_at_exit()
   return *cache;
 }
 
@@ -105,8 +105,6 @@ void release_cached_blocks(bool close = false) {
   c.closed = c.closed || close;
 }
 
-// At process exit the runtime may already be gone: errors are of no consequence.
-void release_cached_blocks_at_exit() { release_cached_blocks(true); }
 
 // The class of a request of `bytes` bytes (-1: not kept).
 int size_class(std::size_t bytes) {
@@ -137,7 +135,7 @@ bool keep_cached(void* block, int c, cudaStream_t stream) {
   BlockCache& cache = block_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.closed || stream != allocation_stream.load()) return false;
-  static const bool at_exit = std::atexit(release_cached_blocks_at_exit) == 0;   // after the runtime's start
+  static const bool at_exit = std::atexit(close_block_cache_at_exit) == 0;   // after the runtime's start
   (void)at_exit;
   cache.kept.push_back({block, c});
   cache.bytes += class_bytes(c);
@@ -159,6 +157,9 @@ void allocate_or_trim(Alloc&& alloc) {
   throw_on_cuda_error(e, "device allocation");
 }
 }  // namespace
+
+// At process exit the runtime may already be gone: errors are of no consequence.
+void close_block_cache_at_exit() { release_cached_blocks(true); }
 
 void set_allocation_stream(cudaStream_t stream) {
   cudaMemPool_t pool = pool_of_current_device();

@@ -91,6 +91,11 @@ std::shared_ptr<void> lock_host_pages(void* p, std::size_t bytes);
 // Makes every later DeviceBuffer a stream-ordered allocation on `stream` (the backend's one stream, on which all its
 // work runs), from the current device's default pool, which then keeps freed memory for reuse.
 void set_allocation_stream(cudaStream_t stream);
+
+// Returns the small-block cache's blocks to the pool and closes it (later frees go to the pool), at process exit: a
+// library that tears down its own CUDA state at exit (cuBLAS, loaded later) calls this first from its own exit handler,
+// since handlers run in reverse order of registration and the cache's own one would come after that teardown.
+void close_block_cache_at_exit();
 // Frees the page-locked slots that large uploads pass through (DeviceBuffer::upload); registered to run at process
 // exit. A later large upload makes them again.
 void release_upload_slots();
