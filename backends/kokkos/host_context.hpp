@@ -1,9 +1,10 @@
-// backends/kokkos/host_context.hpp: the context the portable kernels (portable/parts.hpp) run with on the host, and
-// how a result becomes a Matrix, for the kokkos backend (portable_host.cpp) and the kernels' host test.
+// backends/kokkos/host_context.hpp: the context the portable kernels (portable/parts.hpp) run with on the host, which
+// space runs them (on_host), and how a result becomes a Matrix, for the kokkos backend (mxm.cpp, portable_host.cpp) and
+// the kernels' host test.
 //
 // Space is a Kokkos host execution space (the OpenMP pool, or Serial from threads outside it). Buffers are vectors that
 // a result's arrays move into the container's host form from (whose adopt() drops the empty slots a kernel may leave in
-// a hypersparse result); the sort is std::stable_sort on the keys' low bits.
+// a hypersparse result), zeroed as they are made; the sort is std::stable_sort on the keys' low bits.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -36,7 +37,8 @@ struct HostBytes {
 template <class Space>
 struct HostContext {
   Space exec() const { return Space(); }
-  // One spare word or byte, so that an empty buffer still has an address.
+  // Zeroed (the host's Gustavson rows count on it for their marks), with one spare word or byte, so that an empty
+  // buffer still has an address.
   HostBytes alloc(std::size_t bytes) {
     HostBytes b;
     b.words.resize(bytes / sizeof(Index) + 1);

@@ -17,9 +17,8 @@
 #include "portable/reduce.hpp"
 #include "portable/kronecker.hpp"
 
-#include <algorithm>
-#include <mutex>
 #include <type_traits>
+#include <utility>
 
 namespace snk::kokkos {
 namespace {

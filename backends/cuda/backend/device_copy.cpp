@@ -105,7 +105,6 @@ void release_cached_blocks(bool close = false) {
   c.closed = c.closed || close;
 }
 
-
 // The class of a request of `bytes` bytes (-1: not kept).
 int size_class(std::size_t bytes) {
   if (bytes > kCachedUpTo || !block_cache().enabled) return -1;

@@ -316,8 +316,9 @@ CsrParts<BytesOf<Ctx>> gustavson_rows(Ctx& ctx, const CsrRef& A, const CsrRef& B
   const bool dense = ncols <= kHostDenseColumns && ncols <= 8 * flops + 65536;
   Token token(ctx.exec());
   const Index threads = static_cast<Index>(token.size());
-  // The workspace of each thread: dense, marks (zero: never; row s stamps 2s + 1 as it counts, 2s + 2 as it fills)
-  // and values, ncols of each; sorted, the longest row's products as columns, values and their order.
+  // The workspace of each thread: dense, marks (zero: never, as the host context's buffers come zeroed; row s stamps
+  // 2s + 1 as it counts, 2s + 2 as it fills) and values, ncols of each; sorted, the longest row's products as columns,
+  // values and their order.
   Index longest = 0;
   if (!dense)
     for (Index s = 0; s < slots; ++s) longest = std::max(longest, work[s + 1] - work[s] - 1);
@@ -331,16 +332,6 @@ CsrParts<BytesOf<Ctx>> gustavson_rows(Ctx& ctx, const CsrRef& A, const CsrRef& B
 
   CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
   Index* p = as<Index>(out.p);
-  // The columns of row s's products, in expansion order, into col; returns their number.
-  const auto gather_columns = [=](Index s, Index* col) {
-    Index m = 0;
-    for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
-      Index lo, hi;
-      b.row_range(a.j[e], lo, hi);
-      for (Index f = lo; f < hi; ++f) col[m++] = b.j[f];
-    }
-    return m;
-  };
   for_slot_runs(ctx, "snack::portable::row_columns", slots, ArrayCounts{work}, KOKKOS_LAMBDA(Index k0, Index k1) {
     const auto id = token.acquire();
     Index* mark = marks + static_cast<Index>(id) * width;
@@ -359,8 +350,13 @@ CsrParts<BytesOf<Ctx>> gustavson_rows(Ctx& ctx, const CsrRef& A, const CsrRef& B
             }
           }
         }
-      } else {
-        const Index m = gather_columns(s, mark);
+      } else {   // the distinct columns of the row's products
+        Index m = 0;
+        for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
+          Index lo, hi;
+          b.row_range(a.j[e], lo, hi);
+          for (Index f = lo; f < hi; ++f) mark[m++] = b.j[f];
+        }
         std::sort(mark, mark + m);
         n = static_cast<Index>(std::unique(mark, mark + m) - mark);
       }
@@ -407,13 +403,15 @@ CsrParts<BytesOf<Ctx>> gustavson_rows(Ctx& ctx, const CsrRef& A, const CsrRef& B
         for (Index q = o; q < o + n; ++q) z[q] = acc[j[q]];
       } else {
         Index* order = orders + static_cast<Index>(id) * width;
-        const Index m = gather_columns(s, mark);
-        Index q = 0;
+        Index m = 0;   // the row's products in expansion order: columns in mark, values in acc
         for (Index e = a.p[s]; e < a.p[s + 1]; ++e) {
           Index lo, hi;
           b.row_range(a.j[e], lo, hi);
           const V av = a.values<V>()[e];
-          for (Index f = lo; f < hi; ++f) acc[q++] = mul(av, b.values<V>()[f]);
+          for (Index f = lo; f < hi; ++f, ++m) {
+            mark[m] = b.j[f];
+            acc[m] = mul(av, b.values<V>()[f]);
+          }
         }
         for (Index u = 0; u < m; ++u) order[u] = u;
         std::stable_sort(order, order + m, [=](Index x, Index y) { return mark[x] < mark[y]; });
@@ -498,11 +496,7 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
   }
 }
 
-// T = A * B for a full B (every entry present; its values row-major, B(k, c) at k * ncols + c): a row of A with
-// entries gives a full row of T, position (i, c) adding f(A(i,k), B(k,c)) over row i's entries in order (Gustavson's
-// order, so spgemm's result). The result has A's slots. On the host a thread takes a run of rows and sweeps each output
-// row once per entry of A's row; on a device a thread per position walks its row of A.
-// rows_times_full's host shape: a thread per run of A's rows, each output row swept once per entry of A's row.
+// rows_times_full's loop: a thread per run of A's rows, each output row swept once per entry of A's row.
 template <class V, class Ctx, class Add, class Mul>
 void full_rows_host(Ctx& ctx, const CsrRef& a, const V* bx, Index ncols, const Index* p, Add add, Mul mul, Index* j,
                     V* z) {
@@ -527,9 +521,14 @@ void full_rows_host(Ctx& ctx, const CsrRef& a, const V* bx, Index ncols, const I
   });
 }
 
+// T = A * B for a full B (every entry present; its values row-major, B(k, c) at k * ncols + c): a row of A with
+// entries gives a full row of T, position (i, c) adding f(A(i,k), B(k,c)) over row i's entries in order (Gustavson's
+// order, so spgemm's result). The result has A's slots. The host's kernel: on a device the SpMM family serves a full B
+// (the cuda backend's product table).
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> rows_times_full(Ctx& ctx, const CsrRef& A, const CsrRef& B, MonoidFn<V> add, BinaryOpcode mul,
                                        bool flip) {
+  static_assert(host_space<Ctx>(), "rows_times_full is the host's; a device runs a full B through the SpMM family");
   const Index slots = A.nslots, ncols = B.ncols;
   CsrParts<BytesOf<Ctx>> out = with_slots_of(ctx, A);
   Index* p = as<Index>(out.p);
@@ -539,19 +538,8 @@ CsrParts<BytesOf<Ctx>> rows_times_full(Ctx& ctx, const CsrRef& A, const CsrRef& 
   place_rows(ctx, out, slots, sizeof(V));
   Index* j = as<Index>(out.j);
   V* z = as<V>(out.x);
-  if constexpr (host_space<Ctx>()) {
-    with_semiring_fns(add, mul, flip,
-                      [&](auto add_fn, auto mul_fn) { full_rows_host<V>(ctx, a, bx, ncols, p, add_fn, mul_fn, j, z); });
-  } else {
-    const MulFn<V> mul_fn{mul, flip};
-    for_n(ctx, "snack::portable::rows_times_full", out.nvals, KOKKOS_LAMBDA(Index q) {
-      const Index s = slot_of(CsrRef{nullptr, p, nullptr, nullptr, slots}, q), c = q - p[s];
-      V acc = mul_fn(a.values<V>()[a.p[s]], bx[a.j[a.p[s]] * ncols + c]);
-      for (Index e = a.p[s] + 1; e < a.p[s + 1]; ++e) acc = add(acc, mul_fn(a.values<V>()[e], bx[a.j[e] * ncols + c]));
-      j[q] = c;
-      z[q] = acc;
-    });
-  }
+  with_semiring_fns(add, mul, flip,
+                    [&](auto add_fn, auto mul_fn) { full_rows_host<V>(ctx, a, bx, ncols, p, add_fn, mul_fn, j, z); });
   return out;
 }
 
@@ -1265,9 +1253,8 @@ void spmv_rows_host(Ctx& ctx, const CsrRef& r, const V* xv, const std::uint8_t* 
 
 // T (1 x R.nrows): T(r) = add over the entries (r, k) of R where x(k) is present of f(x(k), R(r, k)), with f(a, b)
 // = flip ? mul(b, a) : mul(a, b); an entry only where a term exists. x is dense (densify_vector; xf null where x has
-// every entry); with `allow`
-// (null: every row) rows r without allow[r] are skipped. Each row's terms are added in order: the same result on either
-// shape.
+// every entry); with `allow` (null: every row) rows r without allow[r] are skipped. Each row's terms are added in
+// order: the same result on either shape.
 template <class V, class Ctx>
 CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const std::uint8_t* xf,
                                  const std::uint8_t* allow, MonoidFn<V> add, BinaryOpcode mul, bool flip) {
