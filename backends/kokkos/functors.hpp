@@ -6,8 +6,8 @@
 // the algebra's function pointers call, so this backend and the algebra cannot drift apart.
 //
 // Instantiation policy: the portable kernels are templated on the value type alone and read the opcode or the monoid
-// per value (portable/op_eval.hpp), except where a host loop over products fixes PLUS_TIMES at compile time
-// (op_eval.hpp: with_semiring_fns). Structural work that does not depend on values is compiled once.
+// per value (portable/op_eval.hpp), except where a host loop over products fixes FP32 and FP64 PLUS_TIMES at compile
+// time (products.hpp: with_semiring_fns). Structural work that does not depend on values is compiled once.
 #pragma once
 
 #include <Kokkos_Macros.hpp>

@@ -202,18 +202,6 @@ struct FixedFn {
   KOKKOS_INLINE_FUNCTION V operator()(V x, V y) const { return binary_case<Op, V, V>(x, y); }
 };
 
-// Calls f(add, mul) with a semiring's monoid and multiply as functors on V: PLUS_TIMES (every numeric product the
-// benchmarks time, and the layers') fixed at compile time, every other semiring read at run time (MonoidFn, MulFn).
-// For the host's product kernels, where one thread walks many products: a device kernel reads the opcodes per value.
-template <class V, class F>
-void with_semiring_fns(const MonoidFn<V>& add, BinaryOpcode mul, bool flip, F&& f) {
-  if (add.op == BinaryOpcode::Plus && mul == BinaryOpcode::Times) {
-    f(FixedFn<BinaryOpcode::Plus, V>{}, FixedFn<BinaryOpcode::Times, V>{});
-  } else {
-    f(add, MulFn<V>{mul, flip});
-  }
-}
-
 // The fold of v[b .. e-1] (b < e) in order with a monoid of MonoidFn's opcodes, the opcode's case chosen once for the
 // run rather than per value: for a thread that folds a long run (the host's reductions).
 template <BinaryOpcode Op, class T>

@@ -289,6 +289,22 @@ ProductIndex index_products(Ctx& ctx, const CsrRef& A, const CsrRef& B, BytesOf<
   return index;
 }
 
+// Calls f(add, mul) with a semiring's monoid and multiply as functors on V, for the host's product kernels, where one
+// thread walks many products (a device kernel reads the opcodes per value). PLUS_TIMES on FP32 (the layers) and FP64
+// (the graph benchmarks) in the OpenMP pool is fixed at compile time (FixedFn); every other product, and every product
+// on the serial space of threads outside the pool, reads its opcodes at run time (MonoidFn, MulFn). Each fixed
+// pair is a second copy of every host product kernel, so only these are compiled.
+template <class Ctx, class V, class F>
+void with_semiring_fns(const MonoidFn<V>& add, BinaryOpcode mul, bool flip, F&& f) {
+  if constexpr (std::is_floating_point_v<V> && std::is_same_v<ExecOf<Ctx>, Kokkos::DefaultHostExecutionSpace>) {
+    if (add.op == BinaryOpcode::Plus && mul == BinaryOpcode::Times) {
+      f(FixedFn<BinaryOpcode::Plus, V>{}, FixedFn<BinaryOpcode::Times, V>{});
+      return;
+    }
+  }
+  f(add, MulFn<V>{mul, flip});
+}
+
 // ---- Gustavson's rows: spgemm's host shape --------------------------------------------------------------------------
 // A thread takes a run of A's rows (for_slot_runs, split by their products) and builds each row of the result in a
 // dense accumulator of B's width that it keeps for the call (a mark per column: the stamp of the row that last touched
@@ -488,7 +504,7 @@ CsrParts<BytesOf<Ctx>> spgemm(Ctx& ctx, const CsrRef& A, const CsrRef& B, Monoid
                               bool flip) {
   if constexpr (host_space<Ctx>()) {
     CsrParts<BytesOf<Ctx>> out;
-    with_semiring_fns(add, mul, flip,
+    with_semiring_fns<Ctx>(add, mul, flip,
                       [&](auto add_fn, auto mul_fn) { out = gustavson_rows<V>(ctx, A, B, add_fn, mul_fn); });
     return out;
   } else {
@@ -538,7 +554,7 @@ CsrParts<BytesOf<Ctx>> rows_times_full(Ctx& ctx, const CsrRef& A, const CsrRef& 
   place_rows(ctx, out, slots, sizeof(V));
   Index* j = as<Index>(out.j);
   V* z = as<V>(out.x);
-  with_semiring_fns(add, mul, flip,
+  with_semiring_fns<Ctx>(add, mul, flip,
                     [&](auto add_fn, auto mul_fn) { full_rows_host<V>(ctx, a, bx, ncols, p, add_fn, mul_fn, j, z); });
   return out;
 }
@@ -972,7 +988,7 @@ CsrParts<BytesOf<Ctx>> masked_dot(Ctx& ctx, const CsrRef& M, const CsrRef& A, co
   V* zall = as<V>(z_buf);
   const CsrRef m = M, a = A, b = B;
   if constexpr (host_space<Ctx>()) {
-    with_semiring_fns(add, mul, flip,
+    with_semiring_fns<Ctx>(add, mul, flip,
                       [&](auto add_fn, auto mul_fn) { masked_dot_rows<V>(ctx, m, a, b, add_fn, mul_fn, keep, zall); });
   } else {
     const MulFn<V> mul_fn{mul, flip};
@@ -1263,7 +1279,7 @@ CsrParts<BytesOf<Ctx>> spmv_rows(Ctx& ctx, const CsrRef& R, const V* xv, const s
     auto val_buf = ctx.alloc(R.nslots * sizeof(V));
     std::uint8_t* has = as<std::uint8_t>(has_buf);
     V* val = as<V>(val_buf);
-    with_semiring_fns(add, mul, flip,
+    with_semiring_fns<Ctx>(add, mul, flip,
                       [&](auto add_fn, auto mul_fn) { spmv_rows_host<V>(ctx, R, xv, xf, allow, add_fn, mul_fn, has, val); });
     return slots_as_vector(ctx, R, has, val, sizeof(V));
   }
