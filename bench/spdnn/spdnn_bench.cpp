@@ -512,8 +512,5 @@ int main(int argc, char** argv) {
   std::ofstream(md_path) << md;
   bool all = !failed;
   for (const Row& r : rows) all = all && r.pass && r.exact_pass();
-#ifdef SNACK_WITH_TILED_GPU
-  wait_for_background_compiles();   // before any exit-time teardown (embedded.hpp)
-#endif
   return all ? 0 : 1;
 }

@@ -1,5 +1,6 @@
-// graphchallenge/engine/embedded.cpp: the embedded mode's code generator, its NVRTC compile on a thread of its own with
-// a deadline, and the disk cache of the cubins (embedded.hpp says what each computes).
+// graphchallenge/engine/embedded.cpp: the embedded mode's code generator, its compile by NVRTC in a process of its own
+// (snack-embedded-compile, engine/embedded_compiler.cpp) with a deadline, and the disk cache of the cubins
+// (embedded.hpp says what each computes).
 //
 // The generated source, one statement per line: in namespace snk_embedded, helpers m<R>x<W> (R inputs into W sums:
 // for each input in order, one fma per sum in order; the sums by reference) and e<W> (the epilogue of W sums:
@@ -12,12 +13,16 @@
 //
 // Cache file: the magic "SNKEMB1\n", a second 64-bit hash of the key's material (little-endian), the cubin's size
 // (64-bit, little-endian), the cubin. Its name is the first hash (FNV-1a) of the same material, 16 hex digits.
-// Compiles of one kernel for one cache directory that overlap in time share one NVRTC run.
+// Compiles of one kernel for one cache directory that overlap in time share one compiler process.
 #include "engine/embedded.hpp"
 
+#include <fcntl.h>
 #include <nvrtc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,7 +35,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,7 +60,7 @@ constexpr int64_t kOutlineMultiplyAdds = 128;
 // The multiply-adds a helper call does (its inputs times the tile's width, at least one input): the front end's time
 // grows faster than the number of calls in the source, so each call does several.
 constexpr int32_t kMultiplyAddsPerCall = 16;
-constexpr int kCompileNice = 19;   // a compile thread's nice value once no caller waits (send_to_background)
+constexpr int kCompileNice = 19;   // a compiler process's nice value once no caller waits (send_to_background)
 
 // `d` as a hexadecimal floating literal without suffix ("0x1.99999ap-4", "-0x0p+0"): exact, and free of the locale.
 std::string hex_literal(double d) {
@@ -205,6 +209,224 @@ uint64_t get_u64(const char* p) {
   return v;
 }
 
+// One compile: a snack-embedded-compile process (engine/embedded_compiler.cpp), and the detached thread that hands
+// it the source, reads its answer and reaps it. Everything the thread reads is the job's own or the registry's (never
+// destroyed), so it may outlive the call that started it, and the program's exit.
+struct CompileJob {
+  std::string source, kernel_name, arch;
+  std::string cache_file;     // where the compiler writes the cubin; "": no cache
+  uint64_t check = 0;
+  std::string registry_key;   // "" for a compile with no cache, which is never shared
+
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  pid_t pid = 0;              // the compiler process while it runs (0 once it has ended, before it is reaped)
+  bool background = false;    // past a caller's deadline and kept for the cache: the process runs at kCompileNice
+  bool stopped = false;       // past its caller's deadline with no cache to keep its result: the process is killed
+  EmbeddedStatus status = EmbeddedStatus::Failed;
+  std::vector<char> cubin;
+  std::string message;
+};
+
+// The compiles under way: those with a cache by key (a call for the same kernel and cache joins one), and how many job
+// threads have not finished. Never destroyed, so that a job thread may use it during the program's exit.
+struct Registry {
+  std::mutex m;
+  std::condition_variable idle;
+  std::map<std::string, std::shared_ptr<CompileJob>> running;
+  int live = 0;
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+constexpr const char* kCompilerName = "snack-embedded-compile";
+
+// The compiler program: $SNACK_EMBEDDED_COMPILER where set, else snack-embedded-compile beside the running program,
+// else where this build made it (SNK_EMBEDDED_COMPILER_BUILT). "" where none of the last two is an executable file.
+std::string compiler_path() {
+  static const std::string path = [] {
+    if (const char* v = std::getenv("SNACK_EMBEDDED_COMPILER"); v && *v) return std::string(v);
+    std::vector<std::string> tries;
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) tries.push_back((self.parent_path() / kCompilerName).string());
+#ifdef SNK_EMBEDDED_COMPILER_BUILT
+    tries.push_back(SNK_EMBEDDED_COMPILER_BUILT);
+#endif
+    for (const std::string& t : tries)
+      if (::access(t.c_str(), X_OK) == 0) return t;
+    return std::string();
+  }();
+  return path;
+}
+
+// Puts the compiler process `pid` at the lowest scheduling priority: a compile left running may outlive its caller's
+// wait by minutes, and must not take the cores from what the program goes on with (an inference's host thread
+// launches every layer, and the GPU waits while it waits for a core), nor from the compiles a caller waits for.
+// Lowering a priority needs no privilege; it is never raised again.
+void send_to_background(pid_t pid) { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(pid), kCompileNice); }
+
+// Starts the compiler for `job`: its standard input and output pipes to this process (`to`: the source is written
+// there; `from`: the answer is read there), its standard error /dev/null, no other descriptor inherited, no signal
+// blocked. The process id, or 0 with why in `why`.
+pid_t spawn_compiler(const CompileJob& job, int& to, int& from, std::string& why) {
+  const std::string path = compiler_path();
+  if (path.empty()) {
+    why = std::string("cannot find ") + kCompilerName + " beside this program or where it was built; set "
+          "SNACK_EMBEDDED_COMPILER to its path";
+    return 0;
+  }
+  int in[2] = {-1, -1}, out[2] = {-1, -1};
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+    why = std::string("cannot make a pipe: ") + std::strerror(errno);
+    for (const int fd : {in[0], in[1], out[0], out[1]})
+      if (fd >= 0) ::close(fd);
+    return 0;
+  }
+  const std::string check = hex16(job.check);
+  std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>(job.arch.c_str()),
+                             const_cast<char*>(job.kernel_name.c_str())};
+  if (!job.cache_file.empty()) {
+    argv.push_back(const_cast<char*>(job.cache_file.c_str()));
+    argv.push_back(const_cast<char*>(check.c_str()));
+  }
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  pid_t pid = 0;
+  const int e = ::posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(in[0]);
+  ::close(out[1]);
+  if (e != 0) {
+    why = "cannot start " + path + ": " + std::strerror(e);
+    ::close(in[1]);
+    ::close(out[0]);
+    return 0;
+  }
+  to = in[1];
+  from = out[0];
+  return pid;
+}
+
+// The compiler's answer (embedded_compiler.cpp's format) into `job`; false where it is not whole.
+bool read_answer(const std::string& a, CompileJob& job) {
+  if (a.size() < 17) return false;
+  const uint64_t message_size = get_u64(a.data() + 1);
+  if (message_size > a.size() - 17) return false;
+  const uint64_t cubin_size = get_u64(a.data() + 9 + message_size);
+  if (cubin_size != a.size() - 17 - message_size) return false;
+  job.message.assign(a, 9, message_size);
+  const char* cubin = a.data() + 17 + message_size;
+  job.cubin.assign(cubin, cubin + cubin_size);
+  job.status = a[0] == 0 && is_elf(job.cubin) ? EmbeddedStatus::Compiled : EmbeddedStatus::Failed;
+  if (job.status == EmbeddedStatus::Failed) job.cubin.clear();
+  return true;
+}
+
+// Hands `job` to a new compiler process: starts it and writes it the whole source, on the calling thread, so that the
+// process holds all it needs before the call can return (and the program exit). SIGPIPE is blocked meanwhile (a
+// compiler that ended early makes the write fail, not the program) and one raised by the write is taken back. The
+// process id and the descriptor its answer is read from, or 0 with why.
+pid_t start_compiler(const CompileJob& job, int& from, std::string& why) {
+  int to = -1;
+  const pid_t pid = spawn_compiler(job, to, from, why);
+  if (pid == 0) return 0;
+  sigset_t pipe_signal, old;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+  bool broken = false;
+  for (size_t at = 0; at < job.source.size();) {
+    const ssize_t n = ::write(to, job.source.data() + at, job.source.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      broken = errno == EPIPE;
+      break;
+    }
+    at += static_cast<size_t>(n);
+  }
+  ::close(to);
+  if (broken && !sigismember(&old, SIGPIPE)) {
+    const timespec now = {0, 0};
+    while (sigtimedwait(&pipe_signal, nullptr, &now) > 0) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return pid;
+}
+
+// Publishes `job`'s result (set by the caller) and takes it out of the registry.
+void finish_job(const std::shared_ptr<CompileJob>& job) {
+  Registry& r = registry();
+  {
+    std::lock_guard<std::mutex> lock(r.m);
+    auto it = r.running.find(job->registry_key);
+    if (it != r.running.end() && it->second == job) r.running.erase(it);
+  }
+  {
+    std::lock_guard<std::mutex> lock(job->m);
+    job->done = true;
+    job->cv.notify_all();
+  }
+  std::lock_guard<std::mutex> lock(r.m);
+  --r.live;
+  r.idle.notify_all();
+}
+
+// The detached thread's body: read the compiler's answer, reap the process, publish the result.
+void reap_job(const std::shared_ptr<CompileJob>& job, pid_t pid, int from) {
+  std::string answer;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(from, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    answer.append(buf, static_cast<size_t>(n));
+  }
+  ::close(from);
+  // Waited for without reaping, then marked ended, then reaped: a kill at the deadline never reaches a reused id.
+  siginfo_t info;
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  {
+    std::lock_guard<std::mutex> lock(job->m);
+    job->pid = 0;
+  }
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  {
+    std::lock_guard<std::mutex> lock(job->m);
+    if (!read_answer(answer, *job)) {
+      job->status = EmbeddedStatus::Failed;
+      job->cubin.clear();
+      job->message = job->stopped ? std::string("stopped")
+                     : WIFSIGNALED(wstatus)
+                         ? std::string(kCompilerName) + " ended by signal " + std::to_string(WTERMSIG(wstatus))
+                         : std::string(kCompilerName) + " gave no answer (exit status " +
+                               std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) + ")";
+    }
+  }
+  finish_job(job);
+}
+
+}  // namespace
+
 bool is_elf(const std::vector<char>& b) {
   return b.size() >= 4 && b[0] == '\x7f' && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
 }
@@ -237,186 +459,10 @@ std::string store_cached(const std::string& path, uint64_t check, const std::vec
   return why.empty() ? why : "the cache was not written: " + why;
 }
 
-// One NVRTC run: everything it reads is its own, so it may outlive the call that started it.
-struct CompileJob {
-  std::string source, kernel_name, arch, cache_dir, cache_file;
-  uint64_t check = 0;
-  std::string registry_key;
-
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  pid_t thread = 0;          // the compile thread's id, once it runs
-  bool background = false;   // no caller waits for it any more: it runs at kCompileNice
-  EmbeddedStatus status = EmbeddedStatus::Failed;
-  std::vector<char> cubin;
-  std::string message;
-};
-
-// The compiles under way, by cache directory and key, and the compile threads not yet joined; never destroyed, so that
-// a compile thread may use it at exit. A thread records its id in `finished` as its last step under the lock; it is
-// joined by the next compile's start, or at the exit. Joined, never detached: a thread's own end (NVRTC's thread-local
-// state torn down) must not overlap the process's teardown of NVRTC.
-struct Registry {
-  std::mutex m;
-  std::map<std::string, std::shared_ptr<CompileJob>> running;
-  std::list<std::thread> threads;
-  std::vector<std::thread::id> finished;
-};
-Registry& registry() {
-  static Registry* r = new Registry;
-  return *r;
-}
-
-// Joins the compile threads that have finished (all of them where `all`, waiting for those still running). Called
-// without the registry's lock held.
-void join_compile_threads(bool all) {
-  Registry& r = registry();
-  std::list<std::thread> done;
-  {
-    std::lock_guard<std::mutex> lock(r.m);
-    for (auto it = r.threads.begin(); it != r.threads.end();) {
-      const auto f = std::find(r.finished.begin(), r.finished.end(), it->get_id());
-      if (all || f != r.finished.end()) {
-        if (f != r.finished.end()) r.finished.erase(f);
-        done.splice(done.end(), r.threads, it++);
-      } else {
-        ++it;
-      }
-    }
-    if (all) r.finished.clear();
-  }
-  for (std::thread& t : done) t.join();
-}
-
-void nvrtc_compile(CompileJob& job) {
-  nvrtcProgram prog = nullptr;
-  const std::string file = job.kernel_name + ".cu";
-  nvrtcResult r = nvrtcCreateProgram(&prog, job.source.c_str(), file.c_str(), 0, nullptr, nullptr);
-  if (r != NVRTC_SUCCESS) {
-    job.message = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r);
-    return;
-  }
-  const std::string arch = "--gpu-architecture=" + job.arch;
-  const char* options[] = {arch.c_str(), "-std=c++17"};
-  r = nvrtcCompileProgram(prog, 2, options);
-  size_t log_size = 0;
-  std::string log;
-  if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
-    log.resize(log_size);
-    if (nvrtcGetProgramLog(prog, &log[0]) != NVRTC_SUCCESS) log.clear();
-    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  }
-  if (r != NVRTC_SUCCESS) {
-    job.message = log.empty() ? std::string("nvrtcCompileProgram: ") + nvrtcGetErrorString(r) : log;
-  } else {
-    size_t size = 0;
-    if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS || size == 0) {
-      job.message = "NVRTC made no cubin: --gpu-architecture=" + job.arch + " is not a real architecture (sm_NN)";
-    } else {
-      std::vector<char> cubin(size);
-      r = nvrtcGetCUBIN(prog, cubin.data());
-      if (r != NVRTC_SUCCESS) {
-        job.message = std::string("nvrtcGetCUBIN: ") + nvrtcGetErrorString(r);
-      } else if (!is_elf(cubin)) {
-        job.message = "NVRTC's cubin is not an ELF file";
-      } else {
-        job.cubin = std::move(cubin);
-        job.status = EmbeddedStatus::Compiled;
-      }
-    }
-  }
-  nvrtcDestroyProgram(&prog);
-}
-
-// The generator's own code for a small layer (embedded_source), so that the warm-up compile uses every construct a
-// generated kernel does: two tiles of 64 rows, one of 2 inputs into 1 output (inlined), one of 4 inputs into 32 outputs
-// (past kOutlineMultiplyAdds: not inlined), the second input of each reading the first's row (one load for both).
-std::string warm_up_source(bool fp64, const std::string& kernel_name) {
-  TiledLayer layer;
-  layer.nrows = layer.ncols = 64;
-  layer.values.assign(2 * 1 + 4 * 32, 0.0625f);
-  LayerTiles tiles;
-  tiles.start = {0, 1};
-  tiles.width = {1, 32};
-  tiles.pitch = {1, 32};
-  tiles.block_ptr = {0, 1, 2};
-  tiles.blocks = {TileBlock{0, 2, 0}, TileBlock{2, 4, 2}};
-  tiles.distinct = {1, 1};
-  const std::vector<int32_t> gather = {5, 5, 9, 9, 17, 33};
-  static_assert(4 * 32 >= kOutlineMultiplyAdds, "the second tile must be outlined");
-  return embedded_source(layer, gather, tiles, {0, 1}, fp64, kernel_name);
-}
-
-// Makes the process's exit wait for compiles still running (wait_for_background_compiles). That wait must run before
-// NVRTC's static destructors, which NVRTC registers as it first needs them, during a compile; atexit runs the last
-// registered first. So before the first compile for an architecture, small compiles of generated code (FP64 and FP32,
-// warm_up_source) create them on the calling thread, and the wait is registered after them.
-void prepare_exit(const std::string& arch) {
-  static std::mutex* m = new std::mutex;
-  static std::set<std::string>* prepared = new std::set<std::string>;
-  std::lock_guard<std::mutex> lock(*m);
-  if (!prepared->insert(arch).second) return;
-  for (const bool fp64 : {true, false}) {
-    CompileJob warm;
-    warm.kernel_name = "snk_warm_up_kernel";
-    warm.source = warm_up_source(fp64, warm.kernel_name);
-    warm.arch = arch;
-    nvrtc_compile(warm);
-  }
-  std::atexit(wait_for_background_compiles);
-}
-
-// Puts compile thread `thread` at the lowest scheduling priority (Linux's nice values are per thread): a compile left
-// running may outlive its caller's wait by minutes, and must not take the cores from what the process goes on with
-// (an inference's host thread launches every layer, and the GPU waits while it waits for a core), nor from the
-// compiles a caller waits for. Lowering a thread's priority needs no privilege; it is never raised again.
-void send_to_background(pid_t thread) { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(thread), kCompileNice); }
-
-// The thread's body: compile, write the cache, publish the result, leave the registry. It runs at the process's
-// priority until its caller stops waiting (compile_embedded's deadline), then at kCompileNice.
-void run_job(const std::shared_ptr<CompileJob>& job) {
-  {
-    std::lock_guard<std::mutex> lock(job->m);
-    job->thread = static_cast<pid_t>(syscall(SYS_gettid));
-    if (job->background) send_to_background(job->thread);
-  }
-  try {
-    nvrtc_compile(*job);
-    if (job->status == EmbeddedStatus::Compiled && !job->cache_dir.empty())
-      job->message = store_cached(job->cache_file, job->check, job->cubin);
-  } catch (const std::exception& e) {
-    job->status = EmbeddedStatus::Failed;
-    job->cubin.clear();
-    job->message = std::string("compile: ") + e.what();
-  }
-  {
-    std::lock_guard<std::mutex> lock(registry().m);
-    auto it = registry().running.find(job->registry_key);
-    if (it != registry().running.end() && it->second == job) registry().running.erase(it);
-  }
-  {
-    std::lock_guard<std::mutex> lock(job->m);
-    job->done = true;
-    job->cv.notify_all();
-  }
-  std::lock_guard<std::mutex> lock(registry().m);
-  registry().finished.push_back(std::this_thread::get_id());
-}
-
-}  // namespace
-
 void wait_for_background_compiles() {
-  size_t running = 0;
-  {
-    std::lock_guard<std::mutex> lock(registry().m);
-    running = registry().running.size();
-  }
-  if (running > 0)
-    std::fprintf(stderr, "[snack] waiting for %zu embedded-code compile%s still running to finish (NVRTC cannot be "
-                 "stopped); %s the disk cache\n", running, running == 1 ? "" : "s",
-                 running == 1 ? "it fills" : "they fill");
-  join_compile_threads(true);
+  Registry& r = registry();
+  std::unique_lock<std::mutex> lock(r.m);
+  r.idle.wait(lock, [&] { return r.live == 0; });
 }
 
 std::string float_literal(float v) {
@@ -594,33 +640,58 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
     }
   }
 
-  // Join the compile of this kernel under way, or start one.
-  prepare_exit(options.arch);
-  join_compile_threads(false);
+  // Join the compile of this kernel for this cache under way, or start one.
   std::shared_ptr<CompileJob> job;
-  const std::string registry_key = options.cache_dir + '\n' + name + '\n' + hex16(check);
+  bool started = false;
   {
-    std::lock_guard<std::mutex> lock(registry().m);
-    auto it = registry().running.find(registry_key);
-    if (it != registry().running.end()) {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.m);
+    const std::string registry_key = cache_file.empty() ? "" : cache_file + '\n' + hex16(check);
+    auto it = registry_key.empty() ? r.running.end() : r.running.find(registry_key);
+    if (it != r.running.end()) {
       job = it->second;
     } else {
       job = std::make_shared<CompileJob>();
       job->source = source;
       job->kernel_name = kernel_name;
       job->arch = options.arch;
-      job->cache_dir = options.cache_dir;
       job->cache_file = cache_file;
       job->check = check;
       job->registry_key = registry_key;
-      registry().running.emplace(registry_key, job);
+      ++r.live;
+      if (!registry_key.empty()) r.running.emplace(registry_key, job);
+      started = true;
+    }
+  }
+  if (started) {
+    std::string why;
+    int from = -1;
+    const pid_t pid = start_compiler(*job, from, why);
+    {
+      std::lock_guard<std::mutex> lock(job->m);
+      job->pid = pid;
+    }
+    if (pid != 0) {
       try {
-        registry().threads.emplace_back([job] { run_job(job); });
+        std::thread([job, pid, from] { reap_job(job, pid, from); }).detach();
       } catch (const std::system_error& e) {
-        registry().running.erase(registry_key);
-        out.message = std::string("cannot start the compile thread: ") + e.what();
-        return finish();
+        {
+          std::lock_guard<std::mutex> lock(job->m);
+          job->pid = 0;
+        }
+        ::kill(pid, SIGKILL);
+        ::close(from);
+        while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        why = std::string("cannot start the thread that waits for the compile: ") + e.what();
       }
+    }
+    if (!why.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(job->m);
+        job->message = why;
+      }
+      finish_job(job);
     }
   }
 
@@ -637,15 +708,20 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
     done = job->cv.wait_until(lock, until, is_done);
   }
   if (!done) {
-    job->background = true;   // the lock is held: run_job sees it when it starts, if it has not yet
-    if (job->thread != 0) send_to_background(job->thread);
+    if (cache_file.empty()) {
+      job->stopped = true;
+      if (job->pid != 0) ::kill(job->pid, SIGKILL);
+    } else {
+      job->background = true;
+      if (job->pid != 0) send_to_background(job->pid);
+    }
     out.status = EmbeddedStatus::TimedOut;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", deadline);
-    out.message = std::string("not compiled within the deadline of ") + buf +
-                  " s; the compile goes on in the background" +
-                  (options.cache_dir.empty() ? " (no cache: its result will be dropped)"
-                                             : " and writes " + cache_file + " when done");
+    out.message = std::string("not compiled within the deadline of ") + buf + " s; " +
+                  (cache_file.empty() ? std::string("stopped (with no cache, its result would be dropped)")
+                                      : "the compile goes on in a process of its own, also past this program's "
+                                        "exit, and writes " + cache_file + " when done");
     return finish();
   }
   out.status = job->status;

@@ -8,11 +8,13 @@
 // gather positions and the weights come from differs: literals in the code instead of tables in memory.
 //
 // A compile may take seconds (a whole layer of the 1024-neuron network is 32K multiply-adds), so the caller waits at
-// most EmbeddedOptions::deadline_s; past it the call returns TimedOut and the compile goes on in the background,
-// writing its cubin to the disk cache when done, where a later call finds it. The process's exit waits for such
-// compiles (NVRTC cannot be stopped, nor torn down under a compile). The cache's file for a kernel is named by a hash
-// of everything its code depends on (a format version, the architecture, NVRTC's version, the kernel's name and
-// source); a file that is not whole and consistent is a miss, and files are replaced atomically.
+// most EmbeddedOptions::deadline_s. Each compile runs NVRTC in a process of its own (snack-embedded-compile), which can
+// be lowered in priority, stopped, or left to finish after the program exits; inside one process NVRTC can be neither
+// stopped nor torn down under a running compile. Past its deadline the call returns TimedOut, and the compile goes on,
+// writing its cubin to the disk cache when done, where a later call or a later run finds it. The cache's file for a
+// kernel is named by a hash of everything its code depends on (a format version, the architecture, NVRTC's version,
+// the kernel's name and source); a file that is not whole and consistent is a miss, and files are replaced
+// atomically.
 #pragma once
 
 #include <cstdint>
@@ -57,15 +59,14 @@ struct EmbeddedBinary {
 };
 
 // The cubin of `source`'s extern "C" kernel `kernel_name`: from the cache where it holds it (Cached), else compiled by
-// NVRTC (Compiled, then written to the cache). Never throws for a compile that fails (Failed, NVRTC's log in message)
-// or does not finish within options.deadline_s of the call's start (TimedOut; the compile continues on a thread of
-// its own and writes the cache when it finishes; the process's exit waits for it, saying so on stderr; a call for the
-// same kernel and cache meanwhile waits for that compile rather than starting another). A compile runs at the
-// process's priority while its caller waits for it, and at the lowest (nice 19, that thread alone) from its
-// deadline on, so that one left running does not slow the process's other work, nor the compiles waited for.
-// A cache that cannot be written is not an error: Compiled, with a message saying so. The first compile for an
-// architecture in a process runs two small compiles of generated code first (FP64 and FP32 sums), on the calling thread
-// (well under a second), so that the exit's wait for background compiles runs before NVRTC's teardown.
+// NVRTC in a snack-embedded-compile process (Compiled; the process writes the cache). Never throws for a compile that
+// fails (Failed, NVRTC's log in message) or does not finish within options.deadline_s of the call's start (TimedOut).
+// A compile past its deadline with a cache goes on, at the lowest priority (nice 19), and writes the cache when done,
+// even after this program has exited (its exit does not wait); a call for the same kernel and cache meanwhile waits
+// for that compile rather than starting another. With no cache a compile past its deadline is stopped. A cache that
+// cannot be written is not an error: Compiled, with a message saying so. The compiler program is
+// $SNACK_EMBEDDED_COMPILER where set, else snack-embedded-compile beside the running program, else where the build
+// made it; where none is found every compile is Failed, saying so.
 EmbeddedBinary compile_embedded(const std::string& source, const std::string& kernel_name,
                                 const EmbeddedOptions& options);
 
@@ -74,11 +75,16 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
 EmbeddedBinary lookup_embedded(const std::string& source, const std::string& kernel_name,
                                const EmbeddedOptions& options);
 
-// Waits for the compiles still running in the background (those past their caller's deadline), saying on stderr how
-// many. NVRTC cannot be stopped, and its state torn down under a running compile crashes the exit, so the process's
-// exit runs this wait too; but that wait is ordered only against the exit-time teardown NVRTC had registered before
-// it. A program that used the embedded mode calls this before it returns from main, where nothing is torn down yet.
+// Waits until no compile this process started is still running (those left past their callers' deadline finish and
+// fill the cache). A program need not call it: its exit does not wait, and each compile ends on its own.
 void wait_for_background_compiles();
+
+// The cache files (the format embedded.cpp's banner gives): the cubin held in `path` under the key check `check`, or
+// false where the file is missing or not whole and consistent; and the file written (through write_atomically), ""
+// where written, else why not. is_elf: whether `b` starts as an ELF file does.
+bool load_cached(const std::string& path, uint64_t check, std::vector<char>& cubin);
+std::string store_cached(const std::string& path, uint64_t check, const std::vector<char>& cubin);
+bool is_elf(const std::vector<char>& b);
 
 // Writes `bytes` to `path` atomically (a temporary file beside it, then a rename), creating its folders: a reader sees
 // the old file or the whole new one. "" where written, else why not.

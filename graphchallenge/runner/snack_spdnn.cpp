@@ -435,10 +435,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const int status = run(argc, argv);
-#ifdef SNACK_WITH_TILED_GPU
-  snk::gc::wait_for_background_compiles();   // before any exit-time teardown (embedded.hpp)
-#endif
-  return status;
-}
+int main(int argc, char** argv) { return run(argc, argv); }

@@ -237,8 +237,5 @@ int main(int argc, char** argv) {
   }
   MPI_Comm_free(&node);
   MPI_Finalize();
-#ifdef SNACK_WITH_TILED_GPU
-  snk::gc::wait_for_background_compiles();   // before any exit-time teardown (embedded.hpp)
-#endif
   return status;
 }

@@ -1,11 +1,12 @@
 // tests/graphchallenge/test_embedded.cpp: the embedded mode's host side (engine/embedded.hpp) without a GPU: float
 // literals that read back bitwise; the generated source, deterministic, checked for bad arguments, and run by a small
 // interpreter of its statements against the table-driven kernel's arithmetic written out here (tiles of a RadiX layer,
-// the same with distinct weights, slices of its classes, an irregular layer with edge-case weights); NVRTC compiles to
-// ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt files, an unwritable directory),
-// the deadline, the compiles' priority (the process's while waited for, the lowest once left running) and the wait
-// for background compiles. Needs the CUDA toolkit
-// (NVRTC), not a GPU.
+// the same with distinct weights, slices of its classes, an irregular layer with edge-case weights); NVRTC, in its
+// compiler process, compiles to ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt
+// files, an unwritable directory), the deadline (a compile with a cache left running, one without stopped), the
+// compiler process's priority (the program's while waited for, the lowest once left running), the wait for
+// background compiles, a program's exit that does not wait for them, and a missing compiler program. Needs the CUDA
+// toolkit (NVRTC), not a GPU.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -607,20 +608,23 @@ TEST(Embedded, DeadlineLeavesTheCompileRunning) {
   fs::remove_all(dir);
 }
 
-// The nice values of this process's threads (/proc/self/task/<tid>/stat, the 17th field after the command's ")").
-std::vector<int> thread_nice_values() {
+// The nice values of this process's child processes (/proc/<pid>/stat: after the command's ")", the 2nd field is the
+// parent's id, the 17th the nice value): the compiler processes compile_embedded started.
+std::vector<int> child_nice_values() {
   std::vector<int> out;
   std::error_code ec;
-  for (const auto& task : fs::directory_iterator("/proc/self/task", ec)) {
-    std::ifstream f(task.path() / "stat");
+  for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+    const std::string name = proc.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(proc.path() / "stat");
     std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     const size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream fields(stat.substr(close + 1));
+    std::vector<std::string> v;
     std::string field;
-    for (int i = 0; i < 17 && fields >> field; ++i) {
-    }
-    if (fields) out.push_back(std::atoi(field.c_str()));
+    while (v.size() < 17 && fields >> field) v.push_back(field);
+    if (v.size() == 17 && std::atoi(v[1].c_str()) == static_cast<int>(getpid())) out.push_back(std::atoi(v[16].c_str()));
   }
   return out;
 }
@@ -640,7 +644,7 @@ TEST(Embedded, WaitForBackgroundCompilesWaitsForThem) {
 }
 
 // A compile waited for runs at the process's priority (under load, a compile at nice 19 would wait for every other
-// thread of the machine); one left running in the background runs at nice 19 (the caller's thread keeps its own).
+// process of the machine); one left running in the background runs at nice 19, and the caller keeps its own.
 TEST(Embedded, CompilesWaitedForKeepThePriorityBackgroundOnesDrop) {
   wait_for_background_compiles();   // none of the other tests' left running
   const std::string waited_dir = temp_dir();
@@ -653,17 +657,17 @@ TEST(Embedded, CompilesWaitedForKeepThePriorityBackgroundOnesDrop) {
     status = compile_embedded(radix_source(4, true, "snk_waited"), "snk_waited", w).status;
     finished = true;
   });
-  int polls = 0, low = 0;
+  int seen = 0, low = 0;
   while (!finished) {
-    const std::vector<int> nice = thread_nice_values();
+    const std::vector<int> nice = child_nice_values();
+    seen += !nice.empty();
     low += std::count(nice.begin(), nice.end(), 19) > 0;
-    ++polls;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   caller.join();
   EXPECT_EQ(status, EmbeddedStatus::Compiled);
-  EXPECT_GT(polls, 1);
-  EXPECT_EQ(low, 0) << "a thread at nice 19 while the compile was waited for (" << polls << " polls)";
+  EXPECT_GT(seen, 0) << "no compiler process seen while the compile was waited for";
+  EXPECT_EQ(low, 0) << "a compiler process at nice 19 while the compile was waited for (" << seen << " polls)";
   fs::remove_all(waited_dir);
 
   const int own = getpriority(PRIO_PROCESS, 0);
@@ -672,24 +676,43 @@ TEST(Embedded, CompilesWaitedForKeepThePriorityBackgroundOnesDrop) {
   o.cache_dir = dir;
   o.deadline_s = 0;
   ASSERT_EQ(compile_embedded(radix_source(4, true, "snk_nice"), "snk_nice", o).status, EmbeddedStatus::TimedOut);
-  bool seen = false;
+  bool background = false;
   const auto t0 = std::chrono::steady_clock::now();
-  while (!seen && cubin_files(dir).empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
-    const std::vector<int> nice = thread_nice_values();
-    seen = std::count(nice.begin(), nice.end(), 19) > 0;
+  while (!background && cubin_files(dir).empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
+    const std::vector<int> nice = child_nice_values();
+    background = std::count(nice.begin(), nice.end(), 19) > 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  EXPECT_TRUE(seen) << "no thread at nice 19 while the compile ran";
+  EXPECT_TRUE(background) << "no compiler process at nice 19 while the compile ran";
   EXPECT_EQ(getpriority(PRIO_PROCESS, 0), own);
-  while (cubin_files(dir).empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_for_background_compiles();
   EXPECT_EQ(cubin_files(dir).size(), 1u);
   fs::remove_all(dir);
 }
 
-// A process that exits while a compile runs waits for it, says so on stderr, ends normally, and the compile's cubin is
-// in the cache (the compile threads are joined at the exit, not abandoned to the teardown).
-TEST(Embedded, ExitWaitsForTheRunningCompile) {
+// With no cache a compile past its deadline is stopped: its process is gone once the call has returned and the
+// thread that reaps it has run, and wait_for_background_compiles does not wait for a compile's whole time.
+TEST(Embedded, CompileWithNoCacheStopsAtItsDeadline) {
+  wait_for_background_compiles();
+  EmbeddedOptions o = no_cache();
+  o.deadline_s = 0.05;
+  const auto t0 = std::chrono::steady_clock::now();
+  const EmbeddedBinary late = compile_embedded(radix_source(32, true, "snk_stopped"), "snk_stopped", o);
+  EXPECT_EQ(late.status, EmbeddedStatus::TimedOut);
+  EXPECT_NE(late.message.find("stopped"), std::string::npos) << late.message;
+  wait_for_background_compiles();
+  const double stopped_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(child_nice_values().empty()) << "a compiler process outlived its stop";
+  o.deadline_s = 300;
+  const EmbeddedBinary whole = compile_embedded(radix_source(32, true, "snk_stopped"), "snk_stopped", o);
+  ASSERT_EQ(whole.status, EmbeddedStatus::Compiled) << whole.message;
+  EXPECT_LT(stopped_s, whole.seconds / 2) << "the stopped compile took about as long as a whole one";
+}
+
+// A program that exits while a compile runs does not wait for it: the compiler process goes on alone and writes the
+// cache. The death test's child leaves a compile running and exits at once; the cubin arrives in the cache afterwards,
+// and the child's exit took less time than a whole compile of the same kernel.
+TEST(Embedded, ExitLeavesTheCompileToItsProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");   // the child re-runs this test alone, in a fresh process
   // The child's cache directory is the parent's, handed over in the environment.
   const char* kDirVariable = "SNK_TEST_EXIT_CACHE_DIR";
@@ -699,19 +722,40 @@ TEST(Embedded, ExitWaitsForTheRunningCompile) {
   EmbeddedOptions o;
   o.cache_dir = dir;
   o.deadline_s = 0;
-  const std::string src = radix_source(8, true, "snk_exit_wait");
+  const std::string src = radix_source(32, true, "snk_exit_leaves");
+  const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EXIT(
       {
-        const EmbeddedBinary late = compile_embedded(src, "snk_exit_wait", o);
+        const EmbeddedBinary late = compile_embedded(src, "snk_exit_leaves", o);
+        std::fprintf(stderr, "%s\n", late.message.c_str());
         std::exit(late.status == EmbeddedStatus::TimedOut ? 0 : 3);
       },
-      ::testing::ExitedWithCode(0), "waiting for 1 embedded-code compile still running");
-  EXPECT_EQ(cubin_files(dir).size(), 1u) << "the exit did not wait for the compile to write the cache";
+      ::testing::ExitedWithCode(0), "goes on in a process of its own");
+  const double exit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  while (cubin_files(dir).empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(cubin_files(dir).size(), 1u) << "the compiler left running wrote no cache in 120 s";
   o.deadline_s = 120;
-  const EmbeddedBinary cached = compile_embedded(src, "snk_exit_wait", o);
+  const EmbeddedBinary cached = compile_embedded(src, "snk_exit_leaves", o);
   EXPECT_EQ(cached.status, EmbeddedStatus::Cached);
+  const EmbeddedBinary whole = compile_embedded(src, "snk_exit_leaves", no_cache());
+  ASSERT_EQ(whole.status, EmbeddedStatus::Compiled) << whole.message;
+  EXPECT_LT(exit_s, whole.seconds) << "the exit took as long as a whole compile";
   ::unsetenv(kDirVariable);
   fs::remove_all(dir);
+}
+
+// Without the compiler program every compile fails, saying where it was looked for; nothing else breaks.
+TEST(Embedded, MissingCompilerFailsEveryCompile) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");   // a fresh process: the compiler's path is read once a process
+  EXPECT_EXIT(
+      {
+        ::setenv("SNACK_EMBEDDED_COMPILER", "/nonexistent/snack-embedded-compile", 1);
+        const EmbeddedBinary b = compile_embedded(radix_source(1, true, "snk_nowhere"), "snk_nowhere", no_cache());
+        std::fprintf(stderr, "%s: %s\n", embedded_status_name(b.status), b.message.c_str());
+        std::exit(b.status == EmbeddedStatus::Failed ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "failed: cannot start /nonexistent/snack-embedded-compile");
 }
 
 TEST(Embedded, DefaultCacheRoot) {

@@ -1,0 +1,109 @@
+// graphchallenge/engine/embedded_compiler.cpp: `snack-embedded-compile`, the process that compiles one embedded-mode
+// kernel with NVRTC for compile_embedded (engine/embedded.hpp), so that a compile can be lowered in priority, stopped,
+// or left to finish after the program that asked for it has exited; NVRTC itself can be neither stopped nor torn down
+// under a running compile inside one process.
+//
+// Usage: snack-embedded-compile ARCH KERNEL_NAME [CACHE_FILE CHECK]
+// Reads the kernel's CUDA C++ source from standard input to its end, compiles it for ARCH (--gpu-architecture, a real
+// architecture such as sm_90) and, where CACHE_FILE is given, writes the cubin there in the cache's format under the
+// key check CHECK (16 hex digits), atomically. Then writes its answer to standard output: one byte (0 compiled, 1
+// failed), a 64-bit little-endian length and the message (NVRTC's log where failed; why the cache was not written, or
+// nothing), a 64-bit length and the cubin. Exit status 0 where compiled, 1 where the compile failed, 2 for bad usage.
+// A reader that has gone away (the program exited) does not stop it: the cache file is written first, and a broken
+// pipe is ignored.
+#include <nvrtc.h>
+
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "engine/embedded.hpp"
+
+namespace {
+
+// The cubin of `source`'s kernel, or false with NVRTC's log (or why there is no cubin) in `message`.
+bool nvrtc_compile(const std::string& source, const std::string& kernel_name, const std::string& arch,
+                   std::vector<char>& cubin, std::string& message) {
+  nvrtcProgram prog = nullptr;
+  const std::string file = kernel_name + ".cu";
+  nvrtcResult r = nvrtcCreateProgram(&prog, source.c_str(), file.c_str(), 0, nullptr, nullptr);
+  if (r != NVRTC_SUCCESS) {
+    message = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r);
+    return false;
+  }
+  const std::string arch_option = "--gpu-architecture=" + arch;
+  const char* options[] = {arch_option.c_str(), "-std=c++17"};
+  r = nvrtcCompileProgram(prog, 2, options);
+  size_t log_size = 0;
+  std::string log;
+  if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    log.resize(log_size);
+    if (nvrtcGetProgramLog(prog, &log[0]) != NVRTC_SUCCESS) log.clear();
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  }
+  bool ok = false;
+  if (r != NVRTC_SUCCESS) {
+    message = log.empty() ? std::string("nvrtcCompileProgram: ") + nvrtcGetErrorString(r) : log;
+  } else {
+    size_t size = 0;
+    if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS || size == 0) {
+      message = "NVRTC made no cubin: --gpu-architecture=" + arch + " is not a real architecture (sm_NN)";
+    } else {
+      cubin.resize(size);
+      r = nvrtcGetCUBIN(prog, cubin.data());
+      if (r != NVRTC_SUCCESS) {
+        message = std::string("nvrtcGetCUBIN: ") + nvrtcGetErrorString(r);
+      } else if (!snk::gc::is_elf(cubin)) {
+        message = "NVRTC's cubin is not an ELF file";
+      } else {
+        ok = true;
+      }
+    }
+  }
+  nvrtcDestroyProgram(&prog);
+  if (!ok) cubin.clear();
+  return ok;
+}
+
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3 && argc != 5) {
+    std::fprintf(stderr, "usage: %s ARCH KERNEL_NAME [CACHE_FILE CHECK] < source.cu\n", argv[0]);
+    return 2;
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::string arch = argv[1], kernel_name = argv[2];
+  std::uint64_t check = 0;
+  if (argc == 5) {
+    char* end = nullptr;
+    check = std::strtoull(argv[4], &end, 16);
+    if (end == argv[4] || *end != '\0') {
+      std::fprintf(stderr, "%s: CHECK must be hexadecimal, not '%s'\n", argv[0], argv[4]);
+      return 2;
+    }
+  }
+  const std::string source((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  std::vector<char> cubin;
+  std::string message;
+  const bool ok = nvrtc_compile(source, kernel_name, arch, cubin, message);
+  if (ok && argc == 5) message = snk::gc::store_cached(argv[3], check, cubin);
+
+  std::string answer(1, ok ? '\0' : '\1');
+  put_u64(answer, message.size());
+  answer += message;
+  put_u64(answer, cubin.size());
+  answer.append(cubin.data(), cubin.size());
+  (void)std::fwrite(answer.data(), 1, answer.size(), stdout);
+  (void)std::fflush(stdout);
+  return ok ? 0 : 1;
+}
