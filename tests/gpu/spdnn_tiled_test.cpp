@@ -448,14 +448,5 @@ TEST(TiledCostModel, CalibratesAndCaches) {
   }
 }
 
-// Compiles this process left running (past an engine's budget) are waited for once the tests end, before the exit's
-// teardown (embedded.hpp).
-class BackgroundCompiles : public ::testing::Environment {
- public:
-  void TearDown() override { wait_for_background_compiles(); }
-};
-const ::testing::Environment* const background_compiles =
-    ::testing::AddGlobalTestEnvironment(new BackgroundCompiles);
-
 }  // namespace
 }  // namespace snk::gc
