@@ -62,8 +62,8 @@ struct EmbeddedBinary {
 // NVRTC in a snack-embedded-compile process (Compiled; the process writes the cache). Never throws for a compile that
 // fails (Failed, NVRTC's log in message) or does not finish within options.deadline_s of the call's start (TimedOut).
 // A compile past its deadline with a cache goes on, at the lowest priority (nice 19), and writes the cache when done,
-// even after this program has exited (its exit does not wait); a call for the same kernel and cache meanwhile waits
-// for that compile rather than starting another. With no cache a compile past its deadline is stopped. A cache that
+// even after this program has exited (its exit does not wait); a call for the same kernel and cache meanwhile, in this
+// process or another (a lock file beside the cache file), waits for that compile rather than compiling again. With no cache a compile past its deadline is stopped. A cache that
 // cannot be written is not an error: Compiled, with a message saying so. The compiler program is
 // $SNACK_EMBEDDED_COMPILER where set, else snack-embedded-compile beside the running program, else where the build
 // made it; where none is found every compile is Failed, saying so.

@@ -6,17 +6,23 @@
 // Usage: snack-embedded-compile ARCH KERNEL_NAME [CACHE_FILE CHECK]
 // Reads the kernel's CUDA C++ source from standard input to its end, compiles it for ARCH (--gpu-architecture, a real
 // architecture such as sm_90) and, where CACHE_FILE is given, writes the cubin there in the cache's format under the
-// key check CHECK (16 hex digits), atomically. Then writes its answer to standard output: one byte (0 compiled, 1
+// key check CHECK (16 hex digits), atomically; where another process is compiling the same cache file, waits for it and
+// answers with its cubin (CACHE_FILE.lock, below). Then writes its answer to standard output: one byte (0 compiled, 1
 // failed), a 64-bit little-endian length and the message (NVRTC's log where failed; why the cache was not written, or
 // nothing), a 64-bit length and the cubin. Exit status 0 where compiled, 1 where the compile failed, 2 for bad usage.
 // A reader that has gone away (the program exited) does not stop it: the cache file is written first, and a broken
 // pipe is ignored.
+#include <fcntl.h>
 #include <nvrtc.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -95,8 +101,28 @@ int main(int argc, char** argv) {
   const std::string source((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   std::vector<char> cubin;
   std::string message;
-  const bool ok = nvrtc_compile(source, kernel_name, arch, cubin, message);
-  if (ok && argc == 5) message = snk::gc::store_cached(argv[3], check, cubin);
+  bool ok = false;
+  // One compile of a kernel for a cache at a time, across processes: the lock file beside the cache file is held
+  // (flock, let go when this process ends, however it ends) while compiling, and a compiler that waited for it finds
+  // the cubin in the cache instead of compiling again.
+  int lock = -1;
+  if (argc == 5) {
+    const std::string lock_file = std::string(argv[3]) + ".lock";
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(lock_file).parent_path(), ec);
+    lock = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock >= 0) {
+      while (::flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+      }
+      ok = snk::gc::load_cached(argv[3], check, cubin);
+      if (ok) message = "compiled by another process meanwhile";
+    }
+  }
+  if (!ok) {
+    ok = nvrtc_compile(source, kernel_name, arch, cubin, message);
+    if (ok && argc == 5) message = snk::gc::store_cached(argv[3], check, cubin);
+  }
+  if (lock >= 0) ::close(lock);
 
   std::string answer(1, ok ? '\0' : '\1');
   put_u64(answer, message.size());

@@ -5,8 +5,8 @@
 // compiler process, compiles to ELF cubins, a failing compile with its log, the disk cache (hits, misses, corrupt
 // files, an unwritable directory), the deadline (a compile with a cache left running, one without stopped), the
 // compiler process's priority (the program's while waited for, the lowest once left running), the wait for
-// background compiles, a program's exit that does not wait for them, and a missing compiler program. Needs the CUDA
-// toolkit (NVRTC), not a GPU.
+// background compiles, a program's exit that does not wait for them, one compile of a kernel across processes, and a
+// missing compiler program. Needs the CUDA toolkit (NVRTC), not a GPU.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -571,9 +571,10 @@ TEST(Embedded, DiskCache) {
     EXPECT_EQ(compile_embedded(src, "snk_radix", o).status, EmbeddedStatus::Compiled) << "damaged at " << at;
     EXPECT_EQ(compile_embedded(src, "snk_radix", o).status, EmbeddedStatus::Cached) << "damaged at " << at;
   }
-  // No temporary file is left behind.
+  // No temporary file is left behind: the three cubins and their lock files only.
   size_t entries = 0;
-  for (const auto& e : fs::directory_iterator(o.cache_dir)) entries += e.is_regular_file() ? 1 : 0;
+  for (const auto& e : fs::directory_iterator(o.cache_dir))
+    entries += e.is_regular_file() && e.path().extension() != ".lock" ? 1 : 0;
   EXPECT_EQ(entries, 3u);
 
   // A cache directory that cannot be made (under a regular file): compiled all the same, with a note.
@@ -741,6 +742,33 @@ TEST(Embedded, ExitLeavesTheCompileToItsProcess) {
   const EmbeddedBinary whole = compile_embedded(src, "snk_exit_leaves", no_cache());
   ASSERT_EQ(whole.status, EmbeddedStatus::Compiled) << whole.message;
   EXPECT_LT(exit_s, whole.seconds) << "the exit took as long as a whole compile";
+  ::unsetenv(kDirVariable);
+  fs::remove_all(dir);
+}
+
+// A compile of the kernel another process is compiling for the same cache waits for that one (the lock file) and
+// answers with its cubin instead of compiling again. The death test's child starts a compile and exits at once; this
+// process then asks for the same kernel while that compile (about a second here) most likely still runs.
+TEST(Embedded, CompileUnderWayInAnotherProcessIsWaitedFor) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const char* kDirVariable = "SNK_TEST_SHARED_CACHE_DIR";
+  const char* inherited = std::getenv(kDirVariable);
+  const std::string dir = inherited && *inherited ? std::string(inherited) : temp_dir();
+  ::setenv(kDirVariable, dir.c_str(), 1);
+  EmbeddedOptions o;
+  o.cache_dir = dir;
+  o.deadline_s = 0;
+  const std::string src = radix_source(32, true, "snk_shared");
+  EXPECT_EXIT(std::exit(compile_embedded(src, "snk_shared", o).status == EmbeddedStatus::TimedOut ? 0 : 3),
+              ::testing::ExitedWithCode(0), "");
+  o.deadline_s = 120;
+  const EmbeddedBinary b = compile_embedded(src, "snk_shared", o);
+  if (b.status == EmbeddedStatus::Compiled)
+    EXPECT_NE(b.message.find("compiled by another process"), std::string::npos) << "compiled twice: " << b.message;
+  else
+    EXPECT_EQ(b.status, EmbeddedStatus::Cached) << b.message;
+  EXPECT_TRUE(is_elf(b.cubin));
+  EXPECT_EQ(cubin_files(dir).size(), 1u);
   ::unsetenv(kDirVariable);
   fs::remove_all(dir);
 }
