@@ -710,16 +710,22 @@ TEST(Embedded, CompileWithNoCacheStopsAtItsDeadline) {
   EXPECT_LT(stopped_s, whole.seconds / 2) << "the stopped compile took about as long as a whole one";
 }
 
+// A temporary directory that a death test's child (a fresh run of this test, death_test_style "threadsafe") shares
+// with its parent: made by the parent and handed over in the environment variable `variable`.
+std::string dir_shared_with_death_tests(const char* variable) {
+  const char* inherited = std::getenv(variable);
+  const std::string dir = inherited && *inherited ? std::string(inherited) : temp_dir();
+  ::setenv(variable, dir.c_str(), 1);
+  return dir;
+}
+
 // A program that exits while a compile runs does not wait for it: the compiler process goes on alone and writes the
 // cache. The death test's child leaves a compile running and exits at once; the cubin arrives in the cache afterwards,
 // and the child's exit took less time than a whole compile of the same kernel.
 TEST(Embedded, ExitLeavesTheCompileToItsProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");   // the child re-runs this test alone, in a fresh process
-  // The child's cache directory is the parent's, handed over in the environment.
   const char* kDirVariable = "SNK_TEST_EXIT_CACHE_DIR";
-  const char* inherited = std::getenv(kDirVariable);
-  const std::string dir = inherited && *inherited ? std::string(inherited) : temp_dir();
-  ::setenv(kDirVariable, dir.c_str(), 1);
+  const std::string dir = dir_shared_with_death_tests(kDirVariable);
   EmbeddedOptions o;
   o.cache_dir = dir;
   o.deadline_s = 0;
@@ -752,9 +758,7 @@ TEST(Embedded, ExitLeavesTheCompileToItsProcess) {
 TEST(Embedded, CompileUnderWayInAnotherProcessIsWaitedFor) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const char* kDirVariable = "SNK_TEST_SHARED_CACHE_DIR";
-  const char* inherited = std::getenv(kDirVariable);
-  const std::string dir = inherited && *inherited ? std::string(inherited) : temp_dir();
-  ::setenv(kDirVariable, dir.c_str(), 1);
+  const std::string dir = dir_shared_with_death_tests(kDirVariable);
   EmbeddedOptions o;
   o.cache_dir = dir;
   o.deadline_s = 0;
