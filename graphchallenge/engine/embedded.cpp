@@ -222,7 +222,6 @@ struct CompileJob {
   std::condition_variable cv;
   bool done = false;
   pid_t pid = 0;              // the compiler process while it runs (0 once it has ended, before it is reaped)
-  bool background = false;    // past a caller's deadline and kept for the cache: the process runs at kCompileNice
   bool stopped = false;       // past its caller's deadline with no cache to keep its result: the process is killed
   EmbeddedStatus status = EmbeddedStatus::Failed;
   std::vector<char> cubin;
@@ -712,8 +711,7 @@ EmbeddedBinary compile_embedded(const std::string& source, const std::string& ke
       job->stopped = true;
       if (job->pid != 0) ::kill(job->pid, SIGKILL);
     } else {
-      job->background = true;
-      if (job->pid != 0) send_to_background(job->pid);
+      if (job->pid != 0) send_to_background(job->pid);   // kept for the cache, at the lowest priority
     }
     out.status = EmbeddedStatus::TimedOut;
     char buf[64];
