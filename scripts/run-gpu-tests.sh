@@ -6,7 +6,8 @@
 # compute-sanitizer memcheck and racecheck, then the C API examples on cuda against SuiteSparse:GraphBLAS
 # (scripts/conformance.sh; where the build has their SuiteSparse forms, else said skipped), and prints a summary: one
 # line per program and tool, the totals last.
-# Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs), SNACK_GC_CACHE (the
+# Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs), SNACK_EMBEDDED_COMPILER (default
+# <build>/graphchallenge/snack-embedded-compile where that exists), SNACK_GC_CACHE (the
 # official-data cache for the fused engine's test; default <build>/gc/official-1024-120.bin where that exists),
 # SANITIZER_FILTER (a --gtest_filter for the sanitizer passes; default: every test; a program none of whose tests
 # match it is listed as skipped), SANITIZER_TOOLS (default "memcheck racecheck"; racecheck passes where it reports
@@ -30,6 +31,12 @@ mkdir -p "$LOGS"
 # The official-data cache scripts/build-gpu.sh wrote, unless the caller names one.
 if [ -z "${SNACK_GC_CACHE:-}" ] && [ -f "$BUILD/gc/official-1024-120.bin" ]; then
   export SNACK_GC_CACHE="$BUILD/gc/official-1024-120.bin"
+fi
+# The embedded mode's compiler program of this build, which the tests do not find beside themselves, and where the build
+# was made only if it has not moved since (SNACK_EMBEDDED_COMPILER, unless the caller names one).
+if [ -z "${SNACK_EMBEDDED_COMPILER:-}" ] && [ -x "$BUILD/graphchallenge/snack-embedded-compile" ]; then
+  export SNACK_EMBEDDED_COMPILER="$PWD/$BUILD/graphchallenge/snack-embedded-compile"
+  [[ "$BUILD" == /* ]] && SNACK_EMBEDDED_COMPILER="$BUILD/graphchallenge/snack-embedded-compile"
 fi
 SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 shopt -s nullglob

@@ -3,9 +3,9 @@
 # running it over folders of fake test programs (shell scripts that print GoogleTest's totals) and a fake
 # compute-sanitizer: the per-program counts, the RESULT line and the exit status for programs that pass, fail, skip
 # everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran or only racecheck was asked
-# for; and the default official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE
-# unless the caller set one; with SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their
-# summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance harness on cuda where
+# for; the default official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE
+# unless the caller set one, and the build's embedded-mode compiler likewise as SNACK_EMBEDDED_COMPILER; with
+# SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance harness on cuda where
 # the examples' two forms are built (fake examples), skipped with a reason where not. Usage: test_run_gpu_tests.sh
 # path/to/run-gpu-tests.sh
 set -uo pipefail
@@ -18,12 +18,13 @@ check() {   # check NAME CONDITION-STATUS: report one expectation
 }
 
 # fake PROGRAM-PATH PASSED SKIPPED FAILED: a program printing GoogleTest's totals (exit 1 where a test failed).
-# It also prints the SNACK_GC_CACHE it was given and, asked for its list of tests, two: one of a typed suite.
+# It also prints the SNACK_GC_CACHE and SNACK_EMBEDDED_COMPILER it was given and, asked for its list of tests, two: one of a typed suite.
 fake() {
   cat >"$1" <<PROG
 #!/usr/bin/env bash
 if [ "\${1:-}" = --gtest_list_tests ]; then printf 'Suite.\n  Case\nTyped/0.  # TypeParam = int\n  Other\n'; exit 0; fi
 echo "cache=\${SNACK_GC_CACHE:-none}"
+echo "compiler=\${SNACK_EMBEDDED_COMPILER:-none}"
 if [ $3 -gt 0 ] && [ $2 -eq 0 ]; then echo "/src/t.cpp:10: Skipped"; echo "no CUDA device here"; fi
 echo "[  PASSED  ] $2 test$([ $2 -eq 1 ] || echo s)."
 [ $3 -gt 0 ] && echo "[  SKIPPED ] $3 test$([ $3 -eq 1 ] || echo s), listed below:"
@@ -132,6 +133,16 @@ run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_GC_CACHE=/elsewhere/c
 grep -qF "cache=/elsewhere/cache.bin" "$WORK/pass/gpu-test-logs/a_test.log"; check "cache: the caller's kept" $?
 run skip COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_GC_CACHE=
 grep -qF "cache=none" "$WORK/skip/gpu-test-logs/a_test.log"; check "cache: none where the build folder has none" $?
+# The embedded mode's compiler: the build folder's by default, the caller's where set, none where neither exists.
+mkdir -p "$WORK/pass/graphchallenge" && printf '#!/bin/sh\n' >"$WORK/pass/graphchallenge/snack-embedded-compile" &&
+  chmod +x "$WORK/pass/graphchallenge/snack-embedded-compile"
+run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_EMBEDDED_COMPILER=
+grep -qF "compiler=$WORK/pass/graphchallenge/snack-embedded-compile" "$WORK/pass/gpu-test-logs/a_test.log"
+check "compiler: default from the build folder" $?
+run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_EMBEDDED_COMPILER=/elsewhere/compile
+grep -qF "compiler=/elsewhere/compile" "$WORK/pass/gpu-test-logs/a_test.log"; check "compiler: the caller's kept" $?
+run skip COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_EMBEDDED_COMPILER=
+grep -qF "compiler=none" "$WORK/skip/gpu-test-logs/a_test.log"; check "compiler: none where the build folder has none" $?
 
 # 7. The cross-backend programs run on cuda, with --xb-backend=cuda; racecheck warnings (no error) do not fail.
 programs xb a_test:1:0:0
