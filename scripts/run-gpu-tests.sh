@@ -13,8 +13,9 @@
 # match it is listed as skipped), SANITIZER_TOOLS (default "memcheck racecheck"; racecheck passes where it reports
 # no error: its warnings, such as those of Kokkos' warp-synchronous reductions, are listed, not failed),
 # COMPUTE_SANITIZER (the sanitizer's path; default: the one on PATH, else CUDA's), SANITIZER_JOBS (default 1: each
-# program runs under the sanitizer as one process; N > 1: each of its tests in a process of its own, N at a time, for
-# programs whose whole run under racecheck takes hours; the program's line then sums its processes' summaries),
+# program runs under the sanitizer as one process; N > 1: each of its tests in a process of its own, N at a time over
+# all programs (the next program's start while the last one's still run), for programs whose whole run under racecheck
+# takes hours; the program's line then sums its processes' summaries),
 # SANITIZER_TIMEOUT (seconds a sanitizer process may run, default unlimited; one stopped fails the run). memcheck
 # reports memory errors and leaks, not failed API calls (--report-api-errors no): the tests force some on purpose
 # (device memory exhaustion must give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an
@@ -71,10 +72,10 @@ sanitize() {
     racecheck) "${limit[@]}" "$SAN" --tool racecheck --error-exitcode 99 "$@" >"$log" 2>&1 ;;
   esac
 }
-# sanitize_split TOOL PROGRAM NAME [FILTER]: each test the program lists (under FILTER) in a process of its own, JOBS at
-# a time, logs in LOGS/NAME.TOOL/; sets src (the worst status: 0 only where every process ended 0, or, for racecheck,
-# reported no error) and sline (the processes' summaries summed).
-sanitize_split() {
+# sanitize_launch TOOL PROGRAM NAME [FILTER]: starts each test the program lists (under FILTER) in a process of its
+# own, in the background, JOBS at a time over every program (a program's processes start while the last one's still
+# run), logs in LOGS/NAME.TOOL/, the tests' names in its tests.list.
+sanitize_launch() {
   local tool=$1 prog=$2 pname=$3
   shift 3
   local dir="$LOGS/$pname.$tool" t suite="" line log
@@ -90,7 +91,15 @@ sanitize_split() {
     log="$dir/${t//\//_}.log"
     (sanitize "$tool" "$log" "$prog" "${args[@]}" --gtest_filter="$t"; echo "rc=$?" >>"$log") &
   done
-  wait
+  printf '%s\n' "${tests[@]}" >"$dir/tests.list"
+}
+# sanitize_collect TOOL NAME: once sanitize_launch's processes have ended, sets src (the worst status: 0 only where
+# every process ended 0, or, for racecheck, reported no error) and sline (the processes' summaries summed).
+sanitize_collect() {
+  local tool=$1 pname=$2
+  local dir="$LOGS/$pname.$tool" t log
+  local tests=()
+  mapfile -t tests < <(grep -v '^$' "$dir/tests.list")
   local n=0 worst=0 stopped=0 errors=0 warnings=0 hazards=0 rcv sum
   for t in "${tests[@]}"; do
     log="$dir/${t//\//_}.log"
@@ -117,6 +126,21 @@ sanitize_split() {
     sline="RACECHECK SUMMARY: $hazards hazards displayed ($errors errors, $warnings warnings) ($where)"
   fi
 }
+# record TOOL NAME FILTER [AT]: the sanitizer's line for one program from src and sline (at summary[AT], else appended),
+# counted, and failing the run where the sanitizer found errors.
+record() {
+  local line
+  line="$(printf '%-9s' "$1") $2: rc=$src ${sline:-no summary line} $3"
+  if [ -n "${4:-}" ]; then summary[$4]=$line; else summary+=("$line"); fi
+  if [ "$1" = memcheck ]; then
+    memchecked=$((memchecked + 1))
+    ((src == 0)) || fail=1
+  else
+    racechecked=$((racechecked + 1))
+    ((src == 0)) || { ((src != 124)) && [[ "$sline" == *"(0 errors"* ]]; } || fail=1
+  fi
+}
+pending=()   # sanitizer passes started in the background (JOBS > 1): "summary index|tool|program|filter"
 for entry in "${runs[@]}"; do
   p=${entry%%|*}
   args=()
@@ -147,24 +171,25 @@ for entry in "${runs[@]}"; do
         *) summary+=("$tool  $name: unknown tool (memcheck or racecheck)"); fail=1; continue ;;
       esac
       if ((JOBS > 1)); then
-        sanitize_split "$tool" "$p" "$name" "${filter[@]}"
+        sanitize_launch "$tool" "$p" "$name" "${filter[@]}"
+        pending+=("${#summary[@]}|$tool|$name|${filter[*]}")
+        summary+=("")   # filled in once every program's processes have ended
       else
         sanitize "$tool" "$LOGS/$name.$tool.log" "$p" "${args[@]}" "${filter[@]}"
         src=$?
         sline=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/$name.$tool.log" | tail -1)
-      fi
-      summary+=("$(printf '%-9s' "$tool") $name: rc=$src ${sline:-no summary line} ${filter[*]}")
-      if [ "$tool" = memcheck ]; then
-        memchecked=$((memchecked + 1))
-        ((src == 0)) || fail=1
-      else
-        racechecked=$((racechecked + 1))
-        ((src == 0)) || { ((src != 124)) && [[ "$sline" == *"(0 errors"* ]]; } || fail=1
+        record "$tool" "$name" "${filter[*]}"
       fi
     done
   else
     summary+=("memcheck  $name: compute-sanitizer not found")
   fi
+done
+wait
+for entry in "${pending[@]}"; do
+  IFS='|' read -r at tool name filtered <<<"$entry"
+  sanitize_collect "$tool" "$name"
+  record "$tool" "$name" "$filtered" "$at"
 done
 # The C API examples on cuda against SuiteSparse:GraphBLAS (scripts/conformance.sh), where the build has both forms.
 if compgen -G "$BUILD/examples/example_*_suitesparse" >/dev/null; then

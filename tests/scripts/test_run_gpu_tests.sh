@@ -5,9 +5,10 @@
 # everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran or only racecheck was asked
 # for; the default official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE
 # unless the caller set one, and the build's embedded-mode compiler likewise as SNACK_EMBEDDED_COMPILER; with
-# SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their summaries summed, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance harness on cuda where
-# the examples' two forms are built (fake examples), skipped with a reason where not. Usage: test_run_gpu_tests.sh
-# path/to/run-gpu-tests.sh
+# SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their summaries summed, the slots
+# shared by every program's processes, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance
+# harness on cuda where the examples' two forms are built (fake examples), skipped with a reason where not. Usage:
+# test_run_gpu_tests.sh path/to/run-gpu-tests.sh
 set -uo pipefail
 RUNNER=$1
 WORK=$(mktemp -d)
@@ -185,6 +186,18 @@ has pass "ERROR SUMMARY: 4 errors (2 processes, one per test)"; check "split wit
 run pass COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2 SANITIZER_TIMEOUT=1 SAN_SLEEP=3
 [ "$(cat "$WORK/pass.rc")" -eq 1 ]; check "split, stopped: status 1" $?
 has pass "2 stopped at 1s"; check "split, stopped: said so" $?
+
+# 9. The sanitizer processes of all programs share the SANITIZER_JOBS slots: b_test's start while a_test's still run
+# (four processes of 2 s each in four slots take about 2 s, where waiting for each program's would take 4 s); the
+# summary keeps each program's lines together, in order.
+t0=$(date +%s%N)
+run pass COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=4 SANITIZER_TOOLS=memcheck SAN_SLEEP=2
+elapsed_ms=$((($(date +%s%N) - t0) / 1000000))
+check "shared slots: status 0" "$(cat "$WORK/pass.rc")"
+has pass "memcheck  b_test: rc=0 ERROR SUMMARY: 0 errors (2 processes, one per test)"; check "shared slots: b_test's line" $?
+check "shared slots: the programs' processes at once (${elapsed_ms} ms)" "$([ "$elapsed_ms" -lt 3500 ]; echo $?)"
+order=$(grep -nE "^(test|memcheck) +[ab]_test:" "$WORK/pass.out" | cut -d: -f2 | tr -s ' ' | cut -d' ' -f1,2 | tr '\n' ,)
+check "shared slots: lines in program order ($order)" "$([ "$order" = "test a_test,memcheck a_test,test b_test,memcheck b_test," ]; echo $?)"
 
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
