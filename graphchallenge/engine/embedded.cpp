@@ -322,7 +322,7 @@ pid_t spawn_compiler(const CompileJob& job, int& to, int& from, std::string& why
   return pid;
 }
 
-// The compiler's answer (embedded_compiler.cpp's format) into `job`; false where it is not whole.
+// The compiler's answer (compiler_answer's format) into `job`; false where it is not whole.
 bool read_answer(const std::string& a, CompileJob& job) {
   if (a.size() < 17) return false;
   const uint64_t message_size = get_u64(a.data() + 1);
@@ -456,6 +456,15 @@ std::string store_cached(const std::string& path, uint64_t check, const std::vec
   bytes.append(cubin.data(), cubin.size());
   const std::string why = write_atomically(path, bytes);
   return why.empty() ? why : "the cache was not written: " + why;
+}
+
+std::string compiler_answer(bool compiled, const std::string& message, const std::vector<char>& cubin) {
+  std::string answer(1, compiled ? '\0' : '\1');
+  put_u64(answer, message.size());
+  answer += message;
+  put_u64(answer, cubin.size());
+  answer.append(cubin.data(), cubin.size());
+  return answer;
 }
 
 void wait_for_background_compiles() {

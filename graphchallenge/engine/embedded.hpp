@@ -86,6 +86,10 @@ bool load_cached(const std::string& path, uint64_t check, std::vector<char>& cub
 std::string store_cached(const std::string& path, uint64_t check, const std::vector<char>& cubin);
 bool is_elf(const std::vector<char>& b);
 
+// The compiler process's answer on its standard output (snack-embedded-compile writes it, compile_embedded reads it):
+// one byte (0 compiled, 1 failed), a 64-bit little-endian length and the message, a 64-bit length and the cubin.
+std::string compiler_answer(bool compiled, const std::string& message, const std::vector<char>& cubin);
+
 // Writes `bytes` to `path` atomically (a temporary file beside it, then a rename), creating its folders: a reader sees
 // the old file or the whole new one. "" where written, else why not.
 std::string write_atomically(const std::string& path, const std::string& bytes);

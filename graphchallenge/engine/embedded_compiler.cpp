@@ -7,9 +7,9 @@
 // Reads the kernel's CUDA C++ source from standard input to its end, compiles it for ARCH (--gpu-architecture, a real
 // architecture such as sm_90) and, where CACHE_FILE is given, writes the cubin there in the cache's format under the
 // key check CHECK (16 hex digits), atomically; where another process is compiling the same cache file, waits for it and
-// answers with its cubin (CACHE_FILE.lock, below). Then writes its answer to standard output: one byte (0 compiled, 1
-// failed), a 64-bit little-endian length and the message (NVRTC's log where failed; why the cache was not written, or
-// nothing), a 64-bit length and the cubin. Exit status 0 where compiled, 1 where the compile failed, 2 for bad usage.
+// answers with its cubin (CACHE_FILE.lock, below). Then writes its answer to standard output (embedded.hpp's
+// compiler_answer: whether compiled, the message, the cubin; the message is NVRTC's log where failed, else why the cache
+// was not written, or nothing). Exit status 0 where compiled, 1 where the compile failed, 2 for bad usage.
 // A reader that has gone away (the program exited) does not stop it: the cache file is written first, and a broken
 // pipe is ignored.
 #include <fcntl.h>
@@ -76,10 +76,6 @@ bool nvrtc_compile(const std::string& source, const std::string& kernel_name, co
   return ok;
 }
 
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,11 +120,7 @@ int main(int argc, char** argv) {
   }
   if (lock >= 0) ::close(lock);
 
-  std::string answer(1, ok ? '\0' : '\1');
-  put_u64(answer, message.size());
-  answer += message;
-  put_u64(answer, cubin.size());
-  answer.append(cubin.data(), cubin.size());
+  const std::string answer = snk::gc::compiler_answer(ok, message, cubin);
   (void)std::fwrite(answer.data(), 1, answer.size(), stdout);
   (void)std::fflush(stdout);
   return ok ? 0 : 1;

@@ -376,10 +376,6 @@ std::vector<fs::path> cubin_files(const std::string& dir) {
   return out;
 }
 
-bool is_elf(const std::vector<char>& b) {
-  return b.size() > 4 && b[0] == '\x7f' && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
-}
-
 // The source of a RadiX layer's first `count` tiles.
 std::string radix_source(int32_t count, bool fp64, const std::string& name = "snk_radix") {
   const TiledNetwork& net = radix_network();
