@@ -16,7 +16,11 @@
 # program runs under the sanitizer as one process; N > 1: each of its tests in a process of its own, N at a time over
 # all programs (the next program's start while the last one's still run), for programs whose whole run under racecheck
 # takes hours; the program's line then sums its processes' summaries),
-# SANITIZER_TIMEOUT (seconds a sanitizer process may run, default unlimited; one stopped fails the run). memcheck
+# SANITIZER_TIMEOUT (seconds a sanitizer process may run, default unlimited; one stopped fails the run),
+# SANITIZER_BY_KERNEL (names of programs whose racecheck runs one kernel family per process instead, with SANITIZER_JOBS
+# > 1: each __global__ function the program holds, found by its host stub's symbol, instrumented alone for its first
+# RACECHECK_LAUNCHES launches (default 200) while the program's other kernels run uninstrumented; for programs whose
+# float64 host references outlast the machine's time under whole-program racecheck; the line then counts families). memcheck
 # reports memory errors and leaks, not failed API calls (--report-api-errors no): the tests force some on purpose
 # (device memory exhaustion must give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an
 # unexpected one fails its test. Under
@@ -72,6 +76,38 @@ sanitize() {
     racecheck) "${limit[@]}" "$SAN" --tool racecheck --error-exitcode 99 "$@" >"$log" 2>&1 ;;
   esac
 }
+# kernel_families PROGRAM: the names of the __global__ functions PROGRAM holds, one per line, read from its host stubs'
+# mangled symbols (__device_stub__Z[N]<len><name>...: the last length-prefixed name), without binutils.
+kernel_families() {
+  local sym s n name
+  while IFS= read -r sym; do
+    s=${sym#__device_stub__Z}
+    s=${s#N}
+    name=""
+    while [[ $s =~ ^([0-9]+)(.*)$ ]]; do
+      n=${BASH_REMATCH[1]}
+      s=${BASH_REMATCH[2]}
+      name=${s:0:n}
+      s=${s:n}
+    done
+    [ -n "$name" ] && echo "$name"
+  done < <(grep -aoE '__device_stub__Z[A-Za-z0-9_]+' "$1") | sort -u
+}
+# sanitize_families PROGRAM NAME: racecheck of each kernel family of PROGRAM in a process of its own, in the background
+# in the JOBS slots as sanitize_launch's, logs in LOGS/NAME.racecheck/, the families in its tests.list.
+sanitize_families() {
+  local prog=$1 pname=$2 fam log
+  local dir="$LOGS/$pname.racecheck"
+  mkdir -p "$dir"
+  kernel_families "$prog" >"$dir/tests.list"
+  while IFS= read -r fam; do
+    while (($(jobs -rp | wc -l) >= JOBS)); do sleep 1; done
+    log="$dir/$fam.log"
+    (sanitize racecheck "$log" --kernel-name "kns=$fam" --launch-count "${RACECHECK_LAUNCHES:-200}" "$prog" "${args[@]}" \
+       "${filter[@]}"
+     echo "rc=$?" >>"$log") &
+  done <"$dir/tests.list"
+}
 # sanitize_launch TOOL PROGRAM NAME [FILTER]: starts each test the program lists (under FILTER) in a process of its
 # own, in the background, JOBS at a time over every program (a program's processes start while the last one's still
 # run), logs in LOGS/NAME.TOOL/, the tests' names in its tests.list.
@@ -93,10 +129,11 @@ sanitize_launch() {
   done
   printf '%s\n' "${tests[@]}" >"$dir/tests.list"
 }
-# sanitize_collect TOOL NAME: once sanitize_launch's processes have ended, sets src (the worst status: 0 only where
-# every process ended 0, or, for racecheck, reported no error) and sline (the processes' summaries summed).
+# sanitize_collect TOOL NAME [UNIT]: once sanitize_launch's (or sanitize_families') processes have ended, sets src (the
+# worst status: 0 only where every process ended 0, or, for racecheck, reported no error) and sline (the processes'
+# summaries summed); UNIT names what each process checked (default "test").
 sanitize_collect() {
-  local tool=$1 pname=$2
+  local tool=$1 pname=$2 unit=${3:-test}
   local dir="$LOGS/$pname.$tool" t log
   local tests=()
   mapfile -t tests < <(grep -v '^$' "$dir/tests.list")
@@ -117,10 +154,15 @@ sanitize_collect() {
       if ((rcv != 0)) && { ((rcv == 124)) || [[ "$sum" != *"(0 errors"* ]]; }; then worst=$rcv; fi
     fi
   done
+  # A program whose kernels were not found (a stripped binary) would pass unchecked: it fails instead.
+  ((n == 0)) && [ "$unit" = "kernel family" ] && worst=1 && errors=-1
   src=$worst
-  local where="$n processes, one per test"
+  local where="$n processes, one per $unit"
+  [ "$unit" = "kernel family" ] && where="$where, its first ${RACECHECK_LAUNCHES:-200} launches"
   ((stopped)) && where="$where, $stopped stopped at ${SANITIZER_TIMEOUT}s"
-  if [ "$tool" = memcheck ]; then
+  if ((errors < 0)); then
+    sline="no kernel family found in the program (no __device_stub__ symbol: stripped?)"
+  elif [ "$tool" = memcheck ]; then
     sline="ERROR SUMMARY: $errors errors ($where)"
   else
     sline="RACECHECK SUMMARY: $hazards hazards displayed ($errors errors, $warnings warnings) ($where)"
@@ -170,9 +212,13 @@ for entry in "${runs[@]}"; do
         memcheck | racecheck) ;;
         *) summary+=("$tool  $name: unknown tool (memcheck or racecheck)"); fail=1; continue ;;
       esac
-      if ((JOBS > 1)); then
+      if ((JOBS > 1)) && [ "$tool" = racecheck ] && [[ " ${SANITIZER_BY_KERNEL:-} " == *" $name "* ]]; then
+        sanitize_families "$p" "$name"
+        pending+=("${#summary[@]}|$tool|$name|${filter[*]}|kernel family")
+        summary+=("")
+      elif ((JOBS > 1)); then
         sanitize_launch "$tool" "$p" "$name" "${filter[@]}"
-        pending+=("${#summary[@]}|$tool|$name|${filter[*]}")
+        pending+=("${#summary[@]}|$tool|$name|${filter[*]}|test")
         summary+=("")   # filled in once every program's processes have ended
       else
         sanitize "$tool" "$LOGS/$name.$tool.log" "$p" "${args[@]}" "${filter[@]}"
@@ -187,8 +233,8 @@ for entry in "${runs[@]}"; do
 done
 wait
 for entry in "${pending[@]}"; do
-  IFS='|' read -r at tool name filtered <<<"$entry"
-  sanitize_collect "$tool" "$name"
+  IFS='|' read -r at tool name filtered unit <<<"$entry"
+  sanitize_collect "$tool" "$name" "$unit"
   record "$tool" "$name" "$filtered" "$at"
 done
 # The C API examples on cuda against SuiteSparse:GraphBLAS (scripts/conformance.sh), where the build has both forms.

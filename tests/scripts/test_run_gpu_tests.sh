@@ -7,7 +7,8 @@
 # unless the caller set one, and the build's embedded-mode compiler likewise as SNACK_EMBEDDED_COMPILER; with
 # SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their summaries summed, the slots
 # shared by every program's processes, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance
-# harness on cuda where the examples' two forms are built (fake examples), skipped with a reason where not. Usage:
+# harness on cuda where the examples' two forms are built (fake examples), skipped with a reason where not; racecheck
+# one kernel family per process for the programs SANITIZER_BY_KERNEL names. Usage:
 # test_run_gpu_tests.sh path/to/run-gpu-tests.sh
 set -uo pipefail
 RUNNER=$1
@@ -199,9 +200,28 @@ check "shared slots: the programs' processes at once (${elapsed_ms} ms)" "$([ "$
 order=$(grep -nE "^(test|memcheck) +[ab]_test:" "$WORK/pass.out" | cut -d: -f2 | tr -s ' ' | cut -d' ' -f1,2 | tr '\n' ,)
 check "shared slots: lines in program order ($order)" "$([ "$order" = "test a_test,memcheck a_test,test b_test,memcheck b_test," ]; echo $?)"
 
+# 10. racecheck by kernel family (SANITIZER_BY_KERNEL): one process per __global__ function the program's host stubs
+# name (plain and namespaced mangled names), each instrumented alone for its first RACECHECK_LAUNCHES launches; a
+# program without such symbols fails rather than passing unchecked; programs not named still run one process per test.
+programs fam a_test:2:0:0 b_test:1:0:0
+printf '# __device_stub__Z20colblock_wide_kernelILi8EEvPKfPf\n# __device_stub__ZN3snk4spmm13rowseg_kernelIfEEvv\n' \
+  >>"$WORK/fam/gpu-tests/a_test"
+run fam COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2 SANITIZER_TOOLS=racecheck SANITIZER_BY_KERNEL=a_test RACECHECK_LAUNCHES=50
+check "by kernel: status 0" "$(cat "$WORK/fam.rc")"
+has fam "(2 processes, one per kernel family, its first 50 launches)"; check "by kernel: a_test's line counts families" $?
+grep -qF -- "--kernel-name kns=colblock_wide_kernel --launch-count 50" "$WORK/fam/gpu-test-logs/a_test.racecheck/colblock_wide_kernel.log"
+check "by kernel: a plain name's family instrumented alone" $?
+grep -qF -- "--kernel-name kns=rowseg_kernel" "$WORK/fam/gpu-test-logs/a_test.racecheck/rowseg_kernel.log"
+check "by kernel: a namespaced name's family" $?
+has fam "racecheck b_test: rc=0 RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) (2 processes, one per test)"
+check "by kernel: other programs per test" $?
+run fam COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2 SANITIZER_TOOLS=racecheck SANITIZER_BY_KERNEL=b_test
+[ "$(cat "$WORK/fam.rc")" -eq 1 ]; check "by kernel, no symbols: status 1" $?
+has fam "no kernel family found"; check "by kernel, no symbols: said so" $?
+
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
-  for c in pass fail skip xb; do [ -f "$WORK/$c.out" ] && { echo "--- $c"; cat "$WORK/$c.out"; }; done
+  for c in pass fail skip xb fam; do [ -f "$WORK/$c.out" ] && { echo "--- $c"; cat "$WORK/$c.out"; }; done
   exit 1
 fi
 echo "test_run_gpu_tests: all expectations met"
