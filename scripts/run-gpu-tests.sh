@@ -20,7 +20,9 @@
 # SANITIZER_BY_KERNEL (names of programs whose racecheck runs one kernel family per process instead, with SANITIZER_JOBS
 # > 1: each __global__ function the program holds, found by its host stub's symbol, instrumented alone for its first
 # RACECHECK_LAUNCHES launches (default 200) while the program's other kernels run uninstrumented; for programs whose
-# float64 host references outlast the machine's time under whole-program racecheck; the line then counts families). memcheck
+# float64 host references outlast the machine's time under whole-program racecheck; the line then counts families),
+# RACECHECK_LAUNCHES (with SANITIZER_JOBS > 1, where set: each racecheck process per test instruments only its first
+# that many kernel launches, the rest running uninstrumented; the line says so). memcheck
 # reports memory errors and leaks, not failed API calls (--report-api-errors no): the tests force some on purpose
 # (device memory exhaustion must give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an
 # unexpected one fails its test. Under
@@ -122,10 +124,12 @@ sanitize_launch() {
     line=${line%"${line##*[![:space:]]}"}   # GoogleTest's "# TypeParam = ..." comments and the spaces before them
     if [[ $line == "  "* ]]; then tests+=("$suite${line//[[:space:]]/}"); elif [[ $line == *. ]]; then suite=$line; fi
   done < <("$prog" "${args[@]}" --gtest_list_tests "$@" 2>/dev/null)
+  local cap=()
+  [ "$tool" = racecheck ] && [ -n "${RACECHECK_LAUNCHES:-}" ] && cap=(--launch-count "$RACECHECK_LAUNCHES")
   for t in "${tests[@]}"; do
     while (($(jobs -rp | wc -l) >= JOBS)); do sleep 1; done
     log="$dir/${t//\//_}.log"
-    (sanitize "$tool" "$log" "$prog" "${args[@]}" --gtest_filter="$t"; echo "rc=$?" >>"$log") &
+    (sanitize "$tool" "$log" "${cap[@]}" "$prog" "${args[@]}" --gtest_filter="$t"; echo "rc=$?" >>"$log") &
   done
   printf '%s\n' "${tests[@]}" >"$dir/tests.list"
 }
@@ -158,7 +162,9 @@ sanitize_collect() {
   ((n == 0)) && [ "$unit" = "kernel family" ] && worst=1 && errors=-1
   src=$worst
   local where="$n processes, one per $unit"
-  [ "$unit" = "kernel family" ] && where="$where, its first ${RACECHECK_LAUNCHES:-200} launches"
+  if [ "$unit" = "kernel family" ]; then where="$where, its first ${RACECHECK_LAUNCHES:-200} launches"
+  elif [ "$tool" = racecheck ] && [ -n "${RACECHECK_LAUNCHES:-}" ]; then where="$where, its first $RACECHECK_LAUNCHES launches"
+  fi
   ((stopped)) && where="$where, $stopped stopped at ${SANITIZER_TIMEOUT}s"
   if ((errors < 0)); then
     sline="no kernel family found in the program (no __device_stub__ symbol: stripped?)"

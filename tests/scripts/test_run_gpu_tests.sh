@@ -8,7 +8,8 @@
 # SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their summaries summed, the slots
 # shared by every program's processes, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance
 # harness on cuda where the examples' two forms are built (fake examples), skipped with a reason where not; racecheck
-# one kernel family per process for the programs SANITIZER_BY_KERNEL names. Usage:
+# one kernel family per process for the programs SANITIZER_BY_KERNEL names, and per test with RACECHECK_LAUNCHES'
+# cap. Usage:
 # test_run_gpu_tests.sh path/to/run-gpu-tests.sh
 set -uo pipefail
 RUNNER=$1
@@ -213,11 +214,19 @@ grep -qF -- "--kernel-name kns=colblock_wide_kernel --launch-count 50" "$WORK/fa
 check "by kernel: a plain name's family instrumented alone" $?
 grep -qF -- "--kernel-name kns=rowseg_kernel" "$WORK/fam/gpu-test-logs/a_test.racecheck/rowseg_kernel.log"
 check "by kernel: a namespaced name's family" $?
-has fam "racecheck b_test: rc=0 RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) (2 processes, one per test)"
+has fam "racecheck b_test: rc=0 RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) (2 processes, one per test, its first 50 launches)"
 check "by kernel: other programs per test" $?
 run fam COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2 SANITIZER_TOOLS=racecheck SANITIZER_BY_KERNEL=b_test
 [ "$(cat "$WORK/fam.rc")" -eq 1 ]; check "by kernel, no symbols: status 1" $?
 has fam "no kernel family found"; check "by kernel, no symbols: said so" $?
+
+# 11. RACECHECK_LAUNCHES on racecheck per test: each process instruments its first N launches, and says so; memcheck
+# is not capped.
+run pass COMPUTE_SANITIZER="$SAN" SANITIZER_JOBS=2 RACECHECK_LAUNCHES=30
+check "capped: status 0" "$(cat "$WORK/pass.rc")"
+grep -qF -- "--launch-count 30" "$WORK/pass/gpu-test-logs/a_test.racecheck/Suite.Case.log"; check "capped: racecheck given the cap" $?
+! grep -qF -- "--launch-count" "$WORK/pass/gpu-test-logs/a_test.memcheck/Suite.Case.log"; check "capped: memcheck not" $?
+has pass "(2 processes, one per test, its first 30 launches)"; check "capped: said so" $?
 
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
