@@ -152,9 +152,10 @@ sanitize_collect() {
       errors=$((errors + $(sed -nE 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/p' <<<"$sum" | head -1 || true) + 0))
       ((rcv == 0)) || worst=$rcv
     else
-      hazards=$((hazards + $(sed -nE 's/.*: ([0-9]+) hazards.*/\1/p' <<<"$sum" | head -1) + 0))
-      errors=$((errors + $(sed -nE 's/.*\(([0-9]+) errors.*/\1/p' <<<"$sum" | head -1) + 0))
-      warnings=$((warnings + $(sed -nE 's/.*, ([0-9]+) warnings.*/\1/p' <<<"$sum" | head -1) + 0))
+      # "1 hazard displayed (1 error, 1 warning)": the singular forms count too.
+      hazards=$((hazards + $(sed -nE 's/.*: ([0-9]+) hazards? .*/\1/p' <<<"$sum" | head -1) + 0))
+      errors=$((errors + $(sed -nE 's/.*\(([0-9]+) errors?[,)].*/\1/p' <<<"$sum" | head -1) + 0))
+      warnings=$((warnings + $(sed -nE 's/.*, ([0-9]+) warnings?\).*/\1/p' <<<"$sum" | head -1) + 0))
       if ((rcv != 0)) && { ((rcv == 124)) || [[ "$sum" != *"(0 errors"* ]]; }; then worst=$rcv; fi
     fi
   done

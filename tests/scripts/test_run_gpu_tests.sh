@@ -228,6 +228,21 @@ grep -qF -- "--launch-count 30" "$WORK/pass/gpu-test-logs/a_test.racecheck/Suite
 ! grep -qF -- "--launch-count" "$WORK/pass/gpu-test-logs/a_test.memcheck/Suite.Case.log"; check "capped: memcheck not" $?
 has pass "(2 processes, one per test, its first 30 launches)"; check "capped: said so" $?
 
+# 12. racecheck's singular summary ("1 hazard displayed (1 error, 1 warning)") counts in the sums, and its error fails.
+ONE="$WORK/racecheck-one"
+cat >"$ONE" <<'SANEOF'
+#!/usr/bin/env bash
+tool=$2
+while [ "${1:0:2}" = -- ]; do shift 2; done
+"$@" >/dev/null
+if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)"; exit 99; fi
+echo "========= ERROR SUMMARY: 0 errors"
+SANEOF
+chmod +x "$ONE"
+run pass COMPUTE_SANITIZER="$ONE" SANITIZER_JOBS=2 SANITIZER_TOOLS=racecheck
+[ "$(cat "$WORK/pass.rc")" -eq 1 ]; check "singular forms: status 1" $?
+has pass "racecheck a_test: rc=99 RACECHECK SUMMARY: 4 hazards displayed (2 errors, 2 warnings)"; check "singular forms: summed" $?
+
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
   for c in pass fail skip xb fam; do [ -f "$WORK/$c.out" ] && { echo "--- $c"; cat "$WORK/$c.out"; }; done
