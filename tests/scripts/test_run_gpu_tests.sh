@@ -243,6 +243,17 @@ run pass COMPUTE_SANITIZER="$ONE" SANITIZER_JOBS=2 SANITIZER_TOOLS=racecheck
 [ "$(cat "$WORK/pass.rc")" -eq 1 ]; check "singular forms: status 1" $?
 has pass "racecheck a_test: rc=99 RACECHECK SUMMARY: 4 hazards displayed (2 errors, 2 warnings)"; check "singular forms: summed" $?
 
+# 13. A build folder holding cross-backend programs only runs them; one holding no program at all fails, saying so.
+mkdir -p "$WORK/xbonly/tests/core/crossbackend"
+cp "$WORK/xb/tests/core/crossbackend/xb_apply" "$WORK/xbonly/tests/core/crossbackend/"
+run xbonly COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
+check "cross-backend only: status 0" "$(cat "$WORK/xbonly.rc")"
+has xbonly "test      xb_apply: rc=0, 2 passed, 0 skipped, 0 failed"; check "cross-backend only: xb_apply ran" $?
+mkdir -p "$WORK/empty"
+run empty COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
+[ "$(cat "$WORK/empty.rc")" -eq 1 ]; check "no program: status 1" $?
+has empty "run-gpu-tests: no test programs"; check "no program: said so" $?
+
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
   for c in pass fail skip xb fam; do [ -f "$WORK/$c.out" ] && { echo "--- $c"; cat "$WORK/$c.out"; }; done
