@@ -156,16 +156,21 @@ echo "args: $*"
 echo "[  PASSED  ] 2 tests."
 XBEOF
 chmod +x "$WORK/xb/tests/core/crossbackend/xb_apply"
-RACE="$WORK/racecheck-warnings"
-cat >"$RACE" <<'SANEOF'
+# racecheck_sanitizer PATH SUMMARY: a fake sanitizer whose racecheck prints "RACECHECK SUMMARY: SUMMARY" and exits 99
+# (as --error-exitcode does for a hazard, warnings included), and whose memcheck finds nothing.
+racecheck_sanitizer() {
+  cat >"$1" <<SANEOF
 #!/usr/bin/env bash
-tool=$2
-while [ "${1:0:2}" = -- ]; do shift 2; done
-"$@" >/dev/null
-if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 3 hazards displayed (0 errors, 3 warnings)"; exit 99; fi
+tool=\$2
+while [ "\${1:0:2}" = -- ]; do shift 2; done
+"\$@" >/dev/null
+if [ "\$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $2"; exit 99; fi
 echo "========= ERROR SUMMARY: 0 errors"
 SANEOF
-chmod +x "$RACE"
+  chmod +x "$1"
+}
+RACE="$WORK/racecheck-warnings"
+racecheck_sanitizer "$RACE" "3 hazards displayed (0 errors, 3 warnings)"
 run xb COMPUTE_SANITIZER="$RACE"
 check "cross-backend: status 0" "$(cat "$WORK/xb.rc")"
 has xb "test      xb_apply: rc=0, 2 passed, 0 skipped, 0 failed"; check "cross-backend: xb_apply counted" $?
@@ -230,15 +235,7 @@ has pass "(2 processes, one per test, its first 30 launches)"; check "capped: sa
 
 # 12. racecheck's singular summary ("1 hazard displayed (1 error, 1 warning)") counts in the sums, and its error fails.
 ONE="$WORK/racecheck-one"
-cat >"$ONE" <<'SANEOF'
-#!/usr/bin/env bash
-tool=$2
-while [ "${1:0:2}" = -- ]; do shift 2; done
-"$@" >/dev/null
-if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)"; exit 99; fi
-echo "========= ERROR SUMMARY: 0 errors"
-SANEOF
-chmod +x "$ONE"
+racecheck_sanitizer "$ONE" "2 hazards displayed (1 error, 1 warning)"
 run pass COMPUTE_SANITIZER="$ONE" SANITIZER_JOBS=2 SANITIZER_TOOLS=racecheck
 [ "$(cat "$WORK/pass.rc")" -eq 1 ]; check "singular forms: status 1" $?
 has pass "racecheck a_test: rc=99 RACECHECK SUMMARY: 4 hazards displayed (2 errors, 2 warnings)"; check "singular forms: summed" $?
