@@ -9,7 +9,7 @@
 # shared by every program's processes, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance
 # harness on cuda where the examples' two forms are built (fake examples), skipped with a reason where not; racecheck
 # one kernel family per process for the programs SANITIZER_BY_KERNEL names, and per test with RACECHECK_LAUNCHES'
-# cap. Usage:
+# cap; the sanitizer passes alone (PLAIN_RUN=0). Usage:
 # test_run_gpu_tests.sh path/to/run-gpu-tests.sh
 set -uo pipefail
 RUNNER=$1
@@ -250,6 +250,32 @@ mkdir -p "$WORK/empty"
 run empty COMPUTE_SANITIZER="$WORK/no-such-sanitizer"
 [ "$(cat "$WORK/empty.rc")" -eq 1 ]; check "no program: status 1" $?
 has empty "run-gpu-tests: no test programs"; check "no program: said so" $?
+
+# 14. PLAIN_RUN=0: no program runs on its own, each runs under the sanitizers only, and its line says so; a test that
+# fails under racecheck with no race fails the run (status 99 with no error is warnings alone, any other status is not).
+PASSTHRU="$WORK/racecheck-passthrough"
+cat >"$PASSTHRU" <<'SANEOF'
+#!/usr/bin/env bash
+tool=$2
+while [ "${1:0:2}" = -- ]; do shift 2; done
+"$@" >/dev/null; rc=$?
+[ "$tool" = racecheck ] && echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+[ "$tool" = memcheck ] && echo "========= ERROR SUMMARY: 0 errors"
+exit $rc
+SANEOF
+chmod +x "$PASSTHRU"
+rm -f "$WORK"/pass/gpu-test-logs/*.log
+run pass COMPUTE_SANITIZER="$PASSTHRU" PLAIN_RUN=0
+check "sanitizers only: status 0" "$(cat "$WORK/pass.rc")"
+has pass "test      a_test: not run on its own (PLAIN_RUN=0)"; check "sanitizers only: said so" $?
+[ ! -f "$WORK/pass/gpu-test-logs/a_test.log" ]; check "sanitizers only: no plain run" $?
+has pass "RESULT: the sanitizer passes only (PLAIN_RUN=0), every process's tests passed: memcheck clean, racecheck without errors"
+check "sanitizers only: RESULT line" $?
+run fail COMPUTE_SANITIZER="$PASSTHRU" PLAIN_RUN=0 SANITIZER_TOOLS=racecheck
+[ "$(cat "$WORK/fail.rc")" -eq 1 ]; check "sanitizers only, a test fails under racecheck: status 1" $?
+has fail "racecheck c_test: rc=1"; check "sanitizers only, a test fails under racecheck: its line" $?
+run fail COMPUTE_SANITIZER="$PASSTHRU" PLAIN_RUN=0 SANITIZER_TOOLS=racecheck SANITIZER_JOBS=2
+[ "$(cat "$WORK/fail.rc")" -eq 1 ]; check "sanitizers only, per test, a test fails under racecheck: status 1" $?
 
 if ((failures)); then
   echo "test_run_gpu_tests: $failures expectation(s) failed; the runner's output:"
