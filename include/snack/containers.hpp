@@ -70,7 +70,8 @@ class DeviceCopy {
   // The final step of an operation whose result T holds this copy as its only valid one: C<M, replace> = C (.) T
   // (src/core/internal.hpp: apply_mask_accum states it), computed where T lives, leaving C's new content on the
   // device. The core has checked the arguments. Returns false, changing nothing, for anything the backend does not
-  // do there (the core then runs the step on the host). On an exception C is unchanged.
+  // do there (the core then runs the step on the host). On an exception C is unchanged. T is the step's own: its
+  // device values may be taken for C's (T's copy is then left without them).
   virtual bool mask_accum(Matrix& C, const Matrix* M, bool structural, bool complement, const BinaryOp* accum,
                           Matrix& T, bool replace) {
     (void)C, (void)M, (void)structural, (void)complement, (void)accum, (void)T, (void)replace;

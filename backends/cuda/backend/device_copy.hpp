@@ -154,6 +154,10 @@ class MatrixOnDevice final : public DeviceCopy {
   static MatrixOnDevice& of(const Matrix& m, cudaStream_t stream);
 
   const void* values() const { return values_.get(); }
+  // Moves the values out where this copy owns them (not a caller's memory lent by borrow_device_full), leaving the
+  // copy without values: for a result that the step reading it consumes (the mask step writes C's new values over T's
+  // and gives them to C). An empty buffer where it does not own them.
+  DeviceBuffer release_values() { return values_.is_borrowed() ? DeviceBuffer() : std::move(values_); }
   int device() const { return device_; }
   // A product's result that lives on the device only: every column of the listed rows (increasing), values
   // row-major in `values` (rows.size() x ncols of elem_size bytes). The host form is made on download.

@@ -431,8 +431,13 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
     if (has_accum && !P::defined_binary<V, V>(accum_op)) return false;
     // Without a mask, where T has C's positions (both full, or an update of a layer's weights or optimizer state):
     // every position takes T's value or the accumulation, so the values alone are computed.
+    // The new values go over T's own where T's copy owns the array read (T is the step's own, consumed by it), so that
+    // the step holds two arrays of C's size, not three (a layer's output plus its bias: C, T, and then a result).
     if (full || (M == nullptr && !complement && P::same_pattern(ctx, c, t))) {
-      DeviceBuffer x = P::accum_values<V>(ctx, c, t, has_accum, accum_op);
+      MatrixOnDevice& td = MatrixOnDevice::of(T, s);
+      DeviceBuffer x = td.values() == static_cast<const void*>(t.x) ? td.release_values() : DeviceBuffer();
+      if (x.get() != nullptr) P::accum_values_over<V>(ctx, c, static_cast<V*>(x.get()), has_accum, accum_op);
+      else x = P::accum_values<V>(ctx, c, t, has_accum, accum_op);
       if (full) attach_full(C, std::move(x), s);
       else attach_values(C, C, std::move(x), s);
       return done = true;

@@ -6,7 +6,7 @@
 // lays out its union (elementwise.hpp), each position remembering its C entry and its T entry. Then each position
 // decides, from the mask value found by a binary search of M's row, whether it keeps C's value, T's value, the
 // accumulation of both, or nothing, and the kept positions are compacted. Without a mask, where C and T hold the same
-// positions, accum_values computes the values alone. Preconditions the host side checks: C and
+// positions, accum_values computes the values alone (accum_values_over: over T's own). Preconditions the host side checks: C and
 // T of one builtin type V (no cast), the accumulator (if any) a builtin operator on V giving V, no input
 // hypersparse, and `mask_true` one flag per entry of M (its value test, or 1 when structural).
 #pragma once
@@ -33,6 +33,18 @@ BytesOf<Ctx> accum_values(Ctx& ctx, const CsrRef& C, const CsrRef& T, bool has_a
     z[e] = has_accum ? binary_eval<V, V>(accum, cv[e], tv[e]) : tv[e];
   });
   return x;
+}
+
+// The same, written over T's values (the caller owns them and hands them over: the step consumes T), so that the step
+// makes no third array of C's size; nothing to do without an accumulator (T's values are the result).
+template <class V, class Ctx>
+void accum_values_over(Ctx& ctx, const CsrRef& C, V* t_values, bool has_accum, BinaryOpcode accum) {
+  if (!has_accum) return;
+  const V* cv = C.values<V>();
+  V* tv = t_values;
+  for_n_stream(ctx, "snack::portable::accum_values_over", C.nvals, KOKKOS_LAMBDA(Index e) {
+    tv[e] = binary_eval<V, V>(accum, cv[e], tv[e]);
+  });
 }
 
 template <class V, class Ctx>
