@@ -65,9 +65,9 @@ void put_weights(snk::layers::SparseLinear& l, const void* w) {
 }
 
 // The same for the bias (every entry present), where the layer has one.
+// The caller's bias values, where the layer has a bias and the caller gives them (null: the forward leaves it out).
 void put_bias(snk::layers::SparseLinear& l, const void* b) {
-  if (!l.has_bias()) return;
-  need(b, "the bias values");
+  if (!l.has_bias() || b == nullptr) return;
   snk::CsrStorage& s = l.bias().as_matrix().csr_mutable();
   if (s.nvals() != l.out_features()) throw Error(Info::InvalidObject, "snk_layer: the bias does not hold every entry");
   std::memcpy(s.x.data(), b, s.x.size());
@@ -107,13 +107,12 @@ Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index fea
   return M;
 }
 
-// The caller's device values of W (on the layer's pattern), and with_bias, of the bias where the layer has one.
-void put_device_values(snk::layers::SparseLinear& l, const void* w, bool with_bias, const void* b, void* stream) {
+// The caller's device values of W (on the layer's pattern), and of the bias b where the layer has one and b is given.
+void put_device_values(snk::layers::SparseLinear& l, const void* w, const void* b, void* stream) {
   need(w, "the weight values");
-  if (with_bias && l.has_bias()) need(b, "the bias values");
   snk::import_device_values(l.weight(), l.weight(), w, stream);
   // On the bias's own pattern (every entry), so that its device copy keeps the plans the bias's products made.
-  if (with_bias && l.has_bias()) snk::import_device_values(l.bias().as_matrix(), l.bias().as_matrix(), b, stream);
+  if (b != nullptr && l.has_bias()) snk::import_device_values(l.bias().as_matrix(), l.bias().as_matrix(), b, stream);
 }
 
 // l's weight gradient on exactly W's positions, in W's order: the gradient itself where it holds every one (the sampled
@@ -278,7 +277,7 @@ int snk_layer_forward(snk_layer* layer, const void* w, const void* b, const void
     put_weights(l, w);
     put_bias(l, b);
     const Matrix X = batch_of(l, batch, l.in_features(), x);
-    dense_out(l.forward(X), y);
+    dense_out(l.forward(X, snk::layers::BatchLayout::Rows, snk::layers::BatchLayout::Rows, b != nullptr), y);
   });
 }
 
@@ -311,8 +310,8 @@ int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, con
     need(y, "y");
     const auto xl = layout_of(x_layout, "x"), yl = layout_of(y_layout, "y");
     const Matrix X = device_batch(l, batch, l.in_features(), x, xl, /*borrow=*/true, stream);
-    put_device_values(l, w, true, b, stream);
-    snk::export_device_dense(l.forward(X, xl, yl), y, stream);
+    put_device_values(l, w, b, stream);
+    snk::export_device_dense(l.forward(X, xl, yl, b != nullptr), y, stream);
   });
 }
 
@@ -330,7 +329,7 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
     const bool borrow = dw != nullptr;
     Matrix X = device_batch(l, batch, l.in_features(), x, xl, borrow, stream);
     Matrix dY = device_batch(l, batch, l.out_features(), dy, dyl, borrow, stream);
-    put_device_values(l, w, false, nullptr, stream);
+    put_device_values(l, w, nullptr, stream);
     const Matrix dX = l.backward(std::move(X), xl, std::move(dY), dyl, dxl);   // the layer keeps them for dW
     Matrix made(l.type(), l.out_features(), l.in_features());   // outputs are written last
     const Matrix* dW = dw != nullptr ? &gradient_at_weights(l, made) : nullptr;

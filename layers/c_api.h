@@ -50,7 +50,8 @@ SNK_LAYER_API int snk_layer_erk(int64_t n, const int64_t* in_features, const int
                                 double* densities);
 /* The values the layer was made with: w (nnz) and b (out; ignored without a bias). */
 SNK_LAYER_API int snk_layer_values(const snk_layer* layer, void* w, void* b);
-/* y = x W^T + b. */
+/* y = x W^T + b; b null: y = x W^T, the bias left out for the caller to add (in place, with no array of y's size made
+ * for it; the layer's bias values and its gradient db are unchanged by this). */
 SNK_LAYER_API int snk_layer_forward(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch,
                                     void* y);
 /* From the forward's x and dy: dx = dy W; dw = dY^T x at W's positions (nnz); db = the column sums of dy (out; ignored

@@ -92,7 +92,7 @@ SparseLinear::SparseLinear(Index in_features, Index out_features, double density
   if (has_bias_) b_.build(rows.data(), B.data(), &types::FP32, rows.size(), nullptr);
 }
 
-Matrix SparseLinear::forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout) const {
+Matrix SparseLinear::forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout, bool with_bias) const {
   const Type* t = type();
   const Index n = checked_batch("forward", X, x_layout, t, in_features(), "in_features");
   const bool x_rows = x_layout == BatchLayout::Rows, y_rows = y_layout == BatchLayout::Rows;
@@ -106,7 +106,7 @@ Matrix SparseLinear::forward(const Matrix& X, BatchLayout x_layout, BatchLayout 
     d.transpose_second = x_rows;
     mxm(Y, nullptr, nullptr, plus_times(t), W_, X, d);
   }
-  if (has_bias_ && n > 0) {   // Y += ones(batch x 1) * b (1 x out), or Y^T += b^T * ones^T
+  if (has_bias_ && with_bias && n > 0) {   // Y += ones(batch x 1) * b (1 x out), or Y^T += b^T * ones^T
     if (ones_.type() != t || ones_.nrows() != n) {
       std::vector<Index> i(n), zero(n, 0);
       for (Index k = 0; k < n; ++k) i[k] = k;

@@ -58,8 +58,9 @@ class SparseLinear {
   // plan are made once): one layer's forward must not run on two threads at once.
   Matrix forward(const Matrix& X) const { return forward(X, BatchLayout::Rows, BatchLayout::Rows); }
   // The same for X held as x_layout, Y made as y_layout: one product of the operands as they lie (Y = X' W^T, or
-  // Y^T = W X'^T, with X' = X or the transpose of X held by features).
-  Matrix forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout) const;
+  // Y^T = W X'^T, with X' = X or the transpose of X held by features). with_bias false: Y = X W^T alone, for a caller
+  // that adds the bias itself in place (PyTorch's add_), so that no array of Y's size is made for the bias's term.
+  Matrix forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout, bool with_bias = true) const;
   // Given the input X of the forward pass and dY = dLoss/dY (batch x out), computes db and returns dX = dY W
   // (batch x in). dW (at W's positions) is made from duplicates of X and dY kept until the next call: by
   // weight_grad(), or within an optimizer's step that takes it (weight_grad_inputs), which never stores it.

@@ -103,17 +103,21 @@ class _SparseLinearFunction(torch.autograd.Function):
             raise ValueError(f"snack.nn.SparseLinear: tensors on {device} are not supported (CPU or CUDA)")
         w = _operand(weight_values, "weight_values", dtype, device)
         b = _operand(bias, "bias", dtype, device) if bias is not None else None
+        # The library computes x W^T (its bias left out: a null b) and the bias is added here in place, so that no
+        # array of y's size is made for the bias's term (c_api.h).
         if device.type == "cuda":
             # The output is made features by batch: the next layer's products read it in place (c_api.h).
             x2, x_layout = _batch_view(x, module.in_features, "the input", dtype, device)
             y = _empty_batch(x2.shape[0], module.out_features, _lib.FEATURES, dtype, device)
-            _on_gpu(device, _lib.lib.snk_layer_forward_device, module._handle.ptr, _ptr(w), _opt(b), _ptr(x2),
+            _on_gpu(device, _lib.lib.snk_layer_forward_device, module._handle.ptr, _ptr(w), None, _ptr(x2),
                     x_layout, x2.shape[0], _ptr(y), _lib.FEATURES)
         else:
             x2, x_layout = _operand(x, "the input", dtype, device).reshape(-1, module.in_features), _lib.ROWS
             y = torch.empty(x2.shape[0], module.out_features, dtype=dtype, device=device)
-            _lib.check(_lib.lib.snk_layer_forward(module._handle.ptr, _ptr(w), _opt(b), _ptr(x2), x2.shape[0],
+            _lib.check(_lib.lib.snk_layer_forward(module._handle.ptr, _ptr(w), None, _ptr(x2), x2.shape[0],
                                                   _ptr(y)))
+        if b is not None:
+            y.add_(b)
         ctx.save_for_backward(x2, w)
         ctx.module, ctx.x_shape, ctx.x_layout, ctx.has_bias = module, x.shape, x_layout, bias is not None
         return y.reshape(*x.shape[:-1], module.out_features)

@@ -196,6 +196,21 @@ def test_bad_input_is_refused_clearly():
         fresh.load_state_dict(bad)
 
 
+def test_library_forward_with_a_null_bias_leaves_the_bias_out():
+    # The layer's own forward passes a null bias to the library and adds it in place; the library's product alone is
+    # x W^T, and with the bias given, x W^T + b, both against the masked dense product in float64.
+    torch.manual_seed(5)
+    layer = SparseLinear(9, 5, sparsity=0.4, dtype=torch.float64, seed=2)
+    x = torch.randn(4, 9, dtype=torch.float64)
+    ptr = snack.nn._ptr
+    for b, want in ((None, x @ layer.to_dense().t()), (layer.bias, x @ layer.to_dense().t() + layer.bias)):
+        y = torch.full((4, 5), 7.0, dtype=torch.float64)
+        snack._lib.check(snack._lib.lib.snk_layer_forward(layer._handle.ptr, ptr(layer.weight_values.detach()),
+                                                           ptr(b.detach()) if b is not None else None,
+                                                           ptr(x), 4, ptr(y)))
+        assert torch.allclose(y, want.detach(), rtol=1e-12, atol=1e-12)
+
+
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="PyTorch sees no CUDA device")
 
 
