@@ -23,8 +23,8 @@
 # > 1: each __global__ function the program holds, found by its host stub's symbol, instrumented alone for its first
 # RACECHECK_LAUNCHES launches (default 200) while the program's other kernels run uninstrumented; for programs whose
 # float64 host references outlast the machine's time under whole-program racecheck; the line then counts families),
-# RACECHECK_LAUNCHES (with SANITIZER_JOBS > 1, where set: each racecheck process per test instruments only its first
-# that many kernel launches, the rest running uninstrumented; the line says so). memcheck
+# RACECHECK_LAUNCHES (where set: each racecheck process, of a program or of a test, instruments only its first that
+# many kernel launches, the rest running uninstrumented; the line says so). memcheck
 # reports memory errors and leaks, not failed API calls (--report-api-errors no): the tests force some on purpose
 # (device memory exhaustion must give GrB_OUT_OF_MEMORY), and the library checks every call's status, so an
 # unexpected one fails its test. Under
@@ -197,7 +197,7 @@ record() {
     ((src == 0)) || { ((src == 99)) && [[ "$sline" == *"(0 errors"* ]]; } || fail=1
   fi
 }
-pending=()   # sanitizer passes started in the background (JOBS > 1): "summary index|tool|program|filter"
+pending=()   # sanitizer passes started in the background (JOBS > 1): "summary index|tool|program|filter|unit"
 for entry in "${runs[@]}"; do
   p=${entry%%|*}
   args=()
@@ -240,9 +240,12 @@ for entry in "${runs[@]}"; do
         pending+=("${#summary[@]}|$tool|$name|${filter[*]}|test")
         summary+=("")   # filled in once every program's processes have ended
       else
-        sanitize "$tool" "$LOGS/$name.$tool.log" "$p" "${args[@]}" "${filter[@]}"
+        cap=()
+        [ "$tool" = racecheck ] && [ -n "${RACECHECK_LAUNCHES:-}" ] && cap=(--launch-count "$RACECHECK_LAUNCHES")
+        sanitize "$tool" "$LOGS/$name.$tool.log" "${cap[@]}" "$p" "${args[@]}" "${filter[@]}"
         src=$?
         sline=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/$name.$tool.log" | tail -1)
+        ((${#cap[@]})) && sline="$sline (its first $RACECHECK_LAUNCHES launches)"
         record "$tool" "$name" "${filter[*]}"
       fi
     done

@@ -232,6 +232,9 @@ check "capped: status 0" "$(cat "$WORK/pass.rc")"
 grep -qF -- "--launch-count 30" "$WORK/pass/gpu-test-logs/a_test.racecheck/Suite.Case.log"; check "capped: racecheck given the cap" $?
 ! grep -qF -- "--launch-count" "$WORK/pass/gpu-test-logs/a_test.memcheck/Suite.Case.log"; check "capped: memcheck not" $?
 has pass "(2 processes, one per test, its first 30 launches)"; check "capped: said so" $?
+run pass COMPUTE_SANITIZER="$SAN" RACECHECK_LAUNCHES=30
+grep -qF -- "--launch-count 30" "$WORK/pass/gpu-test-logs/a_test.racecheck.log"; check "capped, whole program: given the cap" $?
+has pass "ERROR SUMMARY: 0 errors (its first 30 launches)"; check "capped, whole program: said so" $?
 
 # 12. racecheck's singular summary ("1 hazard displayed (1 error, 1 warning)") counts in the sums, and its error fails.
 ONE="$WORK/racecheck-one"
