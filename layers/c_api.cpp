@@ -64,8 +64,8 @@ void put_weights(snk::layers::SparseLinear& l, const void* w) {
   if (!s.x.empty()) std::memcpy(s.x.data(), w, s.x.size());
 }
 
-// The same for the bias (every entry present), where the layer has one.
-// The caller's bias values, where the layer has a bias and the caller gives them (null: the forward leaves it out).
+// The same for the bias (every entry present), where the layer has one and the caller gives it (null: the forward
+// leaves the bias out).
 void put_bias(snk::layers::SparseLinear& l, const void* b) {
   if (!l.has_bias() || b == nullptr) return;
   snk::CsrStorage& s = l.bias().as_matrix().csr_mutable();

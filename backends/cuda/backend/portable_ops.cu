@@ -430,9 +430,9 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
     using V = typename decltype(tt)::type;
     if (has_accum && !P::defined_binary<V, V>(accum_op)) return false;
     // Without a mask, where T has C's positions (both full, or an update of a layer's weights or optimizer state):
-    // every position takes T's value or the accumulation, so the values alone are computed.
-    // The new values go over T's own where T's copy owns the array read (T is the step's own, consumed by it), so that
-    // the step holds two arrays of C's size, not three (a layer's output plus its bias: C, T, and then a result).
+    // every position takes T's value or the accumulation, so the values alone are computed, over T's own array where
+    // T's copy owns the array read (T is the step's own, consumed by it): the step then holds two arrays of C's size,
+    // not three (C, T and a result).
     if (full || (M == nullptr && !complement && P::same_pattern(ctx, c, t))) {
       MatrixOnDevice& td = MatrixOnDevice::of(T, s);
       DeviceBuffer x = td.values() == static_cast<const void*>(t.x) ? td.release_values() : DeviceBuffer();

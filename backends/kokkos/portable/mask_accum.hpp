@@ -6,8 +6,8 @@
 // lays out its union (elementwise.hpp), each position remembering its C entry and its T entry. Then each position
 // decides, from the mask value found by a binary search of M's row, whether it keeps C's value, T's value, the
 // accumulation of both, or nothing, and the kept positions are compacted. Without a mask, where C and T hold the same
-// positions, accum_values computes the values alone (accum_values_over: over T's own). Preconditions the host side checks: C and
-// T of one builtin type V (no cast), the accumulator (if any) a builtin operator on V giving V, no input
+// positions, accum_values computes the values alone (accum_values_over: over T's own). Preconditions the host side
+// checks: C and T of one builtin type V (no cast), the accumulator (if any) a builtin operator on V giving V, no input
 // hypersparse, and `mask_true` one flag per entry of M (its value test, or 1 when structural).
 #pragma once
 
