@@ -84,6 +84,13 @@ sanitize() {
     racecheck) "${limit[@]}" "$SAN" --tool racecheck --error-exitcode 99 "$@" >"$log" 2>&1 ;;
   esac
 }
+# launch_cap TOOL: sets cap to racecheck's --launch-count RACECHECK_LAUNCHES where TOOL is racecheck and that is set,
+# else to nothing.
+launch_cap() {
+  cap=()
+  [ "$1" = racecheck ] && [ -n "${RACECHECK_LAUNCHES:-}" ] && cap=(--launch-count "$RACECHECK_LAUNCHES")
+  return 0
+}
 # kernel_families PROGRAM: the names of the __global__ functions PROGRAM holds, one per line, read from its host stubs'
 # mangled symbols (__device_stub__Z[N]<len><name>...: the last length-prefixed name), without binutils.
 kernel_families() {
@@ -130,8 +137,8 @@ sanitize_launch() {
     line=${line%"${line##*[![:space:]]}"}   # GoogleTest's "# TypeParam = ..." comments and the spaces before them
     if [[ $line == "  "* ]]; then tests+=("$suite${line//[[:space:]]/}"); elif [[ $line == *. ]]; then suite=$line; fi
   done < <("$prog" "${args[@]}" --gtest_list_tests "$@" 2>/dev/null)
-  local cap=()
-  [ "$tool" = racecheck ] && [ -n "${RACECHECK_LAUNCHES:-}" ] && cap=(--launch-count "$RACECHECK_LAUNCHES")
+  local cap
+  launch_cap "$tool"
   for t in "${tests[@]}"; do
     while (($(jobs -rp | wc -l) >= JOBS)); do sleep 1; done
     log="$dir/${t//\//_}.log"
@@ -240,8 +247,7 @@ for entry in "${runs[@]}"; do
         pending+=("${#summary[@]}|$tool|$name|${filter[*]}|test")
         summary+=("")   # filled in once every program's processes have ended
       else
-        cap=()
-        [ "$tool" = racecheck ] && [ -n "${RACECHECK_LAUNCHES:-}" ] && cap=(--launch-count "$RACECHECK_LAUNCHES")
+        launch_cap "$tool"
         sanitize "$tool" "$LOGS/$name.$tool.log" "${cap[@]}" "$p" "${args[@]}" "${filter[@]}"
         src=$?
         sline=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/$name.$tool.log" | tail -1)
@@ -273,10 +279,10 @@ printf '%s\n' "${summary[@]}"
 if ((fail)); then echo "RESULT: FAILED (logs in $LOGS)"; exit 1; fi
 if [ "${PLAIN_RUN:-1}" = 0 ]; then
   if ((memchecked + racechecked == 0)); then echo "RESULT: nothing ran (PLAIN_RUN=0 and no sanitizer pass)"; exit 1; fi
-  sline=""
-  ((memchecked > 0)) && sline="memcheck clean"
-  ((racechecked > 0)) && sline="${sline:+$sline, }racecheck without errors"
-  echo "RESULT: the sanitizer passes only (PLAIN_RUN=0), every process's tests passed: $sline"
+  passes=""
+  ((memchecked > 0)) && passes="memcheck clean"
+  ((racechecked > 0)) && passes="${passes:+$passes, }racecheck without errors"
+  echo "RESULT: the sanitizer passes only (PLAIN_RUN=0), every process's tests passed: $passes"
   exit 0
 fi
 if ((ran == 0)); then echo "RESULT: no GPU test ran, every test skipped (${skip_reason:-no reason printed})"; exit 0; fi

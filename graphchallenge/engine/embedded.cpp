@@ -48,8 +48,9 @@
 namespace snk::gc {
 namespace {
 
-// Part of every cache key: a change to the generated code's form or to the compile options must change it.
-constexpr const char* kFormat = "snack-embedded-2 -std=c++17";
+// Part of every cache key, with the compiler's language option (kEmbeddedLanguageOption): a change to the generated
+// code's form must change it.
+constexpr const char* kFormat = "snack-embedded-2";
 constexpr char kMagic[8] = {'S', 'N', 'K', 'E', 'M', 'B', '1', '\n'};
 constexpr size_t kHeader = 24;   // magic, second hash, cubin size
 constexpr const char* kNamespace = "snk_embedded";   // the generated helpers' namespace
@@ -183,7 +184,7 @@ std::string nvrtc_version() {
 
 // The key's material: each field prefixed with its length, so that no two field lists run together alike.
 std::string key_material(const std::string& arch, const std::string& kernel_name, const std::string& source) {
-  const std::string format = kFormat, version = nvrtc_version();
+  const std::string format = std::string(kFormat) + " " + kEmbeddedLanguageOption, version = nvrtc_version();
   std::string m;
   for (const std::string* f : {&format, &arch, &version, &kernel_name, &source}) {
     m += std::to_string(f->size());

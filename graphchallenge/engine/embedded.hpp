@@ -63,8 +63,9 @@ struct EmbeddedBinary {
 // fails (Failed, NVRTC's log in message) or does not finish within options.deadline_s of the call's start (TimedOut).
 // A compile past its deadline with a cache goes on, at the lowest priority (nice 19), and writes the cache when done,
 // even after this program has exited (its exit does not wait); a call for the same kernel and cache meanwhile, in this
-// process or another (a lock file beside the cache file), waits for that compile rather than compiling again. With no cache a compile past its deadline is stopped. A cache that
-// cannot be written is not an error: Compiled, with a message saying so. The compiler program is
+// process or another (a lock file beside the cache file), waits for that compile rather than compiling again. With no
+// cache a compile past its deadline is stopped. A cache that cannot be written is not an error: Compiled, with a
+// message saying so. The compiler program is
 // $SNACK_EMBEDDED_COMPILER where set, else snack-embedded-compile beside the running program, else where the build
 // made it; where none is found every compile is Failed, saying so.
 EmbeddedBinary compile_embedded(const std::string& source, const std::string& kernel_name,
@@ -85,6 +86,10 @@ void wait_for_background_compiles();
 bool load_cached(const std::string& path, uint64_t check, std::vector<char>& cubin);
 std::string store_cached(const std::string& path, uint64_t check, const std::vector<char>& cubin);
 bool is_elf(const std::vector<char>& b);
+
+// NVRTC's option besides the architecture, which snack-embedded-compile passes; part of every cache key, so a change to
+// it changes the key.
+inline constexpr const char* kEmbeddedLanguageOption = "-std=c++17";
 
 // The compiler process's answer on its standard output (snack-embedded-compile writes it, compile_embedded reads it):
 // one byte (0 compiled, 1 failed), a 64-bit little-endian length and the message, a 64-bit length and the cubin.

@@ -43,7 +43,7 @@ bool nvrtc_compile(const std::string& source, const std::string& kernel_name, co
     return false;
   }
   const std::string arch_option = "--gpu-architecture=" + arch;
-  const char* options[] = {arch_option.c_str(), "-std=c++17"};
+  const char* options[] = {arch_option.c_str(), snk::gc::kEmbeddedLanguageOption};
   r = nvrtcCompileProgram(prog, 2, options);
   size_t log_size = 0;
   std::string log;

@@ -706,13 +706,16 @@ TEST(Embedded, CompileWithNoCacheStopsAtItsDeadline) {
   EXPECT_LT(stopped_s, whole.seconds / 2) << "the stopped compile took about as long as a whole one";
 }
 
-// A temporary directory that a death test's child (a fresh run of this test, death_test_style "threadsafe") shares
-// with its parent: made by the parent and handed over in the environment variable `variable`.
-std::string dir_shared_with_death_tests(const char* variable) {
+// Options whose cache is a temporary directory that a death test's child (a fresh run of this test, death_test_style
+// "threadsafe") shares with its parent, made by the parent and handed over in the environment variable `variable`;
+// deadline 0, so that each compile is left running.
+EmbeddedOptions cache_shared_with_death_tests(const char* variable) {
   const char* inherited = std::getenv(variable);
-  const std::string dir = inherited && *inherited ? std::string(inherited) : temp_dir();
-  ::setenv(variable, dir.c_str(), 1);
-  return dir;
+  EmbeddedOptions o;
+  o.cache_dir = inherited && *inherited ? std::string(inherited) : temp_dir();
+  ::setenv(variable, o.cache_dir.c_str(), 1);
+  o.deadline_s = 0;
+  return o;
 }
 
 // A program that exits while a compile runs does not wait for it: the compiler process goes on alone and writes the
@@ -721,10 +724,8 @@ std::string dir_shared_with_death_tests(const char* variable) {
 TEST(Embedded, ExitLeavesTheCompileToItsProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");   // the child re-runs this test alone, in a fresh process
   const char* kDirVariable = "SNK_TEST_EXIT_CACHE_DIR";
-  const std::string dir = dir_shared_with_death_tests(kDirVariable);
-  EmbeddedOptions o;
-  o.cache_dir = dir;
-  o.deadline_s = 0;
+  EmbeddedOptions o = cache_shared_with_death_tests(kDirVariable);
+  const std::string dir = o.cache_dir;
   const std::string src = radix_source(32, true, "snk_exit_leaves");
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EXIT(
@@ -754,10 +755,8 @@ TEST(Embedded, ExitLeavesTheCompileToItsProcess) {
 TEST(Embedded, CompileUnderWayInAnotherProcessIsWaitedFor) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const char* kDirVariable = "SNK_TEST_SHARED_CACHE_DIR";
-  const std::string dir = dir_shared_with_death_tests(kDirVariable);
-  EmbeddedOptions o;
-  o.cache_dir = dir;
-  o.deadline_s = 0;
+  EmbeddedOptions o = cache_shared_with_death_tests(kDirVariable);
+  const std::string dir = o.cache_dir;
   const std::string src = radix_source(32, true, "snk_shared");
   EXPECT_EXIT(std::exit(compile_embedded(src, "snk_shared", o).status == EmbeddedStatus::TimedOut ? 0 : 3),
               ::testing::ExitedWithCode(0), "");

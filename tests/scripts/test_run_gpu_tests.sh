@@ -156,16 +156,20 @@ echo "args: $*"
 echo "[  PASSED  ] 2 tests."
 XBEOF
 chmod +x "$WORK/xb/tests/core/crossbackend/xb_apply"
-# racecheck_sanitizer PATH SUMMARY: a fake sanitizer whose racecheck prints "RACECHECK SUMMARY: SUMMARY" and exits 99
-# (as --error-exitcode does for a hazard, warnings included), and whose memcheck finds nothing.
+# racecheck_sanitizer PATH SUMMARY [STATUS]: a fake sanitizer whose racecheck prints "RACECHECK SUMMARY: SUMMARY" and
+# exits STATUS (default 99, as --error-exitcode does for a hazard, warnings included; "program": the program's own),
+# and whose memcheck finds nothing and exits the program's status.
 racecheck_sanitizer() {
+  local status=${3:-99}
+  [ "$status" = program ] && status='$rc'
   cat >"$1" <<SANEOF
 #!/usr/bin/env bash
 tool=\$2
 while [ "\${1:0:2}" = -- ]; do shift 2; done
-"\$@" >/dev/null
-if [ "\$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $2"; exit 99; fi
+"\$@" >/dev/null; rc=\$?
+if [ "\$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $2"; exit $status; fi
 echo "========= ERROR SUMMARY: 0 errors"
+exit \$rc
 SANEOF
   chmod +x "$1"
 }
@@ -257,16 +261,7 @@ has empty "run-gpu-tests: no test programs"; check "no program: said so" $?
 # 14. PLAIN_RUN=0: no program runs on its own, each runs under the sanitizers only, and its line says so; a test that
 # fails under racecheck with no race fails the run (status 99 with no error is warnings alone, any other status is not).
 PASSTHRU="$WORK/racecheck-passthrough"
-cat >"$PASSTHRU" <<'SANEOF'
-#!/usr/bin/env bash
-tool=$2
-while [ "${1:0:2}" = -- ]; do shift 2; done
-"$@" >/dev/null; rc=$?
-[ "$tool" = racecheck ] && echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
-[ "$tool" = memcheck ] && echo "========= ERROR SUMMARY: 0 errors"
-exit $rc
-SANEOF
-chmod +x "$PASSTHRU"
+racecheck_sanitizer "$PASSTHRU" "0 hazards displayed (0 errors, 0 warnings)" program
 rm -f "$WORK"/pass/gpu-test-logs/*.log
 run pass COMPUTE_SANITIZER="$PASSTHRU" PLAIN_RUN=0
 check "sanitizers only: status 0" "$(cat "$WORK/pass.rc")"
