@@ -9,11 +9,14 @@
 // missing compiler program. Needs the CUDA toolkit (NVRTC), not a GPU.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -749,9 +752,24 @@ TEST(Embedded, ExitLeavesTheCompileToItsProcess) {
   fs::remove_all(dir);
 }
 
+// Whether another process holds a lock file of the cache directory `dir` (a compile under way there: the compiler
+// process holds its kernel's lock file while it compiles).
+bool compile_lock_held(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".lock") continue;
+    const int fd = ::open(e.path().c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;
+    const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);   // lets go of the lock where this took it
+    if (held) return true;
+  }
+  return false;
+}
+
 // A compile of the kernel another process is compiling for the same cache waits for that one (the lock file) and
 // answers with its cubin instead of compiling again. The death test's child starts a compile and exits at once; this
-// process then asks for the same kernel while that compile (about a second here) most likely still runs.
+// process asks for the same kernel once that compiler holds the kernel's lock (or has finished: then from the cache).
 TEST(Embedded, CompileUnderWayInAnotherProcessIsWaitedFor) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const char* kDirVariable = "SNK_TEST_SHARED_CACHE_DIR";
@@ -760,6 +778,10 @@ TEST(Embedded, CompileUnderWayInAnotherProcessIsWaitedFor) {
   const std::string src = radix_source(32, true, "snk_shared");
   EXPECT_EXIT(std::exit(compile_embedded(src, "snk_shared", o).status == EmbeddedStatus::TimedOut ? 0 : 3),
               ::testing::ExitedWithCode(0), "");
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!compile_lock_held(dir) && cubin_files(dir).empty() &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   o.deadline_s = 120;
   const EmbeddedBinary b = compile_embedded(src, "snk_shared", o);
   if (b.status == EmbeddedStatus::Compiled)
