@@ -92,18 +92,32 @@ snk::layers::BatchLayout layout_of(int layout, const char* what) {
   return layout == SNK_LAYER_ROWS ? snk::layers::BatchLayout::Rows : snk::layers::BatchLayout::Features;
 }
 
-// A batch of the layer's type over the caller's device array, batch x features (Rows) or features x batch (Features),
-// row-major: read where it lies where `borrow` (the call's last export makes the caller's stream wait for every read,
-// and nothing keeps the batch past the call), else copied on the device.
+// An empty batch of the layer's type: batch x features (Rows) or features x batch (Features).
+Matrix batch_matrix(const snk::layers::SparseLinear& l, int64_t batch, Index features, snk::layers::BatchLayout layout) {
+  const Index n = batch_rows(batch);
+  return layout == snk::layers::BatchLayout::Rows ? Matrix(l.type(), n, features) : Matrix(l.type(), features, n);
+}
+
+// A batch over the caller's device array, laid out as batch_matrix's, row-major: read where it lies where `borrow` (the
+// call's last export makes the caller's stream wait for every read, and nothing keeps the batch past the call), else
+// copied on the device.
 Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index features, const void* data,
                     snk::layers::BatchLayout layout, bool borrow, void* stream) {
-  const Index n = batch_rows(batch);
-  Matrix M = layout == snk::layers::BatchLayout::Rows ? Matrix(l.type(), n, features) : Matrix(l.type(), features, n);
-  if (n == 0) return M;
+  Matrix M = batch_matrix(l, batch, features, layout);
+  if (M.nrows() == 0 || M.ncols() == 0) return M;
   if (borrow)
     snk::borrow_device_full(M, data, stream);
   else
     snk::import_device_full(M, data, stream);
+  return M;
+}
+
+// An output batch over the caller's device array, laid out as device_batch's: lent for the result, so that the product
+// making it writes there and its export copies nothing (snk::borrow_device_output).
+Matrix device_output(const snk::layers::SparseLinear& l, int64_t batch, Index features, void* data,
+                     snk::layers::BatchLayout layout, void* stream) {
+  Matrix M = batch_matrix(l, batch, features, layout);
+  if (M.nrows() > 0 && M.ncols() > 0) snk::borrow_device_output(M, data, stream);
   return M;
 }
 
@@ -310,8 +324,10 @@ int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, con
     need(y, "y");
     const auto xl = layout_of(x_layout, "x"), yl = layout_of(y_layout, "y");
     const Matrix X = device_batch(l, batch, l.in_features(), x, xl, /*borrow=*/true, stream);
+    Matrix Y = device_output(l, batch, l.out_features(), y, yl, stream);
     put_device_values(l, w, b, stream);
-    snk::export_device_dense(l.forward(X, xl, yl, b != nullptr), y, stream);
+    l.forward(X, xl, Y, yl, b != nullptr);
+    snk::export_device_dense(Y, y, stream);   // the caller's stream waits for the product (written there, or copied)
   });
 }
 
@@ -330,8 +346,11 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
     Matrix X = device_batch(l, batch, l.in_features(), x, xl, borrow, stream);
     Matrix dY = device_batch(l, batch, l.out_features(), dy, dyl, borrow, stream);
     put_device_values(l, w, nullptr, stream);
-    const Matrix dX = l.backward(std::move(X), xl, std::move(dY), dyl, dxl);   // the layer keeps them for dW
-    Matrix made(l.type(), l.out_features(), l.in_features());   // outputs are written last
+    // dX is written where the caller wants it where it is asked for, else made and dropped.
+    Matrix dX = dx != nullptr ? device_output(l, batch, l.in_features(), dx, dxl, stream)
+                              : batch_matrix(l, batch, l.in_features(), dxl);
+    l.backward(std::move(X), xl, std::move(dY), dyl, dX, dxl);   // the layer keeps X and dY for dW
+    Matrix made(l.type(), l.out_features(), l.in_features());
     const Matrix* dW = dw != nullptr ? &gradient_at_weights(l, made) : nullptr;
     if (dx != nullptr) snk::export_device_dense(dX, dx, stream);
     if (dW != nullptr) snk::export_device_values(*dW, dw, stream);

@@ -69,7 +69,10 @@ enum { SNK_LAYER_ROWS = 0, SNK_LAYER_FEATURES = 1 };
  * db as above), and `stream` is the caller's cudaStream_t (null: the default stream). The layer reads its inputs after
  * the work queued on `stream` so far, and work queued there afterwards sees the outputs; nothing passes through the
  * host. They run on the cuda backend whatever the thread's backend (GrB_INVALID_VALUE, saying why, where it is not
- * usable, or for a layout that is neither of the two), on the GPU current when it first ran. */
+ * usable, or for a layout that is neither of the two), on the GPU current when it first ran. The products write y and
+ * dx where they lie (no array of their size is made beside them), so these calls check every argument before they
+ * write anything, and a failure of the device itself past that point (its memory exhausted) may leave y or dx
+ * written; the layer's own state is unchanged then too. */
 SNK_LAYER_API int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, const void* x, int x_layout,
                                            int64_t batch, void* y, int y_layout, void* stream);
 SNK_LAYER_API int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, int x_layout,

@@ -33,6 +33,15 @@ Index checked_batch(const char* what, const Matrix& M, BatchLayout layout, const
   return rows ? M.nrows() : M.ncols();
 }
 
+// An output batch M as checked_batch checks an input, and holding the n rows of the call's input batch.
+void check_output_batch(const char* what, const Matrix& M, BatchLayout layout, const Type* type, Index features,
+                        const char* expected, Index n) {
+  const Index m = checked_batch(what, M, layout, type, features, expected);
+  if (m != n)
+    throw Error(Info::DimensionMismatch, std::string("SparseLinear::") + what + ": the input holds a batch of " +
+                                             std::to_string(n) + " but the output one of " + std::to_string(m));
+}
+
 // k distinct values of 0 .. n-1, increasing (Floyd's sampling: k draws whatever n is).
 std::vector<Index> distinct_sorted(Index k, Index n, std::mt19937_64& rng) {
   std::unordered_set<Index> chosen;
@@ -93,10 +102,18 @@ SparseLinear::SparseLinear(Index in_features, Index out_features, double density
 }
 
 Matrix SparseLinear::forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout, bool with_bias) const {
+  const Index n = checked_batch("forward", X, x_layout, type(), in_features(), "in_features");
+  Matrix Y = y_layout == BatchLayout::Rows ? Matrix(type(), n, out_features()) : Matrix(type(), out_features(), n);
+  forward(X, x_layout, Y, y_layout, with_bias);
+  return Y;
+}
+
+void SparseLinear::forward(const Matrix& X, BatchLayout x_layout, Matrix& Y, BatchLayout y_layout,
+                           bool with_bias) const {
   const Type* t = type();
   const Index n = checked_batch("forward", X, x_layout, t, in_features(), "in_features");
   const bool x_rows = x_layout == BatchLayout::Rows, y_rows = y_layout == BatchLayout::Rows;
-  Matrix Y = y_rows ? Matrix(t, n, out_features()) : Matrix(t, out_features(), n);
+  check_output_batch("forward (Y)", Y, y_layout, t, out_features(), "out_features", n);
   Descriptor d;
   if (y_rows) {   // Y = X' W^T, X' = X or (Features) X^T
     d.transpose_first = !x_rows;
@@ -125,7 +142,6 @@ Matrix SparseLinear::forward(const Matrix& X, BatchLayout x_layout, BatchLayout 
       mxm(Y, nullptr, plus, plus_times(t), b_.as_matrix(), ones_, both);
     }
   }
-  return Y;
 }
 
 void SparseLinear::check_backward(const Matrix& X, BatchLayout x_layout, const Matrix& dY,
@@ -151,10 +167,19 @@ Matrix SparseLinear::backward(const Matrix& X, const Matrix& dY) {
 Matrix SparseLinear::backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, BatchLayout dy_layout,
                               BatchLayout dx_layout) {
   check_backward(X, x_layout, dY, dy_layout);
+  const Index n = x_layout == BatchLayout::Rows ? X.nrows() : X.ncols();
+  Matrix dX = dx_layout == BatchLayout::Rows ? Matrix(type(), n, in_features()) : Matrix(type(), in_features(), n);
+  backward(std::move(X), x_layout, std::move(dY), dy_layout, dX, dx_layout);
+  return dX;
+}
+
+void SparseLinear::backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, BatchLayout dy_layout, Matrix& dX,
+                            BatchLayout dx_layout) {
+  check_backward(X, x_layout, dY, dy_layout);
   const Type* t = type();
   const bool x_rows = x_layout == BatchLayout::Rows, dy_rows = dy_layout == BatchLayout::Rows;
   const Index n = x_rows ? X.nrows() : X.ncols();
-  Matrix dX = dx_layout == BatchLayout::Rows ? Matrix(t, n, in_features()) : Matrix(t, in_features(), n);
+  check_output_batch("backward (dX)", dX, dx_layout, t, in_features(), "in_features", n);
   Descriptor d;
   if (dx_layout == BatchLayout::Rows) {   // dX = dY' W, dY' = dY or (Features) dY^T
     d.transpose_first = !dy_rows;
@@ -178,7 +203,6 @@ Matrix SparseLinear::backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, Bat
   grad_x_ = std::move(X);
   grad_dy_ = std::move(dY);
   dW_pending_ = true;
-  return dX;
 }
 
 const Matrix& SparseLinear::weight_grad() const {

@@ -61,6 +61,9 @@ class SparseLinear {
   // Y^T = W X'^T, with X' = X or the transpose of X held by features). with_bias false: Y = X W^T alone, for a caller
   // that adds the bias itself in place (PyTorch's add_), so that no array of Y's size is made for the bias's term.
   Matrix forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout, bool with_bias = true) const;
+  // The same into Y, of the shape y_layout gives (DimensionMismatch otherwise) and the layer's type, whose content it
+  // replaces: where Y lies in memory lent for results (snk::borrow_device_output), the product is written there.
+  void forward(const Matrix& X, BatchLayout x_layout, Matrix& Y, BatchLayout y_layout, bool with_bias = true) const;
   // Given the input X of the forward pass and dY = dLoss/dY (batch x out), computes db and returns dX = dY W
   // (batch x in). dW (at W's positions) is made from duplicates of X and dY kept until the next call: by
   // weight_grad(), or within an optimizer's step that takes it (weight_grad_inputs), which never stores it.
@@ -71,6 +74,9 @@ class SparseLinear {
   }
   // The same for X and dY held as x_layout and dy_layout, dX made as dx_layout.
   Matrix backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, BatchLayout dy_layout, BatchLayout dx_layout);
+  // The same into dX, as forward's Y (every argument checked before anything changes).
+  void backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, BatchLayout dy_layout, Matrix& dX,
+                BatchLayout dx_layout);
 
   Matrix& weight() { return W_; }
   const Matrix& weight() const { return W_; }

@@ -9,16 +9,20 @@ three. Everything runs in fp32 (no TF32), with AdamW, warm-up and cosine decay, 
 
 Prints, per variant, the training throughput (tokens per second over the steps after the first 20, evaluation
 excluded, DST included; each row also has the rate over the steps since the last evaluation, so that the rate at the
-final density, after the ramp, can be read apart), the peak device memory (common.DeviceMemory: PyTorch's allocator plus the library's pool), and
-the validation loss every `--eval-every` steps; writes them as CSV (`--out`, one row per evaluation) with the device,
+final density, after the ramp, can be read apart), the peak device memory (common.DeviceMemory: PyTorch's allocator plus
+the library's pool; on a GPU each variant trains in a process of its own, so that its peak holds nothing another variant
+left behind), and the validation loss every `--eval-every` steps; writes them as CSV (`--out`, one row per evaluation) with the device,
 date and commit. bench/gpt/report.py turns it into bench/results/gpt-h200.md and its chart.
 
   SNACK_LAYERS_LIB=build/layers/libsnack_layers_c.so PYTHONPATH=python python3 bench/gpt/gpt_experiment.py --out gpt.csv
 """
 import argparse
+import json
 import math
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -176,6 +180,18 @@ def run(kind, train, val, args, device, memory):
     return rows
 
 
+def run_in_process(kind):
+    """run()'s rows for `kind`, trained by this script in a fresh process with the same arguments."""
+    with tempfile.TemporaryDirectory() as folder:
+        rows_file = os.path.join(folder, "rows.json")
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), *sys.argv[1:], "--kinds", kind,
+                               "--rows-json", rows_file])
+        if done.returncode != 0:
+            sys.exit(f"gpt_experiment: training {kind} failed (exit {done.returncode})")
+        with open(rows_file) as f:
+            return json.load(f)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--kinds", default=",".join(common.KINDS))
@@ -198,6 +214,7 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--corpus", default=None, help="the fortunes folder (default $SNACK_FORTUNES_DIR or Debian's)")
     p.add_argument("--out", default=None)
+    p.add_argument("--rows-json", default=None, help="internal: train the one kind of --kinds here, its rows to this file")
     args = p.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda":
@@ -208,9 +225,13 @@ def main():
           f"{args.layers} blocks of d={args.d}, MLP {args.d}x{4 * args.d}, context {args.context}, batch {args.batch}",
           flush=True)
     memory = common.DeviceMemory(device) if device.type == "cuda" else None
+    if args.rows_json:
+        with open(args.rows_json, "w") as f:
+            json.dump(run(args.kinds, train, val, args, device, memory), f)
+        return
     rows = []
     for kind in args.kinds.split(","):
-        rows += run(kind, train, val, args, device, memory)
+        rows += run(kind, train, val, args, device, memory) if memory is None else run_in_process(kind)
     name, stamp, commit = common.run_stamp(device)
     print(f"\n[gpt] {name}, {stamp}, commit {commit}, torch {torch.__version__}")
     print(f"{'kind':12s} {'tokens/s':>10s} {'peak MiB':>9s} {'final val':>9s}")

@@ -6,13 +6,16 @@ A step is the forward, the backward and an AdamW update of the block's parameter
 the sparse layers) and with TF32 tensor cores allowed (reported beside it, not the target's baseline). Dense+Mask
 multiplies its weights by a 0/1 mask in every forward. Each point is the median of --repeat timed steps (CUDA events,
 after --warmup steps); peak memory is common.DeviceMemory's over the timed steps (PyTorch's allocator plus the
-library's pool). Prints a table with ratios, the device, the date and the commit; --out writes it as CSV. --profile
+library's pool). Each point runs in a process of its own, so that no method's peak holds memory another one left
+behind (cuBLAS's workspaces, which PyTorch keeps allocated once a dense product has run, are about 70 MiB). Prints a table with ratios, the device, the date and the commit; --out writes it as CSV. --profile
 TOKENS prints instead where the snack block's step spends its GPU time, kernel by kernel (torch.profiler).
 """
 import argparse
+import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 import torch
@@ -68,6 +71,17 @@ def time_steps(kind, tokens, args, device, memory, tf32):
     return statistics.median(times), peak
 
 
+def measure_point(kind, tf32, tokens, args):
+    """time_steps' (median ms, (peak, torch's part, the pool's part)) of one point, measured in a fresh process."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--point", f"{kind},{int(tf32)},{tokens}", "--d", str(args.d),
+           "--sparsity", str(args.sparsity), "--warmup", str(args.warmup), "--repeat", str(args.repeat)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"mlp_block_bench: the point {kind} (tf32={tf32}) at {tokens} tokens failed:\n{done.stderr}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["ms"], tuple(result["peak"])
+
+
 def kernel_label(name):
     """A GPU kernel's name shortened to what says which code it is: a Kokkos kernel by the function its lambda is
     written in (the closure type names it: snk::kokkos::portable::masked_dot_full_tiled, ...; the loop helpers for_n
@@ -116,6 +130,8 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--profile", type=int, default=0, metavar="TOKENS",
                    help="instead of the table: the snack block's GPU time per step by kernel at TOKENS tokens")
+    p.add_argument("--point", default=None, metavar="KIND,TF32,TOKENS",
+                   help="internal: measure one point in this process and print it as JSON")
     args = p.parse_args()
     if not torch.cuda.is_available():
         sys.exit("mlp_block_bench: no CUDA device")
@@ -123,13 +139,17 @@ def main():
     if args.profile > 0:
         profile(args.profile, args, device)
         return
-    memory = common.DeviceMemory(device)
+    if args.point:
+        kind, tf32, tokens = args.point.split(",")
+        ms, peak = time_steps(kind, int(tokens), args, device, common.DeviceMemory(device), tf32 == "1")
+        print(json.dumps({"ms": ms, "peak": peak}))
+        return
     rows = []
     configs = [("dense", False, "dense_fp32"), ("dense", True, "dense_tf32"), ("dense_mask", False, "dense_mask_fp32"),
                ("snack", False, "snack_fp32")]
     for tokens in [int(t) for t in args.tokens.split(",")]:
         for kind, tf32, name in configs:
-            ms, peak = time_steps(kind, tokens, args, device, memory, tf32)
+            ms, peak = measure_point(kind, tf32, tokens, args)
             rows.append({"tokens": tokens, "method": name, "step_ms": ms, "peak_bytes": peak[0],
                          "torch_peak_bytes": peak[1], "pool_peak_bytes": peak[2] if peak[2] is not None else ""})
             print(f"[mlp] tokens {tokens:5d} {name:16s} {ms:8.3f} ms  peak {peak[0] / 2**20:8.1f} MiB", flush=True)

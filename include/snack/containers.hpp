@@ -55,6 +55,12 @@ struct BitmapStorage {
 
 class Matrix;
 
+// Device memory a caller lent for a matrix's values (snk::borrow_device_output): `bytes` bytes at `data`, null when none.
+struct LentMemory {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
 // A backend's copy of the matrix in its own memory. The backend derives from it.
 class DeviceCopy {
  public:
@@ -77,6 +83,9 @@ class DeviceCopy {
     (void)C, (void)M, (void)structural, (void)complement, (void)accum, (void)T, (void)replace;
     return false;
   }
+  // The caller's memory this copy's values lie in where the caller lent it for results (snk::borrow_device_output),
+  // else none: an operation that replaces the matrix whole may have its result written there (Matrix::lend_memory).
+  virtual LentMemory lendable_memory() const { return {}; }
   virtual const char* backend() const = 0;
   // One line saying what the copy holds (for logs and tests); by default the backend's name.
   virtual std::string describe() const { return backend(); }
@@ -154,6 +163,14 @@ class Matrix {
   // only on the device stays there. t is left empty.
   void take(Matrix&& t);
 
+  // Memory lent for this matrix's next content. The core lends an operation's fresh result T the memory of its output
+  // C where the operation replaces C whole (no mask, no accumulator, T of C's type) and C lies in memory its caller
+  // lent for results (DeviceCopy::lendable_memory): a kernel whose result is full, row-major and of exactly that size
+  // may write its values there (where the caller will read them) instead of into new memory, provided none of its
+  // inputs lies in that memory. The core withdraws it once the kernels have run. Copies and moves do not carry it.
+  void lend_memory(LentMemory m) { lent_ = m; }
+  const LentMemory& lent_memory() const { return lent_; }
+
   // The 2:4 hint (SNK_TWO_FOUR_HINT in the C API): products with this matrix as the A operand may run on the sparse
   // tensor cores in the 2:4 form, its values and the other operand's rounded to FP16 or BF16 and summed in FP32.
   // Backends that cannot, and products it does not fit, ignore it. It belongs to the object, not to its content:
@@ -204,6 +221,7 @@ class Matrix {
   mutable bool device_valid_ = false;
   TwoFourHint two_four_hint_ = TwoFourHint::Off;
   PrecisionHint precision_hint_ = PrecisionHint::FP32;
+  LentMemory lent_;
 };
 
 // A sparse vector of size n: internally a 1 x n Matrix (row 0 holds the entries).

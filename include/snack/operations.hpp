@@ -172,10 +172,17 @@ void import_device_full(Matrix& T, const void* device_values, void* stream);
 // any later write or free of it on `stream` after the last work that reads T, which an export from a matrix computed
 // from T does (the layers' device calls: a batch read for one call).
 void borrow_device_full(Matrix& T, const void* device_values, void* stream);
+// The same over memory the caller lends for T's results, T.nrows() x T.ncols() values of its type, row-major: T reads
+// its values there (what the memory holds now), and an operation that replaces T whole (mxm without a mask or an
+// accumulator) may write its result there instead of into new memory, where none of its inputs lies in it, T then
+// lying there still. An export of T to device_values then copies nothing (the layers' device calls make their outputs
+// so). The memory must stay valid while T holds it, and the caller must not touch it while an operation may write it.
+void borrow_device_output(Matrix& T, void* device_values, void* stream);
 // T takes the pattern of `pattern` (of T's dimensions) with pattern.nvals() values of T's type from device_values, in
 // the order of pattern's entries (row by row, columns increasing). T may be `pattern` (new values on its pattern).
 void import_device_values(Matrix& T, const Matrix& pattern, const void* device_values, void* stream);
-// M as a row-major dense array of M.nrows() x M.ncols() values of its type (zero where M holds no entry).
+// M as a row-major dense array of M.nrows() x M.ncols() values of its type (zero where M holds no entry); nothing is
+// copied where M's values lie there already (borrow_device_output).
 void export_device_dense(const Matrix& M, void* device_out, void* stream);
 // M's M.nvals() values in the order of its entries (row by row, columns increasing).
 void export_device_values(const Matrix& M, void* device_out, void* stream);

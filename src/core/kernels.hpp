@@ -161,15 +161,17 @@ class Backend {
     return nullptr;
   }
 
-  // Device memory exchange (snk::import_device_full / import_device_values / export_device_dense /
-  // export_device_values): T takes device_values as its values, on the pattern of `pattern`, or on every position
-  // when pattern is null (and where `borrow`, reads them there without a copy: snk::borrow_device_full's contract); M
-  // is written to device_out as a dense row-major array (dense) or as its values in entry
-  // order. `stream` is the caller's cudaStream_t (operations.hpp states the ordering). The core has checked the
-  // arguments. Only a backend with device memory does these; the default declines, and the core reports it.
+  // Device memory exchange (snk::import_device_full / borrow_device_full / borrow_device_output /
+  // import_device_values / export_device_dense / export_device_values): T takes device_values as its values, on the
+  // pattern of `pattern` (copied), or on every position when pattern is null (copied, or read where they lie as
+  // `mode` says: snk::borrow_device_full's and borrow_device_output's contracts); M is written to device_out as a dense
+  // row-major array (dense) or as its values in entry order, where it does not lie there already. `stream` is the
+  // caller's cudaStream_t (operations.hpp states the ordering). The core has checked the arguments. Only a backend
+  // with device memory does these; the default declines, and the core reports it.
+  enum class ImportMode : std::uint8_t { Copy, Borrow, BorrowForResults };
   virtual KernelStatus import_device(Matrix& T, const Matrix* pattern, const void* device_values, void* stream,
-                                     bool borrow) {
-    (void)T, (void)pattern, (void)device_values, (void)stream, (void)borrow;
+                                     ImportMode mode) {
+    (void)T, (void)pattern, (void)device_values, (void)stream, (void)mode;
     return KernelStatus::Declined;
   }
   virtual KernelStatus export_device(const Matrix& M, bool dense, void* device_out, void* stream) {

@@ -1,6 +1,6 @@
-// src/ops/device_exchange.cpp: snk::import_device_full, borrow_device_full, import_device_values, export_device_dense
-// and export_device_values (snack/operations.hpp), the exchange between a caller's device memory and the thread's
-// backend. The front-ends check the arguments and hand the copy to the backend (Backend::import_device /
+// src/ops/device_exchange.cpp: snk::import_device_full, borrow_device_full, borrow_device_output, import_device_values,
+// export_device_dense and export_device_values (snack/operations.hpp), the exchange between a caller's device memory
+// and the thread's backend. The front-ends check the arguments and hand the copy to the backend (Backend::import_device /
 // export_device); a backend without device memory declines, which is reported as NotImplemented naming the backend, and
 // nothing changes. There is no fallback: reference cannot read device memory.
 #include <string>
@@ -27,23 +27,27 @@ void on_backend(const char* call, Call&& f) {
 }  // namespace
 
 namespace {
-// T takes every position's value from device_values, copied or (borrow) read where it lies.
-void import_full(const char* call, Matrix& T, const void* device_values, void* stream, bool borrow) {
+// T takes every position's value from device_values, copied or read where it lies as `mode` says.
+void import_full(const char* call, Matrix& T, const void* device_values, void* stream, core::Backend::ImportMode mode) {
   need(device_values, call, "the device values");
   if (T.nrows() == 0 || T.ncols() == 0) {
     T.clear();
     return;
   }
-  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream, borrow); });
+  on_backend(call, [&](core::Backend& b) { return b.import_device(T, nullptr, device_values, stream, mode); });
 }
 }  // namespace
 
 void import_device_full(Matrix& T, const void* device_values, void* stream) {
-  import_full("import_device_full", T, device_values, stream, false);
+  import_full("import_device_full", T, device_values, stream, core::Backend::ImportMode::Copy);
 }
 
 void borrow_device_full(Matrix& T, const void* device_values, void* stream) {
-  import_full("borrow_device_full", T, device_values, stream, true);
+  import_full("borrow_device_full", T, device_values, stream, core::Backend::ImportMode::Borrow);
+}
+
+void borrow_device_output(Matrix& T, void* device_values, void* stream) {
+  import_full("borrow_device_output", T, device_values, stream, core::Backend::ImportMode::BorrowForResults);
 }
 
 void import_device_values(Matrix& T, const Matrix& pattern, const void* device_values, void* stream) {
@@ -55,7 +59,7 @@ void import_device_values(Matrix& T, const Matrix& pattern, const void* device_v
     return;
   }
   need(device_values, call, "the device values");
-  on_backend(call, [&](core::Backend& b) { return b.import_device(T, &pattern, device_values, stream, false); });
+  on_backend(call, [&](core::Backend& b) { return b.import_device(T, &pattern, device_values, stream, core::Backend::ImportMode::Copy); });
 }
 
 void export_device_dense(const Matrix& M, void* device_out, void* stream) {

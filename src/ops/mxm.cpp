@@ -7,7 +7,8 @@
 // In mxv the product terms are multiply(A(i,k), u(k)) with A's value first, so the kernel is told to flip
 // the multiplier's operands (it sees u's value first). Transposes stay parameters of the kernel; one that
 // declines a transposed input gets a transposed copy and is asked again (run_mxm below) before the
-// dispatcher falls back to reference. The mask is passed to the kernel as a hint.
+// dispatcher falls back to reference. The mask is passed to the kernel as a hint. Where the result replaces C whole,
+// the memory C's caller lent for results is lent to T (a layer's output: the product is written where it is read).
 #include "ops/common.hpp"
 
 namespace snk {
@@ -50,9 +51,13 @@ void multiply(Matrix& C, const Matrix* mask, const BinaryOp* accum, const Semiri
   core::MaskHint hint{mask, d.mask_structure, d.mask_complement};
   TransposeCache cache;
   Matrix& t = T.get();
+  // C replaced whole: its memory, where its caller lent it for results, may take T's values (Matrix::lend_memory).
+  if (mask == nullptr && accum == nullptr && C.type() == t.type() && C.device_valid() && C.device_copy() != nullptr)
+    t.lend_memory(C.device_copy()->lendable_memory());
   core::dispatch("mxm", [&](Backend& b) {
     return run_mxm(b, t, hint, s, A.get(), ta, B.get(), tb, flip, cache);
   });
+  t.lend_memory({});
   core::finish(C, mask, accum, T.take(), d);
 }
 

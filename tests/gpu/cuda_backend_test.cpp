@@ -16,7 +16,8 @@
 // row order, bit for bit); a chain of calls that stays on the device; BFS steps pushed from a frontier into a dense
 // accumulator; a 2:4 A with the 2:4 hint (the sparse tensor cores), and the hint ignored where A is not 2:4 or the
 // semiring is another; device memory exhaustion through the C API; the exchange with a caller's device memory on the
-// caller's stream, and a batch borrowed from it; uploads larger than the staging threshold, also from page-locked
+// caller's stream, a batch borrowed from it, and the products written into an output's memory lent for results (not
+// where an accumulator reads it or an input lies in it); uploads larger than the staging threshold, also from page-locked
 // arrays (SNK_PAGE_LOCKED). These must not fall back (fallback_counts("cuda")["mxm"] unchanged), nor must sparse B and
 // INT8 (the portable products); a user-defined operator must fall back, counted. Everything skips with the reason
 // printed where the cuda backend is not usable (no GPU, no driver).
@@ -1400,6 +1401,115 @@ TEST(CudaBackend, BorrowedDeviceBatchIsReadWhereItLies) {
   ASSERT_EQ(cudaMemcpy(still.data(), dx, still.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(still, Xv) << "the library wrote into, or freed, the borrowed memory";
   EXPECT_EQ(cudaFree(dx), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(caller), cudaSuccess);
+}
+
+// The values of a full device result: nrows x ncols floats row-major at p, read back.
+std::vector<float> device_floats(const void* p, std::size_t n) {
+  std::vector<float> v(n);
+  EXPECT_EQ(cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  return v;
+}
+
+// want's values row-major (want full).
+std::vector<float> row_major(const Matrix& want) {
+  std::vector<float> v(want.nrows() * want.ncols(), std::nanf(""));
+  std::vector<Index> i(want.nvals()), j(want.nvals());
+  std::vector<float> x(want.nvals());
+  want.extract_tuples(i.data(), j.data(), x.data(), &snk::types::FP32);
+  for (std::size_t k = 0; k < x.size(); ++k) v[i[k] * want.ncols() + j[k]] = x[k];
+  return v;
+}
+
+void expect_floats_close(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < got.size(); ++k)
+    if (!(std::fabs(got[k] - want[k]) <= 1e-5f * std::max(1.0f, std::fabs(want[k])))) ++bad;
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << got.size() << " values differ";
+}
+
+TEST(CudaBackend, ProductsWriteWhereTheOutputWasLent) {
+  REQUIRE_CUDA();
+  const Type* f32 = &snk::types::FP32;
+  const Index batch = 45, in = 300, out = 200;
+  const Matrix W = random_matrix(f32, out, in, 0.3, false);   // every row and column holds entries
+  const Matrix X = full(f32, batch, in), Xt = full(f32, in, batch), dYt = full(f32, out, batch);
+  const Semiring& pt = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
+  snk::Descriptor tb, ta;
+  tb.transpose_second = true;
+  ta.transpose_first = true;
+  // The three products of a layer, each with a result full in row-major order: X W^T (a full A times a sparse B^T),
+  // W X^T with X held by features (a sparse A times a full B), W^T dY^T (a sparse A^T times a full B).
+  struct Case {
+    const char* what;
+    const Matrix &A, &B;
+    snk::Descriptor d;
+  };
+  const Case cases[] = {{"X W^T", X, W, tb}, {"W X'", W, Xt, {}}, {"W^T dY'", W, dYt, ta}};
+  cudaStream_t caller = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&caller, cudaStreamNonBlocking), cudaSuccess);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const Matrix want = mxm_on("reference", pt, c.A, c.B, c.d);
+    ASSERT_EQ(want.nvals(), want.nrows() * want.ncols());
+    const std::size_t n = want.nrows() * want.ncols();
+    void* lent = nullptr;
+    void* other = nullptr;
+    ASSERT_EQ(cudaMalloc(&lent, n * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&other, n * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemset(lent, 0xff, n * 4), cudaSuccess);   // NaNs: every value must be written
+    {
+      snk::BackendScope scope("cuda");
+      Matrix C(f32, want.nrows(), want.ncols());
+      snk::borrow_device_output(C, lent, caller);
+      const std::uint64_t before = snk::fallback_counts("cuda")["mxm"];
+      snk::mxm(C, nullptr, nullptr, pt, c.A, c.B, c.d);
+      EXPECT_EQ(snk::fallback_counts("cuda")["mxm"], before);
+      ASSERT_NE(C.device_copy(), nullptr);
+      EXPECT_NE(C.device_copy()->describe().find("in the caller's memory"), std::string::npos)
+          << "the result was not written where it was lent: " << C.device_copy()->describe();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      expect_floats_close(device_floats(lent, n), row_major(want), "the lent memory before any export");
+      snk::export_device_dense(C, lent, caller);    // copies nothing
+      snk::export_device_dense(C, other, caller);   // copies
+      ASSERT_EQ(cudaStreamSynchronize(caller), cudaSuccess);
+      expect_floats_close(device_floats(lent, n), row_major(want), "the lent memory after its own export");
+      expect_floats_close(device_floats(other, n), row_major(want), "an export elsewhere");
+      expect_same(C, want, "the result read on the host");
+    }
+    EXPECT_EQ(cudaFree(lent), cudaSuccess);
+    EXPECT_EQ(cudaFree(other), cudaSuccess);
+  }
+
+  // Not lent: an accumulator (C's values are read), and an input lying in the output's memory (C = X W^T with X
+  // borrowed from that memory: W square so that the shapes agree).
+  const Matrix Ws = random_matrix(f32, in, in, 0.3, false), Xs = full(f32, batch, in);
+  const snk::BinaryOp& plus = *snk::builtin_binary_op(Op::Plus, TypeCode::FP32);
+  const Matrix want_acc = mxm_on("reference", pt, Xs, Ws, tb, nullptr, &plus, &Xs);
+  const Matrix want_in = mxm_on("reference", pt, Xs, Ws, tb);
+  const std::vector<float> xs = row_major(Xs);
+  void* mem = nullptr;
+  ASSERT_EQ(cudaMalloc(&mem, xs.size() * 4), cudaSuccess);
+  for (int k = 0; k < 2; ++k) {
+    const bool accumulate = k == 0;
+    SCOPED_TRACE(accumulate ? "accumulated" : "an input in the output's memory");
+    ASSERT_EQ(cudaMemcpy(mem, xs.data(), xs.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    snk::BackendScope scope("cuda");
+    Matrix C(f32, batch, in), Xb(f32, batch, in);
+    snk::borrow_device_output(C, mem, caller);   // C holds Xs's values
+    snk::borrow_device_full(Xb, mem, caller);
+    if (accumulate)
+      snk::mxm(C, nullptr, &plus, pt, Xs, Ws, tb);
+    else
+      snk::mxm(C, nullptr, nullptr, pt, Xb, Ws, tb);
+    expect_same(C, accumulate ? want_acc : want_in, "the result");
+    if (!accumulate) {
+      ASSERT_EQ(cudaStreamSynchronize(caller), cudaSuccess);
+      EXPECT_EQ(device_floats(mem, xs.size()), xs) << "the product wrote into its own input";
+    }
+  }
+  EXPECT_EQ(cudaFree(mem), cudaSuccess);
   EXPECT_EQ(cudaStreamDestroy(caller), cudaSuccess);
 }
 

@@ -210,9 +210,9 @@ class CudaBackend final : public core::Backend {
     return run([&] { return portable_fill(T, x, pattern, stream_); });
   }
   KernelStatus import_device(Matrix& T, const Matrix* pattern, const void* device_values, void* stream,
-                             bool borrow) override {
+                             ImportMode mode) override {
     return run([&] {
-      return portable_import_device(T, pattern, device_values, static_cast<cudaStream_t>(stream), stream_, borrow);
+      return portable_import_device(T, pattern, device_values, static_cast<cudaStream_t>(stream), stream_, mode);
     });
   }
   KernelStatus export_device(const Matrix& M, bool dense, void* device_out, void* stream) override {

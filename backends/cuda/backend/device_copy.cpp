@@ -200,6 +200,7 @@ void DeviceBuffer::release() noexcept {
   bytes_ = 0;
   size_class_ = -1;
   borrowed_ = false;
+  for_results_ = false;
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
@@ -207,7 +208,8 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
       bytes_(std::exchange(other.bytes_, 0)),
       stream_(std::exchange(other.stream_, nullptr)),
       size_class_(std::exchange(other.size_class_, -1)),
-      borrowed_(std::exchange(other.borrowed_, false)) {}
+      borrowed_(std::exchange(other.borrowed_, false)),
+      for_results_(std::exchange(other.for_results_, false)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -217,18 +219,31 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     stream_ = std::exchange(other.stream_, nullptr);
     size_class_ = std::exchange(other.size_class_, -1);
     borrowed_ = std::exchange(other.borrowed_, false);
+    for_results_ = std::exchange(other.for_results_, false);
   }
   return *this;
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
 
-DeviceBuffer DeviceBuffer::borrowed(void* data, std::size_t bytes) {
+DeviceBuffer DeviceBuffer::borrowed(void* data, std::size_t bytes, bool for_results) {
   DeviceBuffer b;
   b.data_ = data;
   b.bytes_ = bytes;
   b.borrowed_ = true;
+  b.for_results_ = for_results;
   return b;
+}
+
+DeviceBuffer result_values(const Matrix& T, std::size_t bytes, std::initializer_list<DeviceRange> inputs) {
+  const LentMemory& lent = T.lent_memory();
+  if (lent.data == nullptr || lent.bytes != bytes || bytes == 0) return DeviceBuffer(bytes);
+  const auto begin = reinterpret_cast<std::uintptr_t>(lent.data);
+  for (const DeviceRange& in : inputs) {
+    const auto b = reinterpret_cast<std::uintptr_t>(in.data);
+    if (in.data != nullptr && in.bytes > 0 && b < begin + bytes && begin < b + in.bytes) return DeviceBuffer(bytes);
+  }
+  return DeviceBuffer::borrowed(lent.data, bytes, /*for_results=*/true);
 }
 
 // ---- Uploads ----------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -62,12 +63,14 @@ class DeviceBuffer {
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  // A buffer over memory the caller owns (snk::borrow_device_full): never freed here.
-  static DeviceBuffer borrowed(void* data, std::size_t bytes);
+  // A buffer over memory the caller owns (snk::borrow_device_full): never freed here. `for_results`: the caller lent
+  // it for results too (snk::borrow_device_output), so that a result replacing the matrix may be written there.
+  static DeviceBuffer borrowed(void* data, std::size_t bytes, bool for_results = false);
 
   void* get() const { return data_; }
   std::size_t bytes() const { return bytes_; }
   bool is_borrowed() const { return borrowed_; }
+  bool lent_for_results() const { return for_results_; }
   // Copies `bytes` bytes from host memory to the start of the buffer on `stream` (the host memory may change once it
   // returns): from page-locked memory by one copy; else large ones through the backend's page-locked slots
   // (device_copy.cpp).
@@ -80,7 +83,17 @@ class DeviceBuffer {
   cudaStream_t stream_ = nullptr;   // the stream it was allocated on (null: cudaMalloc)
   int size_class_ = -1;             // its size class where it returns to the small-block cache (device_copy.cpp)
   bool borrowed_ = false;           // the caller's memory: released without a free
+  bool for_results_ = false;        // borrowed, and lent for results
 };
+
+// The values of a full result of `bytes` bytes: the memory lent to T for them (Matrix::lend_memory) where it has
+// exactly that size and none of `inputs` (the device values the kernel reads, with their sizes) overlaps it, else new
+// device memory.
+struct DeviceRange {
+  const void* data;
+  std::size_t bytes;
+};
+DeviceBuffer result_values(const Matrix& T, std::size_t bytes, std::initializer_list<DeviceRange> inputs);
 
 // Page-locks the host memory [p, p + bytes) (cudaHostRegister): a handle that unlocks it when released, or null where
 // the range is below the size whose uploads go through the staging slots (nothing to gain), or cannot be locked
@@ -159,6 +172,12 @@ class MatrixOnDevice final : public DeviceCopy {
   // and gives them to C). An empty buffer where it does not own them.
   DeviceBuffer release_values() { return values_.is_borrowed() ? DeviceBuffer() : std::move(values_); }
   int device() const { return device_; }
+  // The values' memory where the caller lent it for results (DeviceBuffer::lent_for_results).
+  LentMemory lendable_memory() const override {
+    return values_.lent_for_results() ? LentMemory{values_.get(), values_.bytes()} : LentMemory{};
+  }
+  // The values' device range (for result_values' overlap test).
+  DeviceRange values_range() const { return {values_.get(), values_.bytes()}; }
   // A product's result that lives on the device only: every column of the listed rows (increasing), values
   // row-major in `values` (rows.size() x ncols of elem_size bytes). The host form is made on download.
   // `device_rows` holds the rows in device memory (copied, so that the result needs no upload to become a CSR form).

@@ -477,13 +477,17 @@ void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what) {
 }  // namespace
 
 KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values, cudaStream_t caller,
-                                    cudaStream_t s, bool borrow) {
+                                    cudaStream_t s, core::Backend::ImportMode mode) {
   const std::size_t elem = T.type()->size;
   if (elem == 0) return KernelStatus::Declined;
   const char* what = "import of device values";
   stream_waits(s, caller, what);
-  if (borrow && pattern == nullptr) {   // read where it lies: the caller orders its later writes (borrow_device_full)
-    attach_full(T, DeviceBuffer::borrowed(const_cast<void*>(device_values), T.nrows() * T.ncols() * elem), s);
+  if (mode != core::Backend::ImportMode::Copy && pattern == nullptr) {
+    // Read (and where lent for results, written) where it lies: the caller orders its later accesses
+    // (borrow_device_full, borrow_device_output).
+    attach_full(T, DeviceBuffer::borrowed(const_cast<void*>(device_values), T.nrows() * T.ncols() * elem,
+                                          mode == core::Backend::ImportMode::BorrowForResults),
+                s);
     return KernelStatus::Done;
   }
   DeviceBuffer x((pattern != nullptr ? pattern->nvals() : T.nrows() * T.ncols()) * elem);
@@ -508,7 +512,8 @@ KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_ou
   const Index nvals = M.nvals();
   const bool full = nvals == M.nrows() * M.ncols();
   if (!dense || full) {   // the values in entry order, which for a full matrix is the row-major array
-    throw_on_cuda_error(cudaMemcpyAsync(device_out, copy.values(), nvals * elem, cudaMemcpyDeviceToDevice, s), what);
+    if (copy.values() != device_out)   // else they lie there already (a result written where it was lent)
+      throw_on_cuda_error(cudaMemcpyAsync(device_out, copy.values(), nvals * elem, cudaMemcpyDeviceToDevice, s), what);
   } else {
     throw_on_cuda_error(cudaMemsetAsync(device_out, 0, M.nrows() * M.ncols() * elem, s), what);
     const CsrRef a = ref_of(M, s);

@@ -67,11 +67,11 @@ core::KernelStatus portable_kronecker(Matrix& T, const BinaryOp& op, const Matri
 // The exchange with a caller's device memory (Backend::import_device / export_device), on stream s after the work
 // queued on the caller's stream, which then waits for the import's reads or the export's writes: T takes
 // device_values on the pattern of `pattern` (its device copy's pattern arrays and plans shared) or on every position
-// (a device-only copy of every row; where `borrow`, over device_values itself, and the caller is not made to wait:
-// snk::borrow_device_full); M is written as its values in entry order, or as a dense row-major array (zeros, then its
-// entries scattered).
+// (a device-only copy of every row; where `mode` borrows, over device_values itself, and the caller is not made to
+// wait: snk::borrow_device_full, borrow_device_output); M is written as its values in entry order, or as a dense
+// row-major array (zeros, then its entries scattered), unless its values lie at device_out already.
 core::KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values,
-                                          cudaStream_t caller, cudaStream_t s, bool borrow);
+                                          cudaStream_t caller, cudaStream_t s, core::Backend::ImportMode mode);
 core::KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_out, cudaStream_t caller,
                                           cudaStream_t s);
 // C<M, replace> = C (.) T on the device (snk::DeviceCopy::mask_accum's contract): where C and T are of builtin types

@@ -13,7 +13,8 @@
 // reused while the matrix is unchanged (and where products would run faster with A's values bound to the Plan, in
 // the orders of its batch-5-128 kernels, they are bound once the products have paid for it: the rule below). B's
 // host CSR form of a full matrix is already its dense row-major array, so it is uploaded as is (tb: read as
-// column-major, the transpose costs nothing). Per call only T is allocated on the device; it stays there
+// column-major, the transpose costs nothing). Per call only T is allocated on the device, unless T is full and memory
+// was lent for it (its output's, borrowed for results: result_values), where it is written instead; it stays there
 // (MatrixOnDevice::dense_rows) until the host reads it, so a chain of products makes no round trip. N above
 // the library's batch limit (65535) runs in column chunks. The mask hint is ignored (the core applies the mask).
 //
@@ -333,7 +334,8 @@ KernelStatus sparse_t_times_full(Matrix& T, const SpmmSemiring& semiring, const 
   if (N > std::numeric_limits<std::size_t>::max() / value_bytes / std::max(M, K))
     throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(M) + " rows x " +
                                        std::to_string(N) + " columns)");
-  DeviceBuffer t_values(static_cast<std::size_t>(M * N * value_bytes));
+  DeviceBuffer t_values =
+      result_values(T, static_cast<std::size_t>(M * N * value_bytes), {a.values_range(), b.values_range()});
   SpmmArgs args = product_args(Orientation::WtX, semiring, a.values(), stream);
   args.x.layout = tb ? Layout::ColMajor : Layout::RowMajor;
   args.x.ld = static_cast<std::int64_t>(tb ? K : N);
@@ -383,7 +385,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
       if (N > std::numeric_limits<std::size_t>::max() / sizeof(float) / std::max(rows, K))
         throw Error(Info::OutOfMemory, "cuda backend: mxm operands too large to hold (" + std::to_string(rows) +
                                            " rows x " + std::to_string(N) + " columns)");
-      DeviceBuffer t_values(static_cast<std::size_t>(rows * N * sizeof(float)));
+      const std::size_t t_bytes = static_cast<std::size_t>(rows * N * sizeof(float));
+      DeviceBuffer t_values = rows == T.nrows() ? result_values(T, t_bytes, {b.values_range()}) : DeviceBuffer(t_bytes);
       two_four_run(*form, rows, K, N, static_cast<const float*>(b.values()), tb ? 1 : N, tb ? K : 1,
                    static_cast<float*>(t_values.get()), /*y_row_major=*/true, stream);
       T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
@@ -399,7 +402,9 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(rows) +
                                        " rows x " + std::to_string(N) + " columns)");
   const std::size_t t_bytes = static_cast<std::size_t>(rows * N * value_bytes);
-  DeviceBuffer t_values(t_bytes);
+  // Every row of A holds an entry: T is full, and may be written where it was lent.
+  DeviceBuffer t_values =
+      rows == T.nrows() ? result_values(T, t_bytes, {a.values_range(), b.values_range()}) : DeviceBuffer(t_bytes);
 
   SpmmArgs args = product_args(Orientation::WX, *semiring, a.values(), stream);
   args.x.layout = tb ? Layout::ColMajor : Layout::RowMajor;
@@ -459,7 +464,8 @@ KernelStatus mxm_full_times_sparse(Matrix& T, const Semiring& s, const Matrix& A
   if (M > std::numeric_limits<std::size_t>::max() / value_bytes / std::max(batch, K))
     throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(batch) + " rows x " +
                                        std::to_string(M) + " columns)");
-  DeviceBuffer t_values(static_cast<std::size_t>(batch * M * value_bytes));
+  DeviceBuffer t_values =
+      result_values(T, static_cast<std::size_t>(batch * M * value_bytes), {x.values_range(), w.values_range()});
   // X W^T with W's 2:4 hint: T^T = W X^T on the sparse tensor cores, X^T(k, b) = A'(b, k) read from A and T^T
   // written column-major into T's rows (the same layouts as the SpMM call below).
   const MatrixOnDevice::TwoFourForm* form =
