@@ -64,9 +64,15 @@ def _operand(t, what, dtype, device, contiguous=True):
 
 
 def _on_gpu(device, call, *args):
-    """One device call of the library (the arguments, then PyTorch's current stream) on `device`'s GPU."""
-    with torch.cuda.device(device):
-        _lib.check(call(*args, ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)))
+    """One device call of the library (the arguments, then PyTorch's current stream) on `device`'s GPU (made current
+    for the call where it is not)."""
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = ctypes.c_void_p(torch.cuda.current_stream(index).cuda_stream)
+    if index == torch.cuda.current_device():
+        _lib.check(call(*args, stream))
+    else:
+        with torch.cuda.device(index):
+            _lib.check(call(*args, stream))
 
 
 def _opt(t):

@@ -500,15 +500,16 @@ std::string MatrixOnDevice::describe() const {
 }
 
 std::unique_ptr<MatrixOnDevice> MatrixOnDevice::dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
-                                                           const DeviceBuffer& device_rows, Index ncols,
+                                                           const DeviceBuffer* device_rows, Index ncols,
                                                            std::size_t elem_size, cudaStream_t stream) {
   std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values), elem_size));
   copy->dense_rows_ = true;
-  copy->device_rows_ = DeviceBuffer(device_rows.bytes());
-  if (device_rows.bytes() > 0)
-    throw_on_cuda_error(cudaMemcpyAsync(copy->device_rows_.get(), device_rows.get(), device_rows.bytes(),
+  if (device_rows != nullptr && device_rows->bytes() > 0) {
+    copy->device_rows_ = DeviceBuffer(device_rows->bytes());
+    throw_on_cuda_error(cudaMemcpyAsync(copy->device_rows_.get(), device_rows->get(), device_rows->bytes(),
                                         cudaMemcpyDeviceToDevice, stream),
                         "copy of a result's rows");
+  }
   copy->nvals_ = static_cast<Index>(rows.size()) * ncols;
   copy->rows_ = std::move(rows);
   copy->ncols_ = ncols;
@@ -707,7 +708,7 @@ std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
                           "duplicate of a result");
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
     }
-    copy = dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? arrays_->h : device_rows_, ncols_,
+    copy = dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? &arrays_->h : &device_rows_, ncols_,
                       elem_size_, stream_);
     copy->inherit_pattern(pattern_);
   } catch (...) {

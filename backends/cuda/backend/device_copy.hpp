@@ -153,8 +153,6 @@ struct CompactedPattern {
 // p[r] = r * ncols (r = 0 .. rows) and j[r * ncols + c] = c: the pattern of every column of `rows` rows, written on
 // `stream` (portable_ops.cu).
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t stream);
-// r[i] = i (i = 0 .. rows - 1), written on `stream` (portable_ops.cu): the row list of a result that holds every row.
-void fill_row_ids(Index* r, Index rows, cudaStream_t stream);
 // Attaches to T (every position an entry) its values, row-major in device memory, as T's only copy (a device-only
 // copy of rows 0 .. nrows-1: MatrixOnDevice::dense_rows; portable_ops.cu).
 void attach_full(Matrix& T, DeviceBuffer values, cudaStream_t stream);
@@ -180,9 +178,10 @@ class MatrixOnDevice final : public DeviceCopy {
   DeviceRange values_range() const { return {values_.get(), values_.bytes()}; }
   // A product's result that lives on the device only: every column of the listed rows (increasing), values
   // row-major in `values` (rows.size() x ncols of elem_size bytes). The host form is made on download.
-  // `device_rows` holds the rows in device memory (copied, so that the result needs no upload to become a CSR form).
+  // `device_rows` holds the rows in device memory (copied, so that the result needs no upload to become a CSR form); null
+  // where the rows are every row of the matrix (its CSR form then lists none).
   static std::unique_ptr<MatrixOnDevice> dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
-                                                    const DeviceBuffer& device_rows, Index ncols, std::size_t elem_size,
+                                                    const DeviceBuffer* device_rows, Index ncols, std::size_t elem_size,
                                                     cudaStream_t stream);
 
   // A result of the portable kernels that lives on the device only: its (hyper)sparse CSR arrays (h only when

@@ -139,23 +139,16 @@ void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s) {
 }
 
 void attach_full(Matrix& T, DeviceBuffer values, cudaStream_t s) {
-  // A result of every column of every row (MatrixOnDevice::dense_rows), its rows 0 .. nrows-1.
+  // A result of every column of every row (MatrixOnDevice::dense_rows), its rows 0 .. nrows-1 (none listed on the
+  // device: its CSR form is plain).
   const Index rows = T.nrows();
-  DeviceBuffer device_rows(rows * sizeof(Index));
-  fill_row_ids(static_cast<Index*>(device_rows.get()), rows, s);
   std::vector<Index> host_rows(rows);
   for (Index i = 0; i < rows; ++i) host_rows[i] = i;
-  check_queued("a full matrix on the device");
   int device = 0;
   throw_on_cuda_error(cudaGetDevice(&device), "current device");
-  T.attach_device_copy(MatrixOnDevice::dense_rows(device, std::move(values), std::move(host_rows), device_rows,
-                                                  T.ncols(), T.type()->size, s),
+  T.attach_device_copy(MatrixOnDevice::dense_rows(device, std::move(values), std::move(host_rows), nullptr, T.ncols(),
+                                                  T.type()->size, s),
                        /*host_is_stale=*/true);
-}
-
-void fill_row_ids(Index* r, Index rows, cudaStream_t s) {
-  SourceContext ctx = source_context(s);
-  P::for_n_stream(ctx, "snack::cuda::row_ids", rows, KOKKOS_LAMBDA(Index i) { r[i] = i; });
 }
 
 void fill_dense_pattern(Index* p, Index* j, Index rows, Index ncols, cudaStream_t s) {

@@ -390,7 +390,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
       two_four_run(*form, rows, K, N, static_cast<const float*>(b.values()), tb ? 1 : N, tb ? K : 1,
                    static_cast<float*>(t_values.get()), /*y_row_major=*/true, stream);
       T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
-                                                       pattern->device_rows, N, sizeof(float), stream),
+                                                       rows == T.nrows() ? nullptr : &pattern->device_rows, N,
+                                                       sizeof(float), stream),
                            /*host_is_stale=*/true);
       return KernelStatus::Done;
     }
@@ -434,7 +435,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   // (complete in stream order: device_copy.hpp).
   check_queued("mxm");
   T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
-                                                   pattern->device_rows, N, value_bytes, stream),
+                                                   rows == T.nrows() ? nullptr : &pattern->device_rows, N, value_bytes,
+                                                   stream),
                        /*host_is_stale=*/true);
   return KernelStatus::Done;
 }
