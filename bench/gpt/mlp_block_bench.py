@@ -5,10 +5,11 @@ A step is the forward, the backward and an AdamW update of the block's parameter
 (default 1 x 1024 to 8 x 1024). Dense runs in fp32 twice: as PyTorch runs it by default (no TF32: the same precision as
 the sparse layers) and with TF32 tensor cores allowed (reported beside it, not the target's baseline). Dense+Mask
 multiplies its weights by a 0/1 mask in every forward. Each point is the median of --repeat timed steps (CUDA events,
-after --warmup steps); peak memory is common.DeviceMemory's over the timed steps (PyTorch's allocator plus the
-library's pool). Each point runs in a process of its own, so that no method's peak holds memory another one left
-behind (cuBLAS's workspaces, which PyTorch keeps allocated once a dense product has run, are about 70 MiB). Prints a table with ratios, the device, the date and the commit; --out writes it as CSV. --profile
-TOKENS prints instead where the snack block's step spends its GPU time, kernel by kernel (torch.profiler).
+after --warmup steps), beside the host's time to issue one step from an idle GPU (where the two are close, the step is
+bound by the host); peak memory is common.DeviceMemory's over the timed steps (PyTorch's allocator plus the library's
+pool). Each point runs in a process of its own, so that no method's peak holds memory another one left behind
+(cuBLAS's workspaces, which PyTorch keeps allocated once a dense product has run, are about 70 MiB). Prints a table
+with ratios, the device, the date and the commit; --out writes it as CSV. --profile TOKENS prints instead where the snack block's step spends its GPU time, kernel by kernel (torch.profiler).
 """
 import argparse
 import json
@@ -17,6 +18,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -67,19 +69,28 @@ def time_steps(kind, tokens, args, device, memory, tf32):
         end.synchronize()
         times.append(start.elapsed_time(end))
     peak = memory.peak()
+    # The host's time to issue one step, from an idle GPU (the step runs host-bound where it is about step_ms).
+    issue = []
+    for _ in range(args.repeat):
+        torch.cuda.synchronize(device)
+        t0 = time.perf_counter()
+        step()
+        issue.append((time.perf_counter() - t0) * 1e3)
+    torch.cuda.synchronize(device)
     torch.backends.cuda.matmul.allow_tf32 = False
-    return statistics.median(times), peak
+    return statistics.median(times), peak, statistics.median(issue)
 
 
 def measure_point(kind, tf32, tokens, args):
-    """time_steps' (median ms, (peak, torch's part, the pool's part)) of one point, measured in a fresh process."""
+    """time_steps' (median ms, (peak, torch's part, the pool's part), host ms to issue a step) of one point, measured in
+    a fresh process."""
     cmd = [sys.executable, os.path.abspath(__file__), "--point", f"{kind},{int(tf32)},{tokens}", "--d", str(args.d),
            "--sparsity", str(args.sparsity), "--warmup", str(args.warmup), "--repeat", str(args.repeat)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"mlp_block_bench: the point {kind} (tf32={tf32}) at {tokens} tokens failed:\n{done.stderr}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    return result["ms"], tuple(result["peak"])
+    return result["ms"], tuple(result["peak"]), result["host_ms"]
 
 
 def kernel_label(name):
@@ -141,18 +152,19 @@ def main():
         return
     if args.point:
         kind, tf32, tokens = args.point.split(",")
-        ms, peak = time_steps(kind, int(tokens), args, device, common.DeviceMemory(device), tf32 == "1")
-        print(json.dumps({"ms": ms, "peak": peak}))
+        ms, peak, host = time_steps(kind, int(tokens), args, device, common.DeviceMemory(device), tf32 == "1")
+        print(json.dumps({"ms": ms, "peak": peak, "host_ms": host}))
         return
     rows = []
     configs = [("dense", False, "dense_fp32"), ("dense", True, "dense_tf32"), ("dense_mask", False, "dense_mask_fp32"),
                ("snack", False, "snack_fp32")]
     for tokens in [int(t) for t in args.tokens.split(",")]:
         for kind, tf32, name in configs:
-            ms, peak = measure_point(kind, tf32, tokens, args)
-            rows.append({"tokens": tokens, "method": name, "step_ms": ms, "peak_bytes": peak[0],
+            ms, peak, host = measure_point(kind, tf32, tokens, args)
+            rows.append({"tokens": tokens, "method": name, "step_ms": ms, "host_ms": host, "peak_bytes": peak[0],
                          "torch_peak_bytes": peak[1], "pool_peak_bytes": peak[2] if peak[2] is not None else ""})
-            print(f"[mlp] tokens {tokens:5d} {name:16s} {ms:8.3f} ms  peak {peak[0] / 2**20:8.1f} MiB", flush=True)
+            print(f"[mlp] tokens {tokens:5d} {name:16s} {ms:8.3f} ms (host {host:6.3f} ms to issue)  "
+                  f"peak {peak[0] / 2**20:8.1f} MiB", flush=True)
     name, stamp, commit = common.run_stamp(device)
     print(f"\n[mlp] {name}, {stamp}, commit {commit}, torch {torch.__version__}; d={args.d}, sparsity {args.sparsity}")
     print(f"{'tokens':>6s} {'dense fp32':>10s} {'dense tf32':>10s} {'D+M':>8s} {'snack':>8s} {'vs dense':>8s} "

@@ -47,23 +47,27 @@ def main():
     md = [f"# SNACK's GPT experiment on the project's sparse layers ({device})", "",
           f"GPT run: `{gmeta}`", "", f"MLP block run: `{mmeta}`", "",
           "Produced by `bench/gpt/gpt_experiment.py` and `bench/gpt/mlp_block_bench.py` in one session on the GPU "
-          "machine, and `bench/gpt/report.py`. fp32 throughout (no TF32 except the column that says so). Peak memory "
-          "is PyTorch's allocated peak plus the peak of the CUDA default pool the library allocates from (an upper "
-          "bound: the two peaks are added).", "",
+          "machine, and `bench/gpt/report.py`. fp32 throughout (no TF32 except the column that says so). Each MLP "
+          "point and each GPT variant runs in a process of its own. Peak memory is PyTorch's allocated peak plus the "
+          "peak of the CUDA default pool the library allocates from (an upper bound: the two peaks are added). The "
+          "host column is the time the host takes to issue one step from an idle GPU: where it is close to the step's "
+          "time, the step waits on the host, not on the GPU.", "",
           "## MLP block training step (768 -> 3072 -> 768, 90% sparse, forward + backward + AdamW)", "",
           "| tokens | dense fp32 (ms) | dense TF32 (ms) | Dense+Mask (ms) | snack (ms) | snack vs dense fp32 | "
-          "snack vs D+M | peak MiB dense / D+M / snack | memory vs D+M | target: step >= dense fp32 | "
-          "target: memory >= 40% below D+M |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "snack vs D+M | host ms to issue a step, dense fp32 / snack | peak MiB dense / D+M / snack | memory vs D+M | "
+          "target: step >= dense fp32 | target: memory >= 40% below D+M |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     tokens = sorted({int(r["tokens"]) for r in mrows})
     for t in tokens:
         m = {r["method"]: r for r in mrows if int(r["tokens"]) == t}
         ms = {k: float(v["step_ms"]) for k, v in m.items()}
         mem = {k: float(v["peak_bytes"]) / 2**20 for k, v in m.items()}
         less = 1 - mem["snack_fp32"] / mem["dense_mask_fp32"]
+        host = " / ".join(f"{float(m[k]['host_ms']):.3f}" if m[k].get("host_ms") not in (None, "") else "-"
+                          for k in ("dense_fp32", "snack_fp32"))
         md.append(f"| {t} | {ms['dense_fp32']:.3f} | {ms['dense_tf32']:.3f} | {ms['dense_mask_fp32']:.3f} | "
                   f"{ms['snack_fp32']:.3f} | {ms['dense_fp32'] / ms['snack_fp32']:.2f}x | "
-                  f"{ms['dense_mask_fp32'] / ms['snack_fp32']:.2f}x | {mem['dense_fp32']:.0f} / "
+                  f"{ms['dense_mask_fp32'] / ms['snack_fp32']:.2f}x | {host} | {mem['dense_fp32']:.0f} / "
                   f"{mem['dense_mask_fp32']:.0f} / {mem['snack_fp32']:.0f} | {abs(less):.0%} {'below' if less >= 0 else 'above'} | "
                   f"{verdict(ms['snack_fp32'] <= ms['dense_fp32'])} | {verdict(less >= 0.4)} |")
     md += ["", "## GPT training (byte-level, Debian's `fortunes` corpus)", "",
