@@ -435,6 +435,8 @@ TEST_P(BadInput, DeviceExchange) {
   expect_rejected(Info::NullPointer, "import_device_full: null values", {A}, [&] { import_device_full(A, nullptr, nullptr); });
   expect_rejected(Info::NullPointer, "borrow_device_full: null values", {A},
                   [&] { borrow_device_full(A, nullptr, nullptr); });
+  expect_rejected(Info::NullPointer, "borrow_device_output: null values", {A},
+                  [&] { borrow_device_output(A, nullptr, nullptr); });
   expect_rejected(Info::NullPointer, "import_device_values: null values", {A},
                   [&] { import_device_values(A, A, nullptr, nullptr); });
   expect_rejected(Info::DimensionMismatch, "import_device_values: pattern 5 x 4 for a 4 x 5 matrix", {A, P},
@@ -447,6 +449,8 @@ TEST_P(BadInput, DeviceExchange) {
                   [&] { import_device_full(A, host.data(), nullptr); });
   expect_rejected(Info::NotImplemented, "borrow_device_full on a host backend", {A},
                   [&] { borrow_device_full(A, host.data(), nullptr); });
+  expect_rejected(Info::NotImplemented, "borrow_device_output on a host backend", {A},
+                  [&] { borrow_device_output(A, host.data(), nullptr); });
   expect_rejected(Info::NotImplemented, "import_device_values on a host backend", {A},
                   [&] { import_device_values(A, A, host.data(), nullptr); });
   expect_rejected(Info::NotImplemented, "export_device_dense on a host backend", {A},

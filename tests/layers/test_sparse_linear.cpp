@@ -299,6 +299,58 @@ TEST(SparseLinear, BackwardTakingItsOperandsEqualsBackwardOnDuplicates) {
   }
 }
 
+// forward and backward into outputs the caller gives (filled with other values first) give what the returning calls
+// give, bit for bit, in either layout; an output of another batch size or type is refused before anything changes.
+TEST(SparseLinear, OutputsGivenByTheCallerTakeTheResults) {
+  using snk::layers::BatchLayout;
+  const Index in = 27, out = 17, batch = 9;
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    const std::uint64_t seed = rng()();
+    SparseLinear returning(in, out, 0.3, seed), given(in, out, 0.3, seed);
+    Dense x, dy, poison;
+    const Matrix X = random_batch(batch, in, x), dY = random_batch(batch, out, dy);
+    for (BatchLayout l : {BatchLayout::Rows, BatchLayout::Features}) {
+      const bool rows = l == BatchLayout::Rows;
+      const std::string what = backend + (rows ? ": rows" : ": features");
+      Matrix Y = rows ? random_batch(batch, out, poison) : transposed(random_batch(batch, out, poison));
+      given.forward(X, BatchLayout::Rows, Y, l);
+      EXPECT_EQ(entries(Y), entries(returning.forward(X, BatchLayout::Rows, l))) << what << ": Y";
+      Matrix dX = rows ? random_batch(batch, in, poison) : transposed(random_batch(batch, in, poison));
+      Matrix x1 = X, dy1 = dY, x2 = X, dy2 = dY;
+      given.backward(std::move(x1), BatchLayout::Rows, std::move(dy1), BatchLayout::Rows, dX, l);
+      EXPECT_EQ(entries(dX), entries(returning.backward(std::move(x2), BatchLayout::Rows, std::move(dy2),
+                                                        BatchLayout::Rows, l)))
+          << what << ": dX";
+      EXPECT_EQ(entries(given.weight_grad()), entries(returning.weight_grad())) << what << ": dW";
+      EXPECT_EQ(values_of(given.bias_grad()), values_of(returning.bias_grad())) << what << ": db";
+    }
+    const auto w = entries(given.weight());
+    const auto db = values_of(given.bias_grad());
+    Matrix short_y = random_batch(batch - 1, out, poison), wrong_type(&snk::types::FP64, batch, out);
+    const auto short_before = entries(short_y);
+    for (Matrix* bad : {&short_y, &wrong_type}) {
+      try {
+        given.forward(X, BatchLayout::Rows, *bad, BatchLayout::Rows);
+        ADD_FAILURE() << backend << ": a forward into a bad output must be refused";
+      } catch (const snk::Error& e) {
+        EXPECT_EQ(e.info(), bad == &short_y ? snk::Info::DimensionMismatch : snk::Info::DomainMismatch) << backend;
+      }
+    }
+    Matrix short_dx = random_batch(batch - 1, in, poison), x3 = X, dy3 = dY;
+    const auto short_dx_before = entries(short_dx);
+    EXPECT_THROW(given.backward(std::move(x3), BatchLayout::Rows, std::move(dy3), BatchLayout::Rows, short_dx,
+                                BatchLayout::Rows),
+                 snk::Error)
+        << backend;
+    EXPECT_EQ(entries(short_y), short_before) << backend << ": a refused forward wrote its output";
+    EXPECT_EQ(entries(short_dx), short_dx_before) << backend << ": a refused backward wrote its output";
+    EXPECT_EQ(entries(given.weight()), w) << backend;
+    EXPECT_EQ(values_of(given.bias_grad()), db) << backend << ": a refused backward changed db";
+    EXPECT_EQ(entries(x3), entries(X)) << backend << ": a refused backward took its operands";
+  }
+}
+
 TEST(SparseLinear, BadInputIsAnErrorAndChangesNothing) {
   EXPECT_THROW(SparseLinear(0, 4, 0.5, 1), snk::Error);
   EXPECT_THROW(SparseLinear(4, 4, 0.0, 1), snk::Error);
