@@ -129,6 +129,19 @@ void put_device_values(snk::layers::SparseLinear& l, const void* w, const void* 
   if (b != nullptr && l.has_bias()) snk::import_device_values(l.bias().as_matrix(), l.bias().as_matrix(), b, stream);
 }
 
+// Releases the layer's dW and the operands kept for it when the call ends, however it ends
+// (SparseLinear::release_weight_grad): nothing in this interface reads them after the call that hands dW out.
+class ReleaseWeightGrad {
+ public:
+  explicit ReleaseWeightGrad(snk::layers::SparseLinear& l) : l_(l) {}
+  ~ReleaseWeightGrad() { l_.release_weight_grad(); }
+  ReleaseWeightGrad(const ReleaseWeightGrad&) = delete;
+  ReleaseWeightGrad& operator=(const ReleaseWeightGrad&) = delete;
+
+ private:
+  snk::layers::SparseLinear& l_;
+};
+
 // l's weight gradient on exactly W's positions, in W's order: the gradient itself where it holds every one (the sampled
 // product does for a batch that is not empty), else made so in `made` (zeros at the positions it lacks).
 const Matrix& gradient_at_weights(const snk::layers::SparseLinear& l, Matrix& made) {
@@ -304,6 +317,7 @@ int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const voi
     put_weights(l, w);   // the bias takes no part in the backward pass
     Matrix X = batch_of(l, batch, l.in_features(), x);
     Matrix dY = batch_of(l, batch, l.out_features(), dy);
+    const ReleaseWeightGrad release(l);   // dW is handed out here: the layer keeps neither it nor X and dY
     const Matrix dX = l.backward(std::move(X), std::move(dY));   // the layer keeps them for dW
     // All outputs are computed before any is written, so a failure leaves them as they were.
     Matrix made(l.type(), l.out_features(), l.in_features());
@@ -340,9 +354,10 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
     need(x, "x");
     need(dy, "dy");
     const auto xl = layout_of(x_layout, "x"), dyl = layout_of(dy_layout, "dy"), dxl = layout_of(dx_layout, "dx");
-    // X and dY are borrowed where dW is made in this call, which drops the layer's hold on them; else the layer keeps
-    // copies for a later dW.
-    const bool borrow = dw != nullptr;
+    // The layer's hold on X and dY, and on dW, ends with the call. They are read where they lie where an export ends
+    // the call (it makes the caller's stream wait for every read), else copied.
+    const ReleaseWeightGrad release(l);
+    const bool borrow = dx != nullptr || dw != nullptr || (db != nullptr && l.has_bias());
     Matrix X = device_batch(l, batch, l.in_features(), x, xl, borrow, stream);
     Matrix dY = device_batch(l, batch, l.out_features(), dy, dyl, borrow, stream);
     put_device_values(l, w, nullptr, stream);

@@ -55,7 +55,8 @@ SNK_LAYER_API int snk_layer_values(const snk_layer* layer, void* w, void* b);
 SNK_LAYER_API int snk_layer_forward(snk_layer* layer, const void* w, const void* b, const void* x, int64_t batch,
                                     void* y);
 /* From the forward's x and dy: dx = dy W; dw = dY^T x at W's positions (nnz); db = the column sums of dy (out; ignored
- * without a bias). Any of dx, dw, db may be null (not computed into). */
+ * without a bias). Any of dx, dw, db may be null (not computed into). The layer keeps neither dw nor the batch once the
+ * call returns. */
 SNK_LAYER_API int snk_layer_backward(snk_layer* layer, const void* w, const void* x, const void* dy, int64_t batch,
                                      void* dx, void* dw, void* db);
 /* How a device call's batch operand is laid out, row-major either way: SNK_LAYER_ROWS, batch x features (as above: a

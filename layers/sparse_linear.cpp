@@ -219,6 +219,16 @@ const Matrix& SparseLinear::weight_grad() const {
   return dW_;
 }
 
+void SparseLinear::release_weight_grad() noexcept {
+  dW_pending_ = false;   // first: nothing reads the operands once no dW is pending
+  try {
+    dW_.clear();
+    grad_x_ = Matrix(type(), 0, in_features());
+    grad_dy_ = Matrix(type(), 0, out_features());
+  } catch (...) {   // an empty form could not be allocated: the old ones stay, unread, until the next backward
+  }
+}
+
 Matrix& SparseLinear::weight_grad() { return const_cast<Matrix&>(static_cast<const SparseLinear&>(*this).weight_grad()); }
 
 WeightGradInputs SparseLinear::weight_grad_inputs() const {

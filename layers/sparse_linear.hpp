@@ -88,6 +88,10 @@ class SparseLinear {
   // (weight_grad makes it), null pointers otherwise: an optimizer takes dW from them within its step
   // (snk::optimizer_step_sampled).
   WeightGradInputs weight_grad_inputs() const;
+  // Drops dW and the backward's operands kept to make it, as before the first backward (weight_grad() then holds no
+  // entry): for a caller done with them (the C interface hands dW out within the backward call), so that neither the
+  // gradient nor the batch it came from stays in memory, nor a batch borrowed for the call past its end.
+  void release_weight_grad() noexcept;
   Vector& bias() { return b_; }
   const Vector& bias() const { return b_; }
   Vector& bias_grad() { return db_; }

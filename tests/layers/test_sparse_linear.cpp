@@ -351,6 +351,24 @@ TEST(SparseLinear, OutputsGivenByTheCallerTakeTheResults) {
   }
 }
 
+// release_weight_grad drops dW and the operands kept for it (no entry, nothing pending), and the next backward makes
+// dW as before.
+TEST(SparseLinear, ReleasedWeightGradientIsEmptyUntilTheNextBackward) {
+  for (const std::string& backend : backends()) {
+    snk::BackendScope scope(backend);
+    SparseLinear layer(19, 13, 0.4, rng()());
+    Dense x, dy;
+    const Matrix X = random_batch(6, 19, x), dY = random_batch(6, 13, dy);
+    (void)layer.backward(X, dY);
+    EXPECT_NE(layer.weight_grad_inputs().dy, nullptr) << backend << ": dW pending after a backward";
+    layer.release_weight_grad();
+    EXPECT_EQ(layer.weight_grad_inputs().dy, nullptr) << backend;
+    EXPECT_EQ(layer.weight_grad().nvals(), 0) << backend;
+    (void)layer.backward(X, dY);
+    EXPECT_EQ(layer.weight_grad().nvals(), layer.weight().nvals()) << backend << ": dW after the next backward";
+  }
+}
+
 TEST(SparseLinear, BadInputIsAnErrorAndChangesNothing) {
   EXPECT_THROW(SparseLinear(0, 4, 0.5, 1), snk::Error);
   EXPECT_THROW(SparseLinear(4, 4, 0.0, 1), snk::Error);
