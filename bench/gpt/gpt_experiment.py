@@ -11,8 +11,8 @@ Prints, per variant, the training throughput (tokens per second over the steps a
 excluded, DST included; each row also has the rate over the steps since the last evaluation, so that the rate at the
 final density, after the ramp, can be read apart), the peak device memory (common.DeviceMemory: PyTorch's allocator plus
 the library's pool; on a GPU each variant trains in a process of its own, so that its peak holds nothing another variant
-left behind), and the validation loss every `--eval-every` steps; writes them as CSV (`--out`, one row per evaluation) with the device,
-date and commit. bench/gpt/report.py turns it into bench/results/gpt-h200.md and its chart.
+left behind), and the validation loss every `--eval-every` steps; writes them as CSV (`--out`, one row per evaluation)
+with the device, date and commit. bench/gpt/report.py turns it into bench/results/gpt-h100.md (or -h200) and its chart.
 
   SNACK_LAYERS_LIB=build/layers/libsnack_layers_c.so PYTHONPATH=python python3 bench/gpt/gpt_experiment.py --out gpt.csv
 """
@@ -214,7 +214,8 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--corpus", default=None, help="the fortunes folder (default $SNACK_FORTUNES_DIR or Debian's)")
     p.add_argument("--out", default=None)
-    p.add_argument("--rows-json", default=None, help="internal: train the one kind of --kinds here, its rows to this file")
+    p.add_argument("--rows-json", default=None,
+                   help="internal: train the one kind of --kinds in this process, its rows written to this file")
     args = p.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda":

@@ -1,8 +1,8 @@
 // src/ops/device_exchange.cpp: snk::import_device_full, borrow_device_full, borrow_device_output, import_device_values,
 // export_device_dense and export_device_values (snack/operations.hpp), the exchange between a caller's device memory
-// and the thread's backend. The front-ends check the arguments and hand the copy to the backend (Backend::import_device /
-// export_device); a backend without device memory declines, which is reported as NotImplemented naming the backend, and
-// nothing changes. There is no fallback: reference cannot read device memory.
+// and the thread's backend. The front-ends check the arguments and hand the copy to the backend
+// (Backend::import_device / export_device); a backend without device memory declines, which is reported as
+// NotImplemented naming the backend, and nothing changes. There is no fallback: reference cannot read device memory.
 #include <string>
 
 #include "ops/common.hpp"
@@ -59,7 +59,9 @@ void import_device_values(Matrix& T, const Matrix& pattern, const void* device_v
     return;
   }
   need(device_values, call, "the device values");
-  on_backend(call, [&](core::Backend& b) { return b.import_device(T, &pattern, device_values, stream, core::Backend::ImportMode::Copy); });
+  on_backend(call, [&](core::Backend& b) {
+    return b.import_device(T, &pattern, device_values, stream, core::Backend::ImportMode::Copy);
+  });
 }
 
 void export_device_dense(const Matrix& M, void* device_out, void* stream) {

@@ -178,8 +178,8 @@ class MatrixOnDevice final : public DeviceCopy {
   DeviceRange values_range() const { return {values_.get(), values_.bytes()}; }
   // A product's result that lives on the device only: every column of the listed rows (increasing), values
   // row-major in `values` (rows.size() x ncols of elem_size bytes). The host form is made on download.
-  // `device_rows` holds the rows in device memory (copied, so that the result needs no upload to become a CSR form); null
-  // where the rows are every row of the matrix (its CSR form then lists none).
+  // `device_rows` holds the rows in device memory (copied, so that the result needs no upload to become a CSR form);
+  // null where the rows are every row of the matrix (its CSR form then lists none).
   static std::unique_ptr<MatrixOnDevice> dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
                                                     const DeviceBuffer* device_rows, Index ncols, std::size_t elem_size,
                                                     cudaStream_t stream);
