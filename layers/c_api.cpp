@@ -92,18 +92,12 @@ snk::layers::BatchLayout layout_of(int layout, const char* what) {
   return layout == SNK_LAYER_ROWS ? snk::layers::BatchLayout::Rows : snk::layers::BatchLayout::Features;
 }
 
-// An empty batch of the layer's type: batch x features (Rows) or features x batch (Features).
-Matrix batch_matrix(const snk::layers::SparseLinear& l, int64_t batch, Index features, snk::layers::BatchLayout layout) {
-  const Index n = batch_rows(batch);
-  return layout == snk::layers::BatchLayout::Rows ? Matrix(l.type(), n, features) : Matrix(l.type(), features, n);
-}
-
-// A batch over the caller's device array, laid out as batch_matrix's, row-major: read where it lies where `borrow` (the
-// call's last export makes the caller's stream wait for every read, and nothing keeps the batch past the call), else
-// copied on the device.
+// A batch of the layer's type over the caller's device array, held as `layout` (snk::layers::empty_batch), row-major:
+// read where it lies where `borrow` (the call's last export makes the caller's stream wait for every read, and nothing
+// keeps the batch past the call), else copied on the device.
 Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index features, const void* data,
                     snk::layers::BatchLayout layout, bool borrow, void* stream) {
-  Matrix M = batch_matrix(l, batch, features, layout);
+  Matrix M = snk::layers::empty_batch(l.type(), batch_rows(batch), features, layout);
   if (M.nrows() == 0 || M.ncols() == 0) return M;
   if (borrow)
     snk::borrow_device_full(M, data, stream);
@@ -116,7 +110,7 @@ Matrix device_batch(const snk::layers::SparseLinear& l, int64_t batch, Index fea
 // making it writes there and its export copies nothing (snk::borrow_device_output).
 Matrix device_output(const snk::layers::SparseLinear& l, int64_t batch, Index features, void* data,
                      snk::layers::BatchLayout layout, void* stream) {
-  Matrix M = batch_matrix(l, batch, features, layout);
+  Matrix M = snk::layers::empty_batch(l.type(), batch_rows(batch), features, layout);
   if (M.nrows() > 0 && M.ncols() > 0) snk::borrow_device_output(M, data, stream);
   return M;
 }
@@ -363,7 +357,7 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
     put_device_values(l, w, nullptr, stream);
     // dX is written where the caller wants it where it is asked for, else made and dropped.
     Matrix dX = dx != nullptr ? device_output(l, batch, l.in_features(), dx, dxl, stream)
-                              : batch_matrix(l, batch, l.in_features(), dxl);
+                              : snk::layers::empty_batch(l.type(), batch_rows(batch), l.in_features(), dxl);
     l.backward(std::move(X), xl, std::move(dY), dyl, dX, dxl);   // the layer keeps X and dY for dW
     Matrix made(l.type(), l.out_features(), l.in_features());
     const Matrix* dW = dw != nullptr ? &gradient_at_weights(l, made) : nullptr;

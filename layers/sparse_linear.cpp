@@ -103,7 +103,7 @@ SparseLinear::SparseLinear(Index in_features, Index out_features, double density
 
 Matrix SparseLinear::forward(const Matrix& X, BatchLayout x_layout, BatchLayout y_layout, bool with_bias) const {
   const Index n = checked_batch("forward", X, x_layout, type(), in_features(), "in_features");
-  Matrix Y = y_layout == BatchLayout::Rows ? Matrix(type(), n, out_features()) : Matrix(type(), out_features(), n);
+  Matrix Y = empty_batch(type(), n, out_features(), y_layout);
   forward(X, x_layout, Y, y_layout, with_bias);
   return Y;
 }
@@ -168,7 +168,7 @@ Matrix SparseLinear::backward(Matrix&& X, BatchLayout x_layout, Matrix&& dY, Bat
                               BatchLayout dx_layout) {
   check_backward(X, x_layout, dY, dy_layout);
   const Index n = x_layout == BatchLayout::Rows ? X.nrows() : X.ncols();
-  Matrix dX = dx_layout == BatchLayout::Rows ? Matrix(type(), n, in_features()) : Matrix(type(), in_features(), n);
+  Matrix dX = empty_batch(type(), n, in_features(), dx_layout);
   backward(std::move(X), x_layout, std::move(dY), dy_layout, dX, dx_layout);
   return dX;
 }
@@ -213,18 +213,21 @@ const Matrix& SparseLinear::weight_grad() const {
     mxm(dW, &W_, nullptr, plus_times(type()), grad_dy_, grad_x_, sampled);
     dW_ = std::move(dW);
     dW_pending_ = false;
-    grad_x_ = Matrix(type(), 0, in_features());   // the duplicates are not needed once dW is made
-    grad_dy_ = Matrix(type(), 0, out_features());
+    drop_grad_operands();   // the duplicates are not needed once dW is made
   }
   return dW_;
+}
+
+void SparseLinear::drop_grad_operands() const {
+  grad_x_ = Matrix(type(), 0, in_features());
+  grad_dy_ = Matrix(type(), 0, out_features());
 }
 
 void SparseLinear::release_weight_grad() noexcept {
   dW_pending_ = false;   // first: nothing reads the operands once no dW is pending
   try {
     dW_.clear();
-    grad_x_ = Matrix(type(), 0, in_features());
-    grad_dy_ = Matrix(type(), 0, out_features());
+    drop_grad_operands();
   } catch (...) {   // an empty form could not be allocated: the old ones stay, unread, until the next backward
   }
 }

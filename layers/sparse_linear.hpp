@@ -29,6 +29,11 @@ namespace snk::layers {
 // its activations and gradients in that layout.
 enum class BatchLayout { Rows, Features };
 
+// An empty batch of n rows of `features` values of `type`, held as `layout`: n x features (Rows) or features x n.
+inline Matrix empty_batch(const Type* type, Index n, Index features, BatchLayout layout) {
+  return layout == BatchLayout::Rows ? Matrix(type, n, features) : Matrix(type, features, n);
+}
+
 // The operands of a weight gradient dW<W> = op(dy) op(x) (op: the descriptor's transposes), while it is not made.
 struct WeightGradInputs {
   const Matrix* dy = nullptr;
@@ -102,6 +107,7 @@ class SparseLinear {
   mutable Matrix dW_;
   mutable bool dW_pending_ = false;   // dW_ is not made yet from grad_x_ and grad_dy_
   mutable Matrix grad_x_, grad_dy_;   // the last backward's X and dY while dW_ is pending (emptied once it is made)
+  void drop_grad_operands() const;    // empties grad_x_ and grad_dy_
   Descriptor grad_descriptor_;        // dW<W> = op(grad_dy_) op(grad_x_), as they are held
   Vector b_, db_;
   bool has_bias_;

@@ -5,10 +5,12 @@ optimizer state zero), the corpus, device-memory accounting that sees both PyTor
 (which allocates from the CUDA device's default memory pool, outside PyTorch), and a run's stamp and CSV."""
 import ctypes
 import datetime
+import json
 import math
 import os
 import subprocess
 import sys
+import tempfile
 
 import torch
 import torch.nn.functional as F
@@ -190,6 +192,25 @@ class DeviceMemory:
         t = torch.cuda.max_memory_allocated(self.device)
         p = self.read()
         return t + p, t, p
+
+
+def in_fresh_process(script, argv, what):
+    """The JSON result of `script` run in a process of its own with `argv` and --result-json FILE (where it writes the
+    result; its output passes through), so that no memory another measurement left behind is counted in its peaks.
+    Exits naming `what` where the process fails."""
+    with tempfile.TemporaryDirectory() as folder:
+        result = os.path.join(folder, "result.json")
+        done = subprocess.run([sys.executable, os.path.abspath(script), *argv, "--result-json", result])
+        if done.returncode != 0:
+            sys.exit(f"{os.path.basename(script)}: {what} failed (exit {done.returncode})")
+        with open(result) as f:
+            return json.load(f)
+
+
+def write_result_json(path, value):
+    """in_fresh_process's result, written by the process it runs."""
+    with open(path, "w") as f:
+        json.dump(value, f)
 
 
 def run_meta(name, stamp, commit, extra):

@@ -17,12 +17,9 @@ with the device, date and commit. bench/gpt/report.py turns it into bench/result
   SNACK_LAYERS_LIB=build/layers/libsnack_layers_c.so PYTHONPATH=python python3 bench/gpt/gpt_experiment.py --out gpt.csv
 """
 import argparse
-import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import torch
@@ -180,18 +177,6 @@ def run(kind, train, val, args, device, memory):
     return rows
 
 
-def run_in_process(kind):
-    """run()'s rows for `kind`, trained by this script in a fresh process with the same arguments."""
-    with tempfile.TemporaryDirectory() as folder:
-        rows_file = os.path.join(folder, "rows.json")
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), *sys.argv[1:], "--kinds", kind,
-                               "--rows-json", rows_file])
-        if done.returncode != 0:
-            sys.exit(f"gpt_experiment: training {kind} failed (exit {done.returncode})")
-        with open(rows_file) as f:
-            return json.load(f)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--kinds", default=",".join(common.KINDS))
@@ -214,7 +199,7 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--corpus", default=None, help="the fortunes folder (default $SNACK_FORTUNES_DIR or Debian's)")
     p.add_argument("--out", default=None)
-    p.add_argument("--rows-json", default=None,
+    p.add_argument("--result-json", default=None,
                    help="internal: train the one kind of --kinds in this process, its rows written to this file")
     args = p.parse_args()
     device = torch.device(args.device)
@@ -226,13 +211,13 @@ def main():
           f"{args.layers} blocks of d={args.d}, MLP {args.d}x{4 * args.d}, context {args.context}, batch {args.batch}",
           flush=True)
     memory = common.DeviceMemory(device) if device.type == "cuda" else None
-    if args.rows_json:
-        with open(args.rows_json, "w") as f:
-            json.dump(run(args.kinds, train, val, args, device, memory), f)
+    if args.result_json:
+        common.write_result_json(args.result_json, run(args.kinds, train, val, args, device, memory))
         return
     rows = []
     for kind in args.kinds.split(","):
-        rows += run(kind, train, val, args, device, memory) if memory is None else run_in_process(kind)
+        rows += (run(kind, train, val, args, device, memory) if memory is None else
+                 common.in_fresh_process(__file__, [*sys.argv[1:], "--kinds", kind], f"training {kind}"))
     name, stamp, commit = common.run_stamp(device)
     print(f"\n[gpt] {name}, {stamp}, commit {commit}, torch {torch.__version__}")
     print(f"{'kind':12s} {'tokens/s':>10s} {'peak MiB':>9s} {'final val':>9s}")

@@ -9,14 +9,13 @@ after --warmup steps), beside the host's time to issue one step from an idle GPU
 bound by the host); peak memory is common.DeviceMemory's over the timed steps (PyTorch's allocator plus the library's
 pool). Each point runs in a process of its own, so that no method's peak holds memory another one left behind
 (cuBLAS's workspaces, which PyTorch keeps allocated once a dense product has run, are about 70 MiB). Prints a table
-with ratios, the device, the date and the commit; --out writes it as CSV. --profile TOKENS prints instead where the snack block's step spends its GPU time, kernel by kernel (torch.profiler).
+with ratios, the device, the date and the commit; --out writes it as CSV. --profile TOKENS prints instead where the
+snack block's step spends its GPU time, kernel by kernel (torch.profiler).
 """
 import argparse
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
@@ -84,12 +83,9 @@ def time_steps(kind, tokens, args, device, memory, tf32):
 def measure_point(kind, tf32, tokens, args):
     """time_steps' (median ms, (peak, torch's part, the pool's part), host ms to issue a step) of one point, measured in
     a fresh process."""
-    cmd = [sys.executable, os.path.abspath(__file__), "--point", f"{kind},{int(tf32)},{tokens}", "--d", str(args.d),
-           "--sparsity", str(args.sparsity), "--warmup", str(args.warmup), "--repeat", str(args.repeat)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"mlp_block_bench: the point {kind} (tf32={tf32}) at {tokens} tokens failed:\n{done.stderr}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    argv = ["--point", f"{kind},{int(tf32)},{tokens}", "--d", str(args.d), "--sparsity", str(args.sparsity),
+            "--warmup", str(args.warmup), "--repeat", str(args.repeat)]
+    result = common.in_fresh_process(__file__, argv, f"the point {kind} (tf32={tf32}) at {tokens} tokens")
     return result["ms"], tuple(result["peak"]), result["host_ms"]
 
 
@@ -142,7 +138,8 @@ def main():
     p.add_argument("--profile", type=int, default=0, metavar="TOKENS",
                    help="instead of the table: the snack block's GPU time per step by kernel at TOKENS tokens")
     p.add_argument("--point", default=None, metavar="KIND,TF32,TOKENS",
-                   help="internal: measure one point in this process and print it as JSON")
+                   help="internal: measure one point in this process (its result to --result-json)")
+    p.add_argument("--result-json", default=None, help="internal: where --point writes its result")
     args = p.parse_args()
     if not torch.cuda.is_available():
         sys.exit("mlp_block_bench: no CUDA device")
@@ -153,7 +150,7 @@ def main():
     if args.point:
         kind, tf32, tokens = args.point.split(",")
         ms, peak, host = time_steps(kind, int(tokens), args, device, common.DeviceMemory(device), tf32 == "1")
-        print(json.dumps({"ms": ms, "peak": peak, "host_ms": host}))
+        common.write_result_json(args.result_json, {"ms": ms, "peak": peak, "host_ms": host})
         return
     rows = []
     configs = [("dense", False, "dense_fp32"), ("dense", True, "dense_tf32"), ("dense_mask", False, "dense_mask_fp32"),

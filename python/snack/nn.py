@@ -10,6 +10,7 @@ lives on the GPU too; the first call on a device uploads it). On the GPU a layer
 are made features by batch (the transposes of contiguous tensors, which PyTorch's element-wise operations keep), so
 that a following SparseLinear reads them in place; an input that is contiguous costs the products a transposed copy.
 """
+import contextlib
 import ctypes
 
 import torch
@@ -68,11 +69,8 @@ def _on_gpu(device, call, *args):
     for the call where it is not)."""
     index = device.index if device.index is not None else torch.cuda.current_device()
     stream = ctypes.c_void_p(torch.cuda.current_stream(index).cuda_stream)
-    if index == torch.cuda.current_device():
+    with torch.cuda.device(index) if index != torch.cuda.current_device() else contextlib.nullcontext():
         _lib.check(call(*args, stream))
-    else:
-        with torch.cuda.device(index):
-            _lib.check(call(*args, stream))
 
 
 def _opt(t):

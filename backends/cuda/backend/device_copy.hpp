@@ -86,9 +86,9 @@ class DeviceBuffer {
   bool for_results_ = false;        // borrowed, and lent for results
 };
 
-// The values of a full result of `bytes` bytes: the memory lent to T for them (Matrix::lend_memory) where it has
-// exactly that size and none of `inputs` (the device values the kernel reads, with their sizes) overlaps it, else new
-// device memory.
+// The values of a result of `bytes` bytes, row-major: the memory lent to T for them (Matrix::lend_memory) where it has
+// exactly that size (T's full size, so a result of fewer rows never takes it) and none of `inputs` (the device values
+// the kernel reads, with their sizes) overlaps it, else new device memory.
 struct DeviceRange {
   const void* data;
   std::size_t bytes;

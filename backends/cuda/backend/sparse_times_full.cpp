@@ -306,6 +306,12 @@ std::optional<HalfOperands> half_operands(const Matrix& W, MatrixOnDevice& w, co
   return half;
 }
 
+// The device row list of a product's result T over `pattern`'s rows (MatrixOnDevice::dense_rows): none where they are
+// every row of T.
+const DeviceBuffer* device_rows_of(const CompactedPattern& pattern, const Matrix& T) {
+  return static_cast<Index>(pattern.rows.size()) == T.nrows() ? nullptr : &pattern.device_rows;
+}
+
 // A product on the sparse tensor cores is asked for: W's hint is set and the semiring is PLUS_TIMES on FP32.
 bool two_four_asked(const Matrix& W, const SpmmSemiring& semiring) {
   return W.two_four_hint() != Matrix::TwoFourHint::Off && semiring.id.is_plus_times() &&
@@ -385,13 +391,11 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
       if (N > std::numeric_limits<std::size_t>::max() / sizeof(float) / std::max(rows, K))
         throw Error(Info::OutOfMemory, "cuda backend: mxm operands too large to hold (" + std::to_string(rows) +
                                            " rows x " + std::to_string(N) + " columns)");
-      const std::size_t t_bytes = static_cast<std::size_t>(rows * N * sizeof(float));
-      DeviceBuffer t_values = rows == T.nrows() ? result_values(T, t_bytes, {b.values_range()}) : DeviceBuffer(t_bytes);
+      DeviceBuffer t_values = result_values(T, static_cast<std::size_t>(rows * N * sizeof(float)), {b.values_range()});
       two_four_run(*form, rows, K, N, static_cast<const float*>(b.values()), tb ? 1 : N, tb ? K : 1,
                    static_cast<float*>(t_values.get()), /*y_row_major=*/true, stream);
       T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
-                                                       rows == T.nrows() ? nullptr : &pattern->device_rows, N,
-                                                       sizeof(float), stream),
+                                                       device_rows_of(*pattern, T), N, sizeof(float), stream),
                            /*host_is_stale=*/true);
       return KernelStatus::Done;
     }
@@ -403,9 +407,8 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
     throw Error(Info::OutOfMemory, "cuda backend: mxm result too large to hold (" + std::to_string(rows) +
                                        " rows x " + std::to_string(N) + " columns)");
   const std::size_t t_bytes = static_cast<std::size_t>(rows * N * value_bytes);
-  // Every row of A holds an entry: T is full, and may be written where it was lent.
-  DeviceBuffer t_values =
-      rows == T.nrows() ? result_values(T, t_bytes, {a.values_range(), b.values_range()}) : DeviceBuffer(t_bytes);
+  // Written where it was lent where T is full (every row of A holds an entry: then t_bytes is the lent size).
+  DeviceBuffer t_values = result_values(T, t_bytes, {a.values_range(), b.values_range()});
 
   SpmmArgs args = product_args(Orientation::WX, *semiring, a.values(), stream);
   args.x.layout = tb ? Layout::ColMajor : Layout::RowMajor;
@@ -435,8 +438,7 @@ KernelStatus mxm_sparse_times_full(Matrix& T, const Semiring& s, const Matrix& A
   // (complete in stream order: device_copy.hpp).
   check_queued("mxm");
   T.attach_device_copy(MatrixOnDevice::dense_rows(a.device(), std::move(t_values), pattern->rows,
-                                                   rows == T.nrows() ? nullptr : &pattern->device_rows, N, value_bytes,
-                                                   stream),
+                                                   device_rows_of(*pattern, T), N, value_bytes, stream),
                        /*host_is_stale=*/true);
   return KernelStatus::Done;
 }
