@@ -511,10 +511,30 @@ std::unique_ptr<MatrixOnDevice> MatrixOnDevice::dense_rows(int device, DeviceBuf
                         "copy of a result's rows");
   }
   copy->nvals_ = static_cast<Index>(rows.size()) * ncols;
+  copy->held_rows_ = static_cast<Index>(rows.size());
   copy->rows_ = std::move(rows);
   copy->ncols_ = ncols;
   copy->stream_ = stream;
   return copy;
+}
+
+std::unique_ptr<MatrixOnDevice> MatrixOnDevice::every_row(int device, DeviceBuffer values, Index nrows, Index ncols,
+                                                          std::size_t elem_size, cudaStream_t stream) {
+  std::unique_ptr<MatrixOnDevice> copy(new MatrixOnDevice(device, std::move(values), elem_size));
+  copy->dense_rows_ = true;
+  copy->every_row_ = true;
+  copy->nvals_ = nrows * ncols;
+  copy->held_rows_ = nrows;
+  copy->ncols_ = ncols;
+  copy->stream_ = stream;
+  return copy;
+}
+
+std::vector<Index> MatrixOnDevice::held_row_ids() const {
+  if (!every_row_) return rows_;
+  std::vector<Index> ids(held_rows_);
+  for (Index i = 0; i < held_rows_; ++i) ids[i] = i;
+  return ids;
 }
 
 std::unique_ptr<MatrixOnDevice> MatrixOnDevice::from_csr(int device, bool hyper, Index nslots, Index nvals,
@@ -558,7 +578,7 @@ MatrixOnDevice::Csr MatrixOnDevice::csr(const Matrix& m, cudaStream_t stream) {
   if (!has_csr_) {
     if (dense_rows_) {
       // Every row present: plain CSR (slot = row); else hypersparse over the rows held.
-      const Index rows = rows_.size();
+      const Index rows = held_rows_;
       hyper_ = rows != m.nrows();
       auto arrays = std::make_shared<CsrArrays>();
       if (hyper_) arrays->h = std::move(device_rows_);
@@ -652,10 +672,10 @@ void MatrixOnDevice::download(CsrStorage& out) {
   }
   if (!dense_rows_)
     throw Error(Info::Panic, "cuda backend: a copy attached beside its host form was asked to download");
-  const Index rows = rows_.size(), n = ncols_;
+  const Index rows = held_rows_, n = ncols_;
   out = CsrStorage();
   out.hyper = true;
-  out.h = rows_;
+  out.h = held_row_ids();
   out.p.resize(rows + 1);
   for (Index r = 0; r <= rows; ++r) out.p[r] = r * n;
   out.j.resize(rows * n);
@@ -708,8 +728,9 @@ std::unique_ptr<DeviceCopy> MatrixOnDevice::clone() const {
                           "duplicate of a result");
       throw_on_cuda_error(cudaStreamSynchronize(stream_), "duplicate of a result");
     }
-    copy = dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? &arrays_->h : &device_rows_, ncols_,
-                      elem_size_, stream_);
+    copy = every_row_ ? every_row(device_, std::move(values), held_rows_, ncols_, elem_size_, stream_)
+                      : dense_rows(device_, std::move(values), rows_, has_csr_ && hyper_ ? &arrays_->h : &device_rows_,
+                                   ncols_, elem_size_, stream_);
     copy->inherit_pattern(pattern_);
   } catch (...) {
     if (previous != device_) (void)cudaSetDevice(previous);

@@ -183,6 +183,9 @@ class MatrixOnDevice final : public DeviceCopy {
   static std::unique_ptr<MatrixOnDevice> dense_rows(int device, DeviceBuffer values, std::vector<Index> rows,
                                                     const DeviceBuffer* device_rows, Index ncols, std::size_t elem_size,
                                                     cudaStream_t stream);
+  // The same for every row 0 .. nrows-1 (a full matrix), listing none on the host either.
+  static std::unique_ptr<MatrixOnDevice> every_row(int device, DeviceBuffer values, Index nrows, Index ncols,
+                                                   std::size_t elem_size, cudaStream_t stream);
 
   // A result of the portable kernels that lives on the device only: its (hyper)sparse CSR arrays (h only when
   // hyper; slots may be empty). The host form is made on download.
@@ -295,9 +298,13 @@ class MatrixOnDevice final : public DeviceCopy {
     DeviceBuffer h, p, j;
   };
   std::shared_ptr<CsrArrays> arrays_;
-  // dense_rows() copies: the rows held, the column count, and the stream their values were written on.
+  // dense_rows() / every_row() copies: the rows held (rows_ lists them, empty for every_row()), the column count, and
+  // the stream their values were written on.
   bool dense_rows_ = false;
   std::vector<Index> rows_;
+  Index held_rows_ = 0;
+  bool every_row_ = false;
+  std::vector<Index> held_row_ids() const;
   DeviceBuffer device_rows_;
   Index ncols_ = 0;
   cudaStream_t stream_ = nullptr;

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "device_context.hpp"
 #include "portable/elementwise.hpp"
@@ -139,15 +141,10 @@ void attach_values(Matrix& T, const Matrix& A, DeviceBuffer x, cudaStream_t s) {
 }
 
 void attach_full(Matrix& T, DeviceBuffer values, cudaStream_t s) {
-  // A result of every column of every row (MatrixOnDevice::dense_rows), its rows 0 .. nrows-1 (none listed on the
-  // device: its CSR form is plain).
-  const Index rows = T.nrows();
-  std::vector<Index> host_rows(rows);
-  for (Index i = 0; i < rows; ++i) host_rows[i] = i;
+  // A result of every column of every row: its CSR form is plain and lists no rows.
   int device = 0;
   throw_on_cuda_error(cudaGetDevice(&device), "current device");
-  T.attach_device_copy(MatrixOnDevice::dense_rows(device, std::move(values), std::move(host_rows), nullptr, T.ncols(),
-                                                  T.type()->size, s),
+  T.attach_device_copy(MatrixOnDevice::every_row(device, std::move(values), T.nrows(), T.ncols(), T.type()->size, s),
                        /*host_is_stale=*/true);
 }
 
@@ -328,9 +325,9 @@ KernelStatus portable_reduce_rows(Matrix& T, const Monoid& m, const Matrix& A, c
   SourceContext ctx = source_context(s);
   return with_monoid(m, A, [&](auto fn) {
     using V = decltype(fn.identity);
-    P::CsrParts<P::BytesOf<SourceContext>> full_rows;   // a full A's rows read where they lie, without its CSR arrays
-    if (is_full(A) && P::reduce_full_rows<V>(ctx, full_values_ref(A, s), fn, full_rows))
-      attach(T, std::move(full_rows), s);
+    P::BytesOf<SourceContext> sums;   // a full A's rows read where they lie, without its CSR arrays: a full result
+    if (is_full(A) && P::reduce_full_rows<V>(ctx, full_values_ref(A, s), fn, sums))
+      attach_full(T, std::move(sums), s);
     else
       attach(T, P::reduce_rows<V>(ctx, ref_of(A, s), fn), s);
   });
@@ -342,9 +339,9 @@ KernelStatus portable_reduce_columns(Matrix& T, const Monoid& m, const Matrix& A
   bool made = false;
   const KernelStatus st = with_monoid(m, A, [&](auto fn) {
     using V = decltype(fn.identity);
-    P::CsrParts<P::BytesOf<SourceContext>> out;
-    made = P::reduce_full_columns<V>(ctx, full_values_ref(A, s), fn, out);
-    if (made) attach(T, std::move(out), s);
+    P::BytesOf<SourceContext> sums;
+    made = P::reduce_full_columns<V>(ctx, full_values_ref(A, s), fn, sums);
+    if (made) attach_full(T, std::move(sums), s);
   });
   return st == KernelStatus::Done && made ? KernelStatus::Done : KernelStatus::Declined;
 }
@@ -456,15 +453,32 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
 namespace snk::cuda {
 namespace {
 
+// An event of this thread on the current device, for stream_waits. One serves every wait: a wait is on the event's
+// record at the time it is queued, so the event may be recorded again at once.
+cudaEvent_t ordering_event(const char* what) {
+  struct Events {
+    std::vector<std::pair<int, cudaEvent_t>> of_device;
+    ~Events() {
+      for (auto& d : of_device) (void)cudaEventDestroy(d.second);   // at exit the runtime may be gone: no matter
+    }
+  };
+  thread_local Events events;
+  int device = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), what);
+  for (const auto& d : events.of_device)
+    if (d.first == device) return d.second;
+  cudaEvent_t e = nullptr;
+  throw_on_cuda_error(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), what);
+  events.of_device.emplace_back(device, e);
+  return e;
+}
+
 // `waiting` runs its later work after the work queued on `queued` so far (an event between the two streams).
 void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what) {
   if (waiting == queued) return;
-  cudaEvent_t e = nullptr;
-  throw_on_cuda_error(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), what);
-  cudaError_t r = cudaEventRecord(e, queued);
-  if (r == cudaSuccess) r = cudaStreamWaitEvent(waiting, e, 0);
-  (void)cudaEventDestroy(e);   // released once the wait has passed
-  throw_on_cuda_error(r, what);
+  const cudaEvent_t e = ordering_event(what);
+  throw_on_cuda_error(cudaEventRecord(e, queued), what);
+  throw_on_cuda_error(cudaStreamWaitEvent(waiting, e, 0), what);
 }
 
 }  // namespace
@@ -500,12 +514,16 @@ KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_ou
   const std::size_t elem = M.type()->size;
   if (elem == 0) return KernelStatus::Declined;
   const char* what = "export to device memory";
-  stream_waits(s, caller, what);   // the caller's earlier work on device_out comes first
   MatrixOnDevice& copy = MatrixOnDevice::of(M, s);
   const Index nvals = M.nvals();
   const bool full = nvals == M.nrows() * M.ncols();
+  // Where the values lie at device_out already (a result written where it was lent: its import ordered the product
+  // after the caller's earlier work) the caller only waits for them; else the copy comes after the caller's earlier
+  // work on device_out.
+  const bool in_place = (!dense || full) && copy.values() == device_out;
+  if (!in_place) stream_waits(s, caller, what);
   if (!dense || full) {   // the values in entry order, which for a full matrix is the row-major array
-    if (copy.values() != device_out)   // else they lie there already (a result written where it was lent)
+    if (!in_place)
       throw_on_cuda_error(cudaMemcpyAsync(device_out, copy.values(), nvals * elem, cudaMemcpyDeviceToDevice, s), what);
   } else {
     throw_on_cuda_error(cudaMemsetAsync(device_out, 0, M.nrows() * M.ncols() * elem, s), what);

@@ -7,7 +7,8 @@
 // with a few very long rows gets little parallelism there) and places the sums as the entries of a 1 x nrows
 // vector at the rows' indices, through a scan of the non-empty slots (a full matrix needs none). reduce_full_columns
 // reduces the columns of a full matrix where they lie (a reduction over GrB_INP0 transposed, without the transpose);
-// reduce_full_rows its rows, many work items a row (one thread per long row reads it serially).
+// reduce_full_rows its rows, many work items a row (one thread per long row reads it serially); both give only the
+// values of their full result (the caller attaches them as a full vector: no pattern arrays are made).
 #pragma once
 
 #include <algorithm>
@@ -157,7 +158,7 @@ constexpr Index kReduceChunkRows = 16;
 constexpr Index kReducePartialBytes = Index(1) << 20;
 
 template <class T, class Ctx>
-bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<BytesOf<Ctx>>& out) {
+bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>& values) {
   if (!A.full()) return false;
   const Index rows = A.nrows, cols = A.ncols;
   const Index items = 2 * std::max<Index>(1, static_cast<Index>(ctx.exec().concurrency()));
@@ -166,8 +167,8 @@ bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<Byte
                    kReducePartialBytes / (cols * static_cast<Index>(sizeof(T)))}));
   const Index chunk_rows = (rows + wanted - 1) / wanted;
   const Index chunks = (rows + chunk_rows - 1) / chunk_rows;   // every chunk holds at least one row
-  out = full_vector(ctx, cols, ctx.alloc(cols * sizeof(T)));
-  T* z = as<T>(out.x);
+  values = ctx.alloc(cols * sizeof(T));
+  T* z = as<T>(values);
   // With one chunk the items write the result; else each chunk's, [chunk][column], folded below.
   BytesOf<Ctx> partial_buf;
   if (chunks > 1) partial_buf = ctx.alloc(static_cast<std::size_t>(chunks * cols) * sizeof(T));
@@ -201,11 +202,11 @@ bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<Byte
 constexpr Index kReduceRowLanes = 32;
 
 template <class T, class Ctx>
-bool reduce_full_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, CsrParts<BytesOf<Ctx>>& out) {
+bool reduce_full_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>& values) {
   if (!A.full() || A.ncols == 0) return false;
   const Index rows = A.nrows, cols = A.ncols, lanes = std::min(kReduceRowLanes, cols);
-  out = full_vector(ctx, rows, ctx.alloc(rows * sizeof(T)));
-  T* z = as<T>(out.x);
+  values = ctx.alloc(rows * sizeof(T));
+  T* z = as<T>(values);
   auto partial_buf = ctx.alloc(static_cast<std::size_t>(rows * lanes) * sizeof(T));
   T* part = as<T>(partial_buf);
   const T* v = A.values<T>();
