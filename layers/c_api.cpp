@@ -1,7 +1,9 @@
 // layers/c_api.cpp: the C interface of c_api.h over SparseLinear and prune_and_regrow. Each call copies the caller's
 // values into the layer's matrices (the pattern stays the layer's), runs the layer, and copies the results out as dense
 // arrays: host arrays through the containers' host form, device arrays through the backend's device exchange
-// (snk::import_device_full and its kin; a device batch is read where it lies, snk::borrow_device_full). Errors become
+// (snk::import_device_full and its kin; a device batch is read where it lies, snk::borrow_device_full). The device
+// forward and backward take the direct path first: the products on the caller's arrays (snk::device_sparse_times_dense
+// and its kin), which make no matrix per call and so cost the host a fraction of the exchange's work. Errors become
 // GrB_Info codes with the message kept per thread.
 #include "c_api.h"
 
@@ -113,6 +115,47 @@ Matrix device_output(const snk::layers::SparseLinear& l, int64_t batch, Index fe
   Matrix M = snk::layers::empty_batch(l.type(), batch_rows(batch), features, layout);
   if (M.nrows() > 0 && M.ncols() > 0) snk::borrow_device_output(M, data, stream);
   return M;
+}
+
+// A device batch of n rows of `features` values held as `layout`, viewed as its transpose: features x n (element (f, i)
+// is row i's feature f), the operand and result form of the device products.
+snk::DeviceDense features_by_batch(const void* data, Index features, Index n, snk::layers::BatchLayout layout) {
+  const bool rows = layout == snk::layers::BatchLayout::Rows;
+  return snk::DeviceDense{data, features, n, rows ? 1 : static_cast<std::int64_t>(n),
+                          rows ? static_cast<std::int64_t>(features) : 1};
+}
+
+// The same batch as it is: n x features.
+snk::DeviceDense batch_by_features(const void* data, Index features, Index n, snk::layers::BatchLayout layout) {
+  const snk::DeviceDense t = features_by_batch(data, features, n, layout);
+  return snk::DeviceDense{data, n, features, t.col_stride, t.row_stride};
+}
+
+// The device calls' direct path: the products on the caller's arrays with the caller's values of W on the layer's
+// pattern and plans (snk::device_sparse_times_dense and its kin), no matrix made for the batches and nothing kept by
+// the layer. False where the backend has no such path for the layer (a hinted W, an empty row or column): the matrix
+// operations then run the call. A backward that falls back after writing part of its outputs has them written again.
+bool forward_direct(const snk::layers::SparseLinear& l, const void* w, const void* x, snk::layers::BatchLayout xl,
+                    Index n, void* y, snk::layers::BatchLayout yl, void* stream) {
+  need(w, "the weight values");
+  return n > 0 && snk::device_sparse_times_dense(features_by_batch(y, l.out_features(), n, yl), l.weight(), w, false,
+                                                 features_by_batch(x, l.in_features(), n, xl), stream);
+}
+
+bool backward_direct(const snk::layers::SparseLinear& l, const void* w, const void* x, snk::layers::BatchLayout xl,
+                     const void* dy, snk::layers::BatchLayout dyl, Index n, void* dx, snk::layers::BatchLayout dxl,
+                     void* dw, void* db, void* stream) {
+  need(w, "the weight values");
+  if (n == 0) return false;
+  const snk::DeviceDense dYt = features_by_batch(dy, l.out_features(), n, dyl);   // dY^T, out x n
+  // dX^T = W^T dY^T; dW<W> = dY^T X; db = the row sums of dY^T.
+  if (dx != nullptr && !snk::device_sparse_times_dense(features_by_batch(dx, l.in_features(), n, dxl), l.weight(), w,
+                                                       true, dYt, stream))
+    return false;
+  if (dw != nullptr &&
+      !snk::device_sampled_product(dw, l.weight(), dYt, batch_by_features(x, l.in_features(), n, xl), stream))
+    return false;
+  return db == nullptr || !l.has_bias() || snk::device_row_sums(db, l.type(), dYt, stream);
 }
 
 // The caller's device values of W (on the layer's pattern), and of the bias b where the layer has one and b is given.
@@ -331,6 +374,7 @@ int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, con
     need(x, "x");
     need(y, "y");
     const auto xl = layout_of(x_layout, "x"), yl = layout_of(y_layout, "y");
+    if (b == nullptr && forward_direct(l, w, x, xl, batch_rows(batch), y, yl, stream)) return;
     const Matrix X = device_batch(l, batch, l.in_features(), x, xl, /*borrow=*/true, stream);
     Matrix Y = device_output(l, batch, l.out_features(), y, yl, stream);
     put_device_values(l, w, b, stream);
@@ -351,6 +395,7 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
     // The layer's hold on X and dY, and on dW, ends with the call. They are read where they lie where an export ends
     // the call (it makes the caller's stream wait for every read), else copied.
     const ReleaseWeightGrad release(l);
+    if (backward_direct(l, w, x, xl, dy, dyl, batch_rows(batch), dx, dxl, dw, db, stream)) return;
     const bool borrow = dx != nullptr || dw != nullptr || (db != nullptr && l.has_bias());
     Matrix X = device_batch(l, batch, l.in_features(), x, xl, borrow, stream);
     Matrix dY = device_batch(l, batch, l.out_features(), dy, dyl, borrow, stream);

@@ -187,4 +187,32 @@ void export_device_dense(const Matrix& M, void* device_out, void* stream);
 // M's M.nvals() values in the order of its entries (row by row, columns increasing).
 void export_device_values(const Matrix& M, void* device_out, void* stream);
 
+// ---- products on the caller's device memory (an SNK_ extension: a sparse layer's forward and backward) -------------
+// For callers that repeat products on one sparse pattern with new values each time: the dense operands and results
+// stay in the caller's memory (no matrix is made for them), the sparse operand's values are given per call, and the
+// pattern's device plans, made by its first product, serve every later one. A (FP32 or FP64) gives only its pattern;
+// its values are a_values, A.nvals() of A's type in the order of A's entries (row by row, columns increasing). The
+// ordering against `stream` is the exchange's above. Each returns false, writing nothing, where the thread's backend
+// has no device path for the call (a backend without device memory; on the cuda backend an A with an empty row, or
+// column where A^T is asked, or with a 2:4 or half-precision hint, whose matrix products take those into account):
+// the caller then runs the matrix operations (import, mxm, export) instead. Arguments that are wrong in themselves
+// throw as usual (NullPointer, DimensionMismatch, InvalidValue, DomainMismatch), changing nothing.
+//
+// A dense operand or result in device memory: rows x cols values, element (r, c) at data[r * row_stride + c *
+// col_stride]; one stride is 1 (row-major: col_stride 1, row_stride >= cols; column-major the other way round).
+struct DeviceDense {
+  const void* data = nullptr;
+  Index rows = 0, cols = 0;
+  std::int64_t row_stride = 0, col_stride = 0;
+};
+// Y = A X, or A^T X where `transpose`, over PLUS_TIMES in A's type (X and Y of A's type). Y must not overlap X or
+// a_values; every element of Y is written.
+bool device_sparse_times_dense(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,
+                               const DeviceDense& X, void* stream);
+// z[e] = sum_k X(i, k) Y(k, j) for A's e-th entry (i, j): the product X Y at A's positions only (a layer's weight
+// gradient), over PLUS_TIMES in A's type, into A.nvals() values at z.
+bool device_sampled_product(void* z, const Matrix& A, const DeviceDense& X, const DeviceDense& Y, void* stream);
+// z[i] = X(i, 0) + ... + X(i, cols - 1) for each row i of X (a layer's bias gradient), in `type` (FP32 or FP64).
+bool device_row_sums(void* z, const Type* type, const DeviceDense& X, void* stream);
+
 }  // namespace snk

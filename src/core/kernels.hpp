@@ -178,6 +178,23 @@ class Backend {
     (void)M, (void)dense, (void)device_out, (void)stream;
     return KernelStatus::Declined;
   }
+  // Products on the caller's device memory (snk::device_sparse_times_dense, device_sampled_product, device_row_sums:
+  // operations.hpp states what each computes and when a backend may decline). The core has checked the arguments;
+  // a backend declines before writing anything. The default declines.
+  virtual KernelStatus device_product(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,
+                                      const DeviceDense& X, void* stream) {
+    (void)Y, (void)A, (void)a_values, (void)transpose, (void)X, (void)stream;
+    return KernelStatus::Declined;
+  }
+  virtual KernelStatus device_sampled(void* z, const Matrix& A, const DeviceDense& X, const DeviceDense& Y,
+                                      void* stream) {
+    (void)z, (void)A, (void)X, (void)Y, (void)stream;
+    return KernelStatus::Declined;
+  }
+  virtual KernelStatus device_row_sums(void* z, const Type* type, const DeviceDense& X, void* stream) {
+    (void)z, (void)type, (void)X, (void)stream;
+    return KernelStatus::Declined;
+  }
 };
 
 // ---- host <-> device traffic (src/containers/transfers.cpp; read through snk::transfers()) ---------------------

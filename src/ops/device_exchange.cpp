@@ -1,8 +1,12 @@
 // src/ops/device_exchange.cpp: snk::import_device_full, borrow_device_full, borrow_device_output, import_device_values,
 // export_device_dense and export_device_values (snack/operations.hpp), the exchange between a caller's device memory
-// and the thread's backend. The front-ends check the arguments and hand the copy to the backend
-// (Backend::import_device / export_device); a backend without device memory declines, which is reported as
-// NotImplemented naming the backend, and nothing changes. There is no fallback: reference cannot read device memory.
+// and the thread's backend, and the products on the caller's device memory (device_sparse_times_dense,
+// device_sampled_product, device_row_sums). The front-ends check the arguments and hand the call to the backend
+// (Backend::import_device / export_device / device_product / device_sampled / device_row_sums). An exchange that the
+// backend declines (no device memory) is reported as NotImplemented naming the backend; a declined product returns
+// false for the caller to run the matrix operations instead. Nothing changes either way, and there is no fallback:
+// reference cannot read device memory.
+#include <functional>
 #include <string>
 
 #include "ops/common.hpp"
@@ -76,6 +80,64 @@ void export_device_values(const Matrix& M, void* device_out, void* stream) {
   if (M.nvals() == 0) return;
   need(device_out, call, "the device output");
   on_backend(call, [&](core::Backend& b) { return b.export_device(M, false, device_out, stream); });
+}
+
+namespace {
+// The checks of a dense operand or result: its data (NullPointer), its extent (DimensionMismatch against the
+// product's), its strides (InvalidValue: one of them 1, the other covering the extent).
+void check_dense(const char* call, const DeviceDense& D, const char* what, Index rows, Index cols) {
+  need(D.data, call, what);
+  const std::string name = std::string(what) + "'s";
+  core::check_dim(call, D.rows, (name + " row count").c_str(), rows, "the product's");
+  core::check_dim(call, D.cols, (name + " column count").c_str(), cols, "the product's");
+  const bool row_major = D.col_stride == 1 && D.row_stride >= D.cols;
+  const bool column_major = D.row_stride == 1 && D.col_stride >= D.rows;
+  if (!row_major && !column_major)
+    throw Error(Info::InvalidValue, std::string(call) + ": " + what + " has strides " + std::to_string(D.row_stride) +
+                                        " (rows) and " + std::to_string(D.col_stride) +
+                                        " (columns); one must be 1 and the other at least the extent it steps over");
+}
+
+void check_float(const char* call, const Type* t, const char* what) {
+  if (t != &types::FP32 && t != &types::FP64)
+    throw Error(Info::DomainMismatch, std::string(call) + ": " + what + " is " + (t ? t->name : "null") +
+                                          "; the device products take FP32 or FP64");
+}
+
+bool on_device_path(const char* call, const std::function<core::KernelStatus(core::Backend&)>& f) {
+  core::Backend& b = core::current_backend_object();
+  core::CallTrace trace(call);
+  trace.ran_on(b);
+  return f(b) == core::KernelStatus::Done;
+}
+}  // namespace
+
+bool device_sparse_times_dense(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,
+                               const DeviceDense& X, void* stream) {
+  const char* call = "device_sparse_times_dense";
+  check_float(call, A.type(), "A");
+  const Index m = transpose ? A.ncols() : A.nrows(), k = transpose ? A.nrows() : A.ncols();
+  check_dense(call, X, "X", k, X.cols);
+  check_dense(call, Y, "Y", m, X.cols);
+  if (A.nvals() > 0) need(a_values, call, "A's device values");
+  return on_device_path(call, [&](core::Backend& b) { return b.device_product(Y, A, a_values, transpose, X, stream); });
+}
+
+bool device_sampled_product(void* z, const Matrix& A, const DeviceDense& X, const DeviceDense& Y, void* stream) {
+  const char* call = "device_sampled_product";
+  check_float(call, A.type(), "A");
+  check_dense(call, X, "X", A.nrows(), X.cols);
+  check_dense(call, Y, "Y", X.cols, A.ncols());
+  if (A.nvals() > 0) need(z, call, "the device output");
+  return on_device_path(call, [&](core::Backend& b) { return b.device_sampled(z, A, X, Y, stream); });
+}
+
+bool device_row_sums(void* z, const Type* type, const DeviceDense& X, void* stream) {
+  const char* call = "device_row_sums";
+  check_float(call, type, "the type");
+  check_dense(call, X, "X", X.rows, X.cols);
+  need(z, call, "the device output");
+  return on_device_path(call, [&](core::Backend& b) { return b.device_row_sums(z, type, X, stream); });
 }
 
 }  // namespace snk

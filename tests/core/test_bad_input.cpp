@@ -72,6 +72,7 @@ void expect_rejected(Info expected, const std::string& what, const std::vector<A
 }
 
 const Type* FP64 = &types::FP64;
+const Type* INT32 = &types::Int32;
 
 Matrix filled(const Type* type, Index m, Index n, std::uint64_t seed = 1) {
   Matrix A(type, m, n);
@@ -458,6 +459,50 @@ TEST_P(BadInput, DeviceExchange) {
   expect_rejected(Info::NotImplemented, "export_device_values on a host backend", {A},
                   [&] { export_device_values(A, host.data(), nullptr); });
   EXPECT_EQ(host, std::vector<double>(20, 1.0)) << "an export wrote to memory it was refused";
+}
+
+// The products on device memory check their arguments before the backend sees them (here host arrays stand for device
+// ones: nothing reaches a kernel), and a backend without device memory declines them, writing nothing.
+TEST_P(BadInput, DeviceProducts) {
+  Matrix A = filled(FP64, 4, 5), I = filled(INT32, 4, 5);
+  std::vector<double> values(A.nvals(), 1.0), x(5 * 3, 1.0), y(4 * 3, 7.0), z(A.nvals(), 7.0), sums(4, 7.0);
+  const DeviceDense X{x.data(), 5, 3, 3, 1}, Y{y.data(), 4, 3, 3, 1};
+  auto product = [&](const DeviceDense& out, const Matrix& S, const void* v, const DeviceDense& in) {
+    (void)device_sparse_times_dense(out, S, v, false, in, nullptr);
+  };
+  expect_rejected(Info::NullPointer, "product: null Y", {A}, [&] { product({nullptr, 4, 3, 3, 1}, A, values.data(), X); });
+  expect_rejected(Info::NullPointer, "product: null X", {A}, [&] { product(Y, A, values.data(), {nullptr, 5, 3, 3, 1}); });
+  expect_rejected(Info::NullPointer, "product: null values", {A}, [&] { product(Y, A, nullptr, X); });
+  expect_rejected(Info::DimensionMismatch, "product: X of 4 rows for A of 5 columns", {A},
+                  [&] { product(Y, A, values.data(), {x.data(), 4, 3, 3, 1}); });
+  expect_rejected(Info::DimensionMismatch, "product: Y of 2 columns for X of 3", {A},
+                  [&] { product({y.data(), 4, 2, 2, 1}, A, values.data(), X); });
+  expect_rejected(Info::DimensionMismatch, "product: A^T X with X of A's column count", {A},
+                  [&] { (void)device_sparse_times_dense(Y, A, values.data(), true, X, nullptr); });
+  expect_rejected(Info::InvalidValue, "product: X with no unit stride", {A},
+                  [&] { product(Y, A, values.data(), {x.data(), 5, 3, 3, 3}); });
+  expect_rejected(Info::InvalidValue, "product: Y's rows overlapping", {A},
+                  [&] { product({y.data(), 4, 3, 2, 1}, A, values.data(), X); });
+  expect_rejected(Info::DomainMismatch, "product: an INT32 A", {I}, [&] { product(Y, I, values.data(), X); });
+  expect_rejected(Info::NullPointer, "sampled: null z", {A},
+                  [&] { (void)device_sampled_product(nullptr, A, {y.data(), 4, 3, 3, 1}, {x.data(), 3, 5, 5, 1}, nullptr); });
+  expect_rejected(Info::DimensionMismatch, "sampled: X of 5 rows for A of 4", {A},
+                  [&] { (void)device_sampled_product(z.data(), A, X, {x.data(), 3, 5, 5, 1}, nullptr); });
+  expect_rejected(Info::DimensionMismatch, "sampled: Y of 4 columns for A of 5", {A},
+                  [&] { (void)device_sampled_product(z.data(), A, Y, {x.data(), 3, 4, 4, 1}, nullptr); });
+  expect_rejected(Info::DomainMismatch, "row sums in INT32", {A},
+                  [&] { (void)device_row_sums(sums.data(), INT32, Y, nullptr); });
+  expect_rejected(Info::NullPointer, "row sums: null z", {A}, [&] { (void)device_row_sums(nullptr, FP64, Y, nullptr); });
+  EXPECT_EQ(y, std::vector<double>(12, 7.0)) << "a refused product wrote its result";
+  EXPECT_EQ(z, std::vector<double>(A.nvals(), 7.0)) << "a refused sampled product wrote its result";
+  EXPECT_EQ(sums, std::vector<double>(4, 7.0)) << "refused row sums were written";
+  if (GetParam() == "cuda") return;
+  EXPECT_FALSE(device_sparse_times_dense(Y, A, values.data(), false, X, nullptr)) << "a host backend's product";
+  EXPECT_FALSE(device_sampled_product(z.data(), A, Y, {x.data(), 3, 5, 5, 1}, nullptr)) << "a host backend's sampled";
+  EXPECT_FALSE(device_row_sums(sums.data(), FP64, Y, nullptr)) << "a host backend's row sums";
+  EXPECT_EQ(y, std::vector<double>(12, 7.0)) << "a declined product wrote its result";
+  EXPECT_EQ(z, std::vector<double>(A.nvals(), 7.0)) << "a declined sampled product wrote its result";
+  EXPECT_EQ(sums, std::vector<double>(4, 7.0)) << "declined row sums were written";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BadInput, ::testing::ValuesIn(available_backends()),

@@ -1734,3 +1734,155 @@ TEST(CudaBackend, DeviceMemoryExhaustionIsOutOfMemoryAndChangesNothing) {
 }
 
 }  // namespace
+
+namespace {
+// A dense operand of the device products: rows x cols values held row-major, column-major or row-major with padding
+// between the rows, in device memory filled with `fill` (poison for a result), and its host copy.
+template <class T>
+struct DenseOnDevice {
+  Index rows, cols;
+  std::int64_t row_stride, col_stride;
+  std::vector<T> host;
+  T* device = nullptr;
+  DenseOnDevice(Index r, Index c, int layout, cudaStream_t s, bool random)
+      : rows(r), cols(c), row_stride(layout == 1 ? 1 : layout == 2 ? c + 3 : c), col_stride(layout == 1 ? r : 1) {
+    const std::size_t n = static_cast<std::size_t>(layout == 1 ? r * c : r * row_stride);
+    host.assign(n, std::numeric_limits<T>::quiet_NaN());
+    std::uniform_real_distribution<double> u(-1, 1);
+    if (random)
+      for (Index i = 0; i < r; ++i)
+        for (Index j = 0; j < c; ++j) host[i * row_stride + j * col_stride] = static_cast<T>(u(rng()));
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&device), n * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpyAsync(device, host.data(), n * sizeof(T), cudaMemcpyHostToDevice, s), cudaSuccess);
+  }
+  ~DenseOnDevice() { (void)cudaFree(device); }
+  T at(Index i, Index j) const { return host[i * row_stride + j * col_stride]; }
+  snk::DeviceDense view() const { return snk::DeviceDense{device, rows, cols, row_stride, col_stride}; }
+  std::vector<T> read(cudaStream_t s) {
+    std::vector<T> out(host.size());
+    EXPECT_EQ(cudaMemcpyAsync(out.data(), device, out.size() * sizeof(T), cudaMemcpyDeviceToHost, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    return out;
+  }
+};
+
+// |got - want| within a few roundings of the type on the sum of the terms' magnitudes.
+template <class T>
+void expect_sum_close(double got, double want, double magnitude, const std::string& what) {
+  const double eps = std::is_same_v<T, float> ? 1e-6 : 1e-14;
+  EXPECT_NEAR(got, want, 8 * eps * (magnitude + 1)) << what;
+}
+
+template <class T>
+void check_device_products(const Type* type, cudaStream_t s) {
+  const Index m = 150, k = 90;
+  const Matrix A = covering(type, m, k, 0.08);
+  const Index nnz = A.nvals();
+  std::vector<Index> ai(nnz), aj(nnz);
+  std::vector<double> ignored(nnz);
+  A.extract_tuples(ai.data(), aj.data(), ignored.data(), &snk::types::FP64);
+  std::vector<T> av(nnz);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : av) v = static_cast<T>(u(rng()));
+  T* dv = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dv), nnz * sizeof(T)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(dv, av.data(), nnz * sizeof(T), cudaMemcpyHostToDevice, s), cudaSuccess);
+  snk::BackendScope on_gpu("cuda");
+  for (const Index n : {Index(1), Index(7), Index(64), Index(300)})
+    for (const bool transpose : {false, true})
+      for (const int xl : {0, 1, 2})
+        for (const int yl : {0, 1, 2}) {
+          const Index rows_in = transpose ? m : k, rows_out = transpose ? k : m;
+          DenseOnDevice<T> X(rows_in, n, xl, s, true), Y(rows_out, n, yl, s, false);
+          const std::string what = type->name + (transpose ? " A^T X" : " A X") + ", batch " + std::to_string(n) +
+                                   ", layouts " + std::to_string(xl) + "/" + std::to_string(yl);
+          ASSERT_TRUE(snk::device_sparse_times_dense(Y.view(), A, dv, transpose, X.view(), s)) << what;
+          const std::vector<T> got = Y.read(s);
+          std::vector<double> want(rows_out * n, 0.0), size(rows_out * n, 0.0);
+          for (Index e = 0; e < nnz; ++e) {
+            const Index r = transpose ? aj[e] : ai[e], c = transpose ? ai[e] : aj[e];
+            for (Index b = 0; b < n; ++b) {
+              const double term = double(av[e]) * double(X.at(c, b));
+              want[r * n + b] += term;
+              size[r * n + b] += std::fabs(term);
+            }
+          }
+          for (Index r = 0; r < rows_out; ++r)
+            for (Index b = 0; b < n; ++b)
+              expect_sum_close<T>(got[r * Y.row_stride + b * Y.col_stride], want[r * n + b], size[r * n + b],
+                                  what + " at (" + std::to_string(r) + ", " + std::to_string(b) + ")");
+          if (::testing::Test::HasFailure()) return;
+        }
+  // Row sums of X, and (FP32) the sampled product X Y at A's positions, X m x n and Y n x k.
+  for (const Index n : {Index(1), Index(33), Index(700)})
+    for (const int xl : {0, 1}) {
+      DenseOnDevice<T> X(m, n, xl, s, true);
+      const std::string what = type->name + " batch " + std::to_string(n) + ", layout " + std::to_string(xl);
+      std::vector<T> poison(std::max(m, nnz), std::numeric_limits<T>::quiet_NaN());
+      T* dz = nullptr;
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dz), poison.size() * sizeof(T)), cudaSuccess);
+      ASSERT_EQ(cudaMemcpyAsync(dz, poison.data(), m * sizeof(T), cudaMemcpyHostToDevice, s), cudaSuccess);
+      ASSERT_TRUE(snk::device_row_sums(dz, type, X.view(), s)) << what;
+      std::vector<T> sums(m);
+      ASSERT_EQ(cudaMemcpyAsync(sums.data(), dz, m * sizeof(T), cudaMemcpyDeviceToHost, s), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      for (Index i = 0; i < m; ++i) {
+        double want = 0, size = 0;
+        for (Index b = 0; b < n; ++b) want += double(X.at(i, b)), size += std::fabs(double(X.at(i, b)));
+        expect_sum_close<T>(sums[i], want, size, "row sums, " + what + ", row " + std::to_string(i));
+      }
+      if (!std::is_same_v<T, float>) {
+        (void)cudaFree(dz);
+        continue;
+      }
+      for (const int yl : {0, 1}) {
+        DenseOnDevice<T> Y(n, k, yl, s, true);
+        ASSERT_EQ(cudaMemcpyAsync(dz, poison.data(), nnz * sizeof(T), cudaMemcpyHostToDevice, s), cudaSuccess);
+        ASSERT_TRUE(snk::device_sampled_product(dz, A, X.view(), Y.view(), s)) << what;
+        std::vector<T> z(nnz);
+        ASSERT_EQ(cudaMemcpyAsync(z.data(), dz, nnz * sizeof(T), cudaMemcpyDeviceToHost, s), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        for (Index e = 0; e < nnz; ++e) {
+          double want = 0, size = 0;
+          for (Index b = 0; b < n; ++b) {
+            const double term = double(X.at(ai[e], b)) * double(Y.at(b, aj[e]));
+            want += term, size += std::fabs(term);
+          }
+          expect_sum_close<T>(z[e], want, size, "sampled, " + what + ", Y layout " + std::to_string(yl));
+        }
+      }
+      (void)cudaFree(dz);
+      if (::testing::Test::HasFailure()) return;
+    }
+  (void)cudaFree(dv);
+}
+}  // namespace
+
+// The products on the caller's device memory (snk::device_sparse_times_dense, device_sampled_product,
+// device_row_sums) against float64 host sums: A X and A^T X with X and Y row-major, column-major and padded, batches
+// from 1 to several tiles, row sums of both layouts, the sampled product (FP32) with both operands both ways; every
+// result poisoned first and its inputs written on a non-blocking caller stream that is not waited for. An A with an
+// empty row, or with a 2:4 hint, is declined with nothing written.
+TEST(CudaBackend, ProductsOnTheCallersDeviceMemory) {
+  REQUIRE_CUDA();
+  cudaStream_t caller = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&caller, cudaStreamNonBlocking), cudaSuccess);
+  check_device_products<float>(&snk::types::FP32, caller);
+  check_device_products<double>(&snk::types::FP64, caller);
+  {
+    const Type* f32 = &snk::types::FP32;
+    Matrix holes = sparse_with_empty_rows(f32, 60, 40, 0.2), hinted = covering(f32, 60, 40, 0.2);
+    hinted.set_two_four_hint(Matrix::TwoFourHint::BF16);
+    DenseOnDevice<float> X(40, 5, 0, caller, true), Y(60, 5, 0, caller, false);
+    std::vector<float> values(std::max(holes.nvals(), hinted.nvals()), 1.0f);
+    float* dv = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dv), values.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(dv, values.data(), values.size() * 4, cudaMemcpyHostToDevice, caller), cudaSuccess);
+    snk::BackendScope on_gpu("cuda");
+    EXPECT_FALSE(snk::device_sparse_times_dense(Y.view(), holes, dv, false, X.view(), caller)) << "an empty row";
+    EXPECT_FALSE(snk::device_sparse_times_dense(Y.view(), hinted, dv, false, X.view(), caller)) << "a 2:4 hint";
+    for (const float v : Y.read(caller)) EXPECT_TRUE(std::isnan(v)) << "a declined product wrote its result";
+    (void)cudaFree(dv);
+  }
+  (void)cudaStreamDestroy(caller);
+}

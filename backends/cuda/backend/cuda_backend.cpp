@@ -218,6 +218,19 @@ class CudaBackend final : public core::Backend {
   KernelStatus export_device(const Matrix& M, bool dense, void* device_out, void* stream) override {
     return run([&] { return portable_export_device(M, dense, device_out, static_cast<cudaStream_t>(stream), stream_); });
   }
+  KernelStatus device_product(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,
+                              const DeviceDense& X, void* stream) override {
+    return run([&] {
+      return cuda::device_product(Y, A, a_values, transpose, X, static_cast<cudaStream_t>(stream), stream_);
+    });
+  }
+  KernelStatus device_sampled(void* z, const Matrix& A, const DeviceDense& X, const DeviceDense& Y,
+                              void* stream) override {
+    return run([&] { return cuda::device_sampled(z, A, X, Y, static_cast<cudaStream_t>(stream), stream_); });
+  }
+  KernelStatus device_row_sums(void* z, const Type* type, const DeviceDense& X, void* stream) override {
+    return run([&] { return portable_device_row_sums(z, type, X, static_cast<cudaStream_t>(stream), stream_); });
+  }
 #endif
   std::shared_ptr<void> lock_host_pages(void* p, std::size_t bytes) override {
     DeviceScope on(device_);

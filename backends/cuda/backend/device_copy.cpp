@@ -371,6 +371,36 @@ void DeviceBuffer::upload(const void* host, std::size_t bytes, cudaStream_t stre
   throw_on_cuda_error(cudaMemcpyAsync(data_, host, bytes, cudaMemcpyHostToDevice, stream), "upload");
 }
 
+namespace {
+// An event of this thread on the current device, for stream_waits. One serves every wait: a wait is on the event's
+// record at the time it is queued, so the event may be recorded again at once.
+cudaEvent_t ordering_event(const char* what) {
+  struct Events {
+    std::vector<std::pair<int, cudaEvent_t>> of_device;
+    ~Events() {
+      for (auto& d : of_device) (void)cudaEventDestroy(d.second);   // at exit the runtime may be gone: no matter
+    }
+  };
+  thread_local Events events;
+  int device = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), what);
+  for (const auto& d : events.of_device)
+    if (d.first == device) return d.second;
+  cudaEvent_t e = nullptr;
+  throw_on_cuda_error(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), what);
+  events.of_device.emplace_back(device, e);
+  return e;
+}
+
+}  // namespace
+
+void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what) {
+  if (waiting == queued) return;
+  const cudaEvent_t e = ordering_event(what);
+  throw_on_cuda_error(cudaEventRecord(e, queued), what);
+  throw_on_cuda_error(cudaStreamWaitEvent(waiting, e, 0), what);
+}
+
 // ---- MatrixOnDevice -------------------------------------------------------------------------------------
 
 MatrixOnDevice& MatrixOnDevice::of(const Matrix& m, cudaStream_t stream) {

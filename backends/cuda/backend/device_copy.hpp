@@ -101,6 +101,10 @@ DeviceBuffer result_values(const Matrix& T, std::size_t bytes, std::initializer_
 // (DeviceBuffer::upload).
 std::shared_ptr<void> lock_host_pages(void* p, std::size_t bytes);
 
+// `waiting` runs its later work after the work queued on `queued` so far (an event between the two streams; nothing
+// where they are one).
+void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what);
+
 // Makes every later DeviceBuffer a stream-ordered allocation on `stream` (the backend's one stream, on which all its
 // work runs), from the current device's default pool, which then keeps freed memory for reuse.
 void set_allocation_stream(cudaStream_t stream);

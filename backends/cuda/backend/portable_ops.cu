@@ -451,37 +451,6 @@ bool portable_mask_accum(Matrix& C, const Matrix* M, bool structural, bool compl
 
 // ---- device memory exchange (Backend::import_device / export_device) -----------------------------------------------
 namespace snk::cuda {
-namespace {
-
-// An event of this thread on the current device, for stream_waits. One serves every wait: a wait is on the event's
-// record at the time it is queued, so the event may be recorded again at once.
-cudaEvent_t ordering_event(const char* what) {
-  struct Events {
-    std::vector<std::pair<int, cudaEvent_t>> of_device;
-    ~Events() {
-      for (auto& d : of_device) (void)cudaEventDestroy(d.second);   // at exit the runtime may be gone: no matter
-    }
-  };
-  thread_local Events events;
-  int device = 0;
-  throw_on_cuda_error(cudaGetDevice(&device), what);
-  for (const auto& d : events.of_device)
-    if (d.first == device) return d.second;
-  cudaEvent_t e = nullptr;
-  throw_on_cuda_error(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), what);
-  events.of_device.emplace_back(device, e);
-  return e;
-}
-
-// `waiting` runs its later work after the work queued on `queued` so far (an event between the two streams).
-void stream_waits(cudaStream_t waiting, cudaStream_t queued, const char* what) {
-  if (waiting == queued) return;
-  const cudaEvent_t e = ordering_event(what);
-  throw_on_cuda_error(cudaEventRecord(e, queued), what);
-  throw_on_cuda_error(cudaStreamWaitEvent(waiting, e, 0), what);
-}
-
-}  // namespace
 
 KernelStatus portable_import_device(Matrix& T, const Matrix* pattern, const void* device_values, cudaStream_t caller,
                                     cudaStream_t s, core::Backend::ImportMode mode) {
@@ -539,6 +508,45 @@ KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_ou
         for (std::size_t b = 0; b < elem; ++b) to[b] = from[b];
       }
     });
+  }
+  check_queued(what);
+  stream_waits(caller, s, what);
+  return KernelStatus::Done;
+}
+
+namespace {
+template <class T>
+void row_sums_of(SourceContext& ctx, T* z, const void* data, Index rows, Index cols, bool row_major, cudaStream_t s) {
+  // The full-matrix reductions read X as one row-major array: its rows (row-major X) or the columns of X^T.
+  CsrRef r;
+  r.x = static_cast<const unsigned char*>(data);
+  r.nslots = r.nrows = row_major ? rows : cols;
+  r.ncols = row_major ? cols : rows;
+  r.nvals = rows * cols;
+  const P::MonoidFn<T> plus{BinaryOpcode::Plus, T(0)};
+  P::BytesOf<SourceContext> sums;
+  const bool made = row_major ? P::reduce_full_rows<T>(ctx, r, plus, sums) : P::reduce_full_columns<T>(ctx, r, plus, sums);
+  if (!made) throw Error(Info::Panic, "cuda backend: device row sums of a matrix that is not full");
+  throw_on_cuda_error(cudaMemcpyAsync(z, sums.get(), rows * sizeof(T), cudaMemcpyDeviceToDevice, s), "device row sums");
+}
+}  // namespace
+
+KernelStatus portable_device_row_sums(void* z, const Type* type, const DeviceDense& X, cudaStream_t caller,
+                                      cudaStream_t s) {
+  const bool row_major = X.col_stride == 1 && X.row_stride == X.cols;
+  const bool column_major = X.row_stride == 1 && X.col_stride == X.rows;
+  if ((type != &types::FP32 && type != &types::FP64) || (!row_major && !column_major)) return KernelStatus::Declined;
+  if (X.rows == 0) return KernelStatus::Done;
+  const char* what = "device row sums";
+  stream_waits(s, caller, what);
+  if (X.cols == 0) {
+    throw_on_cuda_error(cudaMemsetAsync(z, 0, X.rows * type->size, s), what);
+  } else {
+    SourceContext ctx = source_context(s);
+    if (type == &types::FP32)
+      row_sums_of<float>(ctx, static_cast<float*>(z), X.data, X.rows, X.cols, X.cols == 1 || row_major, s);
+    else
+      row_sums_of<double>(ctx, static_cast<double*>(z), X.data, X.rows, X.cols, X.cols == 1 || row_major, s);
   }
   check_queued(what);
   stream_waits(caller, s, what);

@@ -43,6 +43,11 @@ core::KernelStatus portable_sampled_step(Matrix& P, Matrix& S1, Matrix* S2, Plan
 // T = x at every entry of `pattern` (its device copy's pattern arrays are shared), or at every position of T when
 // pattern is null; T is x's type, a builtin one (Backend::fill).
 core::KernelStatus portable_fill(Matrix& T, const Scalar& x, const Matrix* pattern, cudaStream_t s);
+// snk::device_row_sums on the caller's device memory: X's rows reduced in place as a full matrix's (row-major X) or
+// its transpose's columns (column-major X), into z, on s after the work queued on `caller` and before its later work.
+// Declined for an X with padding between its rows or columns, or a type other than FP32 and FP64.
+core::KernelStatus portable_device_row_sums(void* z, const Type* type, const DeviceDense& X, cudaStream_t caller,
+                                           cudaStream_t s);
 // T = A^T (portable/products.hpp).
 core::KernelStatus portable_transpose(Matrix& T, const Matrix& A, cudaStream_t s);
 // mxm with both operands sparse (portable/products.hpp): a 1 x n A (mxv, vxm) by a row-wise SpMV over B (B^T given)

@@ -630,3 +630,98 @@ KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Mat
 }
 
 }  // namespace snk::cuda
+
+// ---- products on the caller's device memory (snk::device_sparse_times_dense, device_sampled_product) -------------
+namespace snk::cuda {
+namespace {
+// A dense operand as the SpMM library reads it: row-major where its column stride is 1 (the front end checked that
+// one stride is 1 and the other covers the extent).
+Dense dense_of(const DeviceDense& D) {
+  Dense d;
+  d.data = const_cast<void*>(D.data);
+  const bool row_major = D.col_stride == 1 && D.row_stride >= D.cols;
+  d.layout = row_major ? Layout::RowMajor : Layout::ColMajor;
+  d.ld = row_major ? D.row_stride : D.col_stride;
+  return d;
+}
+
+// A's matrix products honour its 2:4 and precision hints; the device products do not, so they leave such an A to them.
+bool hinted(const Matrix& A) {
+  return A.two_four_hint() != Matrix::TwoFourHint::Off || A.precision_hint() != Matrix::PrecisionHint::FP32;
+}
+}  // namespace
+
+KernelStatus device_product(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,
+                            const DeviceDense& X, cudaStream_t caller, cudaStream_t stream) {
+  const std::optional<ValueType> type = spmm_value_type(A.type()->code);
+  if (!type || hinted(A) || A.nvals() == 0) return KernelStatus::Declined;
+  const Index n = X.cols;
+  if (n == 0) return KernelStatus::Done;
+  MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
+  CompactedPattern* pattern = a.pattern(A, stream);
+  // Every row of Y is one of the plan's rows where every row of A holds an entry (A X), and every column too (A^T X:
+  // the transposed plan is made only then).
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != A.nrows()) return KernelStatus::Declined;
+  Plan* plan = transpose ? a.transposed_plan(A, stream) : pattern->plan.get();
+  if (plan == nullptr) return KernelStatus::Declined;
+  SpmmArgs args = product_args(transpose ? Orientation::WtX : Orientation::WX, SpmmSemiring{SemiringId{}, *type},
+                               a_values, stream);
+  args.x = dense_of(X);
+  args.y = dense_of(Y);
+  const std::size_t elem = A.type()->size;
+  const char* what = "device product";
+  stream_waits(stream, caller, what);   // after the caller's work on X, Y and the values
+  // Values per call: never bound to the plan (the caller's array may hold new ones each time).
+  const KernelStatus st = spmm_in_chunks(*plan, args, n, static_cast<const unsigned char*>(X.data),
+                                         static_cast<std::size_t>(X.col_stride) * elem,
+                                         static_cast<unsigned char*>(const_cast<void*>(Y.data)),
+                                         static_cast<std::size_t>(Y.col_stride) * elem, nullptr);
+  if (st == KernelStatus::Declined) return st;   // its first chunk found no kernel: nothing written
+  check_queued(what);
+  stream_waits(caller, stream, what);
+  return KernelStatus::Done;
+}
+
+KernelStatus device_sampled(void* z, const Matrix& A, const DeviceDense& X, const DeviceDense& Y, cudaStream_t caller,
+                            cudaStream_t stream) {
+  const Index rows = A.nrows(), cols = A.ncols(), K = X.cols;
+  if (A.type() != &types::FP32 || A.nvals() == 0 || K < 1 || K > kSampledMaxK) return KernelStatus::Declined;
+  MatrixOnDevice& m = MatrixOnDevice::of(A, stream);
+  CompactedPattern* pattern = m.pattern(A, stream);
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != rows) return KernelStatus::Declined;
+  SampledArgs args;
+  args.a = static_cast<const float*>(X.data);   // A'(r, k) = X(r, k)
+  args.a_row = X.row_stride;
+  args.a_k = X.col_stride;
+  args.b = static_cast<const float*>(Y.data);   // B'(k, c) = Y(k, c)
+  args.b_k = Y.row_stride;
+  args.b_col = Y.col_stride;
+  args.k = static_cast<int>(K);
+  args.z = static_cast<float*>(z);
+  args.stream = stream;
+  const char* what = "device sampled product";
+  stream_waits(stream, caller, what);
+  bool done = false;
+  if (dense_tiles_pay(rows, cols, K, A.nvals())) {
+    const MatrixOnDevice::Csr mc = m.csr(A, stream);   // A's CSR arrays on the device (made once per pattern)
+    DenseTileSampled dt;
+    dt.a = args.a, dt.a_row = args.a_row, dt.a_k = args.a_k;
+    dt.b = args.b, dt.b_k = args.b_k, dt.b_col = args.b_col;
+    dt.rows = rows, dt.cols = cols, dt.k = K;
+    dt.p = mc.p, dt.j = mc.j, dt.z = args.z;
+    done = !mc.hyper && dense_tile_sampled(dt, stream);
+  }
+  if (!done) {
+    std::string why;
+    const Status st = sampled_product(*pattern->plan, args, &why);
+    if (st == Status::Unsupported) return KernelStatus::Declined;   // checked before anything is written
+    if (st != Status::Success)
+      throw Error(st == Status::OutOfMemory ? Info::OutOfMemory : Info::Panic,
+                  "cuda backend: device sampled product: " + why);
+  }
+  check_queued(what);
+  stream_waits(caller, stream, what);
+  return KernelStatus::Done;
+}
+
+}  // namespace snk::cuda

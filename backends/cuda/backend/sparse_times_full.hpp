@@ -47,4 +47,14 @@ core::KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semi
 core::KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Matrix& A, bool ta, const Matrix& B,
                                           bool tb, const OptimizerStep& step, cudaStream_t stream);
 
+// snk::device_sparse_times_dense and device_sampled_product on the caller's device memory (operations.hpp): the SpMM
+// family's W X / W^T X on A's plans, and the sampled product as mxm_sampled runs it, with A's values, X, Y and z where
+// the caller keeps them. They run on `stream` (the backend's), ordered after the work queued on `caller` and before
+// its later work. Declined (nothing written) for an A with a hint, an empty row (or column for A^T), no entries, or a
+// type or K the kernels do not take.
+core::KernelStatus device_product(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,
+                                  const DeviceDense& X, cudaStream_t caller, cudaStream_t stream);
+core::KernelStatus device_sampled(void* z, const Matrix& A, const DeviceDense& X, const DeviceDense& Y,
+                                  cudaStream_t caller, cudaStream_t stream);
+
 }  // namespace snk::cuda
