@@ -583,6 +583,30 @@ CompactedPattern* sampled_args(const Matrix& M, const Matrix& A, bool ta, const 
 }
 }  // namespace
 
+namespace {
+// args.z = op(A) op(B) at M's positions (`args` from sampled_args, z set), M's device copy holding `pattern`: dense
+// tiles through cuBLAS where they pay and M's CSR form is plain, else the SpMM library's sampled product on M's plan.
+// Declined (nothing written) where the library has no kernel for the call.
+KernelStatus sampled_at(const Matrix& M, CompactedPattern& pattern, const SampledArgs& args, cudaStream_t stream) {
+  if (dense_tiles_pay(M.nrows(), M.ncols(), args.k, M.nvals())) {
+    const MatrixOnDevice::Csr mc = MatrixOnDevice::of(M, stream).csr(M, stream);   // made once per pattern
+    DenseTileSampled dt;
+    dt.a = args.a, dt.a_row = args.a_row, dt.a_k = args.a_k;
+    dt.b = args.b, dt.b_k = args.b_k, dt.b_col = args.b_col;
+    dt.rows = M.nrows(), dt.cols = M.ncols(), dt.k = args.k;
+    dt.p = mc.p, dt.j = mc.j, dt.z = args.z;
+    if (!mc.hyper && dense_tile_sampled(dt, stream)) return KernelStatus::Done;
+  }
+  std::string why;
+  const Status st = sampled_product(*pattern.plan, args, &why);
+  if (st == Status::Unsupported) return KernelStatus::Declined;
+  if (st != Status::Success)
+    throw Error(st == Status::OutOfMemory ? Info::OutOfMemory : Info::Panic, "cuda backend: sampled product: " + why);
+  check_queued("sampled product");
+  return KernelStatus::Done;
+}
+}  // namespace
+
 KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& s, const Matrix& A, bool ta,
                          const Matrix& B, bool tb, cudaStream_t stream) {
   const Matrix* M = mask.M;
@@ -593,29 +617,9 @@ KernelStatus mxm_sampled(Matrix& T, const core::MaskHint& mask, const Semiring& 
   SampledArgs args;
   CompactedPattern* pattern = sampled_args(*M, A, ta, B, tb, args, stream);
   if (pattern == nullptr) return KernelStatus::Declined;
-  MatrixOnDevice& m = MatrixOnDevice::of(*M, stream);
-  const Index rows = M->nrows(), cols = M->ncols(), K = args.k;
   DeviceBuffer z(static_cast<std::size_t>(M->nvals()) * sizeof(float));
   args.z = static_cast<float*>(z.get());
-  if (dense_tiles_pay(rows, cols, K, M->nvals())) {
-    const MatrixOnDevice::Csr mc = m.csr(*M, stream);   // M's CSR arrays on the device (made once per pattern)
-    DenseTileSampled dt;
-    dt.a = args.a, dt.a_row = args.a_row, dt.a_k = args.a_k;
-    dt.b = args.b, dt.b_k = args.b_k, dt.b_col = args.b_col;
-    dt.rows = rows, dt.cols = cols, dt.k = K;
-    dt.p = mc.p, dt.j = mc.j, dt.z = args.z;
-    if (!mc.hyper && dense_tile_sampled(dt, stream)) {
-      T.attach_device_copy(MatrixOnDevice::with_pattern_of(*M, std::move(z), sizeof(float), stream),
-                           /*host_is_stale=*/true);
-      return KernelStatus::Done;
-    }
-  }
-  std::string why;
-  const Status st = sampled_product(*pattern->plan, args, &why);
-  if (st == Status::Unsupported) return KernelStatus::Declined;
-  if (st != Status::Success)
-    throw Error(st == Status::OutOfMemory ? Info::OutOfMemory : Info::Panic, "cuda backend: sampled product: " + why);
-  check_queued("mxm");
+  if (sampled_at(*M, *pattern, args, stream) == KernelStatus::Declined) return KernelStatus::Declined;
   T.attach_device_copy(MatrixOnDevice::with_pattern_of(*M, std::move(z), sizeof(float), stream),
                        /*host_is_stale=*/true);
   return KernelStatus::Done;
@@ -684,11 +688,10 @@ KernelStatus device_product(const DeviceDense& Y, const Matrix& A, const void* a
 
 KernelStatus device_sampled(void* z, const Matrix& A, const DeviceDense& X, const DeviceDense& Y, cudaStream_t caller,
                             cudaStream_t stream) {
-  const Index rows = A.nrows(), cols = A.ncols(), K = X.cols;
+  const Index K = X.cols;
   if (A.type() != &types::FP32 || A.nvals() == 0 || K < 1 || K > kSampledMaxK) return KernelStatus::Declined;
-  MatrixOnDevice& m = MatrixOnDevice::of(A, stream);
-  CompactedPattern* pattern = m.pattern(A, stream);
-  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != rows) return KernelStatus::Declined;
+  CompactedPattern* pattern = MatrixOnDevice::of(A, stream).pattern(A, stream);
+  if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != A.nrows()) return KernelStatus::Declined;
   SampledArgs args;
   args.a = static_cast<const float*>(X.data);   // A'(r, k) = X(r, k)
   args.a_row = X.row_stride;
@@ -701,25 +704,7 @@ KernelStatus device_sampled(void* z, const Matrix& A, const DeviceDense& X, cons
   args.stream = stream;
   const char* what = "device sampled product";
   stream_waits(stream, caller, what);
-  bool done = false;
-  if (dense_tiles_pay(rows, cols, K, A.nvals())) {
-    const MatrixOnDevice::Csr mc = m.csr(A, stream);   // A's CSR arrays on the device (made once per pattern)
-    DenseTileSampled dt;
-    dt.a = args.a, dt.a_row = args.a_row, dt.a_k = args.a_k;
-    dt.b = args.b, dt.b_k = args.b_k, dt.b_col = args.b_col;
-    dt.rows = rows, dt.cols = cols, dt.k = K;
-    dt.p = mc.p, dt.j = mc.j, dt.z = args.z;
-    done = !mc.hyper && dense_tile_sampled(dt, stream);
-  }
-  if (!done) {
-    std::string why;
-    const Status st = sampled_product(*pattern->plan, args, &why);
-    if (st == Status::Unsupported) return KernelStatus::Declined;   // checked before anything is written
-    if (st != Status::Success)
-      throw Error(st == Status::OutOfMemory ? Info::OutOfMemory : Info::Panic,
-                  "cuda backend: device sampled product: " + why);
-  }
-  check_queued(what);
+  if (sampled_at(A, *pattern, args, stream) == KernelStatus::Declined) return KernelStatus::Declined;
   stream_waits(caller, stream, what);
   return KernelStatus::Done;
 }
