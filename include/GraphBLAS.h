@@ -870,6 +870,29 @@ GrB_Info SNK_Matrix_export_device_dense(void *device_out, const GrB_Matrix A, vo
     SNK_SYMBOL(SNK_Matrix_export_device_dense);
 GrB_Info SNK_Matrix_export_device_values(void *device_out, const GrB_Matrix A, void *stream)
     SNK_SYMBOL(SNK_Matrix_export_device_values);
+/* Products on the caller's device memory (snk::device_sparse_times_dense and its kin, snack/operations.hpp), for
+ * callers that repeat them on one sparse pattern with new values each time (a sparse layer's forward and backward): the
+ * dense operands and results stay in the caller's device memory, no matrix is made for them, and A gives only its
+ * pattern, its values being a_values (nvals(A) of A's type, GrB_FP32 or GrB_FP64, in the order of its entries); A's
+ * device plans, made by its first product, serve the later ones. A dense operand is nrows x ncols values with element
+ * (r, c) at data[r * row_stride + c * col_stride], one of the strides 1 (GrB_INVALID_VALUE otherwise). Ordering
+ * against `stream` as above. GrB_NOT_IMPLEMENTED, nothing written, where the backend has no device path for the call (a
+ * backend without device memory; on the cuda backend an A with an empty row, or column for A^T, or with a 2:4 or
+ * precision hint): the caller then runs the import, GrB_mxm and export calls.
+ *   SNK_mxm_device:         Y = A X, or A^T X where `transpose`, over PLUS_TIMES in A's type.
+ *   SNK_mxm_device_sampled: z[e] = sum_k X(i, k) Y(k, j) for A's e-th entry (i, j), nvals(A) values.
+ *   SNK_reduce_device_rows: z[i] = X(i, 0) + ... + X(i, ncols - 1), in `type` (GrB_FP32 or GrB_FP64). */
+typedef struct {
+  const void *data;
+  GrB_Index nrows, ncols;
+  int64_t row_stride, col_stride;
+} SNK_DeviceDense;
+GrB_Info SNK_mxm_device(SNK_DeviceDense Y, const GrB_Matrix A, const void *a_values, bool transpose, SNK_DeviceDense X,
+                        void *stream) SNK_SYMBOL(SNK_mxm_device);
+GrB_Info SNK_mxm_device_sampled(void *z, const GrB_Matrix A, SNK_DeviceDense X, SNK_DeviceDense Y, void *stream)
+    SNK_SYMBOL(SNK_mxm_device_sampled);
+GrB_Info SNK_reduce_device_rows(void *z, GrB_Type type, SNK_DeviceDense X, void *stream)
+    SNK_SYMBOL(SNK_reduce_device_rows);
 /* Bitwise-reproducible results run to run (no floating-point atomics); $SNACK_DETERMINISTIC=1 also (0 leaves
  * them off; another value prints a message on stderr and leaves them off). */
 GrB_Info SNK_Deterministic_set(bool on) SNK_SYMBOL(SNK_Deterministic_set);

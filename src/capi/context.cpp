@@ -398,6 +398,43 @@ GrB_Info SNK_Matrix_export_device_values(void* device_out, const GrB_Matrix A, v
               [&] { snk::export_device_values(matrix_of(A, "A"), device_out, stream); });
 }
 
+namespace {
+snk::DeviceDense dense_of(const SNK_DeviceDense& d) {
+  return snk::DeviceDense{d.data, static_cast<snk::Index>(d.nrows), static_cast<snk::Index>(d.ncols), d.row_stride,
+                          d.col_stride};
+}
+
+// A device product the thread's backend declined: GrB_NOT_IMPLEMENTED, with what the caller may do instead.
+void declined(const char* call) {
+  throw snk::Error(snk::Info::NotImplemented,
+                   std::string(call) + ": the " + snk::current_backend() +
+                       " backend has no device path for this call (a backend without device memory, or on the cuda "
+                       "backend an A with an empty row, or column for A^T, or a 2:4 or precision hint); nothing was "
+                       "written: import, GrB_mxm and export instead");
+}
+}  // namespace
+
+GrB_Info SNK_mxm_device(SNK_DeviceDense Y, const GrB_Matrix A, const void* a_values, bool transpose, SNK_DeviceDense X,
+                        void* stream) {
+  return call("SNK_mxm_device", A, [&] {
+    if (!snk::device_sparse_times_dense(dense_of(Y), matrix_of(A, "A"), a_values, transpose, dense_of(X), stream))
+      declined("SNK_mxm_device");
+  });
+}
+
+GrB_Info SNK_mxm_device_sampled(void* z, const GrB_Matrix A, SNK_DeviceDense X, SNK_DeviceDense Y, void* stream) {
+  return call("SNK_mxm_device_sampled", A, [&] {
+    if (!snk::device_sampled_product(z, matrix_of(A, "A"), dense_of(X), dense_of(Y), stream))
+      declined("SNK_mxm_device_sampled");
+  });
+}
+
+GrB_Info SNK_reduce_device_rows(void* z, GrB_Type type, SNK_DeviceDense X, void* stream) {
+  return call("SNK_reduce_device_rows", nullptr, [&] {
+    if (!snk::device_row_sums(z, type_of(type, "type"), dense_of(X), stream)) declined("SNK_reduce_device_rows");
+  });
+}
+
 GrB_Info SNK_Deterministic_set(bool on) {
   return call("SNK_Deterministic_set", nullptr, [&] { snk::set_deterministic(on); });
 }

@@ -746,6 +746,49 @@ TEST_F(CapiErrors, DeviceExchange) {
   ASSERT_EQ(SNK_Thread_backend_set(nullptr), GrB_SUCCESS);
 }
 
+// The products on device memory: NULL and uninitialized handles, NULL pointers, extents that do not match A, strides
+// without a unit one, a type other than FP32 / FP64 (host arrays stand for device ones: nothing reaches a kernel); on a
+// host backend GrB_NOT_IMPLEMENTED for each, nothing written.
+TEST_F(CapiErrors, DeviceProducts) {
+  GrB_Matrix F = nullptr, I = nullptr;   // 4 x 5, FP64 and INT32, with entries
+  ASSERT_EQ(GrB_Matrix_new(&F, GrB_FP64, 4, 5), GrB_SUCCESS);
+  ASSERT_EQ(GrB_Matrix_new(&I, GrB_INT32, 4, 5), GrB_SUCCESS);
+  for (GrB_Index k = 0; k < 4; ++k) {
+    ASSERT_EQ(GrB_Matrix_setElement_FP64(F, 1.0, k, k), GrB_SUCCESS);
+    ASSERT_EQ(GrB_Matrix_setElement_INT32(I, 1, k, k), GrB_SUCCESS);
+  }
+  double values[4] = {1, 1, 1, 1}, x[15], y[12], z[4], sums[4];
+  for (double& v : x) v = 1;
+  for (double* out : {y, z, sums})
+    for (int k = 0; k < (out == y ? 12 : 4); ++k) out[k] = 7;
+  const SNK_DeviceDense X{x, 5, 3, 3, 1}, Y{y, 4, 3, 3, 1}, Yt{x, 3, 5, 5, 1};
+  EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_mxm_device(Y, nullptr, values, false, X, nullptr));
+  EXPECT_API_ERROR(GrB_UNINITIALIZED_OBJECT, nullptr, SNK_mxm_device(Y, badM, values, false, X, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, F, SNK_mxm_device({nullptr, 4, 3, 3, 1}, F, values, false, X, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, F, SNK_mxm_device(Y, F, nullptr, false, X, nullptr));
+  EXPECT_API_ERROR(GrB_DIMENSION_MISMATCH, F, SNK_mxm_device(Y, F, values, true, X, nullptr));
+  EXPECT_API_ERROR(GrB_DIMENSION_MISMATCH, F, SNK_mxm_device({y, 4, 2, 2, 1}, F, values, false, X, nullptr));
+  EXPECT_API_ERROR(GrB_INVALID_VALUE, F, SNK_mxm_device(Y, F, values, false, {x, 5, 3, 3, 3}, nullptr));
+  EXPECT_API_ERROR(GrB_DOMAIN_MISMATCH, I, SNK_mxm_device(Y, I, values, false, X, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, F, SNK_mxm_device_sampled(nullptr, F, Y, Yt, nullptr));
+  EXPECT_API_ERROR(GrB_DIMENSION_MISMATCH, F, SNK_mxm_device_sampled(z, F, X, Yt, nullptr));
+  EXPECT_API_ERROR(GrB_NULL_POINTER, nullptr, SNK_reduce_device_rows(nullptr, GrB_FP64, Y, nullptr));
+  EXPECT_API_ERROR(GrB_DOMAIN_MISMATCH, nullptr, SNK_reduce_device_rows(sums, GrB_INT32, Y, nullptr));
+  for (const char* backend : {"reference", "kokkos"}) {
+    if (SNK_Thread_backend_set(backend) != GrB_SUCCESS) continue;   // not built
+    SCOPED_TRACE(backend);
+    EXPECT_API_ERROR(GrB_NOT_IMPLEMENTED, F, SNK_mxm_device(Y, F, values, false, X, nullptr));
+    EXPECT_API_ERROR(GrB_NOT_IMPLEMENTED, F, SNK_mxm_device_sampled(z, F, Y, Yt, nullptr));
+    EXPECT_API_ERROR(GrB_NOT_IMPLEMENTED, nullptr, SNK_reduce_device_rows(sums, GrB_FP64, Y, nullptr));
+  }
+  ASSERT_EQ(SNK_Thread_backend_set(nullptr), GrB_SUCCESS);
+  for (double v : y) EXPECT_EQ(v, 7.0) << "a refused product wrote";
+  for (double v : z) EXPECT_EQ(v, 7.0) << "a refused sampled product wrote";
+  for (double v : sums) EXPECT_EQ(v, 7.0) << "refused row sums were written";
+  GrB_Matrix_free(&F);
+  GrB_Matrix_free(&I);
+}
+
 // How many API-error cases the tests of this run checked: a report printed at the end of the run, not a test
 // (each case is an expectation of the tests above).
 class CaseCountReport : public ::testing::Environment {
