@@ -1862,7 +1862,7 @@ void check_device_products(const Type* type, cudaStream_t s) {
 // device_row_sums) against float64 host sums: A X and A^T X with X and Y row-major, column-major and padded, batches
 // from 1 to several tiles, row sums of both layouts, the sampled product (FP32) with both operands both ways; every
 // result poisoned first and its inputs written on a non-blocking caller stream that is not waited for. An A with an
-// empty row, or with a 2:4 hint, is declined with nothing written.
+// empty row, or with a 2:4 hint, is declined with nothing written; the C API's SNK_mxm_device gives the C++ result.
 TEST(CudaBackend, ProductsOnTheCallersDeviceMemory) {
   REQUIRE_CUDA();
   cudaStream_t caller = nullptr;
@@ -1883,6 +1883,33 @@ TEST(CudaBackend, ProductsOnTheCallersDeviceMemory) {
     EXPECT_FALSE(snk::device_sparse_times_dense(Y.view(), hinted, dv, false, X.view(), caller)) << "a 2:4 hint";
     for (const float v : Y.read(caller)) EXPECT_TRUE(std::isnan(v)) << "a declined product wrote its result";
     (void)cudaFree(dv);
+  }
+  {  // The C API's form, SNK_mxm_device on a GrB_Matrix of the same pattern, gives the C++ call's result.
+    (void)GrB_init(GrB_NONBLOCKING);
+    const Type* f32 = &snk::types::FP32;
+    const Matrix A = covering(f32, 50, 30, 0.2);
+    std::vector<Index> ai(A.nvals()), aj(A.nvals());
+    std::vector<float> av(A.nvals());
+    A.extract_tuples(ai.data(), aj.data(), av.data(), f32);
+    GrB_Matrix G = nullptr;
+    ASSERT_EQ(GrB_Matrix_new(&G, GrB_FP32, 50, 30), GrB_SUCCESS);
+    ASSERT_EQ(GrB_Matrix_build_FP32(G, reinterpret_cast<const GrB_Index*>(ai.data()),
+                                    reinterpret_cast<const GrB_Index*>(aj.data()), av.data(), av.size(), GrB_PLUS_FP32),
+              GrB_SUCCESS);
+    float* dv = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dv), av.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(dv, av.data(), av.size() * 4, cudaMemcpyHostToDevice, caller), cudaSuccess);
+    DenseOnDevice<float> X(30, 9, 0, caller, true), Y1(50, 9, 0, caller, false), Y2(50, 9, 0, caller, false);
+    snk::BackendScope on_gpu("cuda");
+    ASSERT_TRUE(snk::device_sparse_times_dense(Y1.view(), A, dv, false, X.view(), caller));
+    ASSERT_EQ(SNK_mxm_device(SNK_DeviceDense{Y2.device, 50, 9, 9, 1}, G, dv, false, SNK_DeviceDense{X.device, 30, 9, 9, 1},
+                             caller),
+              GrB_SUCCESS);
+    const std::vector<float> y1 = Y1.read(caller), y2 = Y2.read(caller);
+    for (std::size_t e = 0; e < y1.size(); ++e)
+      EXPECT_TRUE(close(y2[e], y1[e], TypeCode::FP32)) << "SNK_mxm_device at " << e << ": " << y2[e] << " vs " << y1[e];
+    (void)cudaFree(dv);
+    GrB_Matrix_free(&G);
   }
   (void)cudaStreamDestroy(caller);
 }
