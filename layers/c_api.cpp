@@ -148,12 +148,13 @@ bool backward_direct(const snk::layers::SparseLinear& l, const void* w, const vo
   need(w, "the weight values");
   if (n == 0) return false;
   const snk::DeviceDense dYt = features_by_batch(dy, l.out_features(), n, dyl);   // dY^T, out x n
-  // dX^T = W^T dY^T; dW<W> = dY^T X; db = the row sums of dY^T.
-  if (dx != nullptr && !snk::device_sparse_times_dense(features_by_batch(dx, l.in_features(), n, dxl), l.weight(), w,
-                                                       true, dYt, stream))
-    return false;
+  // dW<W> = dY^T X first (the product most often declined: FP64, a batch past the sampled kernels' K), then
+  // dX^T = W^T dY^T and db = the row sums of dY^T.
   if (dw != nullptr &&
       !snk::device_sampled_product(dw, l.weight(), dYt, batch_by_features(x, l.in_features(), n, xl), stream))
+    return false;
+  if (dx != nullptr && !snk::device_sparse_times_dense(features_by_batch(dx, l.in_features(), n, dxl), l.weight(), w,
+                                                       true, dYt, stream))
     return false;
   return db == nullptr || !l.has_bias() || snk::device_row_sums(db, l.type(), dYt, stream);
 }
