@@ -137,7 +137,6 @@ snk::DeviceDense batch_by_features(const void* data, Index features, Index n, sn
 // operations then run the call. A backward that falls back after writing part of its outputs has them written again.
 bool forward_direct(const snk::layers::SparseLinear& l, const void* w, const void* x, snk::layers::BatchLayout xl,
                     Index n, void* y, snk::layers::BatchLayout yl, void* stream) {
-  need(w, "the weight values");
   return n > 0 && snk::device_sparse_times_dense(features_by_batch(y, l.out_features(), n, yl), l.weight(), w, false,
                                                  features_by_batch(x, l.in_features(), n, xl), stream);
 }
@@ -145,7 +144,6 @@ bool forward_direct(const snk::layers::SparseLinear& l, const void* w, const voi
 bool backward_direct(const snk::layers::SparseLinear& l, const void* w, const void* x, snk::layers::BatchLayout xl,
                      const void* dy, snk::layers::BatchLayout dyl, Index n, void* dx, snk::layers::BatchLayout dxl,
                      void* dw, void* db, void* stream) {
-  need(w, "the weight values");
   if (n == 0) return false;
   const snk::DeviceDense dYt = features_by_batch(dy, l.out_features(), n, dyl);   // dY^T, out x n
   // dW<W> = dY^T X first (the product most often declined: FP64, a batch past the sampled kernels' K), then
@@ -161,7 +159,6 @@ bool backward_direct(const snk::layers::SparseLinear& l, const void* w, const vo
 
 // The caller's device values of W (on the layer's pattern), and of the bias b where the layer has one and b is given.
 void put_device_values(snk::layers::SparseLinear& l, const void* w, const void* b, void* stream) {
-  need(w, "the weight values");
   snk::import_device_values(l.weight(), l.weight(), w, stream);
   // On the bias's own pattern (every entry), so that its device copy keeps the plans the bias's products made.
   if (b != nullptr && l.has_bias()) snk::import_device_values(l.bias().as_matrix(), l.bias().as_matrix(), b, stream);
@@ -372,6 +369,7 @@ int snk_layer_forward_device(snk_layer* layer, const void* w, const void* b, con
   return guarded([&] {
     snk::BackendScope on_gpu("cuda");   // device memory is the cuda backend's
     snk::layers::SparseLinear& l = linear_of(layer);
+    need(w, "the weight values");
     need(x, "x");
     need(y, "y");
     const auto xl = layout_of(x_layout, "x"), yl = layout_of(y_layout, "y");
@@ -390,6 +388,7 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
   return guarded([&] {
     snk::BackendScope on_gpu("cuda");   // device memory is the cuda backend's
     snk::layers::SparseLinear& l = linear_of(layer);
+    need(w, "the weight values");
     need(x, "x");
     need(dy, "dy");
     const auto xl = layout_of(x_layout, "x"), dyl = layout_of(dy_layout, "dy"), dxl = layout_of(dx_layout, "dx");

@@ -204,6 +204,13 @@ struct DeviceDense {
   const void* data = nullptr;
   Index rows = 0, cols = 0;
   std::int64_t row_stride = 0, col_stride = 0;
+  bool row_major() const { return col_stride == 1 && row_stride >= static_cast<std::int64_t>(cols); }
+  bool column_major() const { return row_stride == 1 && col_stride >= static_cast<std::int64_t>(rows); }
+  // Its values one array with no gap between rows (row-major) or columns (column-major).
+  bool packed() const {
+    return (row_major() && row_stride == static_cast<std::int64_t>(cols)) ||
+           (column_major() && col_stride == static_cast<std::int64_t>(rows));
+  }
 };
 // Y = A X, or A^T X where `transpose`, over PLUS_TIMES in A's type (X and Y of A's type). Y must not overlap X or
 // a_values; every element of Y is written.

@@ -67,9 +67,10 @@ def _operand(t, what, dtype, device, contiguous=True):
 def _on_gpu(device, call, *args):
     """One device call of the library (the arguments, then PyTorch's current stream) on `device`'s GPU (made current
     for the call where it is not)."""
-    index = device.index if device.index is not None else torch.cuda.current_device()
+    current = torch.cuda.current_device()
+    index = device.index if device.index is not None else current
     stream = ctypes.c_void_p(torch.cuda.current_stream(index).cuda_stream)
-    with torch.cuda.device(index) if index != torch.cuda.current_device() else contextlib.nullcontext():
+    with torch.cuda.device(index) if index != current else contextlib.nullcontext():
         _lib.check(call(*args, stream))
 
 

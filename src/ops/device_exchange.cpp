@@ -6,7 +6,6 @@
 // backend declines (no device memory) is reported as NotImplemented naming the backend; a declined product returns
 // false for the caller to run the matrix operations instead. Nothing changes either way, and there is no fallback:
 // reference cannot read device memory.
-#include <functional>
 #include <string>
 
 #include "ops/common.hpp"
@@ -18,13 +17,20 @@ void need(const void* p, const char* call, const char* what) {
   if (p == nullptr) throw Error(Info::NullPointer, std::string(call) + ": " + what + " is null");
 }
 
+// Runs f on the thread's backend, traced under `call`: whether the backend did it.
 template <class Call>
-void on_backend(const char* call, Call&& f) {
+bool on_device_path(const char* call, Call&& f) {
   core::Backend& b = core::current_backend_object();
   core::CallTrace trace(call);
   trace.ran_on(b);
-  if (f(b) == core::KernelStatus::Done) return;
-  throw Error(Info::NotImplemented, std::string(call) + ": the " + b.name() +
+  return f(b) == core::KernelStatus::Done;
+}
+
+// The same for an exchange, which only a backend with device memory does: NotImplemented where it declines.
+template <class Call>
+void on_backend(const char* call, Call&& f) {
+  if (on_device_path(call, f)) return;
+  throw Error(Info::NotImplemented, std::string(call) + ": the " + core::current_backend_object().name() +
                                         " backend holds no device memory (device data needs the cuda backend)");
 }
 
@@ -90,9 +96,7 @@ void check_dense(const char* call, const DeviceDense& D, const char* what, Index
   const std::string name = std::string(what) + "'s";
   core::check_dim(call, D.rows, (name + " row count").c_str(), rows, "the product's");
   core::check_dim(call, D.cols, (name + " column count").c_str(), cols, "the product's");
-  const bool row_major = D.col_stride == 1 && D.row_stride >= D.cols;
-  const bool column_major = D.row_stride == 1 && D.col_stride >= D.rows;
-  if (!row_major && !column_major)
+  if (!D.row_major() && !D.column_major())
     throw Error(Info::InvalidValue, std::string(call) + ": " + what + " has strides " + std::to_string(D.row_stride) +
                                         " (rows) and " + std::to_string(D.col_stride) +
                                         " (columns); one must be 1 and the other at least the extent it steps over");
@@ -104,12 +108,6 @@ void check_float(const char* call, const Type* t, const char* what) {
                                           "; the device products take FP32 or FP64");
 }
 
-bool on_device_path(const char* call, const std::function<core::KernelStatus(core::Backend&)>& f) {
-  core::Backend& b = core::current_backend_object();
-  core::CallTrace trace(call);
-  trace.ran_on(b);
-  return f(b) == core::KernelStatus::Done;
-}
 }  // namespace
 
 bool device_sparse_times_dense(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,

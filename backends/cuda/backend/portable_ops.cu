@@ -533,9 +533,9 @@ void row_sums_of(SourceContext& ctx, T* z, const void* data, Index rows, Index c
 
 KernelStatus portable_device_row_sums(void* z, const Type* type, const DeviceDense& X, cudaStream_t caller,
                                       cudaStream_t s) {
-  const bool row_major = X.col_stride == 1 && X.row_stride == X.cols;
-  const bool column_major = X.row_stride == 1 && X.col_stride == X.rows;
-  if ((type != &types::FP32 && type != &types::FP64) || (!row_major && !column_major)) return KernelStatus::Declined;
+  if ((type != &types::FP32 && type != &types::FP64) || !X.packed()) return KernelStatus::Declined;
+  // Read by rows where X is packed row-major (or one column, the same array either way), else as X^T's columns.
+  const bool by_rows = X.cols == 1 || (X.row_major() && X.row_stride == static_cast<std::int64_t>(X.cols));
   if (X.rows == 0) return KernelStatus::Done;
   const char* what = "device row sums";
   stream_waits(s, caller, what);
@@ -544,9 +544,9 @@ KernelStatus portable_device_row_sums(void* z, const Type* type, const DeviceDen
   } else {
     SourceContext ctx = source_context(s);
     if (type == &types::FP32)
-      row_sums_of<float>(ctx, static_cast<float*>(z), X.data, X.rows, X.cols, X.cols == 1 || row_major, s);
+      row_sums_of<float>(ctx, static_cast<float*>(z), X.data, X.rows, X.cols, by_rows, s);
     else
-      row_sums_of<double>(ctx, static_cast<double*>(z), X.data, X.rows, X.cols, X.cols == 1 || row_major, s);
+      row_sums_of<double>(ctx, static_cast<double*>(z), X.data, X.rows, X.cols, by_rows, s);
   }
   check_queued(what);
   stream_waits(caller, s, what);

@@ -581,9 +581,7 @@ CompactedPattern* sampled_args(const Matrix& M, const Matrix& A, bool ta, const 
   args.stream = stream;
   return pattern;
 }
-}  // namespace
 
-namespace {
 // args.z = op(A) op(B) at M's positions (`args` from sampled_args, z set), M's device copy holding `pattern`: dense
 // tiles through cuBLAS where they pay and M's CSR form is plain, else the SpMM library's sampled product on M's plan.
 // Declined (nothing written) where the library has no kernel for the call.
@@ -633,32 +631,26 @@ KernelStatus optimizer_step_sampled(Matrix& P, Matrix& S1, Matrix* S2, const Mat
   return portable_sampled_step(P, S1, S2, *pattern->plan, args, step, stream);
 }
 
-}  // namespace snk::cuda
-
 // ---- products on the caller's device memory (snk::device_sparse_times_dense, device_sampled_product) -------------
-namespace snk::cuda {
 namespace {
 // A dense operand as the SpMM library reads it: row-major where its column stride is 1 (the front end checked that
 // one stride is 1 and the other covers the extent).
 Dense dense_of(const DeviceDense& D) {
   Dense d;
   d.data = const_cast<void*>(D.data);
-  const bool row_major = D.col_stride == 1 && D.row_stride >= D.cols;
-  d.layout = row_major ? Layout::RowMajor : Layout::ColMajor;
-  d.ld = row_major ? D.row_stride : D.col_stride;
+  d.layout = D.row_major() ? Layout::RowMajor : Layout::ColMajor;
+  d.ld = D.row_major() ? D.row_stride : D.col_stride;
   return d;
-}
-
-// A's matrix products honour its 2:4 and precision hints; the device products do not, so they leave such an A to them.
-bool hinted(const Matrix& A) {
-  return A.two_four_hint() != Matrix::TwoFourHint::Off || A.precision_hint() != Matrix::PrecisionHint::FP32;
 }
 }  // namespace
 
 KernelStatus device_product(const DeviceDense& Y, const Matrix& A, const void* a_values, bool transpose,
                             const DeviceDense& X, cudaStream_t caller, cudaStream_t stream) {
   const std::optional<ValueType> type = spmm_value_type(A.type()->code);
-  if (!type || hinted(A) || A.nvals() == 0) return KernelStatus::Declined;
+  if (!type || A.nvals() == 0) return KernelStatus::Declined;
+  // A's matrix products honour its 2:4 and precision hints where they apply; these do not, so they leave A to them.
+  const SpmmSemiring plus_times{SemiringId{}, *type};
+  if (two_four_asked(A, plus_times) || half_asked(A, plus_times)) return KernelStatus::Declined;
   const Index n = X.cols;
   if (n == 0) return KernelStatus::Done;
   MatrixOnDevice& a = MatrixOnDevice::of(A, stream);
@@ -668,8 +660,7 @@ KernelStatus device_product(const DeviceDense& Y, const Matrix& A, const void* a
   if (pattern == nullptr || static_cast<Index>(pattern->rows.size()) != A.nrows()) return KernelStatus::Declined;
   Plan* plan = transpose ? a.transposed_plan(A, stream) : pattern->plan.get();
   if (plan == nullptr) return KernelStatus::Declined;
-  SpmmArgs args = product_args(transpose ? Orientation::WtX : Orientation::WX, SpmmSemiring{SemiringId{}, *type},
-                               a_values, stream);
+  SpmmArgs args = product_args(transpose ? Orientation::WtX : Orientation::WX, plus_times, a_values, stream);
   args.x = dense_of(X);
   args.y = dense_of(Y);
   const std::size_t elem = A.type()->size;
