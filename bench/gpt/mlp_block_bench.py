@@ -7,7 +7,10 @@ the sparse layers) and with TF32 tensor cores allowed (reported beside it, not t
 multiplies its weights by a 0/1 mask in every forward. Each point is the median of --repeat timed steps (CUDA events,
 after --warmup steps), beside the host's time to issue one step from an idle GPU (where the two are close, the step is
 bound by the host); peak memory is common.DeviceMemory's over the timed steps (PyTorch's allocator plus the library's
-pool). Each point runs in a process of its own, so that no method's peak holds memory another one left behind
+pool). With --graphs (the default) dense fp32, Dense+Mask and snack are timed a second time with the whole step
+captured into one CUDA graph and replayed, the configuration PyTorch offers where a step is bound by the host
+(torch.cuda.graph; torch.compile's "reduce-overhead"): that leaves each method its GPU time (the graphed points' peaks
+are not comparable with the others': a graph's memory is held in its own pool). Each point runs in a process of its own, so that no method's peak holds memory another one left behind
 (cuBLAS's workspaces, which PyTorch keeps allocated once a dense product has run, are about 70 MiB). Prints a table
 with ratios, the device, the date and the commit; --out writes it as CSV. --profile TOKENS prints instead where the
 snack block's step spends its GPU time, kernel by kernel (torch.profiler).
@@ -36,12 +39,13 @@ class Mlp(torch.nn.Module):
         return self.out(F.gelu(self.fc(x)))
 
 
-def training_step(kind, tokens, args, device):
+def training_step(kind, tokens, args, device, graphed=False):
     """One training step of a fresh block of `kind` on `tokens` random rows (forward, backward, AdamW), as a function,
-    after --warmup steps."""
+    after --warmup steps. `graphed`: the step captured once into a CUDA graph (torch.cuda.graph, AdamW capturable), the
+    function replaying it, so that no Python, autograd or library host work is left per step."""
     torch.manual_seed(0)
     block = Mlp(kind, args.d, args.sparsity, device)
-    opt = torch.optim.AdamW(block.parameters(), lr=1e-4)
+    opt = torch.optim.AdamW(block.parameters(), lr=1e-4, capturable=graphed)
     x = torch.randn(tokens, args.d, device=device, requires_grad=True)
     g = torch.randn(tokens, args.d, device=device)
 
@@ -50,14 +54,29 @@ def training_step(kind, tokens, args, device):
         block(x).backward(g)
         opt.step()
 
-    for _ in range(args.warmup):
-        step()
-    return step
+    if not graphed:
+        for _ in range(args.warmup):
+            step()
+        return step
+    # PyTorch's rule for capturing autograd: warm up on a side stream; the gradients made in the capture are the
+    # graph's, rewritten by every replay.
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for _ in range(args.warmup):
+            step()
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        block(x).backward(g)
+        opt.step()
+    return graph.replay
 
 
-def time_steps(kind, tokens, args, device, memory, tf32):
+def time_steps(kind, tokens, args, device, memory, tf32, graphed=False):
     torch.backends.cuda.matmul.allow_tf32 = tf32
-    step = training_step(kind, tokens, args, device)
+    step = training_step(kind, tokens, args, device, graphed)
     memory.reset()
     times = []
     for _ in range(args.repeat):
@@ -80,12 +99,13 @@ def time_steps(kind, tokens, args, device, memory, tf32):
     return statistics.median(times), peak, statistics.median(issue)
 
 
-def measure_point(kind, tf32, tokens, args):
+def measure_point(kind, tf32, graphed, tokens, args):
     """time_steps' (median ms, (peak, torch's part, the pool's part), host ms to issue a step) of one point, measured in
     a fresh process."""
-    argv = ["--point", f"{kind},{int(tf32)},{tokens}", "--d", str(args.d), "--sparsity", str(args.sparsity),
-            "--warmup", str(args.warmup), "--repeat", str(args.repeat)]
-    result = common.in_fresh_process(__file__, argv, f"the point {kind} (tf32={tf32}) at {tokens} tokens")
+    argv = ["--point", f"{kind},{int(tf32)},{int(graphed)},{tokens}", "--d", str(args.d),
+            "--sparsity", str(args.sparsity), "--warmup", str(args.warmup), "--repeat", str(args.repeat)]
+    result = common.in_fresh_process(__file__, argv,
+                                     f"the point {kind} (tf32={tf32}, graphed={graphed}) at {tokens} tokens")
     return result["ms"], tuple(result["peak"]), result["host_ms"]
 
 
@@ -137,7 +157,9 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--profile", type=int, default=0, metavar="TOKENS",
                    help="instead of the table: the snack block's GPU time per step by kernel at TOKENS tokens")
-    p.add_argument("--point", default=None, metavar="KIND,TF32,TOKENS",
+    p.add_argument("--graphs", type=int, default=1,
+                   help="1 (default): also time dense fp32, Dense+Mask and snack with the step in a CUDA graph")
+    p.add_argument("--point", default=None, metavar="KIND,TF32,GRAPHED,TOKENS",
                    help="internal: measure one point in this process (its result to --result-json)")
     p.add_argument("--result-json", default=None, help="internal: where --point writes its result")
     args = p.parse_args()
@@ -148,16 +170,20 @@ def main():
         profile(args.profile, args, device)
         return
     if args.point:
-        kind, tf32, tokens = args.point.split(",")
-        ms, peak, host = time_steps(kind, int(tokens), args, device, common.DeviceMemory(device), tf32 == "1")
+        kind, tf32, graphed, tokens = args.point.split(",")
+        ms, peak, host = time_steps(kind, int(tokens), args, device, common.DeviceMemory(device), tf32 == "1",
+                                    graphed == "1")
         common.write_result_json(args.result_json, {"ms": ms, "peak": peak, "host_ms": host})
         return
     rows = []
-    configs = [("dense", False, "dense_fp32"), ("dense", True, "dense_tf32"), ("dense_mask", False, "dense_mask_fp32"),
-               ("snack", False, "snack_fp32")]
+    configs = [("dense", False, False, "dense_fp32"), ("dense", True, False, "dense_tf32"),
+               ("dense_mask", False, False, "dense_mask_fp32"), ("snack", False, False, "snack_fp32")]
+    if args.graphs:
+        configs += [("dense", False, True, "dense_fp32_graph"), ("dense_mask", False, True, "dense_mask_fp32_graph"),
+                    ("snack", False, True, "snack_fp32_graph")]
     for tokens in [int(t) for t in args.tokens.split(",")]:
-        for kind, tf32, name in configs:
-            ms, peak, host = measure_point(kind, tf32, tokens, args)
+        for kind, tf32, graphed, name in configs:
+            ms, peak, host = measure_point(kind, tf32, graphed, tokens, args)
             rows.append({"tokens": tokens, "method": name, "step_ms": ms, "host_ms": host, "peak_bytes": peak[0],
                          "torch_peak_bytes": peak[1], "pool_peak_bytes": peak[2] if peak[2] is not None else ""})
             print(f"[mlp] tokens {tokens:5d} {name:16s} {ms:8.3f} ms (host {host:6.3f} ms to issue)  "
@@ -165,14 +191,19 @@ def main():
     name, stamp, commit = common.run_stamp(device)
     print(f"\n[mlp] {name}, {stamp}, commit {commit}, torch {torch.__version__}; d={args.d}, sparsity {args.sparsity}")
     print(f"{'tokens':>6s} {'dense fp32':>10s} {'dense tf32':>10s} {'D+M':>8s} {'snack':>8s} {'vs dense':>8s} "
-          f"{'vs D+M':>7s} {'mem vs D+M':>10s}")
+          f"{'vs D+M':>7s} {'mem vs D+M':>10s}" + ("  graphed: dense fp32    D+M   snack vs dense" if args.graphs else ""))
     for tokens in sorted({r["tokens"] for r in rows}):
         m = {r["method"]: r for r in rows if r["tokens"] == tokens}
         s, d, t, dm = m["snack_fp32"], m["dense_fp32"], m["dense_tf32"], m["dense_mask_fp32"]
         less = 1 - s["peak_bytes"] / dm["peak_bytes"]
-        print(f"{tokens:6d} {d['step_ms']:10.3f} {t['step_ms']:10.3f} {dm['step_ms']:8.3f} {s['step_ms']:8.3f} "
-              f"{d['step_ms'] / s['step_ms']:7.2f}x {dm['step_ms'] / s['step_ms']:6.2f}x "
-              f"{abs(less):9.0%} {'below' if less >= 0 else 'above'}")
+        line = (f"{tokens:6d} {d['step_ms']:10.3f} {t['step_ms']:10.3f} {dm['step_ms']:8.3f} {s['step_ms']:8.3f} "
+                f"{d['step_ms'] / s['step_ms']:7.2f}x {dm['step_ms'] / s['step_ms']:6.2f}x "
+                f"{abs(less):9.0%} {'below' if less >= 0 else 'above'}")
+        if args.graphs:
+            gd, gdm, gs = m["dense_fp32_graph"], m["dense_mask_fp32_graph"], m["snack_fp32_graph"]
+            line += (f"  {gd['step_ms']:18.3f} {gdm['step_ms']:6.3f} {gs['step_ms']:7.3f} "
+                     f"{gd['step_ms'] / gs['step_ms']:7.2f}x")
+        print(line)
     if args.out:
         common.write_csv(args.out, common.run_meta(name, stamp, commit, f"d={args.d} sparsity={args.sparsity}"), rows)
 

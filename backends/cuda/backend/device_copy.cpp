@@ -48,7 +48,7 @@ void throw_on_cuda_error(cudaError_t e, const char* what) {
 // the stream's order makes the reuse safe (the new work queues behind the old), and a chain of small calls would
 // otherwise make more pool calls than kernel launches. They return to the pool when an allocation fails, when the
 // stream changes, at process exit, or always where $SNACK_DEVICE_BLOCK_CACHE is "0" (so that a memory checker sees
-// each buffer's own size).
+// each buffer's own size). A buffer made while the stream is captured into a CUDA graph bypasses the cache (capturing).
 
 namespace {
 std::atomic<cudaStream_t> allocation_stream{nullptr};
@@ -142,6 +142,15 @@ bool keep_cached(void* block, int c, cudaStream_t stream) {
   return true;
 }
 
+// Whether work queued on `stream` is being captured into a CUDA graph (the caller's capture, which the backend's
+// stream joins by waiting on the caller's stream). A buffer made then is the graph's: allocated and freed by the
+// graph's own memory nodes, never taken from or kept in the small-block cache, whose blocks outlive the graph.
+bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  throw_on_cuda_error(cudaStreamIsCapturing(stream, &status), "stream capture status");
+  return status != cudaStreamCaptureStatusNone;
+}
+
 // Runs alloc(); on exhaustion, returns the kept blocks and the pool's free memory to the device and runs it once more.
 template <class Alloc>
 void allocate_or_trim(Alloc&& alloc) {
@@ -174,7 +183,7 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : stream_(allocation_stream.load()
   if (bytes == 0) return;
   if (stream_ == nullptr) {
     allocate_or_trim([&] { return cudaMalloc(&data_, bytes); });
-  } else if (const int c = size_class(bytes); c >= 0) {
+  } else if (const int c = size_class(bytes); c >= 0 && !capturing(stream_)) {
     data_ = take_cached(c, stream_);
     if (data_ == nullptr) allocate_or_trim([&] { return cudaMallocAsync(&data_, class_bytes(c), stream_); });
     size_class_ = c;
