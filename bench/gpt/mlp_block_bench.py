@@ -71,7 +71,11 @@ def training_step(kind, tokens, args, device, graphed=False):
     with torch.cuda.graph(graph):
         block(x).backward(g)
         opt.step()
-    return graph.replay
+
+    def replay(keep=(block, opt, x, g)):   # the graph reads their memory: they live as long as it is replayed
+        graph.replay()
+
+    return replay
 
 
 def time_steps(kind, tokens, args, device, memory, tf32, graphed=False):
