@@ -10,10 +10,11 @@ bound by the host); peak memory is common.DeviceMemory's over the timed steps (P
 pool). With --graphs (the default) dense fp32, Dense+Mask and snack are timed a second time with the whole step
 captured into one CUDA graph and replayed, the configuration PyTorch offers where a step is bound by the host
 (torch.cuda.graph; torch.compile's "reduce-overhead"): that leaves each method its GPU time (the graphed points' peaks
-are not comparable with the others': a graph's memory is held in its own pool). Each point runs in a process of its own, so that no method's peak holds memory another one left behind
-(cuBLAS's workspaces, which PyTorch keeps allocated once a dense product has run, are about 70 MiB). Prints a table
-with ratios, the device, the date and the commit; --out writes it as CSV. --profile TOKENS prints instead where the
-snack block's step spends its GPU time, kernel by kernel (torch.profiler).
+are not comparable with the others': a graph's memory is held in its own pool). Each point runs in a process of its
+own, so that no method's peak holds memory another one left behind (cuBLAS's workspaces, which PyTorch keeps allocated
+once a dense product has run, are about 70 MiB). Prints a table with ratios, the device, the date and the commit;
+--out writes it as CSV. --profile TOKENS prints instead where the snack block's step spends its GPU time, kernel by
+kernel (torch.profiler).
 """
 import argparse
 import os
