@@ -196,7 +196,8 @@ def main():
     name, stamp, commit = common.run_stamp(device)
     print(f"\n[mlp] {name}, {stamp}, commit {commit}, torch {torch.__version__}; d={args.d}, sparsity {args.sparsity}")
     print(f"{'tokens':>6s} {'dense fp32':>10s} {'dense tf32':>10s} {'D+M':>8s} {'snack':>8s} {'vs dense':>8s} "
-          f"{'vs D+M':>7s} {'mem vs D+M':>10s}" + ("  graphed: dense fp32    D+M   snack vs dense" if args.graphs else ""))
+          f"{'vs D+M':>7s} {'mem vs D+M':>10s}"
+          + ("  graphed: dense fp32    D+M   snack vs dense" if args.graphs else ""))
     for tokens in sorted({r["tokens"] for r in rows}):
         m = {r["method"]: r for r in rows if r["tokens"] == tokens}
         s, d, t, dm = m["snack_fp32"], m["dense_fp32"], m["dense_tf32"], m["dense_mask_fp32"]
