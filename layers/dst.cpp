@@ -2,11 +2,11 @@
 #include "dst.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <numeric>
 #include <random>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "calls.hpp"
@@ -40,14 +40,53 @@ Pruning choose_pruned(const Matrix& W, Index k, PruneRule rule) {
   p.J.resize(n);
   std::vector<float> X(n);
   W.extract_tuples(p.I.data(), p.J.data(), X.data(), &types::FP32);
-  const auto key = [&](Index e) { return rule == PruneRule::SmallestMagnitude ? std::fabs(X[e]) : X[e]; };
+  if (rule == PruneRule::SmallestMagnitude)
+    for (float& x : X) x = std::fabs(x);
+  // The k first in the order (key, position): a selection, not a sort (the pruned set is all that is asked).
   std::vector<Index> order(n);
   std::iota(order.begin(), order.end(), Index(0));
-  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return key(a) < key(b); });
+  const auto before = [&](Index a, Index b) { return X[a] < X[b] || (X[a] == X[b] && a < b); };
+  if (k < n) std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), before);
   p.pruned.assign(n, 0);
   for (Index q = 0; q < k; ++q) p.pruned[order[q]] = 1;
   return p;
 }
+
+// A set of row-major positions (i * ncols + j) with room for `capacity` of them: open addressing, linear probing, a
+// table of at least twice the capacity, so a rewiring's membership tests cost a probe or two and no allocation each.
+class PositionSet {
+ public:
+  explicit PositionSet(Index capacity) {
+    std::size_t size = 16;
+    while (size < 2 * static_cast<std::size_t>(capacity)) size *= 2;
+    slots_.assign(size, kEmpty);
+    mask_ = size - 1;
+  }
+  // Adds q; false where it was there already.
+  bool insert(Index q) {
+    for (std::size_t h = slot_of(q);; h = (h + 1) & mask_) {
+      if (slots_[h] == q) return false;
+      if (slots_[h] == kEmpty) {
+        slots_[h] = q;
+        return true;
+      }
+    }
+  }
+  bool contains(Index q) const {
+    for (std::size_t h = slot_of(q);; h = (h + 1) & mask_) {
+      if (slots_[h] == q) return true;
+      if (slots_[h] == kEmpty) return false;
+    }
+  }
+
+ private:
+  static constexpr Index kEmpty = ~Index(0);   // no position: a layer has fewer than 2^64 - 1 of them
+  std::size_t slot_of(Index q) const {
+    return static_cast<std::size_t>((q * 0x9E3779B97F4A7C15ull) >> 20) & mask_;   // Fibonacci hashing
+  }
+  std::vector<Index> slots_;
+  std::size_t mask_ = 0;
+};
 
 // Applies a rewiring: the weights not pruned are kept, zeros are grown at `grown` (row-major positions i * ncols + j,
 // increasing), on the layer and on the optimizer's state.
@@ -95,8 +134,7 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
   // Regrow k positions that held no weight, uniformly at random.
   const Index capacity = nrows * ncols - n;   // free positions (W fits host memory, so this does not overflow)
   const Index want = std::min(k, capacity);
-  std::unordered_set<Index> taken;
-  taken.reserve(2 * (n + want));
+  PositionSet taken(n + want);
   for (Index e = 0; e < n; ++e) taken.insert(p.I[e] * ncols + p.J[e]);
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<Index> any(0, nrows * ncols - 1);
@@ -104,12 +142,12 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
   if (2 * want <= capacity) {
     while (static_cast<Index>(grown.size()) < want) {
       const Index q = any(rng);
-      if (taken.insert(q).second) grown.push_back(q);
+      if (taken.insert(q)) grown.push_back(q);
     }
   } else {   // a nearly full layer: draw from the list of free positions
     std::vector<Index> free;
     for (Index q = 0; q < nrows * ncols; ++q)
-      if (!taken.count(q)) free.push_back(q);
+      if (!taken.contains(q)) free.push_back(q);
     std::shuffle(free.begin(), free.end(), rng);
     grown.assign(free.begin(), free.begin() + want);
   }

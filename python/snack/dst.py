@@ -56,13 +56,13 @@ class _Rewirer:
                                                       ctypes.byref(pruned), ctypes.byref(grown))))
         n = layer._handle.nnz()
         old_index = old_index[:n]
-        kept = old_index >= 0
+        device = layer.weight_values.device
+        new = (old_index < 0).to(device)                  # regrown: no old entry
+        source = old_index.clamp(min=0).to(device)        # a kept entry's old index (0 for the regrown, then zeroed)
 
         def moved(t):
-            out = torch.zeros(n, dtype=t.dtype, device=t.device)
-            k = kept.to(t.device)
-            out[k] = t[old_index.to(t.device)[k]]
-            return out
+            s, z = (source, new) if t.device == device else (source.to(t.device), new.to(t.device))
+            return t.index_select(0, s).masked_fill_(z, 0)
 
         with torch.no_grad():
             param = layer.weight_values
