@@ -64,25 +64,20 @@ class PositionSet {
   }
   // Adds q; false where it was there already.
   bool insert(Index q) {
-    for (std::size_t h = slot_of(q);; h = (h + 1) & mask_) {
-      if (slots_[h] == q) return false;
-      if (slots_[h] == kEmpty) {
-        slots_[h] = q;
-        return true;
-      }
-    }
+    Index& s = slots_[slot_of(q)];
+    if (s == q) return false;
+    s = q;
+    return true;
   }
-  bool contains(Index q) const {
-    for (std::size_t h = slot_of(q);; h = (h + 1) & mask_) {
-      if (slots_[h] == q) return true;
-      if (slots_[h] == kEmpty) return false;
-    }
-  }
+  bool contains(Index q) const { return slots_[slot_of(q)] == q; }
 
  private:
   static constexpr Index kEmpty = ~Index(0);   // no position: a layer has fewer than 2^64 - 1 of them
+  // The slot holding q, else the empty one where it would go (Fibonacci hashing, then linear probing).
   std::size_t slot_of(Index q) const {
-    return static_cast<std::size_t>((q * 0x9E3779B97F4A7C15ull) >> 20) & mask_;   // Fibonacci hashing
+    std::size_t h = static_cast<std::size_t>((q * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
+    while (slots_[h] != q && slots_[h] != kEmpty) h = (h + 1) & mask_;
+    return h;
   }
   std::vector<Index> slots_;
   std::size_t mask_ = 0;

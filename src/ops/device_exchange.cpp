@@ -93,9 +93,11 @@ namespace {
 // product's), its strides (InvalidValue: one of them 1, the other covering the extent).
 void check_dense(const char* call, const DeviceDense& D, const char* what, Index rows, Index cols) {
   need(D.data, call, what);
-  const std::string name = std::string(what) + "'s";
-  core::check_dim(call, D.rows, (name + " row count").c_str(), rows, "the product's");
-  core::check_dim(call, D.cols, (name + " column count").c_str(), cols, "the product's");
+  if (D.rows != rows || D.cols != cols) {   // the messages' names made only for a mismatch
+    const std::string name = std::string(what) + "'s";
+    core::check_dim(call, D.rows, (name + " row count").c_str(), rows, "the product's");
+    core::check_dim(call, D.cols, (name + " column count").c_str(), cols, "the product's");
+  }
   if (!D.row_major() && !D.column_major())
     throw Error(Info::InvalidValue, std::string(call) + ": " + what + " has strides " + std::to_string(D.row_stride) +
                                         " (rows) and " + std::to_string(D.col_stride) +

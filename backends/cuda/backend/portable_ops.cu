@@ -516,18 +516,18 @@ KernelStatus portable_export_device(const Matrix& M, bool dense, void* device_ou
 
 namespace {
 template <class T>
-void row_sums_of(SourceContext& ctx, T* z, const void* data, Index rows, Index cols, bool row_major, cudaStream_t s) {
-  // The full-matrix reductions read X as one row-major array: its rows (row-major X) or the columns of X^T.
+void row_sums_of(SourceContext& ctx, T* z, const void* data, Index rows, Index cols, bool row_major) {
+  // The full-matrix reductions read X as one row-major array, its rows (row-major X) or the columns of X^T, and write
+  // the sums into z.
   CsrRef r;
   r.x = static_cast<const unsigned char*>(data);
   r.nslots = r.nrows = row_major ? rows : cols;
   r.ncols = row_major ? cols : rows;
   r.nvals = rows * cols;
   const P::MonoidFn<T> plus{BinaryOpcode::Plus, T(0)};
-  P::BytesOf<SourceContext> sums;
-  const bool made = row_major ? P::reduce_full_rows<T>(ctx, r, plus, sums) : P::reduce_full_columns<T>(ctx, r, plus, sums);
+  const bool made =
+      row_major ? P::reduce_full_rows_into<T>(ctx, r, plus, z) : P::reduce_full_columns_into<T>(ctx, r, plus, z);
   if (!made) throw Error(Info::Panic, "cuda backend: device row sums of a matrix that is not full");
-  throw_on_cuda_error(cudaMemcpyAsync(z, sums.get(), rows * sizeof(T), cudaMemcpyDeviceToDevice, s), "device row sums");
 }
 }  // namespace
 
@@ -544,9 +544,9 @@ KernelStatus portable_device_row_sums(void* z, const Type* type, const DeviceDen
   } else {
     SourceContext ctx = source_context(s);
     if (type == &types::FP32)
-      row_sums_of<float>(ctx, static_cast<float*>(z), X.data, X.rows, X.cols, by_rows, s);
+      row_sums_of<float>(ctx, static_cast<float*>(z), X.data, X.rows, X.cols, by_rows);
     else
-      row_sums_of<double>(ctx, static_cast<double*>(z), X.data, X.rows, X.cols, by_rows, s);
+      row_sums_of<double>(ctx, static_cast<double*>(z), X.data, X.rows, X.cols, by_rows);
   }
   check_queued(what);
   stream_waits(caller, s, what);

@@ -8,7 +8,8 @@
 // vector at the rows' indices, through a scan of the non-empty slots (a full matrix needs none). reduce_full_columns
 // reduces the columns of a full matrix where they lie (a reduction over GrB_INP0 transposed, without the transpose);
 // reduce_full_rows its rows, many work items a row (one thread per long row reads it serially); both give only the
-// values of their full result (the caller attaches them as a full vector: no pattern arrays are made).
+// values of their full result (the caller attaches them as a full vector: no pattern arrays are made), into an array
+// of theirs or, through the _into forms, the caller's.
 #pragma once
 
 #include <algorithm>
@@ -153,12 +154,13 @@ CsrParts<BytesOf<Ctx>> reduce_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m) {
 // rows in row order with four loads in flight. The chunks are as many as give about twice the items the space runs at
 // once, with at least kReduceChunkRows rows each and their partial results within kReducePartialBytes; with more
 // than one chunk a second pass folds each column's chunks in chunk order. The order is fixed for a given chunk count:
-// deterministic on a given space. False (nothing made) where A is not full.
+// deterministic on a given space. The ncols results go to z (the caller's array; reduce_full_columns allocates one).
+// False (nothing written) where A is not full.
 constexpr Index kReduceChunkRows = 16;
 constexpr Index kReducePartialBytes = Index(1) << 20;
 
 template <class T, class Ctx>
-bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>& values) {
+bool reduce_full_columns_into(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, T* z) {
   if (!A.full()) return false;
   const Index rows = A.nrows, cols = A.ncols;
   const Index items = 2 * std::max<Index>(1, static_cast<Index>(ctx.exec().concurrency()));
@@ -167,8 +169,6 @@ bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>&
                    kReducePartialBytes / (cols * static_cast<Index>(sizeof(T)))}));
   const Index chunk_rows = (rows + wanted - 1) / wanted;
   const Index chunks = (rows + chunk_rows - 1) / chunk_rows;   // every chunk holds at least one row
-  values = ctx.alloc(cols * sizeof(T));
-  T* z = as<T>(values);
   // With one chunk the items write the result; else each chunk's, [chunk][column], folded below.
   BytesOf<Ctx> partial_buf;
   if (chunks > 1) partial_buf = ctx.alloc(static_cast<std::size_t>(chunks * cols) * sizeof(T));
@@ -195,18 +195,24 @@ bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>&
   return true;
 }
 
+template <class T, class Ctx>
+bool reduce_full_columns(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>& values) {
+  if (!A.full()) return false;
+  values = ctx.alloc(A.ncols * sizeof(T));
+  return reduce_full_columns_into(ctx, A, m, as<T>(values));
+}
+
 // T(0, i) = the monoid's reduction of row i of a full A (a layer's db from gradients held features by batch), read in
 // place. Each row is kReduceRowLanes work items, item l folding columns l, l + lanes, ... in order, so that consecutive
 // items read consecutive values (a GPU warp reads whole lines); a second pass folds each row's items in order. The
-// order is fixed: deterministic. False (nothing made) where A is not full or has no columns.
+// order is fixed: deterministic. The nrows results go to z (the caller's array; reduce_full_rows allocates one). False
+// (nothing written) where A is not full or has no columns.
 constexpr Index kReduceRowLanes = 32;
 
 template <class T, class Ctx>
-bool reduce_full_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>& values) {
+bool reduce_full_rows_into(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, T* z) {
   if (!A.full() || A.ncols == 0) return false;
   const Index rows = A.nrows, cols = A.ncols, lanes = std::min(kReduceRowLanes, cols);
-  values = ctx.alloc(rows * sizeof(T));
-  T* z = as<T>(values);
   auto partial_buf = ctx.alloc(static_cast<std::size_t>(rows * lanes) * sizeof(T));
   T* part = as<T>(partial_buf);
   const T* v = A.values<T>();
@@ -223,6 +229,13 @@ bool reduce_full_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>& va
     z[r] = acc;
   });
   return true;
+}
+
+template <class T, class Ctx>
+bool reduce_full_rows(Ctx& ctx, const CsrRef& A, MonoidFn<T> m, BytesOf<Ctx>& values) {
+  if (!A.full() || A.ncols == 0) return false;
+  values = ctx.alloc(A.nrows * sizeof(T));
+  return reduce_full_rows_into(ctx, A, m, as<T>(values));
 }
 
 }  // namespace snk::kokkos::portable
