@@ -196,35 +196,17 @@ void dense_out(const Matrix& M, void* out) {
     std::memcpy(o + (rows[e] * M.ncols() + s.j[e]) * elem, s.x.data() + e * elem, elem);
 }
 
-// The (row, column) of each non-zero of M, row by row.
-std::vector<std::pair<Index, Index>> positions(const Matrix& M) {
-  const std::vector<Index>& rows = M.coo_rows();
-  const std::vector<Index>& cols = M.csr().j;
-  std::vector<std::pair<Index, Index>> at(rows.size());
-  for (std::size_t e = 0; e < rows.size(); ++e) at[e] = {rows[e], cols[e]};
-  return at;
-}
-
-// For each position of `to` (both lists sorted), its index in `from`, or -1.
-std::vector<std::int64_t> index_in(const std::vector<std::pair<Index, Index>>& from,
-                                   const std::vector<std::pair<Index, Index>>& to) {
-  std::vector<std::int64_t> idx(to.size(), -1);
-  std::size_t a = 0;
-  for (std::size_t k = 0; k < to.size(); ++k) {
-    while (a < from.size() && from[a] < to[k]) ++a;
-    if (a < from.size() && from[a] == to[k]) idx[k] = static_cast<std::int64_t>(a);
-  }
-  return idx;
-}
-
 // Runs one rewiring step of l (`step` returns its Rewiring) and reports it as c_api.h's rewiring calls do: old_index
 // maps each new non-zero to its index before the step (or -1), and the counts go to pruned and grown where given.
 template <class Step>
 void rewire_reported(snk::layers::SparseLinear& l, int64_t* old_index, int64_t* pruned, int64_t* grown, Step&& step) {
-  const auto before = positions(l.weight());
   const snk::layers::Rewiring r = step();
-  const std::vector<std::int64_t> idx = index_in(before, positions(l.weight()));
-  std::copy(idx.begin(), idx.end(), old_index);
+  const Index n = l.weight().nvals();
+  if (r.old_index.empty()) {   // nothing changed
+    for (Index k = 0; k < n; ++k) old_index[k] = static_cast<int64_t>(k);
+  } else {
+    std::copy(r.old_index.begin(), r.old_index.end(), old_index);
+  }
   if (pruned != nullptr) *pruned = r.pruned;
   if (grown != nullptr) *grown = r.grown;
 }
@@ -262,15 +244,15 @@ int64_t snk_layer_nnz(const snk_layer* layer) { return layer == nullptr ? 0 : la
 
 int snk_layer_pattern(const snk_layer* layer, int64_t* rows, int64_t* cols) {
   return guarded([&] {
-    const auto at = positions(linear_of(layer).weight());
-    if (!at.empty()) {
+    const Matrix& W = linear_of(layer).weight();
+    const std::vector<Index>& I = W.coo_rows();
+    const std::vector<Index>& J = W.csr().j;
+    if (!I.empty()) {
       need(rows, "rows");
       need(cols, "cols");
     }
-    for (std::size_t k = 0; k < at.size(); ++k) {
-      rows[k] = at[k].first;
-      cols[k] = at[k].second;
-    }
+    std::copy(I.begin(), I.end(), rows);
+    std::copy(J.begin(), J.end(), cols);
   });
 }
 

@@ -14,101 +14,155 @@
 namespace snk::layers {
 namespace {
 
-// A matrix of `type` with an entry (value zero, or true) at each position (i, j) listed (increasing, no repeats).
-Matrix at_positions(const Type* type, Index nrows, Index ncols, const std::vector<Index>& I,
-                    const std::vector<Index>& J) {
+// Positions (i, j), row-major sorted, as two arrays.
+struct Positions {
+  std::vector<Index> I, J;
+  std::size_t size() const { return I.size(); }
+  bool before(std::size_t a, Index i, Index j) const { return I[a] < i || (I[a] == i && J[a] < j); }
+};
+
+// A matrix of `type` (Bool, or a floating type) with an entry at each position of `at` (row-major sorted, no
+// repeats), of value true for Bool and zero otherwise: made in compressed rows directly, as the positions are sorted.
+Matrix at_positions(const Type* type, Index nrows, Index ncols, const Positions& at) {
+  CsrStorage s;
+  s.p.assign(static_cast<std::size_t>(nrows) + 1, 0);
+  for (Index i : at.I) ++s.p[static_cast<std::size_t>(i) + 1];
+  for (Index i = 0; i < nrows; ++i) s.p[i + 1] += s.p[i];
+  s.j = at.J;
+  s.x.assign(at.size() * type->size, type == &types::Bool ? 1 : 0);   // true, or the floating zero (all bits 0)
   Matrix M(type, nrows, ncols);
-  const std::vector<double> zero(I.size(), type == &types::Bool ? 1.0 : 0.0);
-  M.build(I.data(), J.data(), zero.data(), &types::FP64, I.size(), nullptr);
+  M.adopt(std::move(s));
   return M;
 }
 
-}  // namespace
-
-namespace {
-
-// The weights' tuples, and which k of them a rule prunes (ties broken by position, row-major order).
-struct Pruning {
-  std::vector<Index> I, J;   // every weight's position
-  std::vector<char> pruned;
-};
-
-Pruning choose_pruned(const Matrix& W, Index k, PruneRule rule) {
+// Which k of W's entries a rule prunes (ties broken by position, row-major order): a flag per entry, in W's order.
+std::vector<char> choose_pruned(const Matrix& W, Index k, PruneRule rule) {
   const Index n = W.nvals();
-  Pruning p;
-  p.I.resize(n);
-  p.J.resize(n);
   std::vector<float> X(n);
-  W.extract_tuples(p.I.data(), p.J.data(), X.data(), &types::FP32);
-  if (rule == PruneRule::SmallestMagnitude)
-    for (float& x : X) x = std::fabs(x);
-  // The k first in the order (key, position): a selection, not a sort (the pruned set is all that is asked).
-  std::vector<Index> order(n);
-  std::iota(order.begin(), order.end(), Index(0));
-  const auto before = [&](Index a, Index b) { return X[a] < X[b] || (X[a] == X[b] && a < b); };
+  W.extract_tuples(nullptr, nullptr, X.data(), &types::FP32);
+  // The k first in the order (key, position): a selection, not a sort (the pruned set is all that is asked), of
+  // (key, entry) pairs held together so that the comparisons read no other array.
+  struct Keyed {
+    float key;
+    Index entry;
+  };
+  std::vector<Keyed> order(n);
+  for (Index e = 0; e < n; ++e) order[e] = {rule == PruneRule::SmallestMagnitude ? std::fabs(X[e]) : X[e], e};
+  const auto before = [](const Keyed& a, const Keyed& b) {
+    return a.key < b.key || (a.key == b.key && a.entry < b.entry);
+  };
   if (k < n) std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), before);
-  p.pruned.assign(n, 0);
-  for (Index q = 0; q < k; ++q) p.pruned[order[q]] = 1;
-  return p;
+  std::vector<char> pruned(n, 0);
+  for (Index q = 0; q < k; ++q) pruned[order[q].entry] = 1;
+  return pruned;
 }
 
-// A set of row-major positions (i * ncols + j) with room for `capacity` of them: open addressing, linear probing, a
-// table of at least twice the capacity, so a rewiring's membership tests cost a probe or two and no allocation each.
-class PositionSet {
+// The positions a random regrowth may not take: W's before the step, and those it took. A bit per position of the
+// matrix where that costs no more than the entries' own column indices (density at least 1/64); otherwise a binary
+// search of W's row and an open-addressing set of the positions taken (linear probing, a table of at least twice their
+// count), so that a draw costs a probe or a search and no allocation.
+class Taken {
  public:
-  explicit PositionSet(Index capacity) {
+  Taken(const Matrix& W, Index capacity)
+      : old_(W.csr()), ncols_(W.ncols()), bitmap_(W.nrows() * W.ncols() <= 64 * W.nvals()) {
+    if (bitmap_) {
+      bits_.assign(static_cast<std::size_t>((W.nrows() * ncols_ + 63) / 64), 0);
+      const std::vector<Index>& rows = W.coo_rows();
+      for (std::size_t e = 0; e < rows.size(); ++e) set(rows[e] * ncols_ + old_.j[e]);
+      return;
+    }
     std::size_t size = 16;
     while (size < 2 * static_cast<std::size_t>(capacity)) size *= 2;
     slots_.assign(size, kEmpty);
     mask_ = size - 1;
   }
-  // Adds q; false where it was there already.
-  bool insert(Index q) {
-    Index& s = slots_[slot_of(q)];
-    if (s == q) return false;
-    s = q;
+  // Takes position (i, j) (q = i * ncols + j); false where it was taken already.
+  bool take(Index q, Index i, Index j) {
+    if (bitmap_) {
+      const std::uint64_t bit = std::uint64_t(1) << (q & 63);
+      std::uint64_t& word = bits_[static_cast<std::size_t>(q >> 6)];
+      if (word & bit) return false;
+      word |= bit;
+      return true;
+    }
+    if (held(i, j)) return false;
+    std::size_t h = static_cast<std::size_t>((q * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
+    while (slots_[h] != q && slots_[h] != kEmpty) h = (h + 1) & mask_;
+    if (slots_[h] == q) return false;
+    slots_[h] = q;
     return true;
   }
-  bool contains(Index q) const { return slots_[slot_of(q)] == q; }
 
  private:
   static constexpr Index kEmpty = ~Index(0);   // no position: a layer has fewer than 2^64 - 1 of them
-  // The slot holding q, else the empty one where it would go (Fibonacci hashing, then linear probing).
-  std::size_t slot_of(Index q) const {
-    std::size_t h = static_cast<std::size_t>((q * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
-    while (slots_[h] != q && slots_[h] != kEmpty) h = (h + 1) & mask_;
-    return h;
+  void set(Index q) { bits_[static_cast<std::size_t>(q >> 6)] |= std::uint64_t(1) << (q & 63); }
+  bool held(Index i, Index j) const {
+    Index slot = i;
+    if (old_.hyper) {
+      const auto at = std::lower_bound(old_.h.begin(), old_.h.end(), i);
+      if (at == old_.h.end() || *at != i) return false;
+      slot = static_cast<Index>(at - old_.h.begin());
+    }
+    return std::binary_search(old_.j.begin() + static_cast<std::ptrdiff_t>(old_.p[slot]),
+                              old_.j.begin() + static_cast<std::ptrdiff_t>(old_.p[slot + 1]), j);
   }
+  const CsrStorage& old_;
+  Index ncols_;
+  bool bitmap_;
+  std::vector<std::uint64_t> bits_;
   std::vector<Index> slots_;
   std::size_t mask_ = 0;
 };
 
-// Applies a rewiring: the weights not pruned are kept, zeros are grown at `grown` (row-major positions i * ncols + j,
-// increasing), on the layer and on the optimizer's state.
-Rewiring apply_rewiring(SparseLinear& layer, const Pruning& p, const std::vector<Index>& grown,
+// Sorts positions row-major: by row (a counting sort), then by column within each row.
+Positions sorted(const Positions& at, Index nrows) {
+  std::vector<Index> start(static_cast<std::size_t>(nrows) + 1, 0);
+  for (Index i : at.I) ++start[static_cast<std::size_t>(i) + 1];
+  for (Index i = 0; i < nrows; ++i) start[i + 1] += start[i];
+  Positions out;
+  out.I.resize(at.size());
+  out.J.resize(at.size());
+  std::vector<Index> next(start.begin(), start.end() - 1);
+  for (std::size_t e = 0; e < at.size(); ++e) {
+    const Index to = next[at.I[e]]++;
+    out.I[to] = at.I[e];
+    out.J[to] = at.J[e];
+  }
+  for (Index i = 0; i < nrows; ++i)
+    std::sort(out.J.begin() + static_cast<std::ptrdiff_t>(start[i]), out.J.begin() + static_cast<std::ptrdiff_t>(start[i + 1]));
+  return out;
+}
+
+// Applies a rewiring: the weights not pruned are kept, zeros are grown at `grown` (row-major sorted, none held
+// before), on the layer and on the optimizer's state. The new entries' old indices come from a merge of the kept
+// positions with the grown ones, which is the new pattern's order.
+Rewiring apply_rewiring(SparseLinear& layer, const std::vector<char>& pruned, const Positions& grown,
                         Optimizer* optimizer) {
   Matrix& W = layer.weight();
-  const Index nrows = W.nrows(), ncols = W.ncols();
-  std::vector<Index> KI, KJ;
-  Index pruned = 0;
-  for (std::size_t e = 0; e < p.I.size(); ++e) {
-    if (p.pruned[e]) {
-      ++pruned;
-      continue;
-    }
-    KI.push_back(p.I[e]);
-    KJ.push_back(p.J[e]);
+  const Index nrows = W.nrows(), ncols = W.ncols(), n = W.nvals();
+  const std::vector<Index>& I = W.coo_rows();
+  const std::vector<Index>& J = W.csr().j;
+  Positions kept;
+  kept.I.reserve(static_cast<std::size_t>(n));
+  kept.J.reserve(static_cast<std::size_t>(n));
+  Rewiring r;
+  r.grown = static_cast<Index>(grown.size());
+  r.old_index.reserve(static_cast<std::size_t>(n) + grown.size());
+  std::size_t g = 0;
+  for (Index e = 0; e < n; ++e) {
+    if (pruned[e]) continue;
+    for (; g < grown.size() && grown.before(g, I[e], J[e]); ++g) r.old_index.push_back(-1);
+    r.old_index.push_back(e);
+    kept.I.push_back(I[e]);
+    kept.J.push_back(J[e]);
   }
-  std::vector<Index> GI(grown.size()), GJ(grown.size());
-  for (std::size_t q = 0; q < grown.size(); ++q) {
-    GI[q] = grown[q] / ncols;
-    GJ[q] = grown[q] % ncols;
-  }
-  const Matrix keep = at_positions(&types::Bool, nrows, ncols, KI, KJ);
-  const Matrix fresh = at_positions(W.type(), nrows, ncols, GI, GJ);
+  for (; g < grown.size(); ++g) r.old_index.push_back(-1);
+  r.pruned = n - static_cast<Index>(kept.size());
+  const Matrix keep = at_positions(&types::Bool, nrows, ncols, kept);
+  const Matrix fresh = at_positions(W.type(), nrows, ncols, grown);
   calls::keep_and_grow(W, keep, fresh);
   if (optimizer != nullptr) optimizer->rewire(keep, fresh);
-  return Rewiring{pruned, static_cast<Index>(grown.size())};
+  return r;
 }
 
 Index count_of(double zeta, Index n, const char* who) {
@@ -125,29 +179,35 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
   const Index n = W.nvals(), nrows = W.nrows(), ncols = W.ncols();
   const Index k = count_of(zeta, n, "prune_and_regrow");
   if (k == 0) return Rewiring{};
-  const Pruning p = choose_pruned(W, k, rule);
-  // Regrow k positions that held no weight, uniformly at random.
+  const std::vector<char> pruned = choose_pruned(W, k, rule);
+  // Regrow k positions that held no weight, uniformly at random: each draw is kept unless W held it before this step
+  // or an earlier draw took it.
   const Index capacity = nrows * ncols - n;   // free positions (W fits host memory, so this does not overflow)
   const Index want = std::min(k, capacity);
-  PositionSet taken(n + want);
-  for (Index e = 0; e < n; ++e) taken.insert(p.I[e] * ncols + p.J[e]);
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<Index> any(0, nrows * ncols - 1);
-  std::vector<Index> grown;
+  Positions grown;
+  grown.I.reserve(static_cast<std::size_t>(want));
+  grown.J.reserve(static_cast<std::size_t>(want));
+  Taken taken(W, want);
   if (2 * want <= capacity) {
     while (static_cast<Index>(grown.size()) < want) {
-      const Index q = any(rng);
-      if (taken.insert(q)) grown.push_back(q);
+      const Index q = any(rng), i = q / ncols, j = q - i * ncols;
+      if (!taken.take(q, i, j)) continue;
+      grown.I.push_back(i);
+      grown.J.push_back(j);
     }
-  } else {   // a nearly full layer: draw from the list of free positions
+  } else {   // a nearly full layer (density above 1/3, so Taken holds a bitmap): draw from the list of free positions
     std::vector<Index> free;
     for (Index q = 0; q < nrows * ncols; ++q)
-      if (!taken.contains(q)) free.push_back(q);
+      if (taken.take(q, q / ncols, q % ncols)) free.push_back(q);
     std::shuffle(free.begin(), free.end(), rng);
-    grown.assign(free.begin(), free.begin() + want);
+    for (Index t = 0; t < want; ++t) {
+      grown.I.push_back(free[t] / ncols);
+      grown.J.push_back(free[t] % ncols);
+    }
   }
-  std::sort(grown.begin(), grown.end());
-  return apply_rewiring(layer, p, grown, optimizer);
+  return apply_rewiring(layer, pruned, sorted(grown, nrows), optimizer);
 }
 
 Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Matrix& dY, Index block_rows,
@@ -159,7 +219,7 @@ Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Ma
     throw Error(Info::DimensionMismatch, "rigl_rewire: X must be batch x in_features and dY batch x out_features");
   if (block_rows == 0) throw Error(Info::InvalidValue, "rigl_rewire: block_rows must be positive");
   if (k == 0) return Rewiring{};
-  const Pruning p = choose_pruned(W, k, PruneRule::SmallestMagnitude);
+  const std::vector<char> pruned = choose_pruned(W, k, PruneRule::SmallestMagnitude);
   // The k largest |G| over positions that hold no weight, G = dY^T X made block_rows rows at a time (only the free
   // positions of each block: a complemented structural mask of W's rows); ties broken by position.
   using Candidate = std::pair<float, Index>;   // (|g|, position)
@@ -200,10 +260,12 @@ Rewiring rigl_rewire(SparseLinear& layer, double zeta, const Matrix& X, const Ma
       }
     }
   }
-  std::vector<Index> grown;
-  for (const Candidate& c : best) grown.push_back(c.second);
-  std::sort(grown.begin(), grown.end());
-  return apply_rewiring(layer, p, grown, optimizer);
+  Positions grown;
+  for (const Candidate& c : best) {
+    grown.I.push_back(c.second / ncols);
+    grown.J.push_back(c.second % ncols);
+  }
+  return apply_rewiring(layer, pruned, sorted(grown, nrows), optimizer);
 }
 
 std::vector<double> erk_densities(const std::vector<std::pair<Index, Index>>& shapes, double density) {

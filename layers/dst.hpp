@@ -3,9 +3,10 @@
 //
 // SET (Mocanu et al., 2018): prune the fraction zeta of the weights with the smallest |w| and regrow as many at random
 // positions that held no weight; SNACK's rule prunes the smallest signed values instead; RigL grows where the dense
-// gradient is largest. ERK sets each layer's density from its shape. The choice of positions is made on the host from the weights' values (an order
-// statistic with ties broken by position, and rejection sampling of free positions); the new pattern is then applied
-// to the weights and to the optimizer state by masked GraphBLAS calls on the layer's backend.
+// gradient is largest. ERK sets each layer's density from its shape. The choice of positions is made on the host from
+// the weights' values (an order statistic with ties broken by position, and rejection sampling of free positions); the
+// new pattern is then applied to the weights and to the optimizer state by masked GraphBLAS calls on the layer's
+// backend.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,12 @@
 
 namespace snk::layers {
 
+// What a rewiring did: the counts, and for each non-zero after it (in the new pattern's order) its index before it, or
+// -1 for a grown one (empty when nothing changed), so that a caller holding values or state per non-zero can move
+// them.
 struct Rewiring {
   Index pruned = 0, grown = 0;
+  std::vector<std::int64_t> old_index;
 };
 
 // Which weights a rewiring prunes: SET's rule (the smallest |w|) or SNACK's (the smallest signed values, so the most
