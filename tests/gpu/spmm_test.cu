@@ -1769,6 +1769,34 @@ TEST(SpmmPlan, FromHostArrays) {
   }
 }
 
+TEST(SpmmPlan, TransposedFormAddedLater) {
+  SKIP_WITHOUT_GPU();
+  // A plan made without the transposed form and given it later (the cuda backend's way: W X first, W^T X at the first
+  // backward) runs both orientations bitwise as one made with it; arrays of another shape are refused, and a second
+  // add changes nothing.
+  const Pattern p = random_pattern(rng(), 3000, 1200, 0.05, 17, 900);
+  PlanOptions o;
+  o.transposed = true;
+  auto made_with = Plan::create(p.rows, p.cols, p.row_ptr, p.col, o);
+  auto added = Plan::create(p.rows, p.cols, p.row_ptr, p.col);
+  ASSERT_FALSE(added->has_transposed());
+  std::vector<int> short_col(p.col.begin(), p.col.end() - 1);
+  EXPECT_THROW(added->add_transposed(p.row_ptr, short_col), std::invalid_argument);
+  EXPECT_FALSE(added->has_transposed());
+  added->add_transposed(p.row_ptr, p.col);
+  ASSERT_TRUE(added->has_transposed());
+  const std::size_t bytes = added->device_bytes();
+  added->add_transposed(p.row_ptr, p.col);
+  EXPECT_EQ(added->device_bytes(), bytes);
+  EXPECT_EQ(added->device_bytes(), made_with->device_bytes());
+  for (Orientation orient : {Orientation::WX, Orientation::WtX})
+    for (int batch : {1, 8, 32, 128}) {
+      Case c = oriented(orient, Layout::RowMajor, batch, 0);
+      c.deterministic = true;
+      expect_same_bits(p, c, *made_with, c, *added);
+    }
+}
+
 TEST(SpmmArguments, RejectedWithoutLaunching) {
   SKIP_WITHOUT_GPU();
   Pattern p = random_pattern(rng(), 10, 12, 0.3);

@@ -506,18 +506,16 @@ Plan* MatrixOnDevice::transposed_plan(const Matrix& m, cudaStream_t stream) {
     for (const std::int32_t c : arrays.col) distinct += used[c] ? 0 : (used[c] = 1);
     if (distinct != m.ncols()) return nullptr;   // an empty column: W^T X would leave a row of the result empty
     try {
-      PlanOptions options;
-      options.transposed = true;
-      p->transposed = Plan::create(static_cast<std::int32_t>(arrays.rows.size()), static_cast<std::int32_t>(m.ncols()),
-                                   arrays.row_ptr, arrays.col, options, stream);
-      core::count_upload(p->transposed->device_bytes());
+      const std::size_t before = p->plan->device_bytes();
+      p->plan->add_transposed(arrays.row_ptr, arrays.col, stream);
+      core::count_upload(p->plan->device_bytes() - before);
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
       throw Error(Info::Panic, std::string("cuda backend: building the transposed SpMM plan failed: ") + e.what());
     }
   }
-  return p->transposed.get();
+  return p->plan->has_transposed() ? p->plan.get() : nullptr;
 }
 
 std::string MatrixOnDevice::describe() const {
@@ -530,7 +528,7 @@ std::string MatrixOnDevice::describe() const {
     d += ", plan of " + std::to_string(plan.rows()) + " rows and " + std::to_string(plan.nnz()) + " non-zeros";
     if (plan.has_bound_values())
       d += std::string(", values bound (") + (pattern_->bound_type == ValueType::FP32 ? "FP32" : "16-bit") + ")";
-    if (pattern_->transposed) d += ", transposed plan";
+    if (plan.has_transposed()) d += ", transposed plan";
   }
   if (two_four_.hint != Matrix::TwoFourHint::Off)
     d += std::string(", 2:4 form (") + (two_four_.hint == Matrix::TwoFourHint::FP16 ? "FP16" : "BF16") + ")";

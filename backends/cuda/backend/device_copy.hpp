@@ -125,9 +125,8 @@ struct CompactedPattern {
   std::unique_ptr<Plan> plan;
   std::vector<Index> rows;   // increasing; rows.size() == plan->rows()
   DeviceBuffer device_rows;  // the same rows in device memory (a product's result takes a copy: dense_rows())
-  // The plan of the same pattern with its transposed form too (PlanOptions::transposed), for W^T X: built on the
-  // first such product (MatrixOnDevice::transposed_plan) where every column holds an entry; tried once.
-  std::unique_ptr<Plan> transposed;
+  // Whether `plan` was given its transposed form (Plan::add_transposed), for W^T X: on the first such product
+  // (MatrixOnDevice::transposed_plan) where every column holds an entry; tried once.
   bool transposed_tried = false;
   // Which copy's values are bound to `plan` (MatrixOnDevice::id; 0: none): the copies sharing a pattern hold
   // different values, and only the owner's products may read the bound ones.
@@ -220,7 +219,7 @@ class MatrixOnDevice final : public DeviceCopy {
   // The compacted pattern of `m` (the matrix this copy is attached to), built on first use. Returns null
   // when the pattern does not fit 32-bit indices (more than 2^31 - 1 columns or about 2^31 entries).
   CompactedPattern* pattern(const Matrix& m, cudaStream_t stream);
-  // The pattern's plan with the transposed form (CompactedPattern::transposed), built on first use; null as pattern(),
+  // The pattern's plan, given its transposed form (Plan::add_transposed) on first use; null as pattern(),
   // and where a column of the matrix holds no entry (a W^T X product's result would then not be full).
   Plan* transposed_plan(const Matrix& m, cudaStream_t stream);
   // The pattern as built so far (null when none was), to hand to a result of the same pattern.

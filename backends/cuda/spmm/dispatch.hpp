@@ -199,6 +199,12 @@ class Plan {
   static std::unique_ptr<Plan> create(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& row_ptr,
                                       const std::vector<std::int32_t>& col_idx, const PlanOptions& options = {},
                                       cudaStream_t stream = nullptr);
+  // Adds the transposed form (PlanOptions::transposed) to a plan made without it, from the pattern's arrays in host
+  // memory as create() takes them (they must be the plan's own: only their sizes are checked; std::invalid_argument
+  // otherwise): for a caller whose plan serves W X first and W^T X later, so that W's part is not built twice.
+  // Synchronizes `stream`; nothing changes where the plan has the form already, or where building it fails.
+  void add_transposed(const std::vector<std::int32_t>& row_ptr, const std::vector<std::int32_t>& col_idx,
+                      cudaStream_t stream = nullptr);
   ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;

@@ -287,35 +287,7 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
     im.has_coo = true;
   }
 
-  if (options.transposed) {
-    // W^T's CSR (cp, rt), and t_pos[j]: W^T's position of W's j-th non-zero.
-    std::vector<std::int32_t> cp(std::size_t(cols) + 1, 0), rt(col.size()), t_pos(col.size());
-    for (std::size_t j = 0; j < col.size(); ++j) ++cp[col[j] + 1];
-    for (std::int32_t c = 0; c < cols; ++c) cp[c + 1] += cp[c];
-    std::vector<std::int32_t> next(cp.begin(), cp.end() - 1);
-    for (std::int32_t r = 0; r < rows; ++r)
-      for (int j = rp[r]; j < rp[r + 1]; ++j) {
-        const int pos = next[col[j]]++;
-        rt[pos] = r;
-        t_pos[j] = pos;
-      }
-    PlanOptions sub;
-    sub.coo = options.coo;
-    im.transposed = from_host(cols, rows, cp, rt, sub, stream);
-    im.transposed->impl().transpose_of = &im;
-    const TransposeRuns runs = transpose_runs(rows, cols, rp, col, t_pos);
-    check(im.transpose_entry.upload(runs.entry, 0, stream), "upload transpose pieces");
-    check(im.transpose_src_run.upload(runs.src_run, 0, stream), "upload transpose pieces");
-    check(im.transpose_dst_run.upload(runs.dst_run, 0, stream), "upload transpose pieces");
-    check(im.transpose_src_run_pos.upload(runs.src_run_pos, 0, stream), "upload transpose runs");
-    check(im.transpose_dst_run_pos.upload(runs.dst_run_pos, 0, stream), "upload transpose runs");
-    check(im.transpose_src_run_off.upload(runs.src_run_off, 0, stream), "upload transpose runs");
-    check(im.transpose_dst_run_off.upload(runs.dst_run_off, 0, stream), "upload transpose runs");
-    check(im.transpose_dperm.upload(runs.dperm, 0, stream), "upload transpose runs");
-    im.n_transpose_pieces = runs.pieces();
-    im.transpose_max_piece = runs.max_piece;
-    check(cudaStreamSynchronize(stream), "synchronize");
-  }
+  if (options.transposed) plan->add_transposed(rp, col, stream);
   return plan;
 }
 
@@ -472,6 +444,43 @@ cudaError_t ensure_lanes_values(Plan::Impl& im, int bt, ValueType t, const void*
   }
   o.has_values = true;
   return cudaSuccess;
+}
+
+void Plan::add_transposed(const std::vector<std::int32_t>& rp, const std::vector<std::int32_t>& col,
+                        cudaStream_t stream) {
+  Impl& im = *impl_;
+  if (im.transposed) return;
+  const std::int32_t rows = im.rows, cols = im.cols;
+  if (rp.size() != static_cast<std::size_t>(rows) + 1 || static_cast<std::int64_t>(col.size()) != im.nnz)
+    throw std::invalid_argument("snk::cuda::Plan::add_transposed: the arrays are not of the plan's shape");
+  // W^T's CSR (cp, rt), and t_pos[j]: W^T's position of W's j-th non-zero.
+  std::vector<std::int32_t> cp(std::size_t(cols) + 1, 0), rt(col.size()), t_pos(col.size());
+  for (std::size_t j = 0; j < col.size(); ++j) ++cp[col[j] + 1];
+  for (std::int32_t c = 0; c < cols; ++c) cp[c + 1] += cp[c];
+  std::vector<std::int32_t> next(cp.begin(), cp.end() - 1);
+  for (std::int32_t r = 0; r < rows; ++r)
+    for (int j = rp[r]; j < rp[r + 1]; ++j) {
+      const int pos = next[col[j]]++;
+      rt[pos] = r;
+      t_pos[j] = pos;
+    }
+  PlanOptions sub;
+  sub.coo = im.has_coo;
+  std::unique_ptr<Plan> transposed = from_host(cols, rows, cp, rt, sub, stream);
+  transposed->impl().transpose_of = &im;
+  const TransposeRuns runs = transpose_runs(rows, cols, rp, col, t_pos);
+  check(im.transpose_entry.upload(runs.entry, 0, stream), "upload transpose pieces");
+  check(im.transpose_src_run.upload(runs.src_run, 0, stream), "upload transpose pieces");
+  check(im.transpose_dst_run.upload(runs.dst_run, 0, stream), "upload transpose pieces");
+  check(im.transpose_src_run_pos.upload(runs.src_run_pos, 0, stream), "upload transpose runs");
+  check(im.transpose_dst_run_pos.upload(runs.dst_run_pos, 0, stream), "upload transpose runs");
+  check(im.transpose_src_run_off.upload(runs.src_run_off, 0, stream), "upload transpose runs");
+  check(im.transpose_dst_run_off.upload(runs.dst_run_off, 0, stream), "upload transpose runs");
+  check(im.transpose_dperm.upload(runs.dperm, 0, stream), "upload transpose runs");
+  im.n_transpose_pieces = runs.pieces();
+  im.transpose_max_piece = runs.max_piece;
+  check(cudaStreamSynchronize(stream), "synchronize");
+  im.transposed = std::move(transposed);   // last: a plan whose transposed form failed has none
 }
 
 Status Plan::bind_values(const void* values, ValueType type, cudaStream_t stream, std::string* message) {
