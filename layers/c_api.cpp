@@ -211,6 +211,15 @@ void rewire_reported(snk::layers::SparseLinear& l, int64_t* old_index, int64_t* 
   if (grown != nullptr) *grown = r.grown;
 }
 
+// Whether a rewiring with fraction zeta changes nothing on l (zeta in [0, 1] and round(zeta * nnz) == 0): it is then
+// reported as such without the weights being put into the layer, so that its device copy and plans stay (a schedule
+// that has decayed to zero calls it on every interval).
+bool rewires_nothing(snk::layers::SparseLinear& l, double zeta, int64_t* old_index, int64_t* pruned, int64_t* grown) {
+  if (!(zeta >= 0.0 && zeta <= 1.0) || snk::layers::rewiring_count(zeta, l.weight().nvals()) != 0) return false;
+  rewire_reported(l, old_index, pruned, grown, [] { return snk::layers::Rewiring{}; });
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -394,6 +403,16 @@ int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, in
   });
 }
 
+void snk_layer_transfers(uint64_t* uploads, uint64_t* downloads, uint64_t* upload_bytes, uint64_t* download_bytes) {
+  const snk::Transfers t = snk::transfers();
+  if (uploads != nullptr) *uploads = t.uploads;
+  if (downloads != nullptr) *downloads = t.downloads;
+  if (upload_bytes != nullptr) *upload_bytes = t.upload_bytes;
+  if (download_bytes != nullptr) *download_bytes = t.download_bytes;
+}
+
+void snk_layer_transfers_reset(void) { snk::reset_transfers(); }
+
 int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uint64_t seed, int64_t* old_index,
                      int64_t* pruned, int64_t* grown) {
   return guarded([&] {
@@ -402,6 +421,7 @@ int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uin
     if (rule != SNK_PRUNE_MAGNITUDE && rule != SNK_PRUNE_VALUE)
       throw Error(Info::InvalidValue, "snk_layer_rewire: the rule must be SNK_PRUNE_MAGNITUDE or SNK_PRUNE_VALUE, "
                                       "not " + std::to_string(rule));
+    if (rewires_nothing(l, zeta, old_index, pruned, grown)) return;
     put_weights(l, w);
     const auto by = rule == SNK_PRUNE_MAGNITUDE ? snk::layers::PruneRule::SmallestMagnitude
                                                 : snk::layers::PruneRule::SmallestValue;
@@ -419,6 +439,7 @@ int snk_layer_rewire_rigl(snk_layer* layer, const void* w, double zeta, const vo
     if (block_rows < 1) throw Error(Info::InvalidValue, "snk_layer_rewire_rigl: block_rows must be at least 1");
     const Matrix X = batch_of(l, batch, l.in_features(), x);
     const Matrix dY = batch_of(l, batch, l.out_features(), dy);
+    if (rewires_nothing(l, zeta, old_index, pruned, grown)) return;
     put_weights(l, w);
     rewire_reported(l, old_index, pruned, grown,
                     [&] { return snk::layers::rigl_rewire(l, zeta, X, dY, static_cast<Index>(block_rows)); });

@@ -79,6 +79,12 @@ SNK_LAYER_API int snk_layer_forward_device(snk_layer* layer, const void* w, cons
 SNK_LAYER_API int snk_layer_backward_device(snk_layer* layer, const void* w, const void* x, int x_layout,
                                             const void* dy, int dy_layout, int64_t batch, void* dx, int dx_layout,
                                             void* dw, void* db, void* stream);
+/* Host <-> device traffic of the library's GPU backend since the start or the last snk_layer_transfers_reset: how many
+ * copies each way and their bytes (a layer's pattern and plans, values the host passes, results it reads; GraphBLAS's
+ * SNK_Transfers_get). The device calls make none once a layer's plans are made. Any pointer may be null. */
+SNK_LAYER_API void snk_layer_transfers(uint64_t* uploads, uint64_t* downloads, uint64_t* upload_bytes,
+                                       uint64_t* download_bytes);
+SNK_LAYER_API void snk_layer_transfers_reset(void);
 /* One prune-and-regrow step (layers/dst.hpp) from the values w: round(zeta * nnz) weights pruned by `rule`, as many
  * grown at random free positions (new weights are zero; fewer only where fewer positions are free, so the count stays
  * nnz unless the layer is nearly dense). old_index, with room for the count before the step: old_index[k], for the

@@ -173,6 +173,10 @@ Index count_of(double zeta, Index n, const char* who) {
 
 }  // namespace
 
+Index rewiring_count(double zeta, Index nvals) {
+  return zeta >= 0.0 && zeta <= 1.0 ? count_of(zeta, nvals, "rewiring_count") : 0;
+}
+
 Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,
                           Optimizer* optimizer) {
   Matrix& W = layer.weight();

@@ -31,6 +31,10 @@ struct Rewiring {
 // negative weights go first).
 enum class PruneRule { SmallestMagnitude, SmallestValue };
 
+// How many weights a rewiring with fraction zeta of a layer of nvals weights prunes: round(zeta * nvals) (0 for zeta
+// outside [0, 1], which the rewiring steps refuse). A rewiring of count 0 changes nothing.
+Index rewiring_count(double zeta, Index nvals);
+
 // One prune-and-regrow step on `layer` (and on `optimizer`'s state for it, if given). zeta in [0, 1] (InvalidValue
 // otherwise); round(zeta * nvals) weights are pruned by `rule` (ties broken by position); as many are grown at random
 // where the layer held no weight before this step (fewer only when there are not that many free positions).

@@ -57,6 +57,8 @@ def _load():
         "snk_layer_rewire_rigl": (i32, [vp, vp, dbl, vp, vp, i64, i64, c_int64_p, c_int64_p, c_int64_p]),
         "snk_layer_cosine_fraction": (dbl, [dbl, i64, i64, dbl]),
         "snk_layer_rewire_due": (i32, [i64, i64, i64, dbl]),
+        "snk_layer_transfers": (None, [ctypes.POINTER(u64)] * 4),
+        "snk_layer_transfers_reset": (None, []),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -76,3 +78,17 @@ def check(info):
 def set_backend(name):
     """The calling thread's backend for the layers: "reference", "kokkos" or "cuda"."""
     check(lib.snk_layer_backend(name.encode()))
+
+
+def transfers():
+    """Host <-> device traffic of the library's GPU backend since the start or the last reset_transfers(): a dict of
+    uploads, downloads, upload_bytes and download_bytes. The layers' calls on CUDA tensors make none once a layer's
+    plans are made (its first calls, and the first after its pattern changes, upload them)."""
+    counts = [ctypes.c_uint64() for _ in range(4)]
+    lib.snk_layer_transfers(*[ctypes.byref(c) for c in counts])
+    return dict(zip(("uploads", "downloads", "upload_bytes", "download_bytes"), (c.value for c in counts)))
+
+
+def reset_transfers():
+    """Sets the counts of transfers() to zero."""
+    lib.snk_layer_transfers_reset()

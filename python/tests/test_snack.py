@@ -119,6 +119,24 @@ def test_dst_keeps_count_moves_state_and_starts_new_weights_at_zero(scheduler):
         assert max(gone) <= min(kept)
 
 
+@pytest.mark.parametrize("zeta", [0.0, 0.004])
+def test_a_rewiring_that_prunes_no_weight_changes_nothing(zeta):
+    # A fraction that rounds to no weight (0.004 of 120 weights) rewires nothing: the values, the optimizer's state and
+    # the pattern are the same tensors as before (the layer's plans on a GPU are kept: nothing is put into the layer).
+    torch.manual_seed(3)
+    layer = SparseLinear(30, 20, sparsity=0.8, seed=7)
+    assert layer.nnz == 120
+    opt = torch.optim.Adam(layer.parameters(), lr=1e-2)
+    layer(torch.randn(8, 30)).pow(2).sum().backward()
+    opt.step()
+    values, state, indices = layer.weight_values.data, dict(opt.state[layer.weight_values]), layer.indices
+    kept = values.clone()
+    assert snack.dst.SET(layer, zeta=zeta, interval=1, optimizer=opt).step() == 0
+    assert layer.weight_values.data.data_ptr() == values.data_ptr() and torch.equal(layer.weight_values.data, kept)
+    assert all(opt.state[layer.weight_values][k] is v for k, v in state.items())
+    assert layer.indices is indices
+
+
 def test_rigl_grows_where_the_dense_gradient_is_largest():
     torch.manual_seed(8)
     layer = SparseLinear(40, 25, sparsity=0.85, dtype=torch.float64, seed=2)
@@ -316,6 +334,38 @@ def test_cuda_training_with_set_keeps_the_count_and_learns():
         pos = layer.indices[0] * layer.in_features + layer.indices[1]
         assert pos.unique().numel() == pos.numel()
     assert losses[-1] < 0.5 * losses[0], losses
+
+
+@needs_cuda
+def test_cuda_rewiring_that_prunes_no_weight_keeps_the_layers_device_plans():
+    # A schedule decayed to zero still calls its layers each interval: nothing may be put into the layer then, or its
+    # device copy and SpMM plans would be made again (snack.transfers() counts the uploads).
+    def uploads():
+        return snack.transfers()["uploads"]
+
+    torch.manual_seed(2)
+    layer = SparseLinear(256, 512, sparsity=0.9, seed=3).cuda()
+    x = torch.randn(64, 256, device="cuda")
+
+    def step():
+        layer(x).pow(2).sum().backward()
+        torch.cuda.synchronize()
+
+    step()
+    step()
+    before = uploads()
+    step()
+    steady = uploads() - before
+    rewire = snack.dst.SET(layer, zeta=0.0, interval=1)
+    before = uploads()
+    assert rewire.step() == 0
+    step()
+    assert uploads() - before == steady, "the layer's pattern was uploaded again after a rewiring that changed nothing"
+    rewire.zeta = 0.3
+    before = uploads()
+    assert rewire.step() > 0
+    step()
+    assert uploads() - before > steady, "a changed pattern is uploaded (the counter sees plans)"
 
 
 @needs_cuda
