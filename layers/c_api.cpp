@@ -421,6 +421,7 @@ int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uin
     if (rule != SNK_PRUNE_MAGNITUDE && rule != SNK_PRUNE_VALUE)
       throw Error(Info::InvalidValue, "snk_layer_rewire: the rule must be SNK_PRUNE_MAGNITUDE or SNK_PRUNE_VALUE, "
                                       "not " + std::to_string(rule));
+    need(w, "the weight values");
     if (rewires_nothing(l, zeta, old_index, pruned, grown)) return;
     put_weights(l, w);
     const auto by = rule == SNK_PRUNE_MAGNITUDE ? snk::layers::PruneRule::SmallestMagnitude
@@ -439,6 +440,7 @@ int snk_layer_rewire_rigl(snk_layer* layer, const void* w, double zeta, const vo
     if (block_rows < 1) throw Error(Info::InvalidValue, "snk_layer_rewire_rigl: block_rows must be at least 1");
     const Matrix X = batch_of(l, batch, l.in_features(), x);
     const Matrix dY = batch_of(l, batch, l.out_features(), dy);
+    need(w, "the weight values");
     if (rewires_nothing(l, zeta, old_index, pruned, grown)) return;
     put_weights(l, w);
     rewire_reported(l, old_index, pruned, grown,

@@ -89,7 +89,8 @@ SNK_LAYER_API void snk_layer_transfers_reset(void);
  * grown at random free positions (new weights are zero; fewer only where fewer positions are free, so the count stays
  * nnz unless the layer is nearly dense). old_index, with room for the count before the step: old_index[k], for the
  * first snk_layer_nnz() entries after it, is the index before the step of the new k-th non-zero, or -1 for a grown
- * one; pruned and grown (may be null) receive the counts. */
+ * one; pruned and grown (may be null) receive the counts. A step that prunes no weight (round(zeta * nnz) == 0) leaves
+ * the layer as it is, its device copy and plans included. */
 SNK_LAYER_API int snk_layer_rewire(snk_layer* layer, const void* w, double zeta, int rule, uint64_t seed,
                                    int64_t* old_index, int64_t* pruned, int64_t* grown);
 /* One RigL step (layers/dst.hpp: rigl_rewire): prune as snk_layer_rewire with SNK_PRUNE_MAGNITUDE, grow where
