@@ -21,13 +21,20 @@ struct Positions {
   bool before(std::size_t a, Index i, Index j) const { return I[a] < i || (I[a] == i && J[a] < j); }
 };
 
+// Where each of nrows rows starts among positions whose rows are I, once they are in row order (nrows + 1 entries: the
+// row pointers of compressed rows).
+std::vector<Index> row_starts(const std::vector<Index>& I, Index nrows) {
+  std::vector<Index> start(static_cast<std::size_t>(nrows) + 1, 0);
+  for (Index i : I) ++start[static_cast<std::size_t>(i) + 1];
+  for (Index i = 0; i < nrows; ++i) start[i + 1] += start[i];
+  return start;
+}
+
 // A matrix of `type` (Bool, or a floating type) with an entry at each position of `at` (row-major sorted, no
 // repeats), of value true for Bool and zero otherwise: made in compressed rows directly, as the positions are sorted.
 Matrix at_positions(const Type* type, Index nrows, Index ncols, const Positions& at) {
   CsrStorage s;
-  s.p.assign(static_cast<std::size_t>(nrows) + 1, 0);
-  for (Index i : at.I) ++s.p[static_cast<std::size_t>(i) + 1];
-  for (Index i = 0; i < nrows; ++i) s.p[i + 1] += s.p[i];
+  s.p = row_starts(at.I, nrows);
   s.j = at.J;
   s.x.assign(at.size() * type->size, type == &types::Bool ? 1 : 0);   // true, or the floating zero (all bits 0)
   Matrix M(type, nrows, ncols);
@@ -63,12 +70,16 @@ std::vector<char> choose_pruned(const Matrix& W, Index k, PruneRule rule) {
 // count), so that a draw costs a probe or a search and no allocation.
 class Taken {
  public:
-  Taken(const Matrix& W, Index capacity)
-      : old_(W.csr()), ncols_(W.ncols()), bitmap_(W.nrows() * W.ncols() <= 64 * W.nvals()) {
+  Taken(const Matrix& W, Index capacity) : W_(W), bitmap_(W.nrows() * W.ncols() <= 64 * W.nvals()) {
     if (bitmap_) {
-      bits_.assign(static_cast<std::size_t>((W.nrows() * ncols_ + 63) / 64), 0);
+      const Index ncols = W.ncols();
+      bits_.assign(static_cast<std::size_t>((W.nrows() * ncols + 63) / 64), 0);
       const std::vector<Index>& rows = W.coo_rows();
-      for (std::size_t e = 0; e < rows.size(); ++e) set(rows[e] * ncols_ + old_.j[e]);
+      const std::vector<Index>& cols = W.csr().j;
+      for (std::size_t e = 0; e < rows.size(); ++e) {
+        const Index q = rows[e] * ncols + cols[e];
+        bits_[static_cast<std::size_t>(q >> 6)] |= std::uint64_t(1) << (q & 63);
+      }
       return;
     }
     std::size_t size = 16;
@@ -95,19 +106,14 @@ class Taken {
 
  private:
   static constexpr Index kEmpty = ~Index(0);   // no position: a layer has fewer than 2^64 - 1 of them
-  void set(Index q) { bits_[static_cast<std::size_t>(q >> 6)] |= std::uint64_t(1) << (q & 63); }
   bool held(Index i, Index j) const {
-    Index slot = i;
-    if (old_.hyper) {
-      const auto at = std::lower_bound(old_.h.begin(), old_.h.end(), i);
-      if (at == old_.h.end() || *at != i) return false;
-      slot = static_cast<Index>(at - old_.h.begin());
-    }
-    return std::binary_search(old_.j.begin() + static_cast<std::ptrdiff_t>(old_.p[slot]),
-                              old_.j.begin() + static_cast<std::ptrdiff_t>(old_.p[slot + 1]), j);
+    Index b = 0, e = 0;
+    W_.row_range(i, b, e);
+    const std::vector<Index>& cols = W_.csr().j;
+    return std::binary_search(cols.begin() + static_cast<std::ptrdiff_t>(b), cols.begin() + static_cast<std::ptrdiff_t>(e),
+                              j);
   }
-  const CsrStorage& old_;
-  Index ncols_;
+  const Matrix& W_;
   bool bitmap_;
   std::vector<std::uint64_t> bits_;
   std::vector<Index> slots_;
@@ -116,9 +122,7 @@ class Taken {
 
 // Sorts positions row-major: by row (a counting sort), then by column within each row.
 Positions sorted(const Positions& at, Index nrows) {
-  std::vector<Index> start(static_cast<std::size_t>(nrows) + 1, 0);
-  for (Index i : at.I) ++start[static_cast<std::size_t>(i) + 1];
-  for (Index i = 0; i < nrows; ++i) start[i + 1] += start[i];
+  const std::vector<Index> start = row_starts(at.I, nrows);
   Positions out;
   out.I.resize(at.size());
   out.J.resize(at.size());
@@ -168,13 +172,13 @@ Rewiring apply_rewiring(SparseLinear& layer, const std::vector<char>& pruned, co
 Index count_of(double zeta, Index n, const char* who) {
   if (!(zeta >= 0.0 && zeta <= 1.0))
     throw Error(Info::InvalidValue, std::string(who) + ": zeta must lie in [0, 1], not " + std::to_string(zeta));
-  return std::min<Index>(n, static_cast<Index>(std::llround(zeta * static_cast<double>(n))));
+  return rewiring_count(zeta, n);
 }
 
 }  // namespace
 
 Index rewiring_count(double zeta, Index nvals) {
-  return zeta >= 0.0 && zeta <= 1.0 ? count_of(zeta, nvals, "rewiring_count") : 0;
+  return std::min<Index>(nvals, static_cast<Index>(std::llround(zeta * static_cast<double>(nvals))));
 }
 
 Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std::uint64_t seed,

@@ -31,8 +31,8 @@ struct Rewiring {
 // negative weights go first).
 enum class PruneRule { SmallestMagnitude, SmallestValue };
 
-// How many weights a rewiring with fraction zeta of a layer of nvals weights prunes: round(zeta * nvals) (0 for zeta
-// outside [0, 1], which the rewiring steps refuse). A rewiring of count 0 changes nothing.
+// How many weights a rewiring with fraction zeta in [0, 1] of a layer of nvals weights prunes: round(zeta * nvals)
+// (the rewiring steps refuse other fractions). A rewiring of count 0 changes nothing.
 Index rewiring_count(double zeta, Index nvals);
 
 // One prune-and-regrow step on `layer` (and on `optimizer`'s state for it, if given). zeta in [0, 1] (InvalidValue
