@@ -14,10 +14,11 @@
 //   dispatched      what snk::cuda::spmm picks (Kernel::Auto, deterministic = false)
 //   dispatched_bound  the same with W's values bound to the plan (Plan::bind_values, timed once per matrix:
 //                   the first bind builds the bank-aware order, a re-bind gathers the values), where the choice
-//                   reads that order (the batch-8 column-block kernel; at batch 5-128 the lanes-across-rows
+//                   reads that order (the batch-8 column-block kernel; at batch 2-128 the lanes-across-rows
 //                   kernel, whose order and value copy the first timed call builds, in the warm-up); where that is
-//                   the lanes-across-rows kernel past batch 8, also with 768 and 1024 threads per block forced
-//                   (rl_t768, rl_t1024: the measurements behind SpmmArgs::lanes_threads' default)
+//                   the lanes-across-rows kernel at batch tile 32, also with 768 and 1024 threads per block forced
+//                   (rl_t768, rl_t1024: the measurements behind SpmmArgs::lanes_threads' default), and up to
+//                   batch 48 at each of its batch tiles forced (rl_bt8, rl_bt16, rl_bt32: the lanes_tile rule's)
 //   cusparse        every cusparseSpMM algorithm (CSR and COO) in both dense orders, plus cusparseSpMV
 //                   at batch 1; run in a child process per matrix, so an algorithm that fails with a
 //                   sticky error (CSR_ALG1 has raised an illegal address at 16384 / 95% / 128) loses
@@ -44,7 +45,8 @@
 // copy bandwidth; each row gives the dispatched call (values bound where that runs) over it. The targets section
 // lists the project's SpMM targets at 16384 x 16384 (speedups over cuBLAS, Dense+Mask and cuSPARSE, fractions of
 // the copy bandwidth, within 1.25x of the limit at 90% and 95%) as the time each asks of the dispatched kernel,
-// beside that floor. Output: a markdown table on stdout and in <out>/spmm-h200.md, every measurement in
+// beside that floor. Output: a markdown table on stdout and in <out>/spmm-<gpu>.md (<gpu>: the device's model, as
+// h100 or h200; device_tag), every measurement in
 // <out>/spmm.csv (for plot.py; `limit` rows hold each point's limit).
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -57,6 +59,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -607,6 +610,19 @@ double onchip_floor_ms(double nnz, int batch, double shared_gbs) {
   return shared_gbs > 0 ? nnz * batch * kValueBytes / (shared_gbs * 1e9) * 1e3 : -1.0;
 }
 
+// The device's model as a file-name tag: its first word of a letter and digits ("NVIDIA H100 80GB HBM3": h100),
+// else "gpu".
+std::string device_tag(const char* name) {
+  std::istringstream words(name);
+  for (std::string w; words >> w;)
+    if (w.size() >= 2 && std::isalpha(static_cast<unsigned char>(w[0])) &&
+        std::all_of(w.begin() + 1, w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      std::transform(w.begin(), w.end(), w.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+      return w;
+    }
+  return "gpu";
+}
+
 void usage() {
   std::printf(
       "usage: spmm_bench [options]   (Y = W X, W M x M uniform random, against cuSPARSE, cuBLAS and Dense+Mask)\n"
@@ -990,11 +1006,18 @@ int main(int argc, char** argv) {
           s.values_bound = true;
           const snk::cuda::Choice bound = snk::cuda::choose(*plan, s);
           if (bound.bound_order) record("dispatched_bound", time_ours(s));
-          // The same call at batch tile 32 in thread blocks of each count (the lanes_threads rule's measurements).
-          if (bound.kernel == Kernel::RowLanes && batch > 8)
+          // The same call at batch tile 32 in thread blocks of each count (the lanes_threads rule's measurements),
+          // and at each batch tile up to batch 48 (the lanes_tile rule's).
+          if (bound.kernel == Kernel::RowLanes && bound.batch_tile == 32)
             for (int threads : {768, 1024}) {
               s.lanes_threads = threads;
               record("rl_t" + std::to_string(threads), time_ours(s));
+            }
+          s.lanes_threads = 0;
+          if (bound.kernel == Kernel::RowLanes && batch <= 48)
+            for (int bt : {8, 16, 32}) {
+              s.batch_tile = bt;
+              record("rl_bt" + std::to_string(bt), time_ours(s));
             }
         }
         if (sweep && batch > 1) {
@@ -1063,8 +1086,8 @@ int main(int argc, char** argv) {
         "method's time over `disp` (> 1: disp is faster). `on-chip floor` = nnz x batch x 4 bytes over the "
         "shared-memory read bandwidth: the least time in which any kernel that brings each non-zero's row of X into "
         "registers from shared memory or L1 (one data pipe) can run. `disp, bound values` = the same call with W's "
-        "values bound to the plan beforehand (Plan::bind_values: batch 5-128 runs the lanes-across-rows kernel, "
-        "row_lanes, on the plan's interleaved row-group order where the dispatcher's rule takes it, else batch 5-8 "
+        "values bound to the plan beforehand (Plan::bind_values: batch 2-128 runs the lanes-across-rows kernel, "
+        "row_lanes, on the plan's interleaved row-group order where the dispatcher's rule takes it, else batch 2-8 "
         "the column-block kernel on its bank-aware order; `-` where neither runs). `limit` = the larger of the "
         "stream time ((nnz x 6 bytes, W's 16-bit packed column and fp32 value per non-zero, + (M+1) x 4 + X + Y "
         "bytes) over the copy bandwidth) and the on-chip floor; the word after it says which; `x limit` = `disp, "
@@ -1265,6 +1288,19 @@ int main(int argc, char** argv) {
            << ": 768 " << f(r.ms["rl_t768"]) << " ms, 1024 " << f(r.ms["rl_t1024"]) << " ms\n";
       }
   }
+  {
+    bool any = false;
+    for (auto& r : rows)
+      if (r.ms.count("rl_bt8") && r.ms.count("rl_bt16") && r.ms.count("rl_bt32")) {
+        if (!any)
+          md << "\nrow_lanes at each batch tile (values bound, the tile forced; a batch wider than the tile runs a tile "
+                "per grid z, each streaming W; `disp, bound values` runs the dispatcher's tile):\n\n";
+        any = true;
+        md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch
+           << ": tile 8 " << f(r.ms["rl_bt8"]) << " ms, tile 16 " << f(r.ms["rl_bt16"]) << " ms, tile 32 "
+           << f(r.ms["rl_bt32"]) << " ms\n";
+      }
+  }
   if (sweep) {
     md << "\nBest column_block configuration per point (sweep):\n\n";
     for (auto& r : rows)
@@ -1275,7 +1311,7 @@ int main(int argc, char** argv) {
   const std::string text = md.str();
   std::fputs(text.c_str(), stdout);
   if (!log.empty()) std::fprintf(stderr, "%s", log.c_str());
-  FILE* mdf = std::fopen((out_dir + "/spmm-h200.md").c_str(), "w");
+  FILE* mdf = std::fopen((out_dir + "/spmm-" + device_tag(prop.name) + ".md").c_str(), "w");
   if (mdf) {
     std::fputs(text.c_str(), mdf);
     std::fclose(mdf);

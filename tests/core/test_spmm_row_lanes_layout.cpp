@@ -20,7 +20,8 @@
 // of eight lanes from about 2.4 (CSR order) to under 1.12 (about 1.08; 1.22 with a fixed rotation of the classes
 // per lane); residues without the columns, or past 8, and pieces other than 1, 2, 4, 8 are refused. The same for
 // 16-bit X' rows: one piece with 8 classes (the phase's eight lanes) and four pieces with 2 (each piece-phase's two
-// lanes).
+// lanes). These are every order the kernel reads: fp32 X' rows at batch tiles 8, 16 and 32 take (pieces, classes)
+// (2, 4), (4, 2) and (8, none), 16-bit rows (1, 8), (2, 4) and (4, 2).
 #include <gtest/gtest.h>
 
 #include <algorithm>

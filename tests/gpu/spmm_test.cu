@@ -1082,19 +1082,28 @@ TEST(SpmmColumnBlock, ResidentBlocksAtBatchTile8) {
     c.cb.rows_per_cta = 5000;        // more than the rows: one thread block (the held kernel keeps no row sums)
     check_plus_times<float>(q, c, rng(), 1e-5, *plan_q);
   }
-  // Auto takes it at batch 5-8 where each thread block streams at least twice the bytes of W that it stages of
-  // X' (16384 columns, ~1638 non-zeros per row, 8192 rows), not on the sparser 2000-row plan of SpmmRowRange.
+  // Auto takes it at batch 2-8 where each thread block streams at least twice the bytes of W that it stages of
+  // X' (16384 columns, ~1638 non-zeros per row, 8192 rows), not on the sparser 2000-row plan of SpmmRowRange; at
+  // batch 1 the stream kernel.
   Pattern m = random_pattern(rng(), 8192, 16384, 0.1);
   auto plan_m = make_plan(m, false);
   SpmmArgs am;
-  am.batch = 8;
-  EXPECT_EQ(Kernel::ColumnBlock, choose(*plan_m, am).kernel) << choose(*plan_m, am).describe();
-  EXPECT_EQ(8, choose(*plan_m, am).column_block.batch_tile);
-  am.batch = 5;
-  EXPECT_EQ(Kernel::ColumnBlock, choose(*plan_m, am).kernel) << choose(*plan_m, am).describe();
+  for (int batch : {8, 5, 3, 2}) {
+    am.batch = batch;
+    EXPECT_EQ(Kernel::ColumnBlock, choose(*plan_m, am).kernel) << choose(*plan_m, am).describe();
+    EXPECT_EQ(8, choose(*plan_m, am).column_block.batch_tile);
+  }
+  am.batch = 1;
+  EXPECT_EQ(Kernel::RowSegment, choose(*plan_m, am).kernel) << choose(*plan_m, am).describe();
+  for (int batch : {3, 2}) {
+    Case c2;
+    c2.batch = batch;
+    check_plus_times<float>(m, c2, rng(), 1e-5, *plan_m);
+  }
   Case c;
   c.batch = 8;
   check_plus_times<float>(m, c, rng(), 1e-5, *plan_m);
+  am.batch = 5;
   // One block holding all 4096 columns: Auto takes it where rows average >= 128 non-zeros (5%: ~205), not at
   // 1% (~41: row_range).
   Pattern f = random_pattern(rng(), 4096, 4096, 0.05);
@@ -1168,13 +1177,13 @@ TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
 }
 
 // ---- values bound to the plan: the lanes-across-rows kernel in its interleaved row-group order --------------------
-// RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 5-128 (batch tiles 8 and 32, the tile-8 order in its
-// residue order; batches past 32 in several tiles, not a multiple of the tile among them): one column block held per thread block (several
+// RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 2-128 (batch tiles 8, 16 and 32, the tile-8 and tile-16
+// orders in their residue orders; batches past 32 in several tiles, not a multiple of the tile among them): one column block held per thread block (several
 // blocks: partial tiles folded in block order; one block: Y written directly), rows in length-sorted groups of 32
 // (row counts that leave a group short, fewer rows than one group, empty rows, one row far longer than the
 // others), batches short of the 32-value tile, both orientations it serves and both layouts with padded leading
 // dimensions; each against the float64 reference and bitwise repeatable. These plans are too small for Auto to
-// take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X, batch 4
+// take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X, batch 1
 // or 129, fp16, more than 65536 columns, no values bound) the call runs as Auto would, still correct.
 // The RowLanes tests' shapes: several column blocks and one, a heavy row (with a few empty rows), fewer rows than a
 // group, and more than 65536 columns (where the kernel cannot run).
@@ -1214,7 +1223,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     SpmmArgs probe;
     probe.values_bound = true;
     probe.kernel = Kernel::RowLanes;
-    for (int batch : {5, 8, 9, 17, 31, 32, 33, 64, 100, 128}) {
+    for (int batch : {2, 3, 4, 5, 8, 9, 12, 16, 17, 31, 32, 33, 48, 64, 100, 128}) {
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
         Case c;
         c.batch = batch;
@@ -1228,7 +1237,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
         const Choice ch = choose(*plan, probe);
         if (sh.fits) {
           EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
-          EXPECT_EQ(batch <= 8 ? 8 : 32, ch.batch_tile) << ch.describe();
+          EXPECT_EQ(batch <= 8 ? 8 : batch <= 16 ? 16 : 32, ch.batch_tile) << ch.describe();
           EXPECT_TRUE(ch.bound_order) << ch.describe();
         } else {
           EXPECT_NE(Kernel::RowLanes, ch.kernel) << ch.describe();
@@ -1259,7 +1268,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       }
     }
     probe.kernel = Kernel::RowLanes;
-    for (int batch : {4, 129}) {   // not served; still correct
+    for (int batch : {1, 129}) {   // not served; still correct
       Case c;
       c.batch = batch;
       c.kernel = Kernel::RowLanes;
@@ -1305,7 +1314,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       EXPECT_EQ(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
     }
   }
-  // Tile 8 with atomic sums cuts each group's walk into work items (runs of its chunk steps): by default two where
+  // Tiles 8 and 16 with atomic sums cut each group's walk into work items (runs of its chunk steps): by default two where
   // rows' segments in a block average >= kRowLanesRunSegment non-zeros (here about 150 in each of 3 blocks), else
   // one; asked for, any number up to 16 (more than a group's chunk steps leaves items empty). Each against the
   // reference; a deterministic call folds (one run).
@@ -1327,8 +1336,10 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     aq.deterministic = false;
     aq.batch = 32;
     EXPECT_EQ(1, choose(*plan_q, aq).lanes_runs) << "tile 32 walks whole groups";
+    aq.batch = 16;
+    EXPECT_EQ(2, choose(*plan_q, aq).lanes_runs) << choose(*plan_q, aq).describe();
     for (int runs : {0, 1, 2, 3, 16})
-      for (int batch : {8, 6}) {   // batch 6 asked for: one-value atomics
+      for (int batch : {8, 6, 16, 10}) {   // batches 6 and 10 asked for: one-value atomics
         Case c = row_lanes_bound(batch);
         c.lanes_runs = runs;
         check_plus_times<float>(q, c, rng(), 1e-5, *plan_q);
@@ -1346,7 +1357,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
   // block).
   Pattern m = random_pattern(rng(), 16384, 16384, 0.04);
   auto plan_m = make_plan(m, false);
-  for (int batch : {32, 20, 8, 5}) {
+  for (int batch : {32, 20, 16, 12, 8, 5, 4, 2}) {
     Case c;
     c.batch = batch;
     c.bind = true;
@@ -1357,7 +1368,9 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     const Choice cm = choose(*plan_m, am);
     EXPECT_EQ(Kernel::RowLanes, cm.kernel) << cm.describe();
     EXPECT_EQ(cm.batch_tile == 32 ? 1024 : 512, cm.lanes_threads) << cm.describe();   // short segments
-    // Auto adds the 12 blocks' sums with atomics only where they are 16-byte ones (Y row-major, batch 8, 20, 32).
+    EXPECT_EQ(batch <= 8 ? 8 : batch <= 16 ? 16 : 32, cm.batch_tile) << cm.describe();
+    // Auto adds the 12 blocks' sums with atomics only where they are 16-byte ones (Y row-major, a batch that is a
+    // multiple of 4).
     EXPECT_EQ(batch % 4 == 0, cm.atomic_sums) << cm.describe();
     am.y.layout = Layout::ColMajor;
     EXPECT_FALSE(choose(*plan_m, am).atomic_sums) << choose(*plan_m, am).describe();
@@ -1366,16 +1379,16 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     am.values_bound = false;
     EXPECT_NE(Kernel::RowLanes, choose(*plan_m, am).kernel) << "values not bound";
   }
-  for (int batch : {32, 8}) {
+  for (int batch : {32, 16, 8}) {
     Case d;
     d.batch = batch;
     d.bind = true;
     d.deterministic = true;
     expect_bitwise_repeatable(m, d, *plan_m);
   }
-  // Past batch 32 with a last tile of 1-8 columns: the whole tiles in one pass, the rest in a second (batch tile 8
-  // for 5-8 columns, the batch-1-4 kernels below); a last tile of 9 or more runs in the one call.
-  for (int batch : {33, 36, 40, 72}) {
+  // Past batch 32 with a last tile of 1-16 columns: the whole tiles in one pass, the rest in a second (batch tile 8
+  // for 2-8 columns, 16 for 9-16, the stream kernel for one); a last tile of 17 or more runs in the one call.
+  for (int batch : {33, 36, 40, 44, 48, 72}) {
     SpmmArgs am;
     am.batch = batch;
     am.values_bound = true;
@@ -1390,7 +1403,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     c.pad = batch == 40 ? 3 : 0;
     check_plus_times<float>(m, c, rng(), 1e-5, *plan_m);
   }
-  for (int batch : {41, 64, 128}) {
+  for (int batch : {49, 64, 128}) {
     SpmmArgs am;
     am.batch = batch;
     am.values_bound = true;
@@ -1403,14 +1416,14 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
   expect_bitwise_repeatable(m, r, *plan_m);
 }
 
-// RowLanes with fp16 and bf16 values bound: X', W and Y of that type, fp32 sums. Its 16-bit X' rows (16 bytes at
-// batch tile 8, 64 at 32) are laid out in their own residue order (row_lanes_layout.hpp), and the column blocks' sums
+// RowLanes with fp16 and bf16 values bound: X', W and Y of that type, fp32 sums. Its 16-bit X' rows (16, 32 and 64
+// bytes at batch tiles 8, 16 and 32) are laid out in their own residue order (row_lanes_layout.hpp), and the column blocks' sums
 // are always folded from fp32 partial tiles (there are no 16-bit atomics), so a call is deterministic either way.
 // The shapes of the fp32 test (several blocks and one, a heavy row with empty ones, fewer rows than a group), batches
-// 5-128 in both orientations it serves and both layouts with padded leading dimensions, each against the float64
+// 2-128 in both orientations it serves and both layouts with padded leading dimensions, each against the float64
 // reference on the 16-bit inputs (the output rounded to 16 bits: relative error about 2^-9); the choice takes the
 // kernel with bf16 values bound, and not once fp32 values are bound instead. On a plan where it pays, Auto takes it
-// at batch 8 and 32 with bf16 values bound.
+// at batch 4, 8, 16 and 32 with bf16 values bound.
 TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
   SKIP_WITHOUT_GPU();
   for (const LanesShape& sh : kLanesShapes) {
@@ -1418,7 +1431,7 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
     SCOPED_TRACE(sh.name);
     const Pattern p = lanes_pattern(sh);
     auto plan = make_plan(p, false);
-    for (int batch : {5, 8, 9, 17, 32, 33, 64, 100, 128}) {
+    for (int batch : {2, 5, 8, 9, 13, 16, 17, 32, 33, 64, 100, 128}) {
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
         Case c = row_lanes_bound(batch);
         c.orientation = o;
@@ -1431,14 +1444,14 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
         probe.orientation = o;
         const Choice ch = choose(*plan, probe);
         EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
-        EXPECT_EQ(batch <= 8 ? 8 : 32, ch.batch_tile) << ch.describe();
+        EXPECT_EQ(batch <= 8 ? 8 : batch <= 16 ? 16 : 32, ch.batch_tile) << ch.describe();
         EXPECT_FALSE(ch.atomic_sums) << ch.describe();
         probe.type = ValueType::FP32;
         EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << "bf16 values are bound";
         c.layout = Layout::ColMajor;
         c.pad = 3;
         check_plus_times<__nv_bfloat16>(p, c, rng(), 1e-2, *plan);
-        if (batch == 8 || batch == 33) {
+        if (batch == 8 || batch == 16 || batch == 33) {
           Case h = row_lanes_bound(batch);
           h.orientation = o;
           check_plus_times<__half>(p, h, rng(), 1e-2, *plan);
@@ -1449,7 +1462,7 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
   // Auto with bf16 values bound, 16384 x 16384 at 4%.
   Pattern m = random_pattern(rng(), 16384, 16384, 0.04);
   auto plan_m = make_plan(m, false);
-  for (int batch : {32, 8}) {
+  for (int batch : {32, 16, 8, 4}) {
     Case c;
     c.batch = batch;
     c.bind = true;

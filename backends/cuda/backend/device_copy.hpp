@@ -10,7 +10,7 @@
 // copy that is present is current: the Plan and the uploaded values are reused across calls for as long as
 // the matrix is unchanged, which is what makes a loop of products with one sparse matrix (a layer's
 // weights) upload it once. For the same reason the products may bind the uploaded values to the Plan
-// (Plan::bind_values: the bound orders of the batch-5-128 kernels), once they have run long enough to pay for it
+// (Plan::bind_values: the bound orders of the batch-2-128 kernels), once they have run long enough to pay for it
 // (sparse_times_full.cpp); the bound values belong to the copy that bound them (CompactedPattern::bound_owner). The
 // backend attaches copies only beside a valid host form (host_is_stale = false), so download() is never
 // needed; it throws Panic if that invariant is ever broken.

@@ -11,7 +11,7 @@
 //
 // Data movement: A's values and Plan, and B's values, live in the MatrixOnDevice attached to each and are
 // reused while the matrix is unchanged (and where products would run faster with A's values bound to the Plan, in
-// the orders of its batch-5-128 kernels, they are bound once the products have paid for it: the rule below). B's
+// the orders of its batch-2-128 kernels, they are bound once the products have paid for it: the rule below). B's
 // host CSR form of a full matrix is already its dense row-major array, so it is uploaded as is (tb: read as
 // column-major, the transpose costs nothing). Per call only T is allocated on the device, unless T is full and memory
 // was lent for it (its output's, borrowed for results: result_values), where it is written instead; it stays there

@@ -1,5 +1,5 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of the
-// lanes-across-rows kernel (fp32, batch tiles 8 and 32, bound values), of SNACK-COO, of the column-scatter kernel
+// lanes-across-rows kernel (fp32, fp16, bf16, batch tiles 8, 16 and 32, bound values), of SNACK-COO, of the column-scatter kernel
 // (W^T X from W's rows), of the sampled product (SDDMM), and of the small helper kernels
 // the dispatcher uses (strided copies of dense operands, value gathers for bound orders, the move of W's values into
 // the transposed pattern's order, COO row expansion).
@@ -205,7 +205,7 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaS
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
       std::int64_t(p.block_cols) * BT * sizeof(VT) > RowLanesTile<BT>::kTileBytes ||
       (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.runs < 1 ||
-      (p.runs > 1 && (!p.accumulate || BT != 8)) || (sizeof(VT) != 4 && p.accumulate))
+      (p.runs > 1 && (!p.accumulate || !rowlanes_dealt(BT))) || (sizeof(VT) != 4 && p.accumulate))
     return cudaErrorInvalidValue;
   // Bulk sums (csr_rowlanes.cuh) where tile 32 adds into Y rows of contiguous, 16-byte aligned values.
   RowLanesParams q = p;
@@ -215,10 +215,10 @@ cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaS
                                        static_cast<int>(smem));
   if (e != cudaSuccess) return e;
   const unsigned tiles = static_cast<unsigned>((p.batch + BT - 1) / BT);   // grid z: the batch tiles
-  // Tile 8: n_ranges thread blocks per column block dealt its work items in turn, but no more than keep all their
-  // warps busy; tile 32: one per row range.
+  // Tiles 8 and 16: n_ranges thread blocks per column block dealt its work items in turn, but no more than keep all
+  // their warps busy; tile 32: one per row range.
   constexpr int kWarps = Threads / 32;
-  const int ctas = BT == 32 ? n_ranges
+  const int ctas = !rowlanes_dealt(BT) ? n_ranges
                             : static_cast<int>(std::max<std::int64_t>(
                                   1, std::min<std::int64_t>(n_ranges, std::int64_t(p.n_groups) * p.runs / kWarps)));
   dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(p.n_blocks), tiles);
@@ -239,6 +239,8 @@ template <class VT>
 cudaError_t launch_rl_type(int bt, int threads, const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
   if (bt == 8 && threads == RowLanesTile<8>::kThreads)
     return launch_rl<VT, 8, RowLanesTile<8>::kThreads>(p, n_ranges, sm_count, s);
+  if (bt == 16 && threads == RowLanesTile<16>::kThreads)
+    return launch_rl<VT, 16, RowLanesTile<16>::kThreads>(p, n_ranges, sm_count, s);
   if (bt == 32 && threads == RowLanesTile<32>::kThreads)
     return launch_rl<VT, 32, RowLanesTile<32>::kThreads>(p, n_ranges, sm_count, s);
   if (bt == 32 && threads == RowLanesTile<32>::kLongThreads)

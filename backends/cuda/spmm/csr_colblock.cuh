@@ -15,7 +15,7 @@
 //     stream two steps ahead across the warp's rows, row sums in shared memory (each row belongs to one
 //     warp: no atomics), X double-buffered over a thread block's range of column blocks;
 //   - colblock_held_kernel (batch tile 8, one column block per thread block, staged once and held for the
-//     whole call; what the dispatcher runs at batch 5-8 where rows' pieces are long, the blocks as wide as
+//     whole call; what the dispatcher runs at batch 2-8 where rows' pieces are long, the blocks as wide as
 //     shared memory allows, the columns split over them): the same walk, each row's folded sums written
 //     straight from the lanes;
 //   - colblock_wide_kernel (batch tiles 32 and 128): row sums in registers, each warp's rows' non-zeros

@@ -1,5 +1,5 @@
 // spmm/csr_rowlanes.cuh: the lanes-across-rows SpMM kernel (plus_times fp32, fp16 and bf16 with fp32 sums, batch
-// tiles 8 and 32, values bound to the plan; deterministic unless its column blocks' sums are added into Y with
+// tiles 8, 16 and 32, values bound to the plan; deterministic unless its column blocks' sums are added into Y with
 // atomics, which only fp32 does).
 //
 // At batch 32 every kernel that brings each non-zero's row of X (128 bytes) from shared memory into registers is
@@ -12,15 +12,15 @@
 // P = BT sizeof(VT) / 16 pieces of 16 bytes, lane l starting at piece l mod P (piece kk ^ (l mod P) at step kk).
 // With fp32 at batch tile 32 (128-byte rows) the eight lanes of a load phase then read eight distinct bank groups
 // whatever their rows are: no bank conflicts, and no pair traffic. Where rows are shorter than a bank line (fp32 at
-// tile 8: 32 bytes; 16-bit values: 16 bytes at tile 8, 64 at tile 32) the plan's residue order does it instead
+// tiles 8 and 16: 32 and 64 bytes; 16-bit values: 16, 32 and 64 bytes) the plan's residue order does it instead
 // (row_lanes_layout.hpp). 16-bit values are held as they are in X' and W (half the bytes of fp32 to stage, hold and
 // read per non-zero) and widened to fp32 for the sums. The sums are never folded across lanes; the lane's registers
 // a[kk] hold batch values E (kk ^ (l mod P)) .. + E - 1 (E = 16 / sizeof(VT) values a piece) and are stored there.
 // A thread block holds one column block of X' for the whole call (RowLanesTile: up to 176 KB of fp32 at tile 32, one
-// block per SM; up to 44 KB at tile 8, three per SM, so that more warps keep W's loads in flight; 16-bit X' takes
-// the same blocks in half the bytes). Its warps take their work from a counter in shared memory,
-// longest first (the layout's order): at tile 32 the groups of 32 rows of the thread block's row range; at tile 8 every
-// n-th work item of the column block's list over all rows (thread block x of n: items x, x + n, ...), so that each
+// block per SM; up to 88 KB at tile 16, two per SM, and 44 KB at tile 8, three per SM, so that more warps keep W's
+// loads in flight; 16-bit X' takes the same blocks in half the bytes). Its warps take their work from a counter in
+// shared memory, longest first (the layout's order): at tile 32 the groups of 32 rows of the thread block's row range;
+// at tiles 8 and 16 ("dealt" tiles) every n-th work item of the column block's list over all rows (thread block x of n: items x, x + n, ...), so that each
 // thread block gets long and short groups alike. Split column blocks write partial tiles that fold_column_ranges_kernel
 // sums in block order, so each result is the same sums in the same order run to run (bitwise repeatable); where the
 // call allows results that differ in the last bits run to run (SpmmArgs::deterministic false) and Y is fp32, each
@@ -30,8 +30,8 @@
 // their values contiguous and 16-byte aligned (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction
 // per row instead (cp.reduce.async.bulk, staged per warp in shared memory eight rows at a time), faster than the
 // 16-byte atomics. With atomics, at tile 8 a group's walk may then be cut into runs of its chunk steps (p.runs), each
-// a work item that adds its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile
-// per grid z, each streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR
+// a work item that adds its own sums, so that the warps' work evens out (the dealt tiles). A batch wider than the tile
+// runs one tile per grid z, each streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR
 // order a lane's chunk loads hit 32 rows' lines per step. Not kept: other stagings of the bulk sums, and a share of
 // each column block's X' rows read through the texture path instead of staged (bench/results/onchip-paths-h200.md:
 // that path runs beside the shared-memory one only with little shared memory taken and without W's stream). The
@@ -90,12 +90,16 @@ static_assert(rowlanes_shared_bytes(32, 4, static_cast<int>(RowLanesTile<32>::kT
                   RowLanesTile<32>::kLongThreads <= RowLanesTile<32>::kThreads,
               "the held block and the bulk sums' staging fit one thread block's shared memory");
 
-// Work items per group of 32 rows: tile 8 may cut a group into runs of its chunk steps (p.runs, with accumulate);
-// tile 32 walks whole groups (its 32 sums leave no register for the runs' bounds: 24 more bytes spilled). Read from
-// the parameters at each use (a local copy cost the tile-8 kernel 8 bytes of spills).
+// Whether batch tile BT deals each column block's work items over all its rows out to the thread blocks in turn
+// (tiles 8 and 16), rather than giving each thread block a row range of its own (tile 32).
+constexpr bool rowlanes_dealt(int bt) { return bt != 32; }
+
+// Work items per group of 32 rows: the dealt tiles may cut a group into runs of its chunk steps (p.runs, with
+// accumulate); tile 32 walks whole groups (its 32 sums leave no register for the runs' bounds: 24 more bytes spilled).
+// Read from the parameters at each use (a local copy cost the tile-8 kernel 8 bytes of spills).
 template <int BT>
 __device__ __forceinline__ int group_runs(const RowLanesParams& p) {
-  return BT == 8 ? p.runs : 1;
+  return rowlanes_dealt(BT) ? p.runs : 1;
 }
 
 // The 16-byte piece of X' at shared-memory address addr, widened to fp32: E values (4 fp32, 8 fp16 / bf16).
@@ -138,14 +142,15 @@ __device__ __forceinline__ float rowlanes_chunk_value(const uint4& w, int t) {
 // tile 32 its kLongThreads (the same code; the register budget differs).
 template <class VT, int BT, int Threads>
 __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowlanes_kernel(RowLanesParams p) {
-  static_assert(BT == 8 || BT == 32, "batch tiles 8 and 32");
+  static_assert(BT == 8 || BT == 16 || BT == 32, "batch tiles 8, 16 and 32");
+  constexpr bool kDealt = rowlanes_dealt(BT);
   static_assert(sizeof(VT) == 4 || sizeof(VT) == 2, "fp32 or 16-bit values");
   constexpr bool kFp32 = sizeof(VT) == 4;
   constexpr unsigned kRowBytes = BT * sizeof(VT);
   constexpr int P = kRowBytes / 16;          // 16-byte pieces of an X' row
   constexpr int E = 16 / sizeof(VT);         // values of a piece
   // Chunks loaded ahead of the one in use: one (at batch tile 32 the 32 sums take the registers; at 8 the
-  // 40 registers of three 512-thread blocks per SM: two ahead spilled there, row_lanes_layout.hpp).
+  // 40 registers of three 512-thread blocks per SM: two ahead spilled there, row_lanes_layout.hpp; 16 keeps the rule).
   constexpr int D = 1;
   extern __shared__ uint4 rowlanes_smem[];
   const int c = blockIdx.y;   // the column block; blockIdx.z: the batch tile (X' columns BT z .. BT z + BT - 1)
@@ -170,30 +175,30 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
   // The lane's first piece of X' row 0 (held opaque: the compiler would rebuild it per non-zero otherwise).
   unsigned lane_base = base + 16u * static_cast<unsigned>(lp);
   asm volatile("" : "+r"(lane_base));
-  // Tile 32: the thread block's row range, its groups taken in order. Tile 8: the block's work items over all its
-  // rows (the layout's one range, the groups longest first, each cut into group_runs runs of its chunk steps),
+  // Tile 32: the thread block's row range, its groups taken in order. Tiles 8 and 16: the block's work items over all
+  // its rows (the layout's one range, the groups longest first, each cut into group_runs runs of its chunk steps),
   // thread block x taking items x, x + gridDim.x, ...: each thread block gets long and short ones alike, so the SMs
   // finish together; its warps take them in order.
-  const int g_first = BT == 8 ? 0 : blockIdx.x * (p.slots_per_range / 32);
-  const int g_count = BT == 8 ? p.n_groups : min(p.n_groups, g_first + p.slots_per_range / 32) - g_first;
+  const int g_first = kDealt ? 0 : blockIdx.x * (p.slots_per_range / 32);
+  const int g_count = kDealt ? p.n_groups : min(p.n_groups, g_first + p.slots_per_range / 32) - g_first;
   for (;;) {
     int item = 0;
     if (lane == 0) item = atomicAdd(next_group, 1);
     item = __shfl_sync(0xffffffffu, item, 0);
-    if (BT == 8) item = item * gridDim.x + blockIdx.x;
+    if (kDealt) item = item * gridDim.x + blockIdx.x;
     if (item >= g_count * group_runs<BT>(p)) break;
     const int gi = item / group_runs<BT>(p);
     const std::int64_t gb = std::int64_t(c) * p.n_groups + g_first + gi;
-    // The lane's row (-1: a pad lane): tile 32 reads it before the walk, tile 8 after it (each spills least so:
-    // 8 and 0 bytes).
-    const int row_early = BT == 32 ? p.slot_row[gb * 32 + lane] : 0;
+    // The lane's row (-1: a pad lane): tile 32 reads it before the walk, the dealt tiles after it (each spills least
+    // so: 8 and 0 bytes at tiles 32 and 8).
+    const int row_early = kDealt ? 0 : p.slot_row[gb * 32 + lane];
     const int all_chunks = p.group_chunks[gb];
     // The item's chunk steps [k_first, k_first + n_chunks) of the group's, and the lane's entries among them.
     const int per_run = (all_chunks + group_runs<BT>(p) - 1) / group_runs<BT>(p);
-    const int k_first = BT == 8 ? min(all_chunks, (item - gi * group_runs<BT>(p)) * per_run) : 0;
-    const int n_chunks = BT == 8 ? min(all_chunks, k_first + per_run) - k_first : all_chunks;
+    const int k_first = kDealt ? min(all_chunks, (item - gi * group_runs<BT>(p)) * per_run) : 0;
+    const int n_chunks = kDealt ? min(all_chunks, k_first + per_run) - k_first : all_chunks;
     const int len =
-        BT == 8 ? min(p.slot_len[gb * 32 + lane] - 4 * k_first, 4 * n_chunks) : p.slot_len[gb * 32 + lane];
+        kDealt ? min(p.slot_len[gb * 32 + lane] - 4 * k_first, 4 * n_chunks) : p.slot_len[gb * 32 + lane];
     const std::int64_t first = p.group_start[gb] + 4 * lane + 128 * std::int64_t(k_first);   // chunk k at + 128 k
 
     float a[P][E];
@@ -252,7 +257,7 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
       }
     }
     const std::int64_t slot = (std::int64_t(c) * p.n_groups + g_first + item / group_runs<BT>(p)) * 32 + lane;
-    const int row = BT == 32 ? row_early : p.slot_row[slot];   // (gb kept for this spilled 8 bytes at tile 8)
+    const int row = kDealt ? p.slot_row[slot] : row_early;   // (gb kept for this spilled 8 bytes at tile 8)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // With accumulate this grid is a programmatic dependent of zero_rows_kernel (launch_rowlanes): Y must be zero
     // before this thread's first add, and only then. Waiting here rather than after the staging lets the zeroing

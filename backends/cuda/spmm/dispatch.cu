@@ -317,13 +317,13 @@ bool skewed(const Plan::Impl& a) { return a.max_row_nnz > 8.0 * a.avg_row_nnz + 
 
 // Where the column-block kernels beat the lanes-across-the-batch kernels, with X' packed to the column-block tile so
 // that its stages are bulk-copied (spmm() repacks X' to that end): never on skewed plans or plans without the
-// column-boundary table; at batch 5-8 as below; at larger batches where rows average >= 300 non-zeros if the
+// column-boundary table; at batch 2-8 as below; at larger batches where rows average >= 300 non-zeros if the
 // row-range kernel takes the call (row_range), else >= 200 (the batch-lane kernel)
 // (bench/results/spmm-dispatch-rules.md).
 bool column_block_wins(const Plan::Impl& a, const SpmmArgs& args, bool row_range) {
   if (!a.tile_bounds.size() || skewed(a)) return false;
   if (args.batch <= 8) {
-    // Batch 5-8 (colblock_held_kernel, column blocks held for the call): where a row's piece in a block averages
+    // Batch 2-8 (colblock_held_kernel, column blocks held for the call): where a row's piece in a block averages
     // at least one warp step (128 non-zeros), and either one block holds all the columns or each thread block
     // streams at least twice the bytes of W that it stages of X'.
     const double vs = static_cast<double>(value_size(args.type));
@@ -373,12 +373,18 @@ int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
   return (most + ratio - 1) / ratio;
 }
 
-// The batch tile of the lanes-across-rows kernel for a batch: 8 for batch 5-8, 32 for batch 9-kRowLanesMaxBatch
-// (one tile per grid z above 32, each streaming W), else 0 (below 5 the row-segment kernels' batch tile of 4 reads
-// less of X' per non-zero than a tile of 8).
+// The batch tile of the lanes-across-rows kernel for a batch: 8 for batch 2-8, 16 for batch 9-16, 32 for batch
+// 17-kRowLanesMaxBatch (one tile per grid z above 32, each streaming W), else 0 (batch 1: the stream kernel). The
+// kernel streams W once per tile whatever the batch, and its shared-memory work per non-zero grows with the tile, so
+// the smallest tile that holds the batch wins; at batch 17-24 two tiles of 16 stream W twice, which costs what one
+// tile of 32 does (bench/results/spmm-dispatch-rules.md). A call that asks for a batch tile of 8, 16 or 32
+// (SpmmArgs::batch_tile) at batch 2-kRowLanesMaxBatch gets it.
 constexpr std::int64_t kRowLanesMaxBatch = 128;
-int lanes_tile(std::int64_t batch) {
-  return batch >= 5 && batch <= 8 ? 8 : batch >= 9 && batch <= kRowLanesMaxBatch ? 32 : 0;
+int lanes_tile(const SpmmArgs& args) {
+  const std::int64_t batch = args.batch;
+  if (batch < 2 || batch > kRowLanesMaxBatch) return 0;
+  if (args.batch_tile == 8 || args.batch_tile == 16 || args.batch_tile == 32) return args.batch_tile;
+  return batch <= 8 ? 8 : batch <= 16 ? 16 : 32;
 }
 
 // Whether every row of Y' (my x batch) holds its values contiguously in 16-byte aligned groups of four (the batch a
@@ -392,11 +398,11 @@ bool y_rows_in_fours(const SpmmArgs& args) {
   return rows_contiguous && rows_start_aligned(args.y.data, args.y.ld, 1) && args.batch % 4 == 0;
 }
 
-// Whether the lanes-across-rows kernel can run this call: plus_times fp32, fp16 or bf16, W X or X W^T, batch 5-128,
+// Whether the lanes-across-rows kernel can run this call: plus_times fp32, fp16 or bf16, W X or X W^T, batch 2-128,
 // the values bound (of the call's type; once_bound: as if they were) to a plan the kernel fits at the batch's tile
 // (lanes_geometry, which fills geo); not where building its order failed before.
 bool lanes_fit(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, LanesGeometry& geo) {
-  const int bt = lanes_tile(args.batch);
+  const int bt = lanes_tile(args);
   const std::size_t vs = value_size(args.type);
   const bool bound = once_bound || (args.values_bound && w.has_bound_values && w.bound_type == args.type);
   return bound && bt > 0 && fast_type(args.type) && !w.lanes_of(bt, vs).failed &&
@@ -410,9 +416,9 @@ bool lanes_fit(const Plan::Impl& w, const SpmmArgs& args, bool once_bound, Lanes
 //     launch-bound): passes of 32 batch columns (kBatchPassWidth). Those kernels do a whole tile's work whatever
 //     the batch, while each pass of the tile-32 kernels costs about what batch 32 does. Past batch 64 (three or
 //     more passes) there is nothing to gain.
-//   - the lanes-across-rows kernel (values bound) at a batch past 32 whose last tile of 32 would hold 1-8
-//     columns: the whole tiles in one pass, the rest in a second (batch tile 8, or the batch-1-4 kernels),
-//     instead of a tile of 32 streaming all of W for those few columns. A last tile of 9 or more columns costs a
+//   - the lanes-across-rows kernel (values bound) at a batch past 32 whose last tile of 32 would hold 1-16
+//     columns: the whole tiles in one pass, the rest in a second (batch tile 8 or 16, or at 1 the stream kernel),
+//     instead of a tile of 32 streaming all of W for those few columns. A last tile of 17 or more columns costs a
 //     second pass about as much as the tile of 32 does.
 constexpr std::int32_t kBatchPassWidth = 32;
 constexpr std::int64_t kBatchPassMinNnz = std::int64_t(1) << 19;
@@ -423,7 +429,7 @@ int pass_width(const Plan::Impl& a, const SpmmArgs& args, const Choice& whole) {
     return 0;
   if (whole.kernel == Kernel::RowLanes) {
     const int rest = args.batch % kBatchPassWidth;
-    return rest >= 1 && rest <= 8 ? args.batch - rest : 0;
+    return rest >= 1 && rest <= 16 ? args.batch - rest : 0;
   }
   return args.batch <= 2 * kBatchPassWidth && whole.batch_tile == 128 && a.nnz >= kBatchPassMinNnz ? kBatchPassWidth
                                                                                                   : 0;
@@ -792,7 +798,7 @@ bool always(const Plan::Impl&, const SpmmArgs&) { return true; }
 bool never(const Plan::Impl&, const SpmmArgs&) { return false; }
 bool batch_five_up(const Plan::Impl&, const SpmmArgs& args) { return args.batch >= 5; }
 
-// row_lanes (csr_rowlanes.cuh). Needs: plus_times fp32, fp16 or bf16, W X or X W^T, batch 5-128, values of the
+// row_lanes (csr_rowlanes.cuh). Needs: plus_times fp32, fp16 or bf16, W X or X W^T, batch 2-128, values of the
 // call's type bound to the plan and read by the call (SpmmArgs::values_bound), a plan the kernel fits at the batch's
 // tile (lanes_fit). Preferred where lanes_geometry() says it pays (a group of 32 rows per warp of each thread block,
 // rows' segments per held column block of >= kRowLanesMinSegment non-zeros): then ahead of every other kernel. Asked
@@ -803,17 +809,17 @@ bool lanes_can_run(const Plan::Impl& a, const SpmmArgs& args) {
 }
 bool lanes_prefers(const Plan::Impl& a, const SpmmArgs& args) {
   LanesGeometry geo;
-  return lanes_geometry(a, lanes_tile(args.batch), geo) && geo.pays;
+  return lanes_geometry(a, lanes_tile(args), geo) && geo.pays;
 }
-// Batch tile 8 up to batch 8, else 32 (one tile per grid z past 32). The column blocks' sums are added into an fp32 Y
-// with atomics where the call is not deterministic and either asks for the kernel or Y's rows hold aligned groups of
-// four (y_rows_in_fours()), else (and for 16-bit Y) partial tiles are folded in block order; at tile 8 with atomics,
-// two work items per group where segments average >= kRowLanesRunSegment; at tile 32, thread blocks of kLongThreads
+// Batch tile lanes_tile(). The column blocks' sums are added into an fp32 Y with atomics where the call is not
+// deterministic and either asks for the kernel or Y's rows hold aligned groups of four (y_rows_in_fours()), else (and
+// for 16-bit Y) partial tiles are folded in block order; at tiles 8 and 16 with atomics, two work items per group
+// where segments average >= kRowLanesRunSegment; at tile 32, thread blocks of kLongThreads
 // where segments average >= kRowLanesLongSegment (lanes_geometry; plan_impl.hpp).
 void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   LanesGeometry geo;
-  lanes_geometry(a, lanes_tile(args.batch), geo);
-  ch.batch_tile = lanes_tile(args.batch);
+  lanes_geometry(a, lanes_tile(args), geo);
+  ch.batch_tile = lanes_tile(args);
   ch.bound_order = true;
   ch.lanes_block_cols = geo.block_cols;
   ch.lanes_blocks = geo.n_blocks;
@@ -822,18 +828,18 @@ void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   ch.atomic_sums = args.type == ValueType::FP32 && !args.deterministic && geo.n_blocks > 1 &&
                    (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
   ch.lanes_threads = ch.batch_tile == 32 && args.lanes_threads > 0 ? args.lanes_threads : geo.threads;
-  if (ch.atomic_sums && ch.batch_tile == 8)   // tile 32 walks whole groups (csr_rowlanes.cuh)
+  if (ch.atomic_sums && ch.batch_tile != 32)   // tile 32 walks whole groups (csr_rowlanes.cuh)
     ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16) : geo.segment >= kRowLanesRunSegment ? 2 : 1;
 }
 
 // column_block (csr_colblock.cuh). Needs: plus_times fp32/fp16/bf16, a plan with the column-boundary table. Preferred
-// at batch >= 5 where column_block_wins(). Asked for where it cannot run, the choice stands and spmm() refuses the
+// at batch >= 2 where column_block_wins(). Asked for where it cannot run, the choice stands and spmm() refuses the
 // call.
 bool colblock_can_run(const Plan::Impl& a, const SpmmArgs& args) {
   return fast_plus_times(args) && a.tile_bounds.size() > 0;
 }
 bool colblock_prefers(const Plan::Impl& a, const SpmmArgs& args) {
-  return args.batch >= 5 && column_block_wins(a, args, row_range_fits(a));
+  return args.batch >= 2 && column_block_wins(a, args, row_range_fits(a));
 }
 void colblock_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   ch.column_block = resolve_column_block(a, args);
@@ -875,7 +881,8 @@ bool coo_can_run(const Plan::Impl& a, const SpmmArgs& args) {
 void coo_configure(const Plan::Impl&, const SpmmArgs&, Choice& ch) { ch.batch_tile = 1; }
 
 // row_segment (csr_rowseg.cuh). Needs nothing: any semiring, type and plan. Last in the table: Auto takes it where
-// no entry above is preferred (other semirings and types, batch 1-4, and the calls the others cannot run).
+// no entry above is preferred (other semirings and types, batch 1, batch 2-4 where column_block does not win, and
+// the calls the others cannot run).
 // Batch tile: other semirings and types 1 at batch 1, else 4; plus_times fp32/fp16/bf16 1, 4, 8 or 32 (batch 1,
 // 2-4, 5-8, more). Lanes per segment, plus_times: 32 where rows average >= 32 non-zeros at batch 1 (the stream
 // kernel) or >= 48 at wider tiles, else 8 (bench/results/spmm-dispatch-rules.md). The stream kernel's walk of its

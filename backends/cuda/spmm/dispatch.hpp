@@ -72,8 +72,8 @@ enum class Kernel : std::uint8_t {
                   // blocks of sums in shared memory added with atomics; fp32 plus_times, batch 1-32; not
                   // deterministic
   RowLanes,      // csr_rowlanes.cuh: lanes across rows (each lane one row, its batch-tile sums in registers), one
-                 // column block of X held per thread block; deterministic; plus_times fp32, batch 5-128 (tiles 8
-                 // and 32, several tiles past 32), with values bound to the plan only (it reads the plan's
+                 // column block of X held per thread block; deterministic; plus_times fp32/fp16/bf16, batch
+                 // 2-128 (tiles 8, 16 and 32, several tiles past 32), with values bound to the plan only (it reads the plan's
                  // interleaved order; elsewhere the call runs as Auto would)
 };
 const char* kernel_name(Kernel k);
@@ -148,11 +148,12 @@ struct SpmmArgs {
                                   // since): kernels that have a plan order read the bound copy (the results are
                                   // the same sums in another order); an InvalidArgument where none of `type` is bound
   Kernel kernel = Kernel::Auto;
-  int batch_tile = 0;             // RowSegmentBatchLanes and RowRange: 8, 32 or 128 (0 = the dispatcher's choice)
+  int batch_tile = 0;             // RowSegmentBatchLanes and RowRange: 8, 32 or 128; RowLanes: 8, 16 or 32 (0 = the
+                                  // dispatcher's choice)
   int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice; batch
                                   // tile 128 always walks plain rows)
   ColumnBlockConfig column_block{};
-  int lanes_runs = 0;             // RowLanes at batch tile 8 with atomic sums: work items per group of 32 rows
+  int lanes_runs = 0;             // RowLanes at batch tiles 8, 16 with atomic sums: work items per group of 32 rows
                                   // (runs of its chunk steps, at most 16; 0 = the dispatcher's choice)
   int lanes_threads = 0;          // RowLanes at batch tile 32: threads per thread block, 768 or 1024 (0 = the
                                   // dispatcher's choice: 768 where rows' segments in a column block are long; another
@@ -179,7 +180,7 @@ struct Choice {
   int lanes_narrow_cols = 0;        // lanes_narrow_cols wide)
   bool atomic_sums = false;         // RowLanes with lanes_blocks > 1: the blocks add their sums into Y with atomics
                                     // (SpmmArgs::deterministic false) instead of partial tiles folded in order
-  int lanes_runs = 1;               // RowLanes at batch tile 8 with atomic_sums: work items per group
+  int lanes_runs = 1;               // RowLanes at batch tiles 8, 16 with atomic_sums: work items per group
   int lanes_threads = 0;            // RowLanes: threads per thread block
   ColumnBlockConfig column_block{}; // ColumnBlock: the resolved configuration
   int batch_passes = 1;             // > 1: the call runs as that many calls of pass_width batch columns each (the
@@ -219,11 +220,11 @@ class Plan {
   std::size_t device_bytes() const;
 
   // Binds W's values (device, nnz values of `type` in the pattern's CSR order) to the plan: the plan keeps them
-  // in its own order, in which the batch-5-8 column-block kernel (colblock_held_kernel) reads the staged rows of X
+  // in its own order, in which the batch-2-8 column-block kernel (colblock_held_kernel) reads the staged rows of X
   // without shared-memory bank conflicts (spmm/bank_order.hpp; at 16384 x 16384, 90%, batch 8:
-  // bench/results/spmm-h200.md). A call with SpmmArgs::values_bound then reads them from there; fp32 calls at
-  // batch 5-128 that the lanes-across-rows kernel takes (Kernel::RowLanes; spmm/row_lanes_layout.hpp) read a second
-  // copy in its own order, per batch tile (8, 32), which the first such call after each bind gathers (the first
+  // bench/results/spmm-h200.md). A call with SpmmArgs::values_bound then reads them from there; calls at
+  // batch 2-128 that the lanes-across-rows kernel takes (Kernel::RowLanes; spmm/row_lanes_layout.hpp) read a second
+  // copy in its own order, per batch tile (8, 16, 32), which the first such call after each bind gathers (the first
   // ever also builds the order on the host, synchronizing the stream; about 10 bytes of device memory per
   // non-zero each; where that memory cannot be had, those calls run the other kernels). The first bind
   // for a value width builds the order on the host (linear in nnz; the pattern comes back from the device once);
@@ -251,8 +252,8 @@ class Plan {
 Choice choose(const Plan& plan, const SpmmArgs& args);
 
 // Whether binding W's values to the plan (Plan::bind_values) would change how this call runs: its kernel (the
-// dispatcher's, or the one asked for) is the batch-5-8 column-block kernel with the block width a bound order
-// is built for, or the call would run the lanes-across-rows kernel with the values bound (fp32, batch 5-128). For
+// dispatcher's, or the one asked for) is the batch-2-8 column-block kernel with the block width a bound order
+// is built for, or the call would run the lanes-across-rows kernel with the values bound (batch 2-128). For
 // callers that bind on demand (the cuda backend binds a matrix's values once such calls have run long enough to
 // pay for the binding: backend/sparse_times_full.cpp).
 bool bound_values_would_serve(const Plan& plan, const SpmmArgs& args);

@@ -293,11 +293,15 @@ std::unique_ptr<Plan> Plan::from_host(std::int32_t rows, std::int32_t cols, cons
 
 bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   g = LanesGeometry{};
-  if (bt != 8 && bt != 32) return false;
+  std::int64_t tile_bytes = 0;
+  int threads = 0, per_sm = 0;
+  switch (bt) {
+    case 8: tile_bytes = RowLanesTile<8>::kTileBytes, threads = RowLanesTile<8>::kThreads, per_sm = RowLanesTile<8>::kBlocksPerSm; break;
+    case 16: tile_bytes = RowLanesTile<16>::kTileBytes, threads = RowLanesTile<16>::kThreads, per_sm = RowLanesTile<16>::kBlocksPerSm; break;
+    case 32: tile_bytes = RowLanesTile<32>::kTileBytes, threads = RowLanesTile<32>::kThreads, per_sm = RowLanesTile<32>::kBlocksPerSm; break;
+    default: return false;
+  }
   if (!im.tile_bounds.size() || im.cols > 65536 || im.cols <= 0 || im.rows <= 0 || im.tile_fine_cols <= 0) return false;
-  const std::int64_t tile_bytes = bt == 8 ? RowLanesTile<8>::kTileBytes : RowLanesTile<32>::kTileBytes;
-  const int threads = bt == 8 ? RowLanesTile<8>::kThreads : RowLanesTile<32>::kThreads;
-  const int per_sm = bt == 8 ? RowLanesTile<8>::kBlocksPerSm : RowLanesTile<32>::kBlocksPerSm;
   const std::int64_t most = tile_bytes / (std::int64_t(bt) * 4);   // columns of one block, at most
   const std::int64_t most_grains = most / kLanesGrainCols;          // grains in one block, at most
   const std::int64_t grains = (std::int64_t(im.cols) + kLanesGrainCols - 1) / kLanesGrainCols;
@@ -311,7 +315,7 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   g.n_wide = static_cast<int>(extra ? extra : blocks);
   const int ranges = std::max(1, im.sm_count * per_sm / g.n_blocks);
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
-  g.n_ranges = bt == 8 ? ranges : static_cast<int>(std::min<std::int64_t>(ranges, (std::int64_t(im.rows) + 31) / 32));
+  g.n_ranges = bt != 32 ? ranges : static_cast<int>(std::min<std::int64_t>(ranges, (std::int64_t(im.rows) + 31) / 32));
   g.segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
   g.threads = bt == 32 && g.segment >= kRowLanesLongSegment ? RowLanesTile<32>::kLongThreads : threads;
   // A group of 32 rows per warp of kThreads (the rule as measured, whichever count runs).
@@ -402,10 +406,10 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, std::size_t value_bytes, c
     at[static_cast<std::size_t>(c)] = c == geo.n_blocks ? im.cols : geo.first_col(c);
   cudaError_t e = host_segments(im, at, stream, c16, edges, seg);
   if (e != cudaSuccess) return e;
-  // Tile 8: one row range (each block's rows sorted by segment length over all rows), its work items dealt out
-  // to the thread blocks in turn (csr_rowlanes.cuh); tile 32: a range per thread block.
+  // Tiles 8 and 16: one row range (each block's rows sorted by segment length over all rows), its work items dealt
+  // out to the thread blocks in turn (csr_rowlanes.cuh); tile 32: a range per thread block.
   RowLanesLayout L;
-  if (!build_row_lanes_layout(seg, im.nnz, bt == 8 ? 1 : std::max(1, geo.n_ranges), L, c16.data(), residues,
+  if (!build_row_lanes_layout(seg, im.nnz, bt != 32 ? 1 : std::max(1, geo.n_ranges), L, c16.data(), residues,
                               row_bytes / 16))
     return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);

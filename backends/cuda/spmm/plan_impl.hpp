@@ -41,20 +41,20 @@ struct ColBlockParams;
 struct SnackCooParams;
 struct RowLanesParams;
 
-// The grain of the lanes kernel's column blocks: a multiple of 4, so that a column's residue class (column mod 4,
-// the tile-8 order's bank groups) is the same relative to its block's first column.
+// The grain of the lanes kernel's column blocks: a multiple of 8, so that a column's residue class (column mod 128 /
+// the X' row's bytes, at most 8: the residue orders' bank groups) is the same relative to its block's first column.
 constexpr int kLanesGrainCols = 8;
 
 // The lanes-across-rows kernel's layout of a plan at one batch tile (lanes_geometry, below): its column blocks, and
-// how its rows are dealt out to thread blocks (tile 32: row ranges of about equal work; tile 8: every n-th work
-// item); pays: where Auto takes the kernel. The blocks share the columns to within one grain of kLanesGrainCols
+// how its rows are dealt out to thread blocks (tile 32: row ranges of about equal work; tiles 8 and 16: every n-th
+// work item); pays: where Auto takes the kernel. The blocks share the columns to within one grain of kLanesGrainCols
 // columns (fine_cols): the first n_wide are block_cols wide, the others block_cols - fine_cols (the last one ends
 // at the last column).
 struct LanesGeometry {
   int block_cols = 0, n_blocks = 0, n_wide = 0, fine_cols = 0;
   int n_ranges = 0;                  // tile 32: row ranges per column block, a thread block each (of about equal
-                                     // work: row_lanes_layout.hpp); tile 8: thread blocks per column block (the
-                                     // layout holds one range)
+                                     // work: row_lanes_layout.hpp); tiles 8 and 16: thread blocks per column
+                                     // block (the layout holds one range)
   std::int32_t rows_per_range = 0;   // the rows one thread block would hold in ranges (Auto's rule, `pays`)
   double segment = 0;   // non-zeros of a row's segment in a block, on average
   int threads = 0;      // threads of a thread block: the tile's kThreads, or at tile 32 its kLongThreads where
@@ -153,9 +153,9 @@ struct Plan::Impl {
   int bound_residues = 0;
   ValueType bound_type = ValueType::FP32;
   bool has_bound_values = false;
-  // The lanes-across-rows kernel's orders (row_lanes_layout.hpp), one per batch tile and X' value size: lanes_of(8,
-  // 4) batch tile 8 (batch 5-8) of fp32, lanes_of(32, 4) batch tile 32 (batch 9-128) of fp32, lanes_of(8, 2) and
-  // lanes_of(32, 2) of fp16 / bf16 (16-bit X' rows: the same blocks, their own residue order). Built on
+  // The lanes-across-rows kernel's orders (row_lanes_layout.hpp), one per batch tile (8, 16, 32) and X' value size
+  // (lanes_of(bt, 4) of fp32, lanes_of(bt, 2) of fp16 / bf16: 16-bit X' rows take the same blocks, their own residue
+  // order). Built on
   // the first call that runs the kernel at that tile and size (ensure_lanes_values); every bind_values drops the
   // values' copies, which the next such call gathers again.
   struct LanesOrder {
@@ -173,8 +173,10 @@ struct Plan::Impl {
              slot_row.bytes() + slot_len.bytes();
     }
   };
-  LanesOrder lanes[4];
-  static int lanes_index(int bt, std::size_t value_bytes) { return (bt == 8 ? 0 : 1) + (value_bytes == 2 ? 2 : 0); }
+  LanesOrder lanes[6];
+  static int lanes_index(int bt, std::size_t value_bytes) {
+    return (bt == 8 ? 0 : bt == 16 ? 1 : 2) + (value_bytes == 2 ? 3 : 0);
+  }
   LanesOrder& lanes_of(int bt, std::size_t value_bytes) { return lanes[lanes_index(bt, value_bytes)]; }
   const LanesOrder& lanes_of(int bt, std::size_t value_bytes) const { return lanes[lanes_index(bt, value_bytes)]; }
 
@@ -214,18 +216,18 @@ struct Plan::Impl {
 // blocks too wide for shared memory).
 int held_block_cols(const Plan::Impl& a, ValueType t);
 
-// The geometry of the lanes-across-rows kernel at batch tile bt (8 or 32) on this plan: the fewest column blocks
+// The geometry of the lanes-across-rows kernel at batch tile bt (8, 16 or 32) on this plan: the fewest column blocks
 // whose fp32 X' fits the tile's RowLanesTile<bt>::kTileBytes (16-bit X' takes the same blocks in half the bytes, so
 // that the thread blocks' work and the SMs' fill are fp32's), sharing the columns to within one grain of kLanesGrainCols (rather than the column-boundary table's 64-column grain, whose wider blocks'
 // thread blocks would have more work than the others), and thread blocks per column block so that they about fill
 // the SMs once (at the tile's thread blocks per SM): at tile 32 each holds one of n_ranges row ranges of about equal
-// work (row_lanes_layout.hpp); at tile 8 the column block's work items over all its rows are dealt out to them in
-// turn, long and short alike. Returns false where the plan has no column-boundary table or more than 65536 columns.
+// work (row_lanes_layout.hpp); at tiles 8 and 16 the column block's work items over all its rows are dealt out to them
+// in turn, long and short alike. Returns false where the plan has no column-boundary table or more than 65536 columns.
 // `pays`: where Auto takes the kernel: at least one group of 32 rows per warp of a thread block and rows' segments
 // in a block averaging at least kRowLanesMinSegment non-zeros. The measurements behind these rules and the
 // constants below: bench/results/spmm-dispatch-rules.md.
 constexpr double kRowLanesMinSegment = 48;
-// Where the tile-8 kernel adds its blocks' sums with atomics, Auto cuts each group's walk into two work items (two
+// Where the tile-8 and tile-16 kernels add their blocks' sums with atomics, Auto cuts each group's walk into two work items (two
 // runs of its chunk steps, each adding its own sums) where rows' segments in a block average at least
 // kRowLanesRunSegment non-zeros: the warps' work then evens out (at 16384 x 16384 a thread block's 16 warps
 // have about 16 groups) at the cost of twice the atomics.

@@ -1,7 +1,7 @@
 // spmm/row_lanes_layout.hpp: the plan's order of the non-zeros for the lanes-across-rows kernel (host code only).
 //
 // rowlanes_kernel (csr_rowlanes.cuh) holds one column block of X' in shared memory per thread block and gives
-// each lane of a warp one row of W: the lane keeps all 32 batch sums of its row in registers and walks the row's
+// each lane of a warp one row of W: the lane keeps all the batch tile's sums of its row in registers and walks the row's
 // segment of the block chunk by chunk (four non-zeros per chunk), so no sum is ever folded across lanes. For the
 // warp's loads to be coalesced, the plan lays the non-zeros of 32 rows ("a group") out interleaved: the k-th
 // chunk of lane l's row at the group's start + (32 k + l) * 4, one 512-byte read per chunk step. A warp runs
@@ -11,7 +11,7 @@
 // at 16384 x 16384, 90%; each range's last group may also be partial, its empty lanes' positions held but never
 // read), and the groups come longest first, which the kernel's warps take in that order (the
 // longest-first rule balances the warps). An X' row of R bytes (the batch tile's values: 32 fp32 or 16-bit values,
-// 128 or 64 bytes; 8 fp32 values, 32 bytes; 8 16-bit values, 16 bytes) holds pieces = R / 16 pieces of 16 bytes, and
+// 128 or 64 bytes; 16, 64 or 32 bytes; 8, 32 or 16 bytes) holds pieces = R / 16 pieces of 16 bytes, and
 // 128 / R rows share a bank line. Lane l reads piece l mod pieces of its row first, so the 8 / pieces lanes
 // 8 q + pieces j + h of load phase q (j = 0 .. 8 / pieces - 1), a "piece-phase", read bank group
 // pieces x (column mod 128 / R) + h: where rows are shorter than a bank line, they should take columns of distinct
@@ -31,18 +31,25 @@
 
 namespace snk::cuda {
 
-// The kernel's two batch tiles (sums per lane): 32 (batch 9-128, a tile per grid z: one 1024-thread block per SM
-// holding up to 176 KB of X') and 8 (batch 5-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more
-// warps, and more of W's loads, are in flight). The thread blocks should fill the SMs' slots once and their warps with
-// work (the groups are dealt out to the thread blocks of each column block: plan_impl.hpp, lanes_geometry). At tile
-// 32, 1024 threads (64 registers) rather than 512 (no spills, but half the rows in flight), and kLongThreads (768, 80
-// registers) where rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp). Each shape is the best of
-// those measured (other block shapes, thread counts and held-block sizes): bench/results/spmm-dispatch-rules.md.
+// The kernel's three batch tiles (sums per lane): 32 (batch 17-128, a tile per grid z: one 1024-thread block per SM
+// holding up to 176 KB of X'), 16 (batch 9-16: two 512-thread blocks per SM, 64 registers, each holding up to 88 KB)
+// and 8 (batch 2-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more warps, and more of W's
+// loads, are in flight). Every tile holds the same columns per block (1408 fp32 columns of 16384), so the smaller
+// tiles read W once with half or a quarter of tile 32's shared-memory work per non-zero. The thread blocks should
+// fill the SMs' slots once and their warps with work (tiles 8 and 16 deal the groups out to the thread blocks of each
+// column block; tile 32 gives each a row range: plan_impl.hpp, lanes_geometry). At tile 32, 1024 threads (64
+// registers) rather than 512 (no spills, but half the rows in flight), and kLongThreads (768, 80 registers) where
+// rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp). Each shape is the best of those measured
+// (other block shapes, thread counts and held-block sizes): bench/results/spmm-dispatch-rules.md.
 template <int BT> struct RowLanesTile;
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
   static constexpr int kLongThreads = 768;   // 80 registers a thread instead of 64
   static constexpr std::int64_t kTileBytes = 176 * 1024;
+};
+template <> struct RowLanesTile<16> {
+  static constexpr int kThreads = 512, kBlocksPerSm = 2;
+  static constexpr std::int64_t kTileBytes = 88 * 1024;
 };
 template <> struct RowLanesTile<8> {
   static constexpr int kThreads = 512, kBlocksPerSm = 3;
