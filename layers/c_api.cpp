@@ -453,6 +453,11 @@ double snk_layer_cosine_fraction(double zeta0, int64_t step, int64_t total_steps
   return snk::layers::cosine_fraction(zeta0, static_cast<Index>(step), static_cast<Index>(total_steps), stop_fraction);
 }
 
+int64_t snk_layer_rewiring_count(double zeta, int64_t nvals) {
+  if (!(zeta >= 0.0 && zeta <= 1.0) || nvals < 0) return -1;
+  return static_cast<int64_t>(snk::layers::rewiring_count(zeta, static_cast<Index>(nvals)));
+}
+
 int snk_layer_rewire_due(int64_t step, int64_t interval, int64_t total_steps, double stop_fraction) {
   if (step < 0 || interval < 0 || total_steps < 0) return 0;
   return snk::layers::rewire_due(static_cast<Index>(step), static_cast<Index>(interval),

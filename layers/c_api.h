@@ -103,6 +103,10 @@ SNK_LAYER_API int snk_layer_rewire_rigl(snk_layer* layer, const void* w, double 
  * stop_fraction * total_steps on), and whether `step` is an update step (every `interval`, before that). */
 SNK_LAYER_API double snk_layer_cosine_fraction(double zeta0, int64_t step, int64_t total_steps, double stop_fraction);
 SNK_LAYER_API int snk_layer_rewire_due(int64_t step, int64_t interval, int64_t total_steps, double stop_fraction);
+/* How many weights a rewiring with fraction zeta of a layer of nvals weights prunes (round(zeta * nvals)); -1 for a
+ * zeta outside [0, 1] or a negative nvals. 0: the step leaves the layer as it is, so a caller may skip it and what
+ * it would pass. */
+SNK_LAYER_API int64_t snk_layer_rewiring_count(double zeta, int64_t nvals);
 
 #ifdef __cplusplus
 }

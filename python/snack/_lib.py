@@ -57,6 +57,7 @@ def _load():
         "snk_layer_rewire_rigl": (i32, [vp, vp, dbl, vp, vp, i64, i64, c_int64_p, c_int64_p, c_int64_p]),
         "snk_layer_cosine_fraction": (dbl, [dbl, i64, i64, dbl]),
         "snk_layer_rewire_due": (i32, [i64, i64, i64, dbl]),
+        "snk_layer_rewiring_count": (i64, [dbl, i64]),
         "snk_layer_transfers": (None, [ctypes.POINTER(u64)] * 4),
         "snk_layer_transfers_reset": (None, []),
     }

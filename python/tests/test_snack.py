@@ -119,6 +119,13 @@ def test_dst_keeps_count_moves_state_and_starts_new_weights_at_zero(scheduler):
         assert max(gone) <= min(kept)
 
 
+def test_the_rewiring_count_is_the_librarys():
+    # round(zeta * nvals), capped at nvals; -1 for a fraction outside [0, 1] or a negative count.
+    count = snack._lib.lib.snk_layer_rewiring_count
+    assert [count(0.004, 120), count(0.3, 10), count(1.0, 7), count(0.0, 0)] == [0, 3, 7, 0]
+    assert [count(1.5, 7), count(-0.1, 7), count(float("nan"), 7), count(0.3, -1)] == [-1, -1, -1, -1]
+
+
 @pytest.mark.parametrize("zeta", [0.0, 0.004])
 def test_a_rewiring_that_prunes_no_weight_changes_nothing(zeta):
     # A fraction that rounds to no weight (0.004 of 120 weights) rewires nothing: the values, the optimizer's state and
@@ -131,7 +138,9 @@ def test_a_rewiring_that_prunes_no_weight_changes_nothing(zeta):
     opt.step()
     values, state, indices = layer.weight_values.data, dict(opt.state[layer.weight_values]), layer.indices
     kept = values.clone()
-    assert snack.dst.SET(layer, zeta=zeta, interval=1, optimizer=opt).step() == 0
+    sched = snack.dst.SET(layer, zeta=zeta, interval=1, optimizer=opt)
+    sched._library_step = lambda *args: pytest.fail("a rewiring of no weight reached the library")   # nor the host copy
+    assert sched.step() == 0
     assert layer.weight_values.data.data_ptr() == values.data_ptr() and torch.equal(layer.weight_values.data, kept)
     assert all(opt.state[layer.weight_values][k] is v for k, v in state.items())
     assert layer.indices is indices
