@@ -1267,6 +1267,19 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
         probe.deterministic = false;
       }
     }
+    if (sh.fits)   // a batch tile asked for (SpmmArgs::batch_tile): any of the three at any batch, a tile per grid z
+      for (int bt : {8, 16, 32})
+        for (int batch : {3, 12, 20}) {
+          Case c = row_lanes_bound(batch);
+          c.batch_tile = bt;
+          check_plus_times<float>(p, c, rng(), 1e-5, *plan);
+          SpmmArgs asked;
+          asked.values_bound = true;
+          asked.kernel = Kernel::RowLanes;
+          asked.batch = batch;
+          asked.batch_tile = bt;
+          EXPECT_EQ(bt, choose(*plan, asked).batch_tile) << choose(*plan, asked).describe();
+        }
     probe.kernel = Kernel::RowLanes;
     for (int batch : {1, 129}) {   // not served; still correct
       Case c;
@@ -1479,7 +1492,7 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
 }
 
 // Batch tile 32 in thread blocks of 768 or 1024 threads: by default 768 where rows' segments in a column block average
-// at least kRowLanesLongSegment non-zeros, else 1024 (tile 8: always 512); asked for, either count at tile 32. Each
+// at least kRowLanesLongSegment non-zeros, else 1024 (tiles 8 and 16: always 512); asked for, either count at tile 32. Each
 // count against the float64 reference on long and short segments, with the blocks' sums added by bulk reductions
 // (row-major Y), by per-value atomics (column-major, padded) and folded in block order (deterministic, bitwise
 // repeatable); another count is refused with Y untouched.
@@ -1507,6 +1520,9 @@ TEST(SpmmRowLanes, ThreadsPerBlock) {
     EXPECT_EQ(512, choose(*plan, probe).lanes_threads) << choose(*plan, probe).describe();
     probe.lanes_threads = 768;
     EXPECT_EQ(512, choose(*plan, probe).lanes_threads) << "tile 8 runs 512 whatever is asked";
+    probe.batch = 16;
+    EXPECT_EQ(16, choose(*plan, probe).batch_tile) << choose(*plan, probe).describe();
+    EXPECT_EQ(512, choose(*plan, probe).lanes_threads) << "tile 16 runs 512 whatever is asked";
     for (int threads : {768, 1024}) {
       probe.batch = 32;
       probe.lanes_threads = threads;

@@ -157,7 +157,7 @@ struct SpmmArgs {
                                   // (runs of its chunk steps, at most 16; 0 = the dispatcher's choice)
   int lanes_threads = 0;          // RowLanes at batch tile 32: threads per thread block, 768 or 1024 (0 = the
                                   // dispatcher's choice: 768 where rows' segments in a column block are long; another
-                                  // value: InvalidArgument); tile 8 always runs 512
+                                  // value: InvalidArgument); tiles 8 and 16 always run 512
   StreamWalk stream_walk = StreamWalk::Auto;   // RowSegment at batch 1 with 32 lanes (see StreamWalk)
   cudaStream_t stream = nullptr;
 };
