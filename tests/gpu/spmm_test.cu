@@ -1178,15 +1178,15 @@ TEST(SpmmColumnBlock, BoundValuesInBankOrder) {
 
 // ---- values bound to the plan: the lanes-across-rows kernel in its interleaved row-group order --------------------
 // RowLanes (csr_rowlanes.cuh) with fp32 values bound at batch 2-128 (batch tiles 8, 16 and 32, the tile-8 and tile-16
-// orders in their residue orders; batches past 32 in several tiles, not a multiple of the tile among them): one column block held per thread block (several
-// blocks: partial tiles folded in block order; one block: Y written directly), rows in length-sorted groups of 32
-// (row counts that leave a group short, fewer rows than one group, empty rows, one row far longer than the
-// others), batches short of the 32-value tile, both orientations it serves and both layouts with padded leading
-// dimensions; each against the float64 reference and bitwise repeatable. These plans are too small for Auto to
-// take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X, batch 1
-// or 129, fp16, more than 65536 columns, no values bound) the call runs as Auto would, still correct.
-// The RowLanes tests' shapes: several column blocks and one, a heavy row (with a few empty rows), fewer rows than a
-// group, and more than 65536 columns (where the kernel cannot run).
+// orders in their residue orders; batches past 32 in several tiles, not a multiple of the tile among them): one column
+// block held per thread block (several blocks: partial tiles folded in block order; one block: Y written directly),
+// rows in length-sorted groups of 32 (row counts that leave a group short, fewer rows than one group, empty rows, one
+// row far longer than the others), batches short of the 32-value tile, both orientations it serves and both layouts
+// with padded leading dimensions; each against the float64 reference and bitwise repeatable. These plans are too small
+// for Auto to take it (it runs where asked for); on a plan where it pays, Auto takes it. Where it cannot run (W^T X,
+// batch 1 or 129, fp16, more than 65536 columns, no values bound) the call runs as Auto would, still correct. The
+// RowLanes tests' shapes: several column blocks and one, a heavy row (with a few empty rows), fewer rows than a group,
+// and more than 65536 columns (where the kernel cannot run).
 struct LanesShape {
   const char* name;
   int rows, cols;
@@ -1327,8 +1327,8 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
       EXPECT_EQ(Kernel::RowLanes, choose(*plan, probe).kernel) << choose(*plan, probe).describe();
     }
   }
-  // Tiles 8 and 16 with atomic sums cut each group's walk into work items (runs of its chunk steps): by default two where
-  // rows' segments in a block average >= kRowLanesRunSegment non-zeros (here about 150 in each of 3 blocks), else
+  // Tiles 8 and 16 with atomic sums cut each group's walk into work items (runs of its chunk steps): by default two
+  // where rows' segments in a block average >= kRowLanesRunSegment non-zeros (here about 150 in each of 3 blocks), else
   // one; asked for, any number up to 16 (more than a group's chunk steps leaves items empty). Each against the
   // reference; a deterministic call folds (one run).
   {
@@ -1430,13 +1430,13 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
 }
 
 // RowLanes with fp16 and bf16 values bound: X', W and Y of that type, fp32 sums. Its 16-bit X' rows (16, 32 and 64
-// bytes at batch tiles 8, 16 and 32) are laid out in their own residue order (row_lanes_layout.hpp), and the column blocks' sums
-// are always folded from fp32 partial tiles (there are no 16-bit atomics), so a call is deterministic either way.
-// The shapes of the fp32 test (several blocks and one, a heavy row with empty ones, fewer rows than a group), batches
-// 2-128 in both orientations it serves and both layouts with padded leading dimensions, each against the float64
-// reference on the 16-bit inputs (the output rounded to 16 bits: relative error about 2^-9); the choice takes the
-// kernel with bf16 values bound, and not once fp32 values are bound instead. On a plan where it pays, Auto takes it
-// at batch 4, 8, 16 and 32 with bf16 values bound.
+// bytes at batch tiles 8, 16 and 32) are laid out in their own residue order (row_lanes_layout.hpp), and the column
+// blocks' sums are always folded from fp32 partial tiles (there are no 16-bit atomics), so a call is deterministic
+// either way. The shapes of the fp32 test (several blocks and one, a heavy row with empty ones, fewer rows than a
+// group), batches 2-128 in both orientations it serves and both layouts with padded leading dimensions, each against
+// the float64 reference on the 16-bit inputs (the output rounded to 16 bits: relative error about 2^-9); the choice
+// takes the kernel with bf16 values bound, and not once fp32 values are bound instead. On a plan where it pays, Auto
+// takes it at batch 4, 8, 16 and 32 with bf16 values bound.
 TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
   SKIP_WITHOUT_GPU();
   for (const LanesShape& sh : kLanesShapes) {
@@ -1492,8 +1492,8 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
 }
 
 // Batch tile 32 in thread blocks of 768 or 1024 threads: by default 768 where rows' segments in a column block average
-// at least kRowLanesLongSegment non-zeros, else 1024 (tiles 8 and 16: always 512); asked for, either count at tile 32. Each
-// count against the float64 reference on long and short segments, with the blocks' sums added by bulk reductions
+// at least kRowLanesLongSegment non-zeros, else 1024 (tiles 8 and 16: always 512); asked for, either count at tile 32.
+// Each count against the float64 reference on long and short segments, with the blocks' sums added by bulk reductions
 // (row-major Y), by per-value atomics (column-major, padded) and folded in block order (deterministic, bitwise
 // repeatable); another count is refused with Y untouched.
 TEST(SpmmRowLanes, ThreadsPerBlock) {

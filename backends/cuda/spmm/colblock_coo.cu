@@ -1,8 +1,8 @@
 // spmm/colblock_coo.cu: launchers of the column-block kernel (fp32/fp16/bf16, batch tiles 8, 32, 128), of the
-// lanes-across-rows kernel (fp32, fp16, bf16, batch tiles 8, 16 and 32, bound values), of SNACK-COO, of the column-scatter kernel
-// (W^T X from W's rows), of the sampled product (SDDMM), and of the small helper kernels
-// the dispatcher uses (strided copies of dense operands, value gathers for bound orders, the move of W's values into
-// the transposed pattern's order, COO row expansion).
+// lanes-across-rows kernel (fp32, fp16, bf16, batch tiles 8, 16 and 32, bound values), of SNACK-COO, of the
+// column-scatter kernel (W^T X from W's rows), of the sampled product (SDDMM), and of the small helper kernels the
+// dispatcher uses (strided copies of dense operands, value gathers for bound orders, the move of W's values into the
+// transposed pattern's order, COO row expansion).
 #include "spmm/csr_colblock.cuh"
 #include "spmm/csr_rowlanes.cuh"
 #include "spmm/column_ranges.cuh"

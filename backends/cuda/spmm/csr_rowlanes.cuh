@@ -20,22 +20,22 @@
 // block per SM; up to 88 KB at tile 16, two per SM, and 44 KB at tile 8, three per SM, so that more warps keep W's
 // loads in flight; 16-bit X' takes the same blocks in half the bytes). Its warps take their work from a counter in
 // shared memory, longest first (the layout's order): at tile 32 the groups of 32 rows of the thread block's row range;
-// at tiles 8 and 16 ("dealt" tiles) every n-th work item of the column block's list over all rows (thread block x of n: items x, x + n, ...), so that each
-// thread block gets long and short groups alike. Split column blocks write partial tiles that fold_column_ranges_kernel
-// sums in block order, so each result is the same sums in the same order run to run (bitwise repeatable); where the
-// call allows results that differ in the last bits run to run (SpmmArgs::deterministic false) and Y is fp32, each
-// block adds its sums into Y with 16-byte atomics instead (p.accumulate: Y zeroed by zero_rows_kernel, which each
-// thread of this kernel
-// waits for before its first add), so no partial tiles are written and no fold runs; at tile 32, where Y's rows hold
-// their values contiguous and 16-byte aligned (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction
-// per row instead (cp.reduce.async.bulk, staged per warp in shared memory eight rows at a time), faster than the
-// 16-byte atomics. With atomics, at tile 8 a group's walk may then be cut into runs of its chunk steps (p.runs), each
-// a work item that adds its own sums, so that the warps' work evens out (the dealt tiles). A batch wider than the tile
-// runs one tile per grid z, each streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR
-// order a lane's chunk loads hit 32 rows' lines per step. Not kept: other stagings of the bulk sums, and a share of
-// each column block's X' rows read through the texture path instead of staged (bench/results/onchip-paths-h200.md:
-// that path runs beside the shared-memory one only with little shared memory taken and without W's stream). The
-// measurements behind these choices: bench/results/spmm-dispatch-rules.md.
+// at tiles 8 and 16 (the "dealt" tiles) every n-th work item of the column block's list over all rows (thread block x
+// of n: items x, x + n, ...), so that each thread block gets long and short groups alike. Split column blocks write
+// partial tiles that fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order
+// run to run (bitwise repeatable); where the call allows results that differ in the last bits run to run
+// (SpmmArgs::deterministic false) and Y is fp32, each block adds its sums into Y with 16-byte atomics instead
+// (p.accumulate: Y zeroed by zero_rows_kernel, which each thread of this kernel waits for before its first add), so no
+// partial tiles are written and no fold runs; at tile 32, where Y's rows hold their values contiguous and 16-byte
+// aligned (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction per row instead
+// (cp.reduce.async.bulk, staged per warp in shared memory eight rows at a time), faster than the 16-byte atomics. With
+// atomics, at the dealt tiles a group's walk may then be cut into runs of its chunk steps (p.runs), each a work item
+// that adds its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile per grid z, each
+// streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk
+// loads hit 32 rows' lines per step. Not kept: other stagings of the bulk sums, and a share of each column block's X'
+// rows read through the texture path instead of staged (bench/results/onchip-paths-h200.md: that path runs beside the
+// shared-memory one only with little shared memory taken and without W's stream). The measurements behind these
+// choices: bench/results/spmm-dispatch-rules.md.
 #pragma once
 
 #include <cstdint>

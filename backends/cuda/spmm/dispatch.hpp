@@ -73,8 +73,8 @@ enum class Kernel : std::uint8_t {
                   // deterministic
   RowLanes,      // csr_rowlanes.cuh: lanes across rows (each lane one row, its batch-tile sums in registers), one
                  // column block of X held per thread block; deterministic; plus_times fp32/fp16/bf16, batch
-                 // 2-128 (tiles 8, 16 and 32, several tiles past 32), with values bound to the plan only (it reads the plan's
-                 // interleaved order; elsewhere the call runs as Auto would)
+                 // 2-128 (tiles 8, 16 and 32, several tiles past 32), with values bound to the plan only (it
+                 // reads the plan's interleaved order; elsewhere the call runs as Auto would)
 };
 const char* kernel_name(Kernel k);
 

@@ -295,10 +295,16 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   g = LanesGeometry{};
   std::int64_t tile_bytes = 0;
   int threads = 0, per_sm = 0;
+  auto take = [&](auto tile) {
+    using T = decltype(tile);
+    tile_bytes = T::kTileBytes;
+    threads = T::kThreads;
+    per_sm = T::kBlocksPerSm;
+  };
   switch (bt) {
-    case 8: tile_bytes = RowLanesTile<8>::kTileBytes, threads = RowLanesTile<8>::kThreads, per_sm = RowLanesTile<8>::kBlocksPerSm; break;
-    case 16: tile_bytes = RowLanesTile<16>::kTileBytes, threads = RowLanesTile<16>::kThreads, per_sm = RowLanesTile<16>::kBlocksPerSm; break;
-    case 32: tile_bytes = RowLanesTile<32>::kTileBytes, threads = RowLanesTile<32>::kThreads, per_sm = RowLanesTile<32>::kBlocksPerSm; break;
+    case 8: take(RowLanesTile<8>{}); break;
+    case 16: take(RowLanesTile<16>{}); break;
+    case 32: take(RowLanesTile<32>{}); break;
     default: return false;
   }
   if (!im.tile_bounds.size() || im.cols > 65536 || im.cols <= 0 || im.rows <= 0 || im.tile_fine_cols <= 0) return false;

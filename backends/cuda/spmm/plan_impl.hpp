@@ -227,10 +227,10 @@ int held_block_cols(const Plan::Impl& a, ValueType t);
 // in a block averaging at least kRowLanesMinSegment non-zeros. The measurements behind these rules and the
 // constants below: bench/results/spmm-dispatch-rules.md.
 constexpr double kRowLanesMinSegment = 48;
-// Where the tile-8 and tile-16 kernels add their blocks' sums with atomics, Auto cuts each group's walk into two work items (two
-// runs of its chunk steps, each adding its own sums) where rows' segments in a block average at least
-// kRowLanesRunSegment non-zeros: the warps' work then evens out (at 16384 x 16384 a thread block's 16 warps
-// have about 16 groups) at the cost of twice the atomics.
+// Where the tile-8 and tile-16 kernels add their blocks' sums with atomics, Auto cuts each group's walk into two work
+// items (two runs of its chunk steps, each adding its own sums) where rows' segments in a block average at least
+// kRowLanesRunSegment non-zeros: the warps' work then evens out (at 16384 x 16384 a thread block's 16 warps have about
+// 16 groups) at the cost of twice the atomics.
 constexpr double kRowLanesRunSegment = 100;
 // At batch tile 32 the kernel runs thread blocks of RowLanesTile<32>::kLongThreads (768: 80 registers a thread, 24
 // warps) instead of kThreads (1024: 64 registers, 32 warps) where rows' segments in a block average at least

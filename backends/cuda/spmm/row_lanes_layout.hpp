@@ -1,27 +1,26 @@
 // spmm/row_lanes_layout.hpp: the plan's order of the non-zeros for the lanes-across-rows kernel (host code only).
 //
-// rowlanes_kernel (csr_rowlanes.cuh) holds one column block of X' in shared memory per thread block and gives
-// each lane of a warp one row of W: the lane keeps all the batch tile's sums of its row in registers and walks the row's
-// segment of the block chunk by chunk (four non-zeros per chunk), so no sum is ever folded across lanes. For the
-// warp's loads to be coalesced, the plan lays the non-zeros of 32 rows ("a group") out interleaved: the k-th
-// chunk of lane l's row at the group's start + (32 k + l) * 4, one 512-byte read per chunk step. A warp runs
-// until its longest lane is done, so the rows of each (column block, row range) are sorted by the length of
-// their segment in that block, longest first, before they are cut into groups: the lanes of a group then have
-// nearly equal work, the few pad positions (value 0, never read by the kernel) stay under a few percent (1.7%
-// at 16384 x 16384, 90%; each range's last group may also be partial, its empty lanes' positions held but never
-// read), and the groups come longest first, which the kernel's warps take in that order (the
-// longest-first rule balances the warps). An X' row of R bytes (the batch tile's values: 32 fp32 or 16-bit values,
-// 128 or 64 bytes; 16, 64 or 32 bytes; 8, 32 or 16 bytes) holds pieces = R / 16 pieces of 16 bytes, and
-// 128 / R rows share a bank line. Lane l reads piece l mod pieces of its row first, so the 8 / pieces lanes
-// 8 q + pieces j + h of load phase q (j = 0 .. 8 / pieces - 1), a "piece-phase", read bank group
-// pieces x (column mod 128 / R) + h: where rows are shorter than a bank line, they should take columns of distinct
-// residue classes mod 128 / R at every step. With `residues` classes the layout first exchanges rows between the
-// piece-phases of each group so that each one's rows hold the classes as evenly as possible, then orders each
-// piece-phase's non-zeros step by step, each lane taking a class no other lane of its piece-phase takes at that
-// step (row_lanes_layout.cpp): fewer wavefronts per load phase, and faster, than CSR order or a fixed rotation of
-// the classes per lane (bench/results/spmm-dispatch-rules.md). Summation within a row is order-free, so the values
-// only follow the order: the first call after Plan::bind_values gathers them.
-// Pure C++: tests/core/test_spmm_row_lanes_layout.cpp checks it where no GPU exists.
+// rowlanes_kernel (csr_rowlanes.cuh) holds one column block of X' in shared memory per thread block and gives each lane
+// of a warp one row of W: the lane keeps all the batch tile's sums of its row in registers and walks the row's segment
+// of the block chunk by chunk (four non-zeros per chunk), so no sum is ever folded across lanes. For the warp's loads
+// to be coalesced, the plan lays the non-zeros of 32 rows ("a group") out interleaved: the k-th chunk of lane l's row
+// at the group's start + (32 k + l) * 4, one 512-byte read per chunk step. A warp runs until its longest lane is done,
+// so the rows of each (column block, row range) are sorted by the length of their segment in that block, longest first,
+// before they are cut into groups: the lanes of a group then have nearly equal work, the few pad positions (value 0,
+// never read by the kernel) stay under a few percent (1.7% at 16384 x 16384, 90%; each range's last group may also be
+// partial, its empty lanes' positions held but never read), and the groups come longest first, which the kernel's warps
+// take in that order (the longest-first rule balances the warps). An X' row of R bytes (the batch tile's values: 32
+// fp32 or 16-bit values, 128 or 64 bytes; 16, 64 or 32 bytes; 8, 32 or 16 bytes) holds pieces = R / 16 pieces of 16
+// bytes, and 128 / R rows share a bank line. Lane l reads piece l mod pieces of its row first, so the 8 / pieces lanes
+// 8 q + pieces j + h of load phase q (j = 0 .. 8 / pieces - 1), a "piece-phase", read bank group pieces x (column mod
+// 128 / R) + h: where rows are shorter than a bank line, they should take columns of distinct residue classes mod 128 /
+// R at every step. With `residues` classes the layout first exchanges rows between the piece-phases of each group so
+// that each one's rows hold the classes as evenly as possible, then orders each piece-phase's non-zeros step by step,
+// each lane taking a class no other lane of its piece-phase takes at that step (row_lanes_layout.cpp): fewer wavefronts
+// per load phase, and faster, than CSR order or a fixed rotation of the classes per lane
+// (bench/results/spmm-dispatch-rules.md). Summation within a row is order-free, so the values only follow the order:
+// the first call after Plan::bind_values gathers them. Pure C++: tests/core/test_spmm_row_lanes_layout.cpp checks it
+// where no GPU exists.
 #pragma once
 
 #include <cstdint>
