@@ -215,7 +215,7 @@ void rewire_reported(snk::layers::SparseLinear& l, int64_t* old_index, int64_t* 
 // reported as such without the weights being put into the layer, so that its device copy and plans stay (a schedule
 // that has decayed to zero calls it on every interval).
 bool rewires_nothing(snk::layers::SparseLinear& l, double zeta, int64_t* old_index, int64_t* pruned, int64_t* grown) {
-  if (!(zeta >= 0.0 && zeta <= 1.0) || snk::layers::rewiring_count(zeta, l.weight().nvals()) != 0) return false;
+  if (snk_layer_rewiring_count(zeta, static_cast<int64_t>(l.weight().nvals())) != 0) return false;
   rewire_reported(l, old_index, pruned, grown, [] { return snk::layers::Rewiring{}; });
   return true;
 }

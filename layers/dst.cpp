@@ -87,8 +87,9 @@ class Taken {
     slots_.assign(size, kEmpty);
     mask_ = size - 1;
   }
-  // Takes position (i, j) (q = i * ncols + j); false where it was taken already.
-  bool take(Index q, Index i, Index j) {
+  // Takes position (i, j); false where it was taken already.
+  bool take(Index i, Index j) {
+    const Index q = i * W_.ncols() + j;
     if (bitmap_) {
       const std::uint64_t bit = std::uint64_t(1) << (q & 63);
       std::uint64_t& word = bits_[static_cast<std::size_t>(q >> 6)];
@@ -201,14 +202,14 @@ Rewiring prune_and_regrow(SparseLinear& layer, double zeta, PruneRule rule, std:
   if (2 * want <= capacity) {
     while (static_cast<Index>(grown.size()) < want) {
       const Index q = any(rng), i = q / ncols, j = q - i * ncols;
-      if (!taken.take(q, i, j)) continue;
+      if (!taken.take(i, j)) continue;
       grown.I.push_back(i);
       grown.J.push_back(j);
     }
   } else {   // a nearly full layer (density above 1/3, so Taken holds a bitmap): draw from the list of free positions
     std::vector<Index> free;
     for (Index q = 0; q < nrows * ncols; ++q)
-      if (taken.take(q, q / ncols, q % ncols)) free.push_back(q);
+      if (taken.take(q / ncols, q % ncols)) free.push_back(q);
     std::shuffle(free.begin(), free.end(), rng);
     for (Index t = 0; t < want; ++t) {
       grown.I.push_back(free[t] / ncols);

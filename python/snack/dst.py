@@ -60,8 +60,6 @@ class _Rewirer:
         pruned, grown = ctypes.c_int64(), ctypes.c_int64()
         _lib.check(self._library_step(layer, w, seed, (ctypes.cast(old_index.data_ptr(), _lib.c_int64_p),
                                                       ctypes.byref(pruned), ctypes.byref(grown))))
-        if pruned.value == 0 and grown.value == 0:   # nothing changed
-            return 0
         n = layer._handle.nnz()
         old_index = old_index[:n]
         device = layer.weight_values.device

@@ -3,6 +3,7 @@ weights), the DST invariants, state-dict round trips, and clear errors for bad i
 (pytest, with SNACK_LAYERS_LIB pointing at the built library); the CUDA cases (the same checks on CUDA tensors, a chain
 of layers passing features-by-batch tensors, and a short training run with SET on the GPU) skip where PyTorch sees no
 GPU."""
+import ctypes
 import io
 import math
 
@@ -144,6 +145,24 @@ def test_a_rewiring_that_prunes_no_weight_changes_nothing(zeta):
     assert layer.weight_values.data.data_ptr() == values.data_ptr() and torch.equal(layer.weight_values.data, kept)
     assert all(opt.state[layer.weight_values][k] is v for k, v in state.items())
     assert layer.indices is indices
+
+
+@pytest.mark.parametrize("zeta", [0.0, 0.004])
+def test_the_librarys_rewiring_of_no_weight_reports_nothing_changed(zeta):
+    # The C interface itself (snack.dst skips such a call before it): a fraction that rounds to no weight reports no
+    # pruned or grown weight, every non-zero at its old index, and leaves the pattern as it was.
+    layer = SparseLinear(30, 20, sparsity=0.8, seed=7)
+    n, pattern = layer.nnz, layer._handle.pattern().clone()
+    w = layer.weight_values.detach().contiguous()
+    old_index = torch.full((n,), -7, dtype=torch.int64)
+    pruned, grown = ctypes.c_int64(-1), ctypes.c_int64(-1)
+    snack._lib.check(snack._lib.lib.snk_layer_rewire(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), zeta,
+                                                      snack._lib.PRUNE_MAGNITUDE, 1,
+                                                      ctypes.cast(old_index.data_ptr(), snack._lib.c_int64_p),
+                                                      ctypes.byref(pruned), ctypes.byref(grown)))
+    assert (pruned.value, grown.value) == (0, 0)
+    assert torch.equal(old_index, torch.arange(n))
+    assert torch.equal(layer._handle.pattern(), pattern)
 
 
 def test_rigl_grows_where_the_dense_gradient_is_largest():

@@ -187,6 +187,16 @@ Case row_lanes_bound(int batch) {
   return c;
 }
 
+// The call row_lanes_bound makes, as the arguments choose() reads: RowLanes asked for, values of `type` bound.
+SpmmArgs row_lanes_call(int batch, ValueType type = ValueType::FP32) {
+  SpmmArgs a;
+  a.values_bound = true;
+  a.kernel = Kernel::RowLanes;
+  a.type = type;
+  a.batch = batch;
+  return a;
+}
+
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
 template <class T>
 void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, double tol, Plan& plan,
@@ -1273,10 +1283,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
           Case c = row_lanes_bound(batch);
           c.batch_tile = bt;
           check_plus_times<float>(p, c, rng(), 1e-5, *plan);
-          SpmmArgs asked;
-          asked.values_bound = true;
-          asked.kernel = Kernel::RowLanes;
-          asked.batch = batch;
+          SpmmArgs asked = row_lanes_call(batch);
           asked.batch_tile = bt;
           EXPECT_EQ(bt, choose(*plan, asked).batch_tile) << choose(*plan, asked).describe();
         }
@@ -1449,11 +1456,7 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
         Case c = row_lanes_bound(batch);
         c.orientation = o;
         check_plus_times<__nv_bfloat16>(p, c, rng(), 1e-2, *plan);
-        SpmmArgs probe;
-        probe.values_bound = true;
-        probe.kernel = Kernel::RowLanes;
-        probe.type = ValueType::BF16;
-        probe.batch = batch;
+        SpmmArgs probe = row_lanes_call(batch, ValueType::BF16);
         probe.orientation = o;
         const Choice ch = choose(*plan, probe);
         EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();

@@ -201,7 +201,7 @@ template <class VT, int BT, int Threads>
 cudaError_t launch_rl(const RowLanesParams& p, int n_ranges, int sm_count, cudaStream_t s) {
   constexpr int kPiece = 16 / sizeof(VT);   // values of a 16-byte piece of an X' row
   if (p.slots_per_range % 32 != 0 || p.slots_per_range <= 0 ||
-      (BT == 32 && std::int64_t(p.slots_per_range / 32) * n_ranges != p.n_groups) || p.ldx % kPiece != 0 ||
+      (!rowlanes_dealt(BT) && std::int64_t(p.slots_per_range / 32) * n_ranges != p.n_groups) || p.ldx % kPiece != 0 ||
       p.ldx < (p.batch + BT - 1) / BT * BT || reinterpret_cast<std::uintptr_t>(p.x) % 16 != 0 ||
       std::int64_t(p.block_cols) * BT * sizeof(VT) > RowLanesTile<BT>::kTileBytes ||
       (p.n_blocks > 1) != (p.partial != nullptr || p.accumulate) || (p.partial && p.accumulate) || p.runs < 1 ||

@@ -90,10 +90,6 @@ static_assert(rowlanes_shared_bytes(32, 4, static_cast<int>(RowLanesTile<32>::kT
                   RowLanesTile<32>::kLongThreads <= RowLanesTile<32>::kThreads,
               "the held block and the bulk sums' staging fit one thread block's shared memory");
 
-// Whether batch tile BT deals each column block's work items over all its rows out to the thread blocks in turn
-// (tiles 8 and 16), rather than giving each thread block a row range of its own (tile 32).
-constexpr bool rowlanes_dealt(int bt) { return bt != 32; }
-
 // Work items per group of 32 rows: the dealt tiles may cut a group into runs of its chunk steps (p.runs, with
 // accumulate); tile 32 walks whole groups (its 32 sums leave no register for the runs' bounds: 24 more bytes spilled).
 // Read from the parameters at each use (a local copy cost the tile-8 kernel 8 bytes of spills).

@@ -828,7 +828,7 @@ void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   ch.atomic_sums = args.type == ValueType::FP32 && !args.deterministic && geo.n_blocks > 1 &&
                    (args.kernel == Kernel::RowLanes || y_rows_in_fours(args));
   ch.lanes_threads = ch.batch_tile == 32 && args.lanes_threads > 0 ? args.lanes_threads : geo.threads;
-  if (ch.atomic_sums && ch.batch_tile != 32)   // tile 32 walks whole groups (csr_rowlanes.cuh)
+  if (ch.atomic_sums && rowlanes_dealt(ch.batch_tile))   // tile 32 walks whole groups (csr_rowlanes.cuh)
     ch.lanes_runs = args.lanes_runs > 0 ? std::min(args.lanes_runs, 16) : geo.segment >= kRowLanesRunSegment ? 2 : 1;
 }
 

@@ -321,7 +321,7 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   g.n_wide = static_cast<int>(extra ? extra : blocks);
   const int ranges = std::max(1, im.sm_count * per_sm / g.n_blocks);
   g.rows_per_range = static_cast<std::int32_t>(((std::int64_t(im.rows) + ranges - 1) / ranges + 31) / 32 * 32);
-  g.n_ranges = bt != 32 ? ranges : static_cast<int>(std::min<std::int64_t>(ranges, (std::int64_t(im.rows) + 31) / 32));
+  g.n_ranges = rowlanes_dealt(bt) ? ranges : static_cast<int>(std::min<std::int64_t>(ranges, (std::int64_t(im.rows) + 31) / 32));
   g.segment = im.avg_row_nnz * g.block_cols / static_cast<double>(im.cols);
   g.threads = bt == 32 && g.segment >= kRowLanesLongSegment ? RowLanesTile<32>::kLongThreads : threads;
   // A group of 32 rows per warp of kThreads (the rule as measured, whichever count runs).
@@ -415,7 +415,7 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, std::size_t value_bytes, c
   // Tiles 8 and 16: one row range (each block's rows sorted by segment length over all rows), its work items dealt
   // out to the thread blocks in turn (csr_rowlanes.cuh); tile 32: a range per thread block.
   RowLanesLayout L;
-  if (!build_row_lanes_layout(seg, im.nnz, bt != 32 ? 1 : std::max(1, geo.n_ranges), L, c16.data(), residues,
+  if (!build_row_lanes_layout(seg, im.nnz, rowlanes_dealt(bt) ? 1 : std::max(1, geo.n_ranges), L, c16.data(), residues,
                               row_bytes / 16))
     return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);

@@ -41,6 +41,10 @@ namespace snk::cuda {
 // rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp). Each shape is the best of those measured
 // (other block shapes, thread counts and held-block sizes): bench/results/spmm-dispatch-rules.md.
 template <int BT> struct RowLanesTile;
+// Whether batch tile bt deals each column block's work items over all its rows out to the thread blocks in turn (tiles
+// 8 and 16: the layout holds one row range), rather than giving each thread block a row range of its own (tile 32).
+// Plain constexpr: the kernel calls it too.
+constexpr bool rowlanes_dealt(int bt) { return bt != 32; }
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
   static constexpr int kLongThreads = 768;   // 80 registers a thread instead of 64
