@@ -31,6 +31,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -486,40 +487,49 @@ TEST(CudaBackend, SampledProductOfFullOperands) {
 // reference; then on a mask whose rows are long and cut into several column blocks (K 600: dense tiles of 30000
 // columns); then on one of 4500 x 4000 (K 520: two dense tiles, each made row-major or, with both operands transposed,
 // column-major); then past the sampled product's largest K (spmm/dispatch.hpp: kSampledMaxK, 65536), where the masked
-// dot product serves.
-TEST(CudaBackend, SampledProductOnAMaskWithItsPlan) {
+// dot product serves. One test per mask shape, so that a sanitizer can run each in a process of its own.
+struct SampledShape {
+  const char* name;
+  Index rows, cols;
+  double density;
+  std::vector<Index> ks;
+};
+void PrintTo(const SampledShape& shape, std::ostream* os) { *os << shape.name; }
+class SampledProductOnAMaskWithItsPlan : public ::testing::TestWithParam<SampledShape> {};
+
+TEST_P(SampledProductOnAMaskWithItsPlan, MatchesReference) {
   REQUIRE_CUDA();
   const Semiring& s = *snk::builtin_semiring(Op::Plus, Op::Times, TypeCode::FP32);
-  struct Shape {
-    Index rows, cols;
-    double density;
-    std::vector<Index> ks;
-  };
-  const Index past_largest = (Index(1) << 16) + 1;
-  for (const Shape& shape : {Shape{300, 200, 0.1, {1, 3, 5, 8, 12, 17, 32, 33, 70, 1025, 4100}},
-                            Shape{300, 200, 0.02, {1025}}, Shape{40, 30000, 0.3, {1, 3, 8, 12, 32, 40, 600}},
-                            Shape{4500, 4000, 0.04, {520}}, Shape{20, 30, 0.3, {past_largest}}}) {
-    for (const Index K : shape.ks) {
-      const Matrix M = random_matrix(&snk::types::FP32, shape.rows, shape.cols, shape.density, false);
-      (void)mxm_on("cuda", s, M, full(&snk::types::FP32, shape.cols, 8));   // M's plan, as a layer's forward makes it
-      for (const bool ta : {false, true})
-        for (const bool tb : {false, true}) {
-          const Matrix A = ta ? full(&snk::types::FP32, K, shape.rows) : full(&snk::types::FP32, shape.rows, K);
-          const Matrix B = tb ? full(&snk::types::FP32, shape.cols, K) : full(&snk::types::FP32, K, shape.cols);
-          snk::Descriptor d;
-          d.mask_structure = true;
-          d.transpose_first = ta;
-          d.transpose_second = tb;
-          const std::string what = std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + ", K " +
-                                   std::to_string(K) + (ta ? " A^T" : " A") + (tb ? " B^T" : " B");
-          const std::uint64_t before = mxm_fallbacks();
-          const Matrix got = mxm_on("cuda", s, A, B, d, &M);
-          EXPECT_EQ(mxm_fallbacks(), before) << what;
-          expect_same(got, mxm_on("reference", s, A, B, d, &M), what);
-        }
-    }
+  const SampledShape& shape = GetParam();
+  for (const Index K : shape.ks) {
+    const Matrix M = random_matrix(&snk::types::FP32, shape.rows, shape.cols, shape.density, false);
+    (void)mxm_on("cuda", s, M, full(&snk::types::FP32, shape.cols, 8));   // M's plan, as a layer's forward makes it
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        const Matrix A = ta ? full(&snk::types::FP32, K, shape.rows) : full(&snk::types::FP32, shape.rows, K);
+        const Matrix B = tb ? full(&snk::types::FP32, shape.cols, K) : full(&snk::types::FP32, K, shape.cols);
+        snk::Descriptor d;
+        d.mask_structure = true;
+        d.transpose_first = ta;
+        d.transpose_second = tb;
+        const std::string what = std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + ", K " +
+                                 std::to_string(K) + (ta ? " A^T" : " A") + (tb ? " B^T" : " B");
+        const std::uint64_t before = mxm_fallbacks();
+        const Matrix got = mxm_on("cuda", s, A, B, d, &M);
+        EXPECT_EQ(mxm_fallbacks(), before) << what;
+        expect_same(got, mxm_on("reference", s, A, B, d, &M), what);
+      }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    CudaBackend, SampledProductOnAMaskWithItsPlan,
+    ::testing::Values(SampledShape{"Mask300x200Dense10", 300, 200, 0.1, {1, 3, 5, 8, 12, 17, 32, 33, 70, 1025, 4100}},
+                      SampledShape{"Mask300x200Dense2", 300, 200, 0.02, {1025}},
+                      SampledShape{"LongRows40x30000", 40, 30000, 0.3, {1, 3, 8, 12, 32, 40, 600}},
+                      SampledShape{"TwoDenseTiles4500x4000", 4500, 4000, 0.04, {520}},
+                      SampledShape{"PastTheLargestK", 20, 30, 0.3, {(Index(1) << 16) + 1}}),
+    [](const ::testing::TestParamInfo<SampledShape>& info) { return std::string(info.param.name); });
 
 TEST(CudaBackend, MoreColumnsThanOneSpmmCall) {
   REQUIRE_CUDA();
