@@ -9,6 +9,7 @@
 # Environment: BUILD_DIR (default build-gpu), LOG_DIR (default <build>/gpu-test-logs), SNACK_EMBEDDED_COMPILER (default
 # <build>/graphchallenge/snack-embedded-compile where that exists), SNACK_GC_CACHE (the
 # official-data cache for the fused engine's test; default <build>/gc/official-1024-120.bin where that exists),
+# SNACK_TILED_TEST_CACHE (the tiled engine tests' cache folder; default <logs>/tiled-test-cache),
 # SANITIZER_FILTER (a --gtest_filter for the sanitizer passes; default: every test; a program none of whose tests
 # match it is listed as skipped), SANITIZER_TOOLS (default "memcheck racecheck"; racecheck passes where it reports
 # no error: its warnings, such as those of Kokkos' warp-synchronous reductions, are listed, not failed),
@@ -40,6 +41,13 @@ mkdir -p "$LOGS"
 # The official-data cache scripts/build-gpu.sh wrote, unless the caller names one.
 if [ -z "${SNACK_GC_CACHE:-}" ] && [ -f "$BUILD/gc/official-1024-120.bin" ]; then
   export SNACK_GC_CACHE="$BUILD/gc/official-1024-120.bin"
+fi
+# One cache folder for the tiled engine's tests over the whole run (SNACK_TILED_TEST_CACHE, unless the caller names one):
+# the plain run calibrates the cost model there once and the sanitizer runs read it, where calibrating again in every
+# process under racecheck outlasts a machine's time (with PLAIN_RUN=0, name a folder a plain run filled).
+if [ -z "${SNACK_TILED_TEST_CACHE:-}" ]; then
+  export SNACK_TILED_TEST_CACHE="$LOGS/tiled-test-cache"
+  [[ "$LOGS" == /* ]] || SNACK_TILED_TEST_CACHE="$PWD/$LOGS/tiled-test-cache"
 fi
 # The embedded mode's compiler program of this build, which the tests do not find beside themselves, and where the build
 # was made only if it has not moved since (SNACK_EMBEDDED_COMPILER, unless the caller names one).

@@ -401,10 +401,10 @@ SyntheticLayer synthetic_layer(int64_t neurons, int count, int inputs, int width
 }
 
 // The calibration: each mode timed on synthetic tiles of several shapes (inputs x width, drawn or uniform weights),
-// over kCalRows rows.
+// over `rows` rows (TiledOptions::calibration_rows).
 template <class Acc>
-CostModel calibrate(int device, const std::string& key, bool progress) {
-  constexpr int64_t kNeurons = 2048, kCalRows = 16384;
+CostModel calibrate(int device, const std::string& key, int64_t rows, bool progress) {
+  constexpr int64_t kNeurons = 2048;
   constexpr int kTilesPerShape = 32, kMostCalibratedTileNnz = 512;
   struct Shape { int inputs, width; bool uniform; int run; };
   // Width 1: merged tiles; run 16: a merged network's inputs, in runs (the uniform kernel's loads).
@@ -424,12 +424,12 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
   check(cudaEventCreate(&e1), "event");
   struct EventGuard { cudaEvent_t a, b; ~EventGuard() { cudaEventDestroy(a); cudaEventDestroy(b); } } events{e0, e1};
   std::mt19937_64 rng(2019);
-  std::vector<Acc> y(static_cast<size_t>(kNeurons * kCalRows));
+  std::vector<Acc> y(static_cast<size_t>(kNeurons * rows));
   std::uniform_real_distribution<double> act(0.0, 1.0);
   for (Acc& v : y) v = static_cast<Acc>(act(rng));
   DeviceArray<Acc> yin(y), yout(y.size());
-  DeviceArray<int32_t> alive(static_cast<size_t>(kCalRows));
-  const DeviceArray<int32_t> held(std::vector<int32_t>{static_cast<int32_t>(kCalRows)});
+  DeviceArray<int32_t> alive(static_cast<size_t>(rows));
+  const DeviceArray<int32_t> held(std::vector<int32_t>{static_cast<int32_t>(rows)});
   std::vector<TileTiming> timings;
   double compile_s = 0;
   int64_t compiled_nnz = 0;
@@ -471,7 +471,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       std::vector<float> ms;
       for (int rep = 0; rep < 6; ++rep) {
         check(cudaEventRecord(e0, stream), "event");
-        launch_layer<Acc>(d, yin.p, yout.p, kCalRows, static_cast<int32_t>(kCalRows), held.p, -0.3f, alive.p, sms, stream);
+        launch_layer<Acc>(d, yin.p, yout.p, rows, static_cast<int32_t>(rows), held.p, -0.3f, alive.p, sms, stream);
         check(cudaEventRecord(e1, stream), "event");
         check(cudaEventSynchronize(e1), "calibration");
         float t = 0;
@@ -484,7 +484,7 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
       tt.shape = TileShape{inputs, width, static_cast<int64_t>(inputs) * width,
                            static_cast<int64_t>(inputs) * (uniform ? 1 : width), loads < inputs ? loads : 0};
       tt.tiles = kTilesPerShape;
-      tt.rows = kCalRows;
+      tt.rows = rows;
       tt.ns = static_cast<double>(ms[ms.size() / 2]) * 1e6;
       timings.push_back(tt);
     }
@@ -505,8 +505,13 @@ CostModel calibrate(int device, const std::string& key, bool progress) {
 
 CostModel tile_cost_model(int device, TiledAccumulation accumulation, const TiledOptions& options) {
   const bool fp64 = accumulation == TiledAccumulation::FP64;
+  const int64_t rows = options.calibration_rows;
+  if (rows < 128 || rows % 128 != 0)
+    throw std::invalid_argument("tiled GPU engine: calibration_rows is " + std::to_string(rows) +
+                                " (a multiple of 128, at least 128)");
   const std::string key = gpu_device_name(device) + "|" + device_arch(device) + "|" + (fp64 ? "fp64" : "fp32") +
-                          "|tile-modes-2";
+                          "|tile-modes-2" +
+                          (rows == TiledOptions::kDefaultCalibrationRows ? "" : "|rows-" + std::to_string(rows));
   static std::mutex lock;
   static std::map<std::string, CostModel> measured;
   std::lock_guard<std::mutex> hold(lock);
@@ -528,7 +533,8 @@ CostModel tile_cost_model(int device, TiledAccumulation accumulation, const Tile
     }
   }
   check(cudaSetDevice(device), "select the device");
-  CostModel m = fp64 ? calibrate<double>(device, key, options.progress) : calibrate<float>(device, key, options.progress);
+  CostModel m = fp64 ? calibrate<double>(device, key, rows, options.progress)
+                     : calibrate<float>(device, key, rows, options.progress);
   measured[key] = m;
   if (!file.empty()) {
     const std::string why = write_atomically(file, m.serialize());

@@ -37,13 +37,20 @@ namespace {
 
 #define REQUIRE_GPU() REQUIRE_GPU_FOR("tiled GPU engine")
 
-// A scratch cache folder for this process (the cost model and embedded kernels), so tests neither read nor fill the
-// user's cache.
+// A new empty folder (empty string where none could be made).
+std::string fresh_folder() {
+  char templ[] = "/tmp/snack-tiled-test-XXXXXX";
+  const char* d = ::mkdtemp(templ);
+  return std::string(d ? d : "");
+}
+
+// The tests' cache folder (the cost model and embedded kernels): $SNACK_TILED_TEST_CACHE where set, so that a run
+// under a sanitizer reads the calibration a plain run left there instead of repeating it (scripts/run-gpu-tests.sh
+// sets it); else a scratch folder for this process. Either way the tests neither read nor fill the user's cache.
 const std::string& scratch_cache() {
   static const std::string dir = [] {
-    char templ[] = "/tmp/snack-tiled-test-XXXXXX";
-    const char* d = ::mkdtemp(templ);
-    return std::string(d ? d : "");
+    const char* given = std::getenv("SNACK_TILED_TEST_CACHE");
+    return given && *given ? std::string(given) : fresh_folder();
   }();
   return dir;
 }
@@ -417,8 +424,14 @@ TEST(TiledGpuEngine, OfficialSubsetInEveryMode) {
 // compiles), written to the cache as text that parses back to the same model.
 TEST(TiledCostModel, CalibratesAndCaches) {
   REQUIRE_GPU();
+  // A folder of its own (it counts the files), and fewer rows than the default: a model of its own key, so it is
+  // calibrated here whatever this process calibrated before, and soon enough under a sanitizer.
+  const std::string cache = fresh_folder();
+  ASSERT_FALSE(cache.empty());
   for (const TiledAccumulation sums : {TiledAccumulation::FP64, TiledAccumulation::FP32}) {
-    const TiledOptions o = options(sums, ModePolicy::Auto);
+    TiledOptions o = options(sums, ModePolicy::Auto);
+    o.cache_dir = cache;
+    o.calibration_rows = 1024;
     const CostModel m = tile_cost_model(0, sums, o);
     std::printf("[tiled] cost model %s:\n%s", m.key.c_str(), m.serialize().c_str());
     EXPECT_TRUE(m.mode[0].measured);
@@ -426,8 +439,9 @@ TEST(TiledCostModel, CalibratesAndCaches) {
     EXPECT_TRUE(m.mode[2].measured);
     EXPECT_GT(m.compile_ns_per_nnz, 0);
     EXPECT_NE(m.key.find(sums == TiledAccumulation::FP64 ? "fp64" : "fp32"), std::string::npos);
+    EXPECT_NE(m.key.find("rows-1024"), std::string::npos) << "a calibration over other rows has a key of its own";
     // The cache holds one model file per kind of sums calibrated so far; this one's parses back to the same model.
-    const std::string dir = scratch_cache() + "/tile-cost";
+    const std::string dir = cache + "/tile-cost";
     int files = 0, same = 0;
     if (DIR* d = ::opendir(dir.c_str())) {
       while (const dirent* e = ::readdir(d)) {
@@ -445,6 +459,12 @@ TEST(TiledCostModel, CalibratesAndCaches) {
     EXPECT_EQ(files, sums == TiledAccumulation::FP64 ? 1 : 2);
     EXPECT_EQ(same, 1);
     EXPECT_EQ(tile_cost_model(0, sums, o).serialize(), m.serialize()) << "the second call must reuse the first";
+  }
+  for (const int64_t rows : {int64_t{0}, int64_t{100}, int64_t{-128}}) {
+    TiledOptions o = options(TiledAccumulation::FP64, ModePolicy::Auto);
+    o.cache_dir = cache;
+    o.calibration_rows = rows;
+    EXPECT_THROW(tile_cost_model(0, TiledAccumulation::FP64, o), std::invalid_argument) << rows << " rows";
   }
 }
 

@@ -4,7 +4,8 @@
 # compute-sanitizer: the per-program counts, the RESULT line and the exit status for programs that pass, fail, skip
 # everything, or fail only under the sanitizer; no "memcheck clean" where no sanitizer ran or only racecheck was asked
 # for; the default official-data cache (build/gc/official-1024-120.bin) handed to the programs as SNACK_GC_CACHE
-# unless the caller set one, and the build's embedded-mode compiler likewise as SNACK_EMBEDDED_COMPILER; with
+# unless the caller set one, and the build's embedded-mode compiler likewise as SNACK_EMBEDDED_COMPILER; the tiled
+# engine tests' cache folder (SNACK_TILED_TEST_CACHE) under the logs unless the caller set one; with
 # SANITIZER_JOBS, one sanitizer process per test (typed suites' names included), their summaries summed, the slots
 # shared by every program's processes, and a process stopped by SANITIZER_TIMEOUT failing the run; the conformance
 # harness on cuda where the examples' two forms are built (fake examples), skipped with a reason where not; racecheck
@@ -28,6 +29,7 @@ fake() {
 if [ "\${1:-}" = --gtest_list_tests ]; then printf 'Suite.\n  Case\nTyped/0.  # TypeParam = int\n  Other\n'; exit 0; fi
 echo "cache=\${SNACK_GC_CACHE:-none}"
 echo "compiler=\${SNACK_EMBEDDED_COMPILER:-none}"
+echo "tiled-cache=\${SNACK_TILED_TEST_CACHE:-none}"
 if [ $3 -gt 0 ] && [ $2 -eq 0 ]; then echo "/src/t.cpp:10: Skipped"; echo "no CUDA device here"; fi
 echo "[  PASSED  ] $2 test$([ $2 -eq 1 ] || echo s)."
 [ $3 -gt 0 ] && echo "[  SKIPPED ] $3 test$([ $3 -eq 1 ] || echo s), listed below:"
@@ -146,6 +148,12 @@ run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_EMBEDDED_COMPILER=/el
 grep -qF "compiler=/elsewhere/compile" "$WORK/pass/gpu-test-logs/a_test.log"; check "compiler: the caller's kept" $?
 run skip COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_EMBEDDED_COMPILER=
 grep -qF "compiler=none" "$WORK/skip/gpu-test-logs/a_test.log"; check "compiler: none where the build folder has none" $?
+# The tiled engine tests' cache: one folder under the logs by default, the caller's where set.
+run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_TILED_TEST_CACHE=
+grep -qF "tiled-cache=$WORK/pass/gpu-test-logs/tiled-test-cache" "$WORK/pass/gpu-test-logs/a_test.log"
+check "tiled cache: default under the logs" $?
+run pass COMPUTE_SANITIZER="$WORK/no-such-sanitizer" SNACK_TILED_TEST_CACHE=/elsewhere/tiled
+grep -qF "tiled-cache=/elsewhere/tiled" "$WORK/pass/gpu-test-logs/a_test.log"; check "tiled cache: the caller's kept" $?
 
 # 7. The cross-backend programs run on cuda, with --xb-backend=cuda; racecheck warnings (no error) do not fail.
 programs xb a_test:1:0:0
