@@ -506,9 +506,10 @@ CostModel calibrate(int device, const std::string& key, int64_t rows, bool progr
 CostModel tile_cost_model(int device, TiledAccumulation accumulation, const TiledOptions& options) {
   const bool fp64 = accumulation == TiledAccumulation::FP64;
   const int64_t rows = options.calibration_rows;
-  if (rows < 128 || rows % 128 != 0)
+  if (rows < 128 || rows % 128 != 0 || rows > TiledOptions::kMostCalibrationRows)
     throw std::invalid_argument("tiled GPU engine: calibration_rows is " + std::to_string(rows) +
-                                " (a multiple of 128, at least 128)");
+                                " (a multiple of 128 from 128 to " +
+                                std::to_string(TiledOptions::kMostCalibrationRows) + ")");
   const std::string key = gpu_device_name(device) + "|" + device_arch(device) + "|" + (fp64 ? "fp64" : "fp32") +
                           "|tile-modes-2" +
                           (rows == TiledOptions::kDefaultCalibrationRows ? "" : "|rows-" + std::to_string(rows));

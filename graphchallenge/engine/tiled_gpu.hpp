@@ -85,18 +85,18 @@ struct TiledOptions {
   // order either way); off: each uniform tile on its own.
   bool chain_shared_blocks = true;
   bool progress = false;          // report calibration and compiles on stderr
-  // Rows of the synthetic layers over which the calibration times each mode: a multiple of 128, at least 128. Fewer
-  // calibrate sooner and less evenly (a test under a sanitizer); a model calibrated over other than the default is
-  // cached and reused under its own key, never in place of the default's.
+  // Rows of the synthetic layers over which the calibration times each mode: a multiple of 128 from 128 to
+  // kMostCalibrationRows (its activations take 2048 x rows sums on the device and the host). Fewer calibrate sooner
+  // and less evenly (a test under a sanitizer); a model calibrated over other than the default is cached and reused
+  // under its own key, never in place of the default's.
   int64_t calibration_rows = kDefaultCalibrationRows;
-  static constexpr int64_t kDefaultCalibrationRows = 16384;
+  static constexpr int64_t kDefaultCalibrationRows = 16384, kMostCalibrationRows = 262144;
 };
 
 // The cost model of `device` for sums of type `accumulation`: read from the cache (options.cache_dir) when it holds
 // one for this device, else measured (each mode timed on synthetic tiles of several shapes; the embedded mode also
 // compiled, which gives its compile time) and written there. Once measured in a process it is reused. Throws
-// std::runtime_error on a CUDA failure, std::invalid_argument where options.calibration_rows is not a multiple of 128
-// of at least 128.
+// std::runtime_error on a CUDA failure, std::invalid_argument where options.calibration_rows is out of its range.
 CostModel tile_cost_model(int device, TiledAccumulation accumulation, const TiledOptions& options);
 
 class TiledGpuEngine {

@@ -460,7 +460,7 @@ TEST(TiledCostModel, CalibratesAndCaches) {
     EXPECT_EQ(same, 1);
     EXPECT_EQ(tile_cost_model(0, sums, o).serialize(), m.serialize()) << "the second call must reuse the first";
   }
-  for (const int64_t rows : {int64_t{0}, int64_t{100}, int64_t{-128}}) {
+  for (const int64_t rows : {int64_t{0}, int64_t{100}, int64_t{-128}, TiledOptions::kMostCalibrationRows + 128}) {
     TiledOptions o = options(TiledAccumulation::FP64, ModePolicy::Auto);
     o.cache_dir = cache;
     o.calibration_rows = rows;
