@@ -38,6 +38,8 @@ BUILD=${BUILD_DIR:-build-gpu}
 DIR="$BUILD/gpu-tests"
 LOGS=${LOG_DIR:-$BUILD/gpu-test-logs}
 mkdir -p "$LOGS"
+# absolute PATH: PATH from the root, for programs that run elsewhere (relative PATHs are the repository root's).
+absolute() { if [[ "$1" == /* ]]; then echo "$1"; else echo "$PWD/$1"; fi; }
 # The official-data cache scripts/build-gpu.sh wrote, unless the caller names one.
 if [ -z "${SNACK_GC_CACHE:-}" ] && [ -f "$BUILD/gc/official-1024-120.bin" ]; then
   export SNACK_GC_CACHE="$BUILD/gc/official-1024-120.bin"
@@ -46,14 +48,14 @@ fi
 # the plain run calibrates the cost model there once and the sanitizer runs read it, where calibrating again in every
 # process under racecheck outlasts a machine's time (with PLAIN_RUN=0, name a folder a plain run filled).
 if [ -z "${SNACK_TILED_TEST_CACHE:-}" ]; then
-  export SNACK_TILED_TEST_CACHE="$LOGS/tiled-test-cache"
-  [[ "$LOGS" == /* ]] || SNACK_TILED_TEST_CACHE="$PWD/$LOGS/tiled-test-cache"
+  export SNACK_TILED_TEST_CACHE
+  SNACK_TILED_TEST_CACHE=$(absolute "$LOGS/tiled-test-cache")
 fi
 # The embedded mode's compiler program of this build, which the tests do not find beside themselves, and where the build
 # was made only if it has not moved since (SNACK_EMBEDDED_COMPILER, unless the caller names one).
 if [ -z "${SNACK_EMBEDDED_COMPILER:-}" ] && [ -x "$BUILD/graphchallenge/snack-embedded-compile" ]; then
-  export SNACK_EMBEDDED_COMPILER="$PWD/$BUILD/graphchallenge/snack-embedded-compile"
-  [[ "$BUILD" == /* ]] && SNACK_EMBEDDED_COMPILER="$BUILD/graphchallenge/snack-embedded-compile"
+  export SNACK_EMBEDDED_COMPILER
+  SNACK_EMBEDDED_COMPILER=$(absolute "$BUILD/graphchallenge/snack-embedded-compile")
 fi
 SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 shopt -s nullglob

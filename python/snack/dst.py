@@ -46,20 +46,21 @@ class _Rewirer:
         """The fraction this interval rewires."""
         return self.zeta
 
-    def _library_step(self, layer, w, seed, out):
-        """The library's rewiring call for one layer from its values w; `out` are the pointers it reports through."""
-        return _lib.lib.snk_layer_rewire(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), self._fraction(), self.rule,
-                                         seed, *out)
+    def _library_step(self, layer, w, zeta, seed, out):
+        """The library's rewiring call for one layer from its values w, rewiring the fraction zeta; `out` are the
+        pointers it reports through."""
+        return _lib.lib.snk_layer_rewire(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), zeta, self.rule, seed, *out)
 
     def _rewire(self, layer, seed):
         """Rewires one layer in the library, then moves its values and the optimizer's state onto the new pattern."""
-        if _lib.lib.snk_layer_rewiring_count(self._fraction(), layer.nnz) == 0:
+        zeta = self._fraction()
+        if _lib.lib.snk_layer_rewiring_count(zeta, layer.nnz) == 0:
             return 0   # a fraction that rounds to no weight changes nothing: no copy of the values to the host
         w = layer.weight_values.detach().contiguous().cpu()   # the library rewires on the host
         old_index = torch.empty(w.numel(), dtype=torch.int64)
         pruned, grown = ctypes.c_int64(), ctypes.c_int64()
-        _lib.check(self._library_step(layer, w, seed, (ctypes.cast(old_index.data_ptr(), _lib.c_int64_p),
-                                                      ctypes.byref(pruned), ctypes.byref(grown))))
+        _lib.check(self._library_step(layer, w, zeta, seed, (ctypes.cast(old_index.data_ptr(), _lib.c_int64_p),
+                                                            ctypes.byref(pruned), ctypes.byref(grown))))
         n = layer._handle.nnz()
         old_index = old_index[:n]
         device = layer.weight_values.device
@@ -159,12 +160,12 @@ class RigL(_Rewirer):
     def due(self):
         return bool(_lib.lib.snk_layer_rewire_due(self.calls, self.interval, self.total_steps, self.stop_fraction))
 
-    def _library_step(self, layer, w, seed, out):
+    def _library_step(self, layer, w, zeta, seed, out):
         kept = self._batch.get(layer, {})
         if "x" not in kept or "dy" not in kept:
             raise RuntimeError("snack.dst.RigL: step() needs a forward and a backward pass of every layer first")
         x, dy = kept["x"].contiguous().cpu(), kept["dy"].contiguous().cpu()
-        return _lib.lib.snk_layer_rewire_rigl(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), self._fraction(),
+        return _lib.lib.snk_layer_rewire_rigl(layer._handle.ptr, ctypes.c_void_p(w.data_ptr()), zeta,
                                               ctypes.c_void_p(x.data_ptr()), ctypes.c_void_p(dy.data_ptr()),
                                               x.shape[0], self.block_rows, *out)
 

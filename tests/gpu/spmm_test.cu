@@ -197,6 +197,10 @@ SpmmArgs row_lanes_call(int batch, ValueType type = ValueType::FP32) {
   return a;
 }
 
+// The batch tile the dispatcher's rule gives the lanes-across-rows kernel at `batch` (2-128) where none is asked for:
+// the smallest of 8, 16 and 32 that holds it, else 32.
+int rule_lanes_tile(int batch) { return batch <= 8 ? 8 : batch <= 16 ? 16 : 32; }
+
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
 template <class T>
 void check_plus_times(const Pattern& pat, const Case& cs, std::mt19937& rng, double tol, Plan& plan,
@@ -1247,7 +1251,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
         const Choice ch = choose(*plan, probe);
         if (sh.fits) {
           EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
-          EXPECT_EQ(batch <= 8 ? 8 : batch <= 16 ? 16 : 32, ch.batch_tile) << ch.describe();
+          EXPECT_EQ(rule_lanes_tile(batch), ch.batch_tile) << ch.describe();
           EXPECT_TRUE(ch.bound_order) << ch.describe();
         } else {
           EXPECT_NE(Kernel::RowLanes, ch.kernel) << ch.describe();
@@ -1388,7 +1392,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     const Choice cm = choose(*plan_m, am);
     EXPECT_EQ(Kernel::RowLanes, cm.kernel) << cm.describe();
     EXPECT_EQ(cm.batch_tile == 32 ? 1024 : 512, cm.lanes_threads) << cm.describe();   // short segments
-    EXPECT_EQ(batch <= 8 ? 8 : batch <= 16 ? 16 : 32, cm.batch_tile) << cm.describe();
+    EXPECT_EQ(rule_lanes_tile(batch), cm.batch_tile) << cm.describe();
     // Auto adds the 12 blocks' sums with atomics only where they are 16-byte ones (Y row-major, a batch that is a
     // multiple of 4).
     EXPECT_EQ(batch % 4 == 0, cm.atomic_sums) << cm.describe();
@@ -1460,7 +1464,7 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
         probe.orientation = o;
         const Choice ch = choose(*plan, probe);
         EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
-        EXPECT_EQ(batch <= 8 ? 8 : batch <= 16 ? 16 : 32, ch.batch_tile) << ch.describe();
+        EXPECT_EQ(rule_lanes_tile(batch), ch.batch_tile) << ch.describe();
         EXPECT_FALSE(ch.atomic_sums) << ch.describe();
         probe.type = ValueType::FP32;
         EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << "bf16 values are bound";

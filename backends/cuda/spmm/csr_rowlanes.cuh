@@ -138,7 +138,7 @@ __device__ __forceinline__ float rowlanes_chunk_value(const uint4& w, int t) {
 // tile 32 its kLongThreads (the same code; the register budget differs).
 template <class VT, int BT, int Threads>
 __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowlanes_kernel(RowLanesParams p) {
-  static_assert(BT == 8 || BT == 16 || BT == 32, "batch tiles 8, 16 and 32");
+  static_assert(rowlanes_tile(BT), "one of the kernel's batch tiles (RowLanesTile)");
   constexpr bool kDealt = rowlanes_dealt(BT);
   static_assert(sizeof(VT) == 4 || sizeof(VT) == 2, "fp32 or 16-bit values");
   constexpr bool kFp32 = sizeof(VT) == 4;

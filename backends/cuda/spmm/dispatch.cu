@@ -383,7 +383,7 @@ constexpr std::int64_t kRowLanesMaxBatch = 128;
 int lanes_tile(const SpmmArgs& args) {
   const std::int64_t batch = args.batch;
   if (batch < 2 || batch > kRowLanesMaxBatch) return 0;
-  if (args.batch_tile == 8 || args.batch_tile == 16 || args.batch_tile == 32) return args.batch_tile;
+  if (rowlanes_tile(args.batch_tile)) return args.batch_tile;
   return batch <= 8 ? 8 : batch <= 16 ? 16 : 32;
 }
 
@@ -818,8 +818,8 @@ bool lanes_prefers(const Plan::Impl& a, const SpmmArgs& args) {
 // where segments average >= kRowLanesLongSegment (lanes_geometry; plan_impl.hpp).
 void lanes_configure(const Plan::Impl& a, const SpmmArgs& args, Choice& ch) {
   LanesGeometry geo;
-  lanes_geometry(a, lanes_tile(args), geo);
   ch.batch_tile = lanes_tile(args);
+  lanes_geometry(a, ch.batch_tile, geo);
   ch.bound_order = true;
   ch.lanes_block_cols = geo.block_cols;
   ch.lanes_blocks = geo.n_blocks;

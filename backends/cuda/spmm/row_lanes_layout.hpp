@@ -41,6 +41,8 @@ namespace snk::cuda {
 // rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp). Each shape is the best of those measured
 // (other block shapes, thread counts and held-block sizes): bench/results/spmm-dispatch-rules.md.
 template <int BT> struct RowLanesTile;
+// Whether bt is one of the kernel's batch tiles (a RowLanesTile<bt> exists). Plain constexpr: the kernel calls it too.
+constexpr bool rowlanes_tile(int bt) { return bt == 8 || bt == 16 || bt == 32; }
 // Whether batch tile bt deals each column block's work items over all its rows out to the thread blocks in turn (tiles
 // 8 and 16: the layout holds one row range), rather than giving each thread block a row range of its own (tile 32).
 // Plain constexpr: the kernel calls it too.
