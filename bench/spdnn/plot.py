@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main(argv):
-    out = "spdnn-h200.png"
+    out = None   # default: the first CSV's name with .png
     paths = []
     before_path, before_label = None, "earlier run"
     exact = False
@@ -40,6 +40,10 @@ def main(argv):
         else:
             paths.append(argv[i])
             i += 1
+    if not paths:
+        sys.exit(__doc__)
+    if out is None:
+        out = paths[0].rsplit(".", 1)[0] + ".png"
     rows = []
     for p in paths:
         with open(p) as f:

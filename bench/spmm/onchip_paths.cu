@@ -16,7 +16,7 @@
 //      value load and one 8-byte column load, ld.global.nc.L1::no_allocate, 512 bytes per warp step).
 // Output: a markdown table (non-zeros per clock per SM: a non-zero is one 128-byte row read and 32 FMAs; the
 // clock is the SM clock counted by clock64 in the kernels) with the device, date and commit; --out DIR writes it
-// to DIR/onchip-paths-h200.md too. One run takes a few seconds.
+// to DIR/onchip-paths-<gpu>.md too (<gpu>: the device's model, as h100 or h200). One run takes a few seconds.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -31,6 +31,7 @@
 
 #include "spmm/loads.cuh"   // ld_stream: W's values and columns read as the SpMM kernels read them
 
+#include "../device_tag.hpp"   // device_tag: the output's name
 #include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
@@ -415,10 +416,11 @@ int main(int argc, char** argv) {
   md << "\n";
   std::printf("%s", md.str().c_str());
   if (!out_dir.empty()) {
-    std::ofstream f(out_dir + "/onchip-paths-h200.md");
+    const std::string path = out_dir + "/onchip-paths-" + snk::bench::device_tag(prop.name) + ".md";
+    std::ofstream f(path);
     f << md.str();
     if (!f) {
-      std::fprintf(stderr, "onchip_paths: cannot write %s/onchip-paths-h200.md\n", out_dir.c_str());
+      std::fprintf(stderr, "onchip_paths: cannot write %s\n", path.c_str());
       return 1;
     }
   }

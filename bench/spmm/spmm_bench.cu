@@ -59,7 +59,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cctype>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -74,6 +73,7 @@
 #include "bench_common.cuh"
 #include "spmm/dispatch.hpp"
 
+#include "../device_tag.hpp"   // device_tag: the output's name
 #include "bench_commit.h"   // SNACK_GIT_COMMIT (bench/commit.cmake)
 
 namespace {
@@ -608,19 +608,6 @@ double stream_bytes(const snk::cuda::Plan& plan, int batch) {
 // shared-memory read bandwidth (GB/s; <= 0: not measured, -1).
 double onchip_floor_ms(double nnz, int batch, double shared_gbs) {
   return shared_gbs > 0 ? nnz * batch * kValueBytes / (shared_gbs * 1e9) * 1e3 : -1.0;
-}
-
-// The device's model as a file-name tag: its first word of a letter and digits ("NVIDIA H100 80GB HBM3": h100),
-// else "gpu".
-std::string device_tag(const char* name) {
-  std::istringstream words(name);
-  for (std::string w; words >> w;)
-    if (w.size() >= 2 && std::isalpha(static_cast<unsigned char>(w[0])) &&
-        std::all_of(w.begin() + 1, w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-      std::transform(w.begin(), w.end(), w.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
-      return w;
-    }
-  return "gpu";
 }
 
 void usage() {
@@ -1311,7 +1298,7 @@ int main(int argc, char** argv) {
   const std::string text = md.str();
   std::fputs(text.c_str(), stdout);
   if (!log.empty()) std::fprintf(stderr, "%s", log.c_str());
-  FILE* mdf = std::fopen((out_dir + "/spmm-" + device_tag(prop.name) + ".md").c_str(), "w");
+  FILE* mdf = std::fopen((out_dir + "/spmm-" + snk::bench::device_tag(prop.name) + ".md").c_str(), "w");
   if (mdf) {
     std::fputs(text.c_str(), mdf);
     std::fclose(mdf);
