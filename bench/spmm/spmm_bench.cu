@@ -18,7 +18,8 @@
 //                   kernel, whose order and value copy the first timed call builds, in the warm-up); where that is
 //                   the lanes-across-rows kernel at batch tile 32, also with 768 and 1024 threads per block forced
 //                   (rl_t768, rl_t1024: the measurements behind SpmmArgs::lanes_threads' default), and up to
-//                   batch 48 at each of its batch tiles forced (rl_bt8, rl_bt16, rl_bt32: the lanes_tile rule's)
+//                   batch 48 at each of its batch tiles forced (rl_bt8, rl_bt16, rl_bt24, rl_bt32: the lanes_tile
+//                   rule's)
 //   cusparse        every cusparseSpMM algorithm (CSR and COO) in both dense orders, plus cusparseSpMV
 //                   at batch 1; run in a child process per matrix, so an algorithm that fails with a
 //                   sticky error (CSR_ALG1 has raised an illegal address at 16384 / 95% / 128) loses
@@ -1002,7 +1003,7 @@ int main(int argc, char** argv) {
             }
           s.lanes_threads = 0;
           if (bound.kernel == Kernel::RowLanes && batch <= 48)
-            for (int bt : {8, 16, 32}) {
+            for (int bt : {8, 16, 24, 32}) {
               s.batch_tile = bt;
               record("rl_bt" + std::to_string(bt), time_ours(s));
             }
@@ -1284,7 +1285,8 @@ int main(int argc, char** argv) {
                 "per grid z, each streaming W; `disp, bound values` runs the dispatcher's tile):\n\n";
         any = true;
         md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch
-           << ": tile 8 " << f(r.ms["rl_bt8"]) << " ms, tile 16 " << f(r.ms["rl_bt16"]) << " ms, tile 32 "
+           << ": tile 8 " << f(r.ms["rl_bt8"]) << " ms, tile 16 " << f(r.ms["rl_bt16"]) << " ms, "
+           << (r.ms.count("rl_bt24") ? "tile 24 " + f(r.ms["rl_bt24"]) + " ms, " : std::string()) << "tile 32 "
            << f(r.ms["rl_bt32"]) << " ms\n";
       }
   }

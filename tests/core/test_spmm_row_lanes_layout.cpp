@@ -20,8 +20,10 @@
 // of eight lanes from about 2.4 (CSR order) to under 1.12 (about 1.08; 1.22 with a fixed rotation of the classes
 // per lane); residues without the columns, or past 8, and pieces other than 1, 2, 4, 8 are refused. The same for
 // 16-bit X' rows: one piece with 8 classes (the phase's eight lanes) and four pieces with 2 (each piece-phase's two
-// lanes). These are every order the kernel reads: fp32 X' rows at batch tiles 8, 16 and 32 take (pieces, classes)
-// (2, 4), (4, 2) and (8, none), 16-bit rows (1, 8), (2, 4) and (4, 2).
+// lanes). These are every order the kernel reads: fp32 X' rows at batch tiles 8, 16, 24 and 32 take (pieces,
+// classes) (2, 4), (4, 2), (2, 4) and (8, none), 16-bit rows (1, 8), (2, 4) and (4, 2). At tile 24 (96-byte rows, six
+// pieces) the kernel walks each row's pieces from lane mod 2 on, wrapping at 6: over all six steps that order keeps a
+// phase's eight lanes in about as few wavefronts as tile 8's first load.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -451,6 +453,45 @@ TEST(SpmmRowLanesLayout, ResidueOrderSpreadsTheLoadPhasesOverTheBanks) {
   ASSERT_NO_FATAL_FAILURE(mean_wavefronts(p, 1408, 4, 4, residue));
   EXPECT_GT(csr, 1.8);
   EXPECT_LT(residue, 1.12);
+}
+
+// Tile 24: X' rows of 96 bytes (six 16-byte pieces), lane l reading piece (kk + l mod 2) mod 6 of its row at step kk
+// (csr_rowlanes.cuh, rowlanes_piece), so piece j of column c lies in bank group (6 (c mod 4) + j) mod 8. The mean
+// wavefronts of a load phase of eight lanes over all six steps, in the order of four classes and two first pieces
+// (plan.cu gives tile 24 fp32 tile 8's residue order), and in CSR order.
+double tile24_wavefronts(const Pattern& p, const RowLanesLayout& L) {
+  double sum = 0;
+  std::int64_t phases = 0;
+  for (std::size_t gi = 0; gi < L.group_start.size(); ++gi)
+    for (std::int64_t k = 0; k < L.group_chunks[gi]; ++k)
+      for (std::int64_t t = 0; t < 4; ++t)
+        for (std::int64_t q = 0; q < 4; ++q)
+          for (int kk = 0; kk < 6; ++kk) {
+            int lanes[8] = {}, real = 0;
+            for (std::int64_t l = 8 * q; l < 8 * q + 8; ++l) {
+              const std::int32_t v = L.perm[static_cast<std::size_t>(L.group_start[gi] + (k * 32 + l) * 4 + t)];
+              if (v < 0) continue;
+              ++real;
+              const int piece = static_cast<int>((kk + l % 2) % 6);
+              ++lanes[(6 * (p.col[static_cast<std::size_t>(v)] % 4) + piece) % 8];
+            }
+            if (real == 0) continue;
+            sum += *std::max_element(lanes, lanes + 8);
+            ++phases;
+          }
+  return phases ? sum / static_cast<double>(phases) : 0;
+}
+
+TEST(SpmmRowLanesLayout, TileTwentyFourStepsStayOffEachOthersBanks) {
+  const Pattern p = make(2048, 4096, 0.10);
+  RowLanesLayout csr, residue;
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, 1408, 4, &csr, 0, 2));
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, 1408, 4, &residue, 4, 2));
+  const double in_csr = tile24_wavefronts(p, csr), in_residue = tile24_wavefronts(p, residue);
+  std::cout << "tile 24, 2048 x 4096 at 10%, blocks of 1408: mean wavefronts " << in_csr << " in CSR order, "
+            << in_residue << " in the residue order\n";
+  EXPECT_GT(in_csr, 1.8);
+  EXPECT_LT(in_residue, 1.12);
 }
 
 TEST(SpmmRowLanesLayout, ResidueOrderOfSixteenBitRows) {

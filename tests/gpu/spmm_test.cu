@@ -198,8 +198,10 @@ SpmmArgs row_lanes_call(int batch, ValueType type = ValueType::FP32) {
 }
 
 // The batch tile the dispatcher's rule gives the lanes-across-rows kernel at `batch` (2-128) where none is asked for:
-// the smallest of 8, 16 and 32 that holds it, else 32.
-int rule_lanes_tile(int batch) { return batch <= 8 ? 8 : batch <= 16 ? 16 : 32; }
+// the smallest of 8, 16, 24 (fp32 only) and 32 that holds it, else 32.
+int rule_lanes_tile(int batch, bool fp32 = true) {
+  return batch <= 8 ? 8 : batch <= 16 ? 16 : batch <= 24 && fp32 ? 24 : 32;
+}
 
 // Runs one plus_times case of value type T and checks it; returns false on a failed expectation.
 template <class T>
@@ -1237,7 +1239,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     SpmmArgs probe;
     probe.values_bound = true;
     probe.kernel = Kernel::RowLanes;
-    for (int batch : {2, 3, 4, 5, 8, 9, 12, 16, 17, 31, 32, 33, 48, 64, 100, 128}) {
+    for (int batch : {2, 3, 4, 5, 8, 9, 12, 16, 17, 20, 24, 25, 31, 32, 33, 48, 64, 100, 128}) {
       for (Orientation o : {Orientation::WX, Orientation::XWt}) {
         Case c;
         c.batch = batch;
@@ -1281,9 +1283,9 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
         probe.deterministic = false;
       }
     }
-    if (sh.fits)   // a batch tile asked for (SpmmArgs::batch_tile): any of the three at any batch, a tile per grid z
-      for (int bt : {8, 16, 32})
-        for (int batch : {3, 12, 20}) {
+    if (sh.fits)   // a batch tile asked for (SpmmArgs::batch_tile): any of the four at any batch, a tile per grid z
+      for (int bt : {8, 16, 24, 32})
+        for (int batch : {3, 12, 20, 40}) {
           Case c = row_lanes_bound(batch);
           c.batch_tile = bt;
           check_plus_times<float>(p, c, rng(), 1e-5, *plan);
@@ -1391,7 +1393,7 @@ TEST(SpmmRowLanes, BoundValuesAgainstReference) {
     am.values_bound = true;
     const Choice cm = choose(*plan_m, am);
     EXPECT_EQ(Kernel::RowLanes, cm.kernel) << cm.describe();
-    EXPECT_EQ(cm.batch_tile == 32 ? 1024 : 512, cm.lanes_threads) << cm.describe();   // short segments
+    EXPECT_EQ(cm.batch_tile >= 24 ? 1024 : 512, cm.lanes_threads) << cm.describe();   // short segments
     EXPECT_EQ(rule_lanes_tile(batch), cm.batch_tile) << cm.describe();
     // Auto adds the 12 blocks' sums with atomics only where they are 16-byte ones (Y row-major, a batch that is a
     // multiple of 4).
@@ -1464,8 +1466,12 @@ TEST(SpmmRowLanes, SixteenBitValuesAgainstReference) {
         probe.orientation = o;
         const Choice ch = choose(*plan, probe);
         EXPECT_EQ(Kernel::RowLanes, ch.kernel) << ch.describe();
-        EXPECT_EQ(rule_lanes_tile(batch), ch.batch_tile) << ch.describe();
+        EXPECT_EQ(rule_lanes_tile(batch, false), ch.batch_tile) << ch.describe();
         EXPECT_FALSE(ch.atomic_sums) << ch.describe();
+        probe.batch_tile = 24;   // fp32's tile only: a 16-bit call asking for it gets the rule's
+        const Choice asked = choose(*plan, probe);
+        EXPECT_EQ(rule_lanes_tile(batch, false), asked.batch_tile) << asked.describe();
+        probe.batch_tile = 0;
         probe.type = ValueType::FP32;
         EXPECT_NE(Kernel::RowLanes, choose(*plan, probe).kernel) << "bf16 values are bound";
         c.layout = Layout::ColMajor;

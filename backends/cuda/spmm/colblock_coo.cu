@@ -241,6 +241,9 @@ cudaError_t launch_rl_type(int bt, int threads, const RowLanesParams& p, int n_r
     return launch_rl<VT, 8, RowLanesTile<8>::kThreads>(p, n_ranges, sm_count, s);
   if (bt == 16 && threads == RowLanesTile<16>::kThreads)
     return launch_rl<VT, 16, RowLanesTile<16>::kThreads>(p, n_ranges, sm_count, s);
+  if constexpr (sizeof(VT) == 4)
+    if (bt == 24 && threads == RowLanesTile<24>::kThreads)
+      return launch_rl<VT, 24, RowLanesTile<24>::kThreads>(p, n_ranges, sm_count, s);
   if (bt == 32 && threads == RowLanesTile<32>::kThreads)
     return launch_rl<VT, 32, RowLanesTile<32>::kThreads>(p, n_ranges, sm_count, s);
   if (bt == 32 && threads == RowLanesTile<32>::kLongThreads)

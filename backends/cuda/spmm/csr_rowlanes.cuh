@@ -1,41 +1,41 @@
 // spmm/csr_rowlanes.cuh: the lanes-across-rows SpMM kernel (plus_times fp32, fp16 and bf16 with fp32 sums, batch
-// tiles 8, 16 and 32, values bound to the plan; deterministic unless its column blocks' sums are added into Y with
-// atomics, which only fp32 does).
+// tiles 8, 16, 24 (fp32) and 32, values bound to the plan; deterministic unless its column blocks' sums are added into
+// Y with atomics, which only fp32 does).
 //
-// At batch 32 every kernel that brings each non-zero's row of X (128 bytes) from shared memory into registers is
-// bound by the shared-memory data pipe: one 128-byte wavefront per non-zero at best (the on-chip floor of
-// bench/results/spmm-h200.md). colblock_wide_kernel spends about a third more than that: each group of 8 lanes
-// takes the (value, offset) pairs of its row from shared memory (staged there by the warp) and the groups' pair
-// loads conflict. Here each lane owns one whole row: its BT sums are in registers, its non-zeros come straight
-// from global memory in the plan's interleaved order (row_lanes_layout.hpp: a warp's chunk step is one coalesced
-// read of four values and four 8-byte columns per lane), and it reads each non-zero's X' row (BT values of VT) in
-// P = BT sizeof(VT) / 16 pieces of 16 bytes, lane l starting at piece l mod P (piece kk ^ (l mod P) at step kk).
-// With fp32 at batch tile 32 (128-byte rows) the eight lanes of a load phase then read eight distinct bank groups
-// whatever their rows are: no bank conflicts, and no pair traffic. Where rows are shorter than a bank line (fp32 at
-// tiles 8 and 16: 32 and 64 bytes; 16-bit values: 16, 32 and 64 bytes) the plan's residue order does it instead
-// (row_lanes_layout.hpp). 16-bit values are held as they are in X' and W (half the bytes of fp32 to stage, hold and
-// read per non-zero) and widened to fp32 for the sums. The sums are never folded across lanes; the lane's registers
-// a[kk] hold batch values E (kk ^ (l mod P)) .. + E - 1 (E = 16 / sizeof(VT) values a piece) and are stored there.
-// A thread block holds one column block of X' for the whole call (RowLanesTile: up to 176 KB of fp32 at tile 32, one
-// block per SM; up to 88 KB at tile 16, two per SM, and 44 KB at tile 8, three per SM, so that more warps keep W's
-// loads in flight; 16-bit X' takes the same blocks in half the bytes). Its warps take their work from a counter in
-// shared memory, longest first (the layout's order): at tile 32 the groups of 32 rows of the thread block's row range;
-// at tiles 8 and 16 (the "dealt" tiles) every n-th work item of the column block's list over all rows (thread block x
-// of n: items x, x + n, ...), so that each thread block gets long and short groups alike. Split column blocks write
-// partial tiles that fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order
-// run to run (bitwise repeatable); where the call allows results that differ in the last bits run to run
-// (SpmmArgs::deterministic false) and Y is fp32, each block adds its sums into Y with 16-byte atomics instead
-// (p.accumulate: Y zeroed by zero_rows_kernel, which each thread of this kernel waits for before its first add), so no
-// partial tiles are written and no fold runs; at tile 32, where Y's rows hold their values contiguous and 16-byte
-// aligned (p.bulk_sums), a whole tile's sums go out as one 128-byte bulk reduction per row instead
-// (cp.reduce.async.bulk, staged per warp in shared memory eight rows at a time), faster than the 16-byte atomics. With
-// atomics, at the dealt tiles a group's walk may then be cut into runs of its chunk steps (p.runs), each a work item
-// that adds its own sums, so that the warps' work evens out. A batch wider than the tile runs one tile per grid z, each
-// streaming W again (batch 33-128 at tile 32). Only with values bound (Plan::bind_values): in CSR order a lane's chunk
-// loads hit 32 rows' lines per step. Not kept: other stagings of the bulk sums, and a share of each column block's X'
-// rows read through the texture path instead of staged (bench/results/onchip-paths-h200.md: that path runs beside the
-// shared-memory one only with little shared memory taken and without W's stream). The measurements behind these
-// choices: bench/results/spmm-dispatch-rules.md.
+// At batch 32 every kernel that brings each non-zero's row of X (128 bytes) from shared memory into registers is bound
+// by the shared-memory data pipe: one 128-byte wavefront per non-zero at best (the on-chip floor of
+// bench/results/spmm-h200.md). colblock_wide_kernel spends about a third more than that: each group of 8 lanes takes
+// the (value, offset) pairs of its row from shared memory (staged there by the warp) and the groups' pair loads
+// conflict. Here each lane owns one whole row: its BT sums are in registers, its non-zeros come straight from global
+// memory in the plan's interleaved order (row_lanes_layout.hpp: a warp's chunk step is one coalesced read of four
+// values and four 8-byte columns per lane), and it reads each non-zero's X' row (BT values of VT) in P = BT sizeof(VT)
+// / 16 pieces of 16 bytes, lane l starting at piece l mod P (piece kk ^ (l mod P) at step kk; at tile 24, six pieces,
+// piece (kk + l mod 2) mod 6: rowlanes_piece). With fp32 at batch tile 32 (128-byte rows) the eight lanes of a load
+// phase then read eight distinct bank groups whatever their rows are: no bank conflicts, and no pair traffic. Where
+// rows are shorter than a bank line (fp32 at tiles 8, 16 and 24: 32, 64 and 96 bytes; 16-bit values: 16, 32 and 64
+// bytes) the plan's residue order does it instead (row_lanes_layout.hpp). 16-bit values are held as they are in X' and
+// W (half the bytes of fp32 to stage, hold and read per non-zero) and widened to fp32 for the sums. The sums are never
+// folded across lanes; the lane's registers a[kk] hold batch values E rowlanes_piece(kk) .. + E - 1 (E = 16 /
+// sizeof(VT) values a piece) and are stored there. A thread block holds one column block of X' for the whole call
+// (RowLanesTile: up to 176 KB of fp32 at tile 32 and 132 KB at tile 24, one block per SM; up to 88 KB at tile 16, two
+// per SM, and 44 KB at tile 8, three per SM, so that more warps keep W's loads in flight; 16-bit X' takes the same
+// blocks in half the bytes). Its warps take their work from a counter in shared memory, longest first (the layout's
+// order): at tiles 24 and 32 the groups of 32 rows of the thread block's row range; at tiles 8 and 16 (the "dealt"
+// tiles) every n-th work item of the column block's list over all rows (thread block x of n: items x, x + n, ...), so
+// that each thread block gets long and short groups alike. Split column blocks write partial tiles that
+// fold_column_ranges_kernel sums in block order, so each result is the same sums in the same order run to run (bitwise
+// repeatable); where the call allows results that differ in the last bits run to run (SpmmArgs::deterministic false)
+// and Y is fp32, each block adds its sums into Y with 16-byte atomics instead (p.accumulate: Y zeroed by
+// zero_rows_kernel, which each thread of this kernel waits for before its first add), so no partial tiles are written
+// and no fold runs; at tile 32, where Y's rows hold their values contiguous and 16-byte aligned (p.bulk_sums), a whole
+// tile's sums go out as one 128-byte bulk reduction per row instead (cp.reduce.async.bulk, staged per warp in shared
+// memory eight rows at a time), faster than the 16-byte atomics. With atomics, at the dealt tiles a group's walk may
+// then be cut into runs of its chunk steps (p.runs), each a work item that adds its own sums, so that the warps' work
+// evens out. A batch wider than the tile runs one tile per grid z, each streaming W again (batch 33-128 at tile 32).
+// Only with values bound (Plan::bind_values): in CSR order a lane's chunk loads hit 32 rows' lines per step. Not kept:
+// other stagings of the bulk sums, and a share of each column block's X' rows read through the texture path instead of
+// staged (bench/results/onchip-paths-h200.md: that path runs beside the shared-memory one only with little shared
+// memory taken and without W's stream). The measurements behind these choices: bench/results/spmm-dispatch-rules.md.
 #pragma once
 
 #include <cstdint>
@@ -134,11 +134,30 @@ __device__ __forceinline__ float rowlanes_chunk_value(const uint4& w, int t) {
   }
 }
 
+// The pieces of an X' row (P) and the lane's step order over them. Where P is a power of two, lane l reads piece
+// kk ^ lp at step kk (lp = l mod P): the lanes that share lp read one piece at each step and the others each another.
+// At tile 24 (P = 6, 96-byte rows) lp = l mod 2 and lane l reads piece (kk + lp) mod 6: the two halves of a load phase
+// read pieces of opposite parity at every step, which with the layout's four column classes (a row's bank group is 6 x
+// its class + the piece, mod 8: row_lanes_layout.hpp) puts the eight lanes in eight groups. rowlanes_first_pieces(P):
+// how many first pieces the lanes take (the layout's `pieces`).
+constexpr int rowlanes_first_pieces(int P) { return P == 6 ? 2 : P; }
+template <int P>
+__device__ __forceinline__ int rowlanes_piece(int kk, int lp) {
+  if constexpr (P == 6) return kk + lp < 6 ? kk + lp : kk + lp - 6;
+  else return kk ^ lp;
+}
+// The shared-memory address of the lane's step-kk piece of the X' row whose lane piece lp starts at row_addr.
+template <int P>
+__device__ __forceinline__ unsigned rowlanes_piece_address(unsigned row_addr, int kk, int lp) {
+  if constexpr (P == 6) return row_addr + 16u * static_cast<unsigned>(kk) - (kk + lp >= 6 ? 96u : 0u);
+  else return row_addr ^ (static_cast<unsigned>(kk) << 4);
+}
+
 // VT: float, __half or __nv_bfloat16 (X', W and Y; the sums are fp32). Threads: RowLanesTile<BT>::kThreads, or at
 // tile 32 its kLongThreads (the same code; the register budget differs).
 template <class VT, int BT, int Threads>
 __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowlanes_kernel(RowLanesParams p) {
-  static_assert(rowlanes_tile(BT), "one of the kernel's batch tiles (RowLanesTile)");
+  static_assert(rowlanes_tile(BT, sizeof(VT)), "one of the kernel's batch tiles for these values (RowLanesTile)");
   constexpr bool kDealt = rowlanes_dealt(BT);
   static_assert(sizeof(VT) == 4 || sizeof(VT) == 2, "fp32 or 16-bit values");
   constexpr bool kFp32 = sizeof(VT) == 4;
@@ -167,7 +186,8 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
   __syncthreads();
 
   const int lane = threadIdx.x & 31;
-  const int lp = lane & (P - 1);   // the lane's first piece
+  constexpr int LP = rowlanes_first_pieces(P);
+  const int lp = lane & (LP - 1);   // the lane's first piece
   // The lane's first piece of X' row 0 (held opaque: the compiler would rebuild it per non-zero otherwise).
   unsigned lane_base = base + 16u * static_cast<unsigned>(lp);
   asm volatile("" : "+r"(lane_base));
@@ -240,7 +260,7 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
 #pragma unroll
           for (int kk = 0; kk < P; ++kk) {
             float xv[E];
-            rowlanes_load_piece<VT, E>(row_addr ^ (static_cast<unsigned>(kk) << 4), xv);
+            rowlanes_load_piece<VT, E>(rowlanes_piece_address<P>(row_addr, kk, lp), xv);
 #pragma unroll
             for (int e = 0; e < E; ++e) a[kk][e] = fmaf(wv, xv[e], a[kk][e]);
           }
@@ -275,7 +295,8 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
         if (my_pass == pass && live) {
           float4* srow = reinterpret_cast<float4*>(stage + (lane - pass * kBulkRowsPerPass) * 128);
 #pragma unroll
-          for (int kk = 0; kk < P; ++kk) srow[kk ^ lp] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
+          for (int kk = 0; kk < P; ++kk)
+            srow[rowlanes_piece<P>(kk, lp)] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
           async_proxy_fence();
           float* dst = static_cast<float*>(p.y) + std::int64_t(row) * p.ys_row + blockIdx.z * BT;
           asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], 128;"
@@ -299,7 +320,7 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
       const bool vec = p.ys_col == 1 && (reinterpret_cast<std::uintptr_t>(yr + b_first) & 15u) == 0;
 #pragma unroll
       for (int kk = 0; kk < P; ++kk) {
-        const int b0 = b_first + 4 * (kk ^ lp);
+        const int b0 = b_first + 4 * rowlanes_piece<P>(kk, lp);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         if (vec && b0 + 4 <= p.batch) {
           atomicAdd(reinterpret_cast<float4*>(yr + b0), make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]));
@@ -317,14 +338,14 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
       for (int kk = 0; kk < P; ++kk)
 #pragma unroll
         for (int u = 0; u < E / 4; ++u)
-          out[(kk ^ lp) * (E / 4) + u] =
+          out[rowlanes_piece<P>(kk, lp) * (E / 4) + u] =
               make_float4(a[kk][4 * u], a[kk][4 * u + 1], a[kk][4 * u + 2], a[kk][4 * u + 3]);
     } else {
       const int b_first = blockIdx.z * BT;
       VT* yr = static_cast<VT*>(p.y) + std::int64_t(row) * p.ys_row;
 #pragma unroll
       for (int kk = 0; kk < P; ++kk) {
-        const int b0 = E * (kk ^ lp);
+        const int b0 = E * rowlanes_piece<P>(kk, lp);
 #pragma unroll
         for (int v = 0; v < E; ++v)
           if (b_first + b0 + v < p.batch) yr[std::int64_t(b_first + b0 + v) * p.ys_col] = from_acc<VT>(a[kk][v]);

@@ -373,18 +373,19 @@ int row_range_slabs(const Plan::Impl& a, const SpmmArgs& args, int bt) {
   return (most + ratio - 1) / ratio;
 }
 
-// The batch tile of the lanes-across-rows kernel for a batch: 8 for batch 2-8, 16 for batch 9-16, 32 for batch
-// 17-kRowLanesMaxBatch (one tile per grid z above 32, each streaming W), else 0 (batch 1: the stream kernel). The
-// kernel streams W once per tile whatever the batch, and its shared-memory work per non-zero grows with the tile, so
-// the smallest tile that holds the batch wins; at batch 17-24 two tiles of 16 stream W twice, which costs what one
-// tile of 32 does (bench/results/spmm-dispatch-rules.md). A call that asks for a batch tile of 8, 16 or 32
-// (SpmmArgs::batch_tile) at batch 2-kRowLanesMaxBatch gets it.
+// The batch tile of the lanes-across-rows kernel for a batch: 8 for batch 2-8, 16 for batch 9-16, 24 for batch 17-24
+// (fp32; 16-bit values take 32), 32 for batch 25-kRowLanesMaxBatch (one tile per grid z above 32, each streaming W),
+// else 0 (batch 1: the stream kernel). The kernel streams W once per tile whatever the batch, and its shared-memory
+// work per non-zero grows with the tile, so the smallest tile that holds the batch wins; at batch 17-24 two tiles of 16
+// stream W twice, which costs what one tile of 32 does (bench/results/spmm-dispatch-rules.md). A call that asks for a
+// batch tile of 8, 16, 32 or (fp32) 24 (SpmmArgs::batch_tile) at batch 2-kRowLanesMaxBatch gets it.
 constexpr std::int64_t kRowLanesMaxBatch = 128;
 int lanes_tile(const SpmmArgs& args) {
   const std::int64_t batch = args.batch;
   if (batch < 2 || batch > kRowLanesMaxBatch) return 0;
-  if (rowlanes_tile(args.batch_tile)) return args.batch_tile;
-  return batch <= 8 ? 8 : batch <= 16 ? 16 : 32;
+  const bool fp32 = args.type == ValueType::FP32;
+  if (rowlanes_tile(args.batch_tile, static_cast<int>(value_size(args.type)))) return args.batch_tile;
+  return batch <= 8 ? 8 : batch <= 16 ? 16 : batch <= 24 && fp32 ? 24 : 32;
 }
 
 // Whether every row of Y' (my x batch) holds its values contiguously in 16-byte aligned groups of four (the batch a

@@ -148,8 +148,8 @@ struct SpmmArgs {
                                   // since): kernels that have a plan order read the bound copy (the results are
                                   // the same sums in another order); an InvalidArgument where none of `type` is bound
   Kernel kernel = Kernel::Auto;
-  int batch_tile = 0;             // RowSegmentBatchLanes and RowRange: 8, 32 or 128; RowLanes: 8, 16 or 32 (0 = the
-                                  // dispatcher's choice)
+  int batch_tile = 0;             // RowSegmentBatchLanes and RowRange: 8, 32 or 128; RowLanes: 8, 16, 32 or (fp32)
+                                  // 24 (0 = the dispatcher's choice)
   int slabs = 0;                  // RowRange: column slabs (1 = plain rows; 0 = the dispatcher's choice; batch
                                   // tile 128 always walks plain rows)
   ColumnBlockConfig column_block{};
@@ -224,7 +224,7 @@ class Plan {
   // without shared-memory bank conflicts (spmm/bank_order.hpp; at 16384 x 16384, 90%, batch 8:
   // bench/results/spmm-h200.md). A call with SpmmArgs::values_bound then reads them from there; calls at
   // batch 2-128 that the lanes-across-rows kernel takes (Kernel::RowLanes; spmm/row_lanes_layout.hpp) read a second
-  // copy in its own order, per batch tile (8, 16, 32), which the first such call after each bind gathers (the first
+  // copy in its own order, per batch tile (8, 16, 24, 32), which the first such call after each bind gathers (the first
   // ever also builds the order on the host, synchronizing the stream; about 10 bytes of device memory per
   // non-zero each; where that memory cannot be had, those calls run the other kernels). The first bind
   // for a value width builds the order on the host (linear in nnz; the pattern comes back from the device once);

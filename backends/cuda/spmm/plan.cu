@@ -304,6 +304,7 @@ bool lanes_geometry(const Plan::Impl& im, int bt, LanesGeometry& g) {
   switch (bt) {
     case 8: take(RowLanesTile<8>{}); break;
     case 16: take(RowLanesTile<16>{}); break;
+    case 24: take(RowLanesTile<24>{}); break;
     case 32: take(RowLanesTile<32>{}); break;
     default: return false;
   }
@@ -393,17 +394,21 @@ void relative_columns(const std::vector<std::uint16_t>& c16, const std::vector<s
   }
 }
 
-// Builds the plan's lanes-across-rows order at batch tile bt for X' values of value_bytes (row_lanes_layout.hpp;
-// where an X' row is shorter than a 128-byte bank line, in the residue order of its rows: 32-byte rows at fp32 tile
-// 8, 16 and 64 bytes at 16-bit tiles 8 and 32). cudaErrorInvalidValue where lanes_geometry() says the kernel does
-// not fit (or the boundary table does not tile the non-zeros), else the first CUDA error; the order stays unbuilt
-// on failure.
+// Builds the plan's lanes-across-rows order at batch tile bt for X' values of value_bytes (row_lanes_layout.hpp; where
+// an X' row is shorter than a 128-byte bank line, in the residue order of its rows: 32-, 64- and 96-byte rows at fp32
+// tiles 8, 16 and 24, 16 and 64 bytes at 16-bit tiles 8 and 32). cudaErrorInvalidValue where lanes_geometry() says the
+// kernel does not fit (or the boundary table does not tile the non-zeros), else the first CUDA error; the order stays
+// unbuilt on failure.
 cudaError_t build_lanes_order(Plan::Impl& im, int bt, std::size_t value_bytes, cudaStream_t stream) {
   LanesGeometry geo;
   if (!lanes_geometry(im, bt, geo)) return cudaErrorInvalidValue;
   Plan::Impl::LanesOrder& o = im.lanes_of(bt, value_bytes);
   const int row_bytes = bt * static_cast<int>(value_bytes);
-  const int residues = row_bytes < 128 ? 128 / row_bytes : 0;
+  // The residue order's classes and the pieces the lanes start at (csr_rowlanes.cuh, rowlanes_piece): rows shorter
+  // than a bank line take 128 / row_bytes classes, each lane its own first piece; 96-byte rows (fp32 tile 24) four
+  // classes (a row's bank group is 6 x its class + the piece, mod 8) with two first pieces; 128-byte rows CSR order.
+  const int residues = row_bytes == 96 ? 4 : row_bytes < 128 ? 128 / row_bytes : 0;
+  const int first_pieces = row_bytes == 96 ? 2 : row_bytes / 16;
   std::vector<std::uint16_t> c16;
   std::vector<std::int32_t> edges;
   HeldSegments seg;
@@ -416,7 +421,7 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, std::size_t value_bytes, c
   // out to the thread blocks in turn (csr_rowlanes.cuh); tile 32: a range per thread block.
   RowLanesLayout L;
   if (!build_row_lanes_layout(seg, im.nnz, rowlanes_dealt(bt) ? 1 : std::max(1, geo.n_ranges), L, c16.data(), residues,
-                              row_bytes / 16))
+                              first_pieces))
     return cudaErrorInvalidValue;
   std::vector<std::uint16_t> rel(L.perm.size() + 16, 0);
   for_each_range(static_cast<std::int64_t>(L.group_start.size()), 256, [&](std::int64_t g0, std::int64_t g1) {

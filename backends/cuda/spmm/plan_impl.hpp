@@ -153,9 +153,9 @@ struct Plan::Impl {
   int bound_residues = 0;
   ValueType bound_type = ValueType::FP32;
   bool has_bound_values = false;
-  // The lanes-across-rows kernel's orders (row_lanes_layout.hpp), one per batch tile (8, 16, 32) and X' value size
-  // (lanes_of(bt, 4) of fp32, lanes_of(bt, 2) of fp16 / bf16: 16-bit X' rows take the same blocks, their own residue
-  // order). Built on
+  // The lanes-across-rows kernel's orders (row_lanes_layout.hpp), one per batch tile (8, 16, 24 of fp32 only, 32) and
+  // X' value size (lanes_of(bt, 4) of fp32, lanes_of(bt, 2) of fp16 / bf16: 16-bit X' rows take the same blocks, their
+  // own residue order). Built on
   // the first call that runs the kernel at that tile and size (ensure_lanes_values); every bind_values drops the
   // values' copies, which the next such call gathers again.
   struct LanesOrder {
@@ -173,9 +173,9 @@ struct Plan::Impl {
              slot_row.bytes() + slot_len.bytes();
     }
   };
-  LanesOrder lanes[6];
+  LanesOrder lanes[7];   // tiles 8, 16, 32 of fp32, the same of 16-bit values, tile 24 of fp32
   static int lanes_index(int bt, std::size_t value_bytes) {
-    return (bt == 8 ? 0 : bt == 16 ? 1 : 2) + (value_bytes == 2 ? 3 : 0);
+    return bt == 24 ? 6 : (bt == 8 ? 0 : bt == 16 ? 1 : 2) + (value_bytes == 2 ? 3 : 0);
   }
   LanesOrder& lanes_of(int bt, std::size_t value_bytes) { return lanes[lanes_index(bt, value_bytes)]; }
   const LanesOrder& lanes_of(int bt, std::size_t value_bytes) const { return lanes[lanes_index(bt, value_bytes)]; }

@@ -30,27 +30,38 @@
 
 namespace snk::cuda {
 
-// The kernel's three batch tiles (sums per lane): 32 (batch 17-128, a tile per grid z: one 1024-thread block per SM
-// holding up to 176 KB of X'), 16 (batch 9-16: two 512-thread blocks per SM, 64 registers, each holding up to 88 KB)
-// and 8 (batch 2-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more warps, and more of W's
-// loads, are in flight). Every tile holds the same columns per block (1408 fp32 columns of 16384), so the smaller
-// tiles read W once with half or a quarter of tile 32's shared-memory work per non-zero. The thread blocks should
-// fill the SMs' slots once and their warps with work (tiles 8 and 16 deal the groups out to the thread blocks of each
-// column block; tile 32 gives each a row range: plan_impl.hpp, lanes_geometry). At tile 32, 1024 threads (64
-// registers) rather than 512 (no spills, but half the rows in flight), and kLongThreads (768, 80 registers) where
+// The kernel's batch tiles (sums per lane): 32 (batch 25-128, a tile per grid z, and 17-24 for 16-bit values: one
+// 1024-thread block per SM holding up to 176 KB of X'), 24 (fp32 at batch 17-24: the same shape holding up to 132 KB;
+// its shape not yet measured against others), 16 (batch 9-16: two 512-thread blocks per SM, 64 registers, each holding
+// up to 88 KB) and 8 (batch 2-8: three 512-thread blocks per SM, each holding up to 44 KB, so that more warps, and more
+// of W's loads, are in flight). Every tile holds the same columns per block (1408 fp32 columns of 16384), so the
+// smaller tiles read W once with half or a quarter of tile 32's shared-memory work per non-zero. The thread blocks
+// should fill the SMs' slots once and their warps with work (tiles 8 and 16 deal the groups out to the thread blocks of
+// each column block; tiles 24 and 32 give each a row range: plan_impl.hpp, lanes_geometry). At tile 32, 1024 threads
+// (64 registers) rather than 512 (no spills, but half the rows in flight), and kLongThreads (768, 80 registers) where
 // rows' segments in a block are long (kRowLanesLongSegment, plan_impl.hpp). Each shape is the best of those measured
 // (other block shapes, thread counts and held-block sizes): bench/results/spmm-dispatch-rules.md.
 template <int BT> struct RowLanesTile;
-// Whether bt is one of the kernel's batch tiles (a RowLanesTile<bt> exists). Plain constexpr: the kernel calls it too.
-constexpr bool rowlanes_tile(int bt) { return bt == 8 || bt == 16 || bt == 32; }
+// Whether bt is one of the kernel's batch tiles for X' values of value_bytes (a RowLanesTile<bt> exists; tile 24 holds
+// fp32 rows only). Plain constexpr: the kernel calls it too.
+constexpr bool rowlanes_tile(int bt, int value_bytes) {
+  return bt == 8 || bt == 16 || bt == 32 || (bt == 24 && value_bytes == 4);
+}
 // Whether batch tile bt deals each column block's work items over all its rows out to the thread blocks in turn (tiles
-// 8 and 16: the layout holds one row range), rather than giving each thread block a row range of its own (tile 32).
-// Plain constexpr: the kernel calls it too.
-constexpr bool rowlanes_dealt(int bt) { return bt != 32; }
+// 8 and 16: the layout holds one row range), rather than giving each thread block a row range of its own (tiles 24
+// and 32). Plain constexpr: the kernel calls it too.
+constexpr bool rowlanes_dealt(int bt) { return bt < 24; }
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
   static constexpr int kLongThreads = 768;   // 80 registers a thread instead of 64
   static constexpr std::int64_t kTileBytes = 176 * 1024;
+};
+// Tile 24 (fp32 only, batch 17-24): tile 32's shape on 96-byte X' rows (six pieces; csr_rowlanes.cuh reads them in
+// the order of rowlanes_piece, and the layout orders the rows by four column classes, as fp32 tile 8's), so that batch
+// 17-24 does three quarters of tile 32's shared-memory work.
+template <> struct RowLanesTile<24> {
+  static constexpr int kThreads = 1024, kBlocksPerSm = 1;
+  static constexpr std::int64_t kTileBytes = 132 * 1024;
 };
 template <> struct RowLanesTile<16> {
   static constexpr int kThreads = 512, kBlocksPerSm = 2;
