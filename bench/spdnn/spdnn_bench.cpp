@@ -207,8 +207,9 @@ int main(int argc, char** argv) {
   }
 #endif
   if (!fused_gpu_available()) { std::fprintf(stderr, "bench-spdnn: no CUDA device\n"); return 2; }
-  if (csv_path.empty()) csv_path = "spdnn-" + snk::bench::current_device_tag() + ".csv";
-  if (md_path.empty()) md_path = "spdnn-" + snk::bench::current_device_tag() + ".md";
+  const std::string tag = snk::bench::current_device_tag();
+  if (csv_path.empty()) csv_path = "spdnn-" + tag + ".csv";
+  if (md_path.empty()) md_path = "spdnn-" + tag + ".md";
   std::string device;
   const double bandwidth = tiled ? snk::bench::copy_bandwidth_gbs() * 1e9 : 0.0;   // for the tiled runs' floors
   if (tiled) std::fprintf(stderr, "[bench-spdnn] device-to-device copy: %.0f GB/s (read + written)\n", bandwidth * 1e-9);
