@@ -456,9 +456,9 @@ TEST(SpmmRowLanesLayout, ResidueOrderSpreadsTheLoadPhasesOverTheBanks) {
 }
 
 // Tile 24: X' rows of 96 bytes (six 16-byte pieces), lane l reading piece (kk + l mod 2) mod 6 of its row at step kk
-// (csr_rowlanes.cuh, rowlanes_piece), so piece j of column c lies in bank group (6 (c mod 4) + j) mod 8. The mean
-// wavefronts of a load phase of eight lanes over all six steps, in the order of four classes and two first pieces
-// (plan.cu gives tile 24 fp32 tile 8's residue order), and in CSR order.
+// (rowlanes_piece), so piece j of column c lies in bank group (6 (c mod 4) + j) mod 8. The mean wavefronts of a load
+// phase of eight lanes over all six steps, in the order the plan builds for it (rowlanes_residues(96) classes,
+// rowlanes_first_pieces(6) first pieces), and in CSR order.
 double tile24_wavefronts(const Pattern& p, const RowLanesLayout& L) {
   double sum = 0;
   std::int64_t phases = 0;
@@ -472,7 +472,7 @@ double tile24_wavefronts(const Pattern& p, const RowLanesLayout& L) {
               const std::int32_t v = L.perm[static_cast<std::size_t>(L.group_start[gi] + (k * 32 + l) * 4 + t)];
               if (v < 0) continue;
               ++real;
-              const int piece = static_cast<int>((kk + l % 2) % 6);
+              const int piece = rowlanes_piece(6, kk, static_cast<int>(l % rowlanes_first_pieces(6)));
               ++lanes[(6 * (p.col[static_cast<std::size_t>(v)] % 4) + piece) % 8];
             }
             if (real == 0) continue;
@@ -485,8 +485,8 @@ double tile24_wavefronts(const Pattern& p, const RowLanesLayout& L) {
 TEST(SpmmRowLanesLayout, TileTwentyFourStepsStayOffEachOthersBanks) {
   const Pattern p = make(2048, 4096, 0.10);
   RowLanesLayout csr, residue;
-  ASSERT_NO_FATAL_FAILURE(build_and_check(p, 1408, 4, &csr, 0, 2));
-  ASSERT_NO_FATAL_FAILURE(build_and_check(p, 1408, 4, &residue, 4, 2));
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, 1408, 4, &csr, 0, rowlanes_first_pieces(6)));
+  ASSERT_NO_FATAL_FAILURE(build_and_check(p, 1408, 4, &residue, rowlanes_residues(96), rowlanes_first_pieces(6)));
   const double in_csr = tile24_wavefronts(p, csr), in_residue = tile24_wavefronts(p, residue);
   std::cout << "tile 24, 2048 x 4096 at 10%, blocks of 1408: mean wavefronts " << in_csr << " in CSR order, "
             << in_residue << " in the residue order\n";

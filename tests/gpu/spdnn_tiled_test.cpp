@@ -47,7 +47,7 @@ std::string fresh_folder() {
 // The tests' cache folder (the cost model and embedded kernels): $SNACK_TILED_TEST_CACHE where set, so that a run
 // under a sanitizer reads the calibration a plain run left there instead of repeating it (scripts/run-gpu-tests.sh
 // sets it); else a scratch folder for this process. Either way the tests neither read nor fill the user's cache.
-const std::string& scratch_cache() {
+const std::string& tests_cache() {
   static const std::string dir = [] {
     const char* given = std::getenv("SNACK_TILED_TEST_CACHE");
     return given && *given ? std::string(given) : fresh_folder();
@@ -59,7 +59,7 @@ TiledOptions options(TiledAccumulation sums, ModePolicy modes, double compile_bu
   TiledOptions o;
   o.accumulation = sums;
   o.modes = modes;
-  o.cache_dir = scratch_cache();
+  o.cache_dir = tests_cache();
   o.compile_budget_s = compile_budget_s;
   return o;
 }
@@ -68,7 +68,7 @@ TiledOptions options(TiledAccumulation sums, ModePolicy modes, double compile_bu
 // model there, so the one calibration of each kind of sums in this process is the one that fills the scratch cache.
 TiledOptions defaults() {
   TiledOptions o;
-  o.cache_dir = scratch_cache();
+  o.cache_dir = tests_cache();
   return o;
 }
 

@@ -15,7 +15,7 @@
 // rows are shorter than a bank line (fp32 at tiles 8, 16 and 24: 32, 64 and 96 bytes; 16-bit values: 16, 32 and 64
 // bytes) the plan's residue order does it instead (row_lanes_layout.hpp). 16-bit values are held as they are in X' and
 // W (half the bytes of fp32 to stage, hold and read per non-zero) and widened to fp32 for the sums. The sums are never
-// folded across lanes; the lane's registers a[kk] hold batch values E rowlanes_piece(kk) .. + E - 1 (E = 16 /
+// folded across lanes; the lane's registers a[kk] hold batch values E rowlanes_piece(P, kk, lp) .. + E - 1 (E = 16 /
 // sizeof(VT) values a piece) and are stored there. A thread block holds one column block of X' for the whole call
 // (RowLanesTile: up to 176 KB of fp32 at tile 32 and 132 KB at tile 24, one block per SM; up to 88 KB at tile 16, two
 // per SM, and 44 KB at tile 8, three per SM, so that more warps keep W's loads in flight; 16-bit X' takes the same
@@ -134,19 +134,8 @@ __device__ __forceinline__ float rowlanes_chunk_value(const uint4& w, int t) {
   }
 }
 
-// The pieces of an X' row (P) and the lane's step order over them. Where P is a power of two, lane l reads piece
-// kk ^ lp at step kk (lp = l mod P): the lanes that share lp read one piece at each step and the others each another.
-// At tile 24 (P = 6, 96-byte rows) lp = l mod 2 and lane l reads piece (kk + lp) mod 6: the two halves of a load phase
-// read pieces of opposite parity at every step, which with the layout's four column classes (a row's bank group is 6 x
-// its class + the piece, mod 8: row_lanes_layout.hpp) puts the eight lanes in eight groups. rowlanes_first_pieces(P):
-// how many first pieces the lanes take (the layout's `pieces`).
-constexpr int rowlanes_first_pieces(int P) { return P == 6 ? 2 : P; }
-template <int P>
-__device__ __forceinline__ int rowlanes_piece(int kk, int lp) {
-  if constexpr (P == 6) return kk + lp < 6 ? kk + lp : kk + lp - 6;
-  else return kk ^ lp;
-}
-// The shared-memory address of the lane's step-kk piece of the X' row whose lane piece lp starts at row_addr.
+// The shared-memory address of the lane's step-kk piece (rowlanes_piece, row_lanes_layout.hpp) of the X' row whose
+// piece lp starts at row_addr.
 template <int P>
 __device__ __forceinline__ unsigned rowlanes_piece_address(unsigned row_addr, int kk, int lp) {
   if constexpr (P == 6) return row_addr + 16u * static_cast<unsigned>(kk) - (kk + lp >= 6 ? 96u : 0u);
@@ -296,7 +285,7 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
           float4* srow = reinterpret_cast<float4*>(stage + (lane - pass * kBulkRowsPerPass) * 128);
 #pragma unroll
           for (int kk = 0; kk < P; ++kk)
-            srow[rowlanes_piece<P>(kk, lp)] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
+            srow[rowlanes_piece(P, kk, lp)] = make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]);
           async_proxy_fence();
           float* dst = static_cast<float*>(p.y) + std::int64_t(row) * p.ys_row + blockIdx.z * BT;
           asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], 128;"
@@ -320,7 +309,7 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
       const bool vec = p.ys_col == 1 && (reinterpret_cast<std::uintptr_t>(yr + b_first) & 15u) == 0;
 #pragma unroll
       for (int kk = 0; kk < P; ++kk) {
-        const int b0 = b_first + 4 * rowlanes_piece<P>(kk, lp);
+        const int b0 = b_first + 4 * rowlanes_piece(P, kk, lp);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         if (vec && b0 + 4 <= p.batch) {
           atomicAdd(reinterpret_cast<float4*>(yr + b0), make_float4(a[kk][0], a[kk][1], a[kk][2], a[kk][3]));
@@ -338,14 +327,14 @@ __global__ void __launch_bounds__(Threads, RowLanesTile<BT>::kBlocksPerSm) rowla
       for (int kk = 0; kk < P; ++kk)
 #pragma unroll
         for (int u = 0; u < E / 4; ++u)
-          out[rowlanes_piece<P>(kk, lp) * (E / 4) + u] =
+          out[rowlanes_piece(P, kk, lp) * (E / 4) + u] =
               make_float4(a[kk][4 * u], a[kk][4 * u + 1], a[kk][4 * u + 2], a[kk][4 * u + 3]);
     } else {
       const int b_first = blockIdx.z * BT;
       VT* yr = static_cast<VT*>(p.y) + std::int64_t(row) * p.ys_row;
 #pragma unroll
       for (int kk = 0; kk < P; ++kk) {
-        const int b0 = E * rowlanes_piece<P>(kk, lp);
+        const int b0 = E * rowlanes_piece(P, kk, lp);
 #pragma unroll
         for (int v = 0; v < E; ++v)
           if (b_first + b0 + v < p.batch) yr[std::int64_t(b_first + b0 + v) * p.ys_col] = from_acc<VT>(a[kk][v]);

@@ -383,9 +383,9 @@ constexpr std::int64_t kRowLanesMaxBatch = 128;
 int lanes_tile(const SpmmArgs& args) {
   const std::int64_t batch = args.batch;
   if (batch < 2 || batch > kRowLanesMaxBatch) return 0;
-  const bool fp32 = args.type == ValueType::FP32;
-  if (rowlanes_tile(args.batch_tile, static_cast<int>(value_size(args.type)))) return args.batch_tile;
-  return batch <= 8 ? 8 : batch <= 16 ? 16 : batch <= 24 && fp32 ? 24 : 32;
+  const int value_bytes = static_cast<int>(value_size(args.type));
+  if (rowlanes_tile(args.batch_tile, value_bytes)) return args.batch_tile;
+  return batch <= 8 ? 8 : batch <= 16 ? 16 : batch <= 24 && rowlanes_tile(24, value_bytes) ? 24 : 32;
 }
 
 // Whether every row of Y' (my x batch) holds its values contiguously in 16-byte aligned groups of four (the batch a

@@ -404,11 +404,7 @@ cudaError_t build_lanes_order(Plan::Impl& im, int bt, std::size_t value_bytes, c
   if (!lanes_geometry(im, bt, geo)) return cudaErrorInvalidValue;
   Plan::Impl::LanesOrder& o = im.lanes_of(bt, value_bytes);
   const int row_bytes = bt * static_cast<int>(value_bytes);
-  // The residue order's classes and the pieces the lanes start at (csr_rowlanes.cuh, rowlanes_piece): rows shorter
-  // than a bank line take 128 / row_bytes classes, each lane its own first piece; 96-byte rows (fp32 tile 24) four
-  // classes (a row's bank group is 6 x its class + the piece, mod 8) with two first pieces; 128-byte rows CSR order.
-  const int residues = row_bytes == 96 ? 4 : row_bytes < 128 ? 128 / row_bytes : 0;
-  const int first_pieces = row_bytes == 96 ? 2 : row_bytes / 16;
+  const int residues = rowlanes_residues(row_bytes), first_pieces = rowlanes_first_pieces(row_bytes / 16);
   std::vector<std::uint16_t> c16;
   std::vector<std::int32_t> edges;
   HeldSegments seg;

@@ -51,6 +51,21 @@ constexpr bool rowlanes_tile(int bt, int value_bytes) {
 // 8 and 16: the layout holds one row range), rather than giving each thread block a row range of its own (tiles 24
 // and 32). Plain constexpr: the kernel calls it too.
 constexpr bool rowlanes_dealt(int bt) { return bt < 24; }
+// The lanes' order over the `pieces` 16-byte pieces of an X' row (the kernel reads it; the layout's residue order is
+// built for it). Where pieces is a power of two, lane l starts at piece lp = l mod pieces and reads piece kk ^ lp at
+// step kk: the lanes that share lp read one piece at each step and the others each another. At fp32 tile 24 (six
+// pieces, 96-byte rows) lp = l mod 2 and lane l reads piece (kk + lp) mod 6: the two halves of a load phase read pieces
+// of opposite parity at every step, which with four column classes (a row's bank group is 6 x its class + the piece,
+// mod 8) puts the eight lanes in eight groups. rowlanes_first_pieces: how many first pieces the lanes start at (the
+// layout's `pieces`); rowlanes_residues: the layout's column classes for X' rows of row_bytes (128 / row_bytes below a
+// bank line, four at 96 bytes, none at 128: CSR order). Plain constexpr: the kernel calls them too.
+constexpr int rowlanes_first_pieces(int pieces) { return pieces == 6 ? 2 : pieces; }
+constexpr int rowlanes_piece(int pieces, int kk, int lp) {
+  return pieces == 6 ? (kk + lp < 6 ? kk + lp : kk + lp - 6) : kk ^ lp;
+}
+constexpr int rowlanes_residues(int row_bytes) {
+  return row_bytes == 96 ? 4 : row_bytes < 128 ? 128 / row_bytes : 0;
+}
 template <> struct RowLanesTile<32> {
   static constexpr int kThreads = 1024, kBlocksPerSm = 1;
   static constexpr int kLongThreads = 768;   // 80 registers a thread instead of 64
