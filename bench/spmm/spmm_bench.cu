@@ -1279,15 +1279,14 @@ int main(int argc, char** argv) {
   {
     bool any = false;
     for (auto& r : rows)
-      if (r.ms.count("rl_bt8") && r.ms.count("rl_bt16") && r.ms.count("rl_bt32")) {
+      if (r.ms.count("rl_bt8") && r.ms.count("rl_bt16") && r.ms.count("rl_bt24") && r.ms.count("rl_bt32")) {
         if (!any)
           md << "\nrow_lanes at each batch tile (values bound, the tile forced; a batch wider than the tile runs a tile "
                 "per grid z, each streaming W; `disp, bound values` runs the dispatcher's tile):\n\n";
         any = true;
         md << "- M=" << r.m << ", " << static_cast<int>(std::lround(r.sparsity * 100)) << "%, batch " << r.batch
-           << ": tile 8 " << f(r.ms["rl_bt8"]) << " ms, tile 16 " << f(r.ms["rl_bt16"]) << " ms, "
-           << (r.ms.count("rl_bt24") ? "tile 24 " + f(r.ms["rl_bt24"]) + " ms, " : std::string()) << "tile 32 "
-           << f(r.ms["rl_bt32"]) << " ms\n";
+           << ": tile 8 " << f(r.ms["rl_bt8"]) << " ms, tile 16 " << f(r.ms["rl_bt16"]) << " ms, tile 24 "
+           << f(r.ms["rl_bt24"]) << " ms, tile 32 " << f(r.ms["rl_bt32"]) << " ms\n";
       }
   }
   if (sweep) {
